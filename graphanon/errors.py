@@ -1,0 +1,35 @@
+"""Exceptions raised by graphanon.
+
+Every error a user can cause derives from :class:`GraphanonError` and carries
+a message that says what is wrong (which file, line, record or item) and what
+to do about it. The CLI turns these into a one-line message and exit code 2.
+"""
+
+from __future__ import annotations
+
+
+class GraphanonError(Exception):
+    """Base class of every error graphanon raises for bad input or settings."""
+
+
+class DataFormatError(GraphanonError, ValueError):
+    """An input file or object is malformed (names the file, line or record)."""
+
+
+class TaxonomyError(GraphanonError, ValueError):
+    """A taxonomy is not a rooted tree, misses items, or a node set is not a cut."""
+
+
+class ParameterError(GraphanonError, ValueError):
+    """A parameter is out of range (for example ``k < 1`` or ``k > n``)."""
+
+
+class InfeasibleError(GraphanonError):
+    """An anonymizer cannot meet its privacy model with the given settings.
+
+    Raised instead of returning a release that would violate the model.
+    """
+
+
+class ReleaseFormatError(GraphanonError, ValueError):
+    """A saved release cannot be read (wrong format tag, missing field)."""

@@ -1,0 +1,18 @@
+"""Privacy models and their independent audits.
+
+Each model's ``audit(original, release)`` returns an
+:class:`~graphanon.privacy.report.AuditReport`: satisfied or not, the number
+of violations, the worst case and concrete counter-examples. Audits share no
+code with the anonymizers besides support counting.
+"""
+
+from graphanon.privacy.km import KmAnonymity, TransactionalKAnonymity, check_k
+from graphanon.privacy.report import AuditReport, PrivacyModel
+
+__all__ = [
+    "AuditReport",
+    "KmAnonymity",
+    "PrivacyModel",
+    "TransactionalKAnonymity",
+    "check_k",
+]

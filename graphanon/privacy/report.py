@@ -1,0 +1,80 @@
+"""Audit reports and the privacy-model protocol."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["AuditReport", "PrivacyModel"]
+
+
+@dataclass
+class AuditReport:
+    """The outcome of auditing a release against its original data.
+
+    Attributes
+    ----------
+    model : str
+        The privacy model and its parameters, e.g. ``"k^m-anonymity (k=2, m=3)"``.
+    satisfied : bool
+        True when no violation was found.
+    violations : int
+        Number of violations found (the unit is model-specific and stated in
+        ``details["unit"]``).
+    worst : dict or None
+        The worst case found (e.g. the lowest-support violating itemset).
+    counterexamples : list of dict
+        Concrete violations (at most ``max_examples`` of them), each naming
+        items or records a user can look up.
+    details : dict
+        Further model-specific numbers.
+    """
+
+    model: str
+    satisfied: bool
+    violations: int
+    worst: dict | None = None
+    counterexamples: list[dict] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return self.satisfied
+
+    def to_dict(self) -> dict:
+        return {
+            "model": self.model,
+            "satisfied": self.satisfied,
+            "violations": self.violations,
+            "worst": self.worst,
+            "counterexamples": self.counterexamples,
+            "details": self.details,
+        }
+
+    def __str__(self) -> str:
+        head = f"{self.model}: {'satisfied' if self.satisfied else 'VIOLATED'}"
+        if self.satisfied:
+            return head
+        lines = [f"{head} ({self.violations} violation(s))"]
+        if self.worst:
+            lines.append(f"  worst: {self.worst}")
+        for ex in self.counterexamples[:5]:
+            lines.append(f"  e.g. {ex}")
+        return "\n".join(lines)
+
+
+class PrivacyModel(ABC):
+    """A privacy model that can audit a release against the original data.
+
+    Audits are written independently of the anonymizers: they share no code
+    with them besides support counting, so that they catch algorithm bugs.
+    """
+
+    name: str = ""
+
+    @abstractmethod
+    def audit(self, original, release, *, max_examples: int = 10) -> AuditReport:
+        """Check ``release`` against ``original``; never raises for a violation."""
+
+    def __call__(self, original, release, **kwargs) -> AuditReport:
+        return self.audit(original, release, **kwargs)
