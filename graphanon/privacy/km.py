@@ -180,3 +180,25 @@ class TransactionalKAnonymity(PrivacyModel):
                 "k": self.k,
             },
         )
+
+
+def _build_km(*, k, m, params, original):
+    from graphanon.privacy.registry import require_k
+
+    return KmAnonymity(require_k(k, "km"), m)
+
+
+def _build_transactional(*, k, m, params, original):
+    from graphanon.privacy.registry import require_k
+
+    return TransactionalKAnonymity(require_k(k, "transactional"))
+
+
+def _register() -> None:
+    from graphanon.privacy.registry import register_model
+
+    register_model("km", _build_km, "k^m-anonymity of a global recoding (-k K -m M; omit -m for m = infinity)")
+    register_model("transactional", _build_transactional, "transactional k-anonymity (-k K)")
+
+
+_register()

@@ -1,0 +1,5 @@
+"""The graphs the algorithms build, each with ``to_networkx()``.
+
+Taxonomy trees live in :mod:`graphanon.taxonomy` (``Taxonomy.to_networkx``);
+the structures of each method family live in the modules below.
+"""

@@ -1,0 +1,26 @@
+"""Utility metrics: information loss of recodings and COUNT-query accuracy.
+
+Query workloads are generated from a seed over the ORIGINAL data and reused
+across methods, so that every method is measured on the same queries.
+"""
+
+from graphanon.metrics.loss import RecodingLoss, ncp, recoding_loss, suppression_ratio
+from graphanon.metrics.queries import (
+    CountQuery,
+    QueryWorkload,
+    average_relative_error,
+    generate_workload,
+    true_counts,
+)
+
+__all__ = [
+    "CountQuery",
+    "QueryWorkload",
+    "RecodingLoss",
+    "average_relative_error",
+    "generate_workload",
+    "ncp",
+    "recoding_loss",
+    "suppression_ratio",
+    "true_counts",
+]
