@@ -383,10 +383,17 @@ def _read_all(path) -> str:
 
 
 def _split_lines(text: str) -> list[str]:
-    """Lines of a record-per-line file; trailing blank lines (end of file) dropped."""
-    lines = text.splitlines()
-    while lines and not lines[-1].strip():
+    """Lines of a record-per-line file, one per record.
+
+    Every line is a record (a blank line is an empty record) except the empty
+    string after the final newline, so that files written by the writers here
+    read back with the same records. A file of blank lines only has no records.
+    """
+    lines = text.replace("\r\n", "\n").split("\n")
+    if lines and lines[-1] == "":
         lines.pop()
+    if not any(line.strip() for line in lines):
+        return []
     return lines
 
 
@@ -435,8 +442,8 @@ def parse_fimi(text: str, source: str = "<text>", name: str | None = None) -> Tr
 def read_fimi(path: str | os.PathLike, *, name: str | None = None) -> TransactionData:
     """Read a FIMI ``.dat`` file: one record per line, space-separated integer items.
 
-    Blank lines inside the file are empty records (kept, so no record is lost);
-    blank lines at the end of the file are ignored. ``.gz`` files are read
+    Blank lines are empty records (kept, so no record is lost); only the
+    newline that ends the last line ends the file. ``.gz`` files are read
     transparently. Record ids are the 0-based line numbers.
 
     Parameters
@@ -589,7 +596,7 @@ def read_basket(
 
     Items may be quoted with ``quotechar`` (so a label may contain ``sep``).
     Labels are stripped of surrounding white space and kept as strings. Blank
-    lines inside the file are empty records; trailing blank lines are ignored.
+    lines are empty records.
 
     Raises
     ------

@@ -283,7 +283,7 @@ def minimal_infrequent_itemsets(
         cols = np.unique(np.asarray(items, dtype=np.int64))
         mask = np.zeros(n_items, dtype=np.int32)
         mask[cols] = 1
-        X = _as_csr(sp.csr_array(X.astype(np.int32) @ sp.diags_array(mask)))
+        X = _as_csr(sp.csr_array(X.astype(np.int32) @ sp.diags_array(mask, dtype=np.int32)))
         X.eliminate_zeros()
     max_len = int(np.diff(X.indptr).max()) if n else 0
     m_eff = max_len if m is None else min(m, max_len)

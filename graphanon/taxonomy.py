@@ -23,7 +23,6 @@ import csv
 import io
 import os
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from pathlib import Path
 
 import networkx as nx
 import numpy as np

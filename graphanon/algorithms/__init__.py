@@ -7,7 +7,13 @@ Importing this package registers the built-in methods.
 
 from graphanon.algorithms import cut  # noqa: F401
 from graphanon.algorithms.cut import anonymize_cut
-from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, get_algorithm, register, registered
+from graphanon.algorithms.registry import (
+    AlgorithmSpec,
+    RunOptions,
+    get_algorithm,
+    register,
+    registered,
+)
 
 __all__ = [
     "AlgorithmSpec",

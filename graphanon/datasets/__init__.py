@@ -52,7 +52,7 @@ def _data_file(name: str):
     return resources.files(__package__).joinpath("data", name)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _examples() -> dict:
     return json.loads(_data_file("examples.json").read_text(encoding="utf-8"))
 
@@ -66,7 +66,7 @@ def _check(name: str) -> None:
         raise ParameterError(f"no bundled dataset {name!r}; bundled: {', '.join(_names())}")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load(name: str) -> TransactionData:
     """Load a bundled dataset by name (cached; the data is immutable).
 
@@ -94,7 +94,7 @@ def load(name: str) -> TransactionData:
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_taxonomy(name: str) -> Taxonomy:
     """The taxonomy bundled with a dataset (groceries, liuwang_fig1, clump_food)."""
     _check(name)

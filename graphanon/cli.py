@@ -1,0 +1,377 @@
+"""The ``graphanon`` command line.
+
+Commands: ``datasets``, ``anonymize``, ``audit``, ``evaluate``, ``taxonomy``,
+``draw``, ``bench``. Bad input ends with a one-line message and exit code 2;
+a violated audit exits with code 1. ``--json`` prints one JSON object.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+
+from graphanon.errors import GraphanonError
+
+EXIT_BAD_INPUT = 2
+EXIT_VIOLATED = 1
+
+
+def _fail(message: str) -> None:
+    click.echo(f"graphanon: error: {message}", err=True)
+    sys.exit(EXIT_BAD_INPUT)
+
+
+class _Group(click.Group):
+    """Turns package errors and unreadable files into one line and exit code 2."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except GraphanonError as exc:
+            _fail(str(exc))
+        except (OSError, MemoryError) as exc:
+            _fail(f"{type(exc).__name__}: {exc}")
+
+
+@contextmanager
+def _progress(enabled: bool):
+    """A rich progress bar fed by the package's ``progress(done, total, message)`` callbacks."""
+    if not enabled:
+        yield None
+        return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        transient=True,
+        console=None,
+    ) as bar:
+        task = bar.add_task("working", total=None)
+
+        def callback(done: int, total: int, message: str = "") -> None:
+            bar.update(task, completed=done, total=total, description=message[:60] or "working")
+
+        yield callback
+
+
+def _show_progress(json_out: bool) -> bool:
+    return not json_out and sys.stderr.isatty()
+
+
+def _parse_m(value: str | None) -> int | None:
+    if value is None or value.lower() in ("inf", "infinity", "none"):
+        return None
+    try:
+        m = int(value)
+    except ValueError:
+        raise GraphanonError(f"-m must be a whole number or 'inf', got {value!r}") from None
+    if m < 1:
+        raise GraphanonError(f"-m must be at least 1, got {m}")
+    return m
+
+
+def _parse_params(pairs: tuple[str, ...]) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise GraphanonError(f"--param takes name=value, got {pair!r}")
+        name, value = pair.split("=", 1)
+        out[name.strip()] = value.strip()
+    return out
+
+
+def _load_input(source: str, fmt: str | None, sep: str, tid: str, item: str, label: str | None):
+    """A bundled dataset name or a path."""
+    from graphanon import datasets
+    from graphanon.data import read_basket, read_fimi, read_long_csv
+
+    path = Path(source)
+    if not path.exists():
+        names = [d["name"] for d in datasets.list_datasets()]
+        if source in names:
+            return datasets.load(source), source
+        raise GraphanonError(
+            f"{source}: no such file, and not a bundled dataset ({', '.join(names)})"
+        )
+    if fmt is None:
+        suffixes = [s for s in path.suffixes if s != ".gz"]
+        fmt = {".dat": "fimi", ".csv": "csv"}.get(suffixes[-1] if suffixes else "", "basket")
+    if fmt == "fimi":
+        return read_fimi(path), None
+    if fmt == "csv":
+        return read_long_csv(path, tid=tid, item=item, label=label), None
+    return read_basket(path, sep=sep), None
+
+
+def _load_taxonomy(spec: str | None, data, bundled: str | None):
+    """``--taxonomy`` value: a file, ``balanced:FANOUT[:SEED]``, or the dataset's bundled taxonomy."""
+    from graphanon import datasets
+    from graphanon.taxonomy import Taxonomy, read_taxonomy
+
+    if spec is None:
+        if bundled is None:
+            return None
+        try:
+            return datasets.load_taxonomy(bundled)
+        except GraphanonError:
+            return None
+    if spec.startswith("balanced"):
+        parts = spec.split(":")
+        try:
+            fanout = int(parts[1]) if len(parts) > 1 else 5
+            seed = int(parts[2]) if len(parts) > 2 else None
+        except ValueError:
+            raise GraphanonError(f"--taxonomy {spec!r}: use balanced:FANOUT or balanced:FANOUT:SEED") from None
+        order = "random" if seed is not None else "sorted"
+        return Taxonomy.balanced(data.items, fanout, order=order, rng=seed)
+    if not Path(spec).exists() and spec in [d["name"] for d in datasets.list_datasets()]:
+        return datasets.load_taxonomy(spec)
+    return read_taxonomy(spec)
+
+
+_input_options = [
+    click.option("--format", "fmt", type=click.Choice(["fimi", "csv", "basket"]), default=None,
+                 help="Input format (default: by extension: .dat fimi, .csv csv, else basket)."),
+    click.option("--sep", default=",", show_default=True, help="Item separator of basket files."),
+    click.option("--tid", default="tid", show_default=True, help="Transaction-id column of CSV input."),
+    click.option("--item", default="item", show_default=True, help="Item column of CSV input."),
+    click.option("--label", default=None, help="Sensitive-label column of CSV input."),
+]
+
+
+def input_options(func):
+    for option in reversed(_input_options):
+        func = option(func)
+    return func
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="graphanon")
+def main() -> None:
+    """graphanon: anonymize transaction (set-valued) data and audit the result.
+
+    INPUT arguments take a file or a bundled dataset name (see `graphanon datasets`).
+    """
+
+
+@main.command()
+@click.option("--json", "json_out", is_flag=True, help="Print JSON.")
+def datasets(json_out: bool) -> None:
+    """List the bundled datasets."""
+    from graphanon import datasets as ds
+
+    rows = []
+    for entry in ds.list_datasets():
+        summary = ds.load(entry["name"]).summary()
+        rows.append({**entry, "records": summary["records"], "items": summary["items"],
+                     "mean_length": round(summary["mean_length"], 2)})
+    if json_out:
+        click.echo(json.dumps(rows))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("name", "records", "items", "mean length", "extras", "description")
+    for r in rows:
+        table.add_row(r["name"], str(r["records"]), str(r["items"]), str(r["mean_length"]),
+                      ", ".join(r["extras"]), r["description"])
+    Console().print(table)
+
+
+@main.command()
+@click.argument("input_")
+@click.option("-a", "--algorithm", "algorithm", required=True, help="Algorithm name (see --list).")
+@click.option("-k", type=int, default=None, help="Privacy parameter k.")
+@click.option("-m", "m_value", default=None, help="Attacker knowledge m (a number, or inf).")
+@click.option("--taxonomy", default=None,
+              help="Taxonomy file (path file or level table CSV), balanced:FANOUT[:SEED], or a bundled name.")
+@click.option("--seed", type=int, default=None, help="Random seed.")
+@click.option("--param", "params", multiple=True, help="Algorithm option name=value (repeatable).")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="Release file (.json or .json.gz).")
+@click.option("--json", "json_out", is_flag=True, help="Print a JSON summary.")
+@input_options
+def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, json_out, fmt, sep, tid, item, label):
+    """Anonymize INPUT with an algorithm and save the release."""
+    from graphanon.algorithms.registry import RunOptions, get_algorithm
+
+    spec = get_algorithm(algorithm)
+    data, bundled = _load_input(input_, fmt, sep, tid, item, label)
+    tax = _load_taxonomy(taxonomy, data, bundled)
+    if spec.needs_taxonomy and tax is None:
+        raise GraphanonError(
+            f"algorithm {spec.name!r} needs a taxonomy: pass --taxonomy FILE or --taxonomy balanced:5"
+        )
+    if tax is not None:
+        tax.check_covers(data.items, what=f"{input_}")
+    if k is not None:
+        from graphanon.privacy import check_k
+
+        check_k(k, data.n_records)
+    start = time.perf_counter()
+    with _progress(_show_progress(json_out)) as progress:
+        opts = RunOptions(k=k, m=_parse_m(m_value), taxonomy=tax, seed=seed,
+                          params=_parse_params(params), progress=progress)
+        release = spec.run(data, opts)
+    elapsed = time.perf_counter() - start
+    release.save(output)
+    summary = {"algorithm": spec.name, "input": input_, "records": release.n_records,
+               "seconds": round(elapsed, 3), "output": str(output), "audit_model": spec.privacy_model}
+    if json_out:
+        click.echo(json.dumps(summary))
+    else:
+        click.echo(f"{spec.name}: {release.n_records} records anonymized in {elapsed:.2f} s -> {output}")
+
+
+@main.command()
+@click.argument("input_")
+@click.argument("release_path", type=click.Path(dir_okay=False))
+@click.option("--model", required=True, help="Privacy model: km, transactional, constraints, hkp, nonreciprocal, ldiversity, ...")
+@click.option("-k", type=int, default=None)
+@click.option("-m", "m_value", default=None, help="A number, or inf (default: inf).")
+@click.option("--param", "params", multiple=True, help="Model option name=value (repeatable).")
+@click.option("--json", "json_out", is_flag=True)
+@click.option("--examples", default=10, show_default=True, help="Counter-examples to report.")
+@input_options
+def audit(input_, release_path, model, k, m_value, params, json_out, examples, fmt, sep, tid, item, label):
+    """Audit RELEASE_PATH against INPUT for a privacy model (exit 1 when violated)."""
+    from graphanon.privacy.registry import build_model
+    from graphanon.release import load_release
+
+    data, _ = _load_input(input_, fmt, sep, tid, item, label)
+    release = load_release(release_path)
+    privacy_model = build_model(model, k=k, m=_parse_m(m_value), params=_parse_params(params), original=data)
+    report = privacy_model.audit(data, release, max_examples=examples)
+    if json_out:
+        click.echo(json.dumps(report.to_dict(), default=str))
+    else:
+        click.echo(str(report))
+    sys.exit(0 if report.satisfied else EXIT_VIOLATED)
+
+
+@main.command()
+@click.argument("input_")
+@click.argument("release_path", type=click.Path(dir_okay=False))
+@click.option("--queries", default=1000, show_default=True, help="COUNT queries in the workload (0: none).")
+@click.option("-q", "q", default=2, show_default=True, help="Items per query.")
+@click.option("--seed", default=0, show_default=True, help="Workload seed.")
+@click.option("--json", "json_out", is_flag=True)
+@input_options
+def evaluate(input_, release_path, queries, q, seed, json_out, fmt, sep, tid, item, label):
+    """Measure the utility of RELEASE_PATH against INPUT."""
+    from graphanon.metrics.evaluate import evaluate_release
+    from graphanon.release import load_release
+
+    data, _ = _load_input(input_, fmt, sep, tid, item, label)
+    release = load_release(release_path)
+    result = evaluate_release(data, release, queries=queries, q=q, seed=seed)
+    if json_out:
+        click.echo(json.dumps(result))
+    else:
+        for key, value in result.items():
+            click.echo(f"{key:>22}: {value:.6g}" if isinstance(value, float) else f"{key:>22}: {value}")
+
+
+@main.command()
+@click.argument("source")
+@click.option("--json", "json_out", is_flag=True)
+def taxonomy(source, json_out):
+    """Check and summarize a taxonomy (a file or a bundled dataset's)."""
+    from graphanon import datasets as ds
+    from graphanon.taxonomy import read_taxonomy
+
+    if not Path(source).exists() and source in [d["name"] for d in ds.list_datasets()]:
+        tax = ds.load_taxonomy(source)
+    else:
+        tax = read_taxonomy(source)
+    info = {
+        "root": str(tax.root),
+        "nodes": len(tax),
+        "leaves": len(tax.leaves),
+        "height": tax.height,
+        "fanout_max": max(len(tax.children(v)) for v in tax.nodes if not tax.is_leaf(v)),
+        "levels": [len(tax.level(d)) for d in range(tax.height + 1)],
+    }
+    if json_out:
+        click.echo(json.dumps(info))
+    else:
+        for key, value in info.items():
+            click.echo(f"{key:>10}: {value}")
+
+
+@main.command()
+@click.argument("what", type=click.Choice(["taxonomy"]))
+@click.argument("source")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="PNG/SVG/PDF file.")
+@click.option("--release", "release_path", default=None, help="Highlight the cut of this release.")
+@click.option("--max-nodes", default=300, show_default=True)
+def draw(what, source, output, release_path, max_nodes):
+    """Draw a graph to a file (taxonomy, with a release's cut highlighted)."""
+    from graphanon import datasets as ds
+    from graphanon.taxonomy import read_taxonomy
+    from graphanon.viz.taxonomy import draw_taxonomy
+
+    if not Path(source).exists() and source in [d["name"] for d in ds.list_datasets()]:
+        tax = ds.load_taxonomy(source)
+    else:
+        tax = read_taxonomy(source)
+    highlight = ()
+    if release_path:
+        from graphanon.release import load_release
+
+        rel = load_release(release_path)
+        highlight = [pi.label for pi in getattr(rel, "published_items", ()) if pi.label in tax]
+    fig = draw_taxonomy(tax, highlight=highlight, max_nodes=max_nodes)
+    fig.savefig(output, dpi=120, bbox_inches="tight")
+    click.echo(f"wrote {output}")
+
+
+@main.command()
+@click.argument("input_")
+@click.option("-a", "--algorithm", "algorithm", required=True)
+@click.option("-k", type=int, default=None)
+@click.option("-m", "m_value", default=None)
+@click.option("--taxonomy", default=None)
+@click.option("--seed", type=int, default=None)
+@click.option("--param", "params", multiple=True)
+@click.option("--queries", default=200, show_default=True)
+@click.option("--json", "json_out", is_flag=True)
+@input_options
+def bench(input_, algorithm, k, m_value, taxonomy, seed, params, queries, json_out, fmt, sep, tid, item, label):
+    """Run one algorithm on INPUT: time, independent audit and metrics in one report."""
+    from graphanon.algorithms.registry import RunOptions, get_algorithm
+    from graphanon.metrics.evaluate import evaluate_release
+    from graphanon.privacy.registry import build_model
+
+    spec = get_algorithm(algorithm)
+    data, bundled = _load_input(input_, fmt, sep, tid, item, label)
+    tax = _load_taxonomy(taxonomy, data, bundled)
+    if spec.needs_taxonomy and tax is None:
+        raise GraphanonError(f"algorithm {spec.name!r} needs a taxonomy: pass --taxonomy FILE or balanced:5")
+    m = _parse_m(m_value)
+    param_dict = _parse_params(params)
+    start = time.perf_counter()
+    with _progress(_show_progress(json_out)) as progress:
+        release = spec.run(data, RunOptions(k=k, m=m, taxonomy=tax, seed=seed, params=param_dict, progress=progress))
+    seconds = time.perf_counter() - start
+    model = build_model(spec.privacy_model, k=k, m=m, params=param_dict, original=data)
+    report = model.audit(data, release)
+    result = {"algorithm": spec.name, "input": input_, "k": k, "m": m, "seconds": round(seconds, 3),
+              "audit": {"model": report.model, "satisfied": report.satisfied, "violations": report.violations},
+              "metrics": evaluate_release(data, release, queries=queries, seed=seed or 0)}
+    if json_out:
+        click.echo(json.dumps(result))
+    else:
+        click.echo(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,53 @@
+"""Shared test helpers and hypothesis strategies."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import strategies as st
+
+from graphanon.data import from_iterable
+
+
+@st.composite
+def small_records(draw, max_records: int = 25, max_items: int = 8, min_records: int = 1):
+    """A list of records over integer items 0..max_items-1."""
+    n_items = draw(st.integers(1, max_items))
+    n = draw(st.integers(min_records, max_records))
+    return [
+        sorted(draw(st.sets(st.integers(0, n_items - 1), max_size=n_items)))
+        for _ in range(n)
+    ]
+
+
+def brute_support(records, itemset) -> int:
+    s = set(itemset)
+    return sum(1 for r in records if s <= set(r))
+
+
+def brute_km_violations(records, k: int, m: int | None) -> set:
+    """Minimal itemsets of size <= m with support in (0, k), by enumeration."""
+    items = sorted({x for r in records for x in r})
+    longest = max((len(r) for r in records), default=0)
+    top = longest if m is None else min(m, longest)
+    found = set()
+    for size in range(1, top + 1):
+        for combo in itertools.combinations(items, size):
+            sup = brute_support(records, combo)
+            if 0 < sup < k and all(
+                brute_support(records, sub) >= k for sub in itertools.combinations(combo, size - 1) if sub
+            ):
+                found.add(combo)
+    return found
+
+
+@pytest.fixture
+def tiny():
+    return from_iterable([["a", "b"], ["a", "c"], ["a", "b", "c"], ["d"]])
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(12345)

@@ -1,0 +1,91 @@
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from graphanon.cli import main
+
+
+@pytest.fixture
+def run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+
+    def invoke(*args):
+        return runner.invoke(main, list(args), catch_exceptions=False)
+
+    return invoke
+
+
+def test_datasets(run):
+    res = run("datasets", "--json")
+    assert res.exit_code == 0
+    rows = json.loads(res.output)
+    assert {"bms1", "groceries", "coat_fig1"} <= {r["name"] for r in rows}
+
+
+def test_anonymize_audit_evaluate_golden(run, tmp_path):
+    res = run("anonymize", "liuwang_fig1", "-a", "cut", "--param", "cut=P,f,g,M,e,i", "--param", "suppress=i",
+              "-o", "r.json")
+    assert res.exit_code == 0, res.output
+    res = run("audit", "liuwang_fig1", "r.json", "--model", "km", "-k", "2", "--json")
+    assert res.exit_code == 0
+    rep = json.loads(res.output)
+    assert rep["satisfied"] is True and rep["violations"] == 0
+    res = run("audit", "liuwang_fig1", "r.json", "--model", "km", "-k", "3", "-m", "1", "--json")
+    assert res.exit_code == 1 and json.loads(res.output)["satisfied"] is False
+    res = run("evaluate", "liuwang_fig1", "r.json", "--queries", "50", "--json")
+    out = json.loads(res.output)
+    assert res.exit_code == 0 and out["ncp"] == pytest.approx(5.6 / 23) and out["queries"] == 50
+
+
+def test_anonymize_file_input_with_taxonomy_file(run, tmp_path):
+    (tmp_path / "d.dat").write_text("1 2\n1\n3 4\n3\n")
+    (tmp_path / "t.txt").write_text("1;A;R\n2;A;R\n3;B;R\n4;B;R\n")
+    res = run("anonymize", "d.dat", "-a", "cut", "--taxonomy", "t.txt", "--param", "level=1", "-o", "r.json.gz")
+    assert res.exit_code == 0, res.output
+    res = run("audit", "d.dat", "r.json.gz", "--model", "transactional", "-k", "2", "--json")
+    assert json.loads(res.output)["satisfied"] is True
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["anonymize", "nope.dat", "-a", "cut", "-o", "x.json"], "not a bundled dataset"),
+        (["anonymize", "liuwang_fig1", "-a", "zzz", "-o", "x.json"], "unknown algorithm 'zzz'"),
+        (["anonymize", "bms1", "-a", "cut", "--param", "level=1", "-o", "x.json"], "needs a taxonomy"),
+        (["anonymize", "liuwang_fig1", "-a", "cut", "--param", "cut=P,Q", "-o", "x.json"], "not a cut"),
+        (["anonymize", "liuwang_fig1", "-a", "cut", "-k", "0", "--param", "level=1", "-o", "x.json"], "k must be at least 1"),
+        (["anonymize", "liuwang_fig1", "-a", "cut", "-k", "9", "--param", "level=1", "-o", "x.json"], "exceeds the number of records"),
+        (["anonymize", "liuwang_fig1", "-a", "cut", "-m", "0", "--param", "level=1", "-o", "x.json"], "-m must be at least 1"),
+        (["anonymize", "liuwang_fig1", "-a", "cut", "--param", "bogus=1", "-o", "x.json"], "unknown --param bogus"),
+        (["audit", "liuwang_fig1", "missing.json", "--model", "km", "-k", "2"], "no such release file"),
+        (["audit", "liuwang_fig1", "missing.json", "--model", "zz", "-k", "2"], "no such release file"),
+        (["taxonomy", "bms1"], "no bundled taxonomy"),
+    ],
+)
+def test_bad_input_gives_one_line_and_exit_2(run, args, message):
+    res = run(*args)
+    assert res.exit_code == 2
+    lines = [ln for ln in res.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("graphanon: error:") and message in lines[0]
+
+
+def test_malformed_input_file(run, tmp_path):
+    (tmp_path / "bad.dat").write_text("1 2\nfoo\n")
+    res = run("anonymize", "bad.dat", "-a", "cut", "--taxonomy", "balanced:2", "--param", "level=1", "-o", "x.json")
+    assert res.exit_code == 2 and "line 2: item 'foo' is not an integer" in res.output
+
+
+def test_taxonomy_and_draw(run, tmp_path):
+    res = run("taxonomy", "groceries", "--json")
+    assert json.loads(res.output)["levels"] == [1, 10, 55, 169]
+    res = run("draw", "taxonomy", "liuwang_fig1", "-o", "t.png")
+    assert res.exit_code == 0 and (tmp_path / "t.png").stat().st_size > 1000
+
+
+def test_bench(run):
+    res = run("bench", "liuwang_fig1", "-a", "cut", "-k", "2", "--param", "cut=P,f,g,M,e,i",
+              "--param", "suppress=i", "--queries", "20", "--json")
+    out = json.loads(res.output)
+    assert out["audit"]["satisfied"] is True and out["metrics"]["ncp"] == pytest.approx(5.6 / 23)
