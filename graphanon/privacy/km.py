@@ -87,12 +87,17 @@ class KmAnonymity(PrivacyModel):
         n_bad, problems = recoding_mismatches(original, release, max_examples=max_examples)
         violations, _ = minimal_infrequent_itemsets(release.records, self.k, self.m)
         labels = [pi.label for pi in release.published_items]
-        found = [(lvl.itemsets[i], int(lvl.supports[i])) for lvl in violations for i in range(len(lvl))]
-        n_viol = len(found)
-        found.sort(key=lambda t: (t[1], len(t[0])))
+        levels = [lvl for lvl in violations if len(lvl)]
+        n_viol = sum(len(lvl) for lvl in levels)
+        # Lowest support first (ties: smaller itemsets first), without listing all violations.
+        ranked: list[tuple[int, int, np.ndarray]] = []
+        for lvl in levels:
+            take = np.argsort(lvl.supports, kind="stable")[:max_examples]
+            ranked.extend((int(lvl.supports[i]), lvl.size, lvl.itemsets[i]) for i in take)
+        ranked.sort(key=lambda t: (t[0], t[1]))
         rec = release.records.tocsc()
         examples = list(problems)
-        for items, sup in found[: max(0, max_examples - len(examples))]:
+        for sup, _, items in ranked[: max(0, max_examples - len(examples))]:
             rows = None
             for g in items:
                 col = set(rec.indices[rec.indptr[g] : rec.indptr[g + 1]].tolist())
@@ -105,8 +110,8 @@ class KmAnonymity(PrivacyModel):
                 }
             )
         worst = None
-        if found:
-            items, sup = found[0]
+        if ranked:
+            sup, _, items = ranked[0]
             worst = {"itemset": [labels[g] for g in items], "support": sup}
         sizes = {lvl.size: len(lvl) for lvl in violations}
         return AuditReport(
