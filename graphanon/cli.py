@@ -323,13 +323,14 @@ def draw(what, source, output, release_path, max_nodes):
         tax = ds.load_taxonomy(source)
     else:
         tax = read_taxonomy(source)
-    highlight = ()
+    highlight, suppressed = (), ()
     if release_path:
         from graphanon.release import load_release
 
         rel = load_release(release_path)
         highlight = [pi.label for pi in getattr(rel, "published_items", ()) if pi.label in tax]
-    fig = draw_taxonomy(tax, highlight=highlight, max_nodes=max_nodes)
+        suppressed = [v for v in rel.params.get("suppress", []) or [] if v in tax]
+    fig = draw_taxonomy(tax, highlight=highlight, suppressed=suppressed, max_nodes=max_nodes)
     fig.savefig(output, dpi=120, bbox_inches="tight")
     click.echo(f"wrote {output}")
 
