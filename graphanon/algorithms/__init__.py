@@ -5,15 +5,19 @@ and registers a CLI adapter in :mod:`graphanon.algorithms.registry`.
 Importing this package registers the built-in methods.
 """
 
+from graphanon.algorithms import coat  # noqa: F401
 from graphanon.algorithms import cut  # noqa: F401
+from graphanon.algorithms.coat import anonymize_coat, pgen
 from graphanon.algorithms.cut import anonymize_cut
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, get_algorithm, register, registered
 
 __all__ = [
     "AlgorithmSpec",
     "RunOptions",
+    "anonymize_coat",
     "anonymize_cut",
     "get_algorithm",
     "register",
+    "pgen",
     "registered",
 ]
