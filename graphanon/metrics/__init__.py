@@ -12,7 +12,7 @@ from graphanon.metrics.queries import (
     generate_workload,
     true_counts,
 )
-from graphanon.metrics.utility_loss import ULReport, semantic_weight, ul
+from graphanon.metrics.utility_loss import ULReport, semantic_weight, ul, ul_metrics
 
 __all__ = [
     "CountQuery",
@@ -27,4 +27,5 @@ __all__ = [
     "ULReport",
     "semantic_weight",
     "ul",
+    "ul_metrics",
 ]

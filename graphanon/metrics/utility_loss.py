@@ -35,7 +35,7 @@ import numpy as np
 
 from graphanon.errors import ParameterError
 
-__all__ = ["ULReport", "log2m1", "semantic_weight", "ul", "ul_item_log"]
+__all__ = ["ULReport", "log2m1", "semantic_weight", "ul", "ul_item_log", "ul_metrics"]
 
 _LN2 = math.log(2.0)
 
@@ -216,3 +216,11 @@ def ul(
     total = _logsumexp(np.array(parts))
     per_item: dict[Hashable, float] = {pi.label: float(v) for pi, v in zip(release.published_items, logs, strict=False)}
     return ULReport(total, log_gen, pen, per_item, M, N)
+
+
+def ul_metrics(release, original, *, weights=None, suppression_penalty=None) -> dict:
+    """UL entries for ``graphanon evaluate``: ``ul``, ``log_ul``, ``log_ul_generalization``, ``ul_suppression``.
+
+    Applies to global recodings (set-based or taxonomy cuts); see :func:`ul`.
+    """
+    return ul(release, original, weights=weights, suppression_penalty=suppression_penalty).to_dict()
