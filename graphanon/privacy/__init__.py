@@ -6,11 +6,13 @@ of violations, the worst case and concrete counter-examples. Audits share no
 code with the anonymizers besides support counting.
 """
 
+from graphanon.privacy.hkp import HKPCoherence
 from graphanon.privacy.km import KmAnonymity, TransactionalKAnonymity, check_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
 
 __all__ = [
     "AuditReport",
+    "HKPCoherence",
     "KmAnonymity",
     "PrivacyModel",
     "TransactionalKAnonymity",
