@@ -143,7 +143,14 @@ class HierarchySearch:
 
         rnd = self.rounds[round]
         lat = CutLattice(self.taxonomy, frontier=rnd.frontier)
-        lat.path = rnd.cuts()
+        cuts = [lat.key(c) for c in rnd.cuts()]
+        lat.path = cuts
+        lat.costs[cuts[0]] = rnd.start_cost[0]
+        candidates = [st["candidates"] for st in rnd.steps] + [rnd.final_candidates]
+        for cut, cands in zip(cuts, candidates, strict=True):
+            children = dict(lat.children(cut))
+            for node, cost, _ in cands:
+                lat.costs[children[node]] = cost
         return lat
 
     def enumeration_tree(self):
