@@ -102,3 +102,8 @@ def test_cli_adapters_and_audit_model(groceries):
     model = build_model("hkp", k=10, m=2, params={"h": "0.4", "private": "whole milk,beef"}, original=data)
     assert isinstance(model, HKPCoherence) and model.p == 2 and model.private_items == ("whole milk", "beef")
     assert model.audit(data, rel).satisfied
+    # the one-string form --param h=0.4,p=2,private=whole milk,beef is accepted too
+    same = build_model("hkp", k=10, m=None, params={"h": "0.4,p=2,private=whole milk,beef"}, original=data)
+    assert (same.h, same.p, same.private_items) == (0.4, 2, ("whole milk", "beef"))
+    rel2 = get_algorithm("mm").run(data, RunOptions(k=10, m=2, params={"h": "0.4,private=whole milk,beef"}))
+    assert rel2.params["private"] == ["beef", "whole milk"] and rel2.params["h"] == 0.4

@@ -282,6 +282,9 @@ def _split_items(text: str, data) -> list:
 
 
 def _run(data, opts: RunOptions) -> GlobalRecoding:
+    from graphanon.privacy.hkp import expand_params
+
+    opts.params = expand_params(opts.params, {"h", "private"})
     opts.unknown_params({"h", "private"})
     h = opts.param("h", 1.0, float)
     private = opts.param("private", [], lambda s: _split_items(s, data))

@@ -18,7 +18,7 @@ from graphanon.privacy.km import check_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.support import VerticalBitmaps, minimal_infrequent_itemsets
 
-__all__ = ["HKPCoherence"]
+__all__ = ["HKPCoherence", "expand_params"]
 
 
 class HKPCoherence(PrivacyModel):
@@ -161,6 +161,33 @@ class HKPCoherence(PrivacyModel):
         )
 
 
+def expand_params(params: dict, known: set) -> dict:
+    """Accept ``--param h=0.4,p=2,private=a,b`` as well as separate ``--param`` pairs.
+
+    A value holding ``,name=`` for a known ``name`` is split into several
+    parameters; other commas stay (they separate the items of a list).
+
+    Examples
+    --------
+    >>> expand_params({"h": "0.4,p=2,private=a,b"}, {"h", "p", "private"})
+    {'h': '0.4', 'p': '2', 'private': 'a,b'}
+    """
+    out: dict = {}
+    for name, value in params.items():
+        current = name
+        parts: dict = {current: []}
+        for tok in str(value).split(","):
+            key, sep, rest = tok.partition("=")
+            if sep and key.strip() in known:
+                current = key.strip()
+                parts[current] = [rest]
+            else:
+                parts[current].append(tok)
+        for key, toks in parts.items():
+            out[key] = ",".join(toks)
+    return out
+
+
 def _split(text: str, original) -> list:
     known = set(original.items) if original is not None else set()
     out = []
@@ -177,6 +204,7 @@ def _split(text: str, original) -> list:
 def _build_hkp(*, k, m, params, original):
     from graphanon.privacy.registry import require_k
 
+    params = expand_params(params, {"h", "p", "private"})
     extra = sorted(set(params) - {"h", "p", "private"})
     if extra:
         raise ParameterError(f"unknown --param {', '.join(extra)} for model 'hkp'; it takes h, p, private")
