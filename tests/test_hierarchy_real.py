@@ -107,3 +107,18 @@ def test_cli_adapters_and_audit_model(groceries):
     assert (same.h, same.p, same.private_items) == (0.4, 2, ("whole milk", "beef"))
     rel2 = get_algorithm("mm").run(data, RunOptions(k=10, m=2, params={"h": "0.4,private=whole milk,beef"}))
     assert rel2.params["private"] == ["beef", "whole milk"] and rel2.params["h"] == 0.4
+
+
+def test_save_load_roundtrip_and_progress(groceries, tmp_path):
+    from graphanon.release import load_release
+
+    data, tax = groceries
+    calls = []
+    rel = anonymize_mhghs(data, taxonomy=tax, k=10, m=2, progress=lambda d, t, msg: calls.append(msg))
+    assert any("round 2" in c for c in calls)
+    path = tmp_path / "rel.json"
+    rel.save(path)
+    back = load_release(path)
+    assert back.algorithm == "mhghs" and back.params["cut"] == rel.params["cut"]
+    assert back.params["cost_suppression"] == pytest.approx(rel.params["cost_suppression"])
+    assert KmAnonymity(10, 2).audit(data, back).satisfied
