@@ -33,7 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.errors import ParameterError
-from graphanon.support import minimal_infrequent_itemsets
+from graphanon.support import ItemsetLevel, minimal_infrequent_itemsets
 from graphanon.taxonomy import Taxonomy
 
 try:  # numba is a dependency; the pure-Python fallback keeps the module importable
@@ -46,7 +46,7 @@ except ImportError:  # pragma: no cover
         return wrap if not args or not callable(args[0]) else args[0]
 
 
-__all__ = ["HierarchyIndex", "ThreatSet", "check_m", "greedy_keep"]
+__all__ = ["HierarchyIndex", "ThreatSet", "check_m", "greedy_keep", "infrequent_on_columns"]
 
 
 def check_m(m, *, allow_none: bool = True, what: str = "m") -> int | None:
@@ -184,12 +184,33 @@ class HierarchyIndex:
         ``height + 1`` times the original occurrences).
         """
         items = None if allowed is None else np.flatnonzero(allowed)
-        viol, _ = minimal_infrequent_itemsets(self.extended, k, m, items=items, progress=progress)
+        viol, _ = infrequent_on_columns(self.extended, k, m, items, progress=progress)
         width = max([lvl.size for lvl in viol if len(lvl)] + [1])
         rows = [np.pad(lvl.itemsets, ((0, 0), (0, width - lvl.size)), constant_values=-1) for lvl in viol if len(lvl)]
         members = np.concatenate(rows).astype(np.int64) if rows else np.zeros((0, width), dtype=np.int64)
         supports = np.concatenate([lvl.supports for lvl in viol if len(lvl)]) if rows else np.zeros(0, np.int64)
         return ThreatSet(members, supports.astype(np.int64), self.n_nodes)
+
+
+def infrequent_on_columns(X, k: int, m: int | None, cols: np.ndarray | None, progress=None):
+    """:func:`~graphanon.support.minimal_infrequent_itemsets` on the columns ``cols`` of ``X``.
+
+    The search runs on the column slice ``X[:, cols]`` (cheaper than masking
+    the full matrix) and the itemsets are mapped back to column ids of ``X``
+    (``cols`` sorted, so rows stay sorted).
+    """
+    if cols is None:
+        return minimal_infrequent_itemsets(X, k, m, progress=progress)
+    cols = np.unique(np.asarray(cols, dtype=np.int64))
+    if len(cols) == 0:
+        empty = ItemsetLevel(1, np.zeros((0, 1), dtype=np.int64), np.zeros(0, dtype=np.int64))
+        return [empty], [empty]
+    viol, freq = minimal_infrequent_itemsets(sp.csr_array(X)[:, cols], k, m, progress=progress)
+
+    def back(levels):
+        return [ItemsetLevel(lvl.size, cols[lvl.itemsets], lvl.supports) for lvl in levels]
+
+    return back(viol), back(freq)
 
 
 class ThreatSet:

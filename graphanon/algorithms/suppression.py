@@ -29,12 +29,12 @@ from collections.abc import Callable, Hashable, Iterable
 
 import numpy as np
 
-from graphanon.algorithms._hierarchy import check_m, njit
+from graphanon.algorithms._hierarchy import check_m, infrequent_on_columns, njit
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.errors import ParameterError
 from graphanon.privacy.km import check_k
 from graphanon.release import GlobalRecoding
-from graphanon.support import VerticalBitmaps, minimal_infrequent_itemsets
+from graphanon.support import VerticalBitmaps
 
 __all__ = ["anonymize_mm", "check_h", "check_private_items", "minimal_moles"]
 
@@ -108,7 +108,7 @@ def minimal_moles(X, *, k: int, p: int | None, h: float, private: np.ndarray) ->
     """
     n_items = X.shape[1]
     public = np.setdiff1d(np.arange(n_items), private)
-    viol, freq = minimal_infrequent_itemsets(X, k, p, items=public)
+    viol, freq = infrequent_on_columns(X, k, p, public)
     rows = [lvl.itemsets for lvl in viol if len(lvl)]
     width = max([r.shape[1] for r in rows] + [1])
     if h >= 1.0 or len(private) == 0:

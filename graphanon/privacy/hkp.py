@@ -107,25 +107,30 @@ class HKPCoherence(PrivacyModel):
         R = release.records
         examples = list(problems)
         found = []  # (kind, itemset, support, extra)
-        viol, freq = minimal_infrequent_itemsets(R, self.k, self.p, items=public_cols)
-        for lvl in viol:
-            for row, sup in zip(lvl.itemsets, lvl.supports, strict=True):
+        if len(public_cols):
+            viol, freq = minimal_infrequent_itemsets(R[:, public_cols], self.k, self.p)
+            viol = [(lvl.size, public_cols[lvl.itemsets], lvl.supports) for lvl in viol]
+            freq = [(lvl.size, public_cols[lvl.itemsets], lvl.supports) for lvl in freq]
+        else:
+            viol, freq = [], []
+        for _, sets, sups in viol:
+            for row, sup in zip(sets, sups, strict=True):
                 found.append(("support", tuple(int(x) for x in row), int(sup), None))
         n_conf = 0
         if self.h < 1.0 and len(private_cols):
             bits = VerticalBitmaps(R)
-            for lvl in freq:
-                if not len(lvl):
+            for _, sets, sups in freq:
+                if not len(sups):
                     continue
                 for e in private_cols:
-                    ext = np.concatenate([lvl.itemsets, np.full((len(lvl), 1), e)], axis=1)
+                    ext = np.concatenate([sets, np.full((len(sets), 1), e)], axis=1)
                     joint = bits.supports(ext)
-                    bad = np.flatnonzero(joint > self.h * lvl.supports)
+                    bad = np.flatnonzero(joint > self.h * sups)
                     n_conf += len(bad)
                     for b in bad[:max_examples]:
                         found.append(
-                            ("confidence", tuple(int(x) for x in lvl.itemsets[b]), int(lvl.supports[b]),
-                             (int(e), int(joint[b]) / int(lvl.supports[b])))
+                            ("confidence", tuple(int(x) for x in sets[b]), int(sups[b]),
+                             (int(e), int(joint[b]) / int(sups[b])))
                         )
         n_support = sum(1 for f in found if f[0] == "support")
         found.sort(key=lambda f: (f[0] != "support", f[2]))
