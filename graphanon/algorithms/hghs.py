@@ -77,17 +77,20 @@ class SearchRound:
         Minimal threats of all cuts of this round's taxonomy.
     allowed : list or None
         Nodes of the reduced taxonomy (None: the whole taxonomy).
+    frontier : list or None
+        The previous round's cut, whose nodes are the leaves of the reduced
+        taxonomy (None in the first round and for HgHs).
     """
 
     k: int
     m: int | None
     start: list
     start_cost: tuple
-    steps: list = field(default_factory=list)
-    final_candidates: list = field(default_factory=list)
+    steps: list = field(default_factory=list, repr=False)
+    final_candidates: list = field(default_factory=list, repr=False)
     n_threats: int = 0
-    allowed: list | None = None
-    frontier: list | None = None
+    allowed: list | None = field(default=None, repr=False)
+    frontier: list | None = field(default=None, repr=False)
 
     def cuts(self) -> list[list]:
         """The cuts visited, from the start to the chosen one (labels, preorder)."""
@@ -124,14 +127,14 @@ class HierarchySearch:
         ``cost_G(Cut)`` and ``cost_S(SS)``; their sum is the total cost.
     """
 
-    taxonomy: Taxonomy
-    rounds: list
+    taxonomy: Taxonomy = field(repr=False)
+    rounds: list = field(repr=False)
     cut: list
     suppressed: list
     cost_generalization: float
     cost_suppression: float
-    _index: HierarchyIndex | None = None
-    _threats: ThreatSet | None = None
+    _index: HierarchyIndex | None = field(default=None, repr=False)
+    _threats: ThreatSet | None = field(default=None, repr=False)
 
     @property
     def cost(self) -> float:
