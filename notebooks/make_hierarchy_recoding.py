@@ -17,24 +17,25 @@ Liu & Wang (PAKDD 2010, Fig. 1) and on the groceries baskets with their real 3-l
 
 Every release is checked with an independent audit."""),
     ("code", """import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 
-from graphanon.algorithms import anonymize_aa, anonymize_hghs, anonymize_mhghs, anonymize_mm
-from graphanon.datasets import load, load_taxonomy
-from graphanon.metrics import ncp, suppression_ratio
-from graphanon.privacy import HKPCoherence, KmAnonymity
-from graphanon.viz import draw_cut_lattice, draw_enumeration_tree, draw_taxonomy_cut"""),
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from graphanon.algorithms import anonymize_aa, anonymize_hghs, anonymize_mhghs, anonymize_mm  # noqa: E402
+from graphanon.datasets import load, load_taxonomy  # noqa: E402
+from graphanon.metrics import ncp, suppression_ratio  # noqa: E402
+from graphanon.privacy import HKPCoherence, KmAnonymity  # noqa: E402
+from graphanon.viz import draw_cut_lattice, draw_enumeration_tree, draw_taxonomy_cut  # noqa: E402"""),
     ("md", "## 1. The Fig. 1 example: 8 records, a taxonomy of 11 leaves"),
     ("code", """data, tax = load("liuwang_fig1"), load_taxonomy("liuwang_fig1")
-for rid, rec in zip(data.record_ids, (sorted(data.record(i)) for i in range(data.n_records))):
-    print(rid, " ".join(rec))
+for i, rid in enumerate(data.record_ids):
+    print(rid, " ".join(sorted(data.record(i))))
 tax"""),
     ("md", "## 2. HgHs with k = 2, m = infinity\n\nThe paper's result: cut {P,f,g,M,e,i}, suppression scenario {i}, cost 3.6 + 2 = 5.6."),
     ("code", """rel = anonymize_hghs(data, taxonomy=tax, k=2, m=None)
 print("cut:", rel.params["cut"], " suppressed:", rel.params["suppress"])
-print("cost_G = %.1f, cost_S = %.1f, total = %.1f" % (rel.params["cost_generalization"],
-      rel.params["cost_suppression"], rel.params["cost"]))
+p = rel.params
+print(f"cost_G = {p['cost_generalization']:.1f}, cost_S = {p['cost_suppression']:.1f}, total = {p['cost']:.1f}")
 print(rel.to_text())
 print(KmAnonymity(2, None).audit(data, rel))"""),
     ("md", "The walk through the lattice, with the cost of every evaluated child cut:"),
@@ -78,7 +79,7 @@ print("suppressed:", g.params["suppress"])"""),
     ("code", """private = ["whole milk", "beef"]
 hkp = anonymize_mm(gdata, k=10, m=2, h=0.4, private_items=private)
 print(HKPCoherence(0.4, 10, 2, private).audit(gdata, hkp))
-print("suppressed %d public items, NCP %.3f" % (len(hkp.params["suppress"]), ncp(hkp, gdata)))"""),
+print(f"suppressed {len(hkp.params['suppress'])} public items, NCP {ncp(hkp, gdata):.3f}")"""),
 ]
 
 nb = nbf.v4.new_notebook()
