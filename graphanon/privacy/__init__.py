@@ -11,11 +11,13 @@ from graphanon.privacy.constraints import (
     UtilityConstraints,
     check_utility_constraints,
 )
+from graphanon.privacy.hkp import HKPCoherence
 from graphanon.privacy.km import KmAnonymity, TransactionalKAnonymity, check_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
 
 __all__ = [
     "AuditReport",
+    "HKPCoherence",
     "KmAnonymity",
     "PrivacyConstraints",
     "PrivacyModel",
