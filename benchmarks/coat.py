@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 from graphanon.algorithms.coat import KmConstraints, anonymize_coat, pgen  # noqa: E402
 from graphanon.datasets import load  # noqa: E402
+from graphanon.errors import ParameterError  # noqa: E402
 from graphanon.metrics import average_relative_error, generate_workload, ul  # noqa: E402
 from graphanon.privacy import KmAnonymity, PrivacyConstraints  # noqa: E402
 from graphanon.taxonomy import Taxonomy  # noqa: E402
@@ -82,7 +83,12 @@ def compare(data, tax, k, m, s, n_queries, seed):
     pool = generalized_items(coat) | (generalized_items(aa) if aa is not None else set())
     for q in (1, 3):
         for name, among in (("gen", sorted(pool) if len(pool) >= q else None), ("all", None)):
-            wl = generate_workload(data, n_queries, q, seed=seed + q, among=among)
+            try:
+                wl = generate_workload(data, n_queries, q, seed=seed + q, among=among)
+            except ParameterError as exc:  # e.g. m = 1: too few generalized items co-occur
+                row[f"coat_avgre_q{q}_{name}"] = None
+                row[f"workload_q{q}_{name}_error"] = str(exc)
+                continue
             row[f"coat_avgre_q{q}_{name}"] = average_relative_error(coat, wl)
             if aa is not None:
                 row[f"aa_avgre_q{q}_{name}"] = average_relative_error(aa, wl)

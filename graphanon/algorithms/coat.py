@@ -551,7 +551,7 @@ def _run_explicit(state: _CoatState, constraints: list[np.ndarray]) -> None:
                 continue
             trace.constraints_processed += 1
             state.satisfy(items, constraint)
-            heapq.heappush(heap, (0 if derived is None else 0, order, seq, c, derived))
+            heapq.heappush(heap, (0, order, seq, c, derived))
             seq += 1
             if state.progress and trace.constraints_processed % 256 == 0:
                 state.progress(int((status != QUEUED).sum()), total, f"{len(state.members)} published items")
