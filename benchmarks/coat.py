@@ -8,7 +8,8 @@ Measures, on the bundled ``bms1`` dataset:
   items per query (the same seeded workload for both methods), UL (log, weight 1),
   runtime, published items, and the independent k^m audit of both releases;
 * runtime for |D| from 1K to 59,602 records (k = 5, m = 2);
-* Pgen on the full data, and COAT with Pgen's constraints.
+* Pgen on the full data, and COAT with Pgen's constraints;
+* the privacy policies PP1-PP9 and utility policies UP1-UP4 of Sec. 6.3-6.4.
 
 Workload items are drawn, as in the paper, from the items that are
 generalized (by COAT or by AA, the union, so both methods answer the same
@@ -38,10 +39,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from graphanon.algorithms.coat import KmConstraints, anonymize_coat, pgen  # noqa: E402
+from graphanon.algorithms.coat_policies import pp_policy, up_policy  # noqa: E402
 from graphanon.datasets import load  # noqa: E402
-from graphanon.errors import ParameterError  # noqa: E402
+from graphanon.errors import InfeasibleError, ParameterError  # noqa: E402
 from graphanon.metrics import average_relative_error, generate_workload, ul  # noqa: E402
-from graphanon.privacy import KmAnonymity, PrivacyConstraints  # noqa: E402
+from graphanon.privacy import KmAnonymity, PrivacyConstraints, check_utility_constraints  # noqa: E402
 from graphanon.taxonomy import Taxonomy  # noqa: E402
 
 try:
@@ -98,6 +100,61 @@ def compare(data, tax, k, m, s, n_queries, seed):
     return row
 
 
+def policies(data, tax, s, n_q, seed, quick=False):
+    """Sec. 6.3-6.4: PP1-PP9 (k = 5, U = all) and UP1-UP4 (P = all 2-itemsets), against AA.
+
+    AA protects all 2-itemsets for PP1-PP5 and UP1-UP4, all 4-itemsets for PP6-PP9 (as in
+    the paper). AvgRE over a workload of all items (q = 2 for PP, q = 1 and 3 for UP).
+    """
+    out = {"pp": [], "up": []}
+    aa_rel = {}
+    if anonymize_aa is not None:
+        for m in (2, 4):
+            aa_rel[m] = anonymize_aa(data, taxonomy=tax, k=5, m=m)
+    wl2 = generate_workload(data, n_q, 2, seed=seed + 2)
+    for number in ([1, 6] if quick else [1, 2, 3, 4, 5, 6, 7, 8, 9]):
+        P = pp_policy(data, number, rng=seed)
+        rel, t = timed(anonymize_coat, data, P, None, k=5, s=s)
+        row = {
+            "policy": f"PP{number}",
+            "constraints": len(P),
+            "coat_seconds": round(t, 3),
+            "coat_published_items": rel.n_published_items,
+            "coat_suppressed": rel.n_suppressed,
+            "coat_audit": PrivacyConstraints(P, 5).audit(data, rel).satisfied,
+            "coat_avgre_q2": average_relative_error(rel, wl2),
+        }
+        if aa_rel:
+            m = 2 if number <= 5 else 4
+            row["aa_m"] = m
+            row["aa_avgre_q2"] = average_relative_error(aa_rel[m], wl2)
+            row["aa_audit"] = PrivacyConstraints(P, 5).audit(data, aa_rel[m]).satisfied
+        out["pp"].append(row)
+    wls = {q: generate_workload(data, n_q, q, seed=seed + q) for q in (1, 3)}
+    for number in ([3] if quick else [1, 2, 3, 4]):
+        U = up_policy(tax, number, data=data)
+        row = {"policy": f"UP{number}", "blocks": len(U)}
+        try:
+            rel, t = timed(anonymize_coat, data, KmConstraints(2), U, k=5, s=s)
+        except InfeasibleError as exc:
+            row["coat_infeasible"] = str(exc)[:300]
+            rel = None
+        if rel is not None:
+            row.update(
+                coat_seconds=round(t, 3),
+                coat_published_items=rel.n_published_items,
+                coat_suppressed=rel.n_suppressed,
+                coat_utility_ok=check_utility_constraints(data, rel, U, s).satisfied,
+                coat_km_audit=KmAnonymity(5, 2).audit(data, rel).satisfied,
+                **{f"coat_avgre_q{q}": average_relative_error(rel, wls[q]) for q in (1, 3)},
+            )
+        if aa_rel:
+            row["aa_utility_ok"] = check_utility_constraints(data, aa_rel[2], U, s).satisfied
+            row.update({f"aa_avgre_q{q}": average_relative_error(aa_rel[2], wls[q]) for q in (1, 3)})
+        out["up"].append(row)
+    return out
+
+
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="tiny run for a smoke test")
@@ -137,6 +194,7 @@ def main(argv=None) -> dict:
     }
     res["vary_k_m2"] = [compare(data, tax, k, 2, s, n_q, args.seed) for k in ks]
     res["vary_m_k5"] = [compare(data, tax, 5, m, s, n_q, args.seed) for m in ms]
+    res["policies"] = policies(data, tax, s, n_q, args.seed, quick=args.quick)
     sizes = [1000, 5000] if args.quick else [1000, 5000, 10000, 25000, 50000, full.n_records]
     rng = np.random.default_rng(args.seed)
     scal = []

@@ -383,7 +383,17 @@ class _CoatState:
             elif self.sup[g] < k:
                 self.suppress(g, constraint)
             else:
-                break  # nothing of the constraint can be merged any more: suppression phase
+                # g (support >= k) cannot be merged: generalize the least-supported item of the
+                # constraint that still can be; when none can, go to the suppression phase.
+                order = np.argsort(sups, kind="stable")
+                for j in order.tolist():
+                    g2 = pub[j]
+                    h2 = self.best_partner(g2) if g2 != g else None
+                    if h2 is not None:
+                        self.merge(g2, h2, constraint)
+                        break
+                else:
+                    break
         # Suppression phase (steps 11-14): least-supported published items first.
         while True:
             pub = self.groups_of(items)
