@@ -196,3 +196,17 @@ def test_cli_adapter_and_audit_model(fig1, tmp_path):
         spec.run(data, RunOptions(k=2, params={"privacy": str(bad)}))
     with pytest.raises(ParameterError, match="taxonomy-level:N needs --taxonomy"):
         spec.run(data, RunOptions(k=2, params={"utility": "taxonomy-level:1"}))
+
+
+def test_stuck_item_lets_another_item_of_the_constraint_merge():
+    # x is alone in its utility constraint with support 3 = k: it cannot be merged and must not be
+    # suppressed while y can still be generalized (with z): x(y,z) then has support 3.
+    data = from_iterable([["x", "y"], ["x", "z"], ["x", "z"]] + [["y"]] * 5 + [["z"]])
+    rel = anonymize_coat(data, [["x", "y"]], [["x"], ["y", "z"]], k=3, s=0.0)
+    assert rel.mapping == {"x": "x", "y": "(y,z)", "z": "(y,z)"}
+    assert PrivacyConstraints([["x", "y"]], 3).audit(data, rel).satisfied
+    # When nothing can be merged any more, the suppression phase removes the least-supported item.
+    rel = anonymize_coat(data, [["x", "y"]], [["x"], ["y"], ["z"]], k=3, s=0.34)
+    assert rel.suppressed_items(data) == ["x"]
+    with pytest.raises(InfeasibleError, match=r"privacy constraint \['x', 'y'\]"):
+        anonymize_coat(data, [["x", "y"]], [["x"], ["y"], ["z"]], k=3, s=0.0)
