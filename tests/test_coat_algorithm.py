@@ -210,3 +210,21 @@ def test_stuck_item_lets_another_item_of_the_constraint_merge():
     assert rel.suppressed_items(data) == ["x"]
     with pytest.raises(InfeasibleError, match=r"privacy constraint \['x', 'y'\]"):
         anonymize_coat(data, [["x", "y"]], [["x"], ["y"], ["z"]], k=3, s=0.0)
+
+
+def test_audit_model_with_utility_constraints(fig1, tmp_path):
+    data, c = fig1
+    rel = anonymize_coat(data, c["privacy"], c["utility"], k=5, s=0.15)
+    pfile = tmp_path / "p.txt"
+    pfile.write_text("a b c\nd e f g h\n")
+    ufile = tmp_path / "u.txt"
+    ufile.write_text("a b\nc\nd\ne f g h\n")
+    ok = build_model("constraints", k=5, m=None, params={"privacy": str(pfile), "utility": f"groups:{ufile}",
+                                                          "s": "15%"}, original=data)
+    assert ok.audit(data, rel).satisfied
+    strict = build_model("constraints", k=5, m=None, params={"privacy": str(pfile), "utility": f"groups:{ufile}",
+                                                              "s": "10%"}, original=data)
+    rep = strict.audit(data, rel)
+    assert not rep.satisfied and rep.violations == 1  # d suppressed: 12.5% > 10%
+    with pytest.raises(ParameterError, match="unknown --param x"):
+        build_model("constraints", k=5, m=None, params={"privacy": str(pfile), "x": "1"}, original=data)

@@ -317,14 +317,37 @@ class UtilityConstraints(PrivacyModel):
         return check_utility_constraints(original, release, self.utility_constraints, self.s, max_examples=max_examples)
 
 
+class _PrivacyAndUtility(PrivacyModel):
+    """Both audits of a COAT release: privacy constraints, then utility constraints."""
+
+    def __init__(self, privacy: PrivacyConstraints, utility: UtilityConstraints) -> None:
+        self.privacy, self.utility = privacy, utility
+        self.name = f"{privacy.name} + {utility.name}"
+
+    def audit(self, original, release, *, max_examples: int = 10) -> AuditReport:
+        a = self.privacy.audit(original, release, max_examples=max_examples)
+        b = self.utility.audit(original, release, max_examples=max_examples)
+        return AuditReport(
+            model=self.name,
+            satisfied=a.satisfied and b.satisfied,
+            violations=a.violations + b.violations,
+            worst=a.worst or b.worst,
+            counterexamples=(a.counterexamples + b.counterexamples)[:max_examples],
+            details={"unit": "unsatisfied privacy constraints + utility violations", "privacy": a.details,
+                     "utility": b.details},
+        )
+
+
 def _build_constraints(*, k, m, params, original):
-    from graphanon.algorithms.coat import parse_privacy
+    from graphanon.algorithms.coat import parse_fraction, parse_privacy, parse_utility
     from graphanon.privacy.registry import require_k
 
     k = require_k(k, "constraints")
-    extra = sorted(set(params) - {"privacy"})
+    extra = sorted(set(params) - {"privacy", "utility", "s"})
     if extra:
-        raise ParameterError(f"unknown --param {', '.join(extra)}; audit model 'constraints' takes: privacy")
+        raise ParameterError(
+            f"unknown --param {', '.join(extra)}; audit model 'constraints' takes: privacy, utility, s"
+        )
     spec = params.get("privacy")
     if spec is None:
         if m is None:
@@ -333,7 +356,15 @@ def _build_constraints(*, k, m, params, original):
                 "privacy=pgen, or privacy=km:M (or -m M)"
             )
         spec = f"km:{m}"
-    return PrivacyConstraints(parse_privacy(spec, original, k), k)
+    model = PrivacyConstraints(parse_privacy(spec, original, k), k)
+    if "utility" in params or "s" in params:
+        U = parse_utility(params.get("utility", "all"), original, None)
+        try:
+            s_val = parse_fraction(params.get("s", "0.5%"))
+        except ValueError:
+            raise ParameterError(f"--param s={params.get('s')!r}: give a fraction like 0.005 or 0.5%") from None
+        return _PrivacyAndUtility(model, UtilityConstraints(U, s_val))
+    return model
 
 
 def _register() -> None:
@@ -342,7 +373,7 @@ def _register() -> None:
     register_model(
         "constraints",
         _build_constraints,
-        "COAT privacy constraints (-k K --param privacy=FILE|pgen|km:M)",
+        "COAT privacy constraints (-k K --param privacy=FILE|pgen|km:M [utility=all|groups:FILE s=0.5%])",
     )
 
 
