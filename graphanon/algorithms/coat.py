@@ -656,9 +656,9 @@ def _run_km(state: _CoatState, m: int) -> None:
 def anonymize_coat(
     data,
     privacy_constraints,
-    utility_constraints=None,
-    k: int = 2,
-    s: float = 0.0,
+    utility_constraints,
+    k: int,
+    s: float,
     weights=None,
     suppression_penalty=None,
     progress: Progress | None = None,
