@@ -239,7 +239,7 @@ class _CoatState:
         self.clock = 0
         self.progress = progress
         self.trace = trace
-        self.listeners: list[Callable[[str, int], None]] = []
+        self.listeners: list[Callable[[str, int, list], None]] = []
 
     # -------------------------------------------------------------- supports
     def support_of(self, groups: Sequence[int]) -> int:
@@ -331,7 +331,7 @@ class _CoatState:
             MergeStep(len(self.trace.steps), "merge", before, self.labels(g), int(self.sup[g]), constraint)
         )
         for fn in self.listeners:
-            fn("merge", g)
+            fn("merge", g, self.members[g])
         return g
 
     def suppress(self, g: int, constraint: tuple) -> None:
@@ -359,7 +359,7 @@ class _CoatState:
         self.trace.steps.append(MergeStep(len(self.trace.steps), "suppress", (labels,), (), int(self.sup[g]), constraint))
         self.trace.suppressed.extend(labels)
         for fn in self.listeners:
-            fn("suppress", g)
+            fn("suppress", g, mem)
 
     # -------------------------------------------------------------- Algorithm 1, steps 4-14
     def satisfy(self, items: np.ndarray, constraint: tuple) -> None:
@@ -463,122 +463,83 @@ def _unsatisfied(state: _CoatState, groups: list[int], sup: int) -> bool:
 
 
 def _run_explicit(state: _CoatState, constraints: list[np.ndarray]) -> None:
+    """Explicit constraints, exactly by largest current published support.
+
+    Every queued entry carries its constraint's version; a merge or suppression bumps
+    the version of each constraint naming a member of the changed item and re-counts
+    it (batched), so the top of the queue is always current.
+    """
     k = state.k
     trace = state.trace
     inv: dict[int, list[int]] = {}
     for c, items in enumerate(constraints):
         for i in items.tolist():
             inv.setdefault(i, []).append(c)
+    n_c = len(constraints)
+    version = np.zeros(n_c, dtype=np.int64)
+    done = np.zeros(n_c, dtype=bool)  # satisfied with support >= k (stays so) or fully suppressed
     heap: list = []
     seq = 0
-    QUEUED, DONE, ZERO = 0, 1, 2
-    status = np.full(len(constraints), QUEUED, dtype=np.int8)
-    # Initial supports, batched by size (original items are the initial groups).
-    sizes = np.array([len(c) for c in constraints])
-    sups = np.zeros(len(constraints), dtype=np.int64)
-    vb_bits = state.bits
-    for size in np.unique(sizes):
-        idx = np.flatnonzero(sizes == size)
-        arr = np.stack([constraints[i] for i in idx])
-        for start in range(0, len(idx), 2048):
-            blk = arr[start : start + 2048]
-            acc = vb_bits[blk[:, 0]].copy()
-            for c in range(1, size):
-                acc &= vb_bits[blk[:, c]]
-            sups[idx[start : start + 2048]] = np.bitwise_count(acc).sum(axis=1)
-    for c in range(len(constraints)):
-        if sups[c] >= k:
-            status[c] = DONE
-        else:
-            heap.append((-int(sups[c]), c, seq, c, None))
+
+    def enqueue(cs: list[int]) -> None:
+        nonlocal seq
+        cs = [c for c in cs if not done[c]]
+        if not cs:
+            return
+        pubs = [tuple(state.groups_of(constraints[c])) for c in cs]
+        sups = state.supports_of(pubs)
+        for c, pub, sp_ in zip(cs, pubs, sups.tolist(), strict=True):
+            version[c] += 1
+            if not pub or sp_ >= k:
+                done[c] = True
+                continue
+            heapq.heappush(heap, (-sp_, c, seq, int(version[c]), None))
             seq += 1
-    heapq.heapify(heap)
 
-    def on_change(kind: str, g: int) -> None:
-        nonlocal seq
-        mem = state.members.get(g, ())
-        touched = set()
-        for i in mem:
+    touched: set = set()
+
+    def listen(kind: str, g: int, members: list) -> None:
+        for i in members:
             touched.update(inv.get(i, ()))
-        for c in touched:
-            if status[c] == ZERO:
-                status[c] = QUEUED
-                pub = state.groups_of(constraints[c])
-                heapq.heappush(heap, (-state.support_of(pub), c, seq, c, None))
-                seq += 1
 
-    def on_suppress_items(items: list[int]) -> None:
-        nonlocal seq
-        touched = set()
-        for i in items:
-            touched.update(inv.get(i, ()))
-        for c in touched:
-            if status[c] == ZERO:
-                status[c] = QUEUED
-                pub = state.groups_of(constraints[c])
-                heapq.heappush(heap, (-state.support_of(pub), c, seq, c, None))
-                seq += 1
-
-    # Suppression removes members before listeners run; remember them first.
-    orig_suppress = state.suppress
-
-    def suppress_and_notify(g: int, constraint: tuple) -> None:
-        mem = list(state.members[g])
-        orig_suppress(g, constraint)
-        on_suppress_items(mem)
-
-    state.suppress = suppress_and_notify  # type: ignore[method-assign]
-    state.listeners.append(lambda kind, g: on_change(kind, g) if kind == "merge" else None)
-
-    total = len(constraints)
+    state.listeners.append(listen)
+    enqueue(list(range(n_c)))
+    total = n_c
     while True:
         while heap:
-            key, order, _, c, derived = heapq.heappop(heap)
-            items = constraints[c] if derived is None else derived
-            pub = state.groups_of(items)
-            sup = state.support_of(pub) if pub else 0
-            if not pub or sup >= k:
-                if derived is None:
-                    status[c] = DONE
-                continue
-            if -key != sup:
-                heapq.heappush(heap, (-sup, order, seq, c, derived))
-                seq += 1
-                continue
-            constraint = tuple(state.data.items[i] for i in constraints[c].tolist())
+            key, c, _, ver, derived = heapq.heappop(heap)
+            if ver != version[c] or done[c]:
+                continue  # outdated entry: the constraint was re-counted since
+            sup = -key
             if sup == 0:
-                J = state.violating_subset(pub)
+                pub = state.groups_of(constraints[c] if derived is None else derived)
+                J = state.violating_subset(pub) if pub else None
                 if J is None:
-                    if derived is None:
-                        status[c] = ZERO
-                    continue
-                # Work on the violating subset first, then look at the constraint again.
+                    continue  # satisfied with support 0; re-queued if one of its items changes
+                items = constraints[c]
                 reps = np.array([int(items[np.flatnonzero(state.grp[items] == g)[0]]) for g in J], dtype=np.int64)
-                heapq.heappush(heap, (-state.support_of(J), order, seq, c, reps))
-                seq += 1
-                heapq.heappush(heap, (0, order, seq, c, derived))
+                heapq.heappush(heap, (-state.support_of(J), c, seq, ver, reps))
                 seq += 1
                 continue
+            items = constraints[c] if derived is None else derived
+            constraint = tuple(state.data.items[i] for i in constraints[c].tolist())
             trace.constraints_processed += 1
+            touched.clear()
             state.satisfy(items, constraint)
-            heapq.heappush(heap, (0, order, seq, c, derived))
-            seq += 1
+            touched.add(c)
+            enqueue(sorted(touched))
             if state.progress and trace.constraints_processed % 256 == 0:
-                state.progress(int((status != QUEUED).sum()), total, f"{len(state.members)} published items")
-        # Final check over every constraint (cheap, and guards the incremental bookkeeping).
-        again = False
-        for c in range(len(constraints)):
-            if status[c] == DONE:
-                continue
+                state.progress(int(done.sum()), total, f"{len(state.members)} published items")
+        # Final check over every constraint not known to be satisfied for good.
+        again = []
+        for c in np.flatnonzero(~done).tolist():
             pub = state.groups_of(constraints[c])
             sup = state.support_of(pub) if pub else 0
             if _unsatisfied(state, pub, sup):
-                status[c] = QUEUED
-                heapq.heappush(heap, (-sup, c, seq, c, None))
-                seq += 1
-                again = True
+                again.append(c)
         if not again:
             return
+        enqueue(again)
 
 
 def _run_km(state: _CoatState, m: int) -> None:
