@@ -235,3 +235,22 @@ def test_audit_model_with_utility_constraints(fig1, tmp_path):
     assert not rep.satisfied and rep.violations == 1  # d suppressed: 12.5% > 10%
     with pytest.raises(ParameterError, match="unknown --param x"):
         build_model("constraints", k=5, m=None, params={"privacy": str(pfile), "x": "1"}, original=data)
+
+
+def test_weights_callable_progress_and_errors(fig1):
+    data, c = fig1
+    calls = []
+    seen = []
+
+    def w(members):
+        seen.append(members)
+        return 0.5
+
+    rel = anonymize_coat(data, c["privacy"], c["utility"], k=5, s=0.15, weights=w,
+                         progress=lambda d, t, msg: calls.append(msg))
+    assert rel.render_record(0) == "(a,b) c e f (g,h)"  # constant weights do not change the choices
+    assert ("a", "b") in seen and calls and calls[-1].startswith("done")
+    with pytest.raises(ParameterError, match="weights must be in"):
+        anonymize_coat(data, c["privacy"], c["utility"], k=5, s=0.15, weights=lambda m: 2.0)
+    with pytest.raises(ParameterError, match="weights must be None"):
+        anonymize_coat(data, c["privacy"], c["utility"], k=5, s=0.15, weights=3)
