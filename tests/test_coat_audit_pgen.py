@@ -119,3 +119,18 @@ def test_pgen_bms1_constraints_are_maximal_and_infrequent():
     # every distinct maximal record with few copies is there
     assert len(set(P)) == len(P)
     assert all(isinstance(x, int) for x in itertools.chain.from_iterable(P[:5]))
+
+
+def test_saved_release_is_audited_after_loading(tmp_path):
+    from graphanon.algorithms.coat import KmConstraints, anonymize_coat
+    from graphanon.privacy import KmAnonymity
+    from graphanon.release.base import load_release
+
+    data = load("bms1").subset(range(4000))
+    rel = anonymize_coat(data, KmConstraints(2), None, k=4, s=0.005)
+    rel.save(tmp_path / "rel.json")
+    back = load_release(tmp_path / "rel.json")
+    assert back.algorithm == "coat" and back.params["k"] == 4
+    assert KmAnonymity(4, 2).audit(data, back).satisfied
+    assert PrivacyConstraints(KmConstraints(2), 4).audit(data, back).satisfied
+    assert check_utility_constraints(data, back, "all", 0.005).satisfied
