@@ -3,3 +3,9 @@
 Taxonomy trees live in :mod:`graphanon.taxonomy` (``Taxonomy.to_networkx``);
 the structures of each method family live in the modules below.
 """
+
+from graphanon.graphs.constraints import ConstraintGraph, MergeForest
+from graphanon.graphs.enumeration import SuppressionEnumerationTree
+from graphanon.graphs.lattice import CutLattice
+
+__all__ = ["ConstraintGraph", "CutLattice", "MergeForest", "SuppressionEnumerationTree"]

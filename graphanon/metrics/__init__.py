@@ -12,6 +12,7 @@ from graphanon.metrics.queries import (
     generate_workload,
     true_counts,
 )
+from graphanon.metrics.utility_loss import ULReport, semantic_weight, ul, ul_metrics
 
 __all__ = [
     "CountQuery",
@@ -23,4 +24,8 @@ __all__ = [
     "recoding_loss",
     "suppression_ratio",
     "true_counts",
+    "ULReport",
+    "semantic_weight",
+    "ul",
+    "ul_metrics",
 ]

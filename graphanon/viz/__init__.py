@@ -2,3 +2,20 @@
 
 Nothing in the core imports this package (it imports matplotlib).
 """
+
+from graphanon.viz.coat import draw_constraint_graph, draw_merge_forest
+from graphanon.viz.hierarchy import (
+    draw_cut_lattice,
+    draw_enumeration_tree,
+    draw_taxonomy_cut,
+    tree_layout,
+)
+
+__all__ = [
+    "draw_constraint_graph",
+    "draw_cut_lattice",
+    "draw_enumeration_tree",
+    "draw_merge_forest",
+    "draw_taxonomy_cut",
+    "tree_layout",
+]

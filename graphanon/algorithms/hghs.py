@@ -1,0 +1,487 @@
+"""HgHs and mHgHs: k^m-anonymity by a taxonomy cut plus a suppression scenario.
+
+Heuristic generalization with heuristic suppression (Liu & Wang, PAKDD 2010).
+An anonymization is a pair (Cut, SS): the data is recoded by a taxonomy cut
+and the cut nodes in the suppression scenario SS are removed from every
+record. Its cost with LM, weighted by original occurrences, is
+
+``cost(Cut, SS) = sum_{x in Cut} O(x) IL_G(x) + sum_{x in SS} O(x) IL_S(x)``
+
+with ``IL_G(x) = (leaves(x) - 1)/(leaves(root) - 1)`` and ``IL_S = 1 - IL_G``.
+
+* Outer loop: a top-down greedy walk of the cut lattice from {root}: every
+  child cut (one node replaced by its children) is evaluated with its own
+  suppression scenario; the walk moves to the cheapest child while that
+  lowers the cost.
+* Inner loop: the greedy descent of the suppression scenario enumeration tree:
+  cut nodes in descending ``O * IL_S`` (ties: taxonomy preorder); a node is
+  kept unless it completes a minimal threat with the nodes kept before it.
+* The minimal threats of *all* cuts are mined once, on the records x nodes
+  extended matrix (see :mod:`graphanon.algorithms._hierarchy`).
+* mHgHs runs rounds i = 1..m, round i enforcing k^i on the taxonomy reduced
+  below the previous round's cut, so each round's threat set stays small.
+
+References
+----------
+Liu, Wang. Anonymizing transaction data by integrating suppression and
+generalization. PAKDD 2010, Sec. 3 (HgHs), Sec. 4.1 (minimal threats of all
+cuts), Sec. 4.2 (mHgHs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from graphanon.algorithms._hierarchy import HierarchyIndex, ThreatSet, check_m
+from graphanon.algorithms.cut import cut_recoding
+from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
+from graphanon.privacy.km import check_k
+from graphanon.release import GlobalRecoding
+from graphanon.taxonomy import Taxonomy
+
+__all__ = [
+    "HierarchySearch",
+    "SearchRound",
+    "anonymize_hghs",
+    "anonymize_mhghs",
+    "best_suppression",
+]
+
+Progress = Callable[[int, int, str], None]
+_EPS = 1e-9
+
+
+@dataclass
+class SearchRound:
+    """One top-down walk of the cut lattice (one HgHs run / one mHgHs round).
+
+    Attributes
+    ----------
+    k, m : int, int or None
+        The round enforces k^m-anonymity.
+    start : list
+        The starting cut (``[root]``).
+    steps : list of dict
+        One per move: ``expanded`` (the node replaced by its children),
+        ``cost``, ``cost_generalization``, ``cost_suppression``,
+        ``suppressed`` (labels) of the cut moved to, and ``candidates``: the
+        evaluated child cuts as ``(expanded node, cost, n_suppressed)``.
+    start_cost : tuple
+        (cost, cost_G, cost_S, suppressed labels) of the starting cut.
+    final_candidates : list
+        The child cuts evaluated at the stopping cut (none was cheaper).
+    n_threats : int
+        Minimal threats of all cuts of this round's taxonomy.
+    allowed : list or None
+        Nodes of the reduced taxonomy (None: the whole taxonomy).
+    frontier : list or None
+        The previous round's cut, whose nodes are the leaves of the reduced
+        taxonomy (None in the first round and for HgHs).
+    """
+
+    k: int
+    m: int | None
+    start: list
+    start_cost: tuple
+    steps: list = field(default_factory=list, repr=False)
+    final_candidates: list = field(default_factory=list, repr=False)
+    n_threats: int = 0
+    allowed: list | None = field(default=None, repr=False)
+    frontier: list | None = field(default=None, repr=False)
+
+    def cuts(self) -> list[list]:
+        """The cuts visited, from the start to the chosen one (labels, preorder)."""
+        out = [list(self.start)]
+        for st in self.steps:
+            out.append(list(st["cut"]))
+        return out
+
+    @property
+    def cut(self) -> list:
+        return self.cuts()[-1]
+
+    @property
+    def suppressed(self) -> list:
+        return list(self.steps[-1]["suppressed"]) if self.steps else list(self.start_cost[3])
+
+    @property
+    def cost(self) -> float:
+        return self.steps[-1]["cost"] if self.steps else self.start_cost[0]
+
+
+@dataclass
+class HierarchySearch:
+    """What HgHs/mHgHs did: attached to the release as ``release.search``.
+
+    Attributes
+    ----------
+    taxonomy : Taxonomy
+    rounds : list of SearchRound
+        One for HgHs, one per round for mHgHs.
+    cut, suppressed : list
+        The chosen cut and suppression scenario (labels).
+    cost_generalization, cost_suppression : float
+        ``cost_G(Cut)`` and ``cost_S(SS)``; their sum is the total cost.
+    """
+
+    taxonomy: Taxonomy = field(repr=False)
+    rounds: list = field(repr=False)
+    cut: list
+    suppressed: list
+    cost_generalization: float
+    cost_suppression: float
+    _index: HierarchyIndex | None = field(default=None, repr=False)
+    _threats: ThreatSet | None = field(default=None, repr=False)
+
+    @property
+    def cost(self) -> float:
+        return self.cost_generalization + self.cost_suppression
+
+    def lattice(self, round: int = -1):
+        """The :class:`~graphanon.graphs.CutLattice` of a round with its search path."""
+        from graphanon.graphs.lattice import CutLattice
+
+        rnd = self.rounds[round]
+        lat = CutLattice(self.taxonomy, frontier=rnd.frontier)
+        cuts = [lat.key(c) for c in rnd.cuts()]
+        lat.path = cuts
+        lat.costs[cuts[0]] = rnd.start_cost[0]
+        candidates = [st["candidates"] for st in rnd.steps] + [rnd.final_candidates]
+        for cut, cands in zip(cuts, candidates, strict=True):
+            children = dict(lat.children(cut))
+            for node, cost, _ in cands:
+                lat.costs[children[node]] = cost
+        return lat
+
+    def enumeration_tree(self):
+        """The :class:`~graphanon.graphs.SuppressionEnumerationTree` of the chosen cut."""
+        from graphanon.graphs.enumeration import SuppressionEnumerationTree
+
+        idx, thr = self._index, self._threats
+        cut = idx.positions(self.cut)
+        order = cut[np.argsort(idx.rank[cut], kind="stable")]
+        threats = [idx.labels(t) for t in thr.within(order)]
+        costs = {idx.nodes[i]: float(idx.sup_cost[i]) for i in order}
+        return SuppressionEnumerationTree(idx.labels(order), threats, costs)
+
+
+def _evaluate(index: HierarchyIndex, threats: ThreatSet, cut: np.ndarray):
+    order = cut[np.argsort(index.rank[cut], kind="stable")]
+    keep = threats.keep(order)
+    sup = order[~keep]
+    g = float(index.gen_cost[cut].sum())
+    s = float(index.sup_cost[sup].sum())
+    return g + s, g, s, sup
+
+
+def _walk(index, threats, k, m, expandable, progress, round_label, allowed=None, frontier=None) -> SearchRound:
+    cur = np.array([0], dtype=np.int64)
+    cost, g, s, sup = _evaluate(index, threats, cur)
+    rnd = SearchRound(
+        k=k, m=m, start=index.labels(cur), start_cost=(cost, g, s, index.labels(np.sort(sup))),
+        n_threats=len(threats), allowed=allowed, frontier=frontier,
+    )
+    n_exp = int(expandable.sum())
+    step = 0
+    while True:
+        best = None
+        cands = []
+        for x in cur[expandable[cur]]:
+            cand = np.sort(np.concatenate([cur[cur != x], index.children(x)]))
+            c, cg, cs, csup = _evaluate(index, threats, cand)
+            cands.append((index.nodes[x], c, len(csup)))
+            if best is None or c < best[0] - _EPS * max(1.0, abs(best[0])):
+                best = (c, cg, cs, csup, x, cand)
+        if best is None or best[0] >= cost - _EPS * max(1.0, abs(cost)):
+            rnd.final_candidates = cands
+            break
+        cost, g, s, sup, x, cur = best
+        step += 1
+        rnd.steps.append(
+            {
+                "expanded": index.nodes[x],
+                "cut": index.labels(cur),
+                "cost": cost,
+                "cost_generalization": g,
+                "cost_suppression": s,
+                "suppressed": index.labels(np.sort(sup)),
+                "candidates": cands,
+            }
+        )
+        if progress:
+            progress(step, n_exp, f"{round_label}: expanded {index.nodes[x]!r}, cost {cost:.4g}")
+    return rnd
+
+
+def _prepare(data, taxonomy, k, m):
+    check_k(k, data.n_records)
+    m = check_m(m)
+    index = HierarchyIndex(data, taxonomy)
+    return index, m
+
+
+def _release(data, index, search: HierarchySearch, algorithm: str, params: dict) -> GlobalRecoding:
+    total = index.total_occurrences
+    rel = cut_recoding(
+        data,
+        index.taxonomy,
+        search.cut,
+        search.suppressed,
+        algorithm=algorithm,
+        params={
+            **params,
+            "cost": search.cost,
+            "cost_generalization": search.cost_generalization,
+            "cost_suppression": search.cost_suppression,
+            "ncp": search.cost / total if total else 0.0,
+            "rounds": [
+                {
+                    "m": r.m,
+                    "cut_size": len(r.cut),
+                    "n_suppressed": len(r.suppressed),
+                    "cost": r.cost,
+                    "steps": len(r.steps),
+                    "threats": r.n_threats,
+                }
+                for r in search.rounds
+            ],
+            "path": [[st["expanded"], st["cost"]] for st in search.rounds[-1].steps],
+        },
+    )
+    rel.search = search
+    return rel
+
+
+def anonymize_hghs(
+    data,
+    *,
+    taxonomy: Taxonomy,
+    k: int,
+    m: int | None = None,
+    progress: Progress | None = None,
+) -> GlobalRecoding:
+    """k^m-anonymize ``data`` by HgHs: greedy cut search with greedy suppression.
+
+    Parameters
+    ----------
+    data : TransactionData
+        Items must be leaves of ``taxonomy``.
+    taxonomy : Taxonomy
+        The item hierarchy.
+    k : int
+        Every published itemset of at most ``m`` items has support 0 or >= k.
+    m : int or None
+        Attacker knowledge; None is k^infinity (any number of items).
+    progress : callable(done, total, message), optional
+        Called after each move of the cut search.
+
+    Returns
+    -------
+    GlobalRecoding
+        Recoded by the chosen cut, with the chosen cut nodes suppressed.
+        ``release.params`` holds ``cut``, ``suppress``, ``cost``,
+        ``cost_generalization`` (``cost_G(Cut)``), ``cost_suppression``
+        (``cost_S(SS)``), ``ncp`` (cost per original occurrence) and the
+        search path; ``release.search`` is the :class:`HierarchySearch`
+        (lattice path, candidates, enumeration tree).
+
+    Raises
+    ------
+    ParameterError
+        For k outside [1, records] or m < 1.
+    TaxonomyError
+        When items of the data are not leaves of the taxonomy.
+
+    Complexity
+    ----------
+    Threat mining: one level-wise search over the records x nodes extended
+    matrix (about ``height + 1`` times the occurrences), up to size m - for
+    large m this is the bottleneck the paper answers with mHgHs. Search:
+    at most ``internal nodes`` moves, each evaluating one child cut per
+    internal cut node; an evaluation sorts the cut and walks the threats of
+    its nodes, ``O(|Cut| log |Cut| + incidences * m)``.
+
+    Examples
+    --------
+    >>> from graphanon.datasets import load, load_taxonomy
+    >>> data, tax = load("liuwang_fig1"), load_taxonomy("liuwang_fig1")
+    >>> rel = anonymize_hghs(data, taxonomy=tax, k=2)
+    >>> rel.params["cut"], rel.params["suppress"], round(rel.params["cost"], 6)
+    (['P', 'f', 'g', 'M', 'e', 'i'], ['i'], 5.6)
+
+    References
+    ----------
+    Liu, Wang. PAKDD 2010, Sec. 3-4.1.
+    """
+    index, m = _prepare(data, taxonomy, k, m)
+    threats = index.threats(k, m)
+    rnd = _walk(index, threats, k, m, ~index.is_leaf, progress, "HgHs")
+    cut = np.sort(index.positions(rnd.cut))
+    cost, g, s, sup = _evaluate(index, threats, cut)
+    search = HierarchySearch(taxonomy, [rnd], index.labels(cut), index.labels(np.sort(sup)), g, s, index, threats)
+    return _release(data, index, search, "hghs", {"k": k, "m": m})
+
+
+def anonymize_mhghs(
+    data,
+    *,
+    taxonomy: Taxonomy,
+    k: int,
+    m: int | None = None,
+    progress: Progress | None = None,
+) -> GlobalRecoding:
+    """k^m-anonymize ``data`` by mHgHs: HgHs in rounds on shrinking taxonomies.
+
+    Round i runs HgHs for k^i on the taxonomy reduced below the cut chosen
+    in round i - 1 (that cut's nodes become leaves), so the cut only moves
+    up and each round mines the threats of a small taxonomy. With ``m=None``
+    the rounds continue until the previous round's published records are no
+    longer than the round number (then k^i implies k^infinity).
+
+    Parameters
+    ----------
+    data, taxonomy, k, m, progress :
+        As in :func:`anonymize_hghs`.
+
+    Returns
+    -------
+    GlobalRecoding
+        As in :func:`anonymize_hghs`; ``release.search.rounds`` has one
+        :class:`SearchRound` per round and ``params["rounds"]`` a summary.
+
+    Complexity
+    ----------
+    Round i: threat mining of size <= i on ``records x (nodes above the
+    previous cut)``, plus the HgHs walk (see :func:`anonymize_hghs`).
+
+    Examples
+    --------
+    >>> from graphanon.datasets import load, load_taxonomy
+    >>> data, tax = load("liuwang_fig1"), load_taxonomy("liuwang_fig1")
+    >>> rel = anonymize_mhghs(data, taxonomy=tax, k=2, m=1)
+    >>> rel.params["cut"], rel.params["suppress"]
+    (['a', 'b', 'c', 'd', 'f', 'g', 'M', 'e', 'i'], [])
+
+    References
+    ----------
+    Liu, Wang. PAKDD 2010, Sec. 4.2.
+    """
+    index, m = _prepare(data, taxonomy, k, m)
+    rounds = []
+    allowed = np.ones(index.n_nodes, dtype=bool)
+    prev_cut = None
+    threats = None
+    i = 0
+    max_len = int(np.diff(data.matrix.indptr).max()) if data.n_records else 0
+    while True:
+        i += 1
+        if m is not None and i > m:
+            break
+        if m is None and (i > max(max_len, 1) or (rounds and _published_max_len(index, rounds[-1]) < i)):
+            break
+        if prev_cut is None:
+            expandable = ~index.is_leaf
+        else:
+            allowed = np.zeros(index.n_nodes, dtype=bool)
+            for c in prev_cut:
+                a = int(c)
+                while a >= 0 and not allowed[a]:
+                    allowed[a] = True
+                    a = int(index.parent[a])
+            expandable = allowed.copy()
+            expandable[prev_cut] = False
+            expandable &= ~index.is_leaf
+        threats = index.threats(k, i, None if prev_cut is None else allowed)
+        rnd = _walk(
+            index, threats, k, i, expandable, progress, f"mHgHs round {i}",
+            allowed=None if prev_cut is None else index.labels(np.flatnonzero(allowed)),
+            frontier=None if prev_cut is None else index.labels(prev_cut),
+        )
+        rounds.append(rnd)
+        prev_cut = np.sort(index.positions(rnd.cut))
+    cut = prev_cut
+    cost, g, s, sup = _evaluate(index, threats, cut)
+    search = HierarchySearch(taxonomy, rounds, index.labels(cut), index.labels(np.sort(sup)), g, s, index, threats)
+    return _release(data, index, search, "mhghs", {"k": k, "m": m})
+
+
+def _published_max_len(index: HierarchyIndex, rnd: SearchRound) -> int:
+    from graphanon.support import generalize_matrix
+
+    cut = index.positions(rnd.cut)
+    code = index.cut_code(cut)
+    sup = set(index.positions(rnd.suppressed).tolist())
+    code = np.where(np.isin(cut[code], list(sup)), -1, code) if sup else code
+    G = generalize_matrix(index.data.matrix, code, len(cut))
+    return int(np.diff(G.indptr).max()) if G.shape[0] else 0
+
+
+def best_suppression(data, *, taxonomy: Taxonomy, cut: Iterable[Hashable], k: int, m: int | None = None) -> dict:
+    """The HgHs suppression scenario and cost of one given cut.
+
+    Parameters
+    ----------
+    data, taxonomy, k, m :
+        As in :func:`anonymize_hghs`.
+    cut : iterable of nodes
+        A cut of ``taxonomy`` (validated).
+
+    Returns
+    -------
+    dict
+        ``suppressed`` (labels), ``cost``, ``cost_generalization``,
+        ``cost_suppression`` and ``threats`` (the minimal threats within the
+        cut, as label lists).
+
+    Examples
+    --------
+    >>> from graphanon.datasets import load, load_taxonomy
+    >>> data, tax = load("liuwang_fig1"), load_taxonomy("liuwang_fig1")
+    >>> r = best_suppression(data, taxonomy=tax, cut=["H", "K", "Q", "e", "i"], k=2)
+    >>> r["suppressed"], round(r["cost"], 6)
+    (['H', 'i'], 10.2)
+    """
+    index, m = _prepare(data, taxonomy, k, m)
+    cut = np.sort(index.positions(taxonomy.validate_cut(cut)))
+    threats = index.threats(k, m)
+    cost, g, s, sup = _evaluate(index, threats, cut)
+    return {
+        "suppressed": index.labels(np.sort(sup)),
+        "cost": cost,
+        "cost_generalization": g,
+        "cost_suppression": s,
+        "threats": [index.labels(t) for t in threats.within(cut)],
+    }
+
+
+def _run_hghs(data, opts: RunOptions) -> GlobalRecoding:
+    opts.unknown_params(set())
+    return anonymize_hghs(data, taxonomy=opts.taxonomy, k=opts.k, m=opts.m, progress=opts.progress)
+
+
+def _run_mhghs(data, opts: RunOptions) -> GlobalRecoding:
+    opts.unknown_params(set())
+    return anonymize_mhghs(data, taxonomy=opts.taxonomy, k=opts.k, m=opts.m, progress=opts.progress)
+
+
+register(
+    AlgorithmSpec(
+        name="hghs",
+        summary="HgHs: greedy taxonomy cut + greedy item suppression for k^m-anonymity (Liu & Wang 2010)",
+        run=_run_hghs,
+        privacy_model="km",
+        needs_taxonomy=True,
+    )
+)
+register(
+    AlgorithmSpec(
+        name="mhghs",
+        summary="mHgHs: HgHs in m rounds on shrinking taxonomies (scales to large m and taxonomies)",
+        run=_run_mhghs,
+        privacy_model="km",
+        needs_taxonomy=True,
+    )
+)
