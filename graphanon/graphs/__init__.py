@@ -3,3 +3,10 @@
 Taxonomy trees live in :mod:`graphanon.taxonomy` (``Taxonomy.to_networkx``);
 the structures of each method family live in the modules below.
 """
+
+from graphanon.graphs.assignment import (  # noqa: E402
+    check_assignments,
+    extract_assignments,
+    greedy_diverse_assignments,
+)
+from graphanon.graphs.generalization import GeneralizationGraph, ring_graph  # noqa: E402

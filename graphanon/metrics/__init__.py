@@ -24,3 +24,6 @@ __all__ = [
     "suppression_ratio",
     "true_counts",
 ]
+from graphanon.metrics.nonreciprocal import error_rate, evaluate_nonreciprocal, nr_workload, query_error  # noqa: E402
+
+__all__ += ["error_rate", "evaluate_nonreciprocal", "nr_workload", "query_error"]

@@ -16,3 +16,6 @@ __all__ = [
     "TransactionalKAnonymity",
     "check_k",
 ]
+from graphanon.privacy.nonreciprocal import LDiversity, NonreciprocalKAnonymity, nonreciprocal_matches  # noqa: E402
+
+__all__ += ["LDiversity", "NonreciprocalKAnonymity", "nonreciprocal_matches"]
