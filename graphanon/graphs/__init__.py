@@ -3,3 +3,13 @@
 Taxonomy trees live in :mod:`graphanon.taxonomy` (``Taxonomy.to_networkx``);
 the structures of each method family live in the modules below.
 """
+
+from graphanon.graphs.order import (  # noqa: F401
+    GrayTSPResult,
+    OrderReport,
+    gray_order,
+    gray_tsp_order,
+    hamming_cycle_length,
+    order_report,
+    segment_breakpoints,
+)
