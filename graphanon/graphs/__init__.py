@@ -10,3 +10,12 @@ from graphanon.graphs.assignment import (  # noqa: E402
     greedy_diverse_assignments,
 )
 from graphanon.graphs.generalization import GeneralizationGraph, ring_graph  # noqa: E402
+from graphanon.graphs.order import (  # noqa: F401
+    GrayTSPResult,
+    OrderReport,
+    gray_order,
+    gray_tsp_order,
+    hamming_cycle_length,
+    order_report,
+    segment_breakpoints,
+)
