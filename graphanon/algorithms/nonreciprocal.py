@@ -91,7 +91,7 @@ def anonymize_nonreciprocal(
     data,
     *,
     k: int | None = None,
-    l: int | None = None,
+    l: int | None = None,  # noqa: E741
     order="gray-tsp",
     min_segment: int = 300,
     max_segment: int = 350,
@@ -167,7 +167,7 @@ def anonymize_nonreciprocal(
         raise ParameterError(f"extraction must be 'closed-walk' or 'backtracking', got {extraction!r}")
     if l is not None:
         check_diversity_feasible(data.labels, l)
-        l = check_k(l, n, "l")
+        l = check_k(l, n, "l")  # noqa: E741
         if k is None:
             k = l
         k = check_k(k, n)

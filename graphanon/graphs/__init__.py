@@ -4,12 +4,12 @@ Taxonomy trees live in :mod:`graphanon.taxonomy` (``Taxonomy.to_networkx``);
 the structures of each method family live in the modules below.
 """
 
-from graphanon.graphs.assignment import (  # noqa: E402
+from graphanon.graphs.assignment import (  # noqa: E402, F401
     check_assignments,
     extract_assignments,
     greedy_diverse_assignments,
 )
-from graphanon.graphs.generalization import GeneralizationGraph, ring_graph  # noqa: E402
+from graphanon.graphs.generalization import GeneralizationGraph, ring_graph  # noqa: E402, F401
 from graphanon.graphs.order import (  # noqa: F401
     GrayTSPResult,
     OrderReport,

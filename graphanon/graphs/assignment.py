@@ -590,7 +590,7 @@ def _label_codes(labels) -> np.ndarray:
     return np.array([index.setdefault(v, len(index)) for v in labels], dtype=np.int64)
 
 
-def check_diversity_feasible(labels, l: int) -> None:
+def check_diversity_feasible(labels, l: int) -> None:  # noqa: E741
     """Raise ``ParameterError`` when ``labels`` cannot support l-diversity: fewer than
     ``l`` distinct labels, or a label on more than ``n / l`` records."""
     from collections import Counter
@@ -616,7 +616,7 @@ def check_diversity_feasible(labels, l: int) -> None:
 def greedy_diverse_assignments(
     X,
     labels,
-    l: int,
+    l: int,  # noqa: E741
     order,
     *,
     rng=None,

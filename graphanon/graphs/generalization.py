@@ -180,11 +180,11 @@ class GeneralizationGraph:
         src, dst = self.edges()
         if view == "unified":
             g.add_nodes_from(ids)
-            g.add_edges_from((ids[a], ids[b]) for a, b in zip(src.tolist(), dst.tolist()))
+            g.add_edges_from((ids[a], ids[b]) for a, b in zip(src.tolist(), dst.tolist(), strict=True))
         elif view == "bipartite":
             g.add_nodes_from((("orig", r) for r in ids), bipartite=0)
             g.add_nodes_from((("pub", r) for r in ids), bipartite=1)
-            g.add_edges_from((("orig", ids[a]), ("pub", ids[b])) for a, b in zip(src.tolist(), dst.tolist()))
+            g.add_edges_from((("orig", ids[a]), ("pub", ids[b])) for a, b in zip(src.tolist(), dst.tolist(), strict=True))
         else:
             raise ParameterError(f"view must be 'unified' or 'bipartite', got {view!r}")
         return g

@@ -106,7 +106,7 @@ def _structure_problems(original, release, orig, pub, max_examples):
         return problems
     row_of = {rid: p for p, rid in enumerate(release.record_ids)}
     own = np.array([row_of[rid] for rid in original.record_ids], dtype=np.int64)
-    key = set(zip(orig.tolist(), pub.tolist()))
+    key = set(zip(orig.tolist(), pub.tolist(), strict=True))
     for i in range(n):
         if (i, int(own[i])) not in key:
             problems.append(
@@ -200,7 +200,7 @@ class LDiversity(PrivacyModel):
     l : int
     """
 
-    def __init__(self, l: int) -> None:
+    def __init__(self, l: int) -> None:  # noqa: E741
         if isinstance(l, bool) or not isinstance(l, (int, np.integer)) or l < 1:
             raise ParameterError(f"l must be a whole number >= 1, got {l!r}")
         self.l = int(l)

@@ -407,7 +407,7 @@ class NonreciprocalRelease(Release):
         g = nx.DiGraph()
         g.add_nodes_from((("orig", i) for i in range(original.n_records)), bipartite=0)
         g.add_nodes_from((("pub", j) for j in range(self.n_records)), bipartite=1)
-        g.add_edges_from((("orig", int(a)), ("pub", int(b))) for a, b in zip(eo, ep))
+        g.add_edges_from((("orig", int(a)), ("pub", int(b))) for a, b in zip(eo, ep, strict=True))
         return g
 
     def match_arrays(self, original, *, max_edges: int = 20_000_000):
