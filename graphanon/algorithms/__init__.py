@@ -6,10 +6,16 @@ Importing this package registers the built-in methods.
 """
 
 from graphanon.algorithms import cut  # noqa: F401
+from graphanon.algorithms.cahd_release import anonymize_cahd
 from graphanon.algorithms.cut import anonymize_cut
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
-from graphanon.algorithms.cahd_release import anonymize_cahd
-from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, get_algorithm, register, registered
+from graphanon.algorithms.registry import (
+    AlgorithmSpec,
+    RunOptions,
+    get_algorithm,
+    register,
+    registered,
+)
 
 __all__ = [
     "AlgorithmSpec",
