@@ -24,6 +24,11 @@ __all__ = [
     "suppression_ratio",
     "true_counts",
 ]
-from graphanon.metrics.nonreciprocal import error_rate, evaluate_nonreciprocal, nr_workload, query_error  # noqa: E402
+from graphanon.metrics.nonreciprocal import (  # noqa: E402
+    error_rate,
+    evaluate_nonreciprocal,
+    nr_workload,
+    query_error,
+)
 
 __all__ += ["error_rate", "evaluate_nonreciprocal", "nr_workload", "query_error"]

@@ -16,6 +16,10 @@ __all__ = [
     "TransactionalKAnonymity",
     "check_k",
 ]
-from graphanon.privacy.nonreciprocal import LDiversity, NonreciprocalKAnonymity, nonreciprocal_matches  # noqa: E402
+from graphanon.privacy.nonreciprocal import (  # noqa: E402
+    LDiversity,
+    NonreciprocalKAnonymity,
+    nonreciprocal_matches,
+)
 
 __all__ += ["LDiversity", "NonreciprocalKAnonymity", "nonreciprocal_matches"]
