@@ -71,7 +71,7 @@ def record_order(
                     max_segment=max_segment,
                     time_limit=tsp_time_limit,
                     seed=seed,
-                    progress=progress,
+                    progress=None if progress is None else (lambda d, t: progress(d, t, "Gray-TSP segments")),
                 ),
                 n,
             )
