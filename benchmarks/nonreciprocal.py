@@ -200,7 +200,7 @@ def main(argv=None):
         datasets = ["chess"]
         cases = [("chess", 10, 0.05)]
     else:
-        ks, ls, nq, tsp, reps = list(range(4, 21, 2)), [4, 6, 8, 10, 12], 500, 0.2, 3
+        ks, ls, nq, tsp, reps = [4, 8, 12, 16, 20], [4, 6, 8, 10, 12], 500, 0.2, 2
         factors, kt = [1, 2, 4, 8, 16], [4, 8, 12, 16, 20]
         datasets = ["chess", "mushroom"]
         cases = [("chess", 10, 1.0), ("chess", 10, 0.2), ("bms1", 10, 0.1)]

@@ -177,3 +177,20 @@ def test_cli_adapter_and_models():
     with pytest.raises(ParameterError, match="unknown --param"):
         spec.run(data, RunOptions(k=3, params={"colour": "red"}))
     assert "cahd" in __import__("graphanon.algorithms", fromlist=["registered"]).registered()
+
+
+def test_cahd_release_audits_and_er_vs_nr():
+    from graphanon.algorithms.cahd_release import anonymize_cahd
+
+    data = load("chess").subset(np.arange(0, 3196, 4))
+    data = relabel(data, skewed_labels(data.n_records, seed=2))
+    cahd = anonymize_cahd(data, l=4, rng=0)
+    assert LDiversity(4).audit(data, cahd).satisfied
+    assert NonreciprocalKAnonymity(4).audit(data, cahd).satisfied
+    nr = anonymize_nonreciprocal(data, l=4, order="gray", rng=0)
+    assert LDiversity(4).audit(data, nr).satisfied
+    with pytest.raises(ParameterError, match="at least 40 distinct"):
+        anonymize_cahd(data, l=40)
+    spec = get_algorithm("cahd")
+    rel = spec.run(data, RunOptions(seed=1, params={"l": "3"}))
+    assert build_model(spec.privacy_model, k=None, m=None, params={"l": "3"}, original=data).audit(data, rel).satisfied

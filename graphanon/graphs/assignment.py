@@ -254,12 +254,17 @@ def _backtracking_round(succ, used, starts, seed, unmark):
 
 
 @numba.njit(cache=True)
-def _greedy_pick(x, rank, order, P, lab, ml, mlc, inv, stamp, walk, target, ehead_stamp, ehead, enext, ey, window):
+def _greedy_pick(
+    x, rank, order, P, lab, ml, mlc, inv, stamp, walk, target, ehead_stamp, ehead, enext, ey, window, lookahead
+):
     n = order.shape[0]
     i = rank[x]
     last = -1
     dlast = 0
-    half = n // 2 + 1
+    found = -1
+    found_h = 1 << 30
+    dfound = 0
+    half = min(n // 2 + 1, 4 * window + 64)
     for d in range(half + 1):
         best = -1
         best_unv = False
@@ -298,12 +303,23 @@ def _greedy_pick(x, rank, order, P, lab, ml, mlc, inv, stamp, walk, target, ehea
                 best_h = h
         if best >= 0:
             if best_unv:
-                return best
+                if found < 0 or best_h < found_h:
+                    if found < 0:
+                        dfound = d
+                    found = best
+                    found_h = best_h
+                if d - dfound >= lookahead:
+                    return found
+                continue
             if last < 0:
                 last = best
                 dlast = d
-        if last >= 0 and d - dlast > window:
+        if found >= 0 and d - dfound >= lookahead:
+            return found
+        if found < 0 and last >= 0 and d - dlast > window:
             break
+    if found >= 0:
+        return found
     return last
 
 
@@ -338,7 +354,7 @@ def _random_pick(x, n, lab, ml, mlc, inv, stamp, walk, target):
 
 
 @numba.njit(cache=True)
-def _greedy_round(order, rank, P, lab, ml, mlc, starts, seed, window, greedy, max_steps):
+def _greedy_round(order, rank, P, lab, ml, mlc, starts, seed, window, greedy, max_steps, lookahead):
     """One round of greedy (or label-aware random) closed-walk extraction on the complete graph."""
     np.random.seed(seed)
     n = order.shape[0]
@@ -369,13 +385,14 @@ def _greedy_round(order, rank, P, lab, ml, mlc, starts, seed, window, greedy, ma
         while True:
             if greedy:
                 y = _greedy_pick(
-                    x, rank, order, P, lab, ml, mlc, inv, stamp, walk, target, ehead_stamp, ehead, enext, ey, window
+                    x, rank, order, P, lab, ml, mlc, inv, stamp, walk, target, ehead_stamp, ehead, enext, ey, window,
+                    lookahead,
                 )
             else:
                 y = -1
-            if y < 0:
+            if y < 0 and not greedy:
                 y = _random_pick(x, n, lab, ml, mlc, inv, stamp, walk, target)
-            if y < 0 or wsteps >= max_steps:
+            if y < 0 or wsteps >= max_steps or (greedy and steps >= 300 * n):
                 return A, False, steps
             if ehead_stamp[x] != walk:
                 ehead_stamp[x] = walk
@@ -621,6 +638,8 @@ def greedy_diverse_assignments(
     *,
     rng=None,
     window: int = 64,
+    lookahead: int = 0,
+    stats: dict | None = None,
     progress: Callable[[int, int, str], None] | None = None,
 ) -> np.ndarray:
     """Build ``l`` disjoint assignments whose union makes every record l-diverse.
@@ -650,6 +669,10 @@ def greedy_diverse_assignments(
         Once a visited (last-resort) candidate is found, keep scanning at
         most this many further positions for an unvisited one. The paper
         scans the whole order; the bound keeps each pick O(window).
+    lookahead : int
+        0 (the paper): return the first eligible unvisited record found
+        scanning outward. ``h > 0``: keep scanning ``h`` more positions and
+        return the eligible unvisited record of least Hamming distance.
     progress : callable(done, total, message), optional
 
     Returns
@@ -664,8 +687,18 @@ def greedy_diverse_assignments(
     ParameterError
         For an infeasible ``l``.
     InfeasibleError
-        If a round cannot be completed (not observed on feasible data; the
-        round is first retried with label-aware random walks).
+        If a round cannot be completed.
+
+    Notes
+    -----
+    The label constraint breaks the regularity that guarantees a closed walk
+    closes (Theorem 4.1): in late rounds a walk may wander without reaching
+    its start's slot. A greedy walk longer than ``20 n + 1000`` steps (or a
+    round longer than ``300 n`` steps, or a pick that finds no eligible record
+    within ``4 window + 64`` positions) abandons the greedy walk for that
+    round, which is redone by label-aware *random* closed walks (uniform
+    eligible next hops, same preference for unvisited records). Those rounds
+    cost utility; ``stats["fallback_rounds"]`` lists them.
 
     Complexity
     ----------
@@ -690,19 +723,27 @@ def greedy_diverse_assignments(
     mlc = np.zeros(n, dtype=np.int64)
     out = np.empty((l, n), dtype=np.int64)
     max_steps = 20 * n + 1000
+    fallback_rounds = []
     for r in range(l):
-        ok = False
-        for attempt in range(4):
+        starts = rng.permutation(n).astype(np.int64)
+        seed = int(rng.integers(2**31 - 1))
+        A, ok, _ = _greedy_round(order, rank, P, lab, ml, mlc, starts, seed, window, True, max_steps, lookahead)
+        attempt = 0
+        while not ok and attempt < 4:
+            # label-aware random closed walks (no greedy scan), generous step budget
+            attempt += 1
             starts = rng.permutation(n).astype(np.int64)
             seed = int(rng.integers(2**31 - 1))
-            A, ok, _ = _greedy_round(order, rank, P, lab, ml, mlc, starts, seed, window, attempt == 0, max_steps)
-            if ok:
-                break
+            A, ok, _ = _greedy_round(order, rank, P, lab, ml, mlc, starts, seed, window, False, 20 * n + 1000, 0)
         if not ok:
             raise InfeasibleError(f"greedy l-diverse extraction could not complete round {r + 1} of {l}")
+        if attempt:
+            fallback_rounds.append(r)
         out[r] = A
         ml[np.arange(n), mlc] = lab[A]
         mlc += 1
         if progress is not None:
             progress(r + 1, l, f"greedy assignment {r + 1}/{l}")
+    if stats is not None:
+        stats["fallback_rounds"] = fallback_rounds
     return out
