@@ -226,8 +226,8 @@ class NonreciprocalRelease(Release):
     >>> rel = NonreciprocalRelease(["a", "b", "c"], [[1, 1, 0]], [[0, 1, 1]], [1], record_ids=["r1"])
     >>> rel.render_record(0)
     'a b | distance: b c | threshold 1'
-    >>> rel.estimate_count(["a", "b"])   # worlds: abc? no: ab, a, ac -> 1 of 3 has a and b
-    0.3333333333333333
+    >>> round(rel.estimate_count(["a", "b"]), 4)   # worlds ab, a, abc: two hold a and b
+    0.6667
     """
 
     kind = "nonreciprocal"
