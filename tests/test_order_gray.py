@@ -359,3 +359,14 @@ def test_bad_inputs():
         gray_tsp_order(X, min_segment=2.5)
     with pytest.raises(ParameterError, match="seed must be an integer"):
         gray_tsp_order(X, seed="a")
+
+
+def test_docstring_examples():
+    import doctest
+
+    import graphanon.algorithms.cahd as cahd_mod
+    import graphanon.graphs.order as order_mod
+
+    for mod in (order_mod, cahd_mod):
+        result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert result.attempted > 0 and result.failed == 0, mod.__name__
