@@ -43,7 +43,7 @@ def skewed_labels(n: int, seed: int = 0) -> np.ndarray:
     return np.random.default_rng(seed).choice(24, size=n, p=p / p.sum())
 
 
-def order_rows(name, data, limits, solution_limit, min_seg, max_seg):
+def order_rows(name, data, limits, solution_limit, min_seg, max_seg, parallel=()):
     n = data.n_records
     rows = []
     ident = hamming_cycle_length(data, np.arange(n))
@@ -55,13 +55,20 @@ def order_rows(name, data, limits, solution_limit, min_seg, max_seg):
     h = consecutive_hamming(data, gray, cyclic=False)
     runs = []
     for tl in limits:
-        runs.append(("time_limit", tl, None))
+        runs.append(("time_limit", tl, None, 1))
     if solution_limit:
-        runs.append(("solution_limit", 30.0, solution_limit))
-    for mode, tl, sl in runs:
+        runs.append(("solution_limit", 30.0, solution_limit, 1))
+    for tl in parallel:
+        runs.append(("time_limit", tl, None, 2))
+    for mode, tl, sl, jobs in runs:
         t0 = time.perf_counter()
         res = gray_tsp_details(
-            data, min_segment=min_seg, max_segment=max_seg, time_limit=tl, solution_limit=sl
+            data,
+            min_segment=min_seg,
+            max_segment=max_seg,
+            time_limit=tl,
+            solution_limit=sl,
+            n_jobs=jobs,
         )
         t = time.perf_counter() - t0
         bp = res.bounds[1:-1]
@@ -76,6 +83,7 @@ def order_rows(name, data, limits, solution_limit, min_seg, max_seg):
                 "mode": mode,
                 "time_limit_s": tl,
                 "solution_limit": sl,
+                "n_jobs": jobs,
                 "segments": int(len(res.bounds) - 1),
                 "segments_solved": int(res.solved.sum()),
                 "identity": ident,
@@ -133,13 +141,13 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.quick:
         chess = load("chess").subset(np.arange(700))
-        order = order_rows("chess[:700]", chess, [0.05], 5, 300, 350)
+        order = order_rows("chess[:700]", chess, [0.05], 5, 300, 350, parallel=[0.05])
         cahd = cahd_rows("chess[:700]", chess, [4, 8], "gray")
     else:
         order = []
         order += order_rows("chess", load("chess"), [0.1, 0.2, 1.0], 10, 300, 350)
         order += order_rows("mushroom", load("mushroom"), [0.1, 0.2, 1.0], 10, 300, 350)
-        order += order_rows("bms1", load("bms1"), [0.1, 0.2], None, 300, 350)
+        order += order_rows("bms1", load("bms1"), [0.1, 0.2], 5, 300, 350, parallel=[0.1])
         cahd = []
         for name in ("chess", "mushroom", "bms1"):
             cahd += cahd_rows(name, load(name), [4, 6, 8, 10, 12], "gray")
