@@ -68,6 +68,18 @@ def test_metrics_and_user_order():
     assert [g.tolist() for g in cahd_groups(X[:3], labels[:3], 2, order=[0, 1, 2])] == [[0, 1, 2]]
 
 
+def test_leftover_records_are_dealt_into_diverse_groups():
+    # l = 3, eight records, four labels twice each: no group of exactly 3 leaves an
+    # l-diverse rest (4 labels would each need to stay <= 5/3), so the records are
+    # dealt into 8 // 3 = 2 groups of 4 distinct labels
+    X = np.eye(8, dtype=bool)
+    labels = list("ababcdcd")
+    groups = cahd_groups(X, labels, 3, order=range(8))
+    audit_groups(groups, labels, 3, 8)
+    assert sorted(len(g) for g in groups) == [4, 4]
+    assert all(sorted(labels[i] for i in g) == list("abcd") for g in groups)
+
+
 # ---------------------------------------------------------------- properties
 
 
@@ -91,9 +103,9 @@ def test_groups_are_l_diverse_partition(X, l, n_labels, alpha, data):
     order = data.draw(st.permutations(range(n))) if data.draw(st.booleans()) else None
     groups = cahd_groups(X, labels, l, alpha=alpha, order=order)
     audit_groups(groups, labels, l, n)
-    # all but possibly the last group have exactly l records with distinct labels
-    for g in groups[:-1]:
-        assert len(g) == l and len({labels[i] for i in g}) == l
+    # every group has pairwise distinct labels and fewer than 2 l records
+    for g in groups:
+        assert len({labels[i] for i in g}) == len(g) < 2 * l
 
 
 @settings(max_examples=20, deadline=None)

@@ -294,6 +294,11 @@ def test_tsp_is_deterministic_with_solution_limit():
     a = gray_tsp_order(data, **kw)
     b = gray_tsp_order(data, **kw)
     assert a.tolist() == b.tolist()
+    # segments are independent: worker processes give the same order, progress in order
+    calls = []
+    c = gray_tsp_order(data, n_jobs=2, progress=lambda d, t: calls.append(d), **kw)
+    assert c.tolist() == a.tolist()
+    assert calls == list(range(1, len(calls) + 1)) and len(calls) >= 3
 
 
 def test_tsp_improves_chess_and_reports_progress():
@@ -357,5 +362,18 @@ def test_bad_inputs():
         gray_tsp_order(X, metaheuristic="genetic")
     with pytest.raises(ParameterError, match="min_segment must be an integer"):
         gray_tsp_order(X, min_segment=2.5)
+    with pytest.raises(ParameterError, match="n_jobs must be an integer >= 1"):
+        gray_tsp_order(X, n_jobs=0)
     with pytest.raises(ParameterError, match="seed must be an integer"):
         gray_tsp_order(X, seed="a")
+
+
+def test_docstring_examples():
+    import doctest
+
+    import graphanon.algorithms.cahd as cahd_mod
+    import graphanon.graphs.order as order_mod
+
+    for mod in (order_mod, cahd_mod):
+        result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert result.attempted > 0 and result.failed == 0, mod.__name__

@@ -116,11 +116,14 @@ def cahd_groups(
     first. The group is kept only if the records left ungrouped can still be
     grouped, i.e. no label is on more than ``1 / l`` of them (CAHD's histogram
     check); otherwise it is undone and the scan moves on. When a full pass
-    over the order forms no group, the records left form the last group,
-    which is l-diverse by that check.
+    over the order forms no group, the scan is repeated with every ungrouped
+    record as a candidate; the records still left (CAHD would publish them as
+    one last group) are dealt round-robin by label into ``r // l`` groups,
+    which the histogram check keeps feasible.
 
-    Every group has at least ``l`` records, no label occurs in a group more
-    than ``|group| / l`` times, and every record is in exactly one group.
+    Every group has at least ``l`` records with pairwise distinct labels (so
+    no label occurs more than ``|group| / l`` times), and every record is in
+    exactly one group. Groups formed by the scans have exactly ``l`` records.
 
     Parameters
     ----------
@@ -145,7 +148,7 @@ def cahd_groups(
     -------
     groups : list of ndarray of int64
         Record indices of each group, each listed in scan order; groups in the
-        order they were formed, the last group (if any) last.
+        order they were formed, the dealt groups (if any) last.
 
     Raises
     ------
@@ -167,13 +170,18 @@ def cahd_groups(
       when the window holds them. This makes the rollback rare instead of
       scanning on; a window lacking them still rolls back.
     * The scan restarts from the beginning after a pass that formed groups,
-      so records skipped early get a second chance before the last group is
-      formed (the reference implementation likewise restarts its scan).
+      so records skipped early get a second chance (a public C++
+      implementation of CAHD also restarts its scan).
+    * CAHD publishes the records it cannot place as one last group. Here they
+      first get a scan with an unlimited candidate list (when at most 5000 are
+      left), then the rest (``r`` records) are dealt into ``r // l`` groups in
+      decreasing label frequency, so no group is larger than ``2 l - 1``.
 
     Complexity
     ----------
     O(n * alpha * l * b / 64) for the candidate lists and similarities in the
-    typical case, plus a pass per restart; O(n * b / 8) memory.
+    typical case, plus a pass per restart and O(r^2 * b / 64) for the ``r``
+    records the windows leave; O(n * b / 8) memory.
 
     Examples
     --------
@@ -210,6 +218,7 @@ def cahd_groups(
     n_labels = len(values)
     counts = np.bincount(codes, minlength=n_labels).astype(np.int64)
     window = int(alpha) * l
+    full_window_limit = 5000  # O(r^2) second phase only for small leftovers
 
     # Doubly linked list over the positions of ungrouped records (sentinels -1 and n).
     nxt = np.arange(1, n + 1, dtype=np.int64)
@@ -276,26 +285,40 @@ def cahd_groups(
             return None
         return chosen
 
-    while remaining:
-        formed = 0
-        p = head
-        while p < n and remaining:
-            g = try_group(p)
-            if g is None:
-                p = int(nxt[p])
-                continue
-            g.sort()
-            for q in g:
-                unlink(q)
-            counts -= np.bincount(lab[g], minlength=n_labels)
-            remaining -= len(g)
-            groups.append(order[np.asarray(g, dtype=np.int64)])
-            formed += 1
-            while p < n and not alive[p]:
-                p = int(nxt[p])
-        if not formed:
-            break
+    def scan() -> None:
+        nonlocal remaining
+        while remaining:
+            formed = 0
+            p = head
+            while p < n and remaining:
+                g = try_group(p)
+                if g is None:
+                    p = int(nxt[p])
+                    continue
+                g.sort()
+                for q in g:
+                    unlink(q)
+                counts[:] -= np.bincount(lab[g], minlength=n_labels)
+                remaining -= len(g)
+                groups.append(order[np.asarray(g, dtype=np.int64)])
+                formed += 1
+                while p < n and not alive[p]:
+                    p = int(nxt[p])
+            if not formed:
+                return
+
+    scan()  # CAHD: candidate windows of alpha * l records on each side
+    if remaining and remaining <= full_window_limit:
+        window = n  # records the windows could not place: any remaining record may join
+        scan()
     if remaining:
+        # Deal the rest round-robin into remaining // l groups, labels by decreasing
+        # count: a label on c <= remaining / l records lands in c different groups.
         rest = np.flatnonzero(alive)
-        groups.append(order[rest])
+        rl = lab[rest]
+        k = np.lexsort((rest, rl, -counts[rl]))
+        n_groups = remaining // l
+        dealt = np.arange(remaining) % n_groups
+        for j in range(n_groups):
+            groups.append(order[np.sort(rest[k[dealt == j]])])
     return groups

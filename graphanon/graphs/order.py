@@ -541,6 +541,38 @@ def _tsp_path(
     return np.asarray(route, dtype=np.int64)
 
 
+def _solve_segment(task):
+    """Re-order one segment (rows in Gray order) by a fixed-end TSP path.
+
+    Returns ``(gray_cost, path or None, cost, solved)`` where ``path`` permutes
+    the segment's positions (first and last fixed) and is given only when it is
+    strictly shorter than the Gray path.
+    """
+    seg_words, gcost, seed_seq, (time_limit, solution_limit, metaheuristic) = task
+    L = seg_words.shape[0]
+    if L <= 3 or gcost == 0:
+        return gcost, None, gcost, False
+    D = _hamming_matrix_words(seg_words)
+    if gcost <= _path_lower_bound(D):
+        return gcost, None, gcost, False
+    # Seeded numbering of the interior nodes: the solver breaks ties by node index.
+    rng = np.random.default_rng(seed_seq)
+    nodes = np.concatenate(([0], 1 + rng.permutation(L - 2), [L - 1]))
+    route = _tsp_path(
+        D[np.ix_(nodes, nodes)],
+        time_limit=time_limit,
+        solution_limit=solution_limit,
+        metaheuristic=metaheuristic,
+    )
+    path = nodes[route]
+    valid = path.size == L and path[0] == 0 and path[-1] == L - 1 and np.unique(path).size == L
+    if valid:
+        cost = _path_cost(D, path)
+        if cost < gcost:  # never worse than the Gray segment
+            return gcost, path, cost, True
+    return gcost, None, gcost, True
+
+
 @dataclass
 class GrayTSPResult:
     """The Gray-TSP order with its intermediate steps.
@@ -580,6 +612,7 @@ def gray_tsp_details(
     metaheuristic: str = "guided_local_search",
     seed: int | None = 0,
     progress: Callable[[int, int], None] | None = None,
+    n_jobs: int = 1,
 ) -> GrayTSPResult:
     """Compute the Gray-TSP order and return it with its segments and costs.
 
@@ -609,49 +642,61 @@ def gray_tsp_details(
         )
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
         raise ParameterError(f"seed must be an integer or None, got {seed!r}")
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
+        raise ParameterError(f"n_jobs must be an integer >= 1, got {n_jobs!r}")
     packed, b = pack_rows(X)
     n = packed.shape[0]
     words = _pad_words(packed)
     gray = _gray_order_packed(packed, b)
     h = _consecutive_packed(words, gray, cyclic=False)
     bounds = _segment_bounds(h, n, m, M, strict=False)
-    rng = np.random.default_rng(seed)
     t = len(bounds) - 1
+    # One independent stream per segment: results do not depend on n_jobs.
+    seeds = np.random.SeedSequence(seed).spawn(t)
     order = gray.copy()
     gray_costs = np.zeros(t, dtype=np.int64)
     tsp_costs = np.zeros(t, dtype=np.int64)
     solved = np.zeros(t, dtype=bool)
-    for s in range(t):
+    solver = (float(time_limit), solution_limit, metaheuristic)
+
+    def tasks():
+        for s in range(t):
+            lo, hi = int(bounds[s]), int(bounds[s + 1])
+            yield words[gray[lo:hi]], int(h[lo : hi - 1].sum()), seeds[s], solver
+
+    def apply(s, result):
         lo, hi = int(bounds[s]), int(bounds[s + 1])
-        seg = gray[lo:hi]
-        L = hi - lo
-        gcost = int(h[lo : hi - 1].sum())
-        gray_costs[s] = tsp_costs[s] = gcost
-        if L > 3 and gcost > 0:
-            D = _hamming_matrix_words(words[seg])
-            if gcost > _path_lower_bound(D):
-                # Seeded numbering of the interior nodes: the solver breaks ties by node index.
-                nodes = np.concatenate(([0], 1 + rng.permutation(L - 2), [L - 1]))
-                route = _tsp_path(
-                    D[np.ix_(nodes, nodes)],
-                    time_limit=float(time_limit),
-                    solution_limit=solution_limit,
-                    metaheuristic=metaheuristic,
-                )
-                path = nodes[route]
-                solved[s] = True
-                if (
-                    path.size == L
-                    and path[0] == 0
-                    and path[-1] == L - 1
-                    and np.unique(path).size == L
-                ):
-                    cost = _path_cost(D, path)
-                    if cost < gcost:  # never worse than the Gray segment
-                        order[lo:hi] = seg[path]
-                        tsp_costs[s] = cost
+        gcost, path, cost, was_solved = result
+        gray_costs[s] = gcost
+        tsp_costs[s] = cost
+        solved[s] = was_solved
+        if path is not None:
+            order[lo:hi] = gray[lo:hi][path]
         if progress is not None:
             progress(s + 1, t)
+
+    if n_jobs == 1 or t <= 1:
+        for s, task in enumerate(tasks()):
+            apply(s, _solve_segment(task))
+    else:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+
+        method = "fork" if "fork" in mp.get_all_start_methods() else None
+        with ProcessPoolExecutor(max_workers=n_jobs, mp_context=mp.get_context(method)) as ex:
+            pending = []
+            it = tasks()
+            for task in it:  # keep at most 2 * n_jobs segments in flight
+                pending.append(ex.submit(_solve_segment, task))
+                if len(pending) >= 2 * n_jobs:
+                    break
+            done = 0
+            while pending:
+                apply(done, pending.pop(0).result())
+                done += 1
+                task = next(it, None)
+                if task is not None:
+                    pending.append(ex.submit(_solve_segment, task))
     return GrayTSPResult(
         order=order,
         gray=gray,
@@ -672,6 +717,7 @@ def gray_tsp_order(
     metaheuristic: str = "guided_local_search",
     seed: int | None = 0,
     progress: Callable[[int, int], None] | None = None,
+    n_jobs: int = 1,
 ) -> np.ndarray:
     """The cyclic Gray-TSP order of the records.
 
@@ -705,9 +751,14 @@ def gray_tsp_order(
         "greedy_descent", "simulated_annealing", "tabu_search" or "automatic".
     seed : int or None, default 0
         Seeds the numbering of the interior records handed to the solver (the
-        solver itself draws no random numbers and breaks ties by node index).
+        solver itself draws no random numbers and breaks ties by node index);
+        each segment gets its own stream (``SeedSequence(seed).spawn``).
     progress : callable, optional
-        Called as ``progress(done, total)`` after each segment.
+        Called as ``progress(done, total)`` after each segment, in order.
+    n_jobs : int, default 1
+        Worker processes solving segments in parallel (segments are
+        independent; the result does not depend on ``n_jobs`` when
+        ``solution_limit`` makes the search deterministic).
 
     Returns
     -------
@@ -763,6 +814,7 @@ def gray_tsp_order(
         metaheuristic=metaheuristic,
         seed=seed,
         progress=progress,
+        n_jobs=n_jobs,
     ).order
 
 
