@@ -5,12 +5,12 @@ and registers a CLI adapter in :mod:`graphanon.algorithms.registry`.
 Importing this package registers the built-in methods.
 """
 
-from graphanon.algorithms import coat  # noqa: F401
-from graphanon.algorithms import cut  # noqa: F401
-from graphanon.algorithms.coat import anonymize_coat, pgen
 from graphanon.algorithms.apriori import anonymize_aa
+from graphanon.algorithms.cahd_release import anonymize_cahd
+from graphanon.algorithms.coat import anonymize_coat, pgen
 from graphanon.algorithms.cut import anonymize_cut
 from graphanon.algorithms.hghs import anonymize_hghs, anonymize_mhghs
+from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
 from graphanon.algorithms.registry import (
     AlgorithmSpec,
     RunOptions,
@@ -23,14 +23,16 @@ from graphanon.algorithms.suppression import anonymize_mm
 __all__ = [
     "AlgorithmSpec",
     "RunOptions",
-    "anonymize_coat",
     "anonymize_aa",
+    "anonymize_cahd",
+    "anonymize_coat",
     "anonymize_cut",
     "anonymize_hghs",
     "anonymize_mhghs",
     "anonymize_mm",
+    "anonymize_nonreciprocal",
     "get_algorithm",
-    "register",
     "pgen",
+    "register",
     "registered",
 ]

@@ -29,3 +29,11 @@ __all__ = [
     "ul",
     "ul_metrics",
 ]
+from graphanon.metrics.nonreciprocal import (  # noqa: E402
+    error_rate,
+    evaluate_nonreciprocal,
+    nr_workload,
+    query_error,
+)
+
+__all__ += ["error_rate", "evaluate_nonreciprocal", "nr_workload", "query_error"]

@@ -26,3 +26,10 @@ __all__ = [
     "TransactionalKAnonymity",
     "check_k",
 ]
+from graphanon.privacy.nonreciprocal import (  # noqa: E402
+    LDiversity,
+    NonreciprocalKAnonymity,
+    nonreciprocal_matches,
+)
+
+__all__ += ["LDiversity", "NonreciprocalKAnonymity", "nonreciprocal_matches"]

@@ -23,3 +23,6 @@ __all__ = [
     "load_release",
     "release_kinds",
 ]
+from graphanon.release.nonreciprocal import NonreciprocalRelease  # noqa: E402
+
+__all__ += ["NonreciprocalRelease"]

@@ -18,39 +18,14 @@ from collections.abc import Hashable, Iterable
 import matplotlib.pyplot as plt
 import networkx as nx
 
-__all__ = ["draw_cut_lattice", "draw_enumeration_tree", "draw_taxonomy_cut", "tree_layout"]
+from graphanon.viz.taxonomy import tree_layout
+
+__all__ = ["draw_cut_lattice", "draw_enumeration_tree", "draw_taxonomy_cut"]
 
 _CUT = "#1f77b4"
 _SUPP = "#d62728"
 _PATH = "#ff7f0e"
 _FADED = "#cccccc"
-
-
-def tree_layout(graph: nx.DiGraph, root: Hashable) -> dict:
-    """Positions for a rooted tree: leaves evenly spaced in DFS order, parents centred, y = -depth."""
-    pos: dict = {}
-    counter = [0]
-
-    def place(v, depth):
-        kids = list(graph.successors(v))
-        if not kids:
-            pos[v] = (float(counter[0]), -float(depth))
-            counter[0] += 1
-        else:
-            for c in kids:
-                place(c, depth + 1)
-            xs = [pos[c][0] for c in kids]
-            pos[v] = ((min(xs) + max(xs)) / 2.0, -float(depth))
-
-    import sys
-
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, 10 * graph.number_of_nodes() + 100))
-    try:
-        place(root, 0)
-    finally:
-        sys.setrecursionlimit(old)
-    return pos
 
 
 def _ax(ax, size=(8, 5)):

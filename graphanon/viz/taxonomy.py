@@ -2,35 +2,41 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 
 import matplotlib
 
 matplotlib.use("Agg", force=False)
 import matplotlib.pyplot as plt  # noqa: E402
+import networkx as nx  # noqa: E402
 
 __all__ = ["draw_taxonomy", "tree_layout"]
 
 
-def tree_layout(taxonomy, nodes: Iterable | None = None) -> dict:
-    """Positions ``node -> (x, y)``: leaves spread left to right, parents centred
-    over their children, depth downwards. Only ``nodes`` are placed (default all)."""
-    keep = set(taxonomy.nodes if nodes is None else nodes)
+def tree_layout(graph: nx.DiGraph, root: Hashable) -> dict:
+    """Positions for a rooted tree: leaves evenly spaced in DFS order, parents centred, y = -depth."""
     pos: dict = {}
-    next_x = [0.0]
+    counter = [0]
 
-    def place(v) -> float:
-        kids = [c for c in taxonomy.children(v) if c in keep]
+    def place(v, depth):
+        kids = list(graph.successors(v))
         if not kids:
-            x = next_x[0]
-            next_x[0] += 1.0
+            pos[v] = (float(counter[0]), -float(depth))
+            counter[0] += 1
         else:
-            xs = [place(c) for c in kids]
-            x = (xs[0] + xs[-1]) / 2
-        pos[v] = (x, -taxonomy.depth(v))
-        return x
+            for c in kids:
+                place(c, depth + 1)
+            xs = [pos[c][0] for c in kids]
+            pos[v] = ((min(xs) + max(xs)) / 2.0, -float(depth))
 
-    place(taxonomy.root)
+    import sys
+
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 10 * graph.number_of_nodes() + 100))
+    try:
+        place(root, 0)
+    finally:
+        sys.setrecursionlimit(old)
     return pos
 
 
@@ -61,7 +67,7 @@ def draw_taxonomy(taxonomy, *, highlight: Iterable = (), suppressed: Iterable = 
     shown = order[:max_nodes]
     # keep the drawn set closed under parents
     shown_set = set(shown)
-    pos = tree_layout(taxonomy, shown_set)
+    pos = tree_layout(taxonomy.graph.subgraph(shown_set), taxonomy.root)
     highlight, suppressed = set(highlight), set(suppressed)
     if ax is None:
         width = min(24, max(6, 0.25 * sum(1 for v in shown if not any(c in shown_set for c in taxonomy.children(v)))))

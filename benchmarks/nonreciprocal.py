@@ -1,0 +1,221 @@
+"""Benchmark of nonreciprocal recoding (Xue et al., KDD 2012, Sec. 5).
+
+Measures
+--------
+1. ER and QE (type I / II) vs k for the ring over the Gray order and over the
+   Gray-TSP order (chess, mushroom).
+2. ER and QE vs l for NR (greedy l-diverse assignments) and CAHD under the
+   same bit-voting publication, labels sampled from a fixed skewed
+   distribution (seeded).
+3. Time of closed walk vs backtracking (WMC) extraction vs k (chess) and vs
+   data size (chess x1, x2, x4, x8, x16 by duplication with random bit flips),
+   k = 16.
+4. Wall time of the full k-anonymization (order + graph + extraction +
+   publication) of chess and bms1 with k = 10.
+
+Usage: ``python benchmarks/nonreciprocal.py [--quick]``; prints JSON and writes
+``benchmarks/results/nonreciprocal.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
+from graphanon.data import TransactionData
+from graphanon.datasets import load
+from graphanon.graphs.assignment import extract_assignments
+from graphanon.graphs.generalization import ring_graph
+from graphanon.graphs.order import gray_order, gray_tsp_order, hamming_cycle_length
+from graphanon.metrics.nonreciprocal import error_rate, nr_workload, query_error
+from graphanon.privacy import LDiversity, NonreciprocalKAnonymity
+
+
+def skewed_labels(n, n_labels=30, ratio=0.95, seed=0):
+    """Sensitive labels from a fixed geometric distribution (seeded); the most
+    frequent label has probability ~0.064, so l up to 15 stays feasible."""
+    p = ratio ** np.arange(n_labels)
+    p /= p.sum()
+    return [f"s{int(v)}" for v in np.random.default_rng(seed).choice(n_labels, size=n, p=p)]
+
+
+def relabel(data, labels):
+    return TransactionData(data.matrix.copy(), data.items, data.record_ids, labels, data.name)
+
+
+def perturbed_copies(data, factor, seed=0, flips=1):
+    """``factor`` copies of the data; every record of copies 2.. gets ``flips`` random bit flips."""
+    rng = np.random.default_rng(seed)
+    X = sp.csr_array(data.matrix).toarray()
+    parts = [X]
+    for _ in range(factor - 1):
+        Y = X.copy()
+        rows = np.repeat(np.arange(len(Y)), flips)
+        cols = rng.integers(Y.shape[1], size=len(rows))
+        Y[rows, cols] ^= True
+        parts.append(Y)
+    M = np.vstack(parts)
+    return TransactionData(sp.csr_array(M), data.items, name=f"{data.name}x{factor}")
+
+
+def quality_vs_k(name, ks, n_queries, tsp_time, audit, seed=0):
+    data = load(name)
+    t = time.perf_counter()
+    go = gray_order(data.matrix)
+    t_gray = time.perf_counter() - t
+    t = time.perf_counter()
+    gt = gray_tsp_order(data.matrix, time_limit=tsp_time, seed=seed)
+    t_tsp = time.perf_counter() - t
+    wl = nr_workload(data, n_queries, 3, 4, seed=seed)
+    rows = []
+    for k in ks:
+        for label, order in (("gray", go), ("gray-tsp", gt)):
+            rel = anonymize_nonreciprocal(data, k=k, order=order, rng=seed)
+            row = {"k": k, "order": label, "error_rate": error_rate(data, rel)}
+            row.update(query_error(rel, wl, data.n_records))
+            if audit:
+                row["audit_k"] = bool(NonreciprocalKAnonymity(k).audit(data, rel).satisfied)
+            rows.append(row)
+    return {
+        "dataset": name,
+        "n": data.n_records,
+        "items": data.n_items,
+        "tsp_time_limit": tsp_time,
+        "cyclic_hamming": {
+            "identity": hamming_cycle_length(data.matrix, np.arange(data.n_records)),
+            "gray": hamming_cycle_length(data.matrix, go),
+            "gray-tsp": hamming_cycle_length(data.matrix, gt),
+        },
+        "order_time_s": {"gray": t_gray, "gray-tsp": t_tsp},
+        "queries": {"n": n_queries, "include": 3, "exclude": 4, "seed": seed},
+        "rows": rows,
+    }
+
+
+def quality_vs_l(name, ls, n_queries, tsp_time, audit, seed=0):
+    data = relabel(load(name), skewed_labels(load(name).n_records, seed=seed))
+    gt = gray_tsp_order(data.matrix, time_limit=tsp_time, seed=seed)
+    wl = nr_workload(data, n_queries, 3, 4, seed=seed)
+    rows = []
+    try:
+        from graphanon.algorithms.cahd_release import anonymize_cahd
+
+        anonymize_cahd(relabel(load("nr_table1"), ["a", "b", "c", "d", "e", "f"]), l=2, rng=0)
+        have_cahd = True
+    except ImportError:
+        have_cahd = False
+    for l in ls:  # noqa: E741
+        t = time.perf_counter()
+        rel = anonymize_nonreciprocal(data, l=l, order=gt, rng=seed)
+        dt = time.perf_counter() - t
+        row = {"l": l, "method": "NR", "error_rate": error_rate(data, rel), "time_s": dt}
+        row.update(query_error(rel, wl, data.n_records))
+        if audit:
+            row["audit_l"] = bool(LDiversity(l).audit(data, rel).satisfied)
+        rows.append(row)
+        if have_cahd:
+            t = time.perf_counter()
+            rel = anonymize_cahd(data, l=l, rng=seed)
+            dt = time.perf_counter() - t
+            row = {"l": l, "method": "CAHD", "error_rate": error_rate(data, rel), "time_s": dt}
+            row.update(query_error(rel, wl, data.n_records))
+            if audit:
+                row["audit_l"] = bool(LDiversity(l).audit(data, rel).satisfied)
+            rows.append(row)
+    return {"dataset": name, "labels": "30 labels, p_i ~ 0.95^i, seed 0", "cahd_available": have_cahd, "rows": rows}
+
+
+def _time_extraction(graph, method, seed, repeats):
+    best = np.inf
+    steps = None
+    for r in range(repeats):
+        st = {}
+        t = time.perf_counter()
+        extract_assignments(graph, method=method, rng=seed + r, stats=st)
+        best = min(best, time.perf_counter() - t)
+        steps = sum(st["steps"])
+    return best, steps
+
+
+def extraction_times(ks, factors, repeats, seed=0):
+    chess = load("chess")
+    # warm up numba compilation
+    extract_assignments(ring_graph(np.arange(10), 2), method="closed-walk", rng=0)
+    extract_assignments(ring_graph(np.arange(10), 2), method="backtracking", rng=0)
+    go = gray_order(chess.matrix)
+    vs_k = []
+    for k in ks:
+        g = ring_graph(go, k)
+        for method in ("closed-walk", "backtracking"):
+            t, steps = _time_extraction(g, method, seed, repeats)
+            vs_k.append({"k": k, "method": method, "time_s": t, "steps": steps})
+    vs_n = []
+    for f in factors:
+        data = perturbed_copies(chess, f, seed=seed)
+        g = ring_graph(gray_order(data.matrix), 16)
+        for method in ("closed-walk", "backtracking"):
+            t, steps = _time_extraction(g, method, seed, repeats)
+            vs_n.append({"factor": f, "n": data.n_records, "k": 16, "method": method, "time_s": t, "steps": steps})
+    return {"dataset": "chess (Gray order ring)", "vs_k": vs_k, "vs_size": vs_n}
+
+
+def full_pipeline(cases, seed=0):
+    out = []
+    for name, k, tsp_time in cases:
+        data = load(name)
+        anonymize_nonreciprocal(load("nr_table1"), k=2, order="identity", rng=0)  # warm-up
+        t = time.perf_counter()
+        rel = anonymize_nonreciprocal(data, k=k, order="gray-tsp", tsp_time_limit=tsp_time, rng=seed)
+        dt = time.perf_counter() - t
+        out.append(
+            {
+                "dataset": name,
+                "n": data.n_records,
+                "k": k,
+                "order": "gray-tsp",
+                "tsp_time_limit": tsp_time,
+                "time_s": dt,
+                "error_rate": error_rate(data, rel),
+            }
+        )
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="tiny settings for a smoke test")
+    ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "nonreciprocal.json"))
+    args = ap.parse_args(argv)
+    if args.quick:
+        ks, ls, nq, tsp, reps = [4, 8], [4], 50, 0.02, 1
+        factors, kt = [1, 2], [4, 16]
+        datasets = ["chess"]
+        cases = [("chess", 10, 0.05)]
+    else:
+        ks, ls, nq, tsp, reps = [4, 8, 12, 16, 20], [4, 6, 8, 10, 12], 500, 0.2, 2
+        factors, kt = [1, 2, 4, 8, 16], [4, 8, 12, 16, 20]
+        datasets = ["chess", "mushroom"]
+        cases = [("chess", 10, 1.0), ("chess", 10, 0.2), ("bms1", 10, 0.1)]
+    result = {
+        "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "note": "2-core machine shared with other jobs"},
+        "quick": args.quick,
+        "quality_vs_k": [quality_vs_k(d, ks, nq, tsp, audit=True) for d in datasets],
+        "quality_vs_l": [quality_vs_l(d, ls, nq, tsp, audit=True) for d in datasets],
+        "extraction": extraction_times(kt, factors, reps),
+        "full_pipeline": full_pipeline(cases),
+    }
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(result, indent=1))
+    print(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()

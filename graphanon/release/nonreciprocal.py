@@ -1,0 +1,507 @@
+"""The nonreciprocal (bit-voting) publication model.
+
+Each published record is a *base* bitmap, a *distance* bitmap (the positions
+where its preimages disagree), a *threshold* (the largest Hamming distance
+from the base to a preimage) and, when the data has them, a sensitive label.
+Together the distance bitmap and the threshold define the record's *possible
+worlds*: every bitmap equal to the base outside the distance positions and
+within ``threshold`` flips on them. Its true preimage is one of them.
+
+References
+----------
+Xue, Karras, Raïssi, Vaidya, Tan. Anonymizing set-valued data by
+nonreciprocal recoding. KDD 2012, Sec. 3 (publication model, possible
+worlds) and Sec. 4 (bit voting: "Fifth, for each anonymized record ...").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+
+import numba
+import numpy as np
+import scipy.sparse as sp
+
+from graphanon.errors import ParameterError, ReleaseFormatError
+from graphanon.release.base import Release, json_label
+
+__all__ = ["NonreciprocalRelease", "bit_vote", "possible_world_counts"]
+
+
+def _bool_csr(M, shape) -> sp.csr_array:
+    M = sp.csr_array(M, shape=shape, copy=True)
+    M.sum_duplicates()
+    M.eliminate_zeros()
+    out = sp.csr_array((np.ones(M.nnz, dtype=bool), M.indices.astype(np.int32), M.indptr.astype(np.int64)), shape=shape)
+    out.sort_indices()
+    return out
+
+
+def bit_vote(X, members: sp.csr_array) -> tuple[sp.csr_array, sp.csr_array, np.ndarray]:
+    """Base bitmap, distance bitmap and threshold of published records by bit voting.
+
+    Parameters
+    ----------
+    X : sparse boolean matrix, shape (n, d)
+        Original record bitmaps.
+    members : sparse matrix, shape (m, n)
+        ``members[j, i] != 0`` when original record ``i`` is a preimage of
+        published record ``j``.
+
+    Returns
+    -------
+    base : csr_array (m, d)
+        Majority vote of the preimages per position (a tie gives 0).
+    distance : csr_array (m, d)
+        Positions where the preimages disagree.
+    threshold : ndarray (m,)
+        ``max_i H(base_j, X_i)`` over the preimages ``i`` of ``j``.
+
+    Complexity
+    ----------
+    O(nnz(members) * average record length).
+    """
+    X = sp.csr_array(X).astype(np.int32)
+    M = sp.csr_array(members).astype(np.int32)
+    M.data[:] = 1
+    size = np.asarray(M.sum(axis=1)).ravel()
+    if (size == 0).any():
+        j = int(np.flatnonzero(size == 0)[0])
+        raise ParameterError(f"published record {j} has no preimage")
+    counts = sp.csr_array(M @ X)
+    counts.eliminate_zeros()
+    rows = np.repeat(np.arange(M.shape[0]), np.diff(counts.indptr))
+    c = counts.data
+    s = size[rows]
+    shape = (M.shape[0], X.shape[1])
+    ind, ptr = counts.indices.copy(), counts.indptr.copy()
+    base = _bool_csr(sp.csr_array(((2 * c > s).astype(np.int8), ind.copy(), ptr.copy()), shape=shape), shape)
+    dist = _bool_csr(sp.csr_array(((c < s).astype(np.int8), ind.copy(), ptr.copy()), shape=shape), shape)
+    # threshold: max over preimage edges of |base_j| + |x_i| - 2 |base_j & x_i|
+    Mc = M.tocoo()
+    ej, ei = Mc.row.astype(np.int64), Mc.col.astype(np.int64)
+    bl = np.diff(base.indptr)
+    xl = np.diff(X.indptr)
+    inter = np.asarray(sp.csr_array(base.astype(np.int32)[ej]).multiply(X[ei]).sum(axis=1)).ravel()
+    h = bl[ej] + xl[ei] - 2 * inter
+    thr = np.zeros(M.shape[0], dtype=np.int64)
+    np.maximum.at(thr, ej, h)
+    return base, dist, thr
+
+
+def _log_cum_binom(mmax: int) -> np.ndarray:
+    """``out[f, t] = log(sum_{j<=t} C(f, j))`` for 0 <= f, t <= mmax (t > f saturates)."""
+    from scipy.special import gammaln
+
+    f = np.arange(mmax + 1)[:, None]
+    j = np.arange(mmax + 1)[None, :]
+    with np.errstate(invalid="ignore"):
+        logc = gammaln(f + 1) - gammaln(j + 1) - gammaln(np.maximum(f - j, 0) + 1)
+    logc = np.where(j <= f, logc, -np.inf)
+    return np.logaddexp.accumulate(logc, axis=1)
+
+
+def possible_world_counts(distance_sizes, thresholds) -> np.ndarray:
+    """Number of possible worlds of each published record: ``sum_{j<=t} C(|d|, j)`` (float)."""
+    m = np.asarray(distance_sizes, dtype=np.int64)
+    t = np.minimum(np.asarray(thresholds, dtype=np.int64), m)
+    if len(m) == 0:
+        return np.zeros(0)
+    table = _log_cum_binom(int(m.max()))
+    return np.exp(table[m, t])
+
+
+@numba.njit(cache=True)
+def _match_kernel(b_ptr, b_idx, d_ptr, d_idx, thr, x_ptr, x_idx, c_ptr, c_idx, d_items, max_edges):
+    """Original records matching each published record (postings over the record CSC)."""
+    m = len(thr)
+    n = len(x_ptr) - 1
+    xlen = np.diff(x_ptr)
+    cnt = np.zeros(n, dtype=np.int64)
+    cd = np.zeros(n, dtype=np.int64)
+    cbd = np.zeros(n, dtype=np.int64)
+    ccore = np.zeros(n, dtype=np.int64)
+    touched = np.empty(n, dtype=np.int64)
+    flag = np.zeros(d_items, dtype=np.int8)  # 1 = base only, 2 = distance only, 3 = both
+    per_orig = np.zeros(n, dtype=np.int64)
+    per_pub = np.zeros(m, dtype=np.int64)
+    e_o = np.empty(max_edges, dtype=np.int64)
+    e_p = np.empty(max_edges, dtype=np.int64)
+    ne = 0
+    overflow = False
+    empties = np.flatnonzero(xlen == 0)
+    for p in range(m):
+        for q in range(b_ptr[p], b_ptr[p + 1]):
+            flag[b_idx[q]] |= 1
+        for q in range(d_ptr[p], d_ptr[p + 1]):
+            flag[d_idx[q]] |= 2
+        n_core = 0
+        n_bd = 0
+        nt = 0
+        # union of base and distance items
+        for src in range(2):
+            lo = b_ptr[p] if src == 0 else d_ptr[p]
+            hi = b_ptr[p + 1] if src == 0 else d_ptr[p + 1]
+            for q in range(lo, hi):
+                it = b_idx[q] if src == 0 else d_idx[q]
+                f = flag[it]
+                if src == 1 and (f & 1):
+                    continue  # already counted via the base list
+                if f == 1:
+                    n_core += 1
+                elif f == 3:
+                    n_bd += 1
+                for r in range(c_ptr[it], c_ptr[it + 1]):
+                    rec = c_idx[r]
+                    if cnt[rec] == 0:
+                        touched[nt] = rec
+                        nt += 1
+                    cnt[rec] += 1
+                    if f & 2:
+                        cd[rec] += 1
+                    if f == 3:
+                        cbd[rec] += 1
+                    if f == 1:
+                        ccore[rec] += 1
+        for q in range(nt):
+            rec = touched[q]
+            if cnt[rec] == xlen[rec] and ccore[rec] == n_core and cd[rec] + n_bd - 2 * cbd[rec] <= thr[p]:
+                per_orig[rec] += 1
+                per_pub[p] += 1
+                if ne < max_edges:
+                    e_o[ne] = rec
+                    e_p[ne] = p
+                    ne += 1
+                else:
+                    overflow = True
+            cnt[rec] = 0
+            cd[rec] = 0
+            cbd[rec] = 0
+            ccore[rec] = 0
+        if n_core == 0 and n_bd <= thr[p]:
+            for rec in empties:
+                per_orig[rec] += 1
+                per_pub[p] += 1
+                if ne < max_edges:
+                    e_o[ne] = rec
+                    e_p[ne] = p
+                    ne += 1
+                else:
+                    overflow = True
+        for q in range(b_ptr[p], b_ptr[p + 1]):
+            flag[b_idx[q]] = 0
+        for q in range(d_ptr[p], d_ptr[p + 1]):
+            flag[d_idx[q]] = 0
+    return per_orig, per_pub, e_o[:ne], e_p[:ne], overflow
+
+
+class NonreciprocalRelease(Release):
+    """Published records as base bitmap, distance bitmap, threshold and label.
+
+    Parameters
+    ----------
+    items : sequence of hashable
+        Item labels of the bitmap columns.
+    base, distance : sparse boolean matrices, shape (n, len(items))
+        Base and distance bitmaps, one row per published record.
+    threshold : array of int, shape (n,)
+        Maximum number of flips on the distance positions.
+    labels : sequence or None
+        Sensitive label published with each record.
+    record_ids : sequence
+        Putative identity of each published record (row ``p`` is published
+        as record ``record_ids[p]``); aligned with the original records.
+    algorithm, params :
+        Provenance.
+
+    Notes
+    -----
+    Row ``p`` of an anonymizer's release is the published record that the
+    chosen assignment matches to original record ``p``; the assignment was
+    drawn uniformly among ``k`` disjoint ones, so to anyone without it each
+    of a record's ``k`` matches is equally likely to be the true one.
+
+    Examples
+    --------
+    >>> rel = NonreciprocalRelease(["a", "b", "c"], [[1, 1, 0]], [[0, 1, 1]], [1], record_ids=["r1"])
+    >>> rel.render_record(0)
+    'a b | distance: b c | threshold 1'
+    >>> round(rel.estimate_count(["a", "b"]), 4)   # worlds ab, a, abc: two hold a and b
+    0.6667
+    """
+
+    kind = "nonreciprocal"
+
+    def __init__(
+        self,
+        items: Sequence[Hashable],
+        base,
+        distance,
+        threshold,
+        labels: Sequence[Hashable] | None = None,
+        *,
+        record_ids: Iterable[Hashable],
+        algorithm: str = "nonreciprocal",
+        params: dict | None = None,
+    ) -> None:
+        super().__init__(algorithm=algorithm, params=params, record_ids=record_ids)
+        self.items = tuple(items)
+        self._index = {x: j for j, x in enumerate(self.items)}
+        if len(self._index) != len(self.items):
+            raise ReleaseFormatError("item labels of a nonreciprocal release must be distinct")
+        n, d = self.n_records, len(self.items)
+        self.base = _bool_csr(base, (n, d))
+        self.distance = _bool_csr(distance, (n, d))
+        self.threshold = np.asarray(threshold, dtype=np.int64).reshape(-1)
+        if len(self.threshold) != n:
+            raise ReleaseFormatError(f"{len(self.threshold)} thresholds for {n} records")
+        dsize = np.diff(self.distance.indptr)
+        bad = np.flatnonzero((self.threshold < 0) | (self.threshold > dsize))
+        if len(bad):
+            p = int(bad[0])
+            raise ReleaseFormatError(
+                f"record {self.record_ids[p]!r}: threshold {int(self.threshold[p])} outside 0..{int(dsize[p])} "
+                "(the number of distance positions)"
+            )
+        self.labels = None if labels is None else tuple(labels)
+        if self.labels is not None and len(self.labels) != n:
+            raise ReleaseFormatError(f"{len(self.labels)} labels for {n} records")
+        self._logcum = None
+
+    # ------------------------------------------------------------------ protocol
+    def render_record(self, i: int) -> str:
+        b = " ".join(str(self.items[j]) for j in self.base.indices[self.base.indptr[i] : self.base.indptr[i + 1]])
+        d = " ".join(
+            str(self.items[j]) for j in self.distance.indices[self.distance.indptr[i] : self.distance.indptr[i + 1]]
+        )
+        text = f"{b or '{}'} | distance: {d or '{}'} | threshold {int(self.threshold[i])}"
+        if self.labels is not None:
+            text += f" | label {self.labels[i]}"
+        return text
+
+    def bitmap_strings(self, i: int) -> tuple[str, str]:
+        """Base and distance bitmaps of record ``i`` as 0/1 strings in item order."""
+        b = np.zeros(len(self.items), dtype=np.int8)
+        d = np.zeros(len(self.items), dtype=np.int8)
+        b[self.base.indices[self.base.indptr[i] : self.base.indptr[i + 1]]] = 1
+        d[self.distance.indices[self.distance.indptr[i] : self.distance.indptr[i + 1]]] = 1
+        return "".join(map(str, b)), "".join(map(str, d))
+
+    def _item_cols(self, labels: Iterable[Hashable], what: str) -> np.ndarray:
+        out = []
+        for x in labels:
+            if x not in self._index:
+                raise ParameterError(f"{what} item {x!r} is not in the release's vocabulary")
+            out.append(self._index[x])
+        return np.array(sorted(set(out)), dtype=np.int64)
+
+    def world_probabilities(self, include: Iterable[Hashable], exclude: Iterable[Hashable] = ()) -> np.ndarray:
+        """Per published record, the fraction of its possible worlds holding all of
+        ``include`` and none of ``exclude``.
+
+        Worlds are counted combinatorially: with ``m`` distance positions,
+        threshold ``t``, ``a`` query positions that must flip and ``f`` free
+        distance positions, the matching worlds number
+        ``sum_{j <= t - a} C(f, j)`` out of ``sum_{j <= t} C(m, j)``.
+        """
+        inc = self._item_cols(include, "include")
+        exc = self._item_cols(exclude, "exclude")
+        if len(np.intersect1d(inc, exc)):
+            return np.zeros(self.n_records)
+        n = self.n_records
+        ok = np.ones(n, dtype=bool)
+        flips = np.zeros(n, dtype=np.int64)
+        fixed = np.zeros(n, dtype=np.int64)
+        bc = self.base.tocsc()
+        dc = self.distance.tocsc()
+
+        def col(M, j):
+            v = np.zeros(n, dtype=bool)
+            v[M.indices[M.indptr[j] : M.indptr[j + 1]]] = True
+            return v
+
+        for j, want in [(j, True) for j in inc] + [(j, False) for j in exc]:
+            b, d = col(bc, j), col(dc, j)
+            ok &= d | (b == want)
+            flips += d & (b != want)
+            fixed += d
+        m = np.diff(self.distance.indptr)
+        t = self.threshold
+        if self._logcum is None:
+            self._logcum = _log_cum_binom(int(m.max()) if n else 0)
+        free = m - fixed
+        budget = t - flips
+        good = ok & (budget >= 0)
+        out = np.zeros(n)
+        g = np.flatnonzero(good)
+        num = self._logcum[free[g], np.minimum(budget[g], free[g])]
+        den = self._logcum[m[g], np.minimum(t[g], m[g])]
+        out[g] = np.exp(num - den)
+        return out
+
+    def estimate_count(self, include: Iterable[Hashable], exclude: Iterable[Hashable] = ()) -> float:
+        """Expected number of records holding all of ``include`` and none of ``exclude``,
+        each published record's possible worlds being equally likely.
+
+        Complexity
+        ----------
+        O(n (|include| + |exclude|)) after an O(m_max^2) binomial table.
+        """
+        return float(self.world_probabilities(include, exclude).sum())
+
+    def _original_matrix(self, original) -> tuple[sp.csr_array, np.ndarray]:
+        """Original records in this release's columns, and a mask of records holding
+        items outside the release vocabulary (those match nothing)."""
+        cols = np.array([self._index.get(x, -1) for x in original.items], dtype=np.int64)
+        X = sp.csr_array(original.matrix)
+        unknown = np.zeros(original.n_records, dtype=bool)
+        if (cols < 0).any():
+            bad = np.flatnonzero(cols < 0)
+            unknown = np.asarray(X[:, bad].sum(axis=1)).ravel() > 0
+        keep = cols >= 0
+        Xk = sp.csr_array(X[:, np.flatnonzero(keep)])
+        coo = Xk.tocoo()
+        Y = sp.csr_array(
+            (np.ones(coo.nnz, dtype=bool), (coo.row, cols[keep][coo.col])),
+            shape=(original.n_records, len(self.items)),
+        )
+        return _bool_csr(Y, Y.shape), unknown
+
+    def _matches(self, original, max_edges: int):
+        Y, unknown = self._original_matrix(original)
+        C = Y.tocsc()
+        po, pp, eo, ep, overflow = _match_kernel(
+            self.base.indptr.astype(np.int64),
+            self.base.indices.astype(np.int64),
+            self.distance.indptr.astype(np.int64),
+            self.distance.indices.astype(np.int64),
+            self.threshold,
+            Y.indptr.astype(np.int64),
+            Y.indices.astype(np.int64),
+            C.indptr.astype(np.int64),
+            C.indices.astype(np.int64),
+            len(self.items),
+            int(max_edges),
+        )
+        if unknown.any():
+            keep = ~unknown[eo]
+            po = po.copy()
+            po[unknown] = 0
+            pp = np.bincount(ep[keep], minlength=self.n_records)
+            eo, ep = eo[keep], ep[keep]
+        return po, pp, eo, ep, overflow
+
+    def match_counts(self, original) -> np.ndarray:
+        """Per original record, the number of published records whose possible worlds contain it."""
+        return self._matches(original, 0)[0]
+
+    def match_graph(self, original, *, max_edges: int = 2_000_000):
+        """Bipartite DiGraph ``("orig", i) -> ("pub", j)``: original record ``i`` lies in the
+        possible worlds of published record ``j`` (equal to the base outside the distance
+        positions, within the threshold on them)."""
+        import networkx as nx
+
+        po, _pp, eo, ep, overflow = self._matches(original, max_edges)
+        if overflow:
+            raise ParameterError(f"the match graph has more than max_edges={max_edges} edges")
+        g = nx.DiGraph()
+        g.add_nodes_from((("orig", i) for i in range(original.n_records)), bipartite=0)
+        g.add_nodes_from((("pub", j) for j in range(self.n_records)), bipartite=1)
+        g.add_edges_from((("orig", int(a)), ("pub", int(b))) for a, b in zip(eo, ep, strict=True))
+        return g
+
+    def match_arrays(self, original, *, max_edges: int = 20_000_000):
+        """Match edges as arrays ``(orig, pub)`` (faster than :meth:`match_graph`)."""
+        _po, _pp, eo, ep, overflow = self._matches(original, max_edges)
+        if overflow:
+            raise ParameterError(f"the match graph has more than max_edges={max_edges} edges")
+        return eo, ep
+
+    # ------------------------------------------------------------------ persistence
+    def _payload(self) -> dict:
+        def lists(M):
+            return [M.indices[M.indptr[i] : M.indptr[i + 1]].tolist() for i in range(M.shape[0])]
+
+        return {
+            "items": [json_label(x, "item") for x in self.items],
+            "base": lists(self.base),
+            "distance": lists(self.distance),
+            "threshold": self.threshold.tolist(),
+            "labels": None if self.labels is None else [json_label(x, "sensitive label") for x in self.labels],
+        }
+
+    @classmethod
+    def _from_payload(cls, payload: dict, *, algorithm: str, params: dict, record_ids: list) -> NonreciprocalRelease:
+        for key in ("items", "base", "distance", "threshold"):
+            if key not in payload:
+                raise ReleaseFormatError(f"nonreciprocal release has no {key!r} field")
+        items = payload["items"]
+        n, d = len(record_ids), len(items)
+
+        def mat(rows, what):
+            if len(rows) != n:
+                raise ReleaseFormatError(f"{what}: {len(rows)} rows for {n} records")
+            indptr = np.zeros(n + 1, dtype=np.int64)
+            indptr[1:] = np.cumsum([len(r) for r in rows])
+            idx = np.array([j for r in rows for j in r], dtype=np.int64)
+            if len(idx) and (idx.min() < 0 or idx.max() >= d):
+                raise ReleaseFormatError(f"{what}: item index outside 0..{d - 1}")
+            return sp.csr_array((np.ones(len(idx), dtype=bool), idx, indptr), shape=(n, d))
+
+        return cls(
+            items,
+            mat(payload["base"], "base"),
+            mat(payload["distance"], "distance"),
+            payload["threshold"],
+            payload.get("labels"),
+            record_ids=record_ids,
+            algorithm=algorithm,
+            params=params,
+        )
+
+    # ------------------------------------------------------------------ building
+    @classmethod
+    def from_preimages(
+        cls,
+        data,
+        members: sp.csr_array,
+        row_of_record: np.ndarray,
+        *,
+        labels: Sequence[Hashable] | None = None,
+        algorithm: str,
+        params: dict | None = None,
+    ) -> NonreciprocalRelease:
+        """Publish ``data`` by bit voting.
+
+        Parameters
+        ----------
+        data : TransactionData
+        members : sparse (n, n)
+            ``members[j, i]`` when record ``i`` is a preimage of published record ``j``.
+        row_of_record : permutation
+            The chosen assignment: ``row_of_record[i]`` is the published record
+            matched to record ``i``; it becomes row ``i`` of the release.
+        labels : sequence, optional
+            Label published in row ``i`` (default: ``data.labels``, i.e. each
+            label travels with its record through the chosen assignment).
+        """
+        base, dist, thr = bit_vote(data.matrix, members)
+        sigma = np.asarray(row_of_record, dtype=np.int64)
+        if labels is None:
+            labels = data.labels
+        return cls(
+            data.items,
+            base[sigma],
+            dist[sigma],
+            thr[sigma],
+            labels,
+            record_ids=data.record_ids,
+            algorithm=algorithm,
+            params=params,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"<NonreciprocalRelease by {self.algorithm!r}: {self.n_records} records, "
+            f"mean threshold {self.threshold.mean() if self.n_records else 0:.2f}>"
+        )

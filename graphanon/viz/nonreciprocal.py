@@ -1,0 +1,177 @@
+"""Drawings of nonreciprocal recoding: ring graphs, extracted assignments, closed walks.
+
+References
+----------
+Xue, Karras, Raïssi, Vaidya, Tan. Anonymizing set-valued data by
+nonreciprocal recoding. KDD 2012, Fig. 1 (generalization graph views),
+Fig. 3 (closed walk vs backtracking), Fig. 5 (extracted assignments).
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.patches import FancyArrowPatch
+
+__all__ = ["draw_assignments", "draw_closed_walk", "draw_generalization_graph"]
+
+_COLORS = plt.get_cmap("tab10").colors
+
+
+def _circle_positions(order) -> dict:
+    order = list(order)
+    n = len(order)
+    ang = np.pi / 2 - 2 * np.pi * np.arange(n) / max(n, 1)
+    return {int(v): (float(np.cos(a)), float(np.sin(a))) for v, a in zip(order, ang, strict=True)}
+
+
+def _arrow(ax, p, q, color, rad=0.15, lw=1.4, alpha=1.0, style="-|>"):
+    if p == q:
+        ax.add_patch(
+            plt.Circle((p[0] * 1.12, p[1] * 1.12), 0.1, fill=False, color=color, lw=lw, alpha=alpha)
+        )
+        return
+    ax.add_patch(
+        FancyArrowPatch(
+            p, q, arrowstyle=style, mutation_scale=12, color=color, lw=lw, alpha=alpha,
+            connectionstyle=f"arc3,rad={rad}", shrinkA=11, shrinkB=11,
+        )
+    )
+
+
+def _nodes(ax, pos, names, color="#f4f4f4"):
+    for v, (x, y) in pos.items():
+        ax.scatter([x], [y], s=520, color=color, edgecolors="black", zorder=3)
+        ax.text(x, y, str(names[v]), ha="center", va="center", fontsize=9, zorder=4)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    ax.set_xlim(-1.4, 1.4)
+    ax.set_ylim(-1.4, 1.4)
+
+
+def draw_generalization_graph(graph, order=None, *, ax=None, title=None):
+    """Unified view of a generalization graph, records on a circle in ``order``.
+
+    Parameters
+    ----------
+    graph : GeneralizationGraph
+    order : permutation, optional
+        Placement around the circle (the ring's order); default ``0..n-1``.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    ax = ax or plt.subplots(figsize=(5, 5))[1]
+    order = np.arange(graph.n) if order is None else np.asarray(order)
+    pos = _circle_positions(order)
+    src, dst = graph.edges()
+    for a, b in zip(src.tolist(), dst.tolist(), strict=True):
+        _arrow(ax, pos[a], pos[b], "#555555")
+    _nodes(ax, pos, graph.record_ids)
+    ax.set_title(title or f"{graph.k}-regular generalization graph (unified view)")
+    return ax
+
+
+def draw_assignments(graph, assignments, order=None, *, view="bipartite", ax=None, title=None):
+    """Extracted assignments, one colour each, in the bipartite or unified view.
+
+    Parameters
+    ----------
+    graph : GeneralizationGraph
+    assignments : array (k, n)
+        From :func:`~graphanon.graphs.assignment.extract_assignments`.
+    order : permutation, optional
+        Vertical (bipartite) or circular (unified) placement of the records.
+    view : {"bipartite", "unified"}
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    A = np.atleast_2d(np.asarray(assignments))
+    order = np.arange(graph.n) if order is None else np.asarray(order)
+    names = graph.record_ids
+    if view == "unified":
+        ax = ax or plt.subplots(figsize=(5, 5))[1]
+        pos = _circle_positions(order)
+        for r, a in enumerate(A):
+            for i, j in enumerate(a.tolist()):
+                _arrow(ax, pos[i], pos[j], _COLORS[r % 10], rad=0.1 + 0.08 * r)
+        _nodes(ax, pos, names)
+    elif view == "bipartite":
+        ax = ax or plt.subplots(figsize=(4, 0.45 * graph.n + 1))[1]
+        y = {int(v): -p for p, v in enumerate(order)}
+        for r, a in enumerate(A):
+            for i, j in enumerate(a.tolist()):
+                ax.annotate(
+                    "", xy=(1, y[j]), xytext=(0, y[i]),
+                    arrowprops={"arrowstyle": "-|>", "color": _COLORS[r % 10], "lw": 1.4, "shrinkA": 9, "shrinkB": 9},
+                )
+        for v in order.tolist():
+            ax.scatter([0], [y[v]], s=380, color="#f4f4f4", edgecolors="black", zorder=3)
+            ax.scatter([1], [y[v]], s=380, color="#dde8f6", edgecolors="black", zorder=3)
+            ax.text(0, y[v], str(names[v]), ha="center", va="center", fontsize=8, zorder=4)
+            ax.text(1, y[v], f"{names[v]}'", ha="center", va="center", fontsize=8, zorder=4)
+        ax.set_xlim(-0.4, 1.4)
+        ax.axis("off")
+    else:
+        raise ValueError(f"view must be 'bipartite' or 'unified', got {view!r}")
+    ax.set_title(title or f"{len(A)} extracted assignment(s), {view} view")
+    return ax
+
+
+def draw_closed_walk(graph, events, order=None, *, max_panels=12, ncols=4):
+    """The closed walk step by step: one panel per step of the first walks.
+
+    Parameters
+    ----------
+    graph : GeneralizationGraph
+    events : list
+        From :func:`~graphanon.graphs.assignment.closed_walk_trace`.
+    order : permutation, optional
+        Circular placement.
+    max_panels : int
+        Number of panels (steps) drawn.
+
+    Returns
+    -------
+    matplotlib Figure
+        Grey: the graph; colour: the current walk's edges (x -> y, from a
+        record to the published record it takes); a red title marks a
+        dropped deviant cycle, a green one a closed cycle.
+    """
+    order = np.arange(graph.n) if order is None else np.asarray(order)
+    pos = _circle_positions(order)
+    src, dst = graph.edges()
+    panels = []
+    walk_edges: list = []
+    current = None
+    for ev in events:
+        if ev[0] == "step":
+            if ev[1] != current:
+                current, walk_edges = ev[1], []
+            walk_edges = walk_edges + [(ev[2], ev[3])]
+            panels.append((f"walk {ev[1]}: {graph.record_ids[ev[2]]} -> {graph.record_ids[ev[3]]}'", list(walk_edges), "black"))
+        elif ev[0] == "drop":
+            panels.append((f"walk {ev[1]}: deviant cycle at {graph.record_ids[ev[2]]} dropped", list(walk_edges), "red"))
+        else:
+            panels.append((f"walk {ev[1]}: cycle closed ({ev[3]} matchings)", list(walk_edges), "green"))
+        if len(panels) >= max_panels:
+            break
+    nrows = max(1, int(np.ceil(len(panels) / ncols)))
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.2 * ncols, 3.2 * nrows))
+    axes = np.atleast_1d(axes).ravel()
+    for ax, (title, edges, color) in zip(axes, panels, strict=False):
+        for a, b in zip(src.tolist(), dst.tolist(), strict=True):
+            _arrow(ax, pos[a], pos[b], "#cccccc", lw=0.8)
+        for s, (a, b) in enumerate(edges):
+            _arrow(ax, pos[a], pos[b], _COLORS[s % 10], lw=2.2)
+        _nodes(ax, pos, graph.record_ids)
+        ax.set_title(title, fontsize=8, color=color)
+    for ax in axes[len(panels):]:
+        ax.axis("off")
+    fig.tight_layout()
+    return fig
