@@ -187,8 +187,38 @@ def datasets(json_out: bool) -> None:
 
 
 @main.command()
+@click.option("--json", "json_out", is_flag=True, help="Print JSON.")
+def algorithms(json_out: bool) -> None:
+    """List the anonymizers (with their audit model and --param options) and the audit models."""
+    from graphanon.algorithms.registry import registered
+    from graphanon.privacy.registry import model_names
+
+    rows = [{"name": spec.name, "summary": spec.summary, "model": spec.privacy_model,
+             "taxonomy": spec.needs_taxonomy, "params": list(spec.params)}
+            for spec in sorted(registered().values(), key=lambda spec: spec.name)]
+    models = model_names()
+    if json_out:
+        click.echo(json.dumps({"algorithms": rows, "models": models}))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("algorithm", "audit model", "taxonomy", "--param", "summary")
+    for r in rows:
+        table.add_row(r["name"], r["model"], "required" if r["taxonomy"] else "", ", ".join(r["params"]),
+                      r["summary"])
+    console = Console()
+    console.print(table)
+    table = Table("audit model", "summary")
+    for name, summary in models.items():
+        table.add_row(name, summary)
+    console.print(table)
+
+
+@main.command()
 @click.argument("input_")
-@click.option("-a", "--algorithm", "algorithm", required=True, help="Algorithm name (see --list).")
+@click.option("-a", "--algorithm", "algorithm", required=True,
+              help="Algorithm name (see `graphanon algorithms`).")
 @click.option("-k", type=int, default=None, help="Privacy parameter k.")
 @click.option("-m", "m_value", default=None, help="Attacker knowledge m (a number, or inf).")
 @click.option("--taxonomy", default=None,
@@ -363,7 +393,8 @@ def bench(input_, algorithm, k, m_value, taxonomy, seed, params, queries, json_o
     with _progress(_show_progress(json_out)) as progress:
         release = spec.run(data, RunOptions(k=k, m=m, taxonomy=tax, seed=seed, params=param_dict, progress=progress))
     seconds = time.perf_counter() - start
-    model = build_model(spec.privacy_model, k=k, m=m, params=param_dict, original=data)
+    audit_params = {name: value for name, value in param_dict.items() if name in spec.audit_params}
+    model = build_model(spec.privacy_model, k=k, m=m, params=audit_params, original=data)
     report = model.audit(data, release)
     result = {"algorithm": spec.name, "input": input_, "k": k, "m": m, "seconds": round(seconds, 3),
               "audit": {"model": report.model, "satisfied": report.satisfied, "violations": report.violations},

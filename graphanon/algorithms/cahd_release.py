@@ -115,5 +115,6 @@ register(
         run=_run,
         privacy_model="ldiversity",
         params=("l", "alpha"),
+        audit_params=("l",),
     )
 )

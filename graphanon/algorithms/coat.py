@@ -923,5 +923,6 @@ register(
         privacy_model="constraints",
         needs_taxonomy=False,
         params=("privacy", "utility", "s", "weights"),
+        audit_params=("privacy", "utility", "s"),
     )
 )

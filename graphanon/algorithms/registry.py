@@ -81,6 +81,9 @@ class AlgorithmSpec:
         Whether ``--taxonomy`` is required (bundled taxonomies count).
     params : tuple of str
         Names accepted as ``--param name=value``.
+    audit_params : tuple of str
+        The subset of ``params`` that also configures the audit model
+        (``graphanon bench`` forwards these to it).
     """
 
     name: str
@@ -89,6 +92,7 @@ class AlgorithmSpec:
     privacy_model: str
     needs_taxonomy: bool = False
     params: tuple[str, ...] = ()
+    audit_params: tuple[str, ...] = ()
 
 
 _REGISTRY: dict[str, AlgorithmSpec] = {}

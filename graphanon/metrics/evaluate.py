@@ -42,7 +42,21 @@ def _evaluate_global(original, release, *, queries: int, q: int, seed: int) -> d
     return out
 
 
+def _evaluate_utility_loss(original, release, *, queries: int, q: int, seed: int) -> dict:
+    from graphanon.metrics.utility_loss import ul_metrics
+
+    return ul_metrics(release, original)
+
+
+def _evaluate_nonreciprocal(original, release, *, queries: int, q: int, seed: int) -> dict:
+    from graphanon.metrics.nonreciprocal import evaluate_nonreciprocal
+
+    return evaluate_nonreciprocal(original, release, queries=queries, q=q, seed=seed)
+
+
 register_evaluator("global_recoding", _evaluate_global)
+register_evaluator("global_recoding", _evaluate_utility_loss)
+register_evaluator("nonreciprocal", _evaluate_nonreciprocal)
 
 
 def evaluate_release(original, release, *, queries: int = 1000, q: int = 2, seed: int = 0) -> dict:

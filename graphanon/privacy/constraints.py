@@ -348,14 +348,8 @@ def _build_constraints(*, k, m, params, original):
         raise ParameterError(
             f"unknown --param {', '.join(extra)}; audit model 'constraints' takes: privacy, utility, s"
         )
-    spec = params.get("privacy")
-    if spec is None:
-        if m is None:
-            raise ParameterError(
-                "audit model 'constraints' needs --param privacy=FILE (one constraint per line), "
-                "privacy=pgen, or privacy=km:M (or -m M)"
-            )
-        spec = f"km:{m}"
+    # the same default as ``graphanon anonymize -a coat``: km:M with -m M, else pgen
+    spec = params.get("privacy", "pgen" if m is None else f"km:{m}")
     model = PrivacyConstraints(parse_privacy(spec, original, k), k)
     if "utility" in params or "s" in params:
         U = parse_utility(params.get("utility", "all"), original, None)
@@ -373,7 +367,7 @@ def _register() -> None:
     register_model(
         "constraints",
         _build_constraints,
-        "COAT privacy constraints (-k K --param privacy=FILE|pgen|km:M [utility=all|groups:FILE s=0.5%])",
+        "COAT privacy constraints (-k K --param privacy=FILE|pgen|km:M, default km:M with -m M else pgen; [utility=all|groups:FILE s=0.5%])",
     )
 
 
