@@ -117,3 +117,24 @@ def test_nonreciprocal_round_trip_through_cli(run):
     assert res.exit_code == 1 and json.loads(res.output)["violations"] > 0
     metrics = json.loads(run("evaluate", "nr_table1", "nr.json", "--queries", "20", "--json").output)
     assert 0 <= metrics["error_rate"] <= 1 and "query_error" in metrics
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("search", "liuwang_fig1", "-k", "2", "-m", "2"),
+        ("constraints", "coat_fig1"),
+        ("constraints", "liuwang_fig1", "-k", "2"),
+        ("generalization", "nr_table1", "-k", "3"),
+    ],
+)
+def test_draw_the_graphs_algorithms_build(run, tmp_path, args):
+    res = run("draw", *args, "-o", "g.png")
+    assert res.exit_code == 0 and (tmp_path / "g.png").stat().st_size > 10_000
+
+
+def test_draw_refuses_what_it_cannot_show(run):
+    res = run("draw", "generalization", "chess", "-k", "3", "-o", "g.png")
+    assert res.exit_code == 2 and "at most 60 records" in res.output
+    res = run("draw", "search", "liuwang_fig1", "-o", "g.png")
+    assert res.exit_code == 2 and "needs -k" in res.output
