@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
 
-from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
+from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, parse_name_list, register
 from graphanon.errors import ParameterError, TaxonomyError
 from graphanon.release import GlobalRecoding
 from graphanon.taxonomy import Taxonomy
@@ -121,24 +121,11 @@ def anonymize_cut(
     return cut_recoding(data, taxonomy, cut, suppress, params={"level": level})
 
 
-def _split_nodes(text: str, taxonomy: Taxonomy) -> list:
-    """Comma-separated node names; integer-looking names match integer nodes."""
-    out = []
-    for tok in (t.strip() for t in text.split(",")):
-        if not tok:
-            continue
-        if tok not in taxonomy and tok.lstrip("-").isdigit() and int(tok) in taxonomy:
-            out.append(int(tok))
-        else:
-            out.append(tok)
-    return out
-
-
 def _run(data, opts: RunOptions) -> GlobalRecoding:
     opts.unknown_params({"cut", "level", "suppress"})
-    cut = opts.param("cut", None, lambda s: _split_nodes(s, opts.taxonomy))
+    cut = opts.param("cut", None, lambda s: parse_name_list(s, opts.taxonomy))
     level = opts.param("level", None, int)
-    suppress = opts.param("suppress", [], lambda s: _split_nodes(s, opts.taxonomy))
+    suppress = opts.param("suppress", [], lambda s: parse_name_list(s, opts.taxonomy))
     if cut is None and level is None:
         raise ParameterError("algorithm 'cut' needs --param cut=NODE,NODE,... or --param level=DEPTH")
     return anonymize_cut(data, taxonomy=opts.taxonomy, cut=cut, level=level, suppress=suppress)

@@ -30,7 +30,7 @@ from collections.abc import Callable, Hashable, Iterable
 import numpy as np
 
 from graphanon.algorithms._hierarchy import check_m, infrequent_on_columns, njit
-from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
+from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, parse_name_list, register
 from graphanon.errors import ParameterError
 from graphanon.privacy.km import check_k
 from graphanon.release import GlobalRecoding
@@ -268,26 +268,13 @@ def anonymize_mm(
     )
 
 
-def _split_items(text: str, data) -> list:
-    out = []
-    known = set(data.items)
-    for tok in (t.strip() for t in text.split(",")):
-        if not tok:
-            continue
-        if tok not in known and tok.lstrip("-").isdigit() and int(tok) in known:
-            out.append(int(tok))
-        else:
-            out.append(tok)
-    return out
-
-
 def _run(data, opts: RunOptions) -> GlobalRecoding:
     from graphanon.privacy.hkp import expand_params
 
     opts.params = expand_params(opts.params, {"h", "private"})
     opts.unknown_params({"h", "private"})
     h = opts.param("h", 1.0, float)
-    private = opts.param("private", [], lambda s: _split_items(s, data))
+    private = opts.param("private", [], lambda s: parse_name_list(s, set(data.items)))
     return anonymize_mm(data, k=opts.k, m=opts.m, h=h, private_items=private, progress=opts.progress)
 
 

@@ -193,20 +193,8 @@ def expand_params(params: dict, known: set) -> dict:
     return out
 
 
-def _split(text: str, original) -> list:
-    known = set(original.items) if original is not None else set()
-    out = []
-    for tok in (t.strip() for t in text.split(",")):
-        if not tok:
-            continue
-        if tok not in known and tok.lstrip("-").isdigit() and int(tok) in known:
-            out.append(int(tok))
-        else:
-            out.append(tok)
-    return out
-
-
 def _build_hkp(*, k, m, params, original):
+    from graphanon.algorithms.registry import parse_name_list
     from graphanon.privacy.registry import require_k
 
     params = expand_params(params, {"h", "p", "private"})
@@ -218,7 +206,7 @@ def _build_hkp(*, k, m, params, original):
         p = int(params["p"]) if "p" in params else m
     except ValueError as exc:
         raise ParameterError(f"model 'hkp': {exc}") from None
-    private = _split(params.get("private", ""), original)
+    private = parse_name_list(params.get("private", ""), set(original.items) if original is not None else set())
     return HKPCoherence(h, require_k(k, "hkp"), p, private)
 
 
