@@ -607,7 +607,7 @@ def gray_tsp_details(
     *,
     min_segment: int = 300,
     max_segment: int = 350,
-    time_limit: float = 1.0,
+    time_limit: float = 0.2,
     solution_limit: int | None = None,
     metaheuristic: str = "guided_local_search",
     seed: int | None = 0,
@@ -712,7 +712,7 @@ def gray_tsp_order(
     *,
     min_segment: int = 300,
     max_segment: int = 350,
-    time_limit: float = 1.0,
+    time_limit: float = 0.2,
     solution_limit: int | None = None,
     metaheuristic: str = "guided_local_search",
     seed: int | None = 0,
@@ -739,7 +739,7 @@ def gray_tsp_order(
         Segment lengths for the breakpoint DP. Fewer than ``min_segment``
         records form one segment; an infeasible length range is relaxed as in
         :func:`segment_breakpoints` with ``strict=False``.
-    time_limit : float, default 1.0
+    time_limit : float, default 0.2
         Wall-clock seconds of solver search per segment.
     solution_limit : int, optional
         Stop each segment's search after this many solutions. With it set (and
