@@ -205,6 +205,21 @@ def test_cli_adapter_and_audit_model(fig1, tmp_path):
         spec.run(data, RunOptions(k=2, params={"utility": "taxonomy-level:1"}))
 
 
+def test_cli_bundled_constraints_reproduce_the_golden_release(fig1):
+    data, _ = fig1
+    spec = get_algorithm("coat")
+    params = {"privacy": "bundled", "utility": "bundled", "s": "15%"}
+    rel = spec.run(data, RunOptions(k=5, params=params))
+    got = {rid: rel.render_record(i) for i, rid in enumerate(rel.record_ids)}
+    assert got == EXPECTED_FIG1
+    model = build_model("constraints", k=5, m=None, params=params, original=data)
+    assert model.audit(data, rel).satisfied
+    with pytest.raises(ParameterError, match="ships no constraints"):
+        spec.run(load("liuwang_fig1"), RunOptions(k=2, params={"privacy": "bundled"}))
+    with pytest.raises(ParameterError, match=r"on the command line, 15%"):
+        anonymize_coat(data, [["a", "b"]], None, k=2, s=15)
+
+
 def test_stuck_item_lets_another_item_of_the_constraint_merge():
     # x is alone in its utility constraint with support 3 = k: it cannot be merged and must not be
     # suppressed while y can still be generalized (with z): x(y,z) then has support 3.

@@ -699,7 +699,10 @@ def anonymize_coat(
     """
     k = check_k(k, max(data.n_records, 1))
     if isinstance(s, bool) or not isinstance(s, (int, float, np.floating)) or not 0.0 <= float(s) <= 1.0:
-        raise ParameterError(f"s is the largest fraction of items that may be suppressed, in [0, 1]; got {s!r}")
+        raise ParameterError(
+            f"s is the largest fraction of items that may be suppressed, in [0, 1] (0.15 or, on the "
+            f"command line, 15%); got {s!r}"
+        )
     block, blocks = as_utility_blocks(data, utility_constraints)
     wfun = _weight_function(data, weights)
     trace = CoatTrace()
@@ -855,10 +858,25 @@ def _read_constraint_file(path: str, data) -> list[list]:
     return out
 
 
+def _bundled_constraints(data, which: str) -> list[list]:
+    """The ``privacy`` or ``utility`` constraints shipped with the bundled example ``data.name``."""
+    from graphanon.datasets import list_datasets, load_constraints
+
+    shipping = [d["name"] for d in list_datasets() if "privacy_constraints" in d["extras"]]
+    if data.name not in shipping:
+        raise ParameterError(
+            f"--param {which}=bundled: dataset {data.name!r} ships no constraints "
+            f"(bundled ones: {', '.join(shipping)}); give a constraint file instead"
+        )
+    return load_constraints(data.name)[which]
+
+
 def parse_privacy(spec: str, data, k: int):
-    """CLI privacy spec: ``pgen``, ``km:M`` or a constraint file path."""
+    """CLI privacy spec: ``pgen``, ``km:M``, ``bundled`` or a constraint file path."""
     if spec == "pgen":
         return pgen(data, k)
+    if spec == "bundled":
+        return _bundled_constraints(data, "privacy")
     if spec.startswith("km:"):
         try:
             return KmConstraints(int(spec[3:]))
@@ -868,9 +886,11 @@ def parse_privacy(spec: str, data, k: int):
 
 
 def parse_utility(spec: str, data, taxonomy):
-    """CLI utility spec: ``all``, ``groups:FILE`` or ``taxonomy-level:N``."""
+    """CLI utility spec: ``all``, ``bundled``, ``groups:FILE`` or ``taxonomy-level:N``."""
     if spec == "all":
         return None
+    if spec == "bundled":
+        return _bundled_constraints(data, "utility")
     if spec.startswith("groups:"):
         return _read_constraint_file(spec[len("groups:") :], data)
     if spec.startswith("taxonomy-level:"):
@@ -881,7 +901,7 @@ def parse_utility(spec: str, data, taxonomy):
         except ValueError:
             raise ParameterError(f"--param utility={spec!r}: N must be a whole number") from None
         return taxonomy.groups_at(depth)
-    raise ParameterError(f"--param utility={spec!r}: use all, groups:FILE or taxonomy-level:N")
+    raise ParameterError(f"--param utility={spec!r}: use all, bundled, groups:FILE or taxonomy-level:N")
 
 
 def parse_fraction(text: str) -> float:
@@ -916,8 +936,8 @@ register(
     AlgorithmSpec(
         name="coat",
         summary=(
-            "COAT set-based generalization under constraints (--param privacy=pgen|km:M|FILE "
-            "utility=all|groups:FILE|taxonomy-level:N s=0.5% weights=one|taxonomy)"
+            "COAT set-based generalization under constraints (--param privacy=pgen|km:M|bundled|FILE "
+            "utility=all|bundled|groups:FILE|taxonomy-level:N s=0.5% weights=one|taxonomy)"
         ),
         run=_run,
         privacy_model="constraints",
