@@ -427,6 +427,34 @@ def _greedy_round(order, rank, P, lab, ml, mlc, starts, seed, window, greedy, ma
     return A, True, steps
 
 
+@numba.njit(cache=True)
+def _window_arcs(P, order, rank, lab, ml, mlc, window):
+    """Label-eligible arcs ``x -> y`` for ``y`` within ``window`` positions of ``x``
+    in the cyclic order, with their Hamming distances."""
+    n = order.shape[0]
+    width = min(2 * window + 1, n)
+    left = np.empty(n * width, dtype=np.int64)
+    right = np.empty(n * width, dtype=np.int64)
+    cost = np.empty(n * width, dtype=np.int64)
+    m = 0
+    for x in range(n):
+        i = rank[x]
+        for d in range(width):
+            y = order[(i - window + d) % n] if width < n else d
+            bad = False
+            for c in range(mlc[x]):
+                if ml[x, c] == lab[y]:
+                    bad = True
+                    break
+            if bad:
+                continue
+            left[m] = x
+            right[m] = y
+            cost[m] = _hamming(P, x, y)
+            m += 1
+    return left[:m], right[:m], cost[:m]
+
+
 # ---------------------------------------------------------------------- helpers
 def _as_rng(rng) -> np.random.Generator:
     if isinstance(rng, np.random.Generator):
@@ -630,6 +658,28 @@ def check_diversity_feasible(labels, l: int) -> None:  # noqa: E741
         )
 
 
+
+_MAX_MATCHING_WINDOW = 512
+
+
+def _matching_round(P, order, rank, lab, ml, mlc, window: int):
+    """A min-Hamming perfect matching of records to label-eligible published records
+    within ``window`` order positions (widened until one exists); None if none exists
+    even at ``max_window``."""
+    from ortools.graph.python import linear_sum_assignment
+
+    n = order.shape[0]
+    while True:
+        left, right, cost = _window_arcs(P, order, rank, lab, ml, mlc, window)
+        solver = linear_sum_assignment.SimpleLinearSumAssignment()
+        solver.add_arcs_with_cost(left, right, cost)
+        if solver.solve() == solver.OPTIMAL:
+            return np.fromiter((solver.right_mate(x) for x in range(n)), dtype=np.int64, count=n), window
+        if window >= min(n // 2, _MAX_MATCHING_WINDOW):
+            return None, window
+        window = min(2 * window, n // 2, _MAX_MATCHING_WINDOW)
+
+
 def greedy_diverse_assignments(
     X,
     labels,
@@ -637,6 +687,7 @@ def greedy_diverse_assignments(
     order,
     *,
     rng=None,
+    method: str = "matching",
     window: int = 64,
     lookahead: int = 0,
     stats: dict | None = None,
@@ -644,14 +695,27 @@ def greedy_diverse_assignments(
 ) -> np.ndarray:
     """Build ``l`` disjoint assignments whose union makes every record l-diverse.
 
-    Greedy closed walks on the complete generalization graph (Xue et al.,
-    Algorithm 2, ``greedyPick``): the next hop of record ``u`` is the record
-    nearest to ``u`` in ``order`` (alternating after/before, the lower Hamming
-    distance first) whose sensitive label is not yet among ``u``'s matches
-    and whose edge was not walked yet, preferring records not yet visited by
-    the current walk. The first round is the identity (each record's nearest
-    record is itself), so every record's own published row is one of its
-    matches, and its ``l`` matches carry ``l`` distinct labels.
+    Each round adds one assignment (a perfect matching of records to
+    published records) in which record ``u`` may take published record ``v``
+    only when ``v``'s sensitive label is not yet among ``u``'s matches; the
+    first round is the identity (each record's nearest record is itself), so
+    every record's own published row is one of its matches. Two ways to
+    build a round:
+
+    * ``method="matching"`` (default): the round is a minimum-Hamming perfect
+      matching over the label-eligible pairs within ``window`` positions of
+      each other in ``order`` (OR-Tools' linear sum assignment; the window
+      doubles until a perfect matching exists). It optimizes exactly what
+      the paper's greedy walk approximates, and never needs a fallback.
+
+    * ``method="greedy-walk"`` (the paper, Algorithm 2, ``greedyPick``):
+      greedy closed walks on the complete generalization graph; the next hop
+      of record ``u`` is the record nearest to ``u`` in ``order``
+      (alternating after/before, the lower Hamming distance first) whose
+      label is eligible and whose edge was not walked yet, preferring
+      records not yet visited by the current walk.
+
+    Either way the ``l`` matches of every record carry ``l`` distinct labels.
 
     Parameters
     ----------
@@ -665,12 +729,16 @@ def greedy_diverse_assignments(
     order : permutation of ``0..n-1``
         Cyclic record order (the Gray-TSP order in the paper).
     rng : Generator or seed, optional
+    method : {"matching", "greedy-walk"}
+        How each round is built (see above).
     window : int
-        Once a visited (last-resort) candidate is found, keep scanning at
-        most this many further positions for an unvisited one. The paper
-        scans the whole order; the bound keeps each pick O(window).
+        ``matching``: initial half-width of the order window of candidate
+        pairs. ``greedy-walk``: once a visited (last-resort) candidate is
+        found, keep scanning at most this many further positions for an
+        unvisited one (the paper scans the whole order; the bound keeps each
+        pick O(window)).
     lookahead : int
-        0 (the paper): return the first eligible unvisited record found
+        ``greedy-walk`` only. 0 (the paper): return the first eligible unvisited record found
         scanning outward. ``h > 0``: keep scanning ``h`` more positions and
         return the eligible unvisited record of least Hamming distance.
     progress : callable(done, total, message), optional
@@ -691,7 +759,7 @@ def greedy_diverse_assignments(
 
     Notes
     -----
-    The label constraint breaks the regularity that guarantees a closed walk
+    ``greedy-walk``: the label constraint breaks the regularity that guarantees a closed walk
     closes (Theorem 4.1): in late rounds a walk may wander without reaching
     its start's slot. A greedy walk longer than ``20 n + 1000`` steps (or a
     round longer than ``300 n`` steps, or a pick that finds no eligible record
@@ -702,13 +770,18 @@ def greedy_diverse_assignments(
 
     Complexity
     ----------
-    O(l n (window + w)) per round in practice, with ``w`` the number of
-    64-bit words per bitmap.
+    ``matching``: building the arcs is O(n window w) per round, with ``w``
+    the number of 64-bit words per bitmap; the assignment solver (cost
+    scaling) is about O(sqrt(n) n window log(n C)) in the worst case and
+    near-linear on these banded graphs. ``greedy-walk``: O(n (window + w))
+    per round in practice.
 
     References
     ----------
     Xue et al., KDD 2012, Sec. 4.4, Algorithm 2 (greedyPick).
     """
+    if method not in ("matching", "greedy-walk"):
+        raise ParameterError(f"method must be 'matching' or 'greedy-walk', got {method!r}")
     n = len(labels) if labels is not None else 0
     check_diversity_feasible(labels, l)
     order = check_order(order, n)
@@ -724,11 +797,24 @@ def greedy_diverse_assignments(
     out = np.empty((l, n), dtype=np.int64)
     max_steps = 20 * n + 1000
     fallback_rounds = []
+    windows = []
     for r in range(l):
-        starts = rng.permutation(n).astype(np.int64)
-        seed = int(rng.integers(2**31 - 1))
-        A, ok, _ = _greedy_round(order, rank, P, lab, ml, mlc, starts, seed, window, True, max_steps, lookahead)
-        attempt = 0
+        A = None
+        if method == "matching":
+            if r == 0:
+                A = np.arange(n, dtype=np.int64)
+            else:
+                A, used_window = _matching_round(P, order, rank, lab, ml, mlc, window)
+                windows.append(used_window)
+        if A is not None:
+            ok, attempt = True, 0
+        else:
+            # the paper's greedy walk (also the last resort of "matching" when no
+            # perfect matching exists at all, which only a degenerate label layout causes)
+            starts = rng.permutation(n).astype(np.int64)
+            seed = int(rng.integers(2**31 - 1))
+            A, ok, _ = _greedy_round(order, rank, P, lab, ml, mlc, starts, seed, window, True, max_steps, lookahead)
+            attempt = 0
         while not ok and attempt < 4:
             # label-aware random closed walks (no greedy scan), generous step budget
             attempt += 1
@@ -746,4 +832,5 @@ def greedy_diverse_assignments(
             progress(r + 1, l, f"greedy assignment {r + 1}/{l}")
     if stats is not None:
         stats["fallback_rounds"] = fallback_rounds
+        stats["windows"] = windows
     return out
