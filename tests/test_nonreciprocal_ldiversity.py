@@ -270,3 +270,18 @@ def test_cli_l_method():
         rel = spec.run(data, RunOptions(seed=2, params={"l": "3", "l_method": method, "order": "gray"}))
         assert rel.params["l_method"] == method
         assert LDiversity(3).audit(data, rel).satisfied
+
+
+def test_flow_without_certificate_is_a_clear_error(monkeypatch):
+    # labels a a a b b b in this order, window 1: record 1's only neighbours (0, 2) share its
+    # label, so without the certificate arcs the flow is infeasible -> InfeasibleError, no release
+    import graphanon.graphs.assignment as assignment
+
+    empty = np.zeros(0, dtype=np.int64)
+    monkeypatch.setattr(assignment, "_certificate_arcs", lambda lab, lv: (empty, empty))
+    X = np.eye(6, dtype=bool)
+    with pytest.raises(InfeasibleError, match="status"):
+        greedy_diverse_assignments(X, list("aaabbb"), 2, range(6), window=1)
+    monkeypatch.undo()
+    A = greedy_diverse_assignments(X, list("aaabbb"), 2, range(6), window=1)
+    assert_diverse_assignments(A, list("aaabbb"), 2)

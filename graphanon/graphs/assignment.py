@@ -729,8 +729,13 @@ def _solve_diverse_flow(left, right, cost, lab, l: int):  # noqa: E741
     n_labels = int(lab.max()) + 1
     rl, rl_arc = np.unique(left * n_labels + lab[right], return_inverse=True)
     n_rl = rl.shape[0]
-    if 2 * n + n_rl >= 2**31:
-        raise ParameterError(f"the l-diverse flow needs {2 * n + n_rl} nodes, more than OR-Tools' int32 node ids")
+    # OR-Tools takes int32 node and arc ids and int64 costs; costs are at most 2048 d (d items), so
+    # the cost scaling's cost * (nodes + 1) stays far inside int64 for any d below 10^6
+    if 2 * n + n_rl >= 2**31 or n_rl + left.shape[0] >= 2**31:
+        raise ParameterError(
+            f"the l-diverse flow needs {2 * n + n_rl} nodes and {n_rl + left.shape[0]} arcs, more than OR-Tools' "
+            "int32 ids; lower window"
+        )
     # nodes: records 0..n-1, published n..2n-1, (record, label) 2n..2n+n_rl-1
     tails = np.concatenate([rl // n_labels, 2 * n + rl_arc]).astype(np.int32)
     heads = np.concatenate([2 * n + np.arange(n_rl), n + right]).astype(np.int32)
