@@ -4,17 +4,19 @@ Measures
 --------
 1. ER and QE (type I / II) vs k for the ring over the Gray order and over the
    Gray-TSP order (chess, mushroom).
-2. ER and QE vs l for NR (greedy l-diverse assignments) and CAHD under the
-   same bit-voting publication, labels sampled from a fixed skewed
-   distribution (seeded).
+2. ER and QE vs l for NR (min-cost-flow l-diverse graph, the default; and
+   the paper's greedy walk) and CAHD under the same bit-voting publication,
+   labels sampled from a fixed skewed distribution (seeded), averaged over
+   draws; and the flow's expected ER vs its order window (l = max l).
 3. Time of closed walk vs backtracking (WMC) extraction vs k (chess) and vs
    data size (chess x1, x2, x4, x8, x16 by duplication with random bit flips),
    k = 16.
 4. Wall time of the full k-anonymization (order + graph + extraction +
    publication) of chess and bms1 with k = 10.
 
-Usage: ``python benchmarks/nonreciprocal.py [--quick]``; prints JSON and writes
-``benchmarks/results/nonreciprocal.json``.
+Usage: ``python benchmarks/nonreciprocal.py [--quick] [--parts k,l,extraction,pipeline]``;
+prints JSON and writes ``benchmarks/results/nonreciprocal.json`` (parts not
+run are kept from the existing file).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import scipy.sparse as sp
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
 from graphanon.data import TransactionData
 from graphanon.datasets import load
-from graphanon.graphs.assignment import extract_assignments
+from graphanon.graphs.assignment import extract_assignments, greedy_diverse_assignments
 from graphanon.graphs.generalization import ring_graph
 from graphanon.graphs.order import gray_order, gray_tsp_order, hamming_cycle_length
 from graphanon.metrics.nonreciprocal import error_rate, nr_workload, query_error
@@ -66,23 +68,39 @@ def perturbed_copies(data, factor, seed=0, flips=1):
     return TransactionData(sp.csr_array(M), data.items, name=f"{data.name}x{factor}")
 
 
-def quality_vs_k(name, ks, n_queries, tsp_time, audit, seed=0):
+def quality_vs_k(name, ks, n_queries, tsp_time, audit, seed=0, draws=5):
+    """ER/QE vs k for the ring over the Gray and the Gray-TSP order.
+
+    The published assignment is a uniform random draw, so ER and QE are
+    averaged over ``draws`` releases (assignment seeds) per order and k; the
+    standard deviation over the draws is reported beside the mean.
+    """
     data = load(name)
     t = time.perf_counter()
     go = gray_order(data.matrix)
     t_gray = time.perf_counter() - t
     t = time.perf_counter()
-    gt = gray_tsp_order(data.matrix, time_limit=tsp_time, seed=seed)
+    gt = gray_tsp_order(data.matrix, time_limit=tsp_time, seed=seed, n_jobs=2)
     t_tsp = time.perf_counter() - t
     wl = nr_workload(data, n_queries, 3, 4, seed=seed)
     rows = []
     for k in ks:
         for label, order in (("gray", go), ("gray-tsp", gt)):
-            rel = anonymize_nonreciprocal(data, k=k, order=order, rng=seed)
-            row = {"k": k, "order": label, "error_rate": error_rate(data, rel)}
-            row.update(query_error(rel, wl, data.n_records))
+            draws_out = []
+            for d in range(draws):
+                rel = anonymize_nonreciprocal(data, k=k, order=order, rng=seed + d)
+                row = {"error_rate": error_rate(data, rel)}
+                row.update(query_error(rel, wl, data.n_records))
+                if audit:
+                    row["audit_k"] = bool(NonreciprocalKAnonymity(k).audit(data, rel).satisfied)
+                draws_out.append(row)
+            row = {"k": k, "order": label, "draws": draws}
+            for key in ("error_rate", "query_error_type1", "query_error_type2"):
+                values = [r[key] for r in draws_out]
+                row[key] = float(np.mean(values))
+                row[key + "_std"] = float(np.std(values))
             if audit:
-                row["audit_k"] = bool(NonreciprocalKAnonymity(k).audit(data, rel).satisfied)
+                row["audit_k"] = all(r["audit_k"] for r in draws_out)
             rows.append(row)
     return {
         "dataset": name,
@@ -100,37 +118,94 @@ def quality_vs_k(name, ks, n_queries, tsp_time, audit, seed=0):
     }
 
 
-def quality_vs_l(name, ls, n_queries, tsp_time, audit, seed=0):
+def _mean_rows(draws_out, base):
+    """Mean and standard deviation over draws of ER, QE and time; audits must all pass."""
+    row = dict(base)
+    row["draws"] = len(draws_out)
+    for key in ("error_rate", "query_error_type1", "query_error_type2", "time_s"):
+        values = [r[key] for r in draws_out]
+        row[key] = float(np.mean(values))
+        row[key + "_std"] = float(np.std(values))
+    if "audit_l" in draws_out[0]:
+        row["audit_l"] = all(r["audit_l"] for r in draws_out)
+    return row
+
+
+def quality_vs_l(name, ls, n_queries, tsp_time, audit, seed=0, draws=5, walk_draws=1):
+    """ER/QE vs l: NR (min-cost-flow graph, the default), NR with the paper's greedy
+    walk, and CAHD, all published by bit voting, on the same labels and order.
+
+    NR's published assignment is a uniform random draw, so NR rows average
+    ``draws`` releases (seeds ``seed + d``; the greedy walk ``walk_draws``,
+    as it is slow); CAHD's rows average ``draws`` within-group permutations
+    (its ER and QE do not depend on them: a group shares one bitmap). Times
+    are per release and exclude NR's Gray-TSP order (``order_time_s``),
+    computed once and shared.
+    """
+    data = relabel(load(name), skewed_labels(load(name).n_records, seed=seed))
+    t = time.perf_counter()
+    gt = gray_tsp_order(data.matrix, time_limit=tsp_time, seed=seed)
+    t_order = time.perf_counter() - t
+    wl = nr_workload(data, n_queries, 3, 4, seed=seed)
+    from graphanon.algorithms.cahd_release import anonymize_cahd
+
+    anonymize_nonreciprocal(relabel(load("nr_table1"), list("abcabc")), l=3, order="identity", rng=0)  # warm-up
+    runs = (
+        ("NR", lambda lv, s: anonymize_nonreciprocal(data, l=lv, order=gt, rng=s), draws),
+        ("NR greedy-walk", lambda lv, s: anonymize_nonreciprocal(data, l=lv, order=gt, l_method="greedy-walk", rng=s),
+         walk_draws),
+        ("CAHD", lambda lv, s: anonymize_cahd(data, l=lv, rng=s), draws),
+    )
+    rows = []
+    for l in ls:  # noqa: E741
+        for method, run, n_draws in runs:
+            draws_out = []
+            for d in range(n_draws):
+                t = time.perf_counter()
+                rel = run(l, seed + d)
+                row = {"time_s": time.perf_counter() - t, "error_rate": error_rate(data, rel)}
+                row.update(query_error(rel, wl, data.n_records))
+                if audit:
+                    row["audit_l"] = bool(LDiversity(l).audit(data, rel).satisfied) and bool(
+                        NonreciprocalKAnonymity(l).audit(data, rel).satisfied
+                    )
+                draws_out.append(row)
+            rows.append(_mean_rows(draws_out, {"l": l, "method": method}))
+            print(json.dumps(rows[-1]), flush=True)
+    return {
+        "dataset": name,
+        "n": data.n_records,
+        "labels": "30 labels, p_i ~ 0.95^i, seed 0",
+        "tsp_time_limit": tsp_time,
+        "order_time_s": t_order,
+        "queries": {"n": n_queries, "include": 3, "exclude": 4, "seed": seed},
+        "rows": rows,
+    }
+
+
+def flow_settings(name, l, windows, tsp_time, seed=0):  # noqa: E741
+    """Expected ER (ER averaged over the l assignments, exact) of the flow's graph vs
+    its order window, before (``refine=0``) and after the two base-cost re-solves."""
     data = relabel(load(name), skewed_labels(load(name).n_records, seed=seed))
     gt = gray_tsp_order(data.matrix, time_limit=tsp_time, seed=seed)
-    wl = nr_workload(data, n_queries, 3, 4, seed=seed)
     rows = []
-    try:
-        from graphanon.algorithms.cahd_release import anonymize_cahd
-
-        anonymize_cahd(relabel(load("nr_table1"), ["a", "b", "c", "d", "e", "f"]), l=2, rng=0)
-        have_cahd = True
-    except ImportError:
-        have_cahd = False
-    for l in ls:  # noqa: E741
+    for w in windows:
+        st = {}
         t = time.perf_counter()
-        rel = anonymize_nonreciprocal(data, l=l, order=gt, rng=seed)
-        dt = time.perf_counter() - t
-        row = {"l": l, "method": "NR", "error_rate": error_rate(data, rel), "time_s": dt}
-        row.update(query_error(rel, wl, data.n_records))
-        if audit:
-            row["audit_l"] = bool(LDiversity(l).audit(data, rel).satisfied)
-        rows.append(row)
-        if have_cahd:
-            t = time.perf_counter()
-            rel = anonymize_cahd(data, l=l, rng=seed)
-            dt = time.perf_counter() - t
-            row = {"l": l, "method": "CAHD", "error_rate": error_rate(data, rel), "time_s": dt}
-            row.update(query_error(rel, wl, data.n_records))
-            if audit:
-                row["audit_l"] = bool(LDiversity(l).audit(data, rel).satisfied)
-            rows.append(row)
-    return {"dataset": name, "labels": "30 labels, p_i ~ 0.95^i, seed 0", "cahd_available": have_cahd, "rows": rows}
+        greedy_diverse_assignments(data.matrix, data.labels, l, gt, rng=seed, window=w, refine=2, stats=st)
+        rows.append(
+            {
+                "window": w,
+                "expected_er_refine0": st["expected_error_rate"][0],
+                "expected_er_refine2": min(st["expected_error_rate"]),
+                "per_solve": st["expected_error_rate"],
+                "certificate_edges": st["certificate_edges"],
+                "candidate_arcs": st["candidate_arcs"],
+                "time_s": time.perf_counter() - t,
+            }
+        )
+        print(json.dumps({"dataset": name, **rows[-1]}), flush=True)
+    return {"dataset": name, "l": l, "rows": rows}
 
 
 def _time_extraction(graph, method, seed, repeats):
@@ -189,31 +264,49 @@ def full_pipeline(cases, seed=0):
     return out
 
 
+PARTS = ("k", "l", "extraction", "pipeline")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="tiny settings for a smoke test")
+    ap.add_argument("--parts", default=",".join(PARTS),
+                    help=f"comma-separated subset of {','.join(PARTS)}; the other parts of --out are kept")
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "nonreciprocal.json"))
     args = ap.parse_args(argv)
+    parts = [p.strip() for p in args.parts.split(",") if p.strip()]
+    unknown = sorted(set(parts) - set(PARTS))
+    if unknown:
+        ap.error(f"unknown --parts {unknown}; choose from {','.join(PARTS)}")
     if args.quick:
-        ks, ls, nq, tsp, reps = [4, 8], [4], 50, 0.02, 1
+        ks, ls, nq, tsp, tsp_l, reps = [4, 8], [4], 50, 0.02, 0.02, 1
+        l_draws, windows = 1, [16, 32]
         factors, kt = [1, 2], [4, 16]
         datasets = ["chess"]
         cases = [("chess", 10, 0.05)]
     else:
-        ks, ls, nq, tsp, reps = [4, 8, 12, 16, 20], [4, 6, 8, 10, 12], 500, 0.2, 2
+        # quality vs k uses the default TSP budget (1 s per segment, the setting a user gets)
+        ks, ls, nq, tsp, tsp_l, reps = [4, 8, 12, 16, 20], [4, 6, 8, 10, 12], 500, 1.0, 0.2, 2
+        l_draws, windows = 5, [32, 64, 128, 256]
         factors, kt = [1, 2, 4, 8, 16], [4, 8, 12, 16, 20]
         datasets = ["chess", "mushroom"]
         cases = [("chess", 10, 1.0), ("chess", 10, 0.2), ("bms1", 10, 0.1)]
-    result = {
-        "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "note": "2-core machine shared with other jobs"},
-        "quick": args.quick,
-        "quality_vs_k": [quality_vs_k(d, ks, nq, tsp, audit=True) for d in datasets],
-        "quality_vs_l": [quality_vs_l(d, ls, nq, tsp, audit=True) for d in datasets],
-        "extraction": extraction_times(kt, factors, reps),
-        "full_pipeline": full_pipeline(cases),
-    }
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=1))
+    out = Path(args.out)
+    result = json.loads(out.read_text()) if out.exists() and not args.quick else {}
+    result["machine"] = {"platform": platform.platform(), "cpus": os.cpu_count(),
+                         "note": "2-core machine; see docs/performance.md for the load during each run"}
+    result["quick"] = args.quick
+    if "k" in parts:
+        result["quality_vs_k"] = [quality_vs_k(d, ks, nq, tsp, audit=True) for d in datasets]
+    if "l" in parts:
+        result["quality_vs_l"] = [quality_vs_l(d, ls, nq, tsp_l, audit=True, draws=l_draws) for d in datasets]
+        result["flow_settings"] = [flow_settings(d, max(ls), windows, tsp_l) for d in datasets]
+    if "extraction" in parts:
+        result["extraction"] = extraction_times(kt, factors, reps)
+    if "pipeline" in parts:
+        result["full_pipeline"] = full_pipeline(cases)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1))
     print(json.dumps(result, indent=1))
 
 

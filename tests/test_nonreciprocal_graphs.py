@@ -125,20 +125,26 @@ def test_closed_walk_trace_events():
 
 
 @settings(max_examples=20, deadline=None)
-@given(m=st.integers(1, 12), l=st.integers(2, 4), extra=st.integers(0, 3), seed=st.integers(0, 10**6))
-def test_greedy_diverse_property(m, l, extra, seed):  # noqa: E741
+@given(
+    m=st.integers(1, 12),
+    l=st.integers(2, 4),
+    extra=st.integers(0, 3),
+    seed=st.integers(0, 10**6),
+    method=st.sampled_from(["flow", "greedy-walk"]),
+)
+def test_greedy_diverse_property(m, l, extra, seed, method):  # noqa: E741
     rng = np.random.default_rng(seed)
     n_labels = l + extra
     n = m * n_labels
     labels = [i % n_labels for i in range(n)]  # balanced: feasible
     rng.shuffle(labels)
     X = rng.random((n, 9)) < 0.4
-    A = greedy_diverse_assignments(X, labels, l, rng.permutation(n), rng=seed)
+    A = greedy_diverse_assignments(X, labels, l, rng.permutation(n), rng=seed, method=method)
     g = GeneralizationGraph.from_assignments(A)
     check_assignments(g, A)
     lab = np.array(labels)
     assert all(len(set(lab[A[:, i]].tolist())) == l for i in range(n))
-    assert np.array_equal(A[0], np.arange(n))  # greedyPick's nearest record is the record itself
+    assert np.array_equal(A[0], np.arange(n))  # each record's own published record is among its matches
 
 
 def test_greedy_infeasible_l():

@@ -2,8 +2,10 @@
 
 Pipeline (Xue et al., Sec. 4): (1) a cyclic record order (Gray or Gray-TSP);
 (2) a generalization graph -- the k-regular ring over the order for
-k-anonymity, or for l-diversity the union of ``l`` greedy label-aware
-assignments on the complete graph; (3) ``k`` (or ``l``) disjoint assignments
+k-anonymity, or for l-diversity an l-regular graph whose every record's
+``l`` published records carry distinct labels (by default a min-cost such
+graph by min-cost flow; or the paper's greedy label-aware walks on the
+complete graph); (3) ``k`` (or ``l``) disjoint assignments
 extracted from it at random by closed walks (or the WMC backtracking
 baseline); (4) one assignment chosen uniformly at random; (5) publication by
 bit voting (:class:`~graphanon.release.NonreciprocalRelease`).
@@ -97,6 +99,7 @@ def anonymize_nonreciprocal(
     max_segment: int = 350,
     tsp_time_limit: float = 0.2,
     extraction: str = "closed-walk",
+    l_method: str = "flow",
     rng=None,
     progress: Progress | None = None,
     return_details: bool = False,
@@ -124,6 +127,14 @@ def anonymize_nonreciprocal(
         1.0 s shortens the order by another 3-6%, see docs/order.md).
     extraction : {"closed-walk", "backtracking"}
         Assignment extraction (:func:`~graphanon.graphs.assignment.extract_assignments`).
+    l_method : {"flow", "greedy-walk"}
+        With ``l``: how the l-diverse generalization graph is built
+        (:func:`~graphanon.graphs.assignment.greedy_diverse_assignments`).
+        ``"flow"`` (default): a minimum-cost l-diverse graph over pairs near
+        in the order, by min-cost flow; always succeeds when ``l`` passes the
+        feasibility check. ``"greedy-walk"``: the paper's Algorithm 2
+        (``greedyPick``), round by round; can lose much utility in late
+        rounds, or fail, under the label constraint.
     rng : numpy Generator or int seed, optional
         Randomness of the walks and of the assignment choice. None (the
         default) uses operating-system entropy. **Do not publish the seed**:
@@ -148,7 +159,9 @@ def anonymize_nonreciprocal(
     ----------
     Gray order O(n d log n); Gray-TSP adds ``n / min_segment`` OR-Tools runs
     of at most ``tsp_time_limit`` seconds; ring + extraction O(n k) walk
-    steps in practice (quadratic worst case); bit voting O(n k avg|r|).
+    steps in practice (quadratic worst case); bit voting O(n k avg|r|). With
+    ``l`` and ``l_method="flow"`` add one min-cost flow on O(64 n + l n) arcs
+    (:func:`~graphanon.graphs.assignment.greedy_diverse_assignments`).
 
     Examples
     --------
@@ -168,6 +181,8 @@ def anonymize_nonreciprocal(
         raise ParameterError("cannot anonymize an empty dataset")
     if extraction not in ("closed-walk", "backtracking"):
         raise ParameterError(f"extraction must be 'closed-walk' or 'backtracking', got {extraction!r}")
+    if l_method not in ("flow", "greedy-walk"):
+        raise ParameterError(f"l_method must be 'flow' or 'greedy-walk', got {l_method!r}")
     if l is not None:
         check_diversity_feasible(data.labels, l)
         l = check_k(l, n, "l")  # noqa: E741
@@ -196,6 +211,7 @@ def anonymize_nonreciprocal(
         "l": l,
         "order": order if isinstance(order, str) else "given",
         "extraction": extraction,
+        "l_method": l_method if l is not None else None,
         "min_segment": min_segment,
         "max_segment": max_segment,
     }
@@ -203,7 +219,9 @@ def anonymize_nonreciprocal(
         graph = GeneralizationGraph.ring(perm, k, data.record_ids)
         greedy = None
     else:
-        greedy = greedy_diverse_assignments(data.matrix, data.labels, l, perm, rng=rng, progress=progress)
+        greedy = greedy_diverse_assignments(
+            data.matrix, data.labels, l, perm, rng=rng, method=l_method, progress=progress
+        )
         graph = GeneralizationGraph.from_assignments(greedy, data.record_ids)
     assignments = extract_assignments(graph, method=extraction, rng=rng, progress=progress)
     chosen = int(rng.integers(assignments.shape[0]))
@@ -227,7 +245,7 @@ def anonymize_nonreciprocal(
 
 
 def _run(data, opts: RunOptions) -> NonreciprocalRelease:
-    known = {"l", "order", "extraction", "min_segment", "max_segment", "tsp_time_limit"}
+    known = {"l", "l_method", "order", "extraction", "min_segment", "max_segment", "tsp_time_limit"}
     opts.unknown_params(known)
     return anonymize_nonreciprocal(
         data,
@@ -235,6 +253,7 @@ def _run(data, opts: RunOptions) -> NonreciprocalRelease:
         l=opts.param("l", None, int),
         order=opts.param("order", "gray-tsp"),
         extraction=opts.param("extraction", "closed-walk"),
+        l_method=opts.param("l_method", "flow"),
         min_segment=opts.param("min_segment", 300, int),
         max_segment=opts.param("max_segment", 350, int),
         tsp_time_limit=opts.param("tsp_time_limit", 0.2, float),
@@ -247,9 +266,10 @@ register(
     AlgorithmSpec(
         name="nr",
         summary="nonreciprocal recoding: k-regular ring over the Gray-TSP order, closed-walk assignments, "
-        "bit voting (--param l=L for l-diversity; order=gray-tsp|gray|identity; extraction=closed-walk|backtracking)",
+        "bit voting (--param l=L for l-diversity, l_method=flow|greedy-walk; order=gray-tsp|gray|identity; "
+        "extraction=closed-walk|backtracking)",
         run=_run,
         privacy_model="nonreciprocal",
-        params=("l", "order", "extraction", "min_segment", "max_segment", "tsp_time_limit"),
+        params=("l", "l_method", "order", "extraction", "min_segment", "max_segment", "tsp_time_limit"),
     )
 )

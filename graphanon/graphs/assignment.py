@@ -12,8 +12,9 @@ Three extractors:
   every revisit closes a *deviant cycle*, which is dropped (loop erasure).
 * ``method="backtracking"`` -- the WMC baseline of Wong et al.: a
   depth-first search for a simple cycle that backtracks at dead ends.
-* :func:`greedy_diverse_assignments` -- the greedy walk for l-diversity
-  (Algorithm 2, ``greedyPick``) on the complete graph.
+* :func:`greedy_diverse_assignments` -- l-diverse assignments: by default a
+  min-cost l-diverse graph (min-cost flow) separated by the closed walk; or
+  the paper's greedy walk (Algorithm 2, ``greedyPick``) on the complete graph.
 
 How a round works (both random extractors)
 ------------------------------------------
@@ -427,6 +428,71 @@ def _greedy_round(order, rank, P, lab, ml, mlc, starts, seed, window, greedy, ma
     return A, True, steps
 
 
+@numba.njit(cache=True)
+def _window_arcs(order, rank, lab, window):
+    """Candidate arcs ``x -> y`` of the l-diverse flow: ``y`` within ``window``
+    positions of ``x`` in the cyclic order (all records when ``2 window + 1 >= n``)
+    with ``lab[y] != lab[x]`` (so ``y != x``)."""
+    n = order.shape[0]
+    width = min(2 * window + 1, n)
+    left = np.empty(n * width, dtype=np.int64)
+    right = np.empty(n * width, dtype=np.int64)
+    m = 0
+    for x in range(n):
+        i = rank[x]
+        for d in range(width):
+            y = order[(i - window + d) % n] if width < n else d
+            if lab[y] == lab[x]:
+                continue
+            left[m] = x
+            right[m] = y
+            m += 1
+    return left[:m], right[:m]
+
+
+@numba.njit(cache=True)
+def _cross_costs(P, Q, left, right, lens, scale):
+    """``round(scale H(P[left[i]], Q[right[i]]) / lens[left[i]])`` per arc."""
+    cost = np.empty(left.shape[0], dtype=np.int64)
+    for i in range(left.shape[0]):
+        x = left[i]
+        y = right[i]
+        h = 0
+        for w in range(P.shape[1]):
+            h += _popcount64(P[x, w] ^ Q[y, w])
+        cost[i] = (scale * h + lens[x] // 2) // lens[x]
+    return cost
+
+
+@numba.njit(cache=True)
+def _vote_packed(P, pre_ptr, pre_idx):
+    """Packed base bitmaps by bit voting: published record ``v``'s bit is 1 when
+    more than half of its preimages ``pre_idx[pre_ptr[v]:pre_ptr[v + 1]]`` have it
+    (a tie gives 0, as in :func:`graphanon.release.nonreciprocal.bit_vote`)."""
+    n = pre_ptr.shape[0] - 1
+    W = P.shape[1]
+    counts = np.zeros(W * 64, dtype=np.int64)
+    B = np.zeros((n, W), dtype=np.uint64)
+    for v in range(n):
+        counts[:] = 0
+        size = pre_ptr[v + 1] - pre_ptr[v]
+        for e in range(pre_ptr[v], pre_ptr[v + 1]):
+            x = pre_idx[e]
+            for w in range(W):
+                word = P[x, w]
+                while word:
+                    low = word & (~word + np.uint64(1))
+                    counts[w * 64 + int(_popcount64(low - np.uint64(1)))] += 1
+                    word ^= low
+        for w in range(W):
+            word = np.uint64(0)
+            for b in range(64):
+                if 2 * counts[w * 64 + b] > size:
+                    word |= np.uint64(1) << np.uint64(b)
+            B[v, w] = word
+    return B
+
+
 # ---------------------------------------------------------------------- helpers
 def _as_rng(rng) -> np.random.Generator:
     if isinstance(rng, np.random.Generator):
@@ -630,95 +696,123 @@ def check_diversity_feasible(labels, l: int) -> None:  # noqa: E741
         )
 
 
-def greedy_diverse_assignments(
-    X,
-    labels,
-    l: int,  # noqa: E741
-    order,
-    *,
-    rng=None,
-    window: int = 64,
-    lookahead: int = 0,
-    stats: dict | None = None,
-    progress: Callable[[int, int, str], None] | None = None,
-) -> np.ndarray:
-    """Build ``l`` disjoint assignments whose union makes every record l-diverse.
 
-    Greedy closed walks on the complete generalization graph (Xue et al.,
-    Algorithm 2, ``greedyPick``): the next hop of record ``u`` is the record
-    nearest to ``u`` in ``order`` (alternating after/before, the lower Hamming
-    distance first) whose sensitive label is not yet among ``u``'s matches
-    and whose edge was not walked yet, preferring records not yet visited by
-    the current walk. The first round is the identity (each record's nearest
-    record is itself), so every record's own published row is one of its
-    matches, and its ``l`` matches carry ``l`` distinct labels.
+_COST_SCALE = 1024  # flow arc cost = round(_COST_SCALE * H(u, v) / |u|): ER's per-record weight, in integers
 
-    Parameters
-    ----------
-    X : sparse or dense boolean matrix, shape (n, d)
-        Record bitmaps (for Hamming distances).
-    labels : sequence, length n
-        Sensitive label of each record.
-    l : int
-        Diversity level; feasibility is checked up front
-        (:func:`check_diversity_feasible`).
-    order : permutation of ``0..n-1``
-        Cyclic record order (the Gray-TSP order in the paper).
-    rng : Generator or seed, optional
-    window : int
-        Once a visited (last-resort) candidate is found, keep scanning at
-        most this many further positions for an unvisited one. The paper
-        scans the whole order; the bound keeps each pick O(window).
-    lookahead : int
-        0 (the paper): return the first eligible unvisited record found
-        scanning outward. ``h > 0``: keep scanning ``h`` more positions and
-        return the eligible unvisited record of least Hamming distance.
-    progress : callable(done, total, message), optional
 
-    Returns
-    -------
-    ndarray of int64, shape (l, n)
-        Disjoint assignments; row ``r`` column ``i`` is the published record
-        of ``i`` in round ``r``. For every ``i`` the labels of
-        ``out[:, i]`` are distinct.
+def _certificate_arcs(lab, l: int):  # noqa: E741
+    """``l - 1`` arcs per record that form, with the identity, a feasible l-diverse graph.
 
-    Raises
-    ------
-    ParameterError
-        For an infeasible ``l``.
-    InfeasibleError
-        If a round cannot be completed.
-
-    Notes
-    -----
-    The label constraint breaks the regularity that guarantees a closed walk
-    closes (Theorem 4.1): in late rounds a walk may wander without reaching
-    its start's slot. A greedy walk longer than ``20 n + 1000`` steps (or a
-    round longer than ``300 n`` steps, or a pick that finds no eligible record
-    within ``4 window + 64`` positions) abandons the greedy walk for that
-    round, which is redone by label-aware *random* closed walks (uniform
-    eligible next hops, same preference for unvisited records). Those rounds
-    cost utility; ``stats["fallback_rounds"]`` lists them.
-
-    Complexity
-    ----------
-    O(l n (window + w)) per round in practice, with ``w`` the number of
-    64-bit words per bitmap.
-
-    References
-    ----------
-    Xue et al., KDD 2012, Sec. 4.4, Algorithm 2 (greedyPick).
+    Records sorted by label (contiguous label groups) sit at positions
+    ``0..n-1``; the record at position ``p`` gets the records at positions
+    ``p + j s (mod n)``, ``j = 1..l-1``, with ``s = floor(n / l)``. Every label
+    group has at most ``s`` records (``check_diversity_feasible``: at most
+    ``n / l``), and two of these positions are at least ``s`` apart both ways
+    round the cycle, so they fall in different label groups; every position is
+    reached from exactly ``l - 1`` others. The circulant is the proof that the
+    flow problem is feasible whatever the order window holds.
     """
-    n = len(labels) if labels is not None else 0
-    check_diversity_feasible(labels, l)
-    order = check_order(order, n)
-    rng = _as_rng(rng)
-    P = pack_rows(X)
-    if P.shape[0] != n:
-        raise ParameterError(f"X has {P.shape[0]} rows but {n} labels were given")
-    lab = _label_codes(labels)
-    rank = np.empty(n, dtype=np.int64)
-    rank[order] = np.arange(n)
+    n = lab.shape[0]
+    grouped = np.argsort(lab, kind="stable")
+    s = n // l
+    pos = np.arange(n)
+    left = np.tile(grouped, l - 1)
+    right = grouped[(pos[None, :] + s * np.arange(1, l)[:, None]) % n].ravel()
+    return left.astype(np.int64), right.astype(np.int64)
+
+
+def _solve_diverse_flow(left, right, cost, lab, l: int):  # noqa: E741
+    """Min-cost flow over the candidate arcs; returns the successor matrix ``(n, l - 1)``."""
+    from ortools.graph.python import min_cost_flow
+
+    n = lab.shape[0]
+    n_labels = int(lab.max()) + 1
+    rl, rl_arc = np.unique(left * n_labels + lab[right], return_inverse=True)
+    n_rl = rl.shape[0]
+    # OR-Tools takes int32 node and arc ids and int64 costs; costs are at most 2048 d (d items), so
+    # the cost scaling's cost * (nodes + 1) stays far inside int64 for any d below 10^6
+    if 2 * n + n_rl >= 2**31 or n_rl + left.shape[0] >= 2**31:
+        raise ParameterError(
+            f"the l-diverse flow needs {2 * n + n_rl} nodes and {n_rl + left.shape[0]} arcs, more than OR-Tools' "
+            "int32 ids; lower window"
+        )
+    # nodes: records 0..n-1, published n..2n-1, (record, label) 2n..2n+n_rl-1
+    tails = np.concatenate([rl // n_labels, 2 * n + rl_arc]).astype(np.int32)
+    heads = np.concatenate([2 * n + np.arange(n_rl), n + right]).astype(np.int32)
+    caps = np.ones(tails.shape[0], dtype=np.int64)
+    costs = np.concatenate([np.zeros(n_rl, dtype=np.int64), cost])
+    flow = min_cost_flow.SimpleMinCostFlow()
+    flow.add_arcs_with_capacity_and_unit_cost(tails, heads, caps, costs)
+    supply = np.concatenate([np.full(n, l - 1), np.full(n, -(l - 1))]).astype(np.int64)
+    flow.set_nodes_supplies(np.arange(2 * n, dtype=np.int32), supply)
+    status = flow.solve()
+    if status != flow.OPTIMAL:
+        # the certificate arcs make the problem feasible; anything else is a solver failure
+        raise InfeasibleError(f"min-cost flow for the l-diverse graph ended with status {status!r}")
+    used = flow.flows(np.arange(n_rl, n_rl + left.shape[0], dtype=np.int32)) > 0
+    u, v = left[used], right[used]
+    if u.shape[0] != n * (l - 1) or not np.array_equal(np.bincount(u, minlength=n), np.full(n, l - 1)):
+        raise InfeasibleError("min-cost flow returned an irregular l-diverse graph")
+    return v[np.argsort(u, kind="stable")].reshape(n, l - 1), used
+
+
+def _expected_error(P, succ, lens):
+    """Mean of ``H(x, base of v) / lens[x]`` over the edges ``x -> v`` of ``succ``: the
+    error rate of a release averaged over the assignments that partition the graph."""
+    n, k = succ.shape
+    flat = succ.ravel()
+    pre_idx = np.argsort(flat, kind="stable") // k
+    pre_ptr = np.concatenate([[0], np.cumsum(np.bincount(flat, minlength=n))]).astype(np.int64)
+    B = _vote_packed(P, pre_ptr, pre_idx.astype(np.int64))
+    h = _cross_costs(P, B, np.repeat(np.arange(n), k), succ.ravel(), np.ones(n, dtype=np.int64), 1)
+    return float(np.mean(h.reshape(n, k) / lens[:, None])), B
+
+
+def _diverse_flow(P, lab, lens, l: int, order, rank, window: int, refine: int, stats):  # noqa: E741
+    """Successor matrix ``(n, l - 1)``: the min-cost l-diverse edges besides the identity.
+
+    A min-cost flow on ``record u -> (u, label c) -> published v``: each record
+    sends ``l - 1`` units, each (record, label) node passes at most one (so a
+    record's published records carry distinct labels, none its own), each
+    published record absorbs ``l - 1``. Candidate arcs are the label-eligible
+    pairs within ``window`` positions in ``order`` plus the certificate arcs
+    of :func:`_certificate_arcs`, so a feasible flow always exists. The first
+    solve costs ``u -> v`` by ``H(u, v) / |u|``; each of the ``refine``
+    further solves by ``H(u, base of v) / |u|`` with the bases voted on the
+    previous graph. The graph of least expected error rate is returned.
+    """
+    n = lab.shape[0]
+    wl, wr = _window_arcs(order, rank, lab, window)
+    cl, cr = _certificate_arcs(lab, l)
+    key = np.concatenate([wl, cl]) * n + np.concatenate([wr, cr])
+    key, first = np.unique(key, return_index=True)
+    left, right = key // n, key % n
+    in_window = first < wl.shape[0]
+    identity = np.arange(n, dtype=np.int64)[:, None]
+    Q = P
+    best = None
+    errors = []
+    for it in range(refine + 1):
+        cost = _cross_costs(P, Q, left, right, lens, _COST_SCALE)
+        succ, used = _solve_diverse_flow(left, right, cost, lab, l)
+        err, Q = _expected_error(P, np.hstack([identity, succ]), lens)
+        errors.append(err)
+        if best is None or err < best[0]:
+            best = (err, it, succ, used)
+    err, it, succ, used = best
+    if stats is not None:
+        ones = np.ones(n, dtype=np.int64)
+        stats["candidate_arcs"] = int(left.shape[0])
+        stats["certificate_edges"] = int((used & ~in_window).sum())
+        stats["mean_hamming"] = float(np.mean(_cross_costs(P, P, np.repeat(identity[:, 0], l - 1), succ.ravel(), ones, 1)))
+        stats["expected_error_rate"] = errors
+        stats["chosen_solve"] = it
+    return succ
+
+
+def _greedy_walk_rounds(P, lab, l, order, rank, rng, window, lookahead, progress, stats):  # noqa: E741
+    """The paper's rounds: greedy closed walks (``greedyPick``), label-aware random fallback."""
+    n = lab.shape[0]
     ml = np.full((n, l), -1, dtype=np.int64)
     mlc = np.zeros(n, dtype=np.int64)
     out = np.empty((l, n), dtype=np.int64)
@@ -736,7 +830,11 @@ def greedy_diverse_assignments(
             seed = int(rng.integers(2**31 - 1))
             A, ok, _ = _greedy_round(order, rank, P, lab, ml, mlc, starts, seed, window, False, 20 * n + 1000, 0)
         if not ok:
-            raise InfeasibleError(f"greedy l-diverse extraction could not complete round {r + 1} of {l}")
+            raise InfeasibleError(
+                f"greedy l-diverse extraction could not complete round {r + 1} of {l}: its walks did not close "
+                "(earlier rounds may have left no label-eligible perfect matching); method='flow' always "
+                "completes for a feasible l"
+            )
         if attempt:
             fallback_rounds.append(r)
         out[r] = A
@@ -746,4 +844,201 @@ def greedy_diverse_assignments(
             progress(r + 1, l, f"greedy assignment {r + 1}/{l}")
     if stats is not None:
         stats["fallback_rounds"] = fallback_rounds
+    return out
+
+
+def _check_diverse_rounds(out, lab, l: int) -> None:  # noqa: E741
+    """Raise ``InfeasibleError`` unless ``out`` holds ``l`` permutations giving every
+    record ``l`` distinct labels (hence ``l`` distinct published records)."""
+    n = lab.shape[0]
+    if out.shape != (l, n) or not (np.sort(out, axis=1) == np.arange(n)).all():
+        raise InfeasibleError("l-diverse assignments are not perfect matchings")
+    labs = np.sort(lab[out], axis=0)
+    if l > 1 and (labs[1:] == labs[:-1]).any():
+        bad = int(np.flatnonzero((labs[1:] == labs[:-1]).any(axis=0))[0])
+        raise InfeasibleError(f"record {bad} has two matches with the same label: {out[:, bad].tolist()}")
+
+
+def greedy_diverse_assignments(
+    X,
+    labels,
+    l: int,  # noqa: E741
+    order,
+    *,
+    rng=None,
+    method: str = "flow",
+    window: int | None = None,
+    refine: int = 2,
+    lookahead: int = 0,
+    stats: dict | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> np.ndarray:
+    """Build ``l`` disjoint assignments whose union makes every record l-diverse.
+
+    An assignment is a perfect matching of records to published records
+    (published record ``v`` carries record ``v``'s label). The result holds
+    ``l`` of them such that every record's ``l`` published records carry
+    ``l`` distinct labels -- hence are ``l`` distinct published records, so
+    the assignments are disjoint and their union is an l-regular
+    generalization graph. The first assignment is the identity (each record's
+    own published record is one of its matches). Two methods:
+
+    * ``method="flow"`` (default): the union graph is built at once as a
+      minimum-cost l-diverse graph by a min-cost flow (OR-Tools
+      ``SimpleMinCostFlow``) on ``record u -> (u, label c) -> published v``:
+      every record gets ``l - 1`` published records besides itself, at most
+      one per label and none of its own label; every published record gets
+      ``l - 1`` preimages besides its own record. The cost of ``u -> v`` is
+      ``H(u, v) / |u|`` (ER's per-record term with ``v``'s own bitmap
+      standing in for its vote; scaled by 1024 and rounded to integers);
+      then ``refine`` more solves cost ``u -> v`` by ``H(u, b_v) / |u|``
+      with ``b_v`` the bit vote of ``v``'s preimages in the previous graph,
+      and the graph of least expected ER (the mean of ``H(u, b_v) / |u|``
+      over its edges, i.e. ER averaged over the assignments) is kept.
+      Candidate pairs are the label-eligible records within ``window``
+      positions in ``order``, plus ``l - 1`` *certificate* pairs per record
+      that by themselves form a feasible solution (records sorted by label,
+      each joined to the records ``j floor(n/l)`` positions on,
+      ``j = 1..l-1``), so the flow always has a solution. The ``l - 1``
+      non-identity assignments are then separated by the random closed walk
+      (:func:`extract_assignments`; the graph is (l-1)-regular).
+
+    * ``method="greedy-walk"`` (the paper, Algorithm 2, ``greedyPick``):
+      ``l`` rounds of greedy closed walks on the complete generalization
+      graph; the next hop of record ``u`` is the record nearest to ``u`` in
+      ``order`` (alternating after/before, the lower Hamming distance first)
+      whose label is not yet among ``u``'s matches and whose edge was not
+      walked yet, preferring records not yet visited by the current walk.
+
+    Parameters
+    ----------
+    X : sparse or dense boolean matrix, shape (n, d)
+        Record bitmaps (for Hamming distances).
+    labels : sequence, length n
+        Sensitive label of each record.
+    l : int
+        Diversity level; feasibility is checked up front
+        (:func:`check_diversity_feasible`).
+    order : permutation of ``0..n-1``
+        Cyclic record order (the Gray-TSP order in the paper).
+    rng : Generator or seed, optional
+        Randomness of the walks (both methods).
+    method : {"flow", "greedy-walk"}
+        How the l-diverse graph is built (see above).
+    window : int, optional
+        ``flow`` (default 128): half-width of the order window of candidate
+        pairs (the whole data when ``2 window + 1 >= n``); wider windows
+        lower ER and cost time (docs/performance_nonreciprocal.md).
+        ``greedy-walk`` (default 64): once a visited (last-resort) candidate
+        is found, keep scanning at most this many further positions for an
+        unvisited one (the paper scans the whole order; the bound keeps each
+        pick O(window)).
+    refine : int
+        ``flow`` only: number of re-solves with costs to the previous
+        graph's voted bases (0: Hamming to the published record's own
+        bitmap only).
+    lookahead : int
+        ``greedy-walk`` only. 0 (the paper): return the first eligible
+        unvisited record found scanning outward. ``h > 0``: keep scanning
+        ``h`` more positions and return the eligible unvisited record of
+        least Hamming distance.
+    stats : dict, optional
+        ``flow``: filled with ``candidate_arcs``, ``certificate_edges``
+        (chosen edges outside the window), ``mean_hamming`` (of the chosen
+        non-identity edges), ``expected_error_rate`` (per solve) and
+        ``chosen_solve``. ``greedy-walk``: ``fallback_rounds``.
+    progress : callable(done, total, message), optional
+
+    Returns
+    -------
+    ndarray of int64, shape (l, n)
+        Disjoint assignments, row 0 the identity; row ``r`` column ``i`` is
+        the published record of ``i`` in assignment ``r``. For every ``i``
+        the labels of ``out[:, i]`` are distinct (checked before returning).
+
+    Raises
+    ------
+    ParameterError
+        For an infeasible ``l`` (fewer than ``l`` labels, or a label on more
+        than ``n / l`` records) or an unknown ``method``.
+    InfeasibleError
+        ``greedy-walk``: if a round cannot be completed (earlier rounds can
+        leave no label-eligible perfect matching even when ``l`` is
+        feasible). ``flow``: only on a solver failure.
+
+    Notes
+    -----
+    Why not round by round. Building one assignment per round (the paper's
+    walk, or a min-cost perfect matching per round) can paint itself into a
+    corner: with labels ``a a a b b b c d e`` and l = 3, a second round
+    matching the ``a`` records to ``b`` records and vice versa is valid and
+    cheapest when those records are alike, but leaves six records needing
+    labels ``c``, ``d`` or ``e`` in the third round, which only three
+    published records carry. The flow decides all ``l - 1`` matches of every
+    record jointly, and the certificate arcs guarantee a solution whenever
+    ``check_diversity_feasible`` passes.
+
+    ``greedy-walk``: the label constraint also breaks the regularity that
+    guarantees a closed walk closes (Theorem 4.1): in late rounds a walk may
+    wander without reaching its start's slot. A greedy walk longer than
+    ``20 n + 1000`` steps (or a round longer than ``300 n`` steps, or a pick
+    that finds no eligible record within ``4 window + 64`` positions)
+    abandons the greedy walk for that round, which is redone by label-aware
+    *random* closed walks (uniform eligible next hops, same preference for
+    unvisited records). Those rounds cost utility;
+    ``stats["fallback_rounds"]`` lists them.
+
+    Complexity
+    ----------
+    ``flow``: per solve, O(n (window + l) w) for the arc costs (``w``
+    64-bit words per bitmap) and OR-Tools' cost-scaling min-cost flow on
+    O(n (window + l)) arcs, O(n^2 (window + l) log(n C)) in the worst case
+    and seconds in practice (docs/performance_nonreciprocal.md); O(n l d)
+    for each vote; then the closed-walk separation, O(n l) steps in
+    practice. ``greedy-walk``: O(n (window + w)) per round
+    in practice.
+
+    References
+    ----------
+    Xue et al., KDD 2012, Sec. 4.4, Algorithm 2 (greedyPick). Ahuja,
+    Magnanti, Orlin, *Network Flows*, 1993, Ch. 9-10 (min-cost flow; a
+    degree-constrained subgraph as a flow).
+    """
+    if method not in ("flow", "greedy-walk"):
+        raise ParameterError(f"method must be 'flow' or 'greedy-walk', got {method!r}")
+    n = len(labels) if labels is not None else 0
+    check_diversity_feasible(labels, l)
+    order = check_order(order, n)
+    if window is None:
+        window = 128 if method == "flow" else 64
+    if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1:
+        raise ParameterError(f"window must be a whole number >= 1, got {window!r}")
+    if isinstance(refine, bool) or not isinstance(refine, (int, np.integer)) or refine < 0:
+        raise ParameterError(f"refine must be a whole number >= 0, got {refine!r}")
+    rng = _as_rng(rng)
+    P = pack_rows(X)
+    if P.shape[0] != n:
+        raise ParameterError(f"X has {P.shape[0]} rows but {n} labels were given")
+    lab = _label_codes(labels)
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+    if method == "greedy-walk":
+        out = _greedy_walk_rounds(P, lab, l, order, rank, rng, window, lookahead, progress, stats)
+    else:
+        out = np.empty((l, n), dtype=np.int64)
+        out[0] = np.arange(n)
+        if l > 1:
+            if progress is not None:
+                progress(0, 2, "l-diverse graph (min-cost flow)")
+            lens = np.maximum(np.bitwise_count(P).sum(axis=1), 1).astype(np.int64)
+            succ = _diverse_flow(P, lab, lens, l, order, rank, int(window), int(refine), stats)
+            if progress is not None:
+                progress(1, 2, "separating the l-diverse graph into assignments")
+            out[1:] = extract_assignments(GeneralizationGraph(succ), rng=rng)
+        elif stats is not None:
+            stats.update(candidate_arcs=0, certificate_edges=0, mean_hamming=0.0, expected_error_rate=[0.0],
+                         chosen_solve=0)
+        if progress is not None:
+            progress(2, 2, "l-diverse assignments")
+    _check_diverse_rounds(out, lab, l)
     return out
