@@ -9,12 +9,14 @@ Measures
    distribution (seeded).
 3. Time of closed walk vs backtracking (WMC) extraction vs k (chess) and vs
    data size (chess x1, x2, x4, x8, x16 by duplication with random bit flips),
-   k = 16.
+   k = 16: mean over 10 seeds of the best of 2 identical runs, with the load
+   average before and after.
 4. Wall time of the full k-anonymization (order + graph + extraction +
    publication) of chess and bms1 with k = 10.
 
-Usage: ``python benchmarks/nonreciprocal.py [--quick]``; prints JSON and writes
-``benchmarks/results/nonreciprocal.json``.
+Usage: ``python benchmarks/nonreciprocal.py [--quick] [--parts k,l,extraction,pipeline]``;
+prints JSON and writes ``benchmarks/results/nonreciprocal.json`` (parts not run
+are kept from the existing file).
 """
 
 from __future__ import annotations
@@ -133,19 +135,29 @@ def quality_vs_l(name, ls, n_queries, tsp_time, audit, seed=0):
     return {"dataset": name, "labels": "30 labels, p_i ~ 0.95^i, seed 0", "cahd_available": have_cahd, "rows": rows}
 
 
-def _time_extraction(graph, method, seed, repeats):
-    best = np.inf
-    steps = None
-    for r in range(repeats):
-        st = {}
-        t = time.perf_counter()
-        extract_assignments(graph, method=method, rng=seed + r, stats=st)
-        best = min(best, time.perf_counter() - t)
-        steps = sum(st["steps"])
-    return best, steps
+def _time_extraction(graph, method, seeds, repeats):
+    """Per seed: best wall time of ``repeats`` identical runs (same seed, same work) and its steps."""
+    times, steps = [], []
+    for seed in seeds:
+        best = np.inf
+        for _ in range(repeats):
+            st = {}
+            t = time.perf_counter()
+            extract_assignments(graph, method=method, rng=seed, stats=st)
+            best = min(best, time.perf_counter() - t)
+        times.append(best)
+        steps.append(sum(st["steps"]))
+    return {"time_s": float(np.mean(times)), "steps": float(np.mean(steps)), "time_s_per_seed": times,
+            "steps_per_seed": steps}
 
 
-def extraction_times(ks, factors, repeats, seed=0):
+def extraction_times(ks, factors, repeats, seeds=tuple(range(10)), seed=0):
+    """Closed walk vs backtracking: per seed the best of ``repeats`` identical runs; mean over ``seeds``.
+
+    Several seeds because the work itself is random: backtracking has rare
+    rounds with very long searches (a few extractions in a hundred on chess x16).
+    """
+    load_before = os.getloadavg()
     chess = load("chess")
     # warm up numba compilation
     extract_assignments(ring_graph(np.arange(10), 2), method="closed-walk", rng=0)
@@ -155,16 +167,17 @@ def extraction_times(ks, factors, repeats, seed=0):
     for k in ks:
         g = ring_graph(go, k)
         for method in ("closed-walk", "backtracking"):
-            t, steps = _time_extraction(g, method, seed, repeats)
-            vs_k.append({"k": k, "method": method, "time_s": t, "steps": steps})
+            vs_k.append({"k": k, "method": method, **_time_extraction(g, method, seeds, repeats)})
     vs_n = []
     for f in factors:
         data = perturbed_copies(chess, f, seed=seed)
         g = ring_graph(gray_order(data.matrix), 16)
         for method in ("closed-walk", "backtracking"):
-            t, steps = _time_extraction(g, method, seed, repeats)
-            vs_n.append({"factor": f, "n": data.n_records, "k": 16, "method": method, "time_s": t, "steps": steps})
-    return {"dataset": "chess (Gray order ring)", "vs_k": vs_k, "vs_size": vs_n}
+            row = {"factor": f, "n": data.n_records, "k": 16, "method": method}
+            vs_n.append({**row, **_time_extraction(g, method, seeds, repeats)})
+    return {"dataset": "chess (Gray order ring)", "seeds": list(seeds), "repeats": repeats,
+            "load_avg_before": list(load_before), "load_avg_after": list(os.getloadavg()), "vs_k": vs_k,
+            "vs_size": vs_n}
 
 
 def full_pipeline(cases, seed=0):
@@ -189,31 +202,44 @@ def full_pipeline(cases, seed=0):
     return out
 
 
+PARTS = ("k", "l", "extraction", "pipeline")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="tiny settings for a smoke test")
+    ap.add_argument("--parts", default=",".join(PARTS),
+                    help=f"comma-separated subset of {','.join(PARTS)}; the other parts of --out are kept")
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "nonreciprocal.json"))
     args = ap.parse_args(argv)
+    parts = [p.strip() for p in args.parts.split(",") if p.strip()]
+    unknown = sorted(set(parts) - set(PARTS))
+    if unknown:
+        ap.error(f"unknown --parts {unknown}; choose from {','.join(PARTS)}")
     if args.quick:
         ks, ls, nq, tsp, reps = [4, 8], [4], 50, 0.02, 1
-        factors, kt = [1, 2], [4, 16]
+        factors, kt, seeds = [1, 2], [4, 16], (0, 1)
         datasets = ["chess"]
         cases = [("chess", 10, 0.05)]
     else:
         ks, ls, nq, tsp, reps = [4, 8, 12, 16, 20], [4, 6, 8, 10, 12], 500, 0.2, 2
-        factors, kt = [1, 2, 4, 8, 16], [4, 8, 12, 16, 20]
+        factors, kt, seeds = [1, 2, 4, 8, 16], [4, 8, 12, 16, 20], tuple(range(10))
         datasets = ["chess", "mushroom"]
         cases = [("chess", 10, 1.0), ("chess", 10, 0.2), ("bms1", 10, 0.1)]
-    result = {
-        "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "note": "2-core machine shared with other jobs"},
-        "quick": args.quick,
-        "quality_vs_k": [quality_vs_k(d, ks, nq, tsp, audit=True) for d in datasets],
-        "quality_vs_l": [quality_vs_l(d, ls, nq, tsp, audit=True) for d in datasets],
-        "extraction": extraction_times(kt, factors, reps),
-        "full_pipeline": full_pipeline(cases),
-    }
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=1))
+    out = Path(args.out)
+    result = json.loads(out.read_text()) if out.exists() and not args.quick else {}
+    result["machine"] = {"platform": platform.platform(), "cpus": os.cpu_count(), "note": "2-core machine shared with other jobs"}
+    result["quick"] = args.quick
+    if "k" in parts:
+        result["quality_vs_k"] = [quality_vs_k(d, ks, nq, tsp, audit=True) for d in datasets]
+    if "l" in parts:
+        result["quality_vs_l"] = [quality_vs_l(d, ls, nq, tsp, audit=True) for d in datasets]
+    if "extraction" in parts:
+        result["extraction"] = extraction_times(kt, factors, reps, seeds)
+    if "pipeline" in parts:
+        result["full_pipeline"] = full_pipeline(cases)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1))
     print(json.dumps(result, indent=1))
 
 
