@@ -30,8 +30,17 @@ remaining graph. Because the remaining graph is regular (Eulerian in the
 "displacement" view), a walk that never reuses an edge can only get stuck
 where it started, so the closed walk always closes (Xue et al., Theorem 4.1).
 
+Both random extractors keep, per record, the list of its edges not used by
+earlier rounds, so a step never looks at a used edge. A closed-walk step
+draws uniform proposals among those edges and accepts one only if it is a
+preferred next hop, scanning the list once if two proposals fail; the
+choice is uniform among the preferred next hops either way (see
+:func:`_closed_walk_round`). Backtracking draws its random edge order lazily
+(Fisher-Yates), one draw per tried edge.
+
 All hot loops are compiled with numba; randomness comes from the ``rng``
-argument (a seed for numba's generator is drawn from it per round).
+argument (a seed is drawn from it per round: for numba's generator in the
+greedy walk, for a splitmix64 stream in the two random extractors).
 
 References
 ----------
@@ -78,26 +87,122 @@ def _hamming(P, a, b):
     return h
 
 
+# Random numbers of the extraction kernels: splitmix64, a 64-bit generator with a
+# single word of state (kept in a 1-element uint64 array), and Lemire's unbiased
+# multiply-shift for bounded integers. Both random extractors use them, one
+# draw per random choice, so neither method pays more per draw than the other.
+@numba.njit(cache=True, inline="always")
+def _rng_next(state):
+    """Next output of splitmix64 (Steele, Lea, Flood, OOPSLA 2014); advances ``state[0]``."""
+    state[0] += np.uint64(0x9E3779B97F4A7C15)
+    z = state[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@numba.njit(cache=True, inline="always")
+def _rng_below(state, c):
+    """Uniform integer in ``[0, c)`` for ``1 <= c < 2**32``, exactly (no modulo bias).
+
+    Lemire, "Fast random integer generation in an interval", ACM TOMACS 29(1), 2019:
+    ``(u * c) >> 32`` for a 32-bit ``u``, redrawing while the low word is below ``2**32 mod c``.
+    """
+    cc = np.uint64(c)
+    m = (_rng_next(state) >> np.uint64(32)) * cc
+    lo = m & np.uint64(0xFFFFFFFF)
+    if lo < cc:
+        th = (np.uint64(0x100000000) - cc) % cc
+        while lo < th:
+            m = (_rng_next(state) >> np.uint64(32)) * cc
+            lo = m & np.uint64(0xFFFFFFFF)
+    return np.int64(m >> np.uint64(32))
+
+
+# Unused edges of every record, kept across rounds: ``ay[x, :cnt[x]]`` are the
+# published records ``x`` may still be matched to and ``at[x, :cnt[x]]`` the
+# columns of those edges in ``graph.successors``. After a round the edge it
+# used is swap-removed (``_drop_used_edges``), so no kernel ever looks at a
+# used edge again.
 @numba.njit(cache=True)
-def _closed_walk_round(succ, used, starts, seed, trace):
+def _drop_used_edges(ay, at, cnt, slot):
+    """Swap-remove edge column ``slot[x]`` from the unused-edge list of every record ``x``."""
+    n = ay.shape[0]
+    for x in range(n):
+        c = cnt[x] - 1
+        for j in range(c + 1):
+            if at[x, j] == slot[x]:
+                ay[x, j] = ay[x, c]
+                at[x, j] = at[x, c]
+                ay[x, c] = -1
+                at[x, c] = slot[x]
+                cnt[x] = c
+                break
+
+
+@numba.njit(cache=True)
+def _bfs_order(succ):
+    """Breadth-first order of the records along out-edges (columns in order).
+
+    Used to relabel the records so that a walk touches nearby memory; on a
+    ring graph it recovers the ring order itself.
+    """
+    n, k = succ.shape
+    seen = np.zeros(n, dtype=np.bool_)
+    order = np.empty(n, dtype=np.int64)
+    head = 0
+    tail = 0
+    for r in range(n):
+        if seen[r]:
+            continue
+        seen[r] = True
+        order[tail] = r
+        tail += 1
+        while head < tail:
+            v = order[head]
+            head += 1
+            for t in range(k):
+                w = succ[v, t]
+                if not seen[w]:
+                    seen[w] = True
+                    order[tail] = w
+                    tail += 1
+    return order
+
+
+@numba.njit(cache=True)
+def _closed_walk_round(ay, at, cnt, starts, seed, tries, trace):
     """One round of closed-walk extraction. Returns (A, slot, steps, ok, trace_len).
 
+    ``ay``, ``at``, ``cnt``: the unused-edge lists (read only here). ``slot[x]``
+    is the column of the edge ``x -> A[x]`` in ``graph.successors``.
     ``trace`` (shape (m, 4), may be empty) receives (walk, x, y, event) rows:
     event 0 = step, 1 = deviant cycle dropped at x, 2 = cycle closed.
+
+    Per walk: ``stamp[z] == walk`` marks records visited by the walk (they
+    stay visited when a deviant cycle drops them), ``ystamp[y] == walk`` marks
+    published records whose holder ``A^{-1}(y)`` is visited (``A`` does not
+    change during a walk, so this is ``stamp[inv[y]] == walk`` in one load),
+    ``onpath[z] >= 0`` gives the position of ``z`` on the loop-erased path and
+    bit ``j`` of ``tmask[z]`` that ``z`` walked its ``j``-th unused edge.
     """
-    np.random.seed(seed)
-    n, k = succ.shape
-    A = np.arange(n)
-    inv = np.arange(n)
+    state = np.empty(1, dtype=np.uint64)
+    state[0] = np.uint64(seed)
+    n, k = ay.shape
+    W = (k + 63) >> 6
+    A = np.arange(n).astype(ay.dtype)
+    inv = np.arange(n).astype(ay.dtype)
     in_l = np.ones(n, dtype=np.bool_)
     slot = np.full(n, -1, dtype=np.int64)
-    stamp = np.zeros(n, dtype=np.int64)
-    onpath = np.full(n, -1, dtype=np.int64)
-    trav = np.zeros((n, k), dtype=np.int64)
-    path_x = np.empty(n + 1, dtype=np.int64)
-    path_t = np.empty(n + 1, dtype=np.int64)
+    stamp = np.zeros(n, dtype=ay.dtype)
+    ystamp = np.zeros(n, dtype=ay.dtype)
+    onpath = np.full(n, -1, dtype=ay.dtype)
+    tmask = np.zeros((n, W), dtype=np.uint64)
+    path_x = np.empty(n + 1, dtype=ay.dtype)
+    path_j = np.empty(n + 1, dtype=ay.dtype)
     pref = np.empty(k, dtype=np.int64)
     other = np.empty(k, dtype=np.int64)
+    one = np.uint64(1)
     steps = 0
     walk = 0
     tl = 0
@@ -108,33 +213,54 @@ def _closed_walk_round(succ, used, starts, seed, trace):
         walk += 1
         target = A[s]
         stamp[s] = walk
+        ystamp[target] = walk
+        for w in range(W):
+            tmask[s, w] = 0
         onpath[s] = 0
         path_x[0] = s
         plen = 1
         x = s
         while True:
-            npref = 0
-            nother = 0
-            for t in range(k):
-                if used[x, t] or trav[x, t] == walk:
-                    continue
-                y = succ[x, t]
-                if y == target or stamp[inv[y]] != walk:
-                    pref[npref] = t
-                    npref += 1
-                else:
-                    other[nother] = t
-                    nother += 1
-            if npref > 0:
-                t = pref[np.random.randint(npref)]
-            elif nother > 0:
-                t = other[np.random.randint(nother)]
-            else:
+            # next hop: uniform among the preferred candidates (unused edges of x not
+            # walked from x in this walk that close the walk or lead to an unvisited
+            # holder), else uniform among the other candidates. Up to `tries` uniform
+            # proposals among the c unused edges, each accepted only if preferred
+            # (an accepted one is uniform among the preferred); then one branch-free
+            # scan. Whether the scan happens does not depend on which preferred edge
+            # a proposal would hit, so the mixture is uniform among the preferred.
+            c = cnt[x]
+            if c <= 0:
                 return A, slot, steps, False, tl
-            trav[x, t] = walk
+            j = -1
+            for _ in range(tries):
+                jj = _rng_below(state, c)
+                if (tmask[x, jj >> 6] >> np.uint64(jj & 63)) & one:
+                    continue
+                y = ay[x, jj]
+                if y == target or ystamp[y] != walk:
+                    j = jj
+                    break
+            if j < 0:
+                npref = 0
+                nother = 0
+                for jj in range(c):
+                    free = 1 - np.int64((tmask[x, jj >> 6] >> np.uint64(jj & 63)) & one)
+                    y = ay[x, jj]
+                    p = np.int64((y == target) | (ystamp[y] != walk))
+                    pref[npref] = jj
+                    other[nother] = jj
+                    npref += free & p
+                    nother += free & (1 - p)
+                if npref > 0:
+                    j = pref[_rng_below(state, npref)]
+                elif nother > 0:
+                    j = other[_rng_below(state, nother)]
+                else:
+                    return A, slot, steps, False, tl
+            tmask[x, j >> 6] |= one << np.uint64(j & 63)
             steps += 1
-            y = succ[x, t]
-            path_t[plen - 1] = t
+            y = ay[x, j]
+            path_j[plen - 1] = j
             if tl < tmax:
                 trace[tl, 0] = walk
                 trace[tl, 1] = x
@@ -144,30 +270,38 @@ def _closed_walk_round(succ, used, starts, seed, trace):
             if y == target:
                 break
             z = inv[y]
-            if stamp[z] == walk and onpath[z] >= 0:
+            if stamp[z] == walk:
                 p = onpath[z]
-                for q in range(p + 1, plen):
-                    onpath[path_x[q]] = -1
-                plen = p + 1
-                if tl < tmax:
-                    trace[tl, 0] = walk
-                    trace[tl, 1] = z
-                    trace[tl, 2] = -1
-                    trace[tl, 3] = 1
-                    tl += 1
+                if p >= 0:  # deviant cycle z -> ... -> z: erase it
+                    for q in range(p + 1, plen):
+                        onpath[path_x[q]] = -1
+                    plen = p + 1
+                    if tl < tmax:
+                        trace[tl, 0] = walk
+                        trace[tl, 1] = z
+                        trace[tl, 2] = -1
+                        trace[tl, 3] = 1
+                        tl += 1
+                else:  # visited earlier, dropped with a deviant cycle since
+                    onpath[z] = plen
+                    path_x[plen] = z
+                    plen += 1
             else:
                 stamp[z] = walk
+                ystamp[y] = walk
+                for w in range(W):
+                    tmask[z, w] = 0
                 onpath[z] = plen
                 path_x[plen] = z
                 plen += 1
             x = z
         for q in range(plen):
             xq = path_x[q]
-            t = path_t[q]
-            y = succ[xq, t]
+            j = path_j[q]
+            y = ay[xq, j]
             A[xq] = y
             inv[y] = xq
-            slot[xq] = t
+            slot[xq] = at[xq, j]
             in_l[xq] = False
             onpath[xq] = -1
         if tl < tmax:
@@ -180,19 +314,31 @@ def _closed_walk_round(succ, used, starts, seed, trace):
 
 
 @numba.njit(cache=True)
-def _backtracking_round(succ, used, starts, seed, unmark):
-    """One round of WMC-style extraction: DFS for a simple closing cycle with backtracking."""
-    np.random.seed(seed)
-    n, k = succ.shape
-    A = np.arange(n)
-    inv = np.arange(n)
+def _backtracking_round(ay, at, cnt, starts, seed, unmark):
+    """One round of WMC-style extraction: DFS for a simple closing cycle with backtracking.
+
+    Returns (A, slot, steps, ok). Each visited record tries its unused edges
+    in uniformly random order, one per step, drawn lazily (Fisher-Yates: the
+    ``ptr[x]`` edges tried so far form the prefix of ``ay[x]``, the next one is
+    uniform among the rest), which is the same order distribution as a full
+    shuffle on arrival without its O(k) cost. An edge whose slot is held by a
+    record of the search (``ystamp[y] == walk``) is rejected; when ``x`` runs
+    out of edges the search backtracks. With ``unmark`` false (WMC as used
+    here) a record left by backtracking stays blocked for the rest of the
+    search; with ``unmark`` true it is freed (pure backtracking, exponential).
+    """
+    state = np.empty(1, dtype=np.uint64)
+    state[0] = np.uint64(seed)
+    n = ay.shape[0]
+    A = np.arange(n).astype(ay.dtype)
+    inv = np.arange(n).astype(ay.dtype)
     in_l = np.ones(n, dtype=np.bool_)
     slot = np.full(n, -1, dtype=np.int64)
-    stamp = np.zeros(n, dtype=np.int64)
-    order = np.empty((n, k), dtype=np.int64)
-    ptr = np.zeros(n, dtype=np.int64)
-    path_x = np.empty(n + 1, dtype=np.int64)
-    path_t = np.empty(n + 1, dtype=np.int64)
+    stamp = np.zeros(n, dtype=ay.dtype)
+    ystamp = np.zeros(n, dtype=ay.dtype)
+    ptr = np.zeros(n, dtype=ay.dtype)
+    path_x = np.empty(n + 1, dtype=ay.dtype)
+    path_j = np.empty(n + 1, dtype=ay.dtype)
     steps = 0
     walk = 0
     for s in starts:
@@ -201,9 +347,7 @@ def _backtracking_round(succ, used, starts, seed, unmark):
         walk += 1
         target = A[s]
         stamp[s] = walk
-        for t in range(k):
-            order[s, t] = t
-        np.random.shuffle(order[s])
+        ystamp[target] = walk
         ptr[s] = 0
         path_x[0] = s
         plen = 1
@@ -211,25 +355,30 @@ def _backtracking_round(succ, used, starts, seed, unmark):
         while not closed:
             x = path_x[plen - 1]
             advanced = False
-            while ptr[x] < k:
-                t = order[x, ptr[x]]
-                ptr[x] += 1
-                if used[x, t]:
-                    continue
+            c = cnt[x]
+            while ptr[x] < c:
+                p = ptr[x]
+                j = p + _rng_below(state, c - p)
+                if j != p:
+                    y = ay[x, p]
+                    ay[x, p] = ay[x, j]
+                    ay[x, j] = y
+                    t = at[x, p]
+                    at[x, p] = at[x, j]
+                    at[x, j] = t
+                ptr[x] = p + 1
                 steps += 1
-                y = succ[x, t]
+                y = ay[x, p]
                 if y == target:
-                    path_t[plen - 1] = t
+                    path_j[plen - 1] = p
                     closed = True
                     break
-                z = inv[y]
-                if stamp[z] == walk:
+                if ystamp[y] == walk:
                     continue
-                path_t[plen - 1] = t
+                z = inv[y]
+                path_j[plen - 1] = p
                 stamp[z] = walk
-                for u in range(k):
-                    order[z, u] = u
-                np.random.shuffle(order[z])
+                ystamp[y] = walk
                 ptr[z] = 0
                 path_x[plen] = z
                 plen += 1
@@ -239,17 +388,18 @@ def _backtracking_round(succ, used, starts, seed, unmark):
                 continue
             steps += 1  # dead end: backtrack
             if unmark:
-                stamp[x] = 0  # WMC: x may be reached again along another branch
+                stamp[x] = 0  # x may be reached again along another branch
+                ystamp[A[x]] = 0
             plen -= 1
             if plen == 0:
                 return A, slot, steps, False
         for q in range(plen):
             xq = path_x[q]
-            t = path_t[q]
-            y = succ[xq, t]
+            p = path_j[q]
+            y = ay[xq, p]
             A[xq] = y
             inv[y] = xq
-            slot[xq] = t
+            slot[xq] = at[xq, p]
             in_l[xq] = False
     return A, slot, steps, True
 
@@ -522,8 +672,37 @@ def pack_rows(X) -> np.ndarray:
     return bits.view(np.uint64).reshape(n, W)
 
 
+def _edge_lists(succ: np.ndarray, relabel: bool):
+    """Unused-edge lists ``(ay, at, cnt)`` of a fresh extraction and the record order they use.
+
+    With ``relabel``, record ``order[i]`` becomes record ``i`` (breadth-first
+    order, see :func:`_bfs_order`) so that walks touch nearby memory; the
+    kernels' results are mapped back by the caller. Indices are int32 when
+    they fit (halving the memory the kernels touch).
+    """
+    n, k = succ.shape
+    it = np.int32 if n < 2**31 - 1 else np.int64
+    if relabel:
+        order = _bfs_order(succ)
+        rank = np.empty(n, dtype=np.int64)
+        rank[order] = np.arange(n)
+        ay = rank[succ[order]].astype(it)
+    else:
+        order = np.arange(n, dtype=np.int64)
+        ay = succ.astype(it)
+    at = np.ascontiguousarray(np.broadcast_to(np.arange(k, dtype=it), (n, k)))
+    cnt = np.full(n, k, dtype=it)
+    return ay, at, cnt, order
+
+
+# Uniform proposals the closed walk makes before it scans all edges of a record
+# (any value gives the same distribution; 2 was fastest on chess rings, k = 4..20).
+_CW_PROPOSALS = 2
+
+
 class ExtractionStats(dict):
-    """Per-round counters of an extraction (``steps``: edges tried plus backtracks)."""
+    """Per-round counters of an extraction (``steps``: for the closed walk the
+    edges walked, for backtracking the edges tried plus the backtracks)."""
 
 
 def check_assignments(graph: GeneralizationGraph, assignments) -> None:
@@ -560,14 +739,18 @@ def extract_assignments(
         A k-regular graph (``graph.is_k_regular()``).
     method : {"closed-walk", "backtracking"}
         ``closed-walk``: the randomized closed walk of Xue et al. (revisits
-        allowed, deviant cycles dropped). ``backtracking``: the WMC baseline
-        of Wong et al. (depth-first search for a simple cycle; a vertex left
-        by backtracking stays blocked for the rest of that search, which
-        keeps each search linear in the edges).
+        allowed, deviant cycles dropped; next hop uniform among the unused,
+        not yet walked edges whose record is not yet visited by the walk,
+        else uniform among the other unused, not yet walked edges).
+        ``backtracking``: the WMC baseline of Wong et al. (depth-first search
+        for a simple cycle trying edges in random order; a vertex left by
+        backtracking stays blocked for the rest of that search, which keeps
+        each search linear in the edges).
     rng : numpy Generator or int seed, optional
         Source of randomness.
     stats : dict, optional
-        Filled with ``steps`` (list, per round) for benchmarking.
+        Filled with ``steps`` (list, per round) for benchmarking: edges walked
+        (closed walk), or edges tried plus backtracks (backtracking).
     progress : callable(done, total, message), optional
 
     Returns
@@ -581,11 +764,28 @@ def extract_assignments(
     ParameterError
         If the graph is not k-regular or ``method`` is unknown.
 
+    Notes
+    -----
+    Both methods share the same machinery: records relabelled in
+    breadth-first order (memory locality), per-record lists of the edges not
+    used by earlier rounds (swap-removal after each round), one splitmix64
+    draw per random choice, and a per-walk stamp on published records whose
+    holder is visited (one load to test "visited"). The closed walk draws up
+    to two uniform proposals and accepts one only if it is a preferred next
+    hop, else scans the record's unused edges once (the result is uniform
+    among preferred edges either way); backtracking draws its random edge
+    order lazily (Fisher-Yates, one draw per tried edge).
+
     Complexity
     ----------
-    Each walk step costs O(k); a round takes O(n k) steps in the worst case
-    per cycle (quadratic overall in the worst case, near-linear in practice
-    on ring graphs).
+    Let ``c <= k`` be the number of unused edges of the current record.
+    Closed walk: a step costs O(1) when a proposal is accepted and O(c) when
+    the record's unused edges are scanned (every preferred next hop is then
+    visited or rare); backtracking: O(1) per tried edge and per backtrack.
+    A walk or search makes O(n k) steps; a round O(n^2 k) in the worst case
+    (the bound Xue et al. quote for WMC), near-linear in practice on ring
+    graphs. Bookkeeping is O(n k) per round, O(n k^2) overall; memory
+    O(n k).
 
     Examples
     --------
@@ -607,25 +807,24 @@ def extract_assignments(
         )
     rng = _as_rng(rng)
     n, k = graph.n, graph.k
-    succ = np.ascontiguousarray(graph.successors)
-    used = np.zeros((n, k), dtype=np.bool_)
+    ay, at, cnt, order = _edge_lists(np.ascontiguousarray(graph.successors), relabel=True)
     out = np.empty((k, n), dtype=np.int64)
     steps = []
     empty_trace = np.zeros((0, 4), dtype=np.int64)
     for r in range(k):
-        starts = rng.permutation(n).astype(np.int64)
-        seed = int(rng.integers(2**31 - 1))
+        starts = rng.permutation(n).astype(ay.dtype)
+        seed = rng.integers(2**64, dtype=np.uint64)
         if method == "closed-walk":
-            A, slot, st, ok, _ = _closed_walk_round(succ, used, starts, seed, empty_trace)
+            A, slot, st, ok, _ = _closed_walk_round(ay, at, cnt, starts, seed, _CW_PROPOSALS, empty_trace)
         else:
-            A, slot, st, ok = _backtracking_round(succ, used, starts, seed, False)
+            A, slot, st, ok = _backtracking_round(ay, at, cnt, starts, seed, False)
         if not ok:
             raise InfeasibleError(
                 f"assignment extraction got stuck in round {r + 1}; the graph is not the union of {k} "
                 "disjoint perfect matchings"
             )
-        used[np.arange(n), slot] = True
-        out[r] = A
+        _drop_used_edges(ay, at, cnt, slot)
+        out[r, order] = order[A]
         steps.append(int(st))
         if progress is not None:
             progress(r + 1, k, f"assignment {r + 1}/{k} ({method})")
@@ -637,6 +836,15 @@ def extract_assignments(
 def closed_walk_trace(graph: GeneralizationGraph, *, rng=None, max_events: int = 10_000):
     """The first round of a closed-walk extraction, step by step (for drawing).
 
+    Parameters
+    ----------
+    graph : GeneralizationGraph
+        A k-regular graph.
+    rng : numpy Generator or int seed, optional
+        Source of randomness.
+    max_events : int
+        At most this many events are recorded (the round still completes).
+
     Returns
     -------
     assignment : ndarray
@@ -646,16 +854,21 @@ def closed_walk_trace(graph: GeneralizationGraph, *, rng=None, max_events: int =
         published record ``y``; ``("drop", walk, x)`` when a deviant cycle
         closing at ``x`` is dropped; ``("close", walk, start, length)`` when a
         cycle of ``length`` matchings is committed.
+
+    Complexity
+    ----------
+    That of one round of :func:`extract_assignments` (records are not
+    relabelled here, so the events use the graph's own record indices).
     """
     rng = _as_rng(rng)
     if not graph.is_k_regular():
         raise ParameterError("closed_walk_trace needs a k-regular generalization graph")
-    n, k = graph.n, graph.k
+    n = graph.n
+    ay, at, cnt, _ = _edge_lists(np.ascontiguousarray(graph.successors), relabel=False)
     trace = np.zeros((max_events, 4), dtype=np.int64)
-    starts = rng.permutation(n).astype(np.int64)
-    A, _slot, _st, ok, tl = _closed_walk_round(
-        np.ascontiguousarray(graph.successors), np.zeros((n, k), np.bool_), starts, int(rng.integers(2**31 - 1)), trace
-    )
+    starts = rng.permutation(n).astype(ay.dtype)
+    seed = rng.integers(2**64, dtype=np.uint64)
+    A, _slot, _st, ok, tl = _closed_walk_round(ay, at, cnt, starts, seed, _CW_PROPOSALS, trace)
     if not ok:
         raise InfeasibleError("closed walk got stuck (graph is not k-regular)")
     names = {0: "step", 1: "drop", 2: "close"}
@@ -665,7 +878,7 @@ def closed_walk_trace(graph: GeneralizationGraph, *, rng=None, max_events: int =
             events.append((names[e], w, x))
         else:
             events.append((names[e], w, x, y))
-    return A, events
+    return A.astype(np.int64), events
 
 
 def _label_codes(labels) -> np.ndarray:
