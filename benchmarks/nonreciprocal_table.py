@@ -20,9 +20,11 @@ def _max_steps(row):
 def main(path=Path(__file__).parent / "results" / "nonreciprocal.json"):
     r = json.loads(Path(path).read_text())
     out = [f"Machine: {r['machine']['platform']}, {r['machine']['cpus']} CPUs ({r['machine']['note']}).", ""]
-    for q in r.get("quality_vs_k", []):
+    for q in r.get("quality_vs_k", []) + r.get("quality_vs_k_tsp_1s", []):
+        draws = q["rows"][0].get("draws", 1)
         out += [
-            f"### {q['dataset']} (n={q['n']}, {q['items']} items): ring over Gray vs Gray-TSP order",
+            f"### {q['dataset']} (n={q['n']}, {q['items']} items): ring over Gray vs Gray-TSP order "
+            f"(TSP {q['tsp_time_limit']} s/segment; ER mean of {draws} assignment draws)",
             "",
             f"Cyclic Hamming length: identity {q['cyclic_hamming']['identity']}, Gray {q['cyclic_hamming']['gray']}, "
             f"Gray-TSP {q['cyclic_hamming']['gray-tsp']} (TSP {q['tsp_time_limit']} s/segment, order time "
