@@ -160,7 +160,7 @@ def anonymize_nonreciprocal(
     Gray order O(n d log n); Gray-TSP adds ``n / min_segment`` OR-Tools runs
     of at most ``tsp_time_limit`` seconds; ring + extraction O(n k) walk
     steps in practice (quadratic worst case); bit voting O(n k avg|r|). With
-    ``l`` and ``l_method="flow"`` add one min-cost flow on O(64 n + l n) arcs
+    ``l`` and ``l_method="flow"`` add three min-cost flows on O(2 window n + l n) arcs (window 128)
     (:func:`~graphanon.graphs.assignment.greedy_diverse_assignments`).
 
     Examples
