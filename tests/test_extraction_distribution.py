@@ -35,6 +35,15 @@ P_MIN = 1e-4  # deterministic seeds: a pass is a pass; this only sets the power
 
 
 # ---------------------------------------------------------------------- reference implementations
+def _commit_cycle(path, path_t, succ, A, inv, slots, in_l):
+    """Write a closed cycle's matchings into the round's assignment (both references)."""
+    for xq, t in zip(path, path_t, strict=True):
+        A[xq] = succ[xq][t]
+        inv[A[xq]] = xq
+        slots[xq] = t
+        in_l[xq] = False
+
+
 def _ref_closed_walk_round(succ, used, rnd):
     """Xue et al., Algorithm 1, with a random next hop (the paper's Random Walk)."""
     n, k = len(succ), len(succ[0])
@@ -67,11 +76,7 @@ def _ref_closed_walk_round(succ, used, rnd):
                 visited.add(z)
                 path.append(z)
             x = z
-        for xq, t in zip(path, path_t, strict=True):
-            A[xq] = succ[xq][t]
-            inv[A[xq]] = xq
-            slots[xq] = t
-            in_l[xq] = False
+        _commit_cycle(path, path_t, succ, A, inv, slots, in_l)
     return A, slots
 
 
@@ -122,11 +127,7 @@ def _ref_backtracking_round(succ, used, rnd):
                 if path_t:
                     path_t.pop()
                 assert path, "reference backtracking got stuck"
-        for xq, t in zip(path, path_t, strict=True):
-            A[xq] = succ[xq][t]
-            inv[A[xq]] = xq
-            slots[xq] = t
-            in_l[xq] = False
+        _commit_cycle(path, path_t, succ, A, inv, slots, in_l)
     return A, slots
 
 
