@@ -37,6 +37,7 @@ import numpy as np
 
 from graphanon._io import atomic_write
 from graphanon.errors import DataMismatchError, ReleaseFormatError
+from graphanon.release.base import json_label, read_json_file
 from graphanon.release.fingerprint import FINGERPRINT_KEYS, ordered_digest
 
 __all__ = ["LINK_FORMAT_TAG", "ReleaseLink", "load_link"]
@@ -138,8 +139,7 @@ class ReleaseLink:
         return self.row_of_record if idx is None else self.row_of_record[idx]
 
     def to_dict(self) -> dict:
-        from graphanon.release.base import json_label
-
+        """The JSON document :meth:`save` writes."""
         return {
             "format": LINK_FORMAT_TAG,
             "never_publish": True,
@@ -164,13 +164,7 @@ class ReleaseLink:
 def load_link(path: str | os.PathLike) -> ReleaseLink:
     """Read a link written by :meth:`ReleaseLink.save`."""
     path = Path(path)
-    if not path.exists():
-        raise ReleaseFormatError(f"{path}: no such private link file")
-    try:
-        raw = path.read_bytes()
-        doc = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw.decode("utf-8"))
-    except (OSError, ValueError, EOFError) as exc:
-        raise ReleaseFormatError(f"{path}: not a readable private link file ({exc})") from None
+    doc = read_json_file(path, "private link")
     if not isinstance(doc, dict) or doc.get("format") != LINK_FORMAT_TAG:
         got = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
         raise ReleaseFormatError(f"{path}: not a {LINK_FORMAT_TAG} file (format tag: {got!r})")
