@@ -129,6 +129,9 @@ def test_release_passes_its_audit_and_round_trips(name, data, tax, tmp_path):
     spec = get_algorithm(name)
     model = build_model(spec.privacy_model, k=k, m=m, params=audit_params, original=data)
     assert model.audit(data, rel).satisfied
+    # sensitive labels travel with their rows through the shuffle
+    assert [rel.labels[p] for p in rel.link.row_of_record] == list(data.labels)
+    assert [int(rel.link.record_of_row[p]) for p in rel.link.row_of_record] == list(range(data.n_records))
     for suffix in (".json", ".json.gz"):
         rel.save(tmp_path / f"r{suffix}")
         back = load_release(tmp_path / f"r{suffix}")
