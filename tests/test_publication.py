@@ -33,7 +33,7 @@ from graphanon.release import (
 )
 from graphanon.taxonomy import Taxonomy
 
-from .conftest import small_records
+from .conftest import random_recoding, small_records
 
 RARE = "ITEM-RARE-QQ7"
 
@@ -264,9 +264,7 @@ def test_release_refuses_secret_params_and_old_format(tmp_path):
 @settings(max_examples=60, deadline=None)
 @given(small_records(max_records=15, max_items=5), st.data())
 def test_recoding_check_is_order_free_and_counts_like_a_multiset(records, draw):
-    d = from_iterable(records, items=list(range(5)))
-    groups = draw.draw(st.lists(st.integers(-1, 2), min_size=5, max_size=5))
-    rel = GlobalRecoding.from_mapping(d, {j: (None if g < 0 else f"g{g}") for j, g in enumerate(groups)})
+    d, _mapping, rel = random_recoding(records, draw, 5)
     perm = np.asarray(draw.draw(st.permutations(range(d.n_records))), dtype=np.int64)
     recs = sp.csr_array(rel.records)[perm].toarray()
     shuffled = GlobalRecoding(published_items=rel.published_items, records=recs, universe=rel.universe)
