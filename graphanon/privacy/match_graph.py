@@ -183,7 +183,24 @@ class MatchClasses:
 
 
 @numba.njit(cache=True)
-def _class_candidates(lo, hi, b_ptr, b_idx, d_ptr, d_idx, thr, x_ptr, x_idx, c_ptr, c_idx, empty_cls, flag, seen, out_a, out_b):
+def _class_candidates(
+    lo,
+    hi,
+    b_ptr,
+    b_idx,
+    d_ptr,
+    d_idx,
+    thr,
+    x_ptr,
+    x_idx,
+    c_ptr,
+    c_idx,
+    empty_cls,
+    flag,
+    seen,
+    out_a,
+    out_b,
+):
     """Record classes matching row classes ``lo..hi-1`` (stops early when ``out`` may overflow).
 
     Returns (number of edges written, first row class not processed).
@@ -273,7 +290,12 @@ def _label_codes(values) -> tuple[np.ndarray, tuple]:
 
 
 def match_classes(
-    original, release, *, by_label: bool = False, block_edges: int = 4_000_000, progress: Progress | None = None
+    original,
+    release,
+    *,
+    by_label: bool = False,
+    block_edges: int = 4_000_000,
+    progress: Progress | None = None,
 ) -> MatchClasses:
     """The class-compressed match graph of ``release`` against ``original``.
 
@@ -340,8 +362,16 @@ def match_classes(
     Bc, Dc, tc = B[rb], D[rb], thr[rb]
     i64 = np.int64
     args = (
-        Bc.indptr.astype(i64), Bc.indices.astype(i64), Dc.indptr.astype(i64), Dc.indices.astype(i64), tc,
-        X.indptr.astype(i64), X.indices.astype(i64), C.indptr.astype(i64), live[C.indices].astype(i64), empty_cls,
+        Bc.indptr.astype(i64),
+        Bc.indices.astype(i64),
+        Dc.indptr.astype(i64),
+        Dc.indices.astype(i64),
+        tc,
+        X.indptr.astype(i64),
+        X.indices.astype(i64),
+        C.indptr.astype(i64),
+        live[C.indices].astype(i64),
+        empty_cls,
     )
     flag = np.zeros(len(release.items), dtype=np.int8)
     seen = np.zeros(na, dtype=np.int64)
@@ -381,7 +411,9 @@ def expand_edges(mc: MatchClasses, *, max_edges: int = 50_000_000) -> tuple[np.n
     return orig[order].astype(np.int64), pub[order].astype(np.int64)
 
 
-def nonreciprocal_matches(original, release, *, max_edges: int = 50_000_000, progress: Progress | None = None):
+def nonreciprocal_matches(
+    original, release, *, max_edges: int = 50_000_000, progress: Progress | None = None
+):
     """Every (original record, published row) match pair, computed independently.
 
     Parameters

@@ -194,13 +194,17 @@ def ldiverse_flow(left_size, right_size, ea, eb, right_label, l: int) -> FlowRes
     B = 2 + na + npair + np.arange(nb)
     tails = np.concatenate([np.zeros(na, np.int64), A[pair_a], P[pair_of_edge], B])
     heads = np.concatenate([A, P, B[eb], np.ones(nb, np.int64)])
-    caps = np.concatenate([l * left_size, left_size[pair_a], left_size[ea] * right_size[eb], l * right_size])
+    caps = np.concatenate(
+        [l * left_size, left_size[pair_a], left_size[ea] * right_size[eb], l * right_size]
+    )
     value, flows, side = _max_flow(2 + na + npair + nb, tails, heads, caps)
     lo = na + npair
     return FlowResult(value, int(l * left_size.sum()), flows[lo : lo + len(ea)], side[A], side[B])
 
 
-def viable_edges(left_size, right_size, ea, eb, flow: FlowResult | None = None, scale: int = 1) -> np.ndarray:
+def viable_edges(
+    left_size, right_size, ea, eb, flow: FlowResult | None = None, scale: int = 1
+) -> np.ndarray:
     """Class edges used by some perfect matching (the adversary's viable candidates).
 
     Parameters

@@ -24,7 +24,12 @@ from collections import Counter
 import numpy as np
 
 from graphanon.errors import ParameterError
-from graphanon.privacy.match_graph import MatchClasses, _require_nr, match_classes, nonreciprocal_matches
+from graphanon.privacy.match_graph import (
+    MatchClasses,
+    _require_nr,
+    match_classes,
+    nonreciprocal_matches,
+)
 from graphanon.privacy.matchings import (
     FlowResult,
     hall_witness,
@@ -51,22 +56,32 @@ def _stage(progress, done: int, message: str) -> None:
 
 def _record_name(original, mc: MatchClasses, record_class: int) -> dict:
     """A record of ``record_class`` named by its position in the original data and its items."""
-    i = int(np.flatnonzero(mc.record_class == record_class)[0])
-    return {"record": i, "items": [str(x) for x in original.record_items(i)]}
+    return _named(original, int(np.flatnonzero(mc.record_class == record_class)[0]))
+
+
+def _named(original, i: int) -> dict:
+    """Record ``i`` of the original data (its position there) and its items."""
+    return {"record": i, "items": [str(original.items[j]) for j in original.record_items(i)]}
 
 
 class _Audit:
     """What both audits compute: degrees, the factor flow, viable candidates, counter-examples."""
 
-    def __init__(self, original, release, mc: MatchClasses, flow: FlowResult, level: int, progress) -> None:
+    def __init__(
+        self, original, release, mc: MatchClasses, flow: FlowResult, level: int, progress
+    ) -> None:
         self.original, self.mc, self.flow, self.level = original, mc, flow, level
         self.n, self.m = original.n_records, release.n_records
         ls, rs, ea, eb = mc.record_size, mc.row_size, mc.edge_record, mc.edge_row
         _stage(progress, 1, "viable candidates")
         # a full factor flow divided by the level is a perfect (fractional) matching
-        self.viable = viable_edges(ls, rs, ea, eb, flow, level) if flow.full else viable_edges(ls, rs, ea, eb)
+        self.viable = (
+            viable_edges(ls, rs, ea, eb, flow, level) if flow.full else viable_edges(ls, rs, ea, eb)
+        )
         self.per_a, self.per_b = mc.degrees()
-        self.cand = np.bincount(ea, weights=rs[eb] * self.viable, minlength=len(ls)).astype(np.int64)
+        self.cand = np.bincount(ea, weights=rs[eb] * self.viable, minlength=len(ls)).astype(
+            np.int64
+        )
 
     def problems(self) -> list[dict]:
         out = []
@@ -78,7 +93,7 @@ class _Audit:
                 {
                     "problem": "original records hold items the release does not know (they match no row)",
                     "records": int(self.mc.unknown.sum()),
-                    "e.g.": {"record": i, "items": [str(x) for x in self.original.record_items(i)]},
+                    "e.g.": _named(self.original, i),
                 }
             )
         return out
@@ -172,14 +187,18 @@ class NonreciprocalKAnonymity(PrivacyModel):
         au = _Audit(original, release, mc, flow, self.k, progress)
         problems = au.problems() + au.flow_example(f"{self.k} disjoint perfect matchings")
         low = np.flatnonzero(au.cand < self.k)
-        examples = problems[:max_examples] + au.record_examples(low, lambda a: {}, max_examples - len(problems))
+        examples = problems[:max_examples] + au.record_examples(
+            low, lambda a: {}, max_examples - len(problems)
+        )
         violations = int(mc.record_size[low].sum()) + len(problems)
         _stage(progress, 2, "done")
         return AuditReport(
             model=self.name,
             satisfied=violations == 0,
             violations=violations,
-            worst=None if violations == 0 else {"min_viable_candidates": int(au.cand.min()), "flow_deficit": flow.deficit},
+            worst=None
+            if violations == 0
+            else {"min_viable_candidates": int(au.cand.min()), "flow_deficit": flow.deficit},
             counterexamples=examples,
             details={
                 "unit": "records with fewer than k viable candidates + problems (record count, unknown items, "
@@ -193,8 +212,12 @@ class NonreciprocalKAnonymity(PrivacyModel):
 def _label_problems(original, release) -> list[dict]:
     """The published label multiset must be the original one."""
     if original.labels is None:
-        return [{"problem": "the original data has no sensitive labels, so the published labels cannot be checked; "
-                 "load the data with its label column"}]
+        return [
+            {
+                "problem": "the original data has no sensitive labels, so the published labels cannot be checked; "
+                "load the data with its label column"
+            }
+        ]
     orig, pub = Counter(map(str, original.labels)), Counter(map(str, release.labels))
     if orig == pub:
         return []
@@ -253,11 +276,15 @@ class LDiversity(PrivacyModel):
             )
         mc = match_classes(original, release, by_label=True, progress=progress)
         _stage(progress, 0, f"{self.l}-diverse factor (max-flow)")
-        flow = ldiverse_flow(mc.record_size, mc.row_size, mc.edge_record, mc.edge_row, mc.row_label, self.l)
+        flow = ldiverse_flow(
+            mc.record_size, mc.row_size, mc.edge_record, mc.edge_row, mc.row_label, self.l
+        )
         au = _Audit(original, release, mc, flow, self.l, progress)
         labels_ok = _label_problems(original, release)
-        problems = au.problems() + labels_ok + au.flow_example(
-            f"{self.l}-regular subgraph with {self.l} distinct labels per record"
+        problems = (
+            au.problems()
+            + labels_ok
+            + au.flow_example(f"{self.l}-regular subgraph with {self.l} distinct labels per record")
         )
         ea, lab = mc.edge_record, mc.row_label[mc.edge_row]
         viable_labels = _distinct(ea[au.viable], lab[au.viable], len(mc.record_size))
@@ -272,7 +299,9 @@ class LDiversity(PrivacyModel):
             model=self.name,
             satisfied=violations == 0,
             violations=violations,
-            worst=None if violations == 0 else {"min_viable_labels": int(viable_labels.min()), "flow_deficit": flow.deficit},
+            worst=None
+            if violations == 0
+            else {"min_viable_labels": int(viable_labels.min()), "flow_deficit": flow.deficit},
             counterexamples=examples,
             details={
                 "unit": "records whose viable candidates carry fewer than l labels + problems "
