@@ -183,6 +183,13 @@ class MatchClasses:
 
 
 @numba.njit(cache=True)
+def _mark(flag, items, bit):
+    """``flag[items] |= bit``, or clear them when ``bit`` is 0."""
+    for it in items:
+        flag[it] = flag[it] | bit if bit else 0
+
+
+@numba.njit(cache=True)
 def _class_candidates(
     lo,
     hi,
@@ -211,10 +218,8 @@ def _class_candidates(
     for p in range(lo, hi):
         if ne + n_a > cap:
             return ne, p
-        for q in range(b_ptr[p], b_ptr[p + 1]):
-            flag[b_idx[q]] |= 1
-        for q in range(d_ptr[p], d_ptr[p + 1]):
-            flag[d_idx[q]] |= 2
+        _mark(flag, b_idx[b_ptr[p] : b_ptr[p + 1]], 1)  # 1 core, 2 distance only, 3 both
+        _mark(flag, d_idx[d_ptr[p] : d_ptr[p + 1]], 2)
         n_core = 0
         n_bd = 0
         pivot = -1
@@ -257,10 +262,8 @@ def _class_candidates(
             out_a[ne] = empty_cls
             out_b[ne] = p
             ne += 1
-        for q in range(b_ptr[p], b_ptr[p + 1]):
-            flag[b_idx[q]] = 0
-        for q in range(d_ptr[p], d_ptr[p + 1]):
-            flag[d_idx[q]] = 0
+        _mark(flag, b_idx[b_ptr[p] : b_ptr[p + 1]], 0)
+        _mark(flag, d_idx[d_ptr[p] : d_ptr[p + 1]], 0)
     return ne, hi
 
 

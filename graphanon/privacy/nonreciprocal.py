@@ -254,12 +254,14 @@ class LDiversity(PrivacyModel):
 
     Examples
     --------
+    CAHD groups of three records with three labels, published by bit voting:
+
+    >>> from graphanon.algorithms.cahd_release import anonymize_cahd
     >>> from graphanon.datasets import load
-    >>> from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
-    >>> data = load("nr_table1")
-    >>> rel = anonymize_nonreciprocal(data, l=3, order="gray", rng=1)
-    >>> LDiversity(3).audit(data, rel).satisfied
-    True
+    >>> table = load("nr_table1")
+    >>> rep = LDiversity(3).audit(table, anonymize_cahd(table, l=3, rng=0))
+    >>> rep.satisfied, rep.details["labels_match_original"]
+    (True, True)
     """
 
     def __init__(self, l: int) -> None:  # noqa: E741
