@@ -19,7 +19,7 @@ from graphanon.data import TransactionData, from_iterable
 from graphanon.datasets import load
 from graphanon.errors import ParameterError
 from graphanon.privacy import LDiversity, NonreciprocalKAnonymity, nonreciprocal_matches
-from graphanon.privacy.match_graph import match_classes, row_classes
+from graphanon.privacy.match_graph import expand_edges, match_classes, row_classes
 from graphanon.privacy.matchings import hall_witness, k_factor_flow, ldiverse_flow, viable_edges
 from graphanon.release import NonreciprocalRelease
 
@@ -363,6 +363,8 @@ def test_audit_reads_no_order_and_reports_progress():
     orig, pub, _ = nonreciprocal_matches(data, rel)
     assert mc.n_edges == len(orig) == len(eo)
     assert sorted(zip(eo.tolist(), ep.tolist())) == list(zip(orig.tolist(), pub.tolist()))
+    small = expand_edges(mc, block=7)  # many blocks give the same edges
+    assert np.array_equal(small[0], orig) and np.array_equal(small[1], pub)
     with pytest.raises(ParameterError, match="max_edges"):
         nonreciprocal_matches(data, rel, max_edges=10)
 

@@ -394,24 +394,47 @@ def match_classes(
     return MatchClasses(a_of, a_size, b_of, b_size, ea, eb, unknown, row_label, labels)
 
 
-def expand_edges(mc: MatchClasses, *, max_edges: int = 50_000_000) -> tuple[np.ndarray, np.ndarray]:
-    """Record-level edges ``(orig, pub)`` of a class-compressed match graph."""
+def _segments(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """``concat(arange(s, s + n) for s, n in zip(starts, lengths))``."""
+    total = int(lengths.sum())
+    return np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
+
+
+def expand_edges(
+    mc: MatchClasses, *, max_edges: int = 50_000_000, block: int = 4_000_000
+) -> tuple[np.ndarray, np.ndarray]:
+    """Record-level edges ``(orig, pub)`` of a class-compressed match graph, sorted by (orig, pub).
+
+    Every record of a class gets the same sorted row list, so the output is
+    filled record by record in blocks of about ``block`` edges (bounded
+    temporaries, no global sort).
+    """
     total = mc.n_edges
     if total > max_edges:
         raise ParameterError(
             f"the match graph has {total:,} record-row edges, more than max_edges={max_edges:,}; "
             "raise max_edges or work on the classes (graphanon.privacy.match_graph.match_classes)"
         )
-    a_ptr, a_rows = _members(mc.record_class, len(mc.record_size))
+    # the sorted rows matched by each record class, one after another
     b_ptr, b_rows = _members(mc.row_class, len(mc.row_size))
-    sa, sb = mc.record_size[mc.edge_record], mc.row_size[mc.edge_row]
-    per = sa * sb
-    e = np.repeat(np.arange(len(per)), per)
-    within = np.arange(total) - np.repeat(np.cumsum(per) - per, per)
-    orig = a_rows[a_ptr[mc.edge_record][e] + within // sb[e]]
-    pub = b_rows[b_ptr[mc.edge_row][e] + within % sb[e]]
-    order = np.lexsort((pub, orig))
-    return orig[order].astype(np.int64), pub[order].astype(np.int64)
+    by_a = np.argsort(mc.edge_record, kind="stable")
+    ea, eb = mc.edge_record[by_a], mc.edge_row[by_a]
+    rows = b_rows[_segments(b_ptr[eb], mc.row_size[eb])]
+    owner = np.repeat(ea, mc.row_size[eb])
+    rows = rows[np.lexsort((rows, owner))]
+    deg = np.bincount(owner, minlength=len(mc.record_size))
+    first = np.cumsum(deg) - deg
+    rec_deg = deg[mc.record_class]
+    orig = np.repeat(np.arange(len(rec_deg), dtype=np.int64), rec_deg)
+    pub = np.empty(total, dtype=np.int64)
+    ptr = np.concatenate([[0], np.cumsum(rec_deg)])
+    lo = 0
+    while lo < len(rec_deg):
+        hi = int(np.searchsorted(ptr, ptr[lo] + block, side="right"))
+        hi = max(hi - 1, lo + 1)
+        pub[ptr[lo] : ptr[hi]] = rows[_segments(first[mc.record_class[lo:hi]], rec_deg[lo:hi])]
+        lo = hi
+    return orig, pub
 
 
 def nonreciprocal_matches(
