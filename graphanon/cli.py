@@ -294,7 +294,8 @@ def audit(input_, release_path, model, k, m_value, params, json_out, examples, a
     if not allow_mismatch:
         check_same_data(data, release)
     privacy_model = build_model(model, k=k, m=_parse_m(m_value), params=_parse_params(params), original=data)
-    report = privacy_model.audit(data, release, max_examples=examples)
+    with _progress(_show_progress(json_out)) as progress:
+        report = privacy_model.audit(data, release, max_examples=examples, progress=progress)
     if json_out:
         click.echo(json.dumps(report.to_dict(), default=str))
     else:

@@ -115,7 +115,7 @@ class PrivacyConstraints(PrivacyModel):
                 return tuple(itemset[j] for j in lvl.itemsets[i].tolist()), int(lvl.supports[i])
         return None
 
-    def audit(self, original, release, *, max_examples: int = 10) -> AuditReport:
+    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
         _require_global(release, "privacy constraints")
         check_k(self.k, original.n_records)
         n_bad, problems = recoding_mismatches(original, release, max_examples=max_examples)
@@ -313,7 +313,7 @@ class UtilityConstraints(PrivacyModel):
         self.s = float(s)
         self.name = f"utility constraints (s={self.s:g})"
 
-    def audit(self, original, release, *, max_examples: int = 10) -> AuditReport:
+    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
         return check_utility_constraints(original, release, self.utility_constraints, self.s, max_examples=max_examples)
 
 
@@ -324,7 +324,7 @@ class _PrivacyAndUtility(PrivacyModel):
         self.privacy, self.utility = privacy, utility
         self.name = f"{privacy.name} + {utility.name}"
 
-    def audit(self, original, release, *, max_examples: int = 10) -> AuditReport:
+    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
         a = self.privacy.audit(original, release, max_examples=max_examples)
         b = self.utility.audit(original, release, max_examples=max_examples)
         return AuditReport(

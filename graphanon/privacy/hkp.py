@@ -85,7 +85,7 @@ class HKPCoherence(PrivacyModel):
             f"{len(self.private_items)} private item(s))"
         )
 
-    def audit(self, original, release, *, max_examples: int = 10) -> AuditReport:
+    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
         if not hasattr(release, "published_items") or not hasattr(release, "records"):
             raise ParameterError(
                 f"(h,k,p)-coherence audits global recodings; got a {type(release).__name__}"

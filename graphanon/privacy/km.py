@@ -81,7 +81,7 @@ class KmAnonymity(PrivacyModel):
         self.m = None if m is None else int(m)
         self.name = f"k^m-anonymity (k={self.k}, m={'inf' if self.m is None else self.m})"
 
-    def audit(self, original, release, *, max_examples: int = 10) -> AuditReport:
+    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
         _require_global(release, "k^m-anonymity")
         check_k(self.k, original.n_records)
         n_bad, problems = recoding_mismatches(original, release, max_examples=max_examples)
@@ -152,7 +152,7 @@ class TransactionalKAnonymity(PrivacyModel):
         self.k = int(k)
         self.name = f"transactional k-anonymity (k={self.k})"
 
-    def audit(self, original, release, *, max_examples: int = 10) -> AuditReport:
+    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
         _require_global(release, "transactional k-anonymity")
         check_k(self.k, original.n_records)
         n_bad, problems = recoding_mismatches(original, release, max_examples=max_examples)

@@ -1,141 +1,163 @@
 """Audits of nonreciprocal releases: k-anonymity and l-diversity over the match graph.
 
-An original record *matches* a published record when it lies in that
-record's possible worlds: equal to the base bitmap outside the distance
-positions, and at most ``threshold`` flips away on them. The audits compute
-the match graph themselves from the published bitmaps (blocked sparse
-products; no code shared with the anonymizer or the release's own matcher).
+Both audits rebuild the match graph from the original data and the
+release's public arrays alone (:mod:`graphanon.privacy.match_graph`): no
+identifiers, pseudonyms or row order, and no code shared with the
+anonymizers or with the release's own matcher. They then decide the
+definitions of the paper exactly with max-flows on the graph compressed to
+classes of identical records and rows (:mod:`graphanon.privacy.matchings`,
+which also explains why the compression is exact).
 
 References
 ----------
 Xue, Karras, Raïssi, Vaidya, Tan. Anonymizing set-valued data by
-nonreciprocal recoding. KDD 2012, Sec. 3 (Definitions of k-anonymity and
-l-diversity by generalization graphs).
+nonreciprocal recoding. KDD 2012, Sec. 3 (k-anonymity: the generalization
+graph holds k disjoint assignments; l-diversity).
 Wong, Liu, Fu, Wang, Wang. Non-homogeneous generalization in privacy
 preserving data publishing. SIGMOD 2010.
 """
 
 from __future__ import annotations
 
-import numpy as np
-import scipy.sparse as sp
+from collections import Counter
 
-from graphanon.errors import DataMismatchError, ParameterError
+import numpy as np
+
+from graphanon.errors import ParameterError
+from graphanon.privacy.match_graph import (
+    MatchClasses,
+    _require_nr,
+    match_classes,
+    nonreciprocal_matches,
+)
+from graphanon.privacy.matchings import (
+    FlowResult,
+    hall_witness,
+    k_factor_flow,
+    ldiverse_flow,
+    viable_edges,
+)
 from graphanon.privacy.registry import register_model, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
 
 __all__ = ["LDiversity", "NonreciprocalKAnonymity", "nonreciprocal_matches"]
 
 
-def _require_nr(release, model: str):
-    for attr in ("base", "distance", "threshold", "items"):
-        if not hasattr(release, attr):
-            raise ParameterError(
-                f"{model} audits nonreciprocal releases (base/distance/threshold per record); "
-                f"got a {type(release).__name__}"
+def _whole(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ParameterError(f"{name} must be a whole number >= 1, got {value!r}")
+    return int(value)
+
+
+def _stage(progress, done: int, message: str) -> None:
+    if progress is not None:
+        progress(done, 2, message)
+
+
+def _record_name(original, mc: MatchClasses, record_class: int) -> dict:
+    """A record of ``record_class`` named by its position in the original data and its items."""
+    return _named(original, int(np.flatnonzero(mc.record_class == record_class)[0]))
+
+
+def _named(original, i: int) -> dict:
+    """Record ``i`` of the original data (its position there) and its items."""
+    return {"record": i, "items": [str(original.items[j]) for j in original.record_items(i)]}
+
+
+class _Audit:
+    """What both audits compute: degrees, the factor flow, viable candidates, counter-examples."""
+
+    def __init__(
+        self, original, release, mc: MatchClasses, flow: FlowResult, level: int, progress
+    ) -> None:
+        self.original, self.mc, self.flow, self.level = original, mc, flow, level
+        self.n, self.m = original.n_records, release.n_records
+        ls, rs, ea, eb = mc.record_size, mc.row_size, mc.edge_record, mc.edge_row
+        _stage(progress, 1, "viable candidates")
+        # a full factor flow divided by the level is a perfect (fractional) matching
+        self.viable = (
+            viable_edges(ls, rs, ea, eb, flow, level) if flow.full else viable_edges(ls, rs, ea, eb)
+        )
+        self.per_a, self.per_b = mc.degrees()
+        self.cand = np.bincount(ea, weights=rs[eb] * self.viable, minlength=len(ls)).astype(
+            np.int64
+        )
+
+    def problems(self) -> list[dict]:
+        out = []
+        if self.n != self.m:
+            out.append({"problem": "record count", "original": self.n, "published": self.m})
+        if self.mc.unknown.any():
+            i = int(np.flatnonzero(self.mc.unknown)[0])
+            out.append(
+                {
+                    "problem": "original records hold items the release does not know (they match no row)",
+                    "records": int(self.mc.unknown.sum()),
+                    "e.g.": _named(self.original, i),
+                }
             )
+        return out
 
+    def flow_example(self, what: str) -> list[dict]:
+        w = hall_witness(self.mc.record_size, self.flow, self.level)
+        if w is None:
+            return []
+        classes = w["record_classes"]
+        return [
+            {
+                "problem": f"no {what}: these records cannot all be served",
+                "records": w["records"],
+                "demand": w["demand"],
+                "supply": w["supply"],
+                "e.g.": [_record_name(self.original, self.mc, int(a)) for a in classes[:3]],
+            }
+        ]
 
-def nonreciprocal_matches(original, release, *, block: int | None = None):
-    """All (original record, published record) match pairs, computed independently.
+    def record_examples(self, low_classes: np.ndarray, extra, limit: int) -> list[dict]:
+        out = []
+        for a in low_classes[: max(0, limit)]:
+            ex = _record_name(self.original, self.mc, int(a))
+            ex.update(
+                records_like_it=int(self.mc.record_size[a]),
+                matches=int(self.per_a[a]),
+                viable_candidates=int(self.cand[a]),
+            )
+            ex.update(extra(int(a)))
+            out.append(ex)
+        return out
 
-    Returns
-    -------
-    orig, pub : ndarray of int64
-        Edge endpoints.
-    unknown : ndarray of bool
-        Original records holding an item the release does not know (they match nothing).
-
-    Complexity
-    ----------
-    O(n^2 / block) sparse products of ``block`` rows; fine up to ~10^4 records.
-    """
-    index = {x: j for j, x in enumerate(release.items)}
-    d = len(release.items)
-    cols = np.array([index.get(x, -1) for x in original.items], dtype=np.int64)
-    X = sp.csr_array(original.matrix).astype(np.int32)
-    unknown = np.zeros(original.n_records, dtype=bool)
-    if (cols < 0).any():
-        unknown = np.asarray(X[:, np.flatnonzero(cols < 0)].sum(axis=1)).ravel() > 0
-    keep = np.flatnonzero(cols >= 0)
-    coo = sp.csr_array(X[:, keep]).tocoo()
-    Y = sp.csr_array((np.ones(coo.nnz, dtype=np.int32), (coo.row, cols[keep][coo.col])), shape=(X.shape[0], d))
-    Y.sum_duplicates()
-    Y.data[:] = 1
-    B = sp.csr_array(release.base, dtype=np.int32)
-    D = sp.csr_array(release.distance, dtype=np.int32)
-    U = ((B + D) > 0).astype(np.int32)
-    core = ((B - D) > 0).astype(np.int32)
-    BD = B.multiply(D).astype(np.int32)
-    ylen = np.diff(Y.indptr)
-    core_len = np.diff(sp.csr_array(core).indptr)
-    bd_len = np.diff(sp.csr_array(BD).indptr)
-    thr = np.asarray(release.threshold, dtype=np.int64)
-    YT = Y.T.tocsr()
-    o_parts, p_parts = [], []
-    m = B.shape[0]
-    if block is None:
-        block = max(1, 2_000_000 // max(1, Y.shape[0]))
-    for lo in range(0, m, block):
-        hi = min(m, lo + block)
-        inU = (sp.csr_array(U[lo:hi]) @ YT).toarray()  # (rows, n): |x & U|
-        inCore = (sp.csr_array(core[lo:hi]) @ YT).toarray()
-        inD = (sp.csr_array(D[lo:hi]) @ YT).toarray()
-        inBD = (sp.csr_array(BD[lo:hi]) @ YT).toarray()
-        ok = (inU == ylen[None, :]) & (inCore == core_len[lo:hi, None])
-        ok &= (inD + bd_len[lo:hi, None] - 2 * inBD) <= thr[lo:hi, None]
-        ok[:, unknown] = False
-        p, o = np.nonzero(ok)
-        o_parts.append(o.astype(np.int64))
-        p_parts.append(p.astype(np.int64) + lo)
-    if not o_parts:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), unknown
-    return np.concatenate(o_parts), np.concatenate(p_parts), unknown
-
-
-def _structure_problems(original, release, orig, pub, max_examples):
-    """Checks every nonreciprocal release must pass whatever the level."""
-    problems = []
-    n, m = original.n_records, release.n_records
-    if n != m:
-        problems.append({"problem": "record count", "original": n, "published": m})
-        return problems
-    link = getattr(release, "link", None)
-    if link is not None and len(link) == n:
-        # the producer's own release: every record must lie in its true match's possible worlds
-        try:
-            own = link.rows_for(original)
-        except DataMismatchError as exc:
-            return problems + [{"problem": "the release's private link does not fit this data", "reason": str(exc)}]
-        key = set(zip(orig.tolist(), pub.tolist(), strict=True))
-        for i in range(n):
-            if (i, int(own[i])) not in key:
-                problems.append(
-                    {
-                        "problem": "record does not lie in the possible worlds of its own published record",
-                        "record": original.record_ids[i],
-                    }
-                )
-                if len(problems) >= max_examples:
-                    break
-    dsize = np.diff(sp.csr_array(release.distance).indptr)
-    bad = np.flatnonzero((release.threshold < 0) | (release.threshold > dsize))
-    for p in bad[:max_examples]:
-        problems.append({"problem": "threshold exceeds distance positions", "published": release.pseudonyms[p]})
-    return problems
+    def details(self) -> dict:
+        ls = self.mc.record_size
+        return {
+            "min_matches": int(self.per_a[self.mc.record_class].min()) if self.n else 0,
+            "min_matched_by": int(self.per_b[self.mc.row_class].min()) if self.m else 0,
+            "mean_matches": float(self.per_a[self.mc.record_class].mean()) if self.n else 0.0,
+            "min_viable_candidates": int(self.cand.min()) if len(ls) else 0,
+            "flow_deficit": self.flow.deficit,
+            "match_edges": self.mc.n_edges,
+            "class_edges": len(self.mc.edge_record),
+            "record_classes": len(ls),
+            "row_classes": len(self.mc.row_size),
+        }
 
 
 class NonreciprocalKAnonymity(PrivacyModel):
     """k-anonymity of a nonreciprocal release.
 
-    Satisfied when (1) the release is well formed against the original data:
-    as many published records as original ones, thresholds within the
-    distance positions and, when the release carries its private link (the
-    producer's own release), every record inside the possible worlds of its
-    true match; (2) every
-    original record matches at least ``k`` published records; (3) every
-    published record is matched by at least ``k`` original records (the
-    published structure is at least k-regular).
+    Satisfied when
+
+    1. the release has as many rows as the original data has records;
+    2. the match graph (record ``i`` -- row ``j`` when ``i`` lies in ``j``'s
+       possible worlds) contains ``k`` disjoint perfect matchings, i.e. a
+       k-regular spanning subgraph: decided exactly by one max-flow on the
+       class-compressed graph (:func:`~graphanon.privacy.matchings.k_factor_flow`);
+    3. every record keeps at least ``k`` *viable* candidates against an
+       adversary who knows the release is one-to-one: rows that some perfect
+       matching gives it (:func:`~graphanon.privacy.matchings.viable_edges`).
+       (2) implies (3) -- each of the ``k`` matchings gives a distinct viable
+       row -- but the number is what the adversary faces, so it is reported.
+
+    Degrees alone (every record and row with ``k`` matches) do not imply (2).
 
     Parameters
     ----------
@@ -147,94 +169,161 @@ class NonreciprocalKAnonymity(PrivacyModel):
     >>> from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
     >>> data = load("nr_table1")
     >>> rel = anonymize_nonreciprocal(data, k=3, order="identity", rng=0)
-    >>> NonreciprocalKAnonymity(3).audit(data, rel).satisfied
-    True
+    >>> rep = NonreciprocalKAnonymity(3).audit(data, rel)
+    >>> rep.satisfied, rep.details["min_viable_candidates"] >= 3
+    (True, True)
     """
 
     def __init__(self, k: int) -> None:
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise ParameterError(f"k must be a whole number >= 1, got {k!r}")
-        self.k = int(k)
+        self.k = _whole(k, "k")
         self.name = f"nonreciprocal k-anonymity (k={self.k})"
 
-    def audit(self, original, release, *, max_examples: int = 10) -> AuditReport:
+    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
+        """Check ``release`` against ``original`` (``progress(done, total, message)`` optional)."""
         _require_nr(release, "nonreciprocal k-anonymity")
-        orig, pub, unknown = nonreciprocal_matches(original, release)
-        problems = _structure_problems(original, release, orig, pub, max_examples)
-        per_o = np.bincount(orig, minlength=original.n_records)
-        per_p = np.bincount(pub, minlength=release.n_records)
-        low_o = np.flatnonzero(per_o < self.k)
-        low_p = np.flatnonzero(per_p < self.k)
-        examples = list(problems[:max_examples])
-        for i in low_o[: max(0, max_examples - len(examples))]:
-            examples.append({"record": original.record_ids[i], "matches": int(per_o[i]), "unknown_items": bool(unknown[i])})
-        for p in low_p[: max(0, max_examples - len(examples))]:
-            examples.append({"published": release.pseudonyms[p], "matched_by": int(per_p[p])})
-        violations = len(problems) + len(low_o) + len(low_p)
-        worst = None
-        if len(per_o):
-            i = int(np.argmin(per_o))
-            worst = {"record": original.record_ids[i], "matches": int(per_o[i])}
+        mc = match_classes(original, release, progress=progress)
+        _stage(progress, 0, "k disjoint perfect matchings (max-flow)")
+        flow = k_factor_flow(mc.record_size, mc.row_size, mc.edge_record, mc.edge_row, self.k)
+        au = _Audit(original, release, mc, flow, self.k, progress)
+        problems = au.problems() + au.flow_example(f"{self.k} disjoint perfect matchings")
+        low = np.flatnonzero(au.cand < self.k)
+        examples = problems[:max_examples] + au.record_examples(
+            low, lambda a: {}, max_examples - len(problems)
+        )
+        violations = int(mc.record_size[low].sum()) + len(problems)
+        _stage(progress, 2, "done")
         return AuditReport(
             model=self.name,
             satisfied=violations == 0,
             violations=violations,
-            worst=None if violations == 0 else worst,
+            worst=None
+            if violations == 0
+            else {"min_viable_candidates": int(au.cand.min()), "flow_deficit": flow.deficit},
             counterexamples=examples,
             details={
-                "unit": "records with fewer than k matches + published records matched by fewer than k + "
-                "structure problems",
-                "min_matches": int(per_o.min()) if len(per_o) else 0,
-                "min_matched_by": int(per_p.min()) if len(per_p) else 0,
-                "mean_matches": float(per_o.mean()) if len(per_o) else 0.0,
-                "structure_problems": len(problems),
+                "unit": "records with fewer than k viable candidates + problems (record count, unknown items, "
+                "no k disjoint perfect matchings)",
+                "k_disjoint_perfect_matchings": flow.full and au.n == au.m,
+                **au.details(),
             },
         )
 
 
+def _label_problems(original, release) -> list[dict]:
+    """The published label multiset must be the original one."""
+    if original.labels is None:
+        return [
+            {
+                "problem": "the original data has no sensitive labels, so the published labels cannot be checked; "
+                "load the data with its label column"
+            }
+        ]
+    orig, pub = Counter(map(str, original.labels)), Counter(map(str, release.labels))
+    if orig == pub:
+        return []
+    invented = sorted((pub - orig).items())
+    missing = sorted((orig - pub).items())
+    return [
+        {
+            "problem": "published labels differ from the original labels",
+            "published_but_not_original": dict(invented[:10]),
+            "original_but_not_published": dict(missing[:10]),
+        }
+    ]
+
+
 class LDiversity(PrivacyModel):
-    """l-diversity of a nonreciprocal release: every original record's matches
-    carry at least ``l`` distinct sensitive labels (plus the structure checks of
-    :class:`NonreciprocalKAnonymity`).
+    """l-diversity of a nonreciprocal release.
+
+    Satisfied when
+
+    1. the release has as many rows as the original data has records and its
+       label multiset equals the original one (invented or moved labels fail;
+       original data without labels fails with a clear report);
+    2. the match graph contains an ``l``-regular spanning subgraph in which
+       every record's ``l`` rows carry ``l`` distinct labels (one max-flow
+       through (record class, label) nodes,
+       :func:`~graphanon.privacy.matchings.ldiverse_flow`); it splits into ``l``
+       perfect matchings, so each record has ``l`` equally possible labels;
+    3. every record's viable candidates (rows some perfect matching gives it)
+       carry at least ``l`` distinct labels (implied by 2, reported).
 
     Parameters
     ----------
     l : int
+
+    Examples
+    --------
+    CAHD groups of three records with three labels, published by bit voting:
+
+    >>> from graphanon.algorithms.cahd_release import anonymize_cahd
+    >>> from graphanon.datasets import load
+    >>> table = load("nr_table1")
+    >>> rep = LDiversity(3).audit(table, anonymize_cahd(table, l=3, rng=0))
+    >>> rep.satisfied, rep.details["labels_match_original"]
+    (True, True)
     """
 
     def __init__(self, l: int) -> None:  # noqa: E741
-        if isinstance(l, bool) or not isinstance(l, (int, np.integer)) or l < 1:
-            raise ParameterError(f"l must be a whole number >= 1, got {l!r}")
-        self.l = int(l)
+        self.l = _whole(l, "l")
         self.name = f"nonreciprocal l-diversity (l={self.l})"
 
-    def audit(self, original, release, *, max_examples: int = 10) -> AuditReport:
+    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
+        """Check ``release`` against ``original`` (``progress(done, total, message)`` optional)."""
         _require_nr(release, "l-diversity")
-        if release.labels is None:
-            raise ParameterError("l-diversity audits a release with sensitive labels; this release has none")
-        orig, pub, _unknown = nonreciprocal_matches(original, release)
-        problems = _structure_problems(original, release, orig, pub, max_examples)
-        codes: dict = {}
-        lab = np.array([codes.setdefault(x, len(codes)) for x in release.labels], dtype=np.int64)
-        pairs = np.unique(np.column_stack([orig, lab[pub]]), axis=0) if len(orig) else np.zeros((0, 2), np.int64)
-        distinct = np.bincount(pairs[:, 0], minlength=original.n_records)
-        low = np.flatnonzero(distinct < self.l)
-        examples = list(problems[:max_examples])
-        for i in low[: max(0, max_examples - len(examples))]:
-            examples.append({"record": original.record_ids[i], "distinct_labels": int(distinct[i])})
-        violations = len(problems) + len(low)
+        if getattr(release, "labels", None) is None:
+            raise ParameterError(
+                "l-diversity audits a release that publishes sensitive labels; this release has none "
+                "(anonymize with --label / labels, or audit --model nonreciprocal)"
+            )
+        mc = match_classes(original, release, by_label=True, progress=progress)
+        _stage(progress, 0, f"{self.l}-diverse factor (max-flow)")
+        flow = ldiverse_flow(
+            mc.record_size, mc.row_size, mc.edge_record, mc.edge_row, mc.row_label, self.l
+        )
+        au = _Audit(original, release, mc, flow, self.l, progress)
+        labels_ok = _label_problems(original, release)
+        problems = (
+            au.problems()
+            + labels_ok
+            + au.flow_example(f"{self.l}-regular subgraph with {self.l} distinct labels per record")
+        )
+        ea, lab = mc.edge_record, mc.row_label[mc.edge_row]
+        viable_labels = _distinct(ea[au.viable], lab[au.viable], len(mc.record_size))
+        match_labels = _distinct(ea, lab, len(mc.record_size))
+        low = np.flatnonzero(viable_labels < self.l)
+        examples = problems[:max_examples] + au.record_examples(
+            low, lambda a: {"viable_labels": int(viable_labels[a])}, max_examples - len(problems)
+        )
+        violations = int(mc.record_size[low].sum()) + len(problems)
+        _stage(progress, 2, "done")
         return AuditReport(
             model=self.name,
             satisfied=violations == 0,
             violations=violations,
-            worst=None if violations == 0 else {"min_distinct_labels": int(distinct.min())},
+            worst=None
+            if violations == 0
+            else {"min_viable_labels": int(viable_labels.min()), "flow_deficit": flow.deficit},
             counterexamples=examples,
             details={
-                "unit": "records whose matches carry fewer than l labels + structure problems",
-                "min_distinct_labels": int(distinct.min()) if len(distinct) else 0,
-                "structure_problems": len(problems),
+                "unit": "records whose viable candidates carry fewer than l labels + problems "
+                "(record count, unknown items, labels, no l-diverse subgraph)",
+                "l_diverse_subgraph": flow.full and au.n == au.m,
+                "labels_match_original": not labels_ok,
+                "min_viable_labels": int(viable_labels.min()) if len(viable_labels) else 0,
+                "min_distinct_labels": int(match_labels.min()) if len(match_labels) else 0,
+                **au.details(),
             },
         )
+
+
+def _distinct(a: np.ndarray, lab: np.ndarray, n: int) -> np.ndarray:
+    """Distinct labels per record class among the given edges."""
+    if len(a) == 0:
+        return np.zeros(n, dtype=np.int64)
+    width = int(lab.max()) + 1
+    pairs = np.unique(a * width + lab)
+    return np.bincount(pairs // width, minlength=n).astype(np.int64)
 
 
 def _build_k(*, k, m, params, original):
@@ -253,5 +342,13 @@ def _build_l(*, k, m, params, original):
         raise ParameterError(f"--param l={raw!r}: not a whole number") from None
 
 
-register_model("nonreciprocal", _build_k, "nonreciprocal k-anonymity: >= k matches per record and per published record")
-register_model("ldiversity", _build_l, "l-diversity of a nonreciprocal release (--param l=L): >= l labels per record's matches")
+register_model(
+    "nonreciprocal",
+    _build_k,
+    "nonreciprocal k-anonymity: k disjoint perfect matchings in the match graph, >= k viable rows per record",
+)
+register_model(
+    "ldiversity",
+    _build_l,
+    "l-diversity of a nonreciprocal release (--param l=L): l-regular l-diverse match subgraph, original labels",
+)

@@ -73,8 +73,12 @@ class PrivacyModel(ABC):
     name: str = ""
 
     @abstractmethod
-    def audit(self, original, release, *, max_examples: int = 10) -> AuditReport:
-        """Check ``release`` against ``original``; never raises for a violation."""
+    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
+        """Check ``release`` against ``original``; never raises for a violation.
+
+        ``progress``, when given, is called as ``progress(done, total, message)``
+        by models whose audits take long enough to report; others ignore it.
+        """
 
     def __call__(self, original, release, **kwargs) -> AuditReport:
         return self.audit(original, release, **kwargs)
