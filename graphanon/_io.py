@@ -24,6 +24,12 @@ from pathlib import Path
 __all__ = ["atomic_write"]
 
 
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write(path: str | os.PathLike, content: str | bytes, *, encoding: str = "utf-8") -> None:
     """Write ``content`` to ``path`` atomically (temporary file + rename).
 
@@ -45,6 +51,7 @@ def atomic_write(path: str | os.PathLike, content: str | bytes, *, encoding: str
     data = content.encode(encoding) if isinstance(content, str) else bytes(content)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
     try:
+        os.chmod(tmp, 0o666 & ~_current_umask())  # mkstemp makes 0600; give the usual mode
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
