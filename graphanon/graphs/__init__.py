@@ -8,7 +8,9 @@ the structures of each method family live in the modules below:
 * :mod:`~graphanon.graphs.constraints`: COAT's constraint graph and merge forest;
 * :mod:`~graphanon.graphs.order`, :mod:`~graphanon.graphs.generalization` and
   :mod:`~graphanon.graphs.assignment`: the Gray(-TSP) record order, k-regular
-  generalization graphs and their assignment extraction (nonreciprocal recoding).
+  generalization graphs and their assignment extraction (nonreciprocal recoding);
+* :mod:`~graphanon.graphs.similarity`: record-similarity graphs (Jaccard overlap
+  and k nearest records) for clustering and swapping.
 """
 
 from graphanon.graphs.assignment import (
@@ -20,6 +22,7 @@ from graphanon.graphs.constraints import ConstraintGraph, MergeForest
 from graphanon.graphs.enumeration import SuppressionEnumerationTree
 from graphanon.graphs.generalization import GeneralizationGraph, ring_graph
 from graphanon.graphs.lattice import CutLattice
+from graphanon.graphs.similarity import RecordSimilarityGraph
 from graphanon.graphs.order import (
     GrayTSPResult,
     OrderReport,
@@ -37,6 +40,7 @@ __all__ = [
     "GrayTSPResult",
     "MergeForest",
     "OrderReport",
+    "RecordSimilarityGraph",
     "SuppressionEnumerationTree",
     "check_assignments",
     "extract_assignments",
