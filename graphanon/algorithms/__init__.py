@@ -19,6 +19,13 @@ from graphanon.algorithms.registry import (
     registered,
 )
 from graphanon.algorithms.suppression import anonymize_mm
+from graphanon.algorithms.swapping import (
+    anonymize_fullswap,
+    anonymize_partsupp,
+    anonymize_partswap,
+    anonymize_randswap,
+    anonymize_splitperson,
+)
 
 __all__ = [
     "AlgorithmSpec",
@@ -27,10 +34,15 @@ __all__ = [
     "anonymize_cahd",
     "anonymize_coat",
     "anonymize_cut",
+    "anonymize_fullswap",
     "anonymize_hghs",
     "anonymize_mhghs",
     "anonymize_mm",
     "anonymize_nonreciprocal",
+    "anonymize_partsupp",
+    "anonymize_partswap",
+    "anonymize_randswap",
+    "anonymize_splitperson",
     "get_algorithm",
     "pgen",
     "register",

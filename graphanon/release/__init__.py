@@ -15,6 +15,8 @@ GlobalRecoding
     of items) or is suppressed.
 NonreciprocalRelease
     Bit-voting records (base, distance, threshold, label).
+PerturbedRelease
+    Plain transactions after items were swapped, removed or split (tendency hiding).
 """
 
 from graphanon.release.base import FORMAT_TAG, Release, load_release, release_kinds
@@ -22,6 +24,7 @@ from graphanon.release.fingerprint import check_same_data, data_fingerprint
 from graphanon.release.global_recoding import GlobalRecoding, PublishedItem
 from graphanon.release.link import LINK_FORMAT_TAG, ReleaseLink, load_link
 from graphanon.release.nonreciprocal import NonreciprocalRelease
+from graphanon.release.perturbed import PerturbedRelease, SplitLink, load_split_link
 from graphanon.release.publish import publish
 
 __all__ = [
@@ -29,13 +32,16 @@ __all__ = [
     "LINK_FORMAT_TAG",
     "GlobalRecoding",
     "NonreciprocalRelease",
+    "PerturbedRelease",
     "PublishedItem",
     "Release",
     "ReleaseLink",
+    "SplitLink",
     "check_same_data",
     "data_fingerprint",
     "load_link",
     "load_release",
+    "load_split_link",
     "publish",
     "release_kinds",
 ]
