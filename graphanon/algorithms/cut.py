@@ -123,9 +123,9 @@ def anonymize_cut(
 
 def _run(data, opts: RunOptions) -> GlobalRecoding:
     opts.unknown_params({"cut", "level", "suppress"})
-    cut = opts.param("cut", None, lambda s: parse_name_list(s, opts.taxonomy))
+    cut = opts.param("cut", None, parse_name_list)
     level = opts.param("level", None, int)
-    suppress = opts.param("suppress", [], lambda s: parse_name_list(s, opts.taxonomy))
+    suppress = opts.param("suppress", [], parse_name_list)
     if cut is None and level is None:
         raise ParameterError("algorithm 'cut' needs --param cut=NODE,NODE,... or --param level=DEPTH")
     return anonymize_cut(data, taxonomy=opts.taxonomy, cut=cut, level=level, suppress=suppress)

@@ -274,7 +274,7 @@ def _run(data, opts: RunOptions) -> GlobalRecoding:
     opts.params = expand_params(opts.params, {"h", "private"})
     opts.unknown_params({"h", "private"})
     h = opts.param("h", 1.0, float)
-    private = opts.param("private", [], lambda s: parse_name_list(s, set(data.items)))
+    private = opts.param("private", [], parse_name_list)
     return anonymize_mm(data, k=opts.k, m=opts.m, h=h, private_items=private, progress=opts.progress)
 
 
