@@ -25,12 +25,26 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.errors import DataFormatError
+
+# The file readers and writers live in graphanon.formats (which imports this module only
+# inside its functions); they are importable from here too.
+from graphanon.formats import (
+    parse_fimi,
+    read_any,
+    read_basket,
+    read_fimi,
+    read_long_csv,
+    write_basket,
+    write_fimi,
+    write_long_csv,
+)
 from graphanon.labels import as_label, as_labels, sorted_labels
 
 __all__ = [
     "TransactionData",
     "from_dataframe",
     "from_iterable",
+    "parse_fimi",
     "read_any",
     "read_basket",
     "read_fimi",
@@ -40,19 +54,6 @@ __all__ = [
     "write_fimi",
     "write_long_csv",
 ]
-
-_FROM_FORMATS = {"parse_fimi", "read_any", "read_basket", "read_fimi", "read_long_csv",
-                 "write_basket", "write_fimi", "write_long_csv"}
-
-
-def __getattr__(name: str):
-    """The file readers and writers live in :mod:`graphanon.formats`; they are importable from here too."""
-    if name in _FROM_FORMATS:
-        from graphanon import formats
-
-        return getattr(formats, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
 
 class TransactionData:
     """An immutable collection of transactions (sets of items).
