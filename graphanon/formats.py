@@ -119,23 +119,41 @@ def _split_lines(text: str) -> list[str]:
     return lines
 
 
-def _from_tokens(lengths: np.ndarray, tokens: list[str], name: str | None):
-    """Data from per-record token counts and the flat token list (labels as written)."""
+def _sorted_distinct(values: np.ndarray) -> np.ndarray:
+    """Sorted distinct values (a sort and a mask: faster than ``np.unique`` on large integer arrays)."""
+    out = np.sort(values)
+    return out[np.concatenate(([True], out[1:] != out[:-1]))] if len(out) else out
+
+
+def _from_tokens(lengths: np.ndarray, tokens: list[str], name: str | None, *, plain_integers: bool = False):
+    """Data from per-record token counts and the flat token list (labels as written).
+
+    ``plain_integers``: every token is a whole number written without leading
+    zeros, so its text is ``str(int(token))`` and numeric order is the natural
+    order; the tokens are then parsed as integers (much faster than sorting text).
+    """
     from graphanon.data import _from_id_lists
 
     if not tokens:
         return _from_id_lists(lengths, np.zeros(0, np.int64), [], name=name)
-    vocab, ids = np.unique(np.array(tokens), return_inverse=True)
-    vocab = [str(v) for v in vocab]
-    order = sorted(range(len(vocab)), key=lambda j: natural_key(vocab[j]))
-    rank = np.empty(len(vocab), dtype=np.int64)
-    rank[order] = np.arange(len(vocab))
-    ids = rank[ids.ravel()]
+    if plain_integers:
+        values = np.array(tokens, dtype=np.int64)
+        distinct = _sorted_distinct(values)
+        ids = np.searchsorted(distinct, values)
+        vocab = [str(v) for v in distinct.tolist()]
+    else:
+        vocab, ids = np.unique(np.array(tokens), return_inverse=True)
+        vocab = [str(v) for v in vocab]
+        order = sorted(range(len(vocab)), key=lambda j: natural_key(vocab[j]))
+        rank = np.empty(len(vocab), dtype=np.int64)
+        rank[order] = np.arange(len(vocab))
+        ids = rank[ids.ravel()]
+        vocab = [vocab[j] for j in order]
     rows = np.repeat(np.arange(len(lengths)), lengths)
-    key = np.unique(rows * len(vocab) + ids)  # sorted: by record, then by item id; duplicates gone
+    key = _sorted_distinct(rows * len(vocab) + ids)  # by record, then by item id; duplicates gone
     rows, ids = np.divmod(key, len(vocab))
     lengths = np.bincount(rows, minlength=len(lengths))
-    return _from_id_lists(lengths, ids, [vocab[j] for j in order], name=name)
+    return _from_id_lists(lengths, ids, vocab, name=name)
 
 
 # ---------------------------------------------------------------------- FIMI
@@ -158,7 +176,8 @@ def parse_fimi(text: str, source: str = "<text>", name: str | None = None, *, op
             f"{_say(option_names, 'fmt', 'csv')})"
         )
     lengths = np.fromiter((len(t) for t in token_lists), dtype=np.int64, count=len(token_lists))
-    return _from_tokens(lengths, tokens, name)
+    leading_zero = re.search(r"(?<![0-9])0[0-9]", text) is not None
+    return _from_tokens(lengths, tokens, name, plain_integers=not leading_zero and max(map(len, tokens)) < 19)
 
 
 def read_fimi(path: str | os.PathLike, *, name: str | None = None):
