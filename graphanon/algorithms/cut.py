@@ -18,6 +18,7 @@ from collections.abc import Hashable, Iterable
 
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, parse_name_list, register
 from graphanon.errors import ParameterError, TaxonomyError
+from graphanon.labels import as_labels
 from graphanon.release import GlobalRecoding
 from graphanon.taxonomy import Taxonomy
 
@@ -68,7 +69,7 @@ def cut_recoding(
     """
     taxonomy.check_covers(data.items)
     cut = taxonomy.validate_cut(cut)
-    suppress = list(suppress)
+    suppress = list(as_labels(suppress, "taxonomy node"))
     cut_set = set(cut)
     for node in suppress:
         if node not in cut_set:
