@@ -350,7 +350,9 @@ def taxonomy(source, json_out):
 @click.option("-m", "m_value", default=None, help="search: attacker knowledge m (a number, or inf).")
 @click.option("--taxonomy", default=None, help="search: taxonomy (as for anonymize).")
 @click.option("--seed", type=int, default=0, show_default=True, help="generalization: walk seed.")
-def draw(what, source, output, release_path, max_nodes, algorithm, k, m_value, taxonomy, seed):
+@input_options
+def draw(what, source, output, release_path, max_nodes, algorithm, k, m_value, taxonomy, seed,
+         fmt, sep, tid, item, label):
     """Draw a graph an algorithm builds to a file.
 
     \b
@@ -366,7 +368,7 @@ def draw(what, source, output, release_path, max_nodes, algorithm, k, m_value, t
     if what == "taxonomy":
         fig = _draw_taxonomy(source, release_path, max_nodes)
     else:
-        data, bundled = _load_input(source, None, None, "tid", "item", None)
+        data, bundled = _load_input(source, fmt, sep, tid, item, label)
         if what == "search":
             fig = _draw_search(data, bundled, algorithm, k, _parse_m(m_value), taxonomy)
         elif what == "constraints":

@@ -38,7 +38,7 @@ from graphanon.formats import (
     write_fimi,
     write_long_csv,
 )
-from graphanon.labels import as_label, as_labels, sorted_labels
+from graphanon.labels import as_label, as_labels, lookup_key, sorted_labels
 
 __all__ = [
     "TransactionData",
@@ -186,10 +186,10 @@ class TransactionData:
         return self.n_records
 
     def _find(self, label: Hashable) -> int | None:
-        j = self._index.get(label) if isinstance(label, str) else None
-        if j is None and not isinstance(label, str):
-            j = self._index.get(as_label(label))
-        return j
+        try:
+            return self._index.get(lookup_key(label))
+        except TypeError:  # unhashable
+            return None
 
     def item_id(self, label: Hashable) -> int:
         """Integer id of an item label (an int stands for its decimal text); a clear error for unknown labels."""
@@ -204,10 +204,7 @@ class TransactionData:
 
     def has_item(self, label: Hashable) -> bool:
         """Whether ``label`` (text, or an int standing for its text) is in the vocabulary."""
-        try:
-            return self._find(label) is not None
-        except DataFormatError:
-            return False
+        return self._find(label) is not None
 
     def record_items(self, i: int) -> np.ndarray:
         """Sorted integer item ids of record ``i``."""

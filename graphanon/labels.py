@@ -32,7 +32,7 @@ import numpy as np
 
 from graphanon.errors import DataFormatError
 
-__all__ = ["as_label", "as_labels", "natural_key", "parse_name_list", "sorted_labels"]
+__all__ = ["as_label", "as_labels", "lookup_key", "natural_key", "parse_name_list", "sorted_labels"]
 
 _WHOLE_NUMBER = re.compile(r"-?[0-9]+\Z")
 
@@ -79,6 +79,25 @@ def as_label(value: Hashable, what: str = "item") -> str:
             f"that stand for their decimal text (convert the values to str first)"
         )
     raise DataFormatError(f"{what} label is the empty string; every label needs at least one character")
+
+
+def lookup_key(value: Hashable) -> Hashable:
+    """What to look ``value`` up by: its label, or ``value`` itself when it has none (it then matches nothing).
+
+    Lookups (``data.has_item(1)``, ``tax.parent(1)``) use this so that an int
+    finds its text and a float or tuple finds nothing instead of raising.
+
+    Examples
+    --------
+    >>> lookup_key(7), lookup_key("007"), lookup_key(7.0)
+    ('7', '007', 7.0)
+    """
+    if isinstance(value, str):
+        return value
+    try:
+        return as_label(value)
+    except DataFormatError:
+        return value
 
 
 def as_labels(values: Iterable[Hashable], what: str = "item") -> tuple[str, ...]:

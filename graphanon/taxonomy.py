@@ -34,7 +34,7 @@ import networkx as nx
 import numpy as np
 
 from graphanon.errors import DataFormatError, ParameterError, TaxonomyError
-from graphanon.labels import as_label, natural_key
+from graphanon.labels import as_label, lookup_key, natural_key
 
 __all__ = ["ItemGroups", "Taxonomy", "read_taxonomy"]
 
@@ -367,14 +367,7 @@ class Taxonomy:
     def __contains__(self, node) -> bool:
         return self._key(node) in self._pos
 
-    def _key(self, node):
-        """The node's text (an int stands for its decimal text); unhashable or odd values stay as they are."""
-        if isinstance(node, str) or node in self._pos:
-            return node
-        try:
-            return as_label(node, "taxonomy node")
-        except DataFormatError:
-            return node
+    _key = staticmethod(lookup_key)
 
     def __len__(self) -> int:
         return len(self._order)
@@ -630,13 +623,7 @@ class ItemGroups:
         """Blocks named 0, 1, 2, ... in the given order."""
         return cls({i: block for i, block in enumerate(lists)})
 
-    def _key(self, item: Hashable):
-        if isinstance(item, str):
-            return item
-        try:
-            return as_label(item)
-        except DataFormatError:
-            return item
+    _key = staticmethod(lookup_key)
 
     def group_of(self, item: Hashable):
         try:

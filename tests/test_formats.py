@@ -178,3 +178,27 @@ def test_cli_cut_names_codes_as_written(run, tmp_path):
 
     rel = load_release(tmp_path / "r.json")
     assert [(pi.label, pi.members) for pi in rel.published_items] == [("001", ("001",))]
+
+
+codes = st.one_of(
+    st.from_regex(r"-?[0-9]{1,3}", fullmatch=True),  # 001, -1, 250, 0
+    st.sampled_from(["whole milk", "a,b", 'say "hi"', "V01"]),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(codes, min_size=1, max_size=4), min_size=1, max_size=8))
+def test_every_format_reads_the_same_labels(tmp_path_factory, records):
+    from graphanon.formats import write_basket, write_long_csv
+
+    data = from_iterable(records, record_ids=[f"r{i}" for i in range(len(records))])
+    folder = tmp_path_factory.mktemp("same")
+    write_long_csv(data, folder / "d.csv")
+    write_basket(data, folder / "d.txt", delimiter=",")
+    reads = [read_any(folder / "d.csv"), read_any(folder / "d.txt", "basket", delimiter=",")]
+    if all(x.isdigit() for x in data.items):
+        write_fimi(data, folder / "d.dat")
+        reads.append(read_any(folder / "d.dat"))
+    for back in reads:
+        assert back.items == data.items  # same text, same natural order
+        assert [back.record(i) for i in range(len(back))] == [{str(x) for x in r} for r in records]

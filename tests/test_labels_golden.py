@@ -175,7 +175,10 @@ def test_drawings_show_codes_as_written(meps):
         code, out = _cli("draw", "search", "codes.csv", "--taxonomy", "icd.csv", "-k", "2", "-m", "2",
                          "-o", "search.svg")
         assert code == 0, out
-    for name in ("tax.svg", "search.svg"):
+        code, out = _cli("draw", "search", "codes.txt", "--format", "basket", "--delimiter", " ",
+                         "--taxonomy", "icd.txt", "-k", "2", "-m", "2", "-o", "basket.svg")
+        assert code == 0, out
+    for name in ("tax.svg", "search.svg", "basket.svg"):
         texts = set(re.findall(r"<text[^>]*>([^<]*)</text>", (meps / name).read_text(encoding="utf-8")))
         texts = {t.strip() for t in texts}
         assert {"001", "010", "-1"} <= texts, (name, sorted(texts))
