@@ -6,8 +6,10 @@ generalized items. It knows leaf counts, depths, lowest common ancestors, the
 LM/NCP cost of a node, and *cuts*: node sets with exactly one node on every
 root-to-leaf path, which define global recodings.
 
-An :class:`ItemGroups` is a partition of items into named blocks (COAT
-utility constraints, swapping categories); every taxonomy level is one.
+An :class:`~graphanon.itemgroups.ItemGroups` (defined in
+:mod:`graphanon.itemgroups`, importable from here) is a partition of items
+into named blocks (COAT utility constraints, swapping categories); every
+taxonomy level is one.
 
 Nodes and items are text (:mod:`graphanon.labels`): a taxonomy built from
 Python integers names its nodes by their decimal text, a file's ``001``
@@ -34,6 +36,7 @@ import networkx as nx
 import numpy as np
 
 from graphanon.errors import DataFormatError, ParameterError, TaxonomyError
+from graphanon.itemgroups import ItemGroups
 from graphanon.labels import as_label, lookup_key, natural_key
 
 __all__ = ["ItemGroups", "Taxonomy", "read_taxonomy"]
@@ -579,78 +582,3 @@ def read_taxonomy(path: str | os.PathLike, *, root: Hashable = "ALL") -> Taxonom
         f"{path}, line 1: neither a path file ('leaf;parent;...;root') nor a level table "
         f"('item,level2,level1' CSV)"
     )
-
-
-class ItemGroups:
-    """A partition of items into named blocks.
-
-    Parameters
-    ----------
-    blocks : mapping name -> iterable of items
-        Blocks must be disjoint and non-empty. Items are turned into text
-        (:func:`graphanon.labels.as_label`); block names are kept as given.
-
-    Examples
-    --------
-    >>> g = ItemGroups({"fruit": ["apple", "pear"], "meat": ["beef"]})
-    >>> g.group_of("pear")
-    'fruit'
-    """
-
-    def __init__(self, blocks: Mapping[Hashable, Iterable[Hashable]]) -> None:
-        out: dict = {}
-        owner: dict = {}
-        for name, block in blocks.items():
-            try:
-                members = tuple(dict.fromkeys(as_label(x) for x in block))
-            except DataFormatError as exc:
-                raise ParameterError(f"group {name!r}: {exc}") from None
-            if not members:
-                raise ParameterError(f"group {name!r} is empty")
-            for it in members:
-                if it in owner:
-                    raise ParameterError(
-                        f"item {it!r} is in two groups ({owner[it]!r} and {name!r}); groups must be disjoint"
-                    )
-                owner[it] = name
-            out[name] = members
-        self.blocks: dict = out
-        self._owner = owner
-        self.item_set = frozenset(owner)
-
-    @classmethod
-    def from_lists(cls, lists: Iterable[Iterable[Hashable]]) -> ItemGroups:
-        """Blocks named 0, 1, 2, ... in the given order."""
-        return cls({i: block for i, block in enumerate(lists)})
-
-    _key = staticmethod(lookup_key)
-
-    def group_of(self, item: Hashable):
-        try:
-            return self._owner[self._key(item)]
-        except (KeyError, TypeError):
-            raise ParameterError(f"item {item!r} is in no group") from None
-
-    @property
-    def names(self) -> list:
-        return list(self.blocks)
-
-    def __len__(self) -> int:
-        return len(self.blocks)
-
-    def __iter__(self):
-        return iter(self.blocks.values())
-
-    def covers(self, items: Iterable[Hashable]) -> bool:
-        return all(self._key(x) in self._owner for x in items)
-
-    def check_covers(self, items: Iterable[Hashable], *, what: str = "the data") -> None:
-        missing = [x for x in items if self._key(x) not in self._owner]
-        if missing:
-            raise ParameterError(
-                f"{len(missing)} item(s) of {what} are in no group, e.g. "
-                f"{', '.join(map(repr, missing[:5]))}; every item needs a group"
-            )
-
-    def __repr__(self) -> str:
-        return f"<ItemGroups: {len(self.blocks)} groups over {len(self._owner)} items>"
