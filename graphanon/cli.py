@@ -88,10 +88,14 @@ def _parse_params(pairs: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
-def _load_input(source: str, fmt: str | None, sep: str, tid: str, item: str, label: str | None):
-    """A bundled dataset name or a path."""
+# How reader error messages name their arguments on the command line.
+_OPTION_NAMES = {"fmt": "--format", "delimiter": "--delimiter", "tid": "--tid", "item": "--item", "label": "--label"}
+
+
+def _load_input(source: str, fmt: str | None, sep: str | None, tid: str, item: str, label: str | None):
+    """A bundled dataset name or a path (format and delimiter told by graphanon.formats.read_any)."""
     from graphanon import datasets
-    from graphanon.data import read_basket, read_fimi, read_long_csv
+    from graphanon.formats import read_any
 
     path = Path(source)
     if not path.exists():
@@ -101,14 +105,8 @@ def _load_input(source: str, fmt: str | None, sep: str, tid: str, item: str, lab
         raise GraphanonError(
             f"{source}: no such file, and not a bundled dataset ({', '.join(names)})"
         )
-    if fmt is None:
-        suffixes = [s for s in path.suffixes if s != ".gz"]
-        fmt = {".dat": "fimi", ".csv": "csv"}.get(suffixes[-1] if suffixes else "", "basket")
-    if fmt == "fimi":
-        return read_fimi(path), None
-    if fmt == "csv":
-        return read_long_csv(path, tid=tid, item=item, label=label), None
-    return read_basket(path, sep=sep), None
+    data = read_any(path, fmt, delimiter=sep, tid=tid, item=item, label=label, option_names=_OPTION_NAMES)
+    return data, None
 
 
 def _load_taxonomy(spec: str | None, data, bundled: str | None):
@@ -139,8 +137,12 @@ def _load_taxonomy(spec: str | None, data, bundled: str | None):
 
 _input_options = [
     click.option("--format", "fmt", type=click.Choice(["fimi", "csv", "basket"]), default=None,
-                 help="Input format (default: by extension: .dat fimi, .csv csv, else basket)."),
-    click.option("--sep", default=",", show_default=True, help="Item separator of basket files."),
+                 help="Input format: fimi (integer items separated by spaces), csv (long tid,item CSV), "
+                      "basket (one record per line). Default: .dat fimi, .csv csv, else basket; a basket "
+                      "file with spaces and no comma needs --format or --delimiter."),
+    click.option("--delimiter", "--sep", "sep", default=None,
+                 help="Field delimiter of csv input (default ,) or item delimiter of basket input "
+                      "(default , when the file has one); one character, or tab / space."),
     click.option("--tid", default="tid", show_default=True, help="Transaction-id column of CSV input."),
     click.option("--item", default="item", show_default=True, help="Item column of CSV input."),
     click.option("--label", default=None, help="Sensitive-label column of CSV input."),
@@ -372,7 +374,9 @@ def taxonomy(source, json_out):
 @click.option("-m", "m_value", default=None, help="search: attacker knowledge m (a number, or inf).")
 @click.option("--taxonomy", default=None, help="search: taxonomy (as for anonymize).")
 @click.option("--seed", type=int, default=0, show_default=True, help="generalization: walk seed.")
-def draw(what, source, output, release_path, max_nodes, algorithm, k, m_value, taxonomy, seed):
+@input_options
+def draw(what, source, output, release_path, max_nodes, algorithm, k, m_value, taxonomy, seed,
+         fmt, sep, tid, item, label):
     """Draw a graph an algorithm builds to a file.
 
     \b
@@ -388,7 +392,7 @@ def draw(what, source, output, release_path, max_nodes, algorithm, k, m_value, t
     if what == "taxonomy":
         fig = _draw_taxonomy(source, release_path, max_nodes)
     else:
-        data, bundled = _load_input(source, None, ",", "tid", "item", None)
+        data, bundled = _load_input(source, fmt, sep, tid, item, label)
         if what == "search":
             fig = _draw_search(data, bundled, algorithm, k, _parse_m(m_value), taxonomy)
         elif what == "constraints":

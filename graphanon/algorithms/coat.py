@@ -857,8 +857,6 @@ def _read_constraint_file(path: str, data) -> list[list]:
         for t in toks:
             if data.has_item(t):
                 row.append(t)
-            elif t.lstrip("-").isdigit() and data.has_item(int(t)):
-                row.append(int(t))
             else:
                 raise ParameterError(f"{path}, line {ln}: item {t!r} is not in the data")
         out.append(row)

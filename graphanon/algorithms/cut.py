@@ -18,6 +18,7 @@ from collections.abc import Hashable, Iterable
 
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, parse_name_list, register
 from graphanon.errors import ParameterError, TaxonomyError
+from graphanon.labels import as_labels
 from graphanon.release import GlobalRecoding, publish
 from graphanon.taxonomy import Taxonomy
 
@@ -74,7 +75,7 @@ def cut_recoding(
     """
     taxonomy.check_covers(data.items)
     cut = taxonomy.validate_cut(cut)
-    suppress = list(suppress)
+    suppress = list(as_labels(suppress, "taxonomy node"))
     cut_set = set(cut)
     for node in suppress:
         if node not in cut_set:
@@ -141,9 +142,9 @@ def anonymize_cut(
 
 def _run(data, opts: RunOptions) -> GlobalRecoding:
     opts.unknown_params({"cut", "level", "suppress"})
-    cut = opts.param("cut", None, lambda s: parse_name_list(s, opts.taxonomy))
+    cut = opts.param("cut", None, parse_name_list)
     level = opts.param("level", None, int)
-    suppress = opts.param("suppress", [], lambda s: parse_name_list(s, opts.taxonomy))
+    suppress = opts.param("suppress", [], parse_name_list)
     if cut is None and level is None:
         raise ParameterError("algorithm 'cut' needs --param cut=NODE,NODE,... or --param level=DEPTH")
     return anonymize_cut(

@@ -13,28 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphanon.errors import ParameterError
+from graphanon.labels import parse_name_list
 
 __all__ = ["AlgorithmSpec", "RunOptions", "get_algorithm", "parse_name_list", "register", "registered"]
 
 Progress = Callable[[int, int, str], None]
-
-
-def parse_name_list(text: str, known) -> list:
-    """Comma-separated item or node names of a ``--param``.
-
-    Names are stripped and empty ones dropped; an integer-looking name that is
-    not itself in ``known`` but whose integer is (FIMI items are integers)
-    becomes that integer.
-    """
-    out = []
-    for token in (t.strip() for t in text.split(",")):
-        if not token:
-            continue
-        if token not in known and token.lstrip("-").isdigit() and int(token) in known:
-            out.append(int(token))
-        else:
-            out.append(token)
-    return out
 
 
 @dataclass

@@ -23,6 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.errors import ParameterError, ReleaseFormatError
+from graphanon.labels import as_labels
 from graphanon.release.base import Release, json_label
 
 __all__ = ["NonreciprocalRelease", "bit_vote", "possible_world_counts"]
@@ -286,7 +287,7 @@ class NonreciprocalRelease(Release):
 
     def _item_cols(self, labels: Iterable[Hashable], what: str) -> np.ndarray:
         out = []
-        for x in labels:
+        for x in as_labels(labels):
             if x not in self._index:
                 raise ParameterError(f"{what} item {x!r} is not in the release's vocabulary")
             out.append(self._index[x])
