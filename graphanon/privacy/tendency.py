@@ -24,9 +24,10 @@ the published rows and the original data alone decide: the number of
 original records with a tendency that the release contains *verbatim*
 (multiset intersection of identical rows; an adversary who knows a
 person's full record finds it unchanged, tendency included). A verbatim row
-may be someone else's identical record, so this counts the *possible*
-survivors among unchanged records; a changed row that kept its tendency is
-invisible without the link. Reports say which mode was used
+may be someone else's record that became identical, so this counts the
+*possible* survivors among unchanged records and the check is conservative
+(a verbatim row counts against the release); a changed row that kept its
+tendency is invisible without the link. Reports say which mode was used
 (``details["mode"]``).
 
 Invariants (both modes), by the release's ``moves``:
@@ -177,7 +178,9 @@ class TendencyHiding(PrivacyModel):
             details["note"] = ("without the private link only records published unchanged are counted; "
                                "pass the link for exact survival")
             if count:
-                problems.append({"problem": f"{count} record(s) with a tendency are published unchanged"})
+                problems.append({"problem": f"{count} published row(s) equal an original record with a tendency: "
+                                 "each may be that record unchanged (or another record that became identical); "
+                                 "audit with the private link for exact survival"})
         share = count / len(had) if len(had) else 0.0
         details["share"] = share
         details["original_tendencies"] = _histogram(h_orig, names)
