@@ -119,7 +119,7 @@ class Tendency:
     >>> X = sp.csr_array([[1, 1, 1, 0], [1, 0, 0, 1]], dtype=bool)
     >>> tend = Tendency(X, np.array([0, 0, 1, 1]), 2)
     >>> tend.heaviest.tolist(), tend.source.tolist()
-    [[0, -1], [True, True, False, False, False]]
+    ([0, -1], [True, True, False, False, False])
     """
 
     def __init__(self, X, codes, n_categories: int) -> None:
