@@ -11,39 +11,34 @@ from graphanon.cli import main
 
 
 @pytest.fixture
-def run(tmp_path, monkeypatch):
+def cli(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
-
-    def invoke(*args):
-        return runner.invoke(main, list(args), catch_exceptions=False)
-
-    return invoke
+    return lambda *args: CliRunner().invoke(main, list(args), catch_exceptions=False)
 
 
 @pytest.mark.parametrize("method", ["partswap", "fullswap", "partsupp", "splitperson"])
-def test_anonymize_audit_evaluate(run, method):
-    res = run("anonymize", "swap_table1", "-a", method, "--param", "categories=random:3:1", "--seed", "0",
+def test_anonymize_audit_evaluate(cli, method):
+    res = cli("anonymize", "swap_table1", "-a", method, "--param", "categories=random:3:1", "--seed", "0",
               "-o", "r.json", "--json")
     assert res.exit_code == 0, res.output
     assert json.loads(res.output)["audit_model"] == "tendency"
     doc = json.load(open("r.json"))
     assert doc["kind"] == "perturbed" and "001" not in json.dumps(doc["records"])
-    res = run("audit", "swap_table1", "r.json", "--model", "tendency", "--param", "categories=random:3:1", "--json")
+    res = cli("audit", "swap_table1", "r.json", "--model", "tendency", "--param", "categories=random:3:1", "--json")
     rep = json.loads(res.output)
     assert res.exit_code == (0 if rep["satisfied"] else 1)
     assert rep["details"]["mode"] == "without link"
-    res = run("evaluate", "swap_table1", "r.json", "--queries", "20", "--json")
+    res = cli("evaluate", "swap_table1", "r.json", "--queries", "20", "--json")
     out = json.loads(res.output)
     assert res.exit_code == 0 and out["kind"] == "perturbed"
     assert (out["dif"] == 0.0) == (method != "partsupp")
 
 
-def test_categories_file_and_randswap(run, tmp_path):
+def test_categories_file_and_randswap(cli, tmp_path):
     (tmp_path / "cats.csv").write_text("".join(f"{i},{'even' if i % 2 == 0 else 'odd'}\n" for i in range(1, 13)))
-    res = run("anonymize", "swap_table1", "-a", "partswap", "--param", "categories=cats.csv", "-o", "r.json")
+    res = cli("anonymize", "swap_table1", "-a", "partswap", "--param", "categories=cats.csv", "-o", "r.json")
     assert res.exit_code == 0, res.output
-    res = run("anonymize", "swap_table1", "-a", "randswap", "--seed", "1", "-o", "x.json")
+    res = cli("anonymize", "swap_table1", "-a", "randswap", "--seed", "1", "-o", "x.json")
     assert res.exit_code == 0, res.output
 
 
@@ -57,13 +52,13 @@ def test_categories_file_and_randswap(run, tmp_path):
     (["-a", "partsupp", "--param", "categories=random:3", "--param", "visit=input"], "unknown --param"),
     (["-a", "randswap", "--param", "categories=random:3"], "unknown --param"),
 ])
-def test_bad_parameters_exit_2(run, args, message):
+def test_bad_parameters_exit_2(cli, args, message):
     res = CliRunner().invoke(main, ["anonymize", "swap_table1", *args, "-o", "r.json"])
     assert res.exit_code == 2 and message in res.output, res.output
 
 
-def test_audit_model_parameters(run):
-    run("anonymize", "swap_table1", "-a", "partswap", "--param", "categories=random:3", "-o", "r.json")
+def test_audit_model_parameters(cli):
+    cli("anonymize", "swap_table1", "-a", "partswap", "--param", "categories=random:3", "-o", "r.json")
     res = CliRunner().invoke(main, ["audit", "swap_table1", "r.json", "--model", "tendency"])
     assert res.exit_code == 2 and "categories" in res.output
     res = CliRunner().invoke(main, ["audit", "swap_table1", "r.json", "--model", "tendency", "-k", "2",

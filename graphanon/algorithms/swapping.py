@@ -376,11 +376,7 @@ def anonymize_splitperson(data, *, categories: ItemGroups, rng=None, unsafe_secr
                           progress: Progress | None = None):
     """SplitPerson: one published row per (record, category present in it).
 
-    Parameters
-    ----------
-    data, categories : as :func:`anonymize_partswap`
-    rng : accepted for the common signature (nothing is drawn)
-    unsafe_secret_seed, progress : as :func:`anonymize_partswap`
+    Parameters are those of :func:`anonymize_partsupp`.
 
     Returns
     -------
