@@ -97,6 +97,9 @@ def _load_input(source: str, fmt: str | None, sep: str, tid: str, item: str, lab
     if not path.exists():
         names = [d["name"] for d in datasets.list_datasets()]
         if source in names:
+            if label is not None:
+                raise GraphanonError(f"--label names a column of CSV input; {source} is a bundled dataset "
+                                     "(its labels, if it has any, are used as they are): drop --label")
             return datasets.load(source), source
         raise GraphanonError(
             f"{source}: no such file, and not a bundled dataset ({', '.join(names)})"
@@ -104,11 +107,12 @@ def _load_input(source: str, fmt: str | None, sep: str, tid: str, item: str, lab
     if fmt is None:
         suffixes = [s for s in path.suffixes if s != ".gz"]
         fmt = {".dat": "fimi", ".csv": "csv"}.get(suffixes[-1] if suffixes else "", "basket")
-    if fmt == "fimi":
-        return read_fimi(path), None
     if fmt == "csv":
         return read_long_csv(path, tid=tid, item=item, label=label), None
-    return read_basket(path, sep=sep), None
+    if label is not None:
+        raise GraphanonError(f"--label names a column of CSV input, and {source} is read as {fmt}, which has no "
+                             "labels: drop --label, or give the data as CSV (--format csv)")
+    return read_fimi(path) if fmt == "fimi" else read_basket(path, sep=sep), None
 
 
 def _load_taxonomy(spec: str | None, data, bundled: str | None):
@@ -246,12 +250,15 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, jso
         from graphanon.privacy import check_k
 
         check_k(k, data.n_records)
+    given = _given(k=k, m=m_value, taxonomy=taxonomy, seed=seed)
     start = time.perf_counter()
     with _progress(_show_progress(json_out)) as progress:
         opts = RunOptions(k=k, m=_parse_m(m_value), taxonomy=tax, seed=seed,
-                          params=_parse_params(params), progress=progress)
+                          params=_parse_params(params), progress=progress, given=given)
+        spec.check_options(opts)
         release = spec.run(data, opts)
     elapsed = time.perf_counter() - start
+    _verify_claim(spec, data, release, opts)
     release.save(output)
     summary = {"algorithm": spec.name, "input": input_, "records": release.n_records,
                "seconds": round(elapsed, 3), "output": str(output), "audit_model": spec.privacy_model}
@@ -259,6 +266,33 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, jso
         click.echo(json.dumps(summary))
     else:
         click.echo(f"{spec.name}: {release.n_records} records anonymized in {elapsed:.2f} s -> {output}")
+
+
+def _given(**options) -> frozenset:
+    """The general options (k, m, taxonomy, seed) given on the command line."""
+    return frozenset(name for name, value in options.items() if value is not None)
+
+
+def _verify_claim(spec, data, release, opts) -> None:
+    """Audit the release of a method with no guarantee by construction (``spec.verify``)
+    against the ``-k``/``-m`` it claims; refuse a violating one unless ``--param force=true``."""
+    if not spec.verify or opts.k is None:
+        return
+    from graphanon.algorithms.registry import parse_bool
+    from graphanon.privacy.registry import build_model
+
+    model = build_model(spec.privacy_model, k=opts.k, m=opts.m, params={}, original=data)
+    report = model.audit(data, release, max_examples=1)
+    if report.satisfied:
+        return
+    example = report.worst or (report.counterexamples[0] if report.counterexamples else {})
+    example = ", e.g. " + json.dumps(example, default=str) if example else ""
+    what = f"{report.model} fails: {report.violations} violation(s){example}"
+    if not opts.param("force", False, parse_bool):
+        raise GraphanonError(f"{what}; nothing written. Publish a coarser cut or suppress more, "
+                             "or pass --param force=true to write it anyway")
+    release.params["audit"] = {"model": report.model, "satisfied": False, "violations": report.violations}
+    click.echo(f"graphanon: WARNING: {what}; written anyway (--param force=true)", err=True)
 
 
 @main.command()
@@ -455,7 +489,7 @@ def _draw_generalization(data, k, seed):
         )
     if not 1 <= k <= data.n_records:
         raise GraphanonError(f"-k must be between 1 and the number of records ({data.n_records}), got {k}")
-    order = gray_tsp_order(data.matrix, seed=seed)
+    order = gray_tsp_order(data.matrix, time_limit=None, seed=seed)  # deterministic budget: same drawing every run
     graph = ring_graph(order, k, data.record_ids)
     fig, axes = plt.subplots(1, 2, figsize=(14, 6))
     draw_generalization_graph(graph, order, ax=axes[0], title=f"{k}-regular ring over the Gray-TSP order")
@@ -488,16 +522,27 @@ def bench(input_, algorithm, k, m_value, taxonomy, seed, params, queries, json_o
         raise GraphanonError(f"algorithm {spec.name!r} needs a taxonomy: pass --taxonomy FILE or balanced:5")
     m = _parse_m(m_value)
     param_dict = _parse_params(params)
+    # --seed also seeds the query workload, so a deterministic method is not refused for it
+    run_seed = seed if "seed" in spec.options else None
+    given = _given(k=k, m=m_value, taxonomy=taxonomy, seed=run_seed)
     start = time.perf_counter()
     with _progress(_show_progress(json_out)) as progress:
-        release = spec.run(data, RunOptions(k=k, m=m, taxonomy=tax, seed=seed, params=param_dict, progress=progress))
+        opts = RunOptions(k=k, m=m, taxonomy=tax, seed=run_seed, params=param_dict, progress=progress, given=given)
+        spec.check_options(opts)
+        release = spec.run(data, opts)
     seconds = time.perf_counter() - start
     audit_params = {name: value for name, value in param_dict.items() if name in spec.audit_params}
     model = build_model(spec.privacy_model, k=k, m=m, params=audit_params, original=data)
     report = model.audit(data, release)
-    result = {"algorithm": spec.name, "input": input_, "k": k, "m": m, "seconds": round(seconds, 3),
-              "audit": {"model": report.model, "satisfied": report.satisfied, "violations": report.violations},
-              "metrics": evaluate_release(data, release, queries=queries, seed=seed or 0)}
+    # the parameters the release was made with (e.g. cahd's l and group size), not only the flags
+    used = release.params
+    result = {"algorithm": spec.name, "input": input_, "k": used.get("k", k), "m": used.get("m", m),
+              "params": used, "seconds": round(seconds, 3),
+              "audit": {"model": report.model, "satisfied": report.satisfied, "violations": report.violations}}
+    if spec.privacy_model == "ldiversity" and used.get("k"):  # the k an l-diverse release claims, audited too
+        report = build_model("nonreciprocal", k=used["k"], m=None, params={}, original=data).audit(data, release)
+        result["audit_k"] = {"model": report.model, "satisfied": report.satisfied, "violations": report.violations}
+    result["metrics"] = evaluate_release(data, release, queries=queries, seed=seed or 0)
     if json_out:
         click.echo(json.dumps(result))
     else:

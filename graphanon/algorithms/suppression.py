@@ -286,5 +286,6 @@ register(
         run=_run,
         privacy_model="km",
         params=("h", "private"),
+        options=("k", "m"),
     )
 )

@@ -44,6 +44,7 @@ import scipy.sparse as sp
 from graphanon.errors import DataFormatError, ParameterError
 
 __all__ = [
+    "DETERMINISTIC_SOLUTION_LIMIT",
     "GrayTSPResult",
     "OrderReport",
     "consecutive_hamming",
@@ -486,6 +487,13 @@ _METAHEURISTICS = (
     "automatic",
 )
 
+#: Solutions per segment of the deterministic search (``time_limit=None``).
+#: Guided local search finds its solutions ever more slowly (about 15 in the
+#: first 0.2 s of a chess segment, 18 in the first second); on chess and
+#: mushroom 12 solutions cost about what 0.2 s of search does and give an
+#: order as short (docs/order.md, "Deterministic budget").
+DETERMINISTIC_SOLUTION_LIMIT = 12
+
 
 def _path_cost(D: np.ndarray, path: np.ndarray) -> int:
     return int(D[path[:-1], path[1:]].sum())
@@ -502,7 +510,7 @@ def _path_lower_bound(D: np.ndarray) -> int:
 
 
 def _tsp_path(
-    D: np.ndarray, *, time_limit: float, solution_limit: int | None, metaheuristic: str
+    D: np.ndarray, *, time_limit: float | None, solution_limit: int | None, metaheuristic: str
 ) -> np.ndarray:
     """Shortest (heuristic) Hamiltonian path from node 0 to node L-1 by OR-Tools routing."""
     from ortools.constraint_solver import pywrapcp, routing_enums_pb2
@@ -526,7 +534,8 @@ def _tsp_path(
             f.name,
             optional_boolean_pb2.BOOL_TRUE if f.name in keep else optional_boolean_pb2.BOOL_FALSE,
         )
-    params.time_limit.FromNanoseconds(max(1, int(time_limit * 1e9)))
+    if time_limit is not None:  # None: the solution limit alone stops the search
+        params.time_limit.FromNanoseconds(max(1, int(time_limit * 1e9)))
     if solution_limit is not None:
         params.solution_limit = int(solution_limit)
     sol = routing.SolveWithParameters(params)
@@ -607,7 +616,7 @@ def gray_tsp_details(
     *,
     min_segment: int = 300,
     max_segment: int = 350,
-    time_limit: float = 0.2,
+    time_limit: float | None = 0.2,
     solution_limit: int | None = None,
     metaheuristic: str = "guided_local_search",
     seed: int | None = 0,
@@ -620,13 +629,13 @@ def gray_tsp_details(
     this result.
     """
     m, M = _check_lengths(min_segment, max_segment, ("min_segment", "max_segment"))
-    if (
+    if time_limit is not None and (
         isinstance(time_limit, bool)
         or not isinstance(time_limit, (int, float, np.integer, np.floating))
         or not (time_limit > 0 and np.isfinite(time_limit))
     ):
         raise ParameterError(
-            f"time_limit must be a positive number of seconds per segment, got {time_limit!r}"
+            f"time_limit must be a positive number of seconds per segment or None, got {time_limit!r}"
         )
     if solution_limit is not None and (
         isinstance(solution_limit, bool)
@@ -636,6 +645,8 @@ def gray_tsp_details(
         raise ParameterError(
             f"solution_limit must be a positive integer or None, got {solution_limit!r}"
         )
+    if time_limit is None and solution_limit is None:
+        solution_limit = DETERMINISTIC_SOLUTION_LIMIT
     if metaheuristic not in _METAHEURISTICS:
         raise ParameterError(
             f"metaheuristic must be one of {_METAHEURISTICS}, got {metaheuristic!r}"
@@ -657,7 +668,7 @@ def gray_tsp_details(
     gray_costs = np.zeros(t, dtype=np.int64)
     tsp_costs = np.zeros(t, dtype=np.int64)
     solved = np.zeros(t, dtype=bool)
-    solver = (float(time_limit), solution_limit, metaheuristic)
+    solver = (None if time_limit is None else float(time_limit), solution_limit, metaheuristic)
 
     def tasks():
         for s in range(t):
@@ -712,7 +723,7 @@ def gray_tsp_order(
     *,
     min_segment: int = 300,
     max_segment: int = 350,
-    time_limit: float = 0.2,
+    time_limit: float | None = 0.2,
     solution_limit: int | None = None,
     metaheuristic: str = "guided_local_search",
     seed: int | None = 0,
@@ -739,13 +750,16 @@ def gray_tsp_order(
         Segment lengths for the breakpoint DP. Fewer than ``min_segment``
         records form one segment; an infeasible length range is relaxed as in
         :func:`segment_breakpoints` with ``strict=False``.
-    time_limit : float, default 0.2
-        Wall-clock seconds of solver search per segment.
+    time_limit : float or None, default 0.2
+        Wall-clock seconds of solver search per segment. The outcome then
+        depends on machine speed and load (see Notes). ``None``: no clock;
+        the search stops after ``solution_limit`` solutions (default
+        :data:`DETERMINISTIC_SOLUTION_LIMIT`), so the order is the same on
+        every machine, every run and every ``n_jobs``.
     solution_limit : int, optional
-        Stop each segment's search after this many solutions. With it set (and
-        a ``time_limit`` that does not bind first), the result is fully
-        deterministic. Without it, the search runs for ``time_limit`` seconds
-        and its outcome depends on machine speed and load (see Notes).
+        Stop each segment's search after this many solutions. With
+        ``time_limit=None`` (or a ``time_limit`` that never binds first) the
+        result is fully deterministic.
     metaheuristic : str, default "guided_local_search"
         OR-Tools local-search metaheuristic: "guided_local_search",
         "greedy_descent", "simulated_annealing", "tabu_search" or "automatic".
@@ -757,8 +771,9 @@ def gray_tsp_order(
         Called as ``progress(done, total)`` after each segment, in order.
     n_jobs : int, default 1
         Worker processes solving segments in parallel (segments are
-        independent; the result does not depend on ``n_jobs`` when
-        ``solution_limit`` makes the search deterministic).
+        independent and each has its own seed stream, so the result does not
+        depend on ``n_jobs`` when ``time_limit=None`` makes the search
+        deterministic).
 
     Returns
     -------
@@ -781,20 +796,22 @@ def gray_tsp_order(
     segments of identical records, and segments with at most one interior
     record, skip the solver. OR-Tools is single-threaded and deterministic
     for a fixed model; the only nondeterminism is the wall-clock
-    ``time_limit``. Pass ``solution_limit`` for bit-for-bit reproducible
-    orders.
+    ``time_limit``. Pass ``time_limit=None`` for bit-for-bit reproducible
+    orders (what :func:`~graphanon.algorithms.nonreciprocal.anonymize_nonreciprocal`
+    does when given a seed).
 
     Complexity
     ----------
     O(n log n * b / 64) for the Gray order, O(n * (M - m)) for the DP,
     O(n * M * b / 64) for the distance matrices, plus at most
-    ``time_limit`` per segment (about ``n / M`` segments).
+    ``time_limit`` per segment (about ``n / M`` segments), or
+    ``solution_limit`` local-search solutions per segment.
 
     Examples
     --------
     >>> from graphanon.datasets import load
     >>> data = load("nr_table1")
-    >>> order = gray_tsp_order(data, time_limit=0.1, solution_limit=50)
+    >>> order = gray_tsp_order(data, time_limit=None)  # deterministic budget
     >>> hamming_cycle_length(data, order)  # Gray order: 12
     10
     >>> data.record_ids[order[0]], data.record_ids[order[-1]]  # fixed segment ends
