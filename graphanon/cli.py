@@ -193,12 +193,12 @@ def datasets(json_out: bool) -> None:
 @main.command()
 @click.option("--json", "json_out", is_flag=True, help="Print JSON.")
 def algorithms(json_out: bool) -> None:
-    """List the anonymizers (with their audit model and --param options) and the audit models."""
+    """List the anonymizers (audit model, the options they read, --param names) and the audit models."""
     from graphanon.algorithms.registry import registered
     from graphanon.privacy.registry import model_names
 
     rows = [{"name": spec.name, "summary": spec.summary, "model": spec.privacy_model,
-             "taxonomy": spec.needs_taxonomy, "params": list(spec.params)}
+             "taxonomy": spec.needs_taxonomy, "options": list(spec.options), "params": list(spec.params)}
             for spec in sorted(registered().values(), key=lambda spec: spec.name)]
     models = model_names()
     if json_out:
@@ -207,10 +207,11 @@ def algorithms(json_out: bool) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table("algorithm", "audit model", "taxonomy", "--param", "summary")
+    table = Table("algorithm", "audit model", "taxonomy", "options", "--param", "summary")
+    flags = {"k": "-k", "m": "-m", "taxonomy": "--taxonomy", "seed": "--seed"}
     for r in rows:
-        table.add_row(r["name"], r["model"], "required" if r["taxonomy"] else "", ", ".join(r["params"]),
-                      r["summary"])
+        table.add_row(r["name"], r["model"], "required" if r["taxonomy"] else "",
+                      " ".join(flags[o] for o in r["options"]), ", ".join(r["params"]), r["summary"])
     console = Console()
     console.print(table)
     table = Table("audit model", "summary")
@@ -227,7 +228,9 @@ def algorithms(json_out: bool) -> None:
 @click.option("-m", "m_value", default=None, help="Attacker knowledge m (a number, or inf).")
 @click.option("--taxonomy", default=None,
               help="Taxonomy file (path file or level table CSV), balanced:FANOUT[:SEED], or a bundled name.")
-@click.option("--seed", type=int, default=None, help="Random seed.")
+@click.option("--seed", type=int, default=None,
+              help="Seed of the structure (order, graph, extraction): same seed, same structure. "
+                   "Methods without structure randomness refuse it; secret choices never use it.")
 @click.option("--param", "params", multiple=True, help="Algorithm option name=value (repeatable).")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="Release file (.json or .json.gz).")

@@ -16,7 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
 
-from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, parse_bool, parse_name_list, register
+from graphanon.algorithms.registry import (
+    AlgorithmSpec,
+    RunOptions,
+    parse_bool,
+    parse_name_list,
+    register,
+)
 from graphanon.errors import ParameterError, TaxonomyError
 from graphanon.release import GlobalRecoding
 from graphanon.taxonomy import Taxonomy
