@@ -15,6 +15,7 @@ from graphanon.cli import main
 from graphanon.data import TransactionData
 from graphanon.datasets import load, load_taxonomy
 from graphanon.errors import ParameterError
+from graphanon.graphs.order import DETERMINISTIC_STEP_LIMIT
 from graphanon.privacy import KmAnonymity, LDiversity, NonreciprocalKAnonymity
 
 
@@ -167,8 +168,8 @@ def test_nonreciprocal_params_that_would_be_ignored(run):
     assert "l_method only applies with --param l=L" in line
     line = one_error_line(run("anonymize", "nr_table1", "-a", "nr", "-k", "2", "--seed", "1",
                               "--param", "tsp_time_limit=1", "-o", "r.json"))
-    assert "tsp_solution_limit" in line
-    res = run("anonymize", "nr_table1", "-a", "nr", "-k", "2", "--seed", "1", "--param", "tsp_solution_limit=3",
+    assert "tsp_step_limit" in line
+    res = run("anonymize", "nr_table1", "-a", "nr", "-k", "2", "--seed", "1", "--param", "tsp_step_limit=3000",
               "-o", "r.json")
     assert res.exit_code == 0, res.output
 
@@ -195,7 +196,7 @@ def test_bench_reports_the_parameters_used(run):
     assert out["audit_k"]["satisfied"] and out["audit_k"]["model"].endswith("(k=3)")
     out = json.loads(run("bench", "nr_table1", "-a", "nr", "-k", "2", "--seed", "4", "--queries", "10",
                          "--json").output)
-    assert out["params"]["tsp_solution_limit"] == 12 and out["params"]["order"] == "gray-tsp"
+    assert out["params"]["tsp_step_limit"] == DETERMINISTIC_STEP_LIMIT and out["params"]["order"] == "gray-tsp"
     # a deterministic method takes --seed in bench: it seeds the query workload
     res = run("bench", "liuwang_fig1", "-a", "hghs", "-k", "2", "--seed", "4", "--queries", "10", "--json")
     assert res.exit_code == 0 and json.loads(res.output)["params"]

@@ -19,7 +19,7 @@ from graphanon.algorithms.registry import RunOptions, registered
 from graphanon.cli import main
 from graphanon.data import TransactionData
 from graphanon.datasets import load, load_taxonomy
-from graphanon.graphs.order import gray_tsp_details
+from graphanon.graphs.order import DETERMINISTIC_STEP_LIMIT, gray_tsp_details
 from graphanon.release import GlobalRecoding, NonreciprocalRelease
 
 
@@ -106,21 +106,21 @@ def test_nr_default_gray_tsp_on_chess_is_reproducible():
     assert np.array_equal(d1["graph"].successors, d2["graph"].successors)
     assert np.array_equal(d1["assignments"], d2["assignments"])
     assert structure(r1) == structure(r2)
-    assert r1.params["tsp_time_limit"] is None and r1.params["tsp_solution_limit"] == 12
+    assert r1.params["tsp_time_limit"] is None and r1.params["tsp_step_limit"] == DETERMINISTIC_STEP_LIMIT
     assert r1.params == r2.params
 
 
 def test_unseeded_nr_keeps_the_clock():
     data = load("nr_table1")
     rel = anonymize_nonreciprocal(data, k=2)
-    assert rel.params["tsp_time_limit"] == 0.2 and rel.params["tsp_solution_limit"] is None
+    assert rel.params["tsp_time_limit"] == 0.2 and rel.params["tsp_step_limit"] is None
     with pytest.raises(Exception, match="would not be reproducible"):
         anonymize_nonreciprocal(data, k=2, rng=1, tsp_time_limit=0.5)
 
 
 def test_gray_tsp_deterministic_budget_ignores_n_jobs():
     X = load("chess").subset(np.arange(1200)).matrix
-    kw = dict(min_segment=100, max_segment=130, time_limit=None, solution_limit=4, seed=11)
+    kw = dict(min_segment=100, max_segment=130, time_limit=None, step_limit=3000, seed=11)
     one = gray_tsp_details(X, n_jobs=1, **kw)
     two = gray_tsp_details(X, n_jobs=2, **kw)
     assert one.solved.sum() >= 5  # the solver really ran on several segments
@@ -152,3 +152,14 @@ def test_cli_same_seed_same_release_rows(tmp_path, monkeypatch):
     a, b = _canonical_file(tmp_path / "a.json"), _canonical_file(tmp_path / "b.json")
     assert a == b
     assert b'"rows"' in a and len(json.loads(a)["rows"]) == 3196
+
+
+def test_deterministic_budget_needs_no_solutions_to_stop():
+    # Guided local search can go on without a new solution (bms1-like segments of near-identical
+    # records); the step budget still stops it, where a solution count alone would not.
+    X = load("bms1").subset(np.arange(300, 600)).matrix
+    kw = dict(min_segment=300, max_segment=300, time_limit=None, solution_limit=10**6, step_limit=2000, seed=2)
+    a, b = gray_tsp_details(X, **kw), gray_tsp_details(X, **kw)
+    assert np.array_equal(a.order, b.order) and a.tsp_costs.sum() <= a.gray_costs.sum()
+    with pytest.raises(Exception, match="step_limit must be a positive integer"):
+        gray_tsp_details(X, time_limit=None, step_limit=0)

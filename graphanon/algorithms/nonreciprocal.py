@@ -46,29 +46,29 @@ Progress = Callable[[int, int, str], None]
 
 
 def tsp_budget(
-    tsp_time_limit: float | None, tsp_solution_limit: int | None, reproducible: bool
+    tsp_time_limit: float | None, tsp_step_limit: int | None, reproducible: bool
 ) -> tuple[float | None, int | None]:
-    """The Gray-TSP search budget per segment, ``(time_limit, solution_limit)``.
+    """The Gray-TSP search budget per segment, ``(time_limit, step_limit)``.
 
-    Reproducible runs search a fixed number of solutions and never read the
-    clock; the others search 0.2 s by default.
+    Reproducible runs search a fixed number of solver steps (a count of work)
+    and never read the clock; the others search 0.2 s by default.
 
     Examples
     --------
     >>> tsp_budget(None, None, reproducible=True), tsp_budget(None, None, reproducible=False)
-    ((None, 12), (0.2, None))
+    ((None, 40000), (0.2, None))
     """
-    from graphanon.graphs.order import DETERMINISTIC_SOLUTION_LIMIT
+    from graphanon.graphs.order import DETERMINISTIC_STEP_LIMIT
 
     if not reproducible:
-        return (0.2 if tsp_time_limit is None else tsp_time_limit), tsp_solution_limit
+        return (0.2 if tsp_time_limit is None else tsp_time_limit), tsp_step_limit
     if tsp_time_limit is not None:
         raise ParameterError(
             f"tsp_time_limit={tsp_time_limit} stops the Gray-TSP search on wall-clock time, so a seeded run "
-            "would not be reproducible; drop it, or set the deterministic budget with tsp_solution_limit=N "
-            "(solutions per segment)"
+            "would not be reproducible; drop it, or set the deterministic budget with tsp_step_limit=N "
+            f"(solver steps per segment, default {DETERMINISTIC_STEP_LIMIT})"
         )
-    return None, (DETERMINISTIC_SOLUTION_LIMIT if tsp_solution_limit is None else tsp_solution_limit)
+    return None, (DETERMINISTIC_STEP_LIMIT if tsp_step_limit is None else tsp_step_limit)
 
 
 def record_order(
@@ -78,7 +78,7 @@ def record_order(
     min_segment: int = 300,
     max_segment: int = 350,
     tsp_time_limit: float | None = None,
-    tsp_solution_limit: int | None = None,
+    tsp_step_limit: int | None = None,
     seed: int = 0,
     reproducible: bool = False,
     progress: Progress | None = None,
@@ -95,10 +95,10 @@ def record_order(
         Gray-TSP: wall-clock seconds of search per segment (default 0.2 when
         not ``reproducible``). Refused with ``reproducible=True``: a clock
         makes the order depend on machine load.
-    tsp_solution_limit : int, optional
-        Gray-TSP: solutions per segment. With ``reproducible=True`` it is the
-        whole budget (default
-        :data:`~graphanon.graphs.order.DETERMINISTIC_SOLUTION_LIMIT`, about
+    tsp_step_limit : int, optional
+        Gray-TSP: solver steps per segment (a count of work). With
+        ``reproducible=True`` it is the whole budget (default
+        :data:`~graphanon.graphs.order.DETERMINISTIC_STEP_LIMIT`, about
         0.2 s of search).
     seed : int
         Gray-TSP node numbering seed.
@@ -126,7 +126,7 @@ def record_order(
     [1, 3, 0, 2, 4, 5]
     """
     n = data.n_records
-    time_limit, solution_limit = tsp_budget(tsp_time_limit, tsp_solution_limit, reproducible)
+    time_limit, step_limit = tsp_budget(tsp_time_limit, tsp_step_limit, reproducible)
     if isinstance(order, str):
         if order == "identity":
             return np.arange(n, dtype=np.int64)
@@ -142,7 +142,7 @@ def record_order(
                     min_segment=min_segment,
                     max_segment=max_segment,
                     time_limit=time_limit,
-                    solution_limit=solution_limit,
+                    step_limit=step_limit,
                     seed=seed,
                     progress=None if progress is None else (lambda d, t: progress(d, t, "Gray-TSP segments")),
                 ),
@@ -169,7 +169,7 @@ def anonymize_nonreciprocal(
     min_segment: int = 300,
     max_segment: int = 350,
     tsp_time_limit: float | None = None,
-    tsp_solution_limit: int | None = None,
+    tsp_step_limit: int | None = None,
     extraction: str = "closed-walk",
     l_method: str = "flow",
     rng=None,
@@ -192,15 +192,15 @@ def anonymize_nonreciprocal(
         ``n / l`` records, raises :class:`ParameterError`.
     order : {"gray-tsp", "gray", "identity"} or permutation
         Cyclic record order (:mod:`graphanon.graphs.order`).
-    min_segment, max_segment, tsp_time_limit, tsp_solution_limit :
+    min_segment, max_segment, tsp_time_limit, tsp_step_limit :
         Gray-TSP parameters: segment length bounds (default 300 and 350) and
         the OR-Tools search budget per segment. Without ``rng`` the search
         runs ``tsp_time_limit`` seconds (default 0.2 s, which keeps a full
         run of chess under 3 s and of bms1 under a minute on two cores;
         1.0 s shortens the order by another 3-6%, see docs/order.md). With
         ``rng`` the order must be reproducible, so the budget is
-        ``tsp_solution_limit`` solutions (default
-        :data:`~graphanon.graphs.order.DETERMINISTIC_SOLUTION_LIMIT`, about
+        ``tsp_step_limit`` solver steps (default
+        :data:`~graphanon.graphs.order.DETERMINISTIC_STEP_LIMIT`, about
         as long and as good as 0.2 s) and ``tsp_time_limit`` is refused.
     extraction : {"closed-walk", "backtracking"}
         Assignment extraction (:func:`~graphanon.graphs.assignment.extract_assignments`).
@@ -282,7 +282,7 @@ def anonymize_nonreciprocal(
         min_segment=min_segment,
         max_segment=max_segment,
         tsp_time_limit=tsp_time_limit,
-        tsp_solution_limit=tsp_solution_limit,
+        tsp_step_limit=tsp_step_limit,
         seed=tsp_seed,
         reproducible=reproducible,
         progress=progress,
@@ -297,8 +297,8 @@ def anonymize_nonreciprocal(
         "max_segment": max_segment,
     }
     if isinstance(order, str) and order == "gray-tsp":  # the search budget used (no clock when seeded)
-        params["tsp_time_limit"], params["tsp_solution_limit"] = tsp_budget(
-            tsp_time_limit, tsp_solution_limit, reproducible
+        params["tsp_time_limit"], params["tsp_step_limit"] = tsp_budget(
+            tsp_time_limit, tsp_step_limit, reproducible
         )
     if l is None:
         graph = GeneralizationGraph.ring(perm, k, data.record_ids)
@@ -329,7 +329,7 @@ def anonymize_nonreciprocal(
     return release
 
 
-_TSP_PARAMS = ("min_segment", "max_segment", "tsp_time_limit", "tsp_solution_limit")
+_TSP_PARAMS = ("min_segment", "max_segment", "tsp_time_limit", "tsp_step_limit")
 
 
 def _run(data, opts: RunOptions) -> NonreciprocalRelease:
@@ -354,7 +354,7 @@ def _run(data, opts: RunOptions) -> NonreciprocalRelease:
         min_segment=opts.param("min_segment", 300, int),
         max_segment=opts.param("max_segment", 350, int),
         tsp_time_limit=opts.param("tsp_time_limit", None, float),
-        tsp_solution_limit=opts.param("tsp_solution_limit", None, int),
+        tsp_step_limit=opts.param("tsp_step_limit", None, int),
         rng=opts.seed,
         progress=opts.progress,
     )
