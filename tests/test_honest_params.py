@@ -185,6 +185,13 @@ def test_coat_options_that_would_be_ignored(run):
     assert "--taxonomy" in line
 
 
+def test_mm_confidence_without_private_items(run):
+    line = one_error_line(run("anonymize", "liuwang_fig1", "-a", "mm", "-k", "2", "--param", "h=0.5", "-o", "r.json"))
+    assert "--param h" in line and "private" in line
+    res = run("anonymize", "liuwang_fig1", "-a", "mm", "-k", "2", "--param", "h=0.5,private=a", "-o", "r.json")
+    assert res.exit_code == 0, res.output
+
+
 # ------------------------------------------------------------------ bench reports what was used
 
 
