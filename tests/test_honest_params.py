@@ -45,7 +45,7 @@ def skewed(data, seed=0):
 def test_cahd_honours_k_above_l():
     data = skewed(load("chess").subset(np.arange(0, 3196, 2)))
     # what cahd published before: groups of l = 3, far from 7-anonymous
-    assert not NonreciprocalKAnonymity(7).audit(data, anonymize_cahd(data, l=3, rng=0)).satisfied
+    assert not NonreciprocalKAnonymity(7).audit(data, anonymize_cahd(data, l=3)).satisfied
     rel = get_algorithm("cahd").run(data, RunOptions(k=7, params={"l": "3"}))
     assert rel.params == {"k": 7, "l": 3, "alpha": 3, "group_size": 7}
     assert NonreciprocalKAnonymity(7).audit(data, rel).satisfied
@@ -56,7 +56,7 @@ def test_cahd_refuses_k_its_labels_cannot_carry():
     data = load("nr_table1")  # 3 labels: groups of at most 3 distinct labels
     with pytest.raises(ParameterError, match=r"lower k to 3.*-a nr -k 4 --param l=2"):
         anonymize_cahd(data, l=2, k=4)
-    assert anonymize_cahd(data, l=2, k=3, rng=0).params["group_size"] == 3
+    assert anonymize_cahd(data, l=2, k=3).params["group_size"] == 3
 
 
 def test_cahd_k_through_cli(run):
@@ -157,6 +157,16 @@ def test_every_general_option_is_used_or_refused(run, name):
         else:
             line = one_error_line(res)
             assert f"algorithm '{name}' does not use {flag[0]}" in line
+
+
+def test_only_options_typed_on_the_command_line_are_refused():
+    spec = get_algorithm("nr")
+    spec.check_options(RunOptions(k=2, m=2))  # API callers: nothing to refuse
+    spec.check_options(RunOptions(k=2, seed=1, given=frozenset({"k", "seed"})))
+    with pytest.raises(ParameterError, match="algorithm 'nr' does not use -m, --taxonomy; drop them"):
+        spec.check_options(RunOptions(k=2, given=frozenset({"k", "m", "taxonomy"})))
+    with pytest.raises(ParameterError, match="no structure randomness"):
+        get_algorithm("cahd").check_options(RunOptions(seed=1, given=frozenset({"seed"})))
 
 
 def test_nonreciprocal_params_that_would_be_ignored(run):

@@ -115,7 +115,7 @@ def anonymize_cahd(data, *, l: int, k: int | None = None, order=None, alpha: int
     Examples
     --------
     >>> from graphanon.datasets import load
-    >>> rel = anonymize_cahd(load("nr_table1"), l=2, k=3, rng=0)
+    >>> rel = anonymize_cahd(load("nr_table1"), l=2, k=3)
     >>> rel.params["group_size"], rel.n_records
     (3, 6)
     """

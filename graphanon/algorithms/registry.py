@@ -78,9 +78,11 @@ class RunOptions:
     progress : callable(done, total, message) or None
         Progress callback (the CLI shows a progress bar).
     given : frozenset of str or None
-        Which of ``k``, ``m``, ``taxonomy``, ``seed`` the user gave (the CLI
-        knows: ``-m inf`` is given though ``m`` is None, a bundled taxonomy
-        is not). None: those that are not None.
+        Which of ``k``, ``m``, ``taxonomy``, ``seed`` the user typed on the
+        command line (``-m inf`` is given though ``m`` is None, a bundled
+        taxonomy is not); options given but unused are refused. None (the
+        default, for callers other than the CLI): nothing is refused for
+        being given.
     """
 
     k: int | None = None
@@ -92,10 +94,8 @@ class RunOptions:
     given: frozenset[str] | None = None
 
     def is_given(self, name: str) -> bool:
-        """Whether the user gave option ``name`` (``k``, ``m``, ``taxonomy`` or ``seed``)."""
-        if self.given is not None:
-            return name in self.given
-        return getattr(self, name) is not None
+        """Whether the user typed option ``name`` (``k``, ``m``, ``taxonomy`` or ``seed``)."""
+        return self.given is not None and name in self.given
 
     def refuse(self, names, why: str) -> None:
         """Raise when any option of ``names`` was given: ``why`` says why it would be ignored."""
