@@ -569,6 +569,11 @@ def read_any(
             f"FIMI items are separated by white space; {_say(option_names, 'delimiter', delimiter)} "
             f"applies to {_say(option_names, 'fmt', 'csv')} and {_say(option_names, 'fmt', 'basket')}"
         )
+    if label is not None and fmt != "csv":
+        raise ParameterError(
+            f"{source}: {_say(option_names, 'label', label)} names a column of CSV input, and this file is read "
+            f"as {fmt}, which has no labels: drop it, or give the data as {_say(option_names, 'fmt', 'csv')}"
+        )
     text = _read_all(path)
     if fmt == "fimi":
         return parse_fimi(text, source, name, option_names=option_names)

@@ -285,6 +285,11 @@ def _run(data, opts: RunOptions) -> GlobalRecoding:
     opts.unknown_params({"h", "private"})
     h = opts.param("h", 1.0, float)
     private = opts.param("private", [], parse_name_list)
+    if "h" in opts.params and not private:
+        raise ParameterError(
+            "--param h bounds the confidence of inferring a private item; without --param private=ITEM,... "
+            "there is none, so h would change nothing: give the private items or drop h"
+        )
     return anonymize_mm(
         data, k=opts.k, m=opts.m, h=h, private_items=private, progress=opts.progress,
         unsafe_secret_seed=opts.unsafe_secret_seed,
@@ -299,5 +304,6 @@ register(
         run=_run,
         privacy_model="km",
         params=("h", "private"),
+        options=("k", "m"),
     )
 )
