@@ -416,6 +416,8 @@ def _categories(data, opts: RunOptions, name: str) -> ItemGroups:
     if opts.k is not None or opts.m is not None:
         raise ParameterError(f"{name} takes no -k or -m: it hides tendencies, it does not count records")
     spec = opts.param("categories")
+    if opts.is_given("taxonomy") and not str(spec or "").startswith("taxonomy-level:"):
+        raise ParameterError(f"{name} reads --taxonomy only for categories=taxonomy-level:DEPTH; drop it")
     if spec is None:
         raise ParameterError(
             f"{name} needs --param categories=random:N[:SEED], taxonomy-level:DEPTH or an item,category CSV file"
@@ -453,7 +455,7 @@ for _func, _summary, _visit_opt in (
     register(AlgorithmSpec(
         name=_func.__name__.removeprefix("anonymize_"), summary=_summary, run=_runner(_func, with_visit=_visit_opt),
         privacy_model="tendency", params=("categories", "visit") if _visit_opt else ("categories",),
-        audit_params=("categories",),
+        audit_params=("categories",), options=("taxonomy", "seed") if _visit_opt else ("taxonomy",),
     ))
 register(AlgorithmSpec(name="randswap", summary="RandSwap baseline: random pairs exchange random halves",
-                       run=_run_randswap, privacy_model="tendency", params=()))
+                       run=_run_randswap, privacy_model="tendency", params=(), options=("seed",)))
