@@ -5,6 +5,7 @@ audit / evaluate / save / draw``. See the package README and ``docs/``.
 """
 
 from graphanon.data import TransactionData, from_iterable, read_basket, read_fimi, read_long_csv
+from graphanon._memory import get_max_memory, max_memory, set_max_memory
 from graphanon.errors import GraphanonError
 from graphanon.taxonomy import ItemGroups, Taxonomy
 
@@ -16,8 +17,11 @@ __all__ = [
     "Taxonomy",
     "TransactionData",
     "from_iterable",
+    "get_max_memory",
+    "max_memory",
     "read_basket",
     "read_fimi",
     "read_long_csv",
+    "set_max_memory",
     "__version__",
 ]

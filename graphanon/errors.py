@@ -33,3 +33,11 @@ class InfeasibleError(GraphanonError):
 
 class ReleaseFormatError(GraphanonError, ValueError):
     """A saved release cannot be read (wrong format tag, missing field)."""
+
+
+class MemoryBudgetError(GraphanonError, MemoryError):
+    """A step would need more memory than the budget allows (see :mod:`graphanon._memory`).
+
+    Raised before the allocation, with the parameter to change (for example
+    ``m``) and how to raise the budget (``--max-memory``).
+    """

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon._memory import check_memory
 from graphanon.errors import ParameterError
 
 __all__ = [
@@ -219,6 +220,31 @@ def _pair_level(Xi: sp.csr_array, freq1: np.ndarray):
     return S.row.astype(np.int64), freq1[S.col].astype(np.int64), S.data.astype(np.int64)
 
 
+_CANDIDATE_BYTES = 64  # per candidate count: CSR product, COO copies, int64 triples, filters
+_INCIDENCE_BYTES = 16  # per entry of the projection P and of the two column slices it is made from
+
+
+def _advice(size: int, advice: str | None) -> str:
+    done = size - 1
+    return advice or f"bound the attacker knowledge, e.g. m={done} (CLI: -m {done})"
+
+
+def _check_level(n_cand: float, size: int, n_prev: int, what: str, advice: str | None) -> None:
+    check_memory(
+        n_cand * _CANDIDATE_BYTES + n_prev * size * 8,
+        what=f"{what} at level {size} ({n_prev} frequent {size - 1}-itemsets to extend)",
+        advice=_advice(size, advice),
+    )
+
+
+def _check_projection(incidences: float, size: int, n_freq: int, what: str, advice: str | None) -> None:
+    check_memory(
+        incidences * _INCIDENCE_BYTES,
+        what=f"{what} after level {size} ({n_freq} frequent {size}-itemsets)",
+        advice=_advice(size + 1, advice),
+    )
+
+
 def minimal_infrequent_itemsets(
     X,
     k: int,
@@ -227,6 +253,8 @@ def minimal_infrequent_itemsets(
     items: np.ndarray | None = None,
     progress: Progress | None = None,
     max_violations: int | None = None,
+    what: str | None = None,
+    advice: str | None = None,
 ) -> tuple[list[ItemsetLevel], list[ItemsetLevel]]:
     """Level-wise search for the minimal itemsets of size <= m with support in (0, k).
 
@@ -250,6 +278,10 @@ def minimal_infrequent_itemsets(
         Called once per level.
     max_violations : int, optional
         Stop after the level on which this many violations have been found.
+    what, advice : str, optional
+        How a :class:`~graphanon.errors.MemoryBudgetError` names the search
+        and the parameter to change (default: "the itemset search (k, m)"
+        and "bound m").
 
     Returns
     -------
@@ -264,6 +296,16 @@ def minimal_infrequent_itemsets(
     of (frequent (l-1)-itemsets in the record) x (record length), plus
     sorting the candidate supports: the projected-database cost of Apriori,
     without Python loops over records.
+
+    Memory: level ``l`` holds the frequent (l-1)-itemsets, their record
+    lists ``P`` (one entry per (record, frequent itemset) incidence) and the
+    candidate counts ``C`` (at most frequent (l-1)-itemsets x items). With
+    unbounded ``m`` and small ``k`` the frequent itemsets, hence ``P`` and
+    ``C``, can grow exponentially with the record length. Before each
+    product the search estimates these arrays and raises
+    :class:`~graphanon.errors.MemoryBudgetError` when they would exceed the
+    memory budget (:func:`graphanon._memory.check_memory`); the message
+    names ``m`` (the levels finished so far always fit).
 
     Examples
     --------
@@ -303,10 +345,18 @@ def minimal_infrequent_itemsets(
     prev = frequent[0].itemsets
     size = 1
     P = None
+    lengths = np.diff(X.indptr).astype(np.int64)
+    what = what or f"the itemset search (k={k}, m={'inf' if m is None else m})"
     while size < m_eff and len(prev):
         if max_violations is not None and total_viol >= max_violations:
             break
         size += 1
+        # Candidate counts: at most (frequent prefixes) x items, and at most the
+        # sum over records of (frequent prefixes held) x (record length).
+        per_record = lengths if size == 2 else np.bincount(P.indices, minlength=n)
+        work = float((per_record * lengths).sum())
+        n_cand = min(work, float(len(prev)) * n_items)
+        _check_level(n_cand, size, len(prev), what, advice)
         if size == 2:
             rows, cols, sup = _pair_level(Xi, prev[:, 0])
         else:
@@ -341,6 +391,9 @@ def minimal_infrequent_itemsets(
         if size >= m_eff or not fr.any():
             break
         # Next projection: column c of the new P is P[:, prefix(c)] AND X[:, last item(c)].
+        prefix_sup = sup1[prev[:, 0]] if size == 2 else frequent[-2].supports
+        entries = float(sup[fr].sum() + prefix_sup[rows[fr]].sum() + sup1[cols[fr]].sum())
+        _check_projection(entries, size, int(fr.sum()), what, advice)
         base = Xc[:, prev[:, 0]] if size == 2 else P
         P = base[:, rows[fr]].multiply(Xc[:, cols[fr]]).tocsc()
         P.eliminate_zeros()
