@@ -46,6 +46,7 @@ __all__ = [
     "MemoryBudgetError",
     "available_memory",
     "check_memory",
+    "cost_blocks",
     "format_bytes",
     "get_max_memory",
     "max_memory",
@@ -175,3 +176,26 @@ def check_memory(needed: float, *, what: str, advice: str) -> None:
             f"({format_bytes(avail)} free of {format_bytes(get_max_memory())}); {advice}, or raise the "
             f"budget (CLI: graphanon --max-memory SIZE; Python: graphanon.set_max_memory)"
         )
+
+
+def cost_blocks(costs, limit: int) -> list[tuple[int, int]]:
+    """Split ``range(len(costs))`` into consecutive ``(start, stop)`` blocks of total cost about ``limit``.
+
+    Each block's cost is at most ``limit`` unless a single element exceeds
+    it (then that element is a block of its own).
+
+    Examples
+    --------
+    >>> cost_blocks([3, 3, 3, 10, 1], 6)
+    [(0, 2), (2, 3), (3, 4), (4, 5)]
+    """
+    import numpy as np
+
+    costs = np.asarray(costs, dtype=np.int64)
+    edges, start, total = [0], 0, np.cumsum(costs)
+    while start < len(costs):
+        base = total[start] - costs[start]
+        stop = max(start + 1, int(np.searchsorted(total, base + limit, side="right")))
+        edges.append(stop)
+        start = stop
+    return list(zip(edges[:-1], edges[1:], strict=True))

@@ -59,7 +59,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon._memory import available_memory, check_memory
+from graphanon._memory import available_memory, check_memory, cost_blocks
 
 __all__ = ["distinct_records", "itemset_rows", "record_supports", "shrink_to_minimal"]
 
@@ -179,16 +179,9 @@ def record_supports(X) -> np.ndarray:
         what=f"containment counting over {u} distinct records",
         advice="audit a smaller sample of the records",
     )
-    cum = np.cumsum(pivot_len)
-    start = 0
-    while start < len(nonempty):
-        # rows nonempty[start:stop] whose candidate pairs fit one block
-        base = cum[nonempty[start]] - pivot_len[nonempty[start]]
-        stop = int(np.searchsorted(cum[nonempty], base + budget_pairs, side="right"))
-        stop = max(stop, start + 1)
-        rows = nonempty[start:stop]
+    for a, b in cost_blocks(pivot_len[nonempty], budget_pairs):
+        rows = nonempty[a:b]
         sup[rows] = _block_supports(rows, U.indptr, items, Uc, keys, counts, n_items)
-        start = stop
     return sup[inverse]
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon._memory import check_memory
+from graphanon._memory import check_memory, cost_blocks
 from graphanon.errors import ParameterError
 
 __all__ = [
@@ -221,12 +221,12 @@ def _pair_level(Xi: sp.csr_array, freq1: np.ndarray):
 
 
 _CANDIDATE_BYTES = 64  # per candidate count: CSR product, COO copies, int64 triples, filters
-_INCIDENCE_BYTES = 16  # per entry of the projection P and of the two column slices it is made from
+_INCIDENCE_BYTES = 24  # per entry of the projection P (int32 data + index), built in blocks then stacked
 
 
 def _advice(size: int, advice: str | None) -> str:
     done = size - 1
-    return advice or f"bound the attacker knowledge, e.g. m={done} (CLI: -m {done})"
+    return (advice or "bound the attacker knowledge, e.g. m={m} (CLI: -m {m})").replace("{m}", str(done))
 
 
 def _check_level(n_cand: float, size: int, n_prev: int, what: str, advice: str | None) -> None:
@@ -243,6 +243,24 @@ def _check_projection(incidences: float, size: int, n_freq: int, what: str, advi
         what=f"{what} after level {size} ({n_freq} frequent {size}-itemsets)",
         advice=_advice(size + 1, advice),
     )
+
+
+def _project(base, Xc, prefix: np.ndarray, last: np.ndarray, slice_entries: np.ndarray) -> sp.csc_array:
+    """``P[:, c] = base[:, prefix[c]] AND Xc[:, last[c]]``, built in column blocks.
+
+    The column slices cost ``slice_entries[c]`` entries each (the prefix's and
+    the item's supports), far more than the result for popular items, so they
+    are made one block at a time (blocks of about ``2^23`` entries): memory
+    is the result plus one block.
+    """
+    parts = []
+    for a, b in cost_blocks(slice_entries, 1 << 23):
+        part = base[:, prefix[a:b]].multiply(Xc[:, last[a:b]]).tocsc()
+        part.eliminate_zeros()
+        parts.append(part)
+    if len(parts) == 1:
+        return parts[0]
+    return sp.csc_array(sp.hstack(parts, format="csc"))
 
 
 def minimal_infrequent_itemsets(
@@ -280,8 +298,9 @@ def minimal_infrequent_itemsets(
         Stop after the level on which this many violations have been found.
     what, advice : str, optional
         How a :class:`~graphanon.errors.MemoryBudgetError` names the search
-        and the parameter to change (default: "the itemset search (k, m)"
-        and "bound m").
+        and what to change (defaults: "the itemset search (k=.., m=..)" and
+        "bound the attacker knowledge, e.g. m={m}"); ``{m}`` in ``advice``
+        becomes the last level that fits.
 
     Returns
     -------
@@ -351,11 +370,9 @@ def minimal_infrequent_itemsets(
         if max_violations is not None and total_viol >= max_violations:
             break
         size += 1
-        # Candidate counts: at most (frequent prefixes) x items, and at most the
-        # sum over records of (frequent prefixes held) x (record length).
-        per_record = lengths if size == 2 else np.bincount(P.indices, minlength=n)
-        work = float((per_record * lengths).sum())
-        n_cand = min(work, float(len(prev)) * n_items)
+        # Candidate counts of itemset c: at most min(items, total length of the records holding c).
+        holders = Xc[:, prev[:, 0]] if size == 2 else P
+        n_cand = float(np.minimum(holders.T @ lengths, n_items).sum())
         _check_level(n_cand, size, len(prev), what, advice)
         if size == 2:
             rows, cols, sup = _pair_level(Xi, prev[:, 0])
@@ -391,12 +408,10 @@ def minimal_infrequent_itemsets(
         if size >= m_eff or not fr.any():
             break
         # Next projection: column c of the new P is P[:, prefix(c)] AND X[:, last item(c)].
+        _check_projection(float(sup[fr].sum()), size, int(fr.sum()), what, advice)
         prefix_sup = sup1[prev[:, 0]] if size == 2 else frequent[-2].supports
-        entries = float(sup[fr].sum() + prefix_sup[rows[fr]].sum() + sup1[cols[fr]].sum())
-        _check_projection(entries, size, int(fr.sum()), what, advice)
         base = Xc[:, prev[:, 0]] if size == 2 else P
-        P = base[:, rows[fr]].multiply(Xc[:, cols[fr]]).tocsc()
-        P.eliminate_zeros()
+        P = _project(base, Xc, rows[fr], cols[fr], prefix_sup[rows[fr]] + sup1[cols[fr]])
         prev = cand[fr]
     return violations, frequent
 

@@ -42,6 +42,7 @@ from graphanon.algorithms._hierarchy import HierarchyIndex, check_m
 from graphanon.algorithms.cut import cut_recoding
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.errors import InfeasibleError
+from graphanon.metrics.loss import ncp
 from graphanon.privacy.km import check_k
 from graphanon.release import GlobalRecoding
 from graphanon.support import VerticalBitmaps, minimal_infrequent_itemsets
@@ -81,8 +82,10 @@ def anonymize_aa(
     GlobalRecoding
         The data recoded by the final cut; nothing is suppressed.
         ``release.params`` holds ``cut``, ``cost`` (= ``cost_generalization``,
-        LM weighted by original occurrences), ``cost_suppression`` (0), ``ncp``
-        and the number of generalization steps per pass.
+        LM over the taxonomy's leaves, weighted by original occurrences),
+        ``cost_suppression`` (0), ``ncp`` (canonical, ``docs/metrics.md``),
+        ``ncp_taxonomy`` (``cost`` per occurrence) and the number of
+        generalization steps per pass.
 
     Raises
     ------
@@ -166,7 +169,7 @@ def anonymize_aa(
     cut = np.flatnonzero(in_cut)
     g = float(index.gen_cost[cut].sum())
     total = index.total_occurrences
-    return cut_recoding(
+    rel = cut_recoding(
         data,
         taxonomy,
         index.labels(cut),
@@ -178,11 +181,13 @@ def anonymize_aa(
             "cost": g,
             "cost_generalization": g,
             "cost_suppression": 0.0,
-            "ncp": g / total if total else 0.0,
+            "ncp_taxonomy": g / total if total else 0.0,
             "steps_per_pass": steps_per_pass,
             "recounts": recounts,
         },
     )
+    rel.params["ncp"] = ncp(rel, data)
+    return rel
 
 
 def _cheapest_fix(index: HierarchyIndex, cur: np.ndarray, k: int, support, step_cost) -> list[int]:

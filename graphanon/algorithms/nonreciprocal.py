@@ -29,6 +29,7 @@ from collections.abc import Callable
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon._memory import check_memory
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.errors import ParameterError
 from graphanon.graphs.assignment import (
@@ -43,6 +44,7 @@ from graphanon.release.nonreciprocal import NonreciprocalRelease
 __all__ = ["anonymize_nonreciprocal", "members_matrix", "record_order"]
 
 Progress = Callable[[int, int, str], None]
+_BYTES_PER_EDGE = 160  # graph, assignments, members matrix and bit-vote edge arrays (measured: chess, k = n)
 
 
 def record_order(
@@ -162,6 +164,11 @@ def anonymize_nonreciprocal(
     steps in practice (quadratic worst case); bit voting O(n k avg|r|). With
     ``l`` and ``l_method="flow"`` add three min-cost flows on O(2 window n + l n) arcs (window 128)
     (:func:`~graphanon.graphs.assignment.greedy_diverse_assignments`).
+    Memory O(n k): the graph, the ``k`` assignments, the members matrix and
+    the bit vote's edge arrays (about 160 bytes per edge; the bit vote
+    gathers record rows in bounded blocks). Checked up front against the
+    memory budget (:mod:`graphanon._memory`): a ``k`` near ``n`` on large
+    data stops with a :class:`~graphanon.errors.MemoryBudgetError` naming ``k``.
 
     Examples
     --------
@@ -195,6 +202,11 @@ def anonymize_nonreciprocal(
         if k is None:
             raise ParameterError("give k (k-anonymity) or l (l-diversity)")
         k = check_k(k, n)
+    check_memory(
+        _BYTES_PER_EDGE * n * k,
+        what=f"nonreciprocal recoding with k={k} on {n} records ({n * k} generalization-graph edges)",
+        advice="lower k (CLI: -k): the graph, its k assignments and the bit vote all hold n x k entries",
+    )
     rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     tsp_seed = int(rng.integers(2**31 - 1))
     perm = record_order(
