@@ -65,6 +65,7 @@ __all__ = ["distinct_records", "itemset_rows", "record_supports", "shrink_to_min
 
 _PAIR_BYTES = 48  # pair arrays (row, candidate, key) plus the search's temporaries, per pair
 _MIN_BLOCK_PAIRS = 1 << 16
+_MAX_BLOCK_PAIRS = 1 << 22  # about 200 MB of pair arrays per block
 
 
 def _csr_bool(X) -> sp.csr_array:
@@ -173,7 +174,7 @@ def record_supports(X) -> np.ndarray:
     pivot_len = np.zeros(u, dtype=np.int64)
     nonempty = np.flatnonzero(lengths > 0)
     pivot_len[nonempty] = post_len[items[U.indptr[nonempty]]]
-    budget_pairs = max(_MIN_BLOCK_PAIRS, available_memory() // (2 * _PAIR_BYTES))
+    budget_pairs = max(_MIN_BLOCK_PAIRS, min(_MAX_BLOCK_PAIRS, available_memory() // (2 * _PAIR_BYTES)))
     check_memory(
         min(int(pivot_len.max()), budget_pairs) * _PAIR_BYTES + 16 * U.nnz,
         what=f"containment counting over {u} distinct records",
