@@ -78,6 +78,11 @@ class VerticalBitmaps:
         self.n_records = n
         self.n_items = m
         n_words = max(1, (n + 63) // 64)
+        check_memory(
+            8.0 * m * n_words,
+            what=f"vertical bitmaps of {m} items x {n} records",
+            advice="run on fewer records (a sample) or fewer items (a coarser taxonomy cut)",
+        )
         bits = np.zeros((m, n_words), dtype=np.uint64)
         as_bytes = bits.view(np.uint8).reshape(m, n_words * 8)
         chunk = max(1, (64 << 20) // max(n, 1))  # ~64 MB of dense bools per chunk

@@ -101,7 +101,12 @@ def anonymize_aa(
     violation tries at most prod(depth + 1) candidate generalizations
     (``(height + 1)^i``), each O(i * n / 64) bitmap work plus O(subtree) for
     its cost, in ascending cost until one fixes it. The number of recounts per pass is small
-    in practice (each sweep fixes every violation it sees).
+    in practice (each sweep fixes every violation it sees). Memory: the
+    vertical bitmaps of the extended matrix (nodes x records / 8 bytes) plus
+    the level-wise search of pass ``i``, whose frequent itemsets can grow
+    exponentially in ``i`` on long records; each level is checked against
+    the memory budget (:mod:`graphanon._memory`) and a
+    :class:`~graphanon.errors.MemoryBudgetError` names ``m`` first.
 
     Examples
     --------
@@ -145,7 +150,10 @@ def anonymize_aa(
         steps = 0
         while True:
             cut = np.flatnonzero(in_cut)
-            viol, _ = minimal_infrequent_itemsets(E[:, cut], k, i)
+            viol, _ = minimal_infrequent_itemsets(
+                E[:, cut], k, i, what=f"AA pass {i} (k={k}, m={'inf' if m is None else m})",
+                advice=f"bound the attacker knowledge, e.g. m={max(i - 1, 1)} (CLI: -m {max(i - 1, 1)})",
+            )
             found = [(int(lvl.supports[r]), cut[lvl.itemsets[r]]) for lvl in viol for r in range(len(lvl))]
             recounts += 1
             if progress:
