@@ -66,6 +66,7 @@ __all__ = ["distinct_records", "itemset_rows", "record_supports", "shrink_to_min
 _PAIR_BYTES = 48  # pair arrays (row, candidate, key) plus the search's temporaries, per pair
 _MIN_BLOCK_PAIRS = 1 << 16
 _MAX_BLOCK_PAIRS = 1 << 22  # about 200 MB of pair arrays per block
+_MAX_BITMAP_BYTES = 1 << 28  # the bitmap method only when its bitmaps take at most 256 MB
 
 
 def _csr_bool(X) -> sp.csr_array:
@@ -130,13 +131,19 @@ def distinct_records(X) -> tuple[sp.csr_array, np.ndarray, np.ndarray]:
     return _csr_bool(X[reps]), inverse, counts
 
 
-def record_supports(X) -> np.ndarray:
+def record_supports(X, *, method: str = "auto") -> np.ndarray:
     """For each record, the number of records that contain all of its items.
 
     Parameters
     ----------
     X : sparse matrix, shape (n_records, n_items)
         Boolean incidence matrix.
+    method : {"auto", "pairs", "bitmaps"}
+        ``"pairs"``: candidate pairs through the rarest item (module
+        docstring). ``"bitmaps"``: AND of the items' record bitmaps
+        (:class:`~graphanon.support.VerticalBitmaps`, ``items x records / 8``
+        bytes), for few items or popular ones. ``"auto"`` picks the one with
+        less estimated work whose memory fits.
 
     Returns
     -------
@@ -146,8 +153,9 @@ def record_supports(X) -> np.ndarray:
 
     Complexity
     ----------
-    See the module docstring: candidate pairs through the rarest item of
-    each distinct record, in blocks sized to the memory budget.
+    Pairs: see the module docstring (blocks sized to the memory budget).
+    Bitmaps: O(occurrences of the distinct records x n_records / 64) word
+    operations, ``n_items x n_records / 8`` bytes.
 
     Examples
     --------
@@ -174,6 +182,18 @@ def record_supports(X) -> np.ndarray:
     pivot_len = np.zeros(u, dtype=np.int64)
     nonempty = np.flatnonzero(lengths > 0)
     pivot_len[nonempty] = post_len[items[U.indptr[nonempty]]]
+    if method not in ("auto", "pairs", "bitmaps"):
+        raise ValueError(f"method must be 'auto', 'pairs' or 'bitmaps', got {method!r}")
+    words = (X.shape[0] + 63) // 64
+    bitmap_fits = 8 * n_items * words <= min(available_memory() // 4, _MAX_BITMAP_BYTES)
+    if method == "bitmaps" or (
+        method == "auto" and bitmap_fits and U.nnz * words < float((pivot_len * lengths).sum())
+    ):
+        from graphanon.support import VerticalBitmaps
+
+        rows = np.split(U.indices, U.indptr[1:-1])
+        sup[nonempty] = VerticalBitmaps(X).supports([rows[i] for i in nonempty])
+        return sup[inverse]
     budget_pairs = max(_MIN_BLOCK_PAIRS, min(_MAX_BLOCK_PAIRS, available_memory() // (2 * _PAIR_BYTES)))
     check_memory(
         min(int(pivot_len.max()), budget_pairs) * _PAIR_BYTES + 16 * U.nnz,

@@ -30,7 +30,9 @@ def _matrix(records, n_items):
 @given(small_records(max_records=30, max_items=7, min_records=0))
 def test_record_supports_match_brute_force(records):
     X = _matrix(records, 7)
-    assert record_supports(X).tolist() == [brute_support(records, r) for r in records]
+    expected = [brute_support(records, r) for r in records]
+    for method in ("auto", "pairs", "bitmaps"):
+        assert record_supports(X, method=method).tolist() == expected
     U, inverse, counts = distinct_records(X)
     assert (U[inverse] != X).nnz == 0 and counts.sum() == len(records)
     assert len({tuple(row) for row in U.toarray().tolist()}) == U.shape[0]
