@@ -76,9 +76,10 @@ class KmAnonymity(PrivacyModel):
       *records* (each one's owner is among fewer than k rows for an
       adversary who knows the whole record); every counter-example is a
       minimal violating itemset found inside one of them. Time about
-      ``sum over distinct records of (rarest item's support) x length``,
-      memory O(occurrences) plus blocks sized to the budget, never an
-      enumeration of itemsets.
+      ``sum over distinct records of (rarest item's support) x length``
+      (or bitmap ANDs when the published items are few), memory
+      O(occurrences) plus blocks sized to the budget, never an enumeration
+      of itemsets.
 
     Examples
     --------
