@@ -9,6 +9,7 @@ from graphanon.metrics.evaluate import evaluate_release
 from graphanon.release import GlobalRecoding
 from graphanon.taxonomy import Taxonomy
 
+
 # A taxonomy with 8 leaves of which the data uses 5 (like ICD-9 codes a dataset never sees).
 def _taxonomy():
     return Taxonomy.from_parent_map({"A": "T", "B": "T", "a1": "A", "a2": "A", "a3": "A", "a4": "A",
