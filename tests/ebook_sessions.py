@@ -56,7 +56,9 @@ def ebook_sessions(
                 chosen.add(int(rng.choice(n_titles, p=p_all)))
         records.append([f"t{j + 1:03d}" for j in sorted(chosen)])
     own = pref % n_labels
-    labels = np.where(rng.random(n_sessions) < label_affinity, own, rng.integers(n_labels, size=n_sessions))
+    labels = np.where(
+        rng.random(n_sessions) < label_affinity, own, rng.integers(n_labels, size=n_sessions)
+    )
     return from_iterable(
         records,
         record_ids=[f"s{i + 1:05d}" for i in range(n_sessions)],

@@ -21,13 +21,16 @@ from graphanon.errors import ParameterError
 
 __all__ = ["CandidateSets", "candidate_sets", "label_codes", "row_signatures"]
 
+
 def _item_words(labels) -> np.ndarray:
     """One pseudo-random 64-bit word per item label, a function of the label's text only."""
     import hashlib
 
     out = np.empty(len(labels), dtype=np.uint64)
     for j, x in enumerate(labels):
-        digest = hashlib.blake2b(f"{type(x).__name__}:{x}".encode(), digest_size=8, key=b"graphanon-attacks").digest()
+        digest = hashlib.blake2b(
+            f"{type(x).__name__}:{x}".encode(), digest_size=8, key=b"graphanon-attacks"
+        ).digest()
         out[j] = np.frombuffer(digest, dtype=np.uint64)[0]
     return out
 
@@ -114,7 +117,9 @@ class CandidateSets:
         """Number of candidate rows of each target."""
         targets = np.asarray(targets, dtype=np.int64)
         if self.grouped:
-            counts = np.bincount(self._rg, minlength=int(max(self._og.max(initial=-1), self._rg.max(initial=-1)) + 1))
+            counts = np.bincount(
+                self._rg, minlength=int(max(self._og.max(initial=-1), self._rg.max(initial=-1)) + 1)
+            )
             return counts[self._og[targets]]
         return self._ptr[targets + 1] - self._ptr[targets]
 
@@ -139,7 +144,8 @@ class CandidateSets:
         if self.grouped:
             n_groups = int(max(self._og.max(initial=-1), self._rg.max(initial=-1)) + 1)
             G = sp.csr_array(
-                (np.ones(self.n_rows, dtype=np.int64), (self._rg, row_labels)), shape=(n_groups, n_labels)
+                (np.ones(self.n_rows, dtype=np.int64), (self._rg, row_labels)),
+                shape=(n_groups, n_labels),
             )
             G.sum_duplicates()
             return sp.csr_array(G[self._og[targets]])
@@ -149,7 +155,8 @@ class CandidateSets:
         starts = np.repeat(lo - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens)
         edge = np.arange(lens.sum()) + starts
         M = sp.csr_array(
-            (np.ones(len(edge), dtype=np.int64), (t_idx, row_labels[self._p[edge]])), shape=(len(targets), n_labels)
+            (np.ones(len(edge), dtype=np.int64), (t_idx, row_labels[self._p[edge]])),
+            shape=(len(targets), n_labels),
         )
         M.sum_duplicates()
         return M
@@ -190,7 +197,9 @@ def candidate_sets(original, release) -> CandidateSets:
         h_orig = set_hashes(recoded, words)
         h_pub = set_hashes(release.records, words)
         uniq, inv = np.unique(np.concatenate([h_orig, h_pub]), return_inverse=True)
-        return CandidateSets(n, n, orig_group=inv[:n].astype(np.int64), row_group=inv[n:].astype(np.int64))
+        return CandidateSets(
+            n, n, orig_group=inv[:n].astype(np.int64), row_group=inv[n:].astype(np.int64)
+        )
     from graphanon.privacy.nonreciprocal import nonreciprocal_matches
 
     row_signatures(release)  # validates the kind

@@ -99,10 +99,13 @@ def _nonreciprocal_candidates(release, original, Q, truth_t):
     cols = np.array([index.get(x, -1) for x in original.items], dtype=np.int64)
     Qc = Q.tocoo()
     inside = cols[Qc.col] >= 0
-    outside = np.bincount(Qc.row[~inside], minlength=Q.shape[0]) > 0  # a known item the release never shows
+    outside = (
+        np.bincount(Qc.row[~inside], minlength=Q.shape[0]) > 0
+    )  # a known item the release never shows
     d = len(release.items)
     Qr = sp.csr_array(
-        (np.ones(int(inside.sum()), dtype=np.int32), (Qc.row[inside], cols[Qc.col[inside]])), shape=(Q.shape[0], d)
+        (np.ones(int(inside.sum()), dtype=np.int32), (Qc.row[inside], cols[Qc.col[inside]])),
+        shape=(Q.shape[0], d),
     )
     qlen = np.diff(Qr.indptr)
     B = sp.csr_array(release.base, dtype=np.int32)
@@ -177,23 +180,31 @@ def m_item_linkage(
     (0.0, True)
     """
     if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
-        raise ParameterError(f"m (items the adversary knows) must be a whole number >= 1, got {m!r}")
+        raise ParameterError(
+            f"m (items the adversary knows) must be a whole number >= 1, got {m!r}"
+        )
     n = original.n_records
     if release.n_records != n:
-        raise ParameterError(f"the original data has {n} records but the release {release.n_records}")
+        raise ParameterError(
+            f"the original data has {n} records but the release {release.n_records}"
+        )
     rows = truth_rows(truth, n)
     gen = check_random_state(rng)
     t = resolve_targets(targets, n, gen)
     Q = known_items(original.matrix, t, int(m), gen)
     level = model_level(release, k, ("k", "l"), "k")
     if level is None:
-        raise ParameterError("the release publishes no k; pass k= (the level the m-item attack is compared with)")
+        raise ParameterError(
+            "the release publishes no k; pass k= (the level the m-item attack is compared with)"
+        )
     if getattr(release, "kind", None) == "global_recoding":
         sizes, has_truth = _global_candidates(release, original, Q, rows[t])
     elif all(hasattr(release, a) for a in ("base", "distance", "threshold", "items")):
         sizes, has_truth = _nonreciprocal_candidates(release, original, Q, rows[t])
     else:
-        raise ParameterError(f"the m-item attack knows global recodings and nonreciprocal releases, not {type(release).__name__}")
+        raise ParameterError(
+            f"the m-item attack knows global recodings and nonreciprocal releases, not {type(release).__name__}"
+        )
     inv = np.where(sizes > 0, 1.0 / np.maximum(sizes, 1), 0.0)
     per = np.where(has_truth, inv, 0.0)
     nt = len(t)

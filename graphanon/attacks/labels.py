@@ -87,10 +87,14 @@ def label_inference(
     (1.0, 0.75)
     """
     if original.labels is None:
-        raise ParameterError("label inference is scored against the original sensitive labels; the data has none")
+        raise ParameterError(
+            "label inference is scored against the original sensitive labels; the data has none"
+        )
     pub_labels = getattr(release, "labels", None)
     if pub_labels is None:
-        raise ParameterError("this release publishes no sensitive labels; there is nothing to infer")
+        raise ParameterError(
+            "this release publishes no sensitive labels; there is nothing to infer"
+        )
     if strategy not in ("candidates", "position", "id"):
         raise ParameterError(f"strategy must be 'candidates', 'position' or 'id', got {strategy!r}")
     n = original.n_records
@@ -100,7 +104,9 @@ def label_inference(
     LC = sp.csr_array(C.label_counts(t, pub_code, n_labels))
     size = C.sizes(t).astype(float)
     nt = len(t)
-    true_count = np.asarray(LC[np.arange(nt), orig_code[t]]).reshape(-1).astype(float) if nt else np.zeros(0)
+    true_count = (
+        np.asarray(LC[np.arange(nt), orig_code[t]]).reshape(-1).astype(float) if nt else np.zeros(0)
+    )
     coo = LC.tocoo()
     maxc = np.zeros(nt)
     np.maximum.at(maxc, coo.row, coo.data)
@@ -116,7 +122,11 @@ def label_inference(
         per = np.where(usable, right.astype(float), true_count / safe)
     baseline = float((maxc / safe).mean()) if nt else 0.0
     level = model_level(release, l, ("l",), "l")
-    bound, kind = (1.0 / level, "1/l") if level else (baseline, "baseline: mean majority-label share of candidates")
+    bound, kind = (
+        (1.0 / level, "1/l")
+        if level
+        else (baseline, "baseline: mean majority-label share of candidates")
+    )
     return make_result(
         f"label-inference/{strategy}",
         per,

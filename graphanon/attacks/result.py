@@ -182,7 +182,9 @@ def truth_rows(truth, n: int) -> np.ndarray:
     try:
         rows = np.asarray(rows, dtype=np.int64).reshape(-1)
     except (TypeError, ValueError):
-        raise ParameterError(f"truth must be a ReleaseLink or an array of row numbers, got {type(truth).__name__}") from None
+        raise ParameterError(
+            f"truth must be a ReleaseLink or an array of row numbers, got {type(truth).__name__}"
+        ) from None
     if len(rows) != n:
         raise ParameterError(f"truth gives rows for {len(rows)} records; the data has {n}")
     if n and (rows.min() < 0 or rows.max() >= n or len(np.unique(rows)) != n):

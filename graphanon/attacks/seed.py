@@ -70,7 +70,8 @@ def seed_recovery(
         The published release.
     anonymize : callable ``(original, seed) -> Release``
         The adversary's re-run: the method and the knowledge it is given
-        (for example ``lambda d, s: anonymize_nonreciprocal(d.with_labels(None), k=5, rng=s)``).
+        (for example ``lambda d, s: anonymize_nonreciprocal(d, k=5, rng=s)``; give it
+        the data without labels to model an adversary who does not know them).
         The returned release's own ``link`` (if any) is the adversary's.
     seeds : iterable of int
         Seeds tried (the published seed, or a brute-force range).
@@ -127,7 +128,9 @@ def seed_recovery(
     for seed in seeds:
         tried += 1
         rerun, sig = rerun_of(seed)
-        if sig.shape != pub_sig.shape or not np.array_equal(sig[np.lexsort(sig.T[::-1])], pub_sorted):
+        if sig.shape != pub_sig.shape or not np.array_equal(
+            sig[np.lexsort(sig.T[::-1])], pub_sorted
+        ):
             continue
         (exact if np.array_equal(sig, pub_sig) else structural).append((int(seed), rerun, sig))
     # A re-run that reproduces the published row order pins the seed down; otherwise every
