@@ -84,6 +84,23 @@ def model_level(release, given, names, what):
     return None
 
 
+def linkage_bound(release, k, sizes):
+    """``(level, bound, bound_kind)`` of an adversary who guesses a target's row.
+
+    ``1/k`` with ``k`` given, or for a nonreciprocal release its published
+    ``k`` (or ``l``: its graph is l-regular); otherwise (global recodings,
+    whose k^m promise does not cover an adversary who knows the whole
+    record) the baseline ``mean(1/|candidates|)`` over the targets' candidate
+    counts ``sizes``.
+    """
+    nonreciprocal = getattr(release, "kind", None) != "global_recoding"
+    level = model_level(release, k, ("k", "l") if nonreciprocal else (), "k")
+    if level:
+        return level, 1.0 / level, "1/k"
+    inv = np.where(sizes > 0, 1.0 / np.maximum(sizes, 1), 0.0)
+    return None, float(inv.mean()) if len(inv) else 0.0, "baseline: mean 1/|candidates|"
+
+
 def row_linkage(
     original,
     release,
@@ -153,10 +170,8 @@ def row_linkage(
     truth_in = C.contains(t, rows[t])
     inv = np.where(size > 0, 1.0 / np.maximum(size, 1), 0.0)
     per = np.where(usable, (guess == rows[t]).astype(float), truth_in * inv)
+    level, bound, kind = linkage_bound(release, k, size)
     baseline = float(inv.mean()) if len(t) else 0.0
-    nonreciprocal = getattr(release, "kind", None) != "global_recoding"
-    level = model_level(release, k, ("k", "l") if nonreciprocal else (), "k")
-    bound, kind = (1.0 / level, "1/k") if level else (baseline, "baseline: mean 1/|candidates|")
     return make_result(
         f"row-linkage/{strategy}",
         per,

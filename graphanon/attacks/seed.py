@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 import numpy as np
 
 from graphanon.attacks.candidates import candidate_sets, row_signatures
-from graphanon.attacks.linkage import model_level
+from graphanon.attacks.linkage import linkage_bound
 from graphanon.attacks.result import AttackResult, chernoff_margin, resolve_targets, truth_rows
 from graphanon.errors import ParameterError
 
@@ -38,6 +38,20 @@ def _own_truth(release) -> np.ndarray:
     if link is not None:
         return np.asarray(link.row_of_record, dtype=np.int64)
     return np.arange(release.n_records, dtype=np.int64)
+
+
+def _chance_of_reproduction(sig: np.ndarray, reruns: int) -> float:
+    """Union bound on the probability that one of ``reruns`` uniformly shuffled re-runs
+    shows the rows in the published order: ``reruns * prod(c!) / n!`` over the
+    multiplicities ``c`` of identical rows."""
+    from scipy.special import gammaln
+
+    n = len(sig)
+    if n == 0:
+        return 1.0
+    _, counts = np.unique(sig, axis=0, return_counts=True)
+    log_p = float(gammaln(counts + 1).sum() - gammaln(n + 1)) + np.log(max(reruns, 1))
+    return float(min(1.0, np.exp(log_p)))
 
 
 def _signature_ids(a: np.ndarray, b: np.ndarray):
@@ -79,10 +93,14 @@ def seed_recovery(
         The private link of ``release``.
     draws : int
         Re-runs per recognized seed; each is one independent secret draw
-        when the secret does not come from the seed.
+        when the secret does not come from the seed, so the sampling margin
+        is taken over the re-runs -- unless a re-run reproduced the
+        published row order, an event a secret shuffle makes less likely
+        than ``1 - confidence`` (``chance_of_exact_reproduction``): then the
+        recovery is verified and the margin is taken over the targets.
     k : int, optional
-        Bound ``1/k`` (default: the release's ``k`` or ``l``; else the
-        baseline ``mean(1/|candidates|)``).
+        Bound ``1/k``; default as in
+        :func:`~graphanon.attacks.linkage.row_linkage`.
     targets, rng, confidence :
         As in :func:`~graphanon.attacks.linkage.row_linkage`.
 
@@ -151,20 +169,18 @@ def seed_recovery(
                 same = np.bincount(pid, minlength=int(max(rid.max(), pid.max()) + 1))
                 hit = pid[rows[t]] == rid[mine]
                 per_draw.append(float(np.where(hit, 1.0 / same[rid[mine]], 0.0).mean()))
-    level = model_level(release, k, ("k", "l"), "k")
+    C = candidate_sets(original, release)
+    size = C.sizes(t)
+    level, bound, kind = linkage_bound(release, k, size)
+    chance = _chance_of_reproduction(pub_sig, tried * int(draws))
     if per_draw:
-        success, n_units = float(np.mean(per_draw)), len(per_draw)
+        success = float(np.mean(per_draw))
+        # Each re-run is one secret draw; but a re-run reproducing the published row order by
+        # chance is itself so unlikely that, when it happens, the recovery is verified.
+        n_units = len(t) if exact and chance <= 1 - confidence else len(per_draw)
     else:
-        C = candidate_sets(original, release)
-        size = C.sizes(t)
         per = np.where(C.contains(t, rows[t]), 1.0 / np.maximum(size, 1), 0.0)
         success, n_units = (float(per.mean()) if len(t) else 0.0), len(t)
-    if level is None:
-        C = candidate_sets(original, release)
-        size = C.sizes(t)
-        bound, kind = float(np.mean(1.0 / np.maximum(size, 1))), "baseline: mean 1/|candidates|"
-    else:
-        bound, kind = 1.0 / level, "1/k"
     return AttackResult(
         attack="seed-recovery",
         success=success,
@@ -180,5 +196,6 @@ def seed_recovery(
             "identical": [x[0] for x in exact],
             "per_draw": [round(x, 6) for x in per_draw],
             "draws": int(draws),
+            "chance_of_exact_reproduction": float(chance),
         },
     )
