@@ -223,16 +223,22 @@ def algorithms(json_out: bool) -> None:
 @click.option("-m", "m_value", default=None, help="Attacker knowledge m (a number, or inf).")
 @click.option("--taxonomy", default=None,
               help="Taxonomy file (path file or level table CSV), balanced:FANOUT[:SEED], or a bundled name.")
-@click.option("--seed", type=int, default=None, help="Random seed.")
+@click.option("--seed", type=int, default=None,
+              help="Seed of the structure (order, graph, extraction); secret choices always use OS entropy.")
 @click.option("--param", "params", multiple=True, help="Algorithm option name=value (repeatable).")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
-              help="Release file (.json or .json.gz).")
+              help="Release file (.json or .json.gz): safe to publish.")
+@click.option("--link-out", "link_out", default=None, type=click.Path(dir_okay=False),
+              help="Also write the PRIVATE link (record -> published row) here; never publish it.")
 @click.option("--json", "json_out", is_flag=True, help="Print a JSON summary.")
 @input_options
-def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, json_out, fmt, sep, tid, item, label):
-    """Anonymize INPUT with an algorithm and save the release."""
+def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, link_out, json_out, fmt, sep, tid,
+              item, label):
+    """Anonymize INPUT with an algorithm and save the release (rows shuffled, pseudonyms, no ids)."""
     from graphanon.algorithms.registry import RunOptions, get_algorithm
 
+    if link_out is not None and Path(link_out).resolve() == Path(output).resolve():
+        raise GraphanonError(f"--link-out {link_out} is the release file: the private link needs a file of its own")
     spec = get_algorithm(algorithm)
     data, bundled = _load_input(input_, fmt, sep, tid, item, label)
     tax = _load_taxonomy(taxonomy, data, bundled)
@@ -253,12 +259,17 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, jso
         release = spec.run(data, opts)
     elapsed = time.perf_counter() - start
     release.save(output)
+    if link_out is not None:
+        release.link.save(link_out)
     summary = {"algorithm": spec.name, "input": input_, "records": release.n_records,
-               "seconds": round(elapsed, 3), "output": str(output), "audit_model": spec.privacy_model}
+               "seconds": round(elapsed, 3), "output": str(output), "audit_model": spec.privacy_model,
+               "private_link": None if link_out is None else str(link_out)}
     if json_out:
         click.echo(json.dumps(summary))
     else:
         click.echo(f"{spec.name}: {release.n_records} records anonymized in {elapsed:.2f} s -> {output}")
+        if link_out is not None:
+            click.echo(f"private link (never publish it) -> {link_out}")
 
 
 @main.command()
@@ -270,14 +281,18 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, jso
 @click.option("--param", "params", multiple=True, help="Model option name=value (repeatable).")
 @click.option("--json", "json_out", is_flag=True)
 @click.option("--examples", default=10, show_default=True, help="Counter-examples to report.")
+@click.option("--allow-mismatch", is_flag=True, help="Audit even when the release was not made from INPUT.")
 @input_options
-def audit(input_, release_path, model, k, m_value, params, json_out, examples, fmt, sep, tid, item, label):
+def audit(input_, release_path, model, k, m_value, params, json_out, examples, allow_mismatch, fmt, sep, tid, item,
+          label):
     """Audit RELEASE_PATH against INPUT for a privacy model (exit 1 when violated)."""
     from graphanon.privacy.registry import build_model
-    from graphanon.release import load_release
+    from graphanon.release import check_same_data, load_release
 
     data, _ = _load_input(input_, fmt, sep, tid, item, label)
     release = load_release(release_path)
+    if not allow_mismatch:
+        check_same_data(data, release)
     privacy_model = build_model(model, k=k, m=_parse_m(m_value), params=_parse_params(params), original=data)
     report = privacy_model.audit(data, release, max_examples=examples)
     if json_out:
@@ -293,21 +308,29 @@ def audit(input_, release_path, model, k, m_value, params, json_out, examples, f
 @click.option("--queries", default=1000, show_default=True, help="COUNT queries in the workload (0: none).")
 @click.option("-q", "q", default=2, show_default=True, help="Items per query.")
 @click.option("--seed", default=0, show_default=True, help="Workload seed.")
+@click.option("--link", "link_path", default=None, type=click.Path(dir_okay=False),
+              help="PRIVATE link file from `anonymize --link-out`, for metrics that need each record's own row.")
+@click.option("--allow-mismatch", is_flag=True, help="Evaluate even when the release was not made from INPUT.")
 @click.option("--json", "json_out", is_flag=True)
 @input_options
-def evaluate(input_, release_path, queries, q, seed, json_out, fmt, sep, tid, item, label):
+def evaluate(input_, release_path, queries, q, seed, link_path, allow_mismatch, json_out, fmt, sep, tid, item, label):
     """Measure the utility of RELEASE_PATH against INPUT."""
     from graphanon.metrics.evaluate import evaluate_release
-    from graphanon.release import load_release
+    from graphanon.release import load_link, load_release
 
     data, _ = _load_input(input_, fmt, sep, tid, item, label)
     release = load_release(release_path)
-    result = evaluate_release(data, release, queries=queries, q=q, seed=seed)
+    link = None if link_path is None else load_link(link_path)
+    result = evaluate_release(data, release, queries=queries, q=q, seed=seed, link=link, allow_mismatch=allow_mismatch)
     if json_out:
         click.echo(json.dumps(result))
     else:
         for key, value in result.items():
-            click.echo(f"{key:>22}: {value:.6g}" if isinstance(value, float) else f"{key:>22}: {value}")
+            if key == "needs_link":
+                for metric in value:
+                    click.echo(f"{metric:>22}: needs the private link (--link FILE from anonymize --link-out)")
+            else:
+                click.echo(f"{key:>22}: {value:.6g}" if isinstance(value, float) else f"{key:>22}: {value}")
 
 
 @main.command()
@@ -390,7 +413,7 @@ def _draw_taxonomy(source, release_path, max_nodes):
 
         rel = load_release(release_path)
         highlight = [pi.label for pi in getattr(rel, "published_items", ()) if pi.label in tax]
-        suppressed = [v for v in rel.params.get("suppress", []) or [] if v in tax]
+        # a release names no suppressed node, so only the published part of the cut is drawn
     return draw_taxonomy(tax, highlight=highlight, suppressed=suppressed, max_nodes=max_nodes)
 
 
@@ -410,7 +433,7 @@ def _draw_search(data, bundled, algorithm, k, m, taxonomy):
         raise GraphanonError("draw search needs a taxonomy: pass --taxonomy FILE or balanced:5")
     rel = methods[algorithm](data, taxonomy=tax, k=k, m=m)
     fig, axes = plt.subplots(1, 3, figsize=(20, 6))
-    draw_taxonomy_cut(tax, rel.params["cut"], rel.params["suppress"], ax=axes[0], labels=len(tax.leaves) <= 60)
+    draw_taxonomy_cut(tax, rel.details["cut"], rel.details["suppress"], ax=axes[0], labels=len(tax.leaves) <= 60)
     draw_cut_lattice(rel.search.lattice(), ax=axes[1], max_nodes=25)
     draw_enumeration_tree(rel.search.enumeration_tree(), ax=axes[2], max_nodes=25)
     return fig

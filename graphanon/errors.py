@@ -33,3 +33,11 @@ class InfeasibleError(GraphanonError):
 
 class ReleaseFormatError(GraphanonError, ValueError):
     """A saved release cannot be read (wrong format tag, missing field)."""
+
+
+class DataMismatchError(GraphanonError, ValueError):
+    """A release (or its private link) was not made from the data it is compared with.
+
+    Raised by :func:`graphanon.release.check_same_data` when the data's
+    fingerprint differs from the one recorded in the release.
+    """

@@ -51,3 +51,9 @@ def tiny():
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+def rows_by_record(rel) -> list[str]:
+    """Each original record's own published row, rendered, in the original order
+    (through the release's private link: the saved release no longer knows it)."""
+    return [rel.render_record(int(p)) for p in rel.link.row_of_record]

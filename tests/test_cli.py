@@ -110,12 +110,17 @@ def test_algorithms_lists_every_method_and_model(run):
 
 
 def test_nonreciprocal_round_trip_through_cli(run):
-    assert run("anonymize", "nr_table1", "-a", "nr", "-k", "3", "--seed", "1", "-o", "nr.json").exit_code == 0
+    res = run("anonymize", "nr_table1", "-a", "nr", "-k", "3", "--seed", "1", "-o", "nr.json", "--link-out", "nr.link")
+    assert res.exit_code == 0 and "never publish" in res.output
     res = run("audit", "nr_table1", "nr.json", "--model", "nonreciprocal", "-k", "3", "--json")
     assert json.loads(res.output)["satisfied"] is True
     res = run("audit", "nr_table1", "nr.json", "--model", "nonreciprocal", "-k", "4", "--json")
     assert res.exit_code == 1 and json.loads(res.output)["violations"] > 0
     metrics = json.loads(run("evaluate", "nr_table1", "nr.json", "--queries", "20", "--json").output)
+    assert "error_rate" not in metrics and metrics["needs_link"] == ["error_rate"] and "query_error" in metrics
+    res = run("evaluate", "nr_table1", "nr.json", "--queries", "20")
+    assert res.exit_code == 0 and "error_rate: needs the private link" in res.output
+    metrics = json.loads(run("evaluate", "nr_table1", "nr.json", "--link", "nr.link", "--queries", "20", "--json").output)
     assert 0 <= metrics["error_rate"] <= 1 and "query_error" in metrics
 
 

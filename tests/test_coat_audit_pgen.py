@@ -46,7 +46,7 @@ def test_fully_suppressed_constraint_is_satisfied_and_tampering_is_caught():
     assert PrivacyConstraints([["a", "c"]], 3).audit(data, rel).satisfied
     assert not PrivacyConstraints([["b"]], 3).audit(data, rel).satisfied  # sup(b) = 2 in (0, 3)
     forged = GlobalRecoding(
-        published_items=rel.published_items, records=rel.records[[0, 0, 0]], record_ids=rel.record_ids, universe=3
+        published_items=rel.published_items, records=rel.records[[0, 0, 0]], universe=3
     )
     rep = PrivacyConstraints([["b"]], 3).audit(data, forged)
     assert not rep.satisfied and rep.details["recoding_mismatches"] == 1

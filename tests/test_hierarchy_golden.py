@@ -10,6 +10,8 @@ from graphanon.graphs import CutLattice, SuppressionEnumerationTree
 from graphanon.metrics import recoding_loss
 from graphanon.privacy import HKPCoherence, KmAnonymity
 
+from .conftest import rows_by_record
+
 
 @pytest.fixture(scope="module")
 def fig1():
@@ -19,13 +21,13 @@ def fig1():
 def test_hghs_final_cut_cost_and_records(fig1):
     data, tax = fig1
     rel = anonymize_hghs(data, taxonomy=tax, k=2, m=None)
-    assert rel.params["cut"] == ["P", "f", "g", "M", "e", "i"]
-    assert rel.params["suppress"] == ["i"]
+    assert rel.details["cut"] == ["P", "f", "g", "M", "e", "i"]
+    assert rel.details["suppress"] == ["i"]
     assert rel.params["cost"] == pytest.approx(5.6)
     assert rel.params["cost_generalization"] == pytest.approx(3.6)
     assert rel.params["cost_suppression"] == pytest.approx(2.0)
     assert rel.search.cost == pytest.approx(5.6)
-    assert [rel.render_record(i) for i in range(8)] == ["P", "P f g", "P f M", "P f M", "P f g", "e", "e", ""]
+    assert rows_by_record(rel) == ["P", "P f g", "P f M", "P f M", "P f g", "e", "e", ""]
     assert KmAnonymity(2, None).audit(data, rel).satisfied
     # the metric module's independent LM cost agrees (suppressed occurrences cost 1 each)
     assert recoding_loss(rel, data).total == pytest.approx(5.6)
@@ -84,17 +86,17 @@ def test_mhghs_round1_and_final_audit(fig1):
         assert all(any(tax.is_ancestor(c, p) for c in nxt.cut) for p in prev.cut)
     assert KmAnonymity(2, None).audit(data, rel).satisfied
     one = anonymize_mhghs(data, taxonomy=tax, k=2, m=1)
-    assert one.params["cut"] == ["a", "b", "c", "d", "f", "g", "M", "e", "i"] and one.params["suppress"] == []
+    assert one.details["cut"] == ["a", "b", "c", "d", "f", "g", "M", "e", "i"] and one.details["suppress"] == []
 
 
 def test_aa_golden(fig1):
     data, tax = fig1
     # k^1: only x, y, z are rare; the cheapest fix is M
     rel = anonymize_aa(data, taxonomy=tax, k=2, m=1)
-    assert rel.params["cut"] == ["a", "b", "c", "d", "f", "g", "M", "e", "i"]
+    assert rel.details["cut"] == ["a", "b", "c", "d", "f", "g", "M", "e", "i"]
     # k^2: {e,i} has support 1 and e, i hang under the root: AA must generalize everything to T
     rel2 = anonymize_aa(data, taxonomy=tax, k=2, m=2)
-    assert rel2.params["cut"] == ["T"] and rel2.params["cost"] == pytest.approx(23.0)
+    assert rel2.details["cut"] == ["T"] and rel2.params["cost"] == pytest.approx(23.0)
     for m, r in [(1, rel), (2, rel2)]:
         assert KmAnonymity(2, m).audit(data, r).satisfied
 
@@ -102,7 +104,7 @@ def test_aa_golden(fig1):
 def test_mm_golden(fig1):
     data, _ = fig1
     rel = anonymize_mm(data, k=2, m=2)
-    assert sorted(rel.params["suppress"]) == ["b", "c", "e", "x", "y", "z"]
+    assert sorted(rel.details["suppress"]) == ["b", "c", "e", "x", "y", "z"]
     assert rel.params["cost_suppression"] == pytest.approx(10.0)
     assert KmAnonymity(2, 2).audit(data, rel).satisfied
     assert HKPCoherence(1.0, 2, 2).audit(data, rel).satisfied

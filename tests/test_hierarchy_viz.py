@@ -29,7 +29,7 @@ def test_tree_layout_places_parents_above_children():
 
 def test_draw_taxonomy_cut_colours(rel):
     tax = load_taxonomy("liuwang_fig1")
-    ax = draw_taxonomy_cut(tax, rel.params["cut"], rel.params["suppress"])
+    ax = draw_taxonomy_cut(tax, rel.details["cut"], rel.details["suppress"])
     colors = ax.collections[-1].get_facecolors()
     assert len(colors) == len(tax.nodes)
     assert "1 suppressed" in ax.get_title()
@@ -50,7 +50,7 @@ def test_draw_on_groceries_mhghs():
     data, tax = load("groceries"), load_taxonomy("groceries")
     r = anonymize_mhghs(data, taxonomy=tax, k=10, m=2)
     fig, axes = plt.subplots(1, 3)
-    draw_taxonomy_cut(tax, r.params["cut"], r.params["suppress"], ax=axes[0])
+    draw_taxonomy_cut(tax, r.details["cut"], r.details["suppress"], ax=axes[0])
     draw_cut_lattice(r.search.lattice(), ax=axes[1], max_nodes=20)
     draw_enumeration_tree(r.search.enumeration_tree(), ax=axes[2], max_nodes=20)
     assert all(a.get_title() for a in axes)

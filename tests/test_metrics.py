@@ -4,7 +4,7 @@ import pytest
 from graphanon.algorithms import anonymize_cut
 from graphanon.data import from_iterable
 from graphanon.datasets import load, load_taxonomy
-from graphanon.errors import ParameterError
+from graphanon.errors import DataMismatchError, ParameterError
 from graphanon.metrics import (
     CountQuery,
     average_relative_error,
@@ -71,5 +71,7 @@ def test_evaluate_release_keys():
     rel = anonymize_cut(data, taxonomy=tax, cut=["P", "f", "g", "M", "e", "i"], suppress=["i"])
     out = evaluate_release(data, rel, queries=30, q=2, seed=1)
     assert out["ncp"] == pytest.approx(5.6 / 23) and out["queries"] == 30 and "avg_relative_error" in out
-    with pytest.raises(ParameterError, match="evaluate a release against the data it was made from"):
+    with pytest.raises(DataMismatchError, match="not made from this data"):
         evaluate_release(load("swap_table1"), rel)
+    with pytest.raises(ParameterError, match="evaluate a release against the data it was made from"):
+        evaluate_release(load("swap_table1"), rel, allow_mismatch=True)

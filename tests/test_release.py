@@ -11,7 +11,7 @@ from graphanon.datasets import load, load_taxonomy
 from graphanon.errors import ParameterError, ReleaseFormatError
 from graphanon.release import GlobalRecoding, load_release
 
-from .conftest import small_records
+from .conftest import rows_by_record, small_records
 
 
 def nonempty_subsets(members):
@@ -42,8 +42,10 @@ def golden():
 
 def test_golden_text(golden):
     _, rel = golden
+    assert rows_by_record(rel) == ["P", "P f g", "P f M", "P f M", "P f g", "e", "e", ""]
     lines = rel.to_text().splitlines()
-    assert lines == ["t1: P", "t2: P f g", "t3: P f M", "t4: P f M", "t5: P f g", "t6: e", "t7: e", "t8: "]
+    assert [line.split(":")[0] for line in lines] == [f"p{i}" for i in range(1, 9)]  # pseudonyms, not ids
+    assert sorted(line.split(": ")[1] if ": " in line else "" for line in lines) == sorted(rows_by_record(rel))
     assert rel.n_suppressed == 1 and rel.mapping["a"] == "P" and "i" not in rel.mapping
 
 
@@ -64,7 +66,7 @@ def test_save_load_round_trip(golden, tmp_path, suffix):
 def test_load_errors(tmp_path):
     p = tmp_path / "x.json"
     p.write_text('{"format": "other"}')
-    with pytest.raises(ReleaseFormatError, match="not a graphanon-release/1 document"):
+    with pytest.raises(ReleaseFormatError, match="not a graphanon-release/2 document"):
         load_release(p)
     p.write_text("{nope")
     with pytest.raises(ReleaseFormatError, match="not a readable release file"):
@@ -99,7 +101,9 @@ def test_match_graph_and_counts(golden):
     counts = rel.match_counts(data)
     assert counts.tolist() == [1, 2, 2, 2, 2, 2, 2, 1]
     g = rel.match_graph(data)
-    assert g.out_degree(("orig", 2)) == 2 and g.has_edge(("orig", 2), ("pub", 3))
+    own = rel.link.row_of_record
+    assert g.out_degree(("orig", 2)) == 2 and g.has_edge(("orig", 2), ("pub", int(own[3])))
+    assert all(g.has_edge(("orig", i), ("pub", int(own[i]))) for i in range(8))
     with pytest.raises(ParameterError, match="max_edges"):
         rel.match_graph(data, max_edges=3)
 
@@ -115,4 +119,4 @@ def test_member_of_two_published_items_rejected():
 
     with pytest.raises(ParameterError, match="member of two published items"):
         GlobalRecoding(published_items=[PublishedItem("x", ("a",), 1), PublishedItem("y", ("a",), 1)],
-                       records=np.zeros((1, 2), bool), record_ids=[0], universe=1)
+                       records=np.zeros((1, 2), bool), universe=1)

@@ -43,7 +43,7 @@ from graphanon.algorithms.cut import cut_recoding
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.errors import InfeasibleError
 from graphanon.privacy.km import check_k
-from graphanon.release import GlobalRecoding
+from graphanon.release import GlobalRecoding, publish
 from graphanon.support import VerticalBitmaps, minimal_infrequent_itemsets
 from graphanon.taxonomy import Taxonomy
 
@@ -59,6 +59,7 @@ def anonymize_aa(
     k: int,
     m: int | None,
     progress: Progress | None = None,
+    unsafe_secret_seed: int | None = None,
 ) -> GlobalRecoding:
     """k^m-anonymize ``data`` by Apriori Anonymization (global full-subtree generalization).
 
@@ -75,12 +76,17 @@ def anonymize_aa(
         record (k^infinity).
     progress : callable(done, total, message), optional
         Called once per recount.
+    unsafe_secret_seed : int, optional
+        Tests only: fixes the secret row shuffle, which otherwise comes from
+        operating-system entropy (:func:`~graphanon.release.publish`). Never
+        recorded in the release.
 
     Returns
     -------
     GlobalRecoding
-        The data recoded by the final cut; nothing is suppressed.
-        ``release.params`` holds ``cut``, ``cost`` (= ``cost_generalization``,
+        The data recoded by the final cut, rows in a secret random order;
+        nothing is suppressed. ``release.details["cut"]`` is the cut;
+        ``release.params`` holds ``cost`` (= ``cost_generalization``,
         LM weighted by original occurrences), ``cost_suppression`` (0), ``ncp``
         and the number of generalization steps per pass.
 
@@ -105,7 +111,7 @@ def anonymize_aa(
     >>> from graphanon.datasets import load, load_taxonomy
     >>> data, tax = load("liuwang_fig1"), load_taxonomy("liuwang_fig1")
     >>> rel = anonymize_aa(data, taxonomy=tax, k=2, m=2)
-    >>> rel.params["cut"]
+    >>> rel.details["cut"]
     ['T']
 
     References
@@ -166,7 +172,7 @@ def anonymize_aa(
     cut = np.flatnonzero(in_cut)
     g = float(index.gen_cost[cut].sum())
     total = index.total_occurrences
-    return cut_recoding(
+    rel = cut_recoding(
         data,
         taxonomy,
         index.labels(cut),
@@ -183,6 +189,7 @@ def anonymize_aa(
             "recounts": recounts,
         },
     )
+    return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
 
 
 def _cheapest_fix(index: HierarchyIndex, cur: np.ndarray, k: int, support, step_cost) -> list[int]:
@@ -236,7 +243,10 @@ def _cheapest_fix(index: HierarchyIndex, cur: np.ndarray, k: int, support, step_
 
 def _run(data, opts: RunOptions) -> GlobalRecoding:
     opts.unknown_params(set())
-    return anonymize_aa(data, taxonomy=opts.taxonomy, k=opts.k, m=opts.m, progress=opts.progress)
+    return anonymize_aa(
+        data, taxonomy=opts.taxonomy, k=opts.k, m=opts.m, progress=opts.progress,
+        unsafe_secret_seed=opts.unsafe_secret_seed,
+    )
 
 
 register(

@@ -6,7 +6,9 @@ recoding under one publication model (Xue et al., Sec. 5.1), every group is
 published by bit voting: all records of a group share the group's base
 bitmap, distance bitmap and threshold, so the generalization graph is the
 union of complete bipartite graphs (one per group), and each record's
-published row is drawn by a uniformly random permutation within its group.
+published row is drawn by a uniformly random permutation within its group --
+a secret choice, drawn from operating-system entropy
+(:func:`graphanon._random.secret_generator`), like the final row shuffle.
 
 References
 ----------
@@ -20,15 +22,19 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon._random import secret_generator
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.errors import InfeasibleError, ParameterError
 from graphanon.graphs.assignment import check_diversity_feasible
+from graphanon.release import publish
 from graphanon.release.nonreciprocal import NonreciprocalRelease
 
 __all__ = ["anonymize_cahd", "groups_release"]
 
 
-def groups_release(data, groups, *, rng=None, algorithm: str = "cahd", params: dict | None = None):
+def groups_release(
+    data, groups, *, unsafe_secret_seed: int | None = None, algorithm: str = "cahd", params: dict | None = None
+):
     """Publish ``data`` by bit voting within each group of record indices.
 
     Parameters
@@ -36,16 +42,18 @@ def groups_release(data, groups, *, rng=None, algorithm: str = "cahd", params: d
     data : TransactionData
     groups : list of arrays of record indices
         A partition of ``0..n-1``.
-    rng : Generator or seed, optional
-        Draws the within-group permutation (OS entropy when None).
+    unsafe_secret_seed : int, optional
+        Tests only: fixes the within-group permutation and the row shuffle
+        (operating-system entropy otherwise). Never recorded in the release.
 
     Returns
     -------
     NonreciprocalRelease
-        Row ``i``: the bit vote of record ``i``'s group, with record ``i``'s label.
+        Rows in a secret random order: the bit vote of each group, once per
+        member, each with its record's label; ``release.link`` is private.
     """
     n = data.n_records
-    rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    secret = secret_generator(unsafe_secret_seed)
     seen = np.zeros(n, dtype=np.int64)
     rows, cols = [], []
     sigma = np.empty(n, dtype=np.int64)
@@ -56,17 +64,18 @@ def groups_release(data, groups, *, rng=None, algorithm: str = "cahd", params: d
         seen[g] += 1
         rows.append(np.repeat(g, len(g)))
         cols.append(np.tile(g, len(g)))
-        sigma[g] = rng.permutation(g)
+        sigma[g] = secret.permutation(g)
     if (seen != 1).any():
         bad = int(np.flatnonzero(seen != 1)[0])
         raise InfeasibleError(f"groups are not a partition of the records: record {bad} is in {int(seen[bad])} groups")
     members = sp.csr_array(
         (np.ones(sum(len(r) for r in rows), dtype=np.int8), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n)
     )
-    return NonreciprocalRelease.from_preimages(data, members, sigma, algorithm=algorithm, params=params)
+    aligned = NonreciprocalRelease.from_preimages(data, members, sigma, algorithm=algorithm, params=params)
+    return publish(data, aligned, secret=secret)
 
 
-def anonymize_cahd(data, *, l: int, order=None, alpha: int = 3, rng=None):  # noqa: E741
+def anonymize_cahd(data, *, l: int, order=None, alpha: int = 3, unsafe_secret_seed: int | None = None):  # noqa: E741
     """CAHD l-diverse grouping, published by bit voting.
 
     Parameters
@@ -79,8 +88,10 @@ def anonymize_cahd(data, *, l: int, order=None, alpha: int = 3, rng=None):  # no
         Record order for the grouping (default: CAHD's own, the Gray order).
     alpha : int
         CAHD candidate-list factor.
-    rng : Generator or seed, optional
-        Within-group permutation (OS entropy when None; do not publish the seed).
+    unsafe_secret_seed : int, optional
+        Tests only: fixes the within-group permutation and the row shuffle.
+        The grouping itself is deterministic; both secret choices come from
+        operating-system entropy otherwise. Never recorded in the release.
 
     Returns
     -------
@@ -97,7 +108,9 @@ def anonymize_cahd(data, *, l: int, order=None, alpha: int = 3, rng=None):  # no
     if l > data.n_records:
         raise ParameterError(f"l={l} exceeds the number of records ({data.n_records})")
     groups = cahd_groups(data.matrix, list(data.labels), l, order=order, alpha=alpha)
-    return groups_release(data, groups, rng=rng, algorithm="cahd", params={"l": l, "alpha": alpha})
+    return groups_release(
+        data, groups, unsafe_secret_seed=unsafe_secret_seed, algorithm="cahd", params={"l": l, "alpha": alpha}
+    )
 
 
 def _run(data, opts: RunOptions) -> NonreciprocalRelease:
@@ -105,7 +118,7 @@ def _run(data, opts: RunOptions) -> NonreciprocalRelease:
     l = opts.param("l", opts.k, int)  # noqa: E741
     if l is None:
         raise ParameterError("algorithm 'cahd' needs --param l=L (or -k L)")
-    return anonymize_cahd(data, l=l, alpha=opts.param("alpha", 3, int), rng=opts.seed)
+    return anonymize_cahd(data, l=l, alpha=opts.param("alpha", 3, int), unsafe_secret_seed=opts.unsafe_secret_seed)
 
 
 register(

@@ -42,7 +42,7 @@ import scipy.sparse as sp
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.errors import InfeasibleError, ParameterError
 from graphanon.privacy.km import check_k
-from graphanon.release import GlobalRecoding
+from graphanon.release import GlobalRecoding, publish
 from graphanon.release.global_recoding import set_label
 from graphanon.support import VerticalBitmaps, generalize_matrix, minimal_infrequent_itemsets
 from graphanon.taxonomy import ItemGroups, Taxonomy
@@ -625,6 +625,7 @@ def anonymize_coat(
     progress: Progress | None = None,
     *,
     return_trace: bool = False,
+    unsafe_secret_seed: int | None = None,
 ):
     """Anonymize ``data`` with COAT under privacy and utility constraints.
 
@@ -655,13 +656,18 @@ def anonymize_coat(
     progress : callable(done, total, message), optional
         Progress callback.
     return_trace : bool
-        Also return a :class:`CoatTrace` (merge/suppression history).
+        Also return a :class:`CoatTrace` (merge/suppression history; it names
+        the suppressed items, so keep it with the producer).
+    unsafe_secret_seed : int, optional
+        Tests only: fixes the secret row shuffle, which otherwise comes from
+        operating-system entropy (:func:`~graphanon.release.publish`). Never
+        recorded in the release.
 
     Returns
     -------
     GlobalRecoding
         Published items are sets labelled ``"(a,b)"`` (single items keep
-        their label); ``algorithm="coat"``. With ``return_trace``, the pair
+        their label), rows in a secret random order; ``algorithm="coat"``. With ``return_trace``, the pair
         ``(release, trace)``.
 
     Raises
@@ -688,7 +694,7 @@ def anonymize_coat(
     >>> from graphanon.datasets import load, load_constraints
     >>> data, c = load("coat_fig1"), load_constraints("coat_fig1")
     >>> rel = anonymize_coat(data, c["privacy"], c["utility"], k=c["k"], s=c["s"])
-    >>> rel.render_record(0)
+    >>> rel.render_record(int(rel.link.row_of_record[0]))   # record 0's published row
     '(a,b) c e f (g,h)'
 
     References
@@ -727,6 +733,7 @@ def anonymize_coat(
     if suppression_penalty is not None and not callable(suppression_penalty):
         params["suppression_penalty"] = "custom"
     rel = GlobalRecoding.from_mapping(data, mapping, universe=data.n_items, algorithm="coat", params=params)
+    rel = publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
     if progress:
         progress(1, 1, f"done: {len(state.members)} published items, {state.n_suppressed} suppressed")
     return (rel, trace) if return_trace else rel
@@ -928,7 +935,8 @@ def _run(data, opts: RunOptions) -> GlobalRecoding:
     if weights == "taxonomy" and opts.taxonomy is None:
         raise ParameterError("--param weights=taxonomy needs --taxonomy FILE")
     return anonymize_coat(
-        data, P, U, k=opts.k, s=s, weights=opts.taxonomy if weights == "taxonomy" else None, progress=opts.progress
+        data, P, U, k=opts.k, s=s, weights=opts.taxonomy if weights == "taxonomy" else None, progress=opts.progress,
+        unsafe_secret_seed=opts.unsafe_secret_seed,
     )
 
 

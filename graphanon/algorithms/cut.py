@@ -18,7 +18,7 @@ from collections.abc import Hashable, Iterable
 
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, parse_name_list, register
 from graphanon.errors import ParameterError, TaxonomyError
-from graphanon.release import GlobalRecoding
+from graphanon.release import GlobalRecoding, publish
 from graphanon.taxonomy import Taxonomy
 
 __all__ = ["anonymize_cut", "cut_recoding"]
@@ -34,6 +34,9 @@ def cut_recoding(
     params: dict | None = None,
 ) -> GlobalRecoding:
     """Recode ``data`` by the taxonomy ``cut``, suppressing the cut nodes in ``suppress``.
+
+    A building block: the result is row-aligned with ``data`` and not yet
+    published (anonymizers end with :func:`~graphanon.release.publish`).
 
     Parameters
     ----------
@@ -53,6 +56,9 @@ def cut_recoding(
     GlobalRecoding
         Each leaf maps to its cut node (``leaves`` = the node's leaf count,
         ``universe`` = the taxonomy's leaf count, so that NCP is the LM cost).
+        ``release.details`` holds the full ``cut`` and the suppressed nodes
+        (``suppress``), in memory only: a saved release names no suppressed
+        node, ``params["n_suppressed_nodes"]`` counts them.
 
     Complexity
     ----------
@@ -77,14 +83,16 @@ def cut_recoding(
     leaf_to_node = taxonomy.cut_map(cut)
     mapping = {item: (None if leaf_to_node[item] in suppressed else leaf_to_node[item]) for item in data.items}
     leaves = {node: taxonomy.leaf_count(node) for node in cut}
-    return GlobalRecoding.from_mapping(
+    rel = GlobalRecoding.from_mapping(
         data,
         mapping,
         leaves=leaves,
         universe=len(taxonomy.leaves),
         algorithm=algorithm,
-        params={"cut": list(cut), "suppress": suppress, **(params or {})},
+        params={"n_suppressed_nodes": len(suppress), **(params or {})},
     )
+    rel.details.update({"cut": list(cut), "suppress": suppress})
+    return rel
 
 
 def anonymize_cut(
@@ -94,6 +102,7 @@ def anonymize_cut(
     cut: Iterable[Hashable] | None = None,
     level: int | None = None,
     suppress: Iterable[Hashable] = (),
+    unsafe_secret_seed: int | None = None,
 ) -> GlobalRecoding:
     """Publish ``data`` generalized to a cut given by nodes or by taxonomy depth.
 
@@ -108,6 +117,14 @@ def anonymize_cut(
         (0 = root only; the height = the leaves).
     suppress : iterable of nodes
         Cut nodes to suppress.
+    unsafe_secret_seed : int, optional
+        Tests only: fixes the secret row shuffle (OS entropy otherwise).
+
+    Returns
+    -------
+    GlobalRecoding
+        Rows in a secret random order; ``release.link`` is the private link,
+        ``release.details`` the full cut and the suppressed nodes.
 
     This method makes no privacy promise by itself: audit its release (for
     example with :class:`~graphanon.privacy.KmAnonymity`) before publishing.
@@ -118,7 +135,8 @@ def anonymize_cut(
         if not 0 <= level <= taxonomy.height:
             raise ParameterError(f"level must be between 0 and the taxonomy height {taxonomy.height}, got {level}")
         cut = taxonomy.level(level)
-    return cut_recoding(data, taxonomy, cut, suppress, params={"level": level})
+    rel = cut_recoding(data, taxonomy, cut, suppress, params={"level": level})
+    return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
 
 
 def _run(data, opts: RunOptions) -> GlobalRecoding:
@@ -128,7 +146,9 @@ def _run(data, opts: RunOptions) -> GlobalRecoding:
     suppress = opts.param("suppress", [], lambda s: parse_name_list(s, opts.taxonomy))
     if cut is None and level is None:
         raise ParameterError("algorithm 'cut' needs --param cut=NODE,NODE,... or --param level=DEPTH")
-    return anonymize_cut(data, taxonomy=opts.taxonomy, cut=cut, level=level, suppress=suppress)
+    return anonymize_cut(
+        data, taxonomy=opts.taxonomy, cut=cut, level=level, suppress=suppress, unsafe_secret_seed=opts.unsafe_secret_seed
+    )
 
 
 register(

@@ -39,7 +39,7 @@ from graphanon.algorithms._hierarchy import HierarchyIndex, ThreatSet, check_m
 from graphanon.algorithms.cut import cut_recoding
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.privacy.km import check_k
-from graphanon.release import GlobalRecoding
+from graphanon.release import GlobalRecoding, publish
 from graphanon.taxonomy import Taxonomy
 
 __all__ = [
@@ -223,7 +223,9 @@ def _prepare(data, taxonomy, k, m):
     return index, m
 
 
-def _release(data, index, search: HierarchySearch, algorithm: str, params: dict) -> GlobalRecoding:
+def _release(
+    data, index, search: HierarchySearch, algorithm: str, params: dict, unsafe_secret_seed: int | None
+) -> GlobalRecoding:
     total = index.total_occurrences
     rel = cut_recoding(
         data,
@@ -251,6 +253,7 @@ def _release(data, index, search: HierarchySearch, algorithm: str, params: dict)
             "path": [[st["expanded"], st["cost"]] for st in search.rounds[-1].steps],
         },
     )
+    rel = publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
     rel.search = search
     return rel
 
@@ -262,6 +265,7 @@ def anonymize_hghs(
     k: int,
     m: int | None = None,
     progress: Progress | None = None,
+    unsafe_secret_seed: int | None = None,
 ) -> GlobalRecoding:
     """k^m-anonymize ``data`` by HgHs: greedy cut search with greedy suppression.
 
@@ -277,12 +281,18 @@ def anonymize_hghs(
         Attacker knowledge; None is k^infinity (any number of items).
     progress : callable(done, total, message), optional
         Called after each move of the cut search.
+    unsafe_secret_seed : int, optional
+        Tests only: fixes the secret row shuffle, which otherwise comes from
+        operating-system entropy (:func:`~graphanon.release.publish`). Never
+        recorded in the release.
 
     Returns
     -------
     GlobalRecoding
-        Recoded by the chosen cut, with the chosen cut nodes suppressed.
-        ``release.params`` holds ``cut``, ``suppress``, ``cost``,
+        Recoded by the chosen cut, with the chosen cut nodes suppressed, rows
+        in a secret random order. ``release.details`` holds the ``cut`` and
+        the suppressed nodes (``suppress``), in memory only: the saved
+        release names no suppressed node. ``release.params`` holds ``cost``,
         ``cost_generalization`` (``cost_G(Cut)``), ``cost_suppression``
         (``cost_S(SS)``), ``ncp`` (cost per original occurrence) and the
         search path; ``release.search`` is the :class:`HierarchySearch`
@@ -309,7 +319,7 @@ def anonymize_hghs(
     >>> from graphanon.datasets import load, load_taxonomy
     >>> data, tax = load("liuwang_fig1"), load_taxonomy("liuwang_fig1")
     >>> rel = anonymize_hghs(data, taxonomy=tax, k=2)
-    >>> rel.params["cut"], rel.params["suppress"], round(rel.params["cost"], 6)
+    >>> rel.details["cut"], rel.details["suppress"], round(rel.params["cost"], 6)
     (['P', 'f', 'g', 'M', 'e', 'i'], ['i'], 5.6)
 
     References
@@ -322,7 +332,7 @@ def anonymize_hghs(
     cut = np.sort(index.positions(rnd.cut))
     cost, g, s, sup = _evaluate(index, threats, cut)
     search = HierarchySearch(taxonomy, [rnd], index.labels(cut), index.labels(np.sort(sup)), g, s, index, threats)
-    return _release(data, index, search, "hghs", {"k": k, "m": m})
+    return _release(data, index, search, "hghs", {"k": k, "m": m}, unsafe_secret_seed)
 
 
 def anonymize_mhghs(
@@ -332,6 +342,7 @@ def anonymize_mhghs(
     k: int,
     m: int | None = None,
     progress: Progress | None = None,
+    unsafe_secret_seed: int | None = None,
 ) -> GlobalRecoding:
     """k^m-anonymize ``data`` by mHgHs: HgHs in rounds on shrinking taxonomies.
 
@@ -343,7 +354,7 @@ def anonymize_mhghs(
 
     Parameters
     ----------
-    data, taxonomy, k, m, progress :
+    data, taxonomy, k, m, progress, unsafe_secret_seed :
         As in :func:`anonymize_hghs`.
 
     Returns
@@ -362,7 +373,7 @@ def anonymize_mhghs(
     >>> from graphanon.datasets import load, load_taxonomy
     >>> data, tax = load("liuwang_fig1"), load_taxonomy("liuwang_fig1")
     >>> rel = anonymize_mhghs(data, taxonomy=tax, k=2, m=1)
-    >>> rel.params["cut"], rel.params["suppress"]
+    >>> rel.details["cut"], rel.details["suppress"]
     (['a', 'b', 'c', 'd', 'f', 'g', 'M', 'e', 'i'], [])
 
     References
@@ -405,7 +416,7 @@ def anonymize_mhghs(
     cut = prev_cut
     cost, g, s, sup = _evaluate(index, threats, cut)
     search = HierarchySearch(taxonomy, rounds, index.labels(cut), index.labels(np.sort(sup)), g, s, index, threats)
-    return _release(data, index, search, "mhghs", {"k": k, "m": m})
+    return _release(data, index, search, "mhghs", {"k": k, "m": m}, unsafe_secret_seed)
 
 
 def _published_max_len(index: HierarchyIndex, rnd: SearchRound) -> int:
@@ -459,12 +470,18 @@ def best_suppression(data, *, taxonomy: Taxonomy, cut: Iterable[Hashable], k: in
 
 def _run_hghs(data, opts: RunOptions) -> GlobalRecoding:
     opts.unknown_params(set())
-    return anonymize_hghs(data, taxonomy=opts.taxonomy, k=opts.k, m=opts.m, progress=opts.progress)
+    return anonymize_hghs(
+        data, taxonomy=opts.taxonomy, k=opts.k, m=opts.m, progress=opts.progress,
+        unsafe_secret_seed=opts.unsafe_secret_seed,
+    )
 
 
 def _run_mhghs(data, opts: RunOptions) -> GlobalRecoding:
     opts.unknown_params(set())
-    return anonymize_mhghs(data, taxonomy=opts.taxonomy, k=opts.k, m=opts.m, progress=opts.progress)
+    return anonymize_mhghs(
+        data, taxonomy=opts.taxonomy, k=opts.k, m=opts.m, progress=opts.progress,
+        unsafe_secret_seed=opts.unsafe_secret_seed,
+    )
 
 
 register(

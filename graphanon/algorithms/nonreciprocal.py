@@ -8,13 +8,15 @@ graph by min-cost flow; or the paper's greedy label-aware walks on the
 complete graph); (3) ``k`` (or ``l``) disjoint assignments
 extracted from it at random by closed walks (or the WMC backtracking
 baseline); (4) one assignment chosen uniformly at random; (5) publication by
-bit voting (:class:`~graphanon.release.NonreciprocalRelease`).
+bit voting (:class:`~graphanon.release.NonreciprocalRelease`), rows shuffled.
 
-Privacy note: the chosen assignment is the secret. Without a seed it is drawn
-from operating-system entropy. **Publishing the seed (or any rng state) used
-for a release lets anyone recompute the assignment and breaks the
-guarantee**; seeds are for experiments only, and they are not written into
-the release.
+Privacy note: the chosen assignment is the secret. ``rng`` (the seed) fixes
+the *structure* only -- order, graph, the ``k`` assignments -- which the
+privacy model lets an adversary know. The chosen assignment and the row
+shuffle come from operating-system entropy
+(:func:`graphanon._random.secret_generator`), so knowing the seed does not
+reveal them; ``unsafe_secret_seed`` fixes them for tests only, and no release
+file records either number.
 
 References
 ----------
@@ -29,6 +31,7 @@ from collections.abc import Callable
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon._random import check_random_state, secret_generator
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.errors import ParameterError
 from graphanon.graphs.assignment import (
@@ -38,6 +41,7 @@ from graphanon.graphs.assignment import (
 )
 from graphanon.graphs.generalization import GeneralizationGraph, check_order
 from graphanon.privacy.km import check_k
+from graphanon.release import publish
 from graphanon.release.nonreciprocal import NonreciprocalRelease
 
 __all__ = ["anonymize_nonreciprocal", "members_matrix", "record_order"]
@@ -103,6 +107,7 @@ def anonymize_nonreciprocal(
     rng=None,
     progress: Progress | None = None,
     return_details: bool = False,
+    unsafe_secret_seed: int | None = None,
 ):
     """Publish ``data`` by nonreciprocal recoding (k-anonymity, or l-diversity with ``l``).
 
@@ -136,24 +141,30 @@ def anonymize_nonreciprocal(
         (``greedyPick``), round by round; can lose much utility in late
         rounds, or fail, under the label constraint.
     rng : numpy Generator or int seed, optional
-        Randomness of the walks and of the assignment choice. None (the
-        default) uses operating-system entropy. **Do not publish the seed**:
-        it reveals the chosen assignment.
+        Structure randomness: the Gray-TSP search, the l-diverse graph and
+        the extraction of the ``k`` assignments. The seed fixes the structure
+        only; the secret (which assignment is published, the row shuffle)
+        always comes from operating-system entropy.
     progress : callable(done, total, message), optional
     return_details : bool
         Also return a dict with ``order``, ``graph``, ``assignments`` and
         ``chosen`` (secret; for tests, drawings and experiments only).
+    unsafe_secret_seed : int, optional
+        Tests only: fixes the chosen assignment and the row shuffle. Anyone
+        who knows or guesses it undoes the release's protection. Never
+        recorded in the release.
 
     Returns
     -------
     NonreciprocalRelease
-        Row ``i`` is the published record the chosen assignment matches to
-        record ``i`` (putative identity ``data.record_ids[i]``). With ``k``
-        only, row ``i`` carries record ``i``'s label (labels travel with the
-        chosen assignment). With ``l``, each published record carries the
-        label of the record whose own postimage it is (Xue et al., Fig. 4b
-        and greedyPick criterion iii), which is what makes every record's
-        ``l`` matches carry ``l`` distinct labels.
+        Published rows in a secret random order, named by pseudonyms; the
+        private ``release.link.row_of_record[i]`` is the row the chosen
+        assignment matched to record ``i``. With ``k`` only, that row carries
+        record ``i``'s label (labels travel with the chosen assignment). With
+        ``l``, each published record carries the label of the record whose
+        own postimage it is (Xue et al., Fig. 4b and greedyPick criterion
+        iii), which is what makes every record's ``l`` matches carry ``l``
+        distinct labels.
 
     Complexity
     ----------
@@ -168,7 +179,8 @@ def anonymize_nonreciprocal(
     >>> from graphanon.datasets import load
     >>> data = load("nr_table1")
     >>> rel = anonymize_nonreciprocal(data, k=3, order=[1, 3, 2, 0, 4, 5], rng=0)
-    >>> rel.bitmap_strings(rel.record_ids.index("r5"))[0] in {"1110", "1101", "0111", "1100"}
+    >>> row = int(rel.link.row_of_record[data.record_ids.index("r5")])   # private link
+    >>> rel.bitmap_strings(row)[0] in {"1110", "1101", "0111", "1100"}
     True
 
     References
@@ -195,7 +207,7 @@ def anonymize_nonreciprocal(
         if k is None:
             raise ParameterError("give k (k-anonymity) or l (l-diversity)")
         k = check_k(k, n)
-    rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    rng = check_random_state(rng)
     tsp_seed = int(rng.integers(2**31 - 1))
     perm = record_order(
         data,
@@ -224,15 +236,15 @@ def anonymize_nonreciprocal(
         )
         graph = GeneralizationGraph.from_assignments(greedy, data.record_ids)
     assignments = extract_assignments(graph, method=extraction, rng=rng, progress=progress)
-    chosen = int(rng.integers(assignments.shape[0]))
+    secret = secret_generator(unsafe_secret_seed)
+    chosen = int(secret.integers(assignments.shape[0]))
     sigma = assignments[chosen]
     members = members_matrix(assignments, n)
     labels = None
     if l is not None:
         labels = [data.labels[int(j)] for j in sigma]
-    release = NonreciprocalRelease.from_preimages(
-        data, members, sigma, labels=labels, algorithm="nr", params=params
-    )
+    aligned = NonreciprocalRelease.from_preimages(data, members, sigma, labels=labels, algorithm="nr", params=params)
+    release = publish(data, aligned, secret=secret)
     if return_details:
         return release, {
             "order": perm,
@@ -259,6 +271,7 @@ def _run(data, opts: RunOptions) -> NonreciprocalRelease:
         tsp_time_limit=opts.param("tsp_time_limit", 0.2, float),
         rng=opts.seed,
         progress=opts.progress,
+        unsafe_secret_seed=opts.unsafe_secret_seed,
     )
 
 

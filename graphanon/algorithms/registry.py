@@ -48,7 +48,10 @@ class RunOptions:
     taxonomy : Taxonomy or None
         Item hierarchy given with ``--taxonomy`` (or bundled with the dataset).
     seed : int or None
-        Random seed.
+        Seed of the structure randomness (``rng=`` of the anonymizers).
+    unsafe_secret_seed : int or None
+        Tests only: fixes the secret choices (row shuffle, chosen assignment);
+        the command line never sets it.
     params : dict of str -> str
         Algorithm-specific ``--param name=value`` pairs, as given.
     progress : callable(done, total, message) or None
@@ -59,6 +62,7 @@ class RunOptions:
     m: int | None = None
     taxonomy: Any = None
     seed: int | None = None
+    unsafe_secret_seed: int | None = None
     params: dict[str, str] = field(default_factory=dict)
     progress: Progress | None = None
 

@@ -33,7 +33,7 @@ from graphanon.algorithms._hierarchy import check_m, infrequent_on_columns, njit
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, parse_name_list, register
 from graphanon.errors import ParameterError
 from graphanon.privacy.km import check_k
-from graphanon.release import GlobalRecoding
+from graphanon.release import GlobalRecoding, publish
 from graphanon.support import VerticalBitmaps
 
 __all__ = ["anonymize_mm", "check_h", "check_private_items", "minimal_moles"]
@@ -178,6 +178,7 @@ def anonymize_mm(
     h: float = 1.0,
     private_items: Iterable[Hashable] = (),
     progress: Progress | None = None,
+    unsafe_secret_seed: int | None = None,
 ) -> GlobalRecoding:
     """(h, k, p)-coherence (k^m-anonymity when all items are public) by the MM greedy.
 
@@ -197,12 +198,19 @@ def anonymize_mm(
         never part of the attacker's knowledge.
     progress : callable(done, total, message), optional
         Called when the greedy is done.
+    unsafe_secret_seed : int, optional
+        Tests only: fixes the secret row shuffle, which otherwise comes from
+        operating-system entropy (:func:`~graphanon.release.publish`). Never
+        recorded in the release.
 
     Returns
     -------
     GlobalRecoding
         Public items published as themselves or suppressed (total
-        suppression). ``release.params`` holds ``suppress``, ``n_moles``,
+        suppression), rows in a secret random order.
+        ``release.details["suppress"]`` names the suppressed items (in memory
+        only: the saved release gives only their number);
+        ``release.params`` holds ``n_moles``,
         ``cost_generalization`` (0), ``cost_suppression`` (occurrences
         removed) and ``ncp``.
 
@@ -223,7 +231,7 @@ def anonymize_mm(
     >>> from graphanon.datasets import load
     >>> data = load("liuwang_fig1")
     >>> rel = anonymize_mm(data, k=2, m=2)
-    >>> sorted(rel.params["suppress"])
+    >>> sorted(rel.details["suppress"])
     ['b', 'c', 'e', 'x', 'y', 'z']
 
     References
@@ -247,7 +255,7 @@ def anonymize_mm(
     mapping = {x: (None if j in sup_set else x) for j, x in enumerate(data.items)}
     removed = float(occ[suppressed].sum()) if suppressed else 0.0
     total = float(data.matrix.nnz)
-    return GlobalRecoding.from_mapping(
+    rel = GlobalRecoding.from_mapping(
         data,
         mapping,
         universe=data.n_items,
@@ -258,7 +266,6 @@ def anonymize_mm(
             "p": p,
             "h": h,
             "private": [data.items[j] for j in private],
-            "suppress": [data.items[j] for j in suppressed],
             "n_moles": len(moles),
             "cost": removed,
             "cost_generalization": 0.0,
@@ -266,6 +273,8 @@ def anonymize_mm(
             "ncp": removed / total if total else 0.0,
         },
     )
+    rel.details["suppress"] = [data.items[j] for j in suppressed]
+    return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
 
 
 def _run(data, opts: RunOptions) -> GlobalRecoding:
@@ -275,7 +284,10 @@ def _run(data, opts: RunOptions) -> GlobalRecoding:
     opts.unknown_params({"h", "private"})
     h = opts.param("h", 1.0, float)
     private = opts.param("private", [], lambda s: parse_name_list(s, set(data.items)))
-    return anonymize_mm(data, k=opts.k, m=opts.m, h=h, private_items=private, progress=opts.progress)
+    return anonymize_mm(
+        data, k=opts.k, m=opts.m, h=h, private_items=private, progress=opts.progress,
+        unsafe_secret_seed=opts.unsafe_secret_seed,
+    )
 
 
 register(

@@ -18,11 +18,17 @@ _EVALUATORS: dict[str, list[Evaluator]] = {}
 
 
 def register_evaluator(kind: str, evaluator: Evaluator) -> None:
-    """Add ``evaluator(original, release, *, queries, q, seed) -> dict`` for releases of ``kind``."""
+    """Add ``evaluator(original, release, *, queries, q, seed, link) -> dict`` for releases of ``kind``.
+
+    ``link`` is the private :class:`~graphanon.release.ReleaseLink` given to
+    :func:`evaluate_release` (or None); evaluators of metrics that need each
+    record's true row use it, or ``release.link``, and leave those metrics
+    out when neither exists.
+    """
     _EVALUATORS.setdefault(kind, []).append(evaluator)
 
 
-def _evaluate_global(original, release, *, queries: int, q: int, seed: int) -> dict:
+def _evaluate_global(original, release, *, queries: int, q: int, seed: int, link=None) -> dict:
     from graphanon.metrics.loss import recoding_loss
     from graphanon.metrics.queries import average_relative_error, generate_workload
 
@@ -42,16 +48,16 @@ def _evaluate_global(original, release, *, queries: int, q: int, seed: int) -> d
     return out
 
 
-def _evaluate_utility_loss(original, release, *, queries: int, q: int, seed: int) -> dict:
+def _evaluate_utility_loss(original, release, *, queries: int, q: int, seed: int, link=None) -> dict:
     from graphanon.metrics.utility_loss import ul_metrics
 
     return ul_metrics(release, original)
 
 
-def _evaluate_nonreciprocal(original, release, *, queries: int, q: int, seed: int) -> dict:
+def _evaluate_nonreciprocal(original, release, *, queries: int, q: int, seed: int, link=None) -> dict:
     from graphanon.metrics.nonreciprocal import evaluate_nonreciprocal
 
-    return evaluate_nonreciprocal(original, release, queries=queries, q=q, seed=seed)
+    return evaluate_nonreciprocal(original, release, queries=queries, q=q, seed=seed, link=link)
 
 
 register_evaluator("global_recoding", _evaluate_global)
@@ -59,7 +65,16 @@ register_evaluator("global_recoding", _evaluate_utility_loss)
 register_evaluator("nonreciprocal", _evaluate_nonreciprocal)
 
 
-def evaluate_release(original, release, *, queries: int = 1000, q: int = 2, seed: int = 0) -> dict:
+def evaluate_release(
+    original,
+    release,
+    *,
+    queries: int = 1000,
+    q: int = 2,
+    seed: int = 0,
+    link=None,
+    allow_mismatch: bool = False,
+) -> dict:
     """Every registered metric for ``release`` measured against ``original``.
 
     Parameters
@@ -71,6 +86,14 @@ def evaluate_release(original, release, *, queries: int = 1000, q: int = 2, seed
     queries, q, seed : int
         COUNT-query workload: number of queries (0 skips query metrics), items
         per query, seed (the same seed gives the same workload for every method).
+    link : ReleaseLink, optional
+        The private link (default ``release.link``), for metrics that compare
+        each record with its own published row (nonreciprocal ``error_rate``);
+        without one those metrics are left out and ``needs_link`` lists them.
+    allow_mismatch : bool
+        Skip :func:`~graphanon.release.check_same_data` (which otherwise
+        raises :class:`~graphanon.errors.DataMismatchError` when the release
+        was not made from ``original``).
 
     Returns
     -------
@@ -78,7 +101,16 @@ def evaluate_release(original, release, *, queries: int = 1000, q: int = 2, seed
         Metric name -> value; keys follow the CLI contract (``ncp``,
         ``suppression_ratio``, ``avg_relative_error`` with ``queries``, ``q``,
         ``seed``, ``ul``, ``error_rate``, ``query_error``) where defined.
+
+    Raises
+    ------
+    DataMismatchError
+        When the release's data fingerprint does not match ``original``.
     """
+    from graphanon.release.fingerprint import check_same_data
+
+    if not allow_mismatch:
+        check_same_data(original, release)
     if original.n_records != release.n_records:
         raise ParameterError(
             f"the release has {release.n_records} records but the data {original.n_records}; "
@@ -89,5 +121,5 @@ def evaluate_release(original, release, *, queries: int = 1000, q: int = 2, seed
         raise ParameterError(f"no metrics are defined for releases of kind {release.kind!r}")
     out: dict = {"algorithm": release.algorithm, "kind": release.kind, "records": release.n_records}
     for evaluator in evaluators:
-        out.update(evaluator(original, release, queries=queries, q=q, seed=seed))
+        out.update(evaluator(original, release, queries=queries, q=q, seed=seed, link=link))
     return out

@@ -5,6 +5,11 @@ References
 Xue, Karras, Raïssi, Vaidya, Tan. Anonymizing set-valued data by
 nonreciprocal recoding. KDD 2012, Sec. 5.1 (ER) and Sec. 5.2 (type I / type
 II COUNT queries, QE = |Co - Ca| / n).
+
+ER compares each record with its *own* published row, which only the
+producer knows: it needs the release's private link (``release.link``, or
+``link=`` -- a :class:`~graphanon.release.ReleaseLink`, e.g. read with
+:func:`~graphanon.release.load_link`). QE needs no link.
 """
 
 from __future__ import annotations
@@ -25,16 +30,31 @@ __all__ = [
 ]
 
 
-def _aligned(original, release) -> tuple[sp.csr_array, sp.csr_array]:
-    """Original records and their published base bitmaps (row of the same record id),
-    both in the release's item columns."""
+def resolve_link(release, link=None):
+    """The private link to use: ``link`` if given, else ``release.link``; a clear error when neither."""
+    from graphanon.errors import DataMismatchError
+    from graphanon.release.fingerprint import same_fingerprint
+
+    if link is None:
+        link = getattr(release, "link", None)
+        if link is None:
+            raise ParameterError(
+                "this metric compares each record with its own published row, which only the private link "
+                "knows: pass link= (graphanon.release.load_link) or, on the command line, --link PRIVATE_LINK"
+            )
+    elif release.fingerprint is not None and not same_fingerprint(link.fingerprint, release.fingerprint):
+        raise DataMismatchError("the private link was not made with this release (their data fingerprints differ)")
+    if len(link) != release.n_records:
+        raise DataMismatchError(f"the private link has {len(link)} records, the release {release.n_records}")
+    return link
+
+
+def _aligned(original, release, link=None) -> tuple[sp.csr_array, sp.csr_array]:
+    """Original records and their published base bitmaps (each record's true row, by the
+    private link), both in the release's item columns."""
     if release.n_records != original.n_records:
         raise ParameterError(f"release has {release.n_records} records, original data {original.n_records}")
-    row_of = {rid: p for p, rid in enumerate(release.record_ids)}
-    try:
-        rows = np.array([row_of[rid] for rid in original.record_ids], dtype=np.int64)
-    except KeyError as exc:
-        raise ParameterError(f"original record id {exc.args[0]!r} is not in the release") from None
+    rows = resolve_link(release, link).rows_for(original)
     index = {x: j for j, x in enumerate(release.items)}
     cols = np.array([index.get(x, -1) for x in original.items], dtype=np.int64)
     X = sp.csr_array(original.matrix)
@@ -50,12 +70,14 @@ def _aligned(original, release) -> tuple[sp.csr_array, sp.csr_array]:
     return Y, sp.csr_array(B)
 
 
-def error_rate(original, release) -> float:
+def error_rate(original, release, *, link=None) -> float:
     """ER: mean over records of ``H(r_i, base of r_i's published record) / |r_i|``.
 
-    The published record of ``r_i`` is the one bearing its id (the chosen
-    assignment). For an empty record the denominator is taken as 1 (its error
-    is the number of items its published base invents).
+    The published record of ``r_i`` is its true match under the chosen
+    assignment, known only from the private link (``link``, default
+    ``release.link``; :class:`~graphanon.errors.ParameterError` when there is
+    none). For an empty record the denominator is taken as 1 (its error is
+    the number of items its published base invents).
 
     Examples
     --------
@@ -66,7 +88,7 @@ def error_rate(original, release) -> float:
     >>> error_rate(data, rel)
     0.0
     """
-    Y, B = _aligned(original, release)
+    Y, B = _aligned(original, release, link)
     ylen = np.diff(Y.indptr)
     blen = np.diff(B.indptr)
     inter = np.asarray(Y.multiply(B).sum(axis=1)).ravel()
@@ -118,7 +140,9 @@ def query_error(release, workload: NRWorkload, n_records: int) -> dict:
     return {"query_error_type1": q1, "query_error_type2": q2, "query_error": (q1 + q2) / 2}
 
 
-def evaluate_nonreciprocal(original, release, queries: int = 500, q: int | None = None, seed: int = 0) -> dict:
+def evaluate_nonreciprocal(
+    original, release, queries: int = 500, q: int | None = None, seed: int = 0, *, link=None
+) -> dict:
     """Metrics of a nonreciprocal release for ``graphanon evaluate``.
 
     Parameters
@@ -132,16 +156,22 @@ def evaluate_nonreciprocal(original, release, queries: int = 500, q: int | None 
         3 included items and 4 excluded items.
     seed : int
         Workload seed.
+    link : ReleaseLink, optional
+        The private link (default ``release.link``). Without one, ``error_rate``
+        is left out and ``needs_link`` lists it.
 
     Returns
     -------
     dict
-        ``error_rate``, ``query_error`` (mean of both types),
+        ``error_rate`` (with a link), ``query_error`` (mean of both types),
         ``query_error_type1``, ``query_error_type2``, ``queries``, ``q``, ``seed``.
     """
     n_inc, n_exc = (3, 4) if q is None else (q, q)
     wl = nr_workload(original, queries, n_inc, n_exc, seed=seed)
-    out = {"error_rate": error_rate(original, release)}
+    if link is None and getattr(release, "link", None) is None:
+        out: dict = {"needs_link": ["error_rate"]}
+    else:
+        out = {"error_rate": error_rate(original, release, link=link)}
     out.update(query_error(release, wl, original.n_records))
     out.update({"queries": queries, "q": [n_inc, n_exc] if q is None else q, "seed": seed})
     return out

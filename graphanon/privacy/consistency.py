@@ -1,7 +1,11 @@
 """Check that a global recoding really is a recoding of the original data.
 
-Written without :func:`graphanon.support.generalize_matrix` so that an error
-there cannot hide itself from the audits.
+Order-free: a release publishes its rows in a secret random order, so the
+check compares the *multiset* of published rows with the multiset of the
+original records' expected recodings (rows sorted by an order-free set hash,
+then compared exactly). Written without
+:func:`graphanon.support.generalize_matrix` so that an error there cannot
+hide itself from the audits.
 """
 
 from __future__ import annotations
@@ -9,51 +13,105 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon._rows import canonical_row_order, row_hashes
+
 __all__ = ["recoding_mismatches"]
 
 
-def recoding_mismatches(original, release, *, max_examples: int = 10) -> tuple[int, list[dict]]:
-    """Records whose published form is not the recoding of the original record.
-
-    Returns the number of mismatching records and up to ``max_examples``
-    descriptions. A record count mismatch is reported as one problem.
-    """
-    if original.n_records != release.n_records:
-        return 1, [
-            {
-                "problem": "record count",
-                "original": original.n_records,
-                "published": release.n_records,
-            }
-        ]
-    problems = []
-    if tuple(original.record_ids) != tuple(release.record_ids):
-        pos = next(i for i, (a, b) in enumerate(zip(original.record_ids, release.record_ids)) if a != b)
-        problems.append(
-            {"problem": "record ids differ", "position": pos, "original": original.record_ids[pos],
-             "published": release.record_ids[pos]}
-        )
-    n_pub = len(release.published_items)
+def _expected_recodings(original, release) -> sp.csr_array:
+    """Each original record recoded by the release's published items (bool CSR)."""
     owner = {}
     for g, pi in enumerate(release.published_items):
         for member in pi.members:
             owner[member] = g
-    rows, cols = [], []
-    for j, label in enumerate(original.items):
-        g = owner.get(label)
-        if g is not None:
-            rows.append(j)
-            cols.append(g)
-    R = sp.coo_array((np.ones(len(rows), dtype=np.int64), (rows, cols)), shape=(original.n_items, n_pub)).tocsr()
-    expected = (original.matrix.astype(np.int64) @ R) > 0
-    published = release.records.astype(bool)
-    diff = (sp.csr_array(expected) != sp.csr_array(published)).tocsr()
-    bad = np.flatnonzero(np.diff(diff.indptr) > 0)
-    for i in bad[:max_examples]:
-        exp = sorted(str(release.published_items[g].label) for g in sp.csr_array(expected)[[i]].indices)
-        got = release.render_record(int(i))
+    pairs = [(j, owner[label]) for j, label in enumerate(original.items) if label in owner]
+    rows = np.array([p[0] for p in pairs], dtype=np.int64)
+    cols = np.array([p[1] for p in pairs], dtype=np.int64)
+    R = sp.csr_array(
+        (np.ones(len(rows), dtype=np.int64), (rows, cols)), shape=(original.n_items, len(release.published_items))
+    )
+    expected = sp.csr_array(sp.csr_array(original.matrix).astype(np.int64) @ R)
+    expected.data = (expected.data > 0).astype(np.int64)
+    expected.eliminate_zeros()
+    expected.sort_indices()
+    return expected
+
+
+def _as_keys(h: np.ndarray) -> np.ndarray:
+    """(n, 2) uint64 hashes as n sortable records."""
+    return np.ascontiguousarray(h).view([("a", np.uint64), ("b", np.uint64)]).ravel()
+
+
+def _excess(keys: np.ndarray, other: np.ndarray) -> tuple[np.ndarray, int]:
+    """Values of ``keys`` that occur more often there than in ``other``, and by how many in all."""
+    k, c = np.unique(keys, return_counts=True)
+    ko, co = np.unique(other, return_counts=True)
+    pos = np.minimum(np.searchsorted(ko, k), max(len(ko) - 1, 0))
+    have = np.where(ko[pos] == k, co[pos], 0) if len(ko) else np.zeros(len(k), dtype=np.int64)
+    return k[c > have], int(np.maximum(c - have, 0).sum())
+
+
+def recoding_mismatches(original, release, *, max_examples: int = 10) -> tuple[int, list[dict]]:
+    """Original records whose recoding is not among the published rows.
+
+    The published rows must be exactly the multiset of the original records'
+    recodings, in any order.
+
+    Returns
+    -------
+    count : int
+        Original records left without an equal published row (as many
+        published rows are then left over); a record count mismatch counts
+        as one problem.
+    problems : list of dict
+        Up to ``max_examples`` descriptions, one per recoding that is short
+        of published rows (with its ``original_count``, ``published_count``
+        and some of its original ``records``, by the ids the auditor holds)
+        or has too many (with some ``published_records``, by pseudonym).
+
+    Complexity
+    ----------
+    O(occurrences + n log n): one sparse product, a vectorized row hash, a sort.
+    """
+    if original.n_records != release.n_records:
+        return 1, [{"problem": "record count", "original": original.n_records, "published": release.n_records}]
+    expected = _expected_recodings(original, release)
+    published = sp.csr_array(release.records).astype(np.int64)
+    published.sort_indices()
+    he, hp = row_hashes(expected), row_hashes(published)
+    ke, kp = _as_keys(he), _as_keys(hp)
+    (short, n_bad), (extra, _) = _excess(ke, kp), _excess(kp, ke)
+    labels = [str(pi.label) for pi in release.published_items]
+
+    def text(M, i):
+        return " ".join(labels[g] for g in M.indices[M.indptr[i] : M.indptr[i + 1]])
+
+    problems = []
+    if n_bad:  # some recodings have fewer published rows than records (as many rows are left over)
+        for key in short[:max_examples]:
+            rows, pub = np.flatnonzero(ke == key), np.flatnonzero(kp == key)
+            problems.append(
+                {"problem": "fewer published records than original records with this recoding",
+                 "expected": text(expected, int(rows[0])), "original_count": len(rows), "published_count": len(pub),
+                 "records": [original.record_ids[int(i)] for i in rows[:5]]}
+            )
+        for key in extra[: max(0, max_examples - len(problems))]:
+            rows, pub = np.flatnonzero(ke == key), np.flatnonzero(kp == key)
+            problems.append(
+                {"problem": "more published records than original records with this recoding",
+                 "published": release.render_record(int(pub[0])), "original_count": len(rows),
+                 "published_count": len(pub), "published_records": [release.pseudonyms[int(p)] for p in pub[:5]]}
+            )
+        return n_bad, problems
+    # equal hash multisets: confirm exactly, row by row in canonical order (a hash collision
+    # between different rows can only show up here as a mismatch, never hide one)
+    oe, op = canonical_row_order(expected, he), canonical_row_order(published, hp)
+    diff = sp.csr_array(sp.csr_array(expected[oe]) != sp.csr_array(published[op]))
+    rows = np.flatnonzero(np.diff(diff.indptr))
+    for r in rows[:max_examples]:
         problems.append(
-            {"problem": "record is not the recoding of the original", "record": original.record_ids[i],
-             "expected": " ".join(exp), "published": got}
+            {"problem": "published records differ from the original records' recodings",
+             "expected": text(expected, int(oe[r])), "records": [original.record_ids[int(oe[r])]],
+             "published": release.render_record(int(op[r])), "published_records": [release.pseudonyms[int(op[r])]]}
         )
-    return len(bad) + (1 if problems and problems[0]["problem"] == "record ids differ" else 0), problems
+    return len(rows), problems

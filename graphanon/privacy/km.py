@@ -106,7 +106,7 @@ class KmAnonymity(PrivacyModel):
                 {
                     "itemset": [labels[g] for g in items],
                     "support": sup,
-                    "records": [release.record_ids[r] for r in sorted(rows)[:10]],
+                    "published_records": [release.pseudonyms[r] for r in sorted(rows)[:10]],
                 }
             )
         worst = None
@@ -165,12 +165,12 @@ class TransactionalKAnonymity(PrivacyModel):
         examples = list(problems)
         for i in small[: max(0, max_examples - len(examples))]:
             examples.append(
-                {"record": release.record_ids[i], "published": release.render_record(i), "group_size": size[keys[i]]}
+                {"published_record": release.pseudonyms[i], "published": release.render_record(i), "group_size": size[keys[i]]}
             )
         worst = None
         if small:
             i = min(small, key=lambda r: size[keys[r]])
-            worst = {"record": release.record_ids[i], "published": release.render_record(i), "group_size": size[keys[i]]}
+            worst = {"published_record": release.pseudonyms[i], "published": release.render_record(i), "group_size": size[keys[i]]}
         return AuditReport(
             model=self.name,
             satisfied=(not small and n_bad == 0),

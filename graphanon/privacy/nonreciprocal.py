@@ -100,27 +100,25 @@ def _structure_problems(original, release, orig, pub, max_examples):
     if n != m:
         problems.append({"problem": "record count", "original": n, "published": m})
         return problems
-    if set(release.record_ids) != set(original.record_ids):
-        missing = sorted(set(map(str, original.record_ids)) - set(map(str, release.record_ids)))[:max_examples]
-        problems.append({"problem": "putative identities are not the original record ids", "missing": missing})
-        return problems
-    row_of = {rid: p for p, rid in enumerate(release.record_ids)}
-    own = np.array([row_of[rid] for rid in original.record_ids], dtype=np.int64)
-    key = set(zip(orig.tolist(), pub.tolist(), strict=True))
-    for i in range(n):
-        if (i, int(own[i])) not in key:
-            problems.append(
-                {
-                    "problem": "record does not lie in the possible worlds of its own published record",
-                    "record": original.record_ids[i],
-                }
-            )
-            if len(problems) >= max_examples:
-                break
+    link = getattr(release, "link", None)
+    if link is not None and len(link) == n:
+        # the producer's own release: every record must lie in its true match's possible worlds
+        own = link.rows_for(original)
+        key = set(zip(orig.tolist(), pub.tolist(), strict=True))
+        for i in range(n):
+            if (i, int(own[i])) not in key:
+                problems.append(
+                    {
+                        "problem": "record does not lie in the possible worlds of its own published record",
+                        "record": original.record_ids[i],
+                    }
+                )
+                if len(problems) >= max_examples:
+                    break
     dsize = np.diff(sp.csr_array(release.distance).indptr)
     bad = np.flatnonzero((release.threshold < 0) | (release.threshold > dsize))
     for p in bad[:max_examples]:
-        problems.append({"problem": "threshold exceeds distance positions", "published": release.record_ids[p]})
+        problems.append({"problem": "threshold exceeds distance positions", "published": release.pseudonyms[p]})
     return problems
 
 
@@ -128,9 +126,10 @@ class NonreciprocalKAnonymity(PrivacyModel):
     """k-anonymity of a nonreciprocal release.
 
     Satisfied when (1) the release is well formed against the original data:
-    as many published records as original ones, putative identities that are
-    the original ids, every record inside the possible worlds of the published
-    record bearing its id, thresholds within the distance positions; (2) every
+    as many published records as original ones, thresholds within the
+    distance positions and, when the release carries its private link (the
+    producer's own release), every record inside the possible worlds of its
+    true match; (2) every
     original record matches at least ``k`` published records; (3) every
     published record is matched by at least ``k`` original records (the
     published structure is at least k-regular).
@@ -167,7 +166,7 @@ class NonreciprocalKAnonymity(PrivacyModel):
         for i in low_o[: max(0, max_examples - len(examples))]:
             examples.append({"record": original.record_ids[i], "matches": int(per_o[i]), "unknown_items": bool(unknown[i])})
         for p in low_p[: max(0, max_examples - len(examples))]:
-            examples.append({"published": release.record_ids[p], "matched_by": int(per_p[p])})
+            examples.append({"published": release.pseudonyms[p], "matched_by": int(per_p[p])})
         violations = len(problems) + len(low_o) + len(low_p)
         worst = None
         if len(per_o):

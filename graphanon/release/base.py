@@ -1,10 +1,24 @@
-"""The release protocol shared by every publication model."""
+"""The release protocol shared by every publication model.
+
+A saved release (``graphanon-release/2``) holds what is safe to hand to an
+adversary: the published rows in a random order, the method and its
+parameters, and a salted fingerprint of the data it was made from. It never
+holds original record ids, the input order, a seed or the names of
+suppressed items. Rows are named by pseudonyms derived from their position
+(``p1 .. pN``), which say nothing because the order is random.
+
+Files of the first format (``graphanon-release/1``) published the original
+record ids in input order -- which gives the secret assignment of a
+nonreciprocal release away -- and are refused with a message that says to
+re-run the anonymizer.
+"""
 
 from __future__ import annotations
 
 import gzip
 import json
 import os
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Iterable
 from pathlib import Path
@@ -12,11 +26,16 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from graphanon._io import atomic_write
 from graphanon.errors import ReleaseFormatError
+from graphanon.release.fingerprint import FINGERPRINT_KEYS
 
 __all__ = ["FORMAT_TAG", "Release", "load_release", "release_kinds"]
 
-FORMAT_TAG = "graphanon-release/1"
+FORMAT_TAG = "graphanon-release/2"
+_OLD_FORMATS = {"graphanon-release/1"}
+#: Parameter names that would give a secret away; a release refuses to record them.
+FORBIDDEN_PARAMS = frozenset({"seed", "rng", "unsafe_secret_seed", "random_state"})
 
 _KINDS: dict[str, type[Release]] = {}
 
@@ -67,9 +86,24 @@ class Release(ABC):
     algorithm : str
         Name of the method that produced it.
     params : dict
-        The method's parameters (JSON-safe), saved with the release.
-    record_ids : tuple
-        One id per published record, aligned with the original records.
+        The method's parameters (JSON-safe), saved with the release. Never a
+        seed or rng, never names of suppressed items.
+    n_records : int
+        Number of published rows.
+    pseudonyms : tuple of str
+        ``("p1", ..., "pN")``: the name of each published row, derived from
+        its position (rows are in a random order, so names reveal nothing).
+    fingerprint : dict or None
+        Salted fingerprint of the data the release was made from
+        (:func:`~graphanon.release.fingerprint.data_fingerprint`); saved as
+        ``"data_fingerprint"``. None for hand-made releases.
+    link : ReleaseLink or None
+        The PRIVATE link from original records to published rows, set by
+        :func:`~graphanon.release.publish.publish`; in memory only, never saved
+        with the release (``link.save(path)`` writes it to its own file).
+    details : dict
+        Producer-side facts an anonymizer reports (for example the full cut
+        and the suppressed nodes); in memory only, never saved.
     """
 
     kind: ClassVar[str] = ""
@@ -79,14 +113,30 @@ class Release(ABC):
         if cls.kind:
             _KINDS[cls.kind] = cls
 
-    def __init__(self, *, algorithm: str, params: dict | None, record_ids: Iterable[Hashable]) -> None:
+    def __init__(
+        self, *, algorithm: str, params: dict | None, n_records: int, fingerprint: dict | None = None
+    ) -> None:
+        params = dict(params or {})
+        forbidden = sorted(FORBIDDEN_PARAMS & set(params))
+        if forbidden:
+            raise ReleaseFormatError(
+                f"a release never records {forbidden[0]!r}: it would let anyone recompute the secret choices"
+            )
         self.algorithm = algorithm
-        self.params = json_params(dict(params or {}))
-        self.record_ids = tuple(record_ids)
+        self.params = json_params(params)
+        self._n_records = int(n_records)
+        self.fingerprint = _check_fingerprint(fingerprint)
+        self.link = None
+        self.details: dict = {}
 
     @property
     def n_records(self) -> int:
-        return len(self.record_ids)
+        return self._n_records
+
+    @property
+    def pseudonyms(self) -> tuple[str, ...]:
+        """``("p1", ..., "pN")``, one per published row."""
+        return tuple(f"p{i + 1}" for i in range(self._n_records))
 
     def __len__(self) -> int:
         return self.n_records
@@ -111,62 +161,94 @@ class Release(ABC):
         when published record ``j`` may stand for original record ``i``."""
 
     @abstractmethod
+    def _permute_rows(self, order: np.ndarray) -> None:
+        """Reorder the rows in place: new row ``j`` is old row ``order[j]`` (labels travel along)."""
+
+    @abstractmethod
     def _payload(self) -> dict:
         """Kind-specific JSON content."""
 
     @classmethod
     @abstractmethod
-    def _from_payload(cls, payload: dict, *, algorithm: str, params: dict, record_ids: list) -> Release:
+    def _from_payload(cls, payload: dict, *, algorithm: str, params: dict, n_records: int) -> Release:
         """Inverse of :meth:`_payload`."""
 
     # -------------------------------------------------------------- shared
     def to_text(self, limit: int | None = None) -> str:
-        """One line per record: ``id: published record``."""
+        """One line per published row: ``pseudonym: published record``."""
         n = self.n_records if limit is None else min(limit, self.n_records)
-        lines = [f"{self.record_ids[i]}: {self.render_record(i)}" for i in range(n)]
+        lines = [f"p{i + 1}: {self.render_record(i)}" for i in range(n)]
         if n < self.n_records:
             lines.append(f"... ({self.n_records - n} more records)")
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
-        """The self-describing JSON document of this release."""
+        """The self-describing JSON document of this release (what :meth:`save` writes)."""
         return {
             "format": FORMAT_TAG,
             "kind": self.kind,
             "algorithm": self.algorithm,
             "params": self.params,
-            "record_ids": [json_label(r, "record id") for r in self.record_ids],
+            "n_records": self.n_records,
+            "data_fingerprint": self.fingerprint,
             **self._payload(),
         }
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write the release as JSON (``.json``) or gzip-compressed JSON (``.json.gz``)."""
+        """Write the release as JSON (``.json``) or gzip-compressed JSON (``.json.gz``).
+
+        The file holds only :meth:`to_dict`: never the private link, the seed
+        or anything else that pins a row to a person. The same release gives
+        the same bytes (gzip without a timestamp).
+        """
         doc = json.dumps(self.to_dict(), separators=(",", ":"))
         path = Path(path)
-        if path.suffix == ".gz":
-            with gzip.open(path, "wt", encoding="utf-8") as fh:
-                fh.write(doc)
-        else:
-            path.write_text(doc, encoding="utf-8")
+        atomic_write(path, gzip.compress(doc.encode("utf-8"), mtime=0) if path.suffix == ".gz" else doc)
 
     @staticmethod
     def from_dict(doc: dict) -> Release:
         """Rebuild a release from :meth:`to_dict` output (any registered kind)."""
-        if not isinstance(doc, dict) or doc.get("format") != FORMAT_TAG:
-            got = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
+        got = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
+        if got in _OLD_FORMATS:
+            raise ReleaseFormatError(
+                f"this is a {got} file: that format published the original record ids in input order, which "
+                f"lets anyone link rows to people; do not publish it -- re-run `graphanon anonymize` to make a "
+                f"{FORMAT_TAG} release"
+            )
+        if got != FORMAT_TAG:
             raise ReleaseFormatError(f"not a {FORMAT_TAG} document (format tag: {got!r})")
         kind = doc.get("kind")
         if kind not in _KINDS:
             raise ReleaseFormatError(f"unknown release kind {kind!r}; known: {sorted(_KINDS)}")
-        for key in ("algorithm", "params", "record_ids"):
+        for key in ("algorithm", "params", "n_records"):
             if key not in doc:
                 raise ReleaseFormatError(f"release document has no {key!r} field")
-        return _KINDS[kind]._from_payload(
-            doc, algorithm=doc["algorithm"], params=doc["params"], record_ids=doc["record_ids"]
-        )
+        n = doc["n_records"]
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise ReleaseFormatError(f"n_records must be a whole number >= 0, got {n!r}")
+        if not isinstance(doc["params"], dict):
+            raise ReleaseFormatError("release params must be a JSON object")
+        release = _KINDS[kind]._from_payload(doc, algorithm=doc["algorithm"], params=doc["params"], n_records=n)
+        release.fingerprint = _check_fingerprint(doc.get("data_fingerprint"))
+        return release
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} by {self.algorithm!r}: {self.n_records} records>"
+
+
+_HEX = re.compile(r"^[0-9a-f]*$")
+
+
+def _check_fingerprint(fp) -> dict | None:
+    if fp is None:
+        return None
+    if not isinstance(fp, dict) or any(key not in fp for key in FINGERPRINT_KEYS):
+        raise ReleaseFormatError(f"data_fingerprint must be an object with fields {', '.join(FINGERPRINT_KEYS)}")
+    if not all(isinstance(fp[key], str) and _HEX.match(fp[key]) for key in ("salt", "digest")):
+        raise ReleaseFormatError("data_fingerprint salt and digest must be lower-case hexadecimal text")
+    if not all(isinstance(fp[key], int) and not isinstance(fp[key], bool) for key in FINGERPRINT_KEYS[2:]):
+        raise ReleaseFormatError("data_fingerprint counts must be whole numbers")
+    return {key: fp[key] for key in FINGERPRINT_KEYS}
 
 
 def load_release(path: str | os.PathLike) -> Release:
@@ -175,12 +257,9 @@ def load_release(path: str | os.PathLike) -> Release:
     if not path.exists():
         raise ReleaseFormatError(f"{path}: no such release file")
     try:
-        if path.suffix == ".gz":
-            with gzip.open(path, "rt", encoding="utf-8") as fh:
-                doc = json.load(fh)
-        else:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError, EOFError) as exc:
+        raw = path.read_bytes()
+        doc = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw.decode("utf-8"))
+    except (OSError, ValueError, EOFError) as exc:
         raise ReleaseFormatError(f"{path}: not a readable release file ({exc})") from None
     try:
         return Release.from_dict(doc)

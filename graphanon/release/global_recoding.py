@@ -58,22 +58,22 @@ class GlobalRecoding(Release):
     published_items : sequence of PublishedItem
         The published item vocabulary; members of distinct items are disjoint.
     records : sparse matrix, shape (n_records, n_published)
-        The published transactions.
-    record_ids : sequence
-        Ids aligned with the original records.
+        The published transactions (one row per published record; an
+        anonymizer's release has them in a secret random order, see
+        :func:`~graphanon.release.publish.publish`).
     universe : int
         Number of leaves of the item universe (LM denominator plus one): the
         taxonomy's leaf count, or the number of items for set-based methods.
     suppressed : sequence, optional
-        Original items suppressed (known to the producer; not saved, since a
-        release publishes only what it shows: a loaded release learns them
-        from the original data when audited).
+        Original items suppressed (known to the producer, in memory only:
+        their names are never saved, since the file publishes only what it
+        shows; audits learn them from the original data).
     n_suppressed : int, optional
-        Count of suppressed items (saved).
+        Count of suppressed items (the only trace of them that is saved).
     algorithm, params :
         Provenance.
     labels : sequence, optional
-        Published per-record sensitive labels.
+        Published per-record sensitive labels (they travel with their rows).
 
     Notes
     -----
@@ -89,9 +89,9 @@ class GlobalRecoding(Release):
     >>> data = from_iterable([["a", "b"], ["a"], ["b", "c"]])
     >>> rel = GlobalRecoding.from_mapping(data, {"a": "(a,b)", "b": "(a,b)", "c": None})
     >>> print(rel.to_text())
-    0: (a,b)
-    1: (a,b)
-    2: (a,b)
+    p1: (a,b)
+    p2: (a,b)
+    p3: (a,b)
     >>> round(rel.estimate_count(["a"]), 3)
     2.0
     """
@@ -103,7 +103,6 @@ class GlobalRecoding(Release):
         *,
         published_items: Sequence[PublishedItem],
         records,
-        record_ids: Iterable[Hashable],
         universe: int,
         suppressed: Sequence[Hashable] | None = None,
         n_suppressed: int | None = None,
@@ -111,7 +110,8 @@ class GlobalRecoding(Release):
         params: dict | None = None,
         labels: Sequence[Hashable] | None = None,
     ) -> None:
-        super().__init__(algorithm=algorithm, params=params, record_ids=record_ids)
+        recs = sp.csr_array(records)
+        super().__init__(algorithm=algorithm, params=params, n_records=recs.shape[0])
         self.published_items = tuple(published_items)
         owner: dict = {}
         for g, pi in enumerate(self.published_items):
@@ -123,7 +123,6 @@ class GlobalRecoding(Release):
                     )
                 owner[member] = g
         self._owner = owner
-        recs = sp.csr_array(records)
         if recs.shape != (self.n_records, len(self.published_items)):
             raise ParameterError(
                 f"published records have shape {recs.shape}, expected "
@@ -139,6 +138,8 @@ class GlobalRecoding(Release):
             len(self.suppressed) if n_suppressed is None and self.suppressed is not None else n_suppressed
         )
         self.labels = None if labels is None else tuple(labels)
+        if self.labels is not None and len(self.labels) != self.n_records:
+            raise ParameterError(f"{len(self.labels)} sensitive labels for {self.n_records} published records")
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -154,6 +155,10 @@ class GlobalRecoding(Release):
         keep_labels: bool = True,
     ) -> GlobalRecoding:
         """Recode ``data`` by a mapping ``original item -> published label`` (None = suppress).
+
+        The result is row-aligned with ``data`` (row ``i`` is record ``i``'s
+        recoding): an anonymizer passes it to
+        :func:`~graphanon.release.publish.publish`, which shuffles the rows.
 
         Items of ``data`` absent from ``mapping`` are an error (a recoding
         must say what happens to every item). ``leaves`` gives the leaf count
@@ -185,7 +190,6 @@ class GlobalRecoding(Release):
         return cls(
             published_items=published,
             records=recs,
-            record_ids=data.record_ids,
             universe=data.n_items if universe is None else universe,
             suppressed=suppressed,
             algorithm=algorithm,
@@ -223,7 +227,7 @@ class GlobalRecoding(Release):
         return TransactionData(
             self.records,
             [pi.label for pi in self.published_items],
-            record_ids=self.record_ids,
+            record_ids=self.pseudonyms,
             labels=self.labels,
             name=f"release of {self.algorithm}",
         )
@@ -305,6 +309,13 @@ class GlobalRecoding(Release):
         return g
 
     # ------------------------------------------------------------------ persistence
+    def _permute_rows(self, order: np.ndarray) -> None:
+        self.records = sp.csr_array(self.records[np.asarray(order, dtype=np.int64)])
+        self.records.sort_indices()
+        self._csc = None
+        if self.labels is not None:
+            self.labels = tuple(self.labels[int(i)] for i in order)
+
     def _payload(self) -> dict:
         r = self.records
         return {
@@ -323,13 +334,15 @@ class GlobalRecoding(Release):
         }
 
     @classmethod
-    def _from_payload(cls, payload, *, algorithm, params, record_ids) -> GlobalRecoding:
+    def _from_payload(cls, payload, *, algorithm, params, n_records) -> GlobalRecoding:
         try:
             items = [
                 PublishedItem(d["label"], tuple(d["members"]), int(d["leaves"]))
                 for d in payload["published_items"]
             ]
             rows = payload["records"]
+            if len(rows) != n_records:
+                raise ReleaseFormatError(f"{len(rows)} published records for n_records={n_records}")
             lengths = np.array([len(r) for r in rows], dtype=np.int64)
             indptr = np.concatenate([[0], np.cumsum(lengths)])
             flat = np.array([g for r in rows for g in r], dtype=np.int64)
@@ -339,7 +352,6 @@ class GlobalRecoding(Release):
             return cls(
                 published_items=items,
                 records=recs,
-                record_ids=record_ids,
                 universe=payload["universe"],
                 n_suppressed=payload.get("n_suppressed"),
                 algorithm=algorithm,
@@ -348,3 +360,5 @@ class GlobalRecoding(Release):
             )
         except (KeyError, TypeError) as exc:
             raise ReleaseFormatError(f"malformed global_recoding release: missing or bad field {exc}") from None
+        except ParameterError as exc:
+            raise ReleaseFormatError(f"malformed global_recoding release: {exc}") from None

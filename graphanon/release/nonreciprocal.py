@@ -208,22 +208,21 @@ class NonreciprocalRelease(Release):
         Maximum number of flips on the distance positions.
     labels : sequence or None
         Sensitive label published with each record.
-    record_ids : sequence
-        Putative identity of each published record (row ``p`` is published
-        as record ``record_ids[p]``); aligned with the original records.
     algorithm, params :
         Provenance.
 
     Notes
     -----
-    Row ``p`` of an anonymizer's release is the published record that the
-    chosen assignment matches to original record ``p``; the assignment was
-    drawn uniformly among ``k`` disjoint ones, so to anyone without it each
-    of a record's ``k`` matches is equally likely to be the true one.
+    An anonymizer's release publishes its rows in a secret random order
+    (:func:`~graphanon.release.publish.publish`) under pseudonyms. Which row
+    is the true match of which record -- the chosen assignment, drawn
+    uniformly among ``k`` disjoint ones from operating-system entropy -- is
+    only in the private ``release.link``; to anyone without it each of a
+    record's ``k`` matches is equally likely to be the true one.
 
     Examples
     --------
-    >>> rel = NonreciprocalRelease(["a", "b", "c"], [[1, 1, 0]], [[0, 1, 1]], [1], record_ids=["r1"])
+    >>> rel = NonreciprocalRelease(["a", "b", "c"], [[1, 1, 0]], [[0, 1, 1]], [1])
     >>> rel.render_record(0)
     'a b | distance: b c | threshold 1'
     >>> round(rel.estimate_count(["a", "b"]), 4)   # worlds ab, a, abc: two hold a and b
@@ -240,11 +239,11 @@ class NonreciprocalRelease(Release):
         threshold,
         labels: Sequence[Hashable] | None = None,
         *,
-        record_ids: Iterable[Hashable],
         algorithm: str = "nonreciprocal",
         params: dict | None = None,
     ) -> None:
-        super().__init__(algorithm=algorithm, params=params, record_ids=record_ids)
+        threshold = np.asarray(threshold, dtype=np.int64).reshape(-1)
+        super().__init__(algorithm=algorithm, params=params, n_records=len(threshold))
         self.items = tuple(items)
         self._index = {x: j for j, x in enumerate(self.items)}
         if len(self._index) != len(self.items):
@@ -252,15 +251,13 @@ class NonreciprocalRelease(Release):
         n, d = self.n_records, len(self.items)
         self.base = _bool_csr(base, (n, d))
         self.distance = _bool_csr(distance, (n, d))
-        self.threshold = np.asarray(threshold, dtype=np.int64).reshape(-1)
-        if len(self.threshold) != n:
-            raise ReleaseFormatError(f"{len(self.threshold)} thresholds for {n} records")
+        self.threshold = threshold
         dsize = np.diff(self.distance.indptr)
         bad = np.flatnonzero((self.threshold < 0) | (self.threshold > dsize))
         if len(bad):
             p = int(bad[0])
             raise ReleaseFormatError(
-                f"record {self.record_ids[p]!r}: threshold {int(self.threshold[p])} outside 0..{int(dsize[p])} "
+                f"record {self.pseudonyms[p]!r}: threshold {int(self.threshold[p])} outside 0..{int(dsize[p])} "
                 "(the number of distance positions)"
             )
         self.labels = None if labels is None else tuple(labels)
@@ -418,6 +415,14 @@ class NonreciprocalRelease(Release):
         return eo, ep
 
     # ------------------------------------------------------------------ persistence
+    def _permute_rows(self, order: np.ndarray) -> None:
+        order = np.asarray(order, dtype=np.int64)
+        self.base = _bool_csr(self.base[order], self.base.shape)
+        self.distance = _bool_csr(self.distance[order], self.distance.shape)
+        self.threshold = self.threshold[order]
+        if self.labels is not None:
+            self.labels = tuple(self.labels[int(i)] for i in order)
+
     def _payload(self) -> dict:
         def lists(M):
             return [M.indices[M.indptr[i] : M.indptr[i + 1]].tolist() for i in range(M.shape[0])]
@@ -431,12 +436,14 @@ class NonreciprocalRelease(Release):
         }
 
     @classmethod
-    def _from_payload(cls, payload: dict, *, algorithm: str, params: dict, record_ids: list) -> NonreciprocalRelease:
+    def _from_payload(cls, payload: dict, *, algorithm: str, params: dict, n_records: int) -> NonreciprocalRelease:
         for key in ("items", "base", "distance", "threshold"):
-            if key not in payload:
-                raise ReleaseFormatError(f"nonreciprocal release has no {key!r} field")
+            if not isinstance(payload.get(key), list):
+                raise ReleaseFormatError(f"nonreciprocal release has no {key!r} list")
         items = payload["items"]
-        n, d = len(record_ids), len(items)
+        n, d = n_records, len(items)
+        if len(payload["threshold"]) != n:
+            raise ReleaseFormatError(f"{len(payload['threshold'])} thresholds for n_records={n}")
 
         def mat(rows, what):
             if len(rows) != n:
@@ -454,7 +461,6 @@ class NonreciprocalRelease(Release):
             mat(payload["distance"], "distance"),
             payload["threshold"],
             payload.get("labels"),
-            record_ids=record_ids,
             algorithm=algorithm,
             params=params,
         )
@@ -471,7 +477,7 @@ class NonreciprocalRelease(Release):
         algorithm: str,
         params: dict | None = None,
     ) -> NonreciprocalRelease:
-        """Publish ``data`` by bit voting.
+        """The row-aligned bit-voting release of ``data`` (before :func:`~graphanon.release.publish.publish`).
 
         Parameters
         ----------
@@ -480,7 +486,8 @@ class NonreciprocalRelease(Release):
             ``members[j, i]`` when record ``i`` is a preimage of published record ``j``.
         row_of_record : permutation
             The chosen assignment: ``row_of_record[i]`` is the published record
-            matched to record ``i``; it becomes row ``i`` of the release.
+            matched to record ``i``; it becomes row ``i`` of the aligned
+            release (``publish`` then shuffles the rows in secret).
         labels : sequence, optional
             Label published in row ``i`` (default: ``data.labels``, i.e. each
             label travels with its record through the chosen assignment).
@@ -495,7 +502,6 @@ class NonreciprocalRelease(Release):
             dist[sigma],
             thr[sigma],
             labels,
-            record_ids=data.record_ids,
             algorithm=algorithm,
             params=params,
         )

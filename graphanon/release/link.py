@@ -1,0 +1,165 @@
+"""The private link between original records and published rows.
+
+A published release is shuffled and names its rows by pseudonyms, so it says
+nothing about which row stands for which person. The producer still knows:
+:class:`ReleaseLink` holds, for each original record, the published row that
+is its true match (for nonreciprocal releases: the row the chosen, secret
+assignment matched to it). Metrics that compare a record with its own
+published row (the nonreciprocal error rate) need it.
+
+The link is the secret of the release. It lives in memory
+(``release.link``), is never written by ``release.save()``, and can be saved
+on its own with :meth:`ReleaseLink.save` to a file tagged
+``graphanon-private-link/1`` that says, in the file, that it must never be
+published.
+
+Examples
+--------
+>>> import numpy as np, tempfile, pathlib
+>>> link = ReleaseLink(np.array([2, 0, 1]), record_ids=["ann", "bob", "cy"])
+>>> link.record_of_row.tolist()
+[1, 2, 0]
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "link.json"
+>>> link.save(path)
+>>> load_link(path).row_of_record.tolist()
+[2, 0, 1]
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from collections.abc import Hashable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from graphanon._io import atomic_write
+from graphanon.errors import DataMismatchError, ReleaseFormatError
+from graphanon.release.fingerprint import FINGERPRINT_KEYS
+
+__all__ = ["LINK_FORMAT_TAG", "ReleaseLink", "load_link"]
+
+LINK_FORMAT_TAG = "graphanon-private-link/1"
+_WARNING = (
+    "PRIVATE: this file links original records to published rows and undoes the release's protection. "
+    "Never publish it, never store it with the release."
+)
+
+
+class ReleaseLink:
+    """Original record ``i`` -> the published row that is its true match.
+
+    Parameters
+    ----------
+    row_of_record : array of int, shape (n,)
+        A permutation of ``0..n-1``.
+    record_ids : sequence, optional
+        The original record ids, in the original order (default ``0..n-1``).
+    fingerprint : dict, optional
+        The data fingerprint of the release it belongs to.
+
+    Attributes
+    ----------
+    row_of_record, record_of_row : ndarray of int64
+        The link and its inverse.
+    """
+
+    def __init__(
+        self,
+        row_of_record,
+        *,
+        record_ids: Sequence[Hashable] | None = None,
+        fingerprint: dict | None = None,
+    ) -> None:
+        rows = np.asarray(row_of_record)
+        if rows.ndim != 1 or (rows.size and not np.issubdtype(rows.dtype, np.integer)):
+            raise ReleaseFormatError("a release link's row_of_record must be a 1-D list of whole numbers")
+        rows = rows.astype(np.int64)
+        n = len(rows)
+        if n and (rows.min() < 0 or rows.max() >= n or len(np.unique(rows)) != n):
+            raise ReleaseFormatError(f"a release link's row_of_record is not a permutation of 0..{n - 1}")
+        self.row_of_record = rows
+        self.row_of_record.flags.writeable = False
+        inverse = np.empty(n, dtype=np.int64)
+        inverse[rows] = np.arange(n)
+        inverse.flags.writeable = False
+        self.record_of_row = inverse
+        self.record_ids = tuple(range(n)) if record_ids is None else tuple(record_ids)
+        if len(self.record_ids) != n:
+            raise ReleaseFormatError(f"a release link has {len(self.record_ids)} record ids for {n} rows")
+        self.fingerprint = None if fingerprint is None else dict(fingerprint)
+
+    def __len__(self) -> int:
+        return len(self.row_of_record)
+
+    def rows_for(self, original) -> np.ndarray:
+        """Per record of ``original``, its published row (records are matched by id).
+
+        Raises
+        ------
+        DataMismatchError
+            When ``original``'s record ids are not those the link was made with.
+        """
+        ids = tuple(original.record_ids)
+        if ids == self.record_ids:
+            return self.row_of_record
+        where = {rid: i for i, rid in enumerate(self.record_ids)}
+        try:
+            idx = np.fromiter((where[rid] for rid in ids), dtype=np.int64, count=len(ids))
+        except KeyError as exc:
+            raise DataMismatchError(
+                f"record {exc.args[0]!r} of the data is not in the private link; use the link made "
+                "with this release and the data it was made from"
+            ) from None
+        if len(ids) != len(self.record_ids):
+            raise DataMismatchError(f"the data has {len(ids)} records, the private link {len(self.record_ids)}")
+        return self.row_of_record[idx]
+
+    def to_dict(self) -> dict:
+        from graphanon.release.base import json_label
+
+        return {
+            "format": LINK_FORMAT_TAG,
+            "never_publish": True,
+            "warning": _WARNING,
+            "data_fingerprint": self.fingerprint,
+            "record_ids": [json_label(r, "record id") for r in self.record_ids],
+            "row_of_record": self.row_of_record.tolist(),
+        }
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the link (JSON, or gzip-compressed JSON for ``.gz``); keep the file private."""
+        doc = json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False)
+        path = Path(path)
+        data = gzip.compress(doc.encode("utf-8"), mtime=0) if path.suffix == ".gz" else doc
+        atomic_write(path, data)
+
+    def __repr__(self) -> str:
+        return f"<ReleaseLink (private): {len(self)} records>"
+
+
+def load_link(path: str | os.PathLike) -> ReleaseLink:
+    """Read a link written by :meth:`ReleaseLink.save`."""
+    path = Path(path)
+    if not path.exists():
+        raise ReleaseFormatError(f"{path}: no such private link file")
+    try:
+        raw = path.read_bytes()
+        doc = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw.decode("utf-8"))
+    except (OSError, ValueError, EOFError) as exc:
+        raise ReleaseFormatError(f"{path}: not a readable private link file ({exc})") from None
+    if not isinstance(doc, dict) or doc.get("format") != LINK_FORMAT_TAG:
+        got = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
+        raise ReleaseFormatError(f"{path}: not a {LINK_FORMAT_TAG} file (format tag: {got!r})")
+    for key in ("record_ids", "row_of_record"):
+        if not isinstance(doc.get(key), list):
+            raise ReleaseFormatError(f"{path}: private link has no {key!r} list")
+    fp = doc.get("data_fingerprint")
+    if fp is not None and (not isinstance(fp, dict) or any(k not in fp for k in FINGERPRINT_KEYS)):
+        raise ReleaseFormatError(f"{path}: private link has a malformed data_fingerprint")
+    try:
+        return ReleaseLink(np.array(doc["row_of_record"], dtype=np.int64), record_ids=doc["record_ids"], fingerprint=fp)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ReleaseFormatError(f"{path}: {exc}") from None
