@@ -25,53 +25,53 @@ from graphanon.attacks import (
 from graphanon.data import TransactionData, from_iterable
 from graphanon.errors import GraphanonError, ParameterError
 from graphanon.release import GlobalRecoding, NonreciprocalRelease
+from graphanon.release.publish import publish
 from tests.ebook_sessions import ebook_sessions
 
 
 # ---------------------------------------------------------------- helpers
-def reorder(release, perm, ids):
-    """The same release with published row r showing old row perm[r], and row ids ``ids``."""
+def reorder(release, perm, ids=None):
+    """The same release with published row r showing old row perm[r]; ``ids``
+    plants the old model's per-row record ids (a leak)."""
     perm = np.asarray(perm)
     labels = None if release.labels is None else [release.labels[p] for p in perm]
     if isinstance(release, GlobalRecoding):
-        return GlobalRecoding(
+        out = GlobalRecoding(
             published_items=release.published_items,
             records=release.records[perm],
-            record_ids=ids,
             universe=release.universe,
             n_suppressed=release.n_suppressed,
             algorithm=release.algorithm,
             params=release.params,
             labels=labels,
         )
-    return NonreciprocalRelease(
-        release.items,
-        release.base[perm],
-        release.distance[perm],
-        release.threshold[perm],
-        labels,
-        record_ids=ids,
-        algorithm=release.algorithm,
-        params=release.params,
+    else:
+        out = NonreciprocalRelease(
+            release.items,
+            release.base[perm],
+            release.distance[perm],
+            release.threshold[perm],
+            labels,
+            algorithm=release.algorithm,
+            params=release.params,
+        )
+    if ids is not None:
+        out.record_ids = tuple(ids)
+    return out
+
+
+def leaky(release, original):
+    """Planted leak: rows in input order (row i is record i's) with the input ids."""
+    return reorder(release, release.link.row_of_record, original.record_ids), np.arange(
+        original.n_records
     )
 
 
-def leaky(release, original, truth):
-    """Planted leak: rows in input order (row i is record i's) with the input ids."""
-    return reorder(release, truth, original.record_ids), np.arange(original.n_records)
-
-
-def shuffled(release, truth, seed):
-    """The publication model by hand: rows shuffled, pseudonyms for ids."""
+def reshuffled(release, seed):
+    """Another secret shuffle of a published release (and its truth)."""
     n = release.n_records
     perm = np.random.default_rng(seed).permutation(n)
-    inv = np.argsort(perm)
-    return reorder(release, perm, [f"p{j + 1}" for j in range(n)]), inv[np.asarray(truth)]
-
-
-def true_rows(release):
-    link = getattr(release, "link", None)
-    return np.arange(release.n_records) if link is None else np.asarray(link.row_of_record)
+    return reorder(release, perm), np.argsort(perm)[release.link.row_of_record]
 
 
 def without_labels(data):
@@ -86,12 +86,12 @@ def ebook():
 
 @pytest.fixture(scope="module")
 def nr_k4(ebook):
-    return anonymize_nonreciprocal(ebook, k=4, order="gray", rng=5)
+    return anonymize_nonreciprocal(ebook, k=4, order="gray", rng=5, unsafe_secret_seed=8)
 
 
 @pytest.fixture(scope="module")
 def cahd_l3(ebook):
-    return anonymize_cahd(ebook, l=3, rng=5)
+    return anonymize_cahd(ebook, l=3, unsafe_secret_seed=8)
 
 
 # ---------------------------------------------------------------- the margin
@@ -222,14 +222,18 @@ def test_m_item_attack_matches_brute_force(m):
     rng = np.random.default_rng(m)
     recs = [sorted(set(rng.choice(7, size=rng.integers(1, 5)).tolist())) for _ in range(24)]
     data = from_iterable([[f"i{x}" for x in r] for r in recs], items=[f"i{x}" for x in range(7)])
-    nr = anonymize_nonreciprocal(data, k=3, order="gray", rng=0)
-    gr = GlobalRecoding.from_mapping(
+    nr = anonymize_nonreciprocal(data, k=3, order="gray", rng=0, unsafe_secret_seed=m)
+    gr = publish(
         data,
-        {"i0": "A", "i1": "A", "i2": "B", "i3": "B", "i4": None, "i5": "i5", "i6": "i6"},
-        params={"k": 2},
+        GlobalRecoding.from_mapping(
+            data,
+            {"i0": "A", "i1": "A", "i2": "B", "i3": "B", "i4": None, "i5": "i5", "i6": "i6"},
+            params={"k": 2},
+        ),
+        unsafe_secret_seed=m,
     )
     for rel in (nr, gr):
-        truth = true_rows(rel)
+        truth = rel.link.row_of_record
         res = m_item_linkage(data, rel, truth=truth, m=m, rng=11)
         Q = known_items(data.matrix, np.arange(24), m, rng=11)
         assert res.success == pytest.approx(brute_m_item(data, rel, Q, truth))
@@ -247,7 +251,7 @@ def test_m_item_attack_flags_a_release_that_is_not_km():
 @pytest.mark.parametrize("strategy", ["position", "id"])
 def test_row_linkage_flags_rows_in_input_order(ebook, nr_k4, cahd_l3, strategy):
     for rel in (nr_k4, cahd_l3):
-        bad, truth = leaky(rel, ebook, true_rows(rel))
+        bad, truth = leaky(rel, ebook)
         res = row_linkage(ebook, bad, truth=truth, strategy=strategy)
         assert res.success == 1.0 and not res.within_bound(), res
 
@@ -255,7 +259,7 @@ def test_row_linkage_flags_rows_in_input_order(ebook, nr_k4, cahd_l3, strategy):
 @pytest.mark.parametrize("strategy", ["position", "id"])
 def test_label_inference_flags_labels_in_input_order(ebook, nr_k4, cahd_l3, strategy):
     for rel in (nr_k4, cahd_l3):
-        bad, _ = leaky(rel, ebook, true_rows(rel))
+        bad, _ = leaky(rel, ebook)
         res = label_inference(ebook, bad, strategy=strategy)
         assert res.success == 1.0 and not res.within_bound(), res
 
@@ -271,48 +275,62 @@ def test_label_bounds_are_one_over_l_or_the_baseline(ebook, nr_k4, cahd_l3):
 def test_global_recoding_leak_is_flagged_against_the_baseline():
     data = ebook_sessions(600, 120, seed=4)
     mapping = {x: f"g{int(x[1:]) % 12}" for x in data.items}
-    rel = GlobalRecoding.from_mapping(data, mapping)
-    res = row_linkage(data, rel, truth=np.arange(600))
+    aligned = GlobalRecoding.from_mapping(data, mapping)  # row i is record i: the leak
+    res = row_linkage(data, aligned, truth=np.arange(600))
     assert res.bound_kind.startswith("baseline") and res.success == 1.0 and not res.within_bound()
-    good, truth = shuffled(rel, np.arange(600), 0)
+    assert label_inference(data, aligned, strategy="position").success == 1.0
+    good = publish(data, GlobalRecoding.from_mapping(data, mapping), unsafe_secret_seed=0)
     for strategy in ("position", "id"):
-        res = row_linkage(data, good, truth=truth, strategy=strategy)
-        assert res.within_bound(), res
-    assert label_inference(data, rel, strategy="position").success == 1.0
+        assert row_linkage(data, good, truth=good.link, strategy=strategy).within_bound()
     assert label_inference(data, good, strategy="position").within_bound()
 
 
 def test_seed_recovery_flags_a_seed_that_decides_the_assignment():
     data = without_labels(ebook_sessions(200, 60, seed=5))
 
-    def run(d, seed):
-        return anonymize_nonreciprocal(d, k=3, order="gray", rng=seed)
+    def seeded_secret(d, seed):  # the model before graphanon's: the seed decides everything
+        return anonymize_nonreciprocal(d, k=3, order="gray", rng=seed, unsafe_secret_seed=seed)
 
-    published = run(data, 4)
-    res = seed_recovery(data, published, run, range(6), truth=true_rows(published), draws=8)
-    # a release whose secret came from OS entropy could not be reproduced exactly
-    assert getattr(published, "link", None) is not None or res.details["identical"] == [4]
-    if res.details["identical"]:
-        assert res.success == 1.0 and not res.within_bound()
+    published = seeded_secret(data, 4)
+    res = seed_recovery(data, published, seeded_secret, range(6), truth=published.link, draws=2)
+    assert res.details["identical"] == [4]
+    assert res.details["chance_of_exact_reproduction"] < 1e-100
+    assert res.success == 1.0 and not res.within_bound()
+
+
+def test_seed_recovery_finds_only_the_structure_when_the_secret_is_secret():
+    data = without_labels(ebook_sessions(200, 60, seed=5))
+    fresh = itertools.count(1000)  # the adversary's re-runs draw other secrets (fixed for the test)
+
+    def structure_seed(d, seed):
+        return anonymize_nonreciprocal(
+            d, k=3, order="gray", rng=seed, unsafe_secret_seed=next(fresh)
+        )
+
+    published = anonymize_nonreciprocal(data, k=3, order="gray", rng=4, unsafe_secret_seed=1)
+    res = seed_recovery(data, published, structure_seed, [3, 4], truth=published.link, draws=6)
+    assert 4 in res.details["recognized"] and res.details["identical"] == []
+    assert len(res.details["per_draw"]) >= 6
+    assert res.within_bound(), res
 
 
 # ---------------------------------------------------------------- shuffled releases respect the bounds
-def test_shuffled_releases_respect_every_bound(ebook, nr_k4, cahd_l3):
+def test_published_releases_respect_every_bound(ebook, nr_k4, cahd_l3):
     for rel in (nr_k4, cahd_l3):
-        good, truth = shuffled(rel, true_rows(rel), 1)
-        C = candidate_sets(ebook, good)
-        results = [
-            row_linkage(ebook, good, truth=truth, strategy=s, candidates=C)
-            for s in ("position", "id")
-        ]
-        results += [
-            label_inference(ebook, good, strategy=s, candidates=C)
-            for s in ("candidates", "position", "id")
-        ]
-        results.append(m_item_linkage(ebook, good, truth=truth, m=2, rng=0))
-        for res in results:
-            assert res.within_bound(), res
-        assert results[1].details["exposed"] == 0.0  # pseudonyms name no record
+        for good, truth in [(rel, rel.link.row_of_record), reshuffled(rel, 1)]:
+            C = candidate_sets(ebook, good)
+            results = [
+                row_linkage(ebook, good, truth=truth, strategy=s, candidates=C)
+                for s in ("position", "id")
+            ]
+            results += [
+                label_inference(ebook, good, strategy=s, candidates=C)
+                for s in ("candidates", "position", "id")
+            ]
+            results.append(m_item_linkage(ebook, good, truth=truth, m=2, rng=0))
+            for res in results:
+                assert res.within_bound(), res
+            assert results[1].details["exposed"] == 0.0  # pseudonyms name no record
 
 
 # ---------------------------------------------------------------- errors

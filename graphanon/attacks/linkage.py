@@ -48,7 +48,11 @@ def guess_rows(original, release, targets, strategy: str) -> np.ndarray:
     >>> from graphanon.release import GlobalRecoding
     >>> data = from_iterable([["a"], ["b"]], record_ids=["x", "y"])
     >>> rel = GlobalRecoding.from_mapping(data, {"a": "a", "b": "b"})
+    >>> rel.pseudonyms                      # rows are named p1, p2: no input id
+    ('p1', 'p2')
     >>> guess_rows(data, rel, np.array([0, 1]), "id").tolist()
+    [-1, -1]
+    >>> guess_rows(data, rel, np.array([0, 1]), "position").tolist()
     [0, 1]
     """
     targets = np.asarray(targets, dtype=np.int64)

@@ -123,10 +123,10 @@ def seed_recovery(
     >>> from graphanon.datasets import load
     >>> from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
     >>> data = load("nr_table1")
-    >>> def run(d, seed):
-    ...     return anonymize_nonreciprocal(d, k=3, order="identity", rng=seed)
-    >>> published = run(data, 7)   # rows aligned with the input: row i is record i's
-    >>> res = seed_recovery(data, published, run, range(10), truth=np.arange(6), draws=8)
+    >>> def leaky(d, seed):   # a method whose seed also decides the secret choices
+    ...     return anonymize_nonreciprocal(d, k=3, order="identity", rng=seed, unsafe_secret_seed=seed)
+    >>> published = leaky(data, 7)
+    >>> res = seed_recovery(data, published, leaky, range(10), truth=published.link, draws=8)
     >>> res.details["identical"], res.success, res.within_bound()
     ([7], 1.0, False)
     """
