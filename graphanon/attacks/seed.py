@@ -87,8 +87,9 @@ def seed_recovery(
         (for example ``lambda d, s: anonymize_nonreciprocal(d, k=5, rng=s)``; give it
         the data without labels to model an adversary who does not know them).
         The returned release's own ``link`` (if any) is the adversary's.
-    seeds : iterable of int
-        Seeds tried (the published seed, or a brute-force range).
+    seeds : iterable of int (or None)
+        Seeds tried (the published seed, or a brute-force range; ``[None]``
+        for a method without a seed: the adversary just re-runs it).
     truth : ReleaseLink or array of int
         The private link of ``release``.
     draws : int
@@ -110,12 +111,15 @@ def seed_recovery(
         ``success``: mean over re-runs and targets of the prediction being
         the true row (with no recognized seed: the baseline guess among
         candidates). ``details``: ``recognized`` (seeds whose re-run publishes
-        the same rows), ``identical`` (re-runs reproducing the row order too),
-        ``per_draw`` (success of each re-run), ``tried``.
+        the same rows), ``identical`` (seeds whose re-run reproduces the row
+        order too: when there are any, only they are used), ``per_draw``
+        (success of each re-run used), ``tried``,
+        ``chance_of_exact_reproduction``.
 
     Complexity
     ----------
-    ``len(seeds) + draws`` anonymizer runs, O(n log n) each to compare.
+    ``len(seeds) + (draws - 1) * recognized`` anonymizer runs, O(n log n)
+    each to compare, plus :func:`candidate_sets` once.
 
     Examples
     --------
@@ -150,7 +154,9 @@ def seed_recovery(
             sig[np.lexsort(sig.T[::-1])], pub_sorted
         ):
             continue
-        (exact if np.array_equal(sig, pub_sig) else structural).append((int(seed), rerun, sig))
+        (exact if np.array_equal(sig, pub_sig) else structural).append(
+            (None if seed is None else int(seed), rerun, sig)
+        )
     # A re-run that reproduces the published row order pins the seed down; otherwise every
     # seed that reproduces the published rows is equally plausible.
     chosen = exact or structural
@@ -192,7 +198,7 @@ def seed_recovery(
         details={
             "k": level,
             "tried": tried,
-            "recognized": sorted(x[0] for x in exact + structural),
+            "recognized": [x[0] for x in exact + structural],
             "identical": [x[0] for x in exact],
             "per_draw": [round(x, 6) for x in per_draw],
             "draws": int(draws),
