@@ -53,6 +53,16 @@ def rng():
     return np.random.default_rng(12345)
 
 
+def random_recoding(records, draw, n_items: int):
+    """Data over items ``0..n_items-1`` and a random recoding of it (groups g0..g2, or suppressed)."""
+    from graphanon.release import GlobalRecoding
+
+    d = from_iterable(records, items=list(range(n_items)))
+    groups = draw.draw(st.lists(st.integers(-1, 2), min_size=n_items, max_size=n_items))
+    mapping = {j: (None if g < 0 else f"g{g}") for j, g in enumerate(groups)}
+    return d, mapping, GlobalRecoding.from_mapping(d, mapping)
+
+
 def rows_by_record(rel) -> list[str]:
     """Each original record's own published row, rendered, in the original order
     (through the release's private link: the saved release no longer knows it)."""

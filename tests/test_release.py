@@ -11,7 +11,7 @@ from graphanon.datasets import load, load_taxonomy
 from graphanon.errors import ParameterError, ReleaseFormatError
 from graphanon.release import GlobalRecoding, load_release
 
-from .conftest import rows_by_record, small_records
+from .conftest import random_recoding, rows_by_record, small_records
 
 
 def nonempty_subsets(members):
@@ -78,10 +78,7 @@ def test_load_errors(tmp_path):
 @settings(max_examples=40, deadline=None)
 @given(small_records(max_records=10, max_items=6), st.data())
 def test_estimate_count_equals_possible_world_expectation(records, data):
-    d = from_iterable(records, items=list(range(6)))
-    groups = data.draw(st.lists(st.integers(-1, 2), min_size=6, max_size=6))
-    mapping = {j: (None if g < 0 else f"g{g}") for j, g in enumerate(groups)}
-    rel = GlobalRecoding.from_mapping(d, mapping)
+    _d, mapping, rel = random_recoding(records, data, 6)
     include = data.draw(st.sets(st.integers(0, 5), max_size=3))
     exclude = data.draw(st.sets(st.integers(0, 5), max_size=2)) - include
     suppressed_in_include = any(mapping[i] is None for i in include)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.errors import ParameterError
+from graphanon.errors import DataMismatchError, ParameterError
 from graphanon.privacy.registry import register_model, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
 
@@ -103,7 +103,10 @@ def _structure_problems(original, release, orig, pub, max_examples):
     link = getattr(release, "link", None)
     if link is not None and len(link) == n:
         # the producer's own release: every record must lie in its true match's possible worlds
-        own = link.rows_for(original)
+        try:
+            own = link.rows_for(original)
+        except DataMismatchError as exc:
+            return problems + [{"problem": "the release's private link does not fit this data", "reason": str(exc)}]
         key = set(zip(orig.tolist(), pub.tolist(), strict=True))
         for i in range(n):
             if (i, int(own[i])) not in key:

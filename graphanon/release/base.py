@@ -136,7 +136,9 @@ class Release(ABC):
     @property
     def pseudonyms(self) -> tuple[str, ...]:
         """``("p1", ..., "pN")``, one per published row."""
-        return tuple(f"p{i + 1}" for i in range(self._n_records))
+        if getattr(self, "_pseudonyms", None) is None:
+            self._pseudonyms = tuple(f"p{i + 1}" for i in range(self._n_records))
+        return self._pseudonyms
 
     def __len__(self) -> int:
         return self.n_records
@@ -251,16 +253,21 @@ def _check_fingerprint(fp) -> dict | None:
     return {key: fp[key] for key in FINGERPRINT_KEYS}
 
 
+def read_json_file(path: Path, what: str):
+    """The JSON document in ``path`` (plain or gzip-compressed); ``what`` names the file kind in errors."""
+    if not path.exists():
+        raise ReleaseFormatError(f"{path}: no such {what} file")
+    try:
+        raw = path.read_bytes()
+        return json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw.decode("utf-8"))
+    except (OSError, ValueError, EOFError) as exc:
+        raise ReleaseFormatError(f"{path}: not a readable {what} file ({exc})") from None
+
+
 def load_release(path: str | os.PathLike) -> Release:
     """Read a release saved by :meth:`Release.save` (JSON or JSON.gz)."""
     path = Path(path)
-    if not path.exists():
-        raise ReleaseFormatError(f"{path}: no such release file")
-    try:
-        raw = path.read_bytes()
-        doc = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw.decode("utf-8"))
-    except (OSError, ValueError, EOFError) as exc:
-        raise ReleaseFormatError(f"{path}: not a readable release file ({exc})") from None
+    doc = read_json_file(path, "release")
     try:
         return Release.from_dict(doc)
     except ReleaseFormatError as exc:

@@ -38,7 +38,7 @@ import scipy.sparse as sp
 from graphanon._rows import canonical_row_order
 from graphanon.errors import DataMismatchError, ReleaseFormatError
 
-__all__ = ["FINGERPRINT_KEYS", "check_same_data", "data_fingerprint", "same_fingerprint"]
+__all__ = ["FINGERPRINT_KEYS", "check_same_data", "data_fingerprint", "ordered_digest", "same_fingerprint"]
 
 FINGERPRINT_KEYS = ("salt", "digest", "records", "items", "occurrences")
 _DOMAIN = b"graphanon-data-fingerprint/1\0"
@@ -63,10 +63,28 @@ def data_fingerprint(data, *, salt: str) -> dict:
     O(occurrences + n log n + d log d): canonical item ranks, rows sorted by
     a vectorized set hash, one SHA-256 pass over the canonical arrays.
     """
-    try:
-        salt_bytes = bytes.fromhex(salt)
-    except (TypeError, ValueError):
-        raise ReleaseFormatError(f"fingerprint salt must be hexadecimal text, got {salt!r}") from None
+    canon, vocabulary = _canonical(data)
+    canon = sp.csr_array(canon[canonical_row_order(canon)]) if canon.shape[0] else canon
+    h = _hasher(_DOMAIN, salt, canon, vocabulary)
+    n, d = canon.shape
+    return {"salt": salt, "digest": h.hexdigest(), "records": int(n), "items": int(d), "occurrences": int(canon.nnz)}
+
+
+def ordered_digest(data, *, salt: str) -> str:
+    """Salted SHA-256 of ``data`` *in its order*, record ids included.
+
+    The private link stores it to tell whether data given back to it holds
+    the same records under the same ids (a re-read file whose lines were
+    shuffled keeps positional ids but not their records).
+    """
+    canon, vocabulary = _canonical(data)
+    h = _hasher(b"graphanon-ordered-data/1\0", salt, canon, vocabulary)
+    h.update(json.dumps([str(r) for r in data.record_ids], ensure_ascii=False).encode("utf-8"))
+    return h.hexdigest()
+
+
+def _canonical(data) -> tuple[sp.csr_array, list[str]]:
+    """Records with item columns renumbered by label text (each row sorted), and the sorted labels."""
     X = sp.csr_array(data.matrix)
     n, d = X.shape
     text = np.array([str(x) for x in data.items], dtype=object)
@@ -75,14 +93,21 @@ def data_fingerprint(data, *, salt: str) -> dict:
     rank[by_text] = np.arange(d)
     canon = sp.csr_array((np.ones(X.nnz, dtype=bool), rank[X.indices], X.indptr.copy()), shape=(n, d))
     canon.sort_indices()  # each record: its labels in text order
-    canon = sp.csr_array(canon[canonical_row_order(canon)]) if n else canon
-    h = hashlib.sha256(_DOMAIN)
+    return canon, [str(t) for t in text[by_text]]
+
+
+def _hasher(domain: bytes, salt: str, canon: sp.csr_array, vocabulary: list[str]):
+    try:
+        salt_bytes = bytes.fromhex(salt)
+    except (TypeError, ValueError):
+        raise ReleaseFormatError(f"fingerprint salt must be hexadecimal text, got {salt!r}") from None
+    h = hashlib.sha256(domain)
     h.update(salt_bytes)
-    h.update(np.array([n, d, X.nnz], dtype="<i8").tobytes())
-    h.update(json.dumps([str(t) for t in text[by_text]], ensure_ascii=False).encode("utf-8"))
+    h.update(np.array([canon.shape[0], canon.shape[1], canon.nnz], dtype="<i8").tobytes())
+    h.update(json.dumps(vocabulary, ensure_ascii=False).encode("utf-8"))
     h.update(np.diff(canon.indptr).astype("<i8").tobytes())
     h.update(canon.indices.astype("<i8").tobytes())
-    return {"salt": salt, "digest": h.hexdigest(), "records": int(n), "items": int(d), "occurrences": int(X.nnz)}
+    return h
 
 
 def same_fingerprint(a: dict | None, b: dict | None) -> bool:

@@ -37,7 +37,8 @@ import numpy as np
 
 from graphanon._io import atomic_write
 from graphanon.errors import DataMismatchError, ReleaseFormatError
-from graphanon.release.fingerprint import FINGERPRINT_KEYS
+from graphanon.release.base import json_label, read_json_file
+from graphanon.release.fingerprint import FINGERPRINT_KEYS, ordered_digest
 
 __all__ = ["LINK_FORMAT_TAG", "ReleaseLink", "load_link"]
 
@@ -59,6 +60,11 @@ class ReleaseLink:
         The original record ids, in the original order (default ``0..n-1``).
     fingerprint : dict, optional
         The data fingerprint of the release it belongs to.
+    data_digest : str, optional
+        :func:`~graphanon.release.fingerprint.ordered_digest` of the data in
+        its original order (salted with the fingerprint's salt): lets
+        :meth:`rows_for` check that the records under each id are the ones
+        the link was made with.
 
     Attributes
     ----------
@@ -72,6 +78,7 @@ class ReleaseLink:
         *,
         record_ids: Sequence[Hashable] | None = None,
         fingerprint: dict | None = None,
+        data_digest: str | None = None,
     ) -> None:
         rows = np.asarray(row_of_record)
         if rows.ndim != 1 or (rows.size and not np.issubdtype(rows.dtype, np.integer)):
@@ -90,6 +97,7 @@ class ReleaseLink:
         if len(self.record_ids) != n:
             raise ReleaseFormatError(f"a release link has {len(self.record_ids)} record ids for {n} rows")
         self.fingerprint = None if fingerprint is None else dict(fingerprint)
+        self.data_digest = data_digest
 
     def __len__(self) -> int:
         return len(self.row_of_record)
@@ -100,31 +108,44 @@ class ReleaseLink:
         Raises
         ------
         DataMismatchError
-            When ``original``'s record ids are not those the link was made with.
+            When ``original``'s record ids are not those the link was made
+            with, or (when the link carries ``data_digest``) the records under
+            those ids differ -- as when a file whose records have positional
+            ids was shuffled.
         """
         ids = tuple(original.record_ids)
-        if ids == self.record_ids:
-            return self.row_of_record
-        where = {rid: i for i, rid in enumerate(self.record_ids)}
-        try:
-            idx = np.fromiter((where[rid] for rid in ids), dtype=np.int64, count=len(ids))
-        except KeyError as exc:
-            raise DataMismatchError(
-                f"record {exc.args[0]!r} of the data is not in the private link; use the link made "
-                "with this release and the data it was made from"
-            ) from None
         if len(ids) != len(self.record_ids):
             raise DataMismatchError(f"the data has {len(ids)} records, the private link {len(self.record_ids)}")
-        return self.row_of_record[idx]
+        if ids == self.record_ids:
+            idx, in_link_order = None, original
+        else:
+            where = {rid: i for i, rid in enumerate(self.record_ids)}
+            try:
+                idx = np.fromiter((where[rid] for rid in ids), dtype=np.int64, count=len(ids))
+            except KeyError as exc:
+                raise DataMismatchError(
+                    f"record {exc.args[0]!r} of the data is not in the private link; use the link made "
+                    "with this release and the data it was made from"
+                ) from None
+            pos = np.empty(len(ids), dtype=np.int64)
+            pos[idx] = np.arange(len(ids))
+            in_link_order = original.subset(pos)
+        if self.data_digest is not None and self.fingerprint is not None:
+            if ordered_digest(in_link_order, salt=self.fingerprint["salt"]) != self.data_digest:
+                raise DataMismatchError(
+                    "the records under these ids are not the ones the private link was made with (a file "
+                    "without record ids numbers its records by position, so give it in its original order)"
+                )
+        return self.row_of_record if idx is None else self.row_of_record[idx]
 
     def to_dict(self) -> dict:
-        from graphanon.release.base import json_label
-
+        """The JSON document :meth:`save` writes."""
         return {
             "format": LINK_FORMAT_TAG,
             "never_publish": True,
             "warning": _WARNING,
             "data_fingerprint": self.fingerprint,
+            "data_digest": self.data_digest,
             "record_ids": [json_label(r, "record id") for r in self.record_ids],
             "row_of_record": self.row_of_record.tolist(),
         }
@@ -143,13 +164,7 @@ class ReleaseLink:
 def load_link(path: str | os.PathLike) -> ReleaseLink:
     """Read a link written by :meth:`ReleaseLink.save`."""
     path = Path(path)
-    if not path.exists():
-        raise ReleaseFormatError(f"{path}: no such private link file")
-    try:
-        raw = path.read_bytes()
-        doc = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw.decode("utf-8"))
-    except (OSError, ValueError, EOFError) as exc:
-        raise ReleaseFormatError(f"{path}: not a readable private link file ({exc})") from None
+    doc = read_json_file(path, "private link")
     if not isinstance(doc, dict) or doc.get("format") != LINK_FORMAT_TAG:
         got = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
         raise ReleaseFormatError(f"{path}: not a {LINK_FORMAT_TAG} file (format tag: {got!r})")
@@ -157,9 +172,13 @@ def load_link(path: str | os.PathLike) -> ReleaseLink:
         if not isinstance(doc.get(key), list):
             raise ReleaseFormatError(f"{path}: private link has no {key!r} list")
     fp = doc.get("data_fingerprint")
+    digest = doc.get("data_digest")
+    if digest is not None and not isinstance(digest, str):
+        raise ReleaseFormatError(f"{path}: private link has a malformed data_digest")
     if fp is not None and (not isinstance(fp, dict) or any(k not in fp for k in FINGERPRINT_KEYS)):
         raise ReleaseFormatError(f"{path}: private link has a malformed data_fingerprint")
     try:
-        return ReleaseLink(np.array(doc["row_of_record"], dtype=np.int64), record_ids=doc["record_ids"], fingerprint=fp)
+        return ReleaseLink(np.array(doc["row_of_record"], dtype=np.int64), record_ids=doc["record_ids"], fingerprint=fp, data_digest=digest
+        )
     except (TypeError, ValueError, OverflowError) as exc:
         raise ReleaseFormatError(f"{path}: {exc}") from None

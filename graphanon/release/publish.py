@@ -36,7 +36,7 @@ import numpy as np
 from graphanon._random import secret_generator
 from graphanon.errors import ParameterError
 from graphanon.release.base import Release
-from graphanon.release.fingerprint import data_fingerprint
+from graphanon.release.fingerprint import data_fingerprint, ordered_digest
 from graphanon.release.link import ReleaseLink
 
 __all__ = ["publish"]
@@ -91,5 +91,10 @@ def publish(
     row_of_record = np.empty(data.n_records, dtype=np.int64)
     row_of_record[order] = np.arange(data.n_records)
     release.fingerprint = data_fingerprint(data, salt=salt)
-    release.link = ReleaseLink(row_of_record, record_ids=data.record_ids, fingerprint=release.fingerprint)
+    release.link = ReleaseLink(
+        row_of_record,
+        record_ids=data.record_ids,
+        fingerprint=release.fingerprint,
+        data_digest=ordered_digest(data, salt=salt),
+    )
     return release

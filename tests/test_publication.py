@@ -1,0 +1,317 @@
+"""The publication model: what a saved release may (not) contain, secret shuffles,
+the private link, the data fingerprint, and the CLI's refusal of mismatched pairs."""
+
+from __future__ import annotations
+
+import collections
+import json
+import re
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphanon.algorithms import get_algorithm
+from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
+from graphanon.algorithms.registry import RunOptions
+from graphanon.cli import main
+from graphanon.data import TransactionData, from_iterable
+from graphanon.errors import DataMismatchError, ParameterError, ReleaseFormatError
+from graphanon.metrics.evaluate import evaluate_release
+from graphanon.metrics.nonreciprocal import error_rate
+from graphanon.privacy.consistency import recoding_mismatches
+from graphanon.privacy.registry import build_model
+from graphanon.release import (
+    GlobalRecoding,
+    check_same_data,
+    data_fingerprint,
+    load_link,
+    load_release,
+)
+from graphanon.taxonomy import Taxonomy
+
+from .conftest import random_recoding, small_records
+
+RARE = "ITEM-RARE-QQ7"
+
+
+def _data(n: int = 40, seed: int = 0) -> TransactionData:
+    """Distinct records with distinctive ids, a rare item, and four balanced labels."""
+    rng = np.random.default_rng(seed)
+    items = [f"ITEM-{j:02d}" for j in range(10)]
+    seen, records = set(), []
+    while len(records) < n:
+        rec = frozenset(x for x in items if rng.random() < 0.35)
+        if rec and rec not in seen:
+            seen.add(rec)
+            records.append(sorted(rec))
+    records[5] = sorted(set(records[5]) | {RARE})
+    labels = [f"diag-{i % 4}" for i in range(n)]
+    return from_iterable(records, record_ids=[f"PERSON-{i:03d}-XQ" for i in range(n)], labels=labels)
+
+
+@pytest.fixture(scope="module")
+def data():
+    return _data()
+
+
+@pytest.fixture(scope="module")
+def tax(data):
+    return Taxonomy.balanced(data.items, 3, prefix="NODEQ")
+
+
+# method -> (k, m, --param, audit --param); every registered anonymizer is listed
+METHODS = {
+    "cut": (1, None, {"level": "2", "suppress": "NODEQ1_0"}, {}),
+    "aa": (2, 2, {}, {}),
+    "hghs": (3, 2, {}, {}),
+    "mhghs": (3, 2, {}, {}),
+    "mm": (3, 2, {}, {}),
+    "coat": (2, None, {"privacy": "km:2", "s": "100%"}, {"privacy": "km:2", "s": "100%"}),
+    "nr": (3, None, {"order": "gray"}, {}),
+    "cahd": (None, None, {"l": "3"}, {"l": "3"}),
+}
+
+
+def test_every_registered_anonymizer_is_covered():
+    from graphanon.algorithms.registry import registered
+
+    assert set(registered()) == set(METHODS)
+
+
+def _run(name, data, tax, *, seed=None, unsafe_secret_seed=None):
+    k, m, params, _ = METHODS[name]
+    opts = RunOptions(k=k, m=m, taxonomy=tax, seed=seed, params=dict(params), unsafe_secret_seed=unsafe_secret_seed)
+    return get_algorithm(name).run(data, opts)
+
+
+def _keys(doc):
+    if isinstance(doc, dict):
+        for key, value in doc.items():
+            yield key
+            yield from _keys(value)
+    elif isinstance(doc, list):
+        for value in doc:
+            yield from _keys(value)
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_saved_release_holds_no_id_order_seed_or_suppressed_name(name, data, tax, tmp_path):
+    rel = _run(name, data, tax, seed=12345)
+    path = tmp_path / "r.json"
+    rel.save(path)
+    text = path.read_text()
+    assert "PERSON-" not in text and "record_id" not in text  # no input id
+    assert "row_of_record" not in text and "graphanon-private-link" not in text  # never the link
+    assert not {"seed", "rng", "unsafe_secret_seed", "record_ids"} & set(_keys(json.loads(text)))
+    assert not re.search(r"[:\[,]12345[,\]}]", text)  # the seed is not a number of the file
+    # no input order: record i's row is a secret permutation (identity has probability 1/40!)
+    assert rel.pseudonyms == tuple(f"p{i}" for i in range(1, data.n_records + 1))
+    assert not (rel.link.row_of_record == np.arange(data.n_records)).all()
+    suppressed = set(getattr(rel, "suppressed", None) or ()) | set(rel.details.get("suppress", ()))
+    if name in ("cut", "mm"):
+        assert suppressed, "this case must suppress something to test item 6"
+    for label in suppressed:
+        assert f'"{label}"' not in text, f"{name} names suppressed {label!r}"
+    if name == "mm":
+        assert RARE in suppressed
+    if getattr(rel, "n_suppressed", None) is not None:
+        assert json.loads(text)["n_suppressed"] == len(rel.suppressed)
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_release_passes_its_audit_and_round_trips(name, data, tax, tmp_path):
+    rel = _run(name, data, tax, seed=1)
+    k, m, _, audit_params = METHODS[name]
+    spec = get_algorithm(name)
+    model = build_model(spec.privacy_model, k=k, m=m, params=audit_params, original=data)
+    assert model.audit(data, rel).satisfied
+    # sensitive labels travel with their rows through the shuffle
+    assert [rel.labels[p] for p in rel.link.row_of_record] == list(data.labels)
+    assert [int(rel.link.record_of_row[p]) for p in rel.link.row_of_record] == list(range(data.n_records))
+    for suffix in (".json", ".json.gz"):
+        rel.save(tmp_path / f"r{suffix}")
+        back = load_release(tmp_path / f"r{suffix}")
+        assert type(back) is type(rel) and back.to_dict() == rel.to_dict() and back.link is None
+        assert back.to_text() == rel.to_text()
+        assert check_same_data(data, back) is True
+        assert model.audit(data, back).satisfied
+        assert check_same_data(data.subset(np.random.default_rng(2).permutation(data.n_records)), back)
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_unsafe_secret_seed_gives_byte_identical_files(name, data, tax, tmp_path):
+    for suffix in (".json", ".json.gz"):
+        blobs = []
+        for run in range(2):
+            rel = _run(name, data, tax, seed=3, unsafe_secret_seed=11)
+            rel.save(tmp_path / f"{run}{suffix}")
+            blobs.append((tmp_path / f"{run}{suffix}").read_bytes())
+        assert blobs[0] == blobs[1]
+    other = _run(name, data, tax, seed=3, unsafe_secret_seed=12)
+    other.save(tmp_path / "other.json")
+    assert (tmp_path / "other.json").read_bytes() != (tmp_path / "0.json").read_bytes()
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_unseeded_runs_publish_different_row_orders(name, data, tax):
+    a = _run(name, data, tax, seed=5)
+    b = _run(name, data, tax, seed=5)  # same structure seed, fresh secret
+    assert not np.array_equal(a.link.row_of_record, b.link.row_of_record)
+    assert a.fingerprint["salt"] != b.fingerprint["salt"] and a.fingerprint["digest"] != b.fingerprint["digest"]
+
+
+def test_nr_assignment_is_secret_not_a_function_of_the_seed(data):
+    chosen = set()
+    for _ in range(8):
+        _rel, det = anonymize_nonreciprocal(data, k=5, order="gray", rng=7, return_details=True)
+        chosen.add(det["chosen"])
+    assert len(chosen) > 1  # all equal with probability 5**-7
+    _, d1 = anonymize_nonreciprocal(data, k=5, order="gray", rng=7, unsafe_secret_seed=1, return_details=True)
+    _, d2 = anonymize_nonreciprocal(data, k=5, order="gray", rng=7, unsafe_secret_seed=1, return_details=True)
+    assert d1["chosen"] == d2["chosen"] and np.array_equal(d1["assignments"], d2["assignments"])
+
+
+def test_link_round_trip_and_errors(data, tax, tmp_path):
+    rel = _run("nr", data, tax, seed=2)
+    for suffix in (".json", ".json.gz"):
+        rel.link.save(tmp_path / f"l{suffix}")
+        back = load_link(tmp_path / f"l{suffix}")
+        assert np.array_equal(back.row_of_record, rel.link.row_of_record)
+        assert np.array_equal(back.record_of_row[back.row_of_record], np.arange(data.n_records))
+        assert back.record_ids == data.record_ids and back.fingerprint == rel.fingerprint
+    doc = json.loads((tmp_path / "l.json").read_text())
+    assert doc["format"] == "graphanon-private-link/1" and doc["never_publish"] is True
+    assert "never publish" in doc["warning"].lower()
+    # the link is for metrics only: ER from the saved pair equals ER in memory
+    rel.save(tmp_path / "r.json")
+    loaded = load_release(tmp_path / "r.json")
+    assert error_rate(data, loaded, link=back) == pytest.approx(error_rate(data, rel))
+    # records matched by id, so the data may come back in another order
+    perm = np.random.default_rng(0).permutation(data.n_records)
+    assert error_rate(data.subset(perm), loaded, link=back) == pytest.approx(error_rate(data, rel))
+    with pytest.raises(ReleaseFormatError, match="not a graphanon-private-link/1 file"):
+        load_link(tmp_path / "r.json")
+    with pytest.raises(ReleaseFormatError, match="not a graphanon-release/2 document"):
+        load_release(tmp_path / "l.json")
+    with pytest.raises(ReleaseFormatError, match="no such private link"):
+        load_link(tmp_path / "missing.json")
+    bad = dict(doc, row_of_record=[0] * data.n_records)
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    with pytest.raises(ReleaseFormatError, match="not a permutation"):
+        load_link(tmp_path / "bad.json")
+
+
+def test_metrics_needing_the_link(data, tax, tmp_path):
+    rel = _run("nr", data, tax, seed=2)
+    rel.save(tmp_path / "r.json")
+    loaded = load_release(tmp_path / "r.json")
+    with pytest.raises(ParameterError, match="private link"):
+        error_rate(data, loaded)
+    out = evaluate_release(data, loaded, queries=20, seed=1)
+    assert "error_rate" not in out and out["needs_link"] == ["error_rate"] and "query_error" in out
+    full = evaluate_release(data, loaded, queries=20, seed=1, link=rel.link)
+    assert full["error_rate"] == pytest.approx(error_rate(data, rel))
+    assert {k: v for k, v in full.items() if k != "error_rate"} == {
+        k: v for k, v in out.items() if k != "needs_link"
+    }
+    other = _run("nr", data, tax, seed=2)  # another release of the same data: another link
+    with pytest.raises(DataMismatchError, match="not made with this release"):
+        evaluate_release(data, loaded, queries=0, link=other.link)
+
+
+def test_fingerprint_is_order_free_and_binds_the_exact_data(data):
+    fp = data_fingerprint(data, salt="abcd")
+    shuffled = data.subset(np.random.default_rng(1).permutation(data.n_records))
+    assert data_fingerprint(shuffled, salt="abcd") == fp
+    # the same records over a vocabulary in another column order
+    cols = np.random.default_rng(2).permutation(data.n_items)
+    reordered = TransactionData(data.matrix[:, cols], [data.items[j] for j in cols], data.record_ids)
+    assert data_fingerprint(reordered, salt="abcd") == fp
+    # one record changed, with the same counts: item ITEM-00 moved from one record to another
+    X = data.matrix.tolil(copy=True)
+    j = data.item_id("ITEM-00")
+    donor = next(i for i in range(data.n_records) if X[i, j])
+    taker = next(i for i in range(data.n_records) if not X[i, j])
+    X[donor, j], X[taker, j] = False, True
+    changed = TransactionData(sp.csr_array(X), data.items, data.record_ids)
+    assert changed.matrix.nnz == data.matrix.nnz
+    with pytest.raises(DataMismatchError, match="same counts .* but different records"):
+        check_same_data(changed, fp)
+    with pytest.raises(DataMismatchError, match="it was made from 40 records"):
+        check_same_data(_data(n=39, seed=0), fp)
+    other = _data(n=40, seed=9)
+    with pytest.raises(DataMismatchError):
+        check_same_data(other, fp)
+    assert check_same_data(shuffled, fp) is True
+    assert check_same_data(data, None) is False
+
+
+def test_release_refuses_secret_params_and_old_format(tmp_path):
+    d = from_iterable([["a"], ["b"]])
+    for key in ("seed", "rng", "unsafe_secret_seed"):
+        with pytest.raises(ReleaseFormatError, match="never records"):
+            GlobalRecoding.from_mapping(d, {"a": "a", "b": "b"}, params={key: 1})
+    (tmp_path / "old.json").write_text(json.dumps({"format": "graphanon-release/1", "kind": "global_recoding",
+                                                   "record_ids": ["x", "y"]}))
+    with pytest.raises(ReleaseFormatError, match="published the original record ids.*re-run"):
+        load_release(tmp_path / "old.json")
+
+
+@settings(max_examples=60, deadline=None)
+@given(small_records(max_records=15, max_items=5), st.data())
+def test_recoding_check_is_order_free_and_counts_like_a_multiset(records, draw):
+    d, _mapping, rel = random_recoding(records, draw, 5)
+    perm = np.asarray(draw.draw(st.permutations(range(d.n_records))), dtype=np.int64)
+    recs = sp.csr_array(rel.records)[perm].toarray()
+    shuffled = GlobalRecoding(published_items=rel.published_items, records=recs, universe=rel.universe)
+    assert recoding_mismatches(d, shuffled)[0] == 0
+    if rel.n_published_items:
+        i = draw.draw(st.integers(0, d.n_records - 1))
+        g = draw.draw(st.integers(0, rel.n_published_items - 1))
+        recs[i, g] = not recs[i, g]
+        forged = GlobalRecoding(published_items=rel.published_items, records=recs, universe=rel.universe)
+        want = collections.Counter(map(tuple, rel.records.toarray().tolist()))
+        got = collections.Counter(map(tuple, recs.tolist()))
+        assert recoding_mismatches(d, forged)[0] == sum((want - got).values()) > 0
+
+
+@pytest.fixture
+def cli(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    return lambda *args: runner.invoke(main, list(args), catch_exceptions=False)
+
+
+def _write_basket(path, data):
+    path.write_text("\n".join(",".join(sorted(r)) for r in data.records()) + "\n")
+
+
+def test_cli_refuses_mismatched_pairs_and_link_over_release(cli, tmp_path):
+    data = _data()
+    _write_basket(tmp_path / "a.txt", data)
+    shuffled = data.subset(np.random.default_rng(4).permutation(data.n_records))
+    _write_basket(tmp_path / "a_shuffled.txt", shuffled)
+    _write_basket(tmp_path / "b.txt", _data(n=40, seed=9))
+    res = cli("anonymize", "a.txt", "-a", "nr", "-k", "3", "--param", "order=gray", "-o", "r.json", "--link-out", "r.json")
+    assert res.exit_code == 2 and "needs a file of its own" in res.output and not (tmp_path / "r.json").exists()
+    res = cli("anonymize", "a.txt", "-a", "nr", "-k", "3", "--param", "order=gray", "-o", "r.json",
+              "--link-out", "private.json")
+    assert res.exit_code == 0, res.output
+    assert cli("audit", "a_shuffled.txt", "r.json", "--model", "nonreciprocal", "-k", "3").exit_code == 0
+    for cmd in (("audit", "b.txt", "r.json", "--model", "nonreciprocal", "-k", "3"),
+                ("evaluate", "b.txt", "r.json", "--queries", "10")):
+        res = cli(*cmd)
+        lines = [line for line in res.output.splitlines() if line.strip()]
+        assert res.exit_code == 2 and len(lines) == 1 and "not made from this data" in lines[0]
+        assert cli(*cmd, "--allow-mismatch").exit_code in (0, 1)
+    res = cli("evaluate", "a.txt", "r.json", "--link", "private.json", "--queries", "10", "--json")
+    assert res.exit_code == 0 and 0 <= json.loads(res.output)["error_rate"] <= 1
+    # a basket file numbers records by line: shuffled lines keep the ids but not the records
+    res = cli("evaluate", "a_shuffled.txt", "r.json", "--link", "private.json", "--queries", "10")
+    assert res.exit_code == 2 and "not the ones the private link was made with" in res.output
+    res = cli("evaluate", "a.txt", "r.json", "--link", "r.json")
+    assert res.exit_code == 2 and "not a graphanon-private-link/1 file" in res.output
