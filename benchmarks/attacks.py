@@ -20,7 +20,9 @@ distribution (p_i ~ 0.95^i, seeded), as in benchmarks/nonreciprocal.py.
 Releases are scored against their private link (``release.link``).
 
 Usage: ``python benchmarks/attacks.py [--quick] [--datasets a,b]``; prints
-JSON and writes ``benchmarks/results/attacks.json``.
+JSON and writes ``benchmarks/results/attacks.json``;
+``--markdown benchmarks/results/attacks.json`` prints the tables of
+docs/attacks.md.
 """
 
 from __future__ import annotations
@@ -151,13 +153,62 @@ def attack_release(data, release, run, k, quick):
     return results, old, t_cand
 
 
+def markdown(doc: dict) -> str:
+    """Tables of a result file: one per dataset, a row per method, success / bound per attack."""
+    cols = [
+        ("row-linkage/position", "(a) position"),
+        ("row-linkage/id", "(a) id"),
+        ("label-inference/candidates", "(b) candidates"),
+        ("label-inference/position", "(b) position"),
+        ("m-item-linkage/m=2", "(c) m=2"),
+        ("m-item-linkage/m=3", "(c) m=3"),
+        ("seed-recovery", "(d) seed"),
+    ]
+    out = []
+    for name in dict.fromkeys(r["dataset"] for r in doc["results"]):
+        rows = [r for r in doc["results"] if r["dataset"] == name]
+        out.append(
+            f"**{name}** ({rows[0]['records']} records): success / bound, `*` = above bound + margin\n"
+        )
+        out.append("| method | " + " | ".join(c[1] for c in cols) + " | un-shuffled (a) / (b) |")
+        out.append("|---" * (len(cols) + 2) + "|")
+        for method in dict.fromkeys(r["method"] for r in rows):
+            cells = []
+            for key, _ in cols:
+                hit = [
+                    r
+                    for r in rows
+                    if r["method"] == method and r["attack"] == key and not r.get("unshuffled_copy")
+                ]
+                if not hit:
+                    cells.append("-")
+                    continue
+                r = hit[0]
+                cells.append(
+                    f"{r['success']:.3f} / {r['bound']:.3f}" + ("" if r["within_bound"] else " *")
+                )
+            old = [r for r in rows if r["method"] == method and r.get("unshuffled_copy")]
+            cells.append(
+                " / ".join(f"{r['success']:.2f}" + ("" if r["within_bound"] else " *") for r in old)
+            )
+            out.append(f"| {method} | " + " | ".join(cells) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
         "--quick", action="store_true", help="1,000-record subsets, no seed re-runs of slow methods"
     )
     ap.add_argument("--datasets", default="nr_table1,chess,mushroom,groceries,ebook")
+    ap.add_argument(
+        "--markdown", metavar="RESULTS_JSON", help="print the tables of a result file and exit"
+    )
     args = ap.parse_args()
+    if args.markdown:
+        print(markdown(json.loads(Path(args.markdown).read_text(encoding="utf-8"))))
+        return
     rows = []
     load_before = os.getloadavg()
     t_start = time.perf_counter()

@@ -26,10 +26,15 @@ Examples
 >>> import numpy as np
 >>> from graphanon.data import from_iterable
 >>> from graphanon.release import GlobalRecoding
+>>> from graphanon.release.publish import publish
 >>> data = from_iterable([["a"], ["b"]] * 20)
->>> rel = GlobalRecoding.from_mapping(data, {"a": "(a,b)", "b": "(a,b)"})
->>> print(row_linkage(data, rel, truth=np.arange(40), k=2))   # rows in input order: flagged
-row-linkage/position: success 1.0000 vs bound 0.5000 (1/k) + margin 0.2850 over 40 targets: ABOVE BOUND
+>>> recode = {"a": "(a,b)", "b": "(a,b)"}
+>>> aligned = GlobalRecoding.from_mapping(data, recode)     # row i is record i's
+>>> row_linkage(data, aligned, truth=np.arange(40), k=2).within_bound()
+False
+>>> rel = publish(data, GlobalRecoding.from_mapping(data, recode), unsafe_secret_seed=0)
+>>> print(row_linkage(data, rel, truth=rel.link, k=2))     # shuffled: position says nothing
+row-linkage/position: success 0.0500 vs bound 0.5000 (1/k) + margin 0.2850 over 40 targets: within bound
 """
 
 from graphanon.attacks.candidates import CandidateSets, candidate_sets, row_signatures

@@ -126,6 +126,18 @@ def _nonreciprocal_candidates(release, original, Q, truth_t):
     return sizes, has_truth
 
 
+def _promise(release, m: int) -> tuple[bool, str]:
+    """Whether the release's model promises ``1/k`` against ``m`` known items, and the bound's name."""
+    if getattr(release, "kind", None) != "global_recoding":
+        return True, "1/k"  # every match holds the whole record
+    own = (getattr(release, "params", {}) or {}).get("m")
+    if isinstance(own, int) and not isinstance(own, bool):
+        if m <= own:
+            return True, "1/k"
+        return False, f"1/k (not promised: the release is k^{own}, the adversary knows {m} items)"
+    return False, "1/k (the release publishes no m: no k^m promise to check)"
+
+
 def m_item_linkage(
     original,
     release,
@@ -159,7 +171,10 @@ def m_item_linkage(
     -------
     AttackResult
         ``success`` = mean over targets of ``1/|candidates|`` when the truth
-        is a candidate (0 otherwise); ``details``: ``share_below_k`` (targets
+        is a candidate (0 otherwise); ``bound_kind`` says when the release
+        does not promise ``1/k`` against ``m`` items (a global recoding with
+        a smaller published ``m``, or none); ``details``: ``promised``,
+        ``share_below_k`` (targets
         with fewer than ``k`` candidates), ``mean_inverse_candidates``,
         ``min_candidates``, ``truth_outside``.
 
@@ -208,14 +223,16 @@ def m_item_linkage(
     inv = np.where(sizes > 0, 1.0 / np.maximum(sizes, 1), 0.0)
     per = np.where(has_truth, inv, 0.0)
     nt = len(t)
+    promised, kind = _promise(release, int(m))
     return make_result(
         f"m-item-linkage/m={int(m)}",
         per,
         1.0 / level,
-        "1/k",
+        kind,
         confidence,
         {
             "m": int(m),
+            "promised": promised,
             "k": level,
             "share_below_k": float((sizes < level).mean()) if nt else 0.0,
             "mean_inverse_candidates": float(inv.mean()) if nt else 0.0,
