@@ -21,8 +21,9 @@ Releases are scored against their private link (``release.link``).
 
 Usage: ``python benchmarks/attacks.py [--quick] [--datasets a,b]``; prints
 JSON and writes ``benchmarks/results/attacks.json``;
-``--markdown benchmarks/results/attacks.json`` prints the tables of
-docs/attacks.md.
+``--methods cut,nr`` re-runs some methods only (their rows replace the
+old ones in the result file); ``--markdown benchmarks/results/attacks.json``
+prints the tables of docs/attacks.md.
 """
 
 from __future__ import annotations
@@ -143,11 +144,10 @@ def attack_release(data, release, run, k, quick):
             seeds,
             truth=seeded.link,
             draws=draws,
-            k=level,
         )
     )
     bad, aligned = leaky(release, data)
-    old = [row_linkage(data, bad, truth=aligned, strategy="position", k=level)]
+    old = [row_linkage(data, bad, truth=aligned, strategy="position")]
     if release.labels is not None:
         old.append(label_inference(data, bad, strategy="position"))
     return results, old, t_cand
@@ -203,6 +203,9 @@ def main() -> None:
     )
     ap.add_argument("--datasets", default="nr_table1,chess,mushroom,groceries,ebook")
     ap.add_argument(
+        "--methods", default=None, help="comma-separated subset of the methods (default: all)"
+    )
+    ap.add_argument(
         "--markdown", metavar="RESULTS_JSON", help="print the tables of a result file and exit"
     )
     args = ap.parse_args()
@@ -215,6 +218,8 @@ def main() -> None:
     for name in args.datasets.split(","):
         data, tax, k = dataset(name, args.quick)
         for method, run in methods(tax, k).items():
+            if args.methods and method.split(" ")[0] not in args.methods.split(","):
+                continue
             t0 = time.perf_counter()
             release = run(data, STRUCTURE_SEED, "gray-tsp")
             t_anon = time.perf_counter() - t0
@@ -255,10 +260,20 @@ def main() -> None:
         "seconds": round(time.perf_counter() - t_start, 1),
         "results": rows,
     }
+    path = ROOT / "benchmarks" / "results" / "attacks.json"
+    if args.methods and path.exists() and not args.quick:  # keep the other methods' rows
+        done = {(r["dataset"], r["method"]) for r in rows}
+        previous = json.loads(path.read_text(encoding="utf-8"))
+        kept = [r for r in previous["results"] if (r["dataset"], r["method"]) not in done]
+        out = {
+            **previous,
+            "partial_rerun": {k: out[k] for k in out if k != "results"},
+            "results": kept + rows,
+        }
     text = json.dumps(out, indent=1)
     print(text)
     if not args.quick:
-        (ROOT / "benchmarks" / "results" / "attacks.json").write_text(text + "\n", encoding="utf-8")
+        path.write_text(text + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
