@@ -160,11 +160,22 @@ def input_options(func):
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="graphanon")
-def main() -> None:
+@click.option("--max-memory", default=None, metavar="SIZE",
+              help="Memory budget, e.g. 4G or 500M (default: $GRAPHANON_MAX_MEMORY, else 75% of physical "
+                   "memory). Itemset searches stop with an error naming the parameter to change "
+                   "before exceeding it.")
+def main(max_memory: str | None) -> None:
     """graphanon: anonymize transaction (set-valued) data and audit the result.
 
     INPUT arguments take a file or a bundled dataset name (see `graphanon datasets`).
     """
+    if max_memory is not None:
+        from graphanon._memory import parse_memory, set_max_memory
+
+        try:
+            set_max_memory(parse_memory(max_memory))
+        except GraphanonError as exc:
+            raise GraphanonError(f"--max-memory: {exc}") from None
 
 
 @main.command()

@@ -31,6 +31,7 @@ from collections.abc import Callable
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon._memory import check_memory
 from graphanon._random import check_random_state, secret_generator
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.errors import ParameterError
@@ -47,6 +48,7 @@ from graphanon.release.nonreciprocal import NonreciprocalRelease
 __all__ = ["anonymize_nonreciprocal", "members_matrix", "record_order", "tsp_budget"]
 
 Progress = Callable[[int, int, str], None]
+_BYTES_PER_EDGE = 160  # graph, assignments, members matrix and bit-vote edge arrays (measured: chess, k = n)
 
 
 def tsp_budget(
@@ -252,6 +254,11 @@ def anonymize_nonreciprocal(
     steps in practice (quadratic worst case); bit voting O(n k avg|r|). With
     ``l`` and ``l_method="flow"`` add three min-cost flows on O(2 window n + l n) arcs (window 128)
     (:func:`~graphanon.graphs.assignment.greedy_diverse_assignments`).
+    Memory O(n k): the graph, the ``k`` assignments, the members matrix and
+    the bit vote's edge arrays (about 160 bytes per edge; the bit vote
+    gathers record rows in bounded blocks). Checked up front against the
+    memory budget (:mod:`graphanon._memory`): a ``k`` near ``n`` on large
+    data stops with a :class:`~graphanon.errors.MemoryBudgetError` naming ``k``.
 
     Examples
     --------
@@ -286,6 +293,11 @@ def anonymize_nonreciprocal(
         if k is None:
             raise ParameterError("give k (k-anonymity) or l (l-diversity)")
         k = check_k(k, n)
+    check_memory(
+        _BYTES_PER_EDGE * n * k,
+        what=f"nonreciprocal recoding with k={k} on {n} records ({n * k} generalization-graph edges)",
+        advice="lower k (CLI: -k): the graph, its k assignments and the bit vote all hold n x k entries",
+    )
     reproducible = rng is not None  # a seeded structure must not depend on the clock
     rng = check_random_state(rng)
     tsp_seed = int(rng.integers(2**31 - 1))

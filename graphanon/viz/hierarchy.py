@@ -54,7 +54,7 @@ def draw_taxonomy_cut(
     ----------
     taxonomy : Taxonomy
     cut, suppressed : iterable of nodes
-        For instance ``release.params["cut"]`` and ``release.params["suppress"]``.
+        For instance ``release.details["cut"]`` and ``release.details["suppress"]``.
     ax : matplotlib Axes, optional
     labels : bool, optional
         Node labels (default: when the taxonomy has at most 80 nodes).
