@@ -316,24 +316,28 @@ def test_categories_builders(tmp_path):
         parse_categories(str(f), data)
 
 
+def _check_paper_orderings(data):
+    """SPEC §4 / the paper's Figs. 4-5 with 50 random categories: Dif SplitPerson = PartSwap = 0 <
+    RandSwap < PartSupp; PartSwap has the highest FI similarity at every support 0.2%-0.5%."""
+    cats = random_categories(data.items, 50, rng=0)
+    rels = {
+        "partswap": anonymize_partswap(data, categories=cats, rng=0),
+        "randswap": anonymize_randswap(data, rng=0),
+        "partsupp": anonymize_partsupp(data, categories=cats),
+        "splitperson": anonymize_splitperson(data, categories=cats),
+    }
+    d = {k: dif(data, r) for k, r in rels.items()}
+    assert d["splitperson"] == 0.0 == d["partswap"] < d["randswap"] < d["partsupp"]
+    for s in (0.002, 0.003, 0.004, 0.005):
+        sim = {k: fi_similarity(data, r, s) for k, r in rels.items()}
+        assert sim["partswap"] == max(sim.values()), (s, sim)
+    return TendencyHiding(cats).audit(data, rels["partswap"])
+
+
 def test_bms1_sample_orderings():
-    """Paper's orderings on a 5,000-record bms1 sample, 50 random categories, supports 0.2%-0.5%."""
     data = load("bms1")
     sample = data.subset(np.random.default_rng(0).choice(data.n_records, 5000, replace=False))
-    cats = random_categories(sample.items, 50, rng=0)
-    rels = {
-        "partswap": anonymize_partswap(sample, categories=cats, rng=0),
-        "randswap": anonymize_randswap(sample, rng=0),
-        "partsupp": anonymize_partsupp(sample, categories=cats),
-        "splitperson": anonymize_splitperson(sample, categories=cats),
-    }
-    d = {k: dif(sample, r) for k, r in rels.items()}
-    assert d["splitperson"] == 0.0 == d["partswap"]
-    assert d["partswap"] < d["randswap"] < d["partsupp"]
-    for s in (0.002, 0.003, 0.004, 0.005):
-        sim = {k: fi_similarity(sample, r, s) for k, r in rels.items()}
-        assert sim["partswap"] == max(sim.values()), (s, sim)
-    assert TendencyHiding(cats).audit(sample, rels["partswap"]).details["items_conserved"]
+    assert _check_paper_orderings(sample).details["items_conserved"]
 
 
 def _brute_greedy(records, order, group, give):
@@ -381,19 +385,5 @@ def test_least_similar_matching_against_plain_rule(recs, draw):
 
 
 def test_bms1_full_orderings():
-    """Paper's orderings on full bms1, 50 random categories, at every support 0.2%-0.5%."""
-    data = load("bms1")
-    cats = random_categories(data.items, 50, rng=0)
-    rels = {
-        "partswap": anonymize_partswap(data, categories=cats, rng=0),
-        "randswap": anonymize_randswap(data, rng=0),
-        "partsupp": anonymize_partsupp(data, categories=cats),
-        "splitperson": anonymize_splitperson(data, categories=cats),
-    }
-    d = {k: dif(data, r) for k, r in rels.items()}
-    assert d["splitperson"] == 0.0 == d["partswap"] < d["randswap"] < d["partsupp"]
-    for s in (0.002, 0.003, 0.004, 0.005):
-        sim = {k: fi_similarity(data, r, s) for k, r in rels.items()}
-        assert sim["partswap"] == max(sim.values()), (s, sim)
-    rep = TendencyHiding(cats).audit(data, rels["partswap"])
+    rep = _check_paper_orderings(load("bms1"))
     assert rep.satisfied and rep.details["records_with_tendency"] > 3000
