@@ -58,6 +58,7 @@ from collections.abc import Callable
 import numba
 import numpy as np
 
+from graphanon._validation import check_diversity_feasible
 from graphanon.errors import InfeasibleError, ParameterError
 from graphanon.graphs.generalization import GeneralizationGraph, check_order
 
@@ -884,30 +885,6 @@ def closed_walk_trace(graph: GeneralizationGraph, *, rng=None, max_events: int =
 def _label_codes(labels) -> np.ndarray:
     index: dict = {}
     return np.array([index.setdefault(v, len(index)) for v in labels], dtype=np.int64)
-
-
-def check_diversity_feasible(labels, l: int) -> None:  # noqa: E741
-    """Raise ``ParameterError`` when ``labels`` cannot support l-diversity: fewer than
-    ``l`` distinct labels, or a label on more than ``n / l`` records."""
-    from collections import Counter
-
-    if isinstance(l, bool) or not isinstance(l, (int, np.integer)) or l < 1:
-        raise ParameterError(f"l must be a whole number >= 1, got {l!r}")
-    if labels is None:
-        raise ParameterError("l-diversity needs sensitive labels: the data has none (give labels=...)")
-    n = len(labels)
-    counts = Counter(labels)
-    if len(counts) < l:
-        raise ParameterError(
-            f"l={l} needs at least {l} distinct sensitive labels, the data has {len(counts)}: {sorted(map(str, counts))}"
-        )
-    label, top = counts.most_common(1)[0]
-    if top * l > n:
-        raise ParameterError(
-            f"l={l} is infeasible: label {label!r} is on {top} of {n} records, more than n/l = {n / l:.1f}; "
-            f"lower l to at most {n // top}"
-        )
-
 
 
 _COST_SCALE = 1024  # flow arc cost = round(_COST_SCALE * H(u, v) / |u|): ER's per-record weight, in integers

@@ -41,6 +41,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon._validation import check_order
 from graphanon.errors import DataFormatError, ParameterError
 
 __all__ = [
@@ -223,26 +224,7 @@ def gray_order(X) -> np.ndarray:
 # ---------------------------------------------------------------------------
 
 
-def _check_order(order, n: int) -> np.ndarray:
-    arr = np.asarray(order)
-    if arr.ndim != 1 or arr.shape[0] != n:
-        raise ParameterError(
-            f"order must be a 1-D permutation of the {n} record indices, got shape {arr.shape}"
-        )
-    if n and not np.issubdtype(arr.dtype, np.integer):
-        raise ParameterError(f"order must hold integer record indices, got dtype {arr.dtype}")
-    arr = arr.astype(np.int64)
-    if n and (arr.min() < 0 or arr.max() >= n or np.unique(arr).size != n):
-        seen = np.zeros(n, dtype=bool)
-        for p, v in enumerate(arr):
-            if v < 0 or v >= n:
-                raise ParameterError(f"order[{p}] = {v} is not a record index in [0, {n})")
-            if seen[v]:
-                raise ParameterError(
-                    f"order[{p}] = {v} repeats a record; order must be a permutation"
-                )
-            seen[v] = True
-    return arr
+_check_order = check_order  # kept for old imports; the one copy is graphanon._validation.check_order
 
 
 def _consecutive_packed(words: np.ndarray, order: np.ndarray, cyclic: bool) -> np.ndarray:
