@@ -71,8 +71,8 @@ def run_case(name: str) -> dict:
             data = _retail()
             method = anonymize_hghs if name == "hghs_inf" else anonymize_mhghs
             rel = method(data, taxonomy=Taxonomy.balanced(data.items, 5), k=5, m=None)
-            out.update(ncp=rel.params["ncp"], cut_size=len(rel.details["cut"]),
-                       suppressed=len(rel.details["suppress"]), rounds=len(rel.params["rounds"]))
+            out.update(ncp=rel.params["ncp"], cut_size=len(rel.trace.cut),
+                       suppressed=len(rel.trace.suppressed), rounds=len(rel.params["rounds"]))
         elif name == "nr_k_n":
             from graphanon.algorithms import anonymize_nonreciprocal
             from graphanon.datasets import load

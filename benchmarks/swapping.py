@@ -68,7 +68,7 @@ def orderings(data, cats, repeat: int) -> dict:
             "fi": [{**row, "similarity": round(row["similarity"], 4)} for row in m["fi"]],
             "audit_seconds": round(audit_s, 4), "kept_tendency": rep.details["kept_tendency"],
             "records_with_tendency": rep.details["records_with_tendency"],
-            "items_conserved": rep.details.get("items_conserved"), "pairs": len(rel.details.get("pairs", [])),
+            "items_conserved": rep.details.get("items_conserved"), "pairs": len(getattr(rel.trace, "pairs", ())),
         }
     res = out["methods"]
     checks = []
@@ -139,7 +139,7 @@ def main() -> dict:
             sub = data if n == data.n_records else data.subset(np.sort(np.random.default_rng(1).choice(
                 data.n_records, n, replace=False)))
             t, rel = best_of(lambda sub=sub: anonymize_partswap(sub, categories=cats, rng=0), 3)
-            growth.append({"records": n, "seconds": round(t, 4), "pairs": len(rel.details["pairs"])})
+            growth.append({"records": n, "seconds": round(t, 4), "pairs": len(rel.trace.pairs)})
         result["partswap_growth"] = growth
         result["fi_engines"] = fi_engines(data)
     result["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]

@@ -484,9 +484,9 @@ def _draw_search(data, bundled, algorithm, k, m, taxonomy):
         raise GraphanonError("draw search needs a taxonomy: pass --taxonomy FILE or balanced:5")
     rel = methods[algorithm](data, taxonomy=tax, k=k, m=m)
     fig, axes = plt.subplots(1, 3, figsize=(20, 6))
-    draw_taxonomy_cut(tax, rel.details["cut"], rel.details["suppress"], ax=axes[0], labels=len(tax.leaves) <= 60)
-    draw_cut_lattice(rel.search.lattice(), ax=axes[1], max_nodes=25)
-    draw_enumeration_tree(rel.search.enumeration_tree(), ax=axes[2], max_nodes=25)
+    draw_taxonomy_cut(tax, rel.trace.cut, rel.trace.suppressed, ax=axes[0], labels=len(tax.leaves) <= 60)
+    draw_cut_lattice(rel.trace.search.lattice(), ax=axes[1], max_nodes=25)
+    draw_enumeration_tree(rel.trace.search.enumeration_tree(), ax=axes[2], max_nodes=25)
     return fig
 
 

@@ -19,13 +19,14 @@ All functions take a boolean ``records x items`` sparse matrix (a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
 from graphanon._memory import check_memory, cost_blocks
+from graphanon._progress import ProgressCallback
 from graphanon.errors import ParameterError
 
 __all__ = [
@@ -37,7 +38,6 @@ __all__ = [
     "pair_supports",
 ]
 
-Progress = Callable[[int, int, str], None]
 
 
 def _as_csr(X) -> sp.csr_array:
@@ -274,7 +274,7 @@ def minimal_infrequent_itemsets(
     m: int | None,
     *,
     items: np.ndarray | None = None,
-    progress: Progress | None = None,
+    progress: ProgressCallback | None = None,
     max_violations: int | None = None,
     what: str | None = None,
     advice: str | None = None,

@@ -33,25 +33,25 @@ for i, rid in enumerate(data.record_ids):
 tax"""),
     ("md", "## 2. HgHs with k = 2, m = infinity\n\nThe paper's result: cut {P,f,g,M,e,i}, suppression scenario {i}, cost 3.6 + 2 = 5.6."),
     ("code", """rel = anonymize_hghs(data, taxonomy=tax, k=2, m=None)
-print("cut:", rel.details["cut"], " suppressed:", rel.details["suppress"])
+print("cut:", rel.trace.cut, " suppressed:", rel.trace.suppressed)
 p = rel.params
 print(f"cost_G = {p['cost_generalization']:.1f}, cost_S = {p['cost_suppression']:.1f}, total = {p['cost']:.1f}")
 print(rel.to_text())
 print(KmAnonymity(2, None).audit(data, rel))"""),
     ("md", "The walk through the lattice, with the cost of every evaluated child cut:"),
-    ("code", """rnd = rel.search.rounds[0]
+    ("code", """rnd = rel.trace.search.rounds[0]
 print("start", rnd.start, rnd.start_cost[0])
 for st in rnd.steps:
     print(f"expand {st['expanded']!r:5} -> cost {st['cost']:.1f}, suppress {st['suppressed']}; "
           f"candidates {[(n, round(c, 1)) for n, c, _ in st['candidates']]}")"""),
     ("code", """fig, axes = plt.subplots(1, 3, figsize=(18, 5))
-draw_taxonomy_cut(tax, rel.details["cut"], rel.details["suppress"], ax=axes[0])
-draw_cut_lattice(rel.search.lattice(), ax=axes[1])
-draw_enumeration_tree(rel.search.enumeration_tree(), ax=axes[2], max_nodes=25)
+draw_taxonomy_cut(tax, rel.trace.cut, rel.trace.suppressed, ax=axes[0])
+draw_cut_lattice(rel.trace.search.lattice(), ax=axes[1])
+draw_enumeration_tree(rel.trace.search.enumeration_tree(), ax=axes[2], max_nodes=25)
 fig.tight_layout()"""),
     ("md", "## 3. mHgHs: rounds k^1, k^2, ... on shrinking taxonomies\n\nRound 1 gives {a,b,c,d,f,g,M,e,i} with nothing suppressed."),
     ("code", """mrel = anonymize_mhghs(data, taxonomy=tax, k=2, m=None)
-for r in mrel.search.rounds:
+for r in mrel.trace.search.rounds:
     print(f"round {r.m}: cut {r.cut}, suppressed {r.suppressed}, cost {r.cost:.1f}, {r.n_threats} threats")
 print(KmAnonymity(2, None).audit(data, mrel))"""),
     ("md", "## 4. The baselines on Fig. 1 (k = 2, m = 2)\n\nAA cannot suppress the rare pair {e,i}, so it generalizes everything to the root; MM suppresses items."),
@@ -71,15 +71,15 @@ for name, r in results.items():
           f"published items {r.n_published_items:3d}  audit {rep.satisfied}")"""),
     ("code", """g = results["mHgHs"]
 fig, axes = plt.subplots(1, 2, figsize=(16, 5))
-draw_taxonomy_cut(gtax, g.details["cut"], g.details["suppress"], ax=axes[0], labels=False)
-draw_cut_lattice(g.search.lattice(), ax=axes[1], max_nodes=25)
+draw_taxonomy_cut(gtax, g.trace.cut, g.trace.suppressed, ax=axes[0], labels=False)
+draw_cut_lattice(g.trace.search.lattice(), ax=axes[1], max_nodes=25)
 fig.tight_layout()
-print("suppressed:", g.details["suppress"])"""),
+print("suppressed:", g.trace.suppressed)"""),
     ("md", "## 6. (h,k,p)-coherence with private items\n\nMM with `whole milk` and `beef` private: no public pair may have support below 10 or predict a private item with probability above 0.4."),
     ("code", """private = ["whole milk", "beef"]
 hkp = anonymize_mm(gdata, k=10, m=2, h=0.4, private_items=private)
 print(HKPCoherence(0.4, 10, 2, private).audit(gdata, hkp))
-print(f"suppressed {len(hkp.details['suppress'])} public items, NCP {ncp(hkp, gdata):.3f}")"""),
+print(f"suppressed {len(hkp.trace.suppressed)} public items, NCP {ncp(hkp, gdata):.3f}")"""),
 ]
 
 nb = nbf.v4.new_notebook()

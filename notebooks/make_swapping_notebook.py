@@ -63,15 +63,15 @@ tendency and keep theirs -- the audit says so.
 """)
 code("""
 rel = anonymize_partswap(data, categories=cats, visit="input")
-for a, b in rel.details["pairs"]:
-    print(f"{data.record_ids[a]} <-> {data.record_ids[b]}  similarity {rel.details['pair_similarity'][a]:.2f}")
+for a, b in rel.trace.pairs:
+    print(f"{data.record_ids[a]} <-> {data.record_ids[b]}  similarity {rel.trace.pair_similarity[a]:.2f}")
 print()
 print(rel.to_text())      # published rows: shuffled, pseudonyms only
 print()
 print(TendencyHiding(cats).audit(data, rel))
 """)
 code("""
-draw_swap_pair(data, rel, cats, pair=rel.details["pairs"][0]);
+draw_swap_pair(data, rel, cats, pair=rel.trace.pairs[0]);
 """)
 code("""
 draw_swap_graph(data, rel, cats);

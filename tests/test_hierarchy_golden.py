@@ -21,12 +21,12 @@ def fig1():
 def test_hghs_final_cut_cost_and_records(fig1):
     data, tax = fig1
     rel = anonymize_hghs(data, taxonomy=tax, k=2, m=None)
-    assert rel.details["cut"] == ["P", "f", "g", "M", "e", "i"]
-    assert rel.details["suppress"] == ["i"]
+    assert rel.trace.cut == ("P", "f", "g", "M", "e", "i")
+    assert rel.trace.suppressed == ("i",)
     assert rel.params["cost"] == pytest.approx(5.6)
     assert rel.params["cost_generalization"] == pytest.approx(3.6)
     assert rel.params["cost_suppression"] == pytest.approx(2.0)
-    assert rel.search.cost == pytest.approx(5.6)
+    assert rel.trace.search.cost == pytest.approx(5.6)
     assert rows_by_record(rel) == ["P", "P f g", "P f M", "P f M", "P f g", "e", "e", ""]
     assert KmAnonymity(2, None).audit(data, rel).satisfied
     # the metric module's independent LM cost agrees (suppressed occurrences cost 1 each)
@@ -35,7 +35,7 @@ def test_hghs_final_cut_cost_and_records(fig1):
 
 def test_hghs_trace_intermediate_costs(fig1):
     data, tax = fig1
-    rnd = anonymize_hghs(data, taxonomy=tax, k=2).search.rounds[0]
+    rnd = anonymize_hghs(data, taxonomy=tax, k=2).trace.search.rounds[0]
     assert rnd.start == ["T"] and rnd.start_cost[0] == pytest.approx(23.0)
     assert [st["expanded"] for st in rnd.steps] == ["T", "Q", "N"]
     assert [st["cost"] for st in rnd.steps] == pytest.approx([8.6, 6.2, 5.6])
@@ -77,26 +77,26 @@ def test_threats_of_cut3_and_count_of_all_cuts(fig1):
 def test_mhghs_round1_and_final_audit(fig1):
     data, tax = fig1
     rel = anonymize_mhghs(data, taxonomy=tax, k=2, m=None)
-    first = rel.search.rounds[0]
+    first = rel.trace.search.rounds[0]
     assert first.cut == ["a", "b", "c", "d", "f", "g", "M", "e", "i"]
     assert first.suppressed == []
     assert first.cost == pytest.approx(0.6)
     # later rounds only move the cut up (reduced taxonomies)
-    for prev, nxt in zip(rel.search.rounds, rel.search.rounds[1:], strict=False):
+    for prev, nxt in zip(rel.trace.search.rounds, rel.trace.search.rounds[1:], strict=False):
         assert all(any(tax.is_ancestor(c, p) for c in nxt.cut) for p in prev.cut)
     assert KmAnonymity(2, None).audit(data, rel).satisfied
     one = anonymize_mhghs(data, taxonomy=tax, k=2, m=1)
-    assert one.details["cut"] == ["a", "b", "c", "d", "f", "g", "M", "e", "i"] and one.details["suppress"] == []
+    assert one.trace.cut == ("a", "b", "c", "d", "f", "g", "M", "e", "i") and one.trace.suppressed == ()
 
 
 def test_aa_golden(fig1):
     data, tax = fig1
     # k^1: only x, y, z are rare; the cheapest fix is M
     rel = anonymize_aa(data, taxonomy=tax, k=2, m=1)
-    assert rel.details["cut"] == ["a", "b", "c", "d", "f", "g", "M", "e", "i"]
+    assert rel.trace.cut == ("a", "b", "c", "d", "f", "g", "M", "e", "i")
     # k^2: {e,i} has support 1 and e, i hang under the root: AA must generalize everything to T
     rel2 = anonymize_aa(data, taxonomy=tax, k=2, m=2)
-    assert rel2.details["cut"] == ["T"] and rel2.params["cost"] == pytest.approx(23.0)
+    assert rel2.trace.cut == ("T",) and rel2.params["cost"] == pytest.approx(23.0)
     for m, r in [(1, rel), (2, rel2)]:
         assert KmAnonymity(2, m).audit(data, r).satisfied
 
@@ -104,7 +104,7 @@ def test_aa_golden(fig1):
 def test_mm_golden(fig1):
     data, _ = fig1
     rel = anonymize_mm(data, k=2, m=2)
-    assert sorted(rel.details["suppress"]) == ["b", "c", "e", "x", "y", "z"]
+    assert sorted(rel.trace.suppressed) == ["b", "c", "e", "x", "y", "z"]
     assert rel.params["cost_suppression"] == pytest.approx(10.0)
     assert KmAnonymity(2, 2).audit(data, rel).satisfied
     assert HKPCoherence(1.0, 2, 2).audit(data, rel).satisfied
@@ -125,10 +125,10 @@ def test_enumeration_tree_of_cut3_as_in_fig2b():
 def test_search_enumeration_tree_and_lattice(fig1):
     data, tax = fig1
     rel = anonymize_hghs(data, taxonomy=tax, k=2)
-    tree = rel.search.enumeration_tree()
+    tree = rel.trace.search.enumeration_tree()
     assert set(tree.order) == {"P", "f", "g", "M", "e", "i"}
     assert tree.suppressed(tree.greedy_path()[-1]) == ["i"]
-    lat = rel.search.lattice()
+    lat = rel.trace.search.lattice()
     assert lat.path[0] == ("T",) and lat.path[-1] == ("P", "f", "g", "M", "e", "i")
     assert lat.costs[("H", "K", "Q", "e", "i")] == pytest.approx(10.2)
     g = lat.to_networkx(radius=1, max_nodes=100)

@@ -105,4 +105,4 @@ def test_aa_infeasible_raises():
         anonymize_aa(data, taxonomy=tax, k=2, m=1)
     # HgHs meets the model by suppression instead
     rel = anonymize_hghs(data, taxonomy=tax, k=2, m=1)
-    assert KmAnonymity(2, 1).audit(data, rel).satisfied and rel.details["suppress"]
+    assert KmAnonymity(2, 1).audit(data, rel).satisfied and rel.trace.suppressed

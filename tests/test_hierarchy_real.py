@@ -120,6 +120,6 @@ def test_save_load_roundtrip_and_progress(groceries, tmp_path):
     rel.save(path)
     back = load_release(path)
     assert back.algorithm == "mhghs" and back.published_items == rel.published_items
-    assert back.details == {} and back.params["n_suppressed_nodes"] == len(rel.details["suppress"])
+    assert back.trace is None and back.params["n_suppressed_nodes"] == len(rel.trace.suppressed)
     assert back.params["cost_suppression"] == pytest.approx(rel.params["cost_suppression"])
     assert KmAnonymity(10, 2).audit(data, back).satisfied

@@ -29,7 +29,7 @@ def test_tree_layout_places_parents_above_children():
 
 def test_draw_taxonomy_cut_colours(rel):
     tax = load_taxonomy("liuwang_fig1")
-    ax = draw_taxonomy_cut(tax, rel.details["cut"], rel.details["suppress"])
+    ax = draw_taxonomy_cut(tax, rel.trace.cut, rel.trace.suppressed)
     colors = ax.collections[-1].get_facecolors()
     assert len(colors) == len(tax.nodes)
     assert "1 suppressed" in ax.get_title()
@@ -37,11 +37,11 @@ def test_draw_taxonomy_cut_colours(rel):
 
 
 def test_draw_lattice_and_tree(rel):
-    ax = draw_cut_lattice(rel.search.lattice())
+    ax = draw_cut_lattice(rel.trace.search.lattice())
     texts = [t.get_text() for t in ax.texts]
     assert any("cost 5.6" in t for t in texts) and any("cost 10.2" in t for t in texts)
     plt.close(ax.figure)
-    ax = draw_enumeration_tree(rel.search.enumeration_tree())
+    ax = draw_enumeration_tree(rel.trace.search.enumeration_tree())
     assert "['i']" in ax.get_title()
     plt.close(ax.figure)
 
@@ -50,8 +50,8 @@ def test_draw_on_groceries_mhghs():
     data, tax = load("groceries"), load_taxonomy("groceries")
     r = anonymize_mhghs(data, taxonomy=tax, k=10, m=2)
     fig, axes = plt.subplots(1, 3)
-    draw_taxonomy_cut(tax, r.details["cut"], r.details["suppress"], ax=axes[0])
-    draw_cut_lattice(r.search.lattice(), ax=axes[1], max_nodes=20)
-    draw_enumeration_tree(r.search.enumeration_tree(), ax=axes[2], max_nodes=20)
+    draw_taxonomy_cut(tax, r.trace.cut, r.trace.suppressed, ax=axes[0])
+    draw_cut_lattice(r.trace.search.lattice(), ax=axes[1], max_nodes=20)
+    draw_enumeration_tree(r.trace.search.enumeration_tree(), ax=axes[2], max_nodes=20)
     assert all(a.get_title() for a in axes)
     plt.close(fig)

@@ -61,7 +61,7 @@ def test_hghs_unbounded_m_stops_with_a_clear_error():
     with max_memory("1M"), pytest.raises(MemoryBudgetError, match="mhghs threat mining"):
         anonymize_mhghs(data, taxonomy=tax, k=2, m=None)
     # the same call within the budget gives the golden result
-    assert anonymize_hghs(data, taxonomy=tax, k=2, m=None).details["cut"] == ["P", "f", "g", "M", "e", "i"]
+    assert anonymize_hghs(data, taxonomy=tax, k=2, m=None).trace.cut == ("P", "f", "g", "M", "e", "i")
 
 
 def test_nr_refuses_k_it_cannot_hold():

@@ -114,7 +114,7 @@ def test_saved_release_holds_no_id_order_seed_or_suppressed_name(name, data, tax
     # no input order: record i's row is a secret permutation (identity has probability 1/40!)
     assert rel.pseudonyms == tuple(f"p{i}" for i in range(1, data.n_records + 1))
     assert not (rel.link.row_of_record == np.arange(data.n_records)).all()
-    suppressed = set(getattr(rel, "suppressed", None) or ()) | set(rel.details.get("suppress", ()))
+    suppressed = set(getattr(rel, "suppressed", None) or ()) | set(getattr(rel.trace, "suppressed", None) or ())
     if name in ("cut", "mm"):
         assert suppressed, "this case must suppress something to test item 6"
     for label in suppressed:

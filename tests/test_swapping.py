@@ -62,7 +62,7 @@ def test_table1_partswap_golden():
     data, groups = _table1()
     rel = anonymize_partswap(data, categories=groups, visit="input", unsafe_secret_seed=3)
     ids = data.record_ids
-    pairs = {(ids[a], ids[b]) for a, b in rel.details["pairs"]}
+    pairs = {(ids[a], ids[b]) for a, b in rel.trace.pairs}
     # 001 -> 007 (first similarity-0 candidate; 009 collides on 2); 002 -> 004 (J = 1/4; 003 collides:
     # 002 holds 7; 009 holds 2); 003 -> 006 (J = 0); 005 -> 009 (J = 0); 008 and 010 find no partner.
     assert pairs == {("001", "007"), ("002", "004"), ("003", "006"), ("005", "009")}
@@ -75,7 +75,7 @@ def test_table1_partswap_golden():
     original = _records(data)
     for i in range(10):
         assert _row_of(rel, i) == expected.get(i, original[i]), ids[i]
-    sims = rel.details["pair_similarity"]
+    sims = rel.trace.pair_similarity
     assert sims[1] == pytest.approx(0.25) and sims[0] == 0.0
     # conservation and the audit: 008 and 010 keep their tendency (A)
     rep = TendencyHiding(groups).audit(data, rel)
@@ -95,7 +95,7 @@ def test_table1_rules_random_visit():
     for seed in range(20):
         rel = anonymize_partswap(data, categories=groups, rng=seed, unsafe_secret_seed=seed)
         seen = set()
-        for a, b in rel.details["pairs"]:
+        for a, b in rel.trace.pairs:
             assert a not in seen and b not in seen  # one pair per record
             seen |= {a, b}
             assert tend.heaviest[a] != tend.heaviest[b]
@@ -108,8 +108,8 @@ def test_table1_rules_random_visit():
         assert rep.details["items_conserved"]
         assert rep.details["kept_tendency"] == 10 - len(seen)
     # same rng, same pairs
-    a = anonymize_partswap(data, categories=groups, rng=7).details["pairs"]
-    assert a == anonymize_partswap(data, categories=groups, rng=7).details["pairs"]
+    a = anonymize_partswap(data, categories=groups, rng=7).trace.pairs
+    assert a == anonymize_partswap(data, categories=groups, rng=7).trace.pairs
 
 
 def test_fullswap_exchanges_single_category_records():
@@ -117,10 +117,10 @@ def test_fullswap_exchanges_single_category_records():
     groups = ItemGroups({"A": ["a1", "a2", "a3", "a4"], "B": ["b1", "b2", "b3"], "C": ["c1", "c2"]})
     rel = anonymize_fullswap(data, categories=groups, visit="input", unsafe_secret_seed=0)
     # single-category records 0 (A), 1 (B), 2 (A), 3 (C): 0 <-> 1, 2 <-> 3 (first in priority order)
-    assert sorted(rel.details["full_pairs"]) == [(0, 1), (2, 3)]
+    assert sorted(rel.trace.full_pairs) == [(0, 1), (2, 3)]
     assert _row_of(rel, 0) == {"b1", "b2", "b3"} and _row_of(rel, 3) == {"a3", "a4"}
     assert _row_of(rel, 4) == {"a1", "b1", "b2"}  # no partner with another heaviest category
-    assert anonymize_partswap(data, categories=groups, unsafe_secret_seed=0).details["pairs"] == []
+    assert anonymize_partswap(data, categories=groups, unsafe_secret_seed=0).trace.pairs == ()
 
 
 def test_baselines_on_table1():
@@ -136,7 +136,7 @@ def test_baselines_on_table1():
     rep = TendencyHiding(groups).audit(data, split)
     assert rep.satisfied and rep.details["items_conserved"]
     rnd = anonymize_randswap(data, rng=0, unsafe_secret_seed=0)
-    assert rnd.n_records == 10 and len(rnd.details["pairs"]) == 5
+    assert rnd.n_records == 10 and len(rnd.trace.pairs) == 5
 
 
 @st.composite
@@ -159,7 +159,7 @@ def test_property_swaps_conserve_items_and_pair_once(dg, seed, full):
     method = anonymize_fullswap if full else anonymize_partswap
     rel = method(data, categories=groups, rng=seed, unsafe_secret_seed=seed)
     assert dif(data, rel) == 0.0  # every item keeps its occurrences: no collision
-    flat = [r for pair in rel.details["pairs"] for r in pair]
+    flat = [r for pair in rel.trace.pairs for r in pair]
     assert len(flat) == len(set(flat))
     rep = TendencyHiding(groups).audit(data, rel)
     assert rep.details["broken_invariants"] == 0

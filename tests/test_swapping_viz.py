@@ -40,6 +40,6 @@ def test_graph_highlights_pairs(swapped):
     rel.link = None
     with pytest.raises(ParameterError, match="link"):
         draw_swap_pair(data, rel, groups)
-    rel.details["pairs"] = []
+    rel.trace = None
     with pytest.raises(ParameterError):
         draw_swap_graph(data, rel, groups)

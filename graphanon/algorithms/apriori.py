@@ -34,10 +34,11 @@ Liu, Wang. PAKDD 2010, Sec. 5 (AA as the baseline, NCP as the measure).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
 
 import numpy as np
 
+from graphanon._progress import ProgressCallback
+from graphanon._random import check_random_state
 from graphanon.algorithms._hierarchy import HierarchyIndex, check_m
 from graphanon.algorithms.cut import cut_recoding
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
@@ -50,7 +51,6 @@ from graphanon.taxonomy import Taxonomy
 
 __all__ = ["anonymize_aa"]
 
-Progress = Callable[[int, int, str], None]
 
 
 def anonymize_aa(
@@ -58,9 +58,10 @@ def anonymize_aa(
     *,
     taxonomy: Taxonomy,
     k: int,
-    m: int | None,
-    progress: Progress | None = None,
+    m: int | None = None,
+    rng=None,
     unsafe_secret_seed: int | None = None,
+    progress: ProgressCallback | None = None,
 ) -> GlobalRecoding:
     """k^m-anonymize ``data`` by Apriori Anonymization (global full-subtree generalization).
 
@@ -77,6 +78,9 @@ def anonymize_aa(
         record (k^infinity).
     progress : callable(done, total, message), optional
         Called once per recount.
+    rng : None, int or numpy.random.Generator
+        Accepted for the common signature and ignored: the method is
+        deterministic (it draws no structure randomness).
     unsafe_secret_seed : int, optional
         Tests only: fixes the secret row shuffle, which otherwise comes from
         operating-system entropy (:func:`~graphanon.release.publish`). Never
@@ -86,7 +90,7 @@ def anonymize_aa(
     -------
     GlobalRecoding
         The data recoded by the final cut, rows in a secret random order;
-        nothing is suppressed. ``release.details["cut"]`` is the cut;
+        nothing is suppressed. ``release.trace.cut`` is the cut;
         ``release.params`` holds ``cost`` (= ``cost_generalization``,
         LM over the taxonomy's leaves, weighted by original occurrences),
         ``cost_suppression`` (0), ``ncp`` (canonical, ``docs/metrics.md``),
@@ -119,13 +123,14 @@ def anonymize_aa(
     >>> from graphanon.datasets import load, load_taxonomy
     >>> data, tax = load("liuwang_fig1"), load_taxonomy("liuwang_fig1")
     >>> rel = anonymize_aa(data, taxonomy=tax, k=2, m=2)
-    >>> rel.details["cut"]
-    ['T']
+    >>> rel.trace.cut
+    ('T',)
 
     References
     ----------
     Terrovitis, Mamoulis, Kalnis. PVLDB 2008, Sec. 4.
     """
+    check_random_state(rng)  # deterministic: accepted so that every method takes rng=
     check_k(k, data.n_records)
     m = check_m(m)
     index = HierarchyIndex(data, taxonomy)

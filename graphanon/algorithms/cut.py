@@ -15,7 +15,11 @@ generalization. PAKDD 2010, Sec. 2 (cut plus suppression scenario, LM cost).
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
 
+from graphanon._progress import ProgressCallback, report
+from graphanon._random import check_random_state
 from graphanon.algorithms.registry import (
     AlgorithmSpec,
     RunOptions,
@@ -28,7 +32,32 @@ from graphanon.labels import as_labels
 from graphanon.release import GlobalRecoding, publish
 from graphanon.taxonomy import Taxonomy
 
-__all__ = ["anonymize_cut", "cut_recoding"]
+__all__ = ["HierarchyTrace", "anonymize_cut", "cut_recoding"]
+
+
+@dataclass(frozen=True)
+class HierarchyTrace:
+    """What a hierarchy method chose (``release.trace`` of cut, AA, HgHs, mHgHs and MM).
+
+    In memory only, for drawings and experiments: the release file names no
+    suppressed node (``params["n_suppressed_nodes"]`` counts them).
+
+    Attributes
+    ----------
+    cut : tuple or None
+        The full cut (taxonomy nodes, suppressed ones included); None for
+        MM, which generalizes nothing.
+    suppressed : tuple
+        The suppressed cut nodes (MM: the suppressed items).
+    search : HierarchySearch or None
+        HgHs/mHgHs only: the search path (rounds, steps, evaluated children),
+        with ``search.lattice()`` and ``search.enumeration_tree()`` for the
+        drawings in :mod:`graphanon.viz.hierarchy`.
+    """
+
+    cut: tuple | None
+    suppressed: tuple
+    search: Any = field(default=None, repr=False)
 
 
 def cut_recoding(
@@ -63,9 +92,9 @@ def cut_recoding(
     GlobalRecoding
         Each leaf maps to its cut node (``leaves`` = the node's leaf count,
         ``universe`` = the taxonomy's leaf count, so that NCP is the LM cost).
-        ``release.details`` holds the full ``cut`` and the suppressed nodes
-        (``suppress``), in memory only: a saved release names no suppressed
-        node, ``params["n_suppressed_nodes"]`` counts them.
+        ``release.trace`` is a :class:`HierarchyTrace` (the full ``cut`` and
+        the suppressed nodes), in memory only: a saved release names no
+        suppressed node, ``params["n_suppressed_nodes"]`` counts them.
 
     Complexity
     ----------
@@ -98,7 +127,7 @@ def cut_recoding(
         algorithm=algorithm,
         params={"n_suppressed_nodes": len(suppress), **(params or {})},
     )
-    rel.details.update({"cut": list(cut), "suppress": suppress})
+    rel.trace = HierarchyTrace(cut=tuple(cut), suppressed=tuple(suppress))
     return rel
 
 
@@ -109,7 +138,9 @@ def anonymize_cut(
     cut: Iterable[Hashable] | None = None,
     level: int | None = None,
     suppress: Iterable[Hashable] = (),
+    rng=None,
     unsafe_secret_seed: int | None = None,
+    progress: ProgressCallback | None = None,
 ) -> GlobalRecoding:
     """Publish ``data`` generalized to a cut given by nodes or by taxonomy depth.
 
@@ -124,14 +155,32 @@ def anonymize_cut(
         (0 = root only; the height = the leaves).
     suppress : iterable of nodes
         Cut nodes to suppress.
+    rng : None, int or numpy.random.Generator
+        Accepted for the common signature and ignored: the method is
+        deterministic (it draws no structure randomness).
     unsafe_secret_seed : int, optional
         Tests only: fixes the secret row shuffle (OS entropy otherwise).
+    progress : callable(done, total, message), optional
+        Called once when the recoding is done.
 
     Returns
     -------
     GlobalRecoding
         Rows in a secret random order; ``release.link`` is the private link,
-        ``release.details`` the full cut and the suppressed nodes.
+        ``release.trace`` a :class:`HierarchyTrace` (the full cut and the
+        suppressed nodes).
+
+    Complexity
+    ----------
+    O(taxonomy nodes + occurrences).
+
+    Examples
+    --------
+    >>> from graphanon.datasets import load, load_taxonomy
+    >>> data, tax = load("liuwang_fig1"), load_taxonomy("liuwang_fig1")
+    >>> rel = anonymize_cut(data, taxonomy=tax, level=1, unsafe_secret_seed=0)
+    >>> rel.trace.cut, rel.n_records
+    (('P', 'Q', 'e', 'i'), 8)
 
     This method makes no privacy promise by itself: audit its release (for
     example with :class:`~graphanon.privacy.KmAnonymity`) before publishing.
@@ -142,7 +191,9 @@ def anonymize_cut(
         if not 0 <= level <= taxonomy.height:
             raise ParameterError(f"level must be between 0 and the taxonomy height {taxonomy.height}, got {level}")
         cut = taxonomy.level(level)
+    check_random_state(rng)
     rel = cut_recoding(data, taxonomy, cut, suppress, params={"level": level})
+    report(progress, 1, 1, "cut recoding")
     return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
 
 

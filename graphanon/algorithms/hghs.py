@@ -30,11 +30,13 @@ cuts), Sec. 4.2 (mHgHs).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from graphanon._progress import ProgressCallback
+from graphanon._random import check_random_state
 from graphanon.algorithms._hierarchy import HierarchyIndex, ThreatSet, check_m
 from graphanon.algorithms.cut import cut_recoding
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
@@ -51,7 +53,6 @@ __all__ = [
     "best_suppression",
 ]
 
-Progress = Callable[[int, int, str], None]
 _EPS = 1e-9
 
 
@@ -115,7 +116,7 @@ class SearchRound:
 
 @dataclass
 class HierarchySearch:
-    """What HgHs/mHgHs did: attached to the release as ``release.search``.
+    """What HgHs/mHgHs did: ``release.trace.search`` (see :class:`~graphanon.algorithms.cut.HierarchyTrace`).
 
     Attributes
     ----------
@@ -255,9 +256,8 @@ def _release(
         },
     )
     rel.params["ncp"] = ncp(rel, data)
-    rel = publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
-    rel.search = search
-    return rel
+    rel.trace = replace(rel.trace, search=search)
+    return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
 
 
 def anonymize_hghs(
@@ -266,8 +266,9 @@ def anonymize_hghs(
     taxonomy: Taxonomy,
     k: int,
     m: int | None = None,
-    progress: Progress | None = None,
+    rng=None,
     unsafe_secret_seed: int | None = None,
+    progress: ProgressCallback | None = None,
 ) -> GlobalRecoding:
     """k^m-anonymize ``data`` by HgHs: greedy cut search with greedy suppression.
 
@@ -283,6 +284,9 @@ def anonymize_hghs(
         Attacker knowledge; None is k^infinity (any number of items).
     progress : callable(done, total, message), optional
         Called after each move of the cut search.
+    rng : None, int or numpy.random.Generator
+        Accepted for the common signature and ignored: the method is
+        deterministic (it draws no structure randomness).
     unsafe_secret_seed : int, optional
         Tests only: fixes the secret row shuffle, which otherwise comes from
         operating-system entropy (:func:`~graphanon.release.publish`). Never
@@ -292,15 +296,16 @@ def anonymize_hghs(
     -------
     GlobalRecoding
         Recoded by the chosen cut, with the chosen cut nodes suppressed, rows
-        in a secret random order. ``release.details`` holds the ``cut`` and
-        the suppressed nodes (``suppress``), in memory only: the saved
-        release names no suppressed node. ``release.params`` holds ``cost``,
+        in a secret random order. ``release.trace`` is a
+        :class:`~graphanon.algorithms.cut.HierarchyTrace`: the ``cut``, the
+        ``suppressed`` nodes and the ``search`` (a :class:`HierarchySearch`:
+        lattice path, candidates, enumeration tree), in memory only: the
+        saved release names no suppressed node. ``release.params`` holds ``cost``,
         ``cost_generalization`` (``cost_G(Cut)``), ``cost_suppression``
         (``cost_S(SS)``), ``ncp`` (the canonical NCP of ``docs/metrics.md``,
         over the data's items), ``ncp_taxonomy`` (``cost`` per original
         occurrence: the search objective, over the taxonomy's leaves) and the
-        search path; ``release.search`` is the :class:`HierarchySearch`
-        (lattice path, candidates, enumeration tree).
+        search path.
 
     Raises
     ------
@@ -332,13 +337,14 @@ def anonymize_hghs(
     >>> from graphanon.datasets import load, load_taxonomy
     >>> data, tax = load("liuwang_fig1"), load_taxonomy("liuwang_fig1")
     >>> rel = anonymize_hghs(data, taxonomy=tax, k=2)
-    >>> rel.details["cut"], rel.details["suppress"], round(rel.params["cost"], 6)
-    (['P', 'f', 'g', 'M', 'e', 'i'], ['i'], 5.6)
+    >>> rel.trace.cut, rel.trace.suppressed, round(rel.params["cost"], 6)
+    (('P', 'f', 'g', 'M', 'e', 'i'), ('i',), 5.6)
 
     References
     ----------
     Liu, Wang. PAKDD 2010, Sec. 3-4.1.
     """
+    check_random_state(rng)  # deterministic: accepted so that every method takes rng=
     index, m = _prepare(data, taxonomy, k, m)
     threats = index.threats(k, m)
     rnd = _walk(index, threats, k, m, ~index.is_leaf, progress, "HgHs")
@@ -354,8 +360,9 @@ def anonymize_mhghs(
     taxonomy: Taxonomy,
     k: int,
     m: int | None = None,
-    progress: Progress | None = None,
+    rng=None,
     unsafe_secret_seed: int | None = None,
+    progress: ProgressCallback | None = None,
 ) -> GlobalRecoding:
     """k^m-anonymize ``data`` by mHgHs: HgHs in rounds on shrinking taxonomies.
 
@@ -367,13 +374,13 @@ def anonymize_mhghs(
 
     Parameters
     ----------
-    data, taxonomy, k, m, progress, unsafe_secret_seed :
+    data, taxonomy, k, m, rng, unsafe_secret_seed, progress :
         As in :func:`anonymize_hghs`.
 
     Returns
     -------
     GlobalRecoding
-        As in :func:`anonymize_hghs`; ``release.search.rounds`` has one
+        As in :func:`anonymize_hghs`; ``release.trace.search.rounds`` has one
         :class:`SearchRound` per round and ``params["rounds"]`` a summary.
 
     Complexity
@@ -386,13 +393,14 @@ def anonymize_mhghs(
     >>> from graphanon.datasets import load, load_taxonomy
     >>> data, tax = load("liuwang_fig1"), load_taxonomy("liuwang_fig1")
     >>> rel = anonymize_mhghs(data, taxonomy=tax, k=2, m=1)
-    >>> rel.details["cut"], rel.details["suppress"]
-    (['a', 'b', 'c', 'd', 'f', 'g', 'M', 'e', 'i'], [])
+    >>> rel.trace.cut, rel.trace.suppressed
+    (('a', 'b', 'c', 'd', 'f', 'g', 'M', 'e', 'i'), ())
 
     References
     ----------
     Liu, Wang. PAKDD 2010, Sec. 4.2.
     """
+    check_random_state(rng)  # deterministic: accepted so that every method takes rng=
     index, m = _prepare(data, taxonomy, k, m)
     rounds = []
     allowed = np.ones(index.n_nodes, dtype=bool)

@@ -25,12 +25,15 @@ Liu, Wang. PAKDD 2010, Sec. 5 (MM as a baseline for k^m-anonymity).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Hashable, Iterable
 
 import numpy as np
 
+from graphanon._progress import ProgressCallback
+from graphanon._random import check_random_state
 from graphanon._validation import check_h
 from graphanon.algorithms._hierarchy import check_m, infrequent_on_columns, njit
+from graphanon.algorithms.cut import HierarchyTrace
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, parse_name_list, register
 from graphanon.errors import ParameterError
 from graphanon.labels import as_labels
@@ -40,7 +43,6 @@ from graphanon.support import VerticalBitmaps
 
 __all__ = ["anonymize_mm", "check_h", "check_private_items", "minimal_moles"]
 
-Progress = Callable[[int, int, str], None]
 
 
 def check_private_items(data, private_items: Iterable[Hashable]) -> np.ndarray:
@@ -166,8 +168,9 @@ def anonymize_mm(
     m: int | None = None,
     h: float = 1.0,
     private_items: Iterable[Hashable] = (),
-    progress: Progress | None = None,
+    rng=None,
     unsafe_secret_seed: int | None = None,
+    progress: ProgressCallback | None = None,
 ) -> GlobalRecoding:
     """(h, k, p)-coherence (k^m-anonymity when all items are public) by the MM greedy.
 
@@ -187,6 +190,9 @@ def anonymize_mm(
         never part of the attacker's knowledge.
     progress : callable(done, total, message), optional
         Called when the greedy is done.
+    rng : None, int or numpy.random.Generator
+        Accepted for the common signature and ignored: the method is
+        deterministic (it draws no structure randomness).
     unsafe_secret_seed : int, optional
         Tests only: fixes the secret row shuffle, which otherwise comes from
         operating-system entropy (:func:`~graphanon.release.publish`). Never
@@ -197,7 +203,7 @@ def anonymize_mm(
     GlobalRecoding
         Public items published as themselves or suppressed (total
         suppression), rows in a secret random order.
-        ``release.details["suppress"]`` names the suppressed items (in memory
+        ``release.trace.suppressed`` names the suppressed items (in memory
         only: the saved release gives only their number);
         ``release.params`` holds ``n_moles``,
         ``cost_generalization`` (0), ``cost_suppression`` (occurrences
@@ -220,13 +226,14 @@ def anonymize_mm(
     >>> from graphanon.datasets import load
     >>> data = load("liuwang_fig1")
     >>> rel = anonymize_mm(data, k=2, m=2)
-    >>> sorted(rel.details["suppress"])
+    >>> sorted(rel.trace.suppressed)
     ['b', 'c', 'e', 'x', 'y', 'z']
 
     References
     ----------
     Xu et al. KDD 2008, Sec. 4 (Algorithm MM).
     """
+    check_random_state(rng)  # deterministic: accepted so that every method takes rng=
     check_k(k, data.n_records)
     p = check_m(m, what="m (p)")
     h = check_h(h)
@@ -262,7 +269,7 @@ def anonymize_mm(
             "ncp": removed / total if total else 0.0,
         },
     )
-    rel.details["suppress"] = [data.items[j] for j in suppressed]
+    rel.trace = HierarchyTrace(cut=None, suppressed=tuple(data.items[j] for j in suppressed))
     return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
 
 

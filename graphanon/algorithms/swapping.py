@@ -49,7 +49,7 @@ tie-break among partners of equal similarity -- is a permutation drawn from
 (``visit="input"``, the paper's loop over ``D``). Both are *structure*
 randomness: the same ``rng`` gives the same pairs. The published rows are
 then shuffled by :func:`~graphanon.release.publish.publish` (secret), and
-who swapped with whom stays in ``release.details["pairs"]`` (memory only)
+who swapped with whom stays in ``release.trace`` (a :class:`SwapTrace`, memory only)
 and the private ``release.link``.
 
 References
@@ -63,11 +63,13 @@ Adar, E. User 4XXXXX9: anonymizing query logs. WWW Query Log Workshop, 2007.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon._progress import ProgressCallback, report
 from graphanon._random import check_random_state
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.categories import category_codes, parse_categories
@@ -87,7 +89,6 @@ __all__ = [
     "tendencies",
 ]
 
-Progress = Callable[[int, int, str], None]
 
 
 class Tendency:
@@ -177,9 +178,33 @@ def _exchange(X: sp.csr_array, give: np.ndarray, partner: np.ndarray) -> sp.csr_
     return sp.csr_array((np.ones(out.nnz, bool), out.indices, out.indptr), shape=X.shape)
 
 
-def _report(progress: Progress | None, done: int, total: int, message: str) -> None:
-    if progress is not None:
-        progress(done, total, message)
+@dataclass(frozen=True)
+class SwapTrace:
+    """What a swapping-family method did (``release.trace``; in memory only, never saved).
+
+    Attributes
+    ----------
+    pairs : tuple of (int, int)
+        Swapped record pairs ``(i, j)``, ``i < j``, as original record
+        indices (the final partners: full swaps replace partial ones).
+    pair_similarity : numpy.ndarray or None
+        Per original record, the Jaccard similarity with its partner
+        (PartSwap/FullSwap).
+    partial_pairs, full_pairs : tuple of (int, int)
+        PartSwap's pairs and FullSwap's full-swap pairs (empty when unused).
+    with_tendency, single_category : int or None
+        Records with a tendency; single-category records (FullSwap).
+    suppressed_occurrences : int or None
+        PartSupp: occurrences removed.
+    """
+
+    pairs: tuple = ()
+    pair_similarity: Any = field(default=None, repr=False)
+    partial_pairs: tuple = field(default=(), repr=False)
+    full_pairs: tuple = field(default=(), repr=False)
+    with_tendency: int | None = None
+    single_category: int | None = None
+    suppressed_occurrences: int | None = None
 
 
 def _partial_pairs(X, tend: Tendency, visit: str, rng) -> tuple[np.ndarray, np.ndarray]:
@@ -194,20 +219,20 @@ def _full_pairs(X, tend: Tendency, visit: str, rng) -> tuple[np.ndarray, np.ndar
     return least_similar_matching(X, order, single_cat[order])
 
 
-def _pairs_list(partner: np.ndarray) -> list[tuple[int, int]]:
+def _pairs_list(partner: np.ndarray) -> tuple[tuple[int, int], ...]:
     t = np.flatnonzero(partner > np.arange(len(partner)))
-    return list(zip(t.tolist(), partner[t].tolist()))
+    return tuple(zip(t.tolist(), partner[t].tolist(), strict=True))
 
 
 def _swap(data, categories, *, full: bool, visit, rng, unsafe_secret_seed, progress, name):
     gen = check_random_state(rng)
     tend = tendencies(data, categories)
     X = data.matrix
-    _report(progress, 0, 3, "category weights")
+    report(progress, 0, 3, "category weights")
     partner, sim = _partial_pairs(X, tend, visit, gen)
     give = tend.source.copy()
     details = {"partial_pairs": _pairs_list(partner), "with_tendency": int(tend.has_tendency.sum())}
-    _report(progress, 1, 3, "partial swap partners")
+    report(progress, 1, 3, "partial swap partners")
     if full:
         full_partner, full_sim = _full_pairs(X, tend, visit, gen)
         both = full_partner >= 0
@@ -215,19 +240,19 @@ def _swap(data, categories, *, full: bool, visit, rng, unsafe_secret_seed, progr
         give |= both[tend.entry_row]  # fully swapped records give every item
         details["full_pairs"] = _pairs_list(full_partner)
         details["single_category"] = int(tend.single.sum())
-    _report(progress, 2, 3, "exchange")
+    report(progress, 2, 3, "exchange")
     details["pairs"] = _pairs_list(partner)
     details["pair_similarity"] = sim
     params = {"n_categories": len(categories), "visit": visit}
     release = PerturbedRelease.from_matrix(data, _exchange(X, give, partner), moves="swap", algorithm=name,
                                            params=params)
-    release.details.update(details)
-    _report(progress, 3, 3, "done")
+    release.trace = SwapTrace(**details)
+    report(progress, 3, 3, "done")
     return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
 
 
 def anonymize_partswap(data, *, categories: ItemGroups, visit: str = "random", rng=None,
-                       unsafe_secret_seed: int | None = None, progress: Progress | None = None):
+                       unsafe_secret_seed: int | None = None, progress: ProgressCallback | None = None):
     """PartSwap: exchange each tendency record's heaviest-category items with its least similar partner.
 
     Parameters
@@ -246,9 +271,9 @@ def anonymize_partswap(data, *, categories: ItemGroups, visit: str = "random", r
     Returns
     -------
     PerturbedRelease
-        ``moves="swap"``; ``details["pairs"]`` lists the swapped record pairs
-        (original indices, memory only), ``details["pair_similarity"]`` their
-        Jaccard similarity; ``link`` is private.
+        ``moves="swap"``; ``trace`` is a :class:`SwapTrace`: ``pairs`` lists
+        the swapped record pairs (original indices, memory only),
+        ``pair_similarity`` their Jaccard similarity; ``link`` is private.
 
     Complexity
     ----------
@@ -269,11 +294,11 @@ def anonymize_partswap(data, *, categories: ItemGroups, visit: str = "random", r
 
 
 def anonymize_fullswap(data, *, categories: ItemGroups, visit: str = "random", rng=None,
-                       unsafe_secret_seed: int | None = None, progress: Progress | None = None):
+                       unsafe_secret_seed: int | None = None, progress: ProgressCallback | None = None):
     """FullSwap: PartSwap plus full exchange between single-category records (Sec. 4.4).
 
     Parameters, Returns, Complexity: as :func:`anonymize_partswap`;
-    ``details["full_pairs"]`` lists the fully swapped pairs.
+    ``trace.full_pairs`` lists the fully swapped pairs.
 
     Examples
     --------
@@ -289,7 +314,7 @@ def anonymize_fullswap(data, *, categories: ItemGroups, visit: str = "random", r
 
 
 def anonymize_randswap(data, *, rng=None, unsafe_secret_seed: int | None = None,
-                       progress: Progress | None = None):
+                       progress: ProgressCallback | None = None):
     """RandSwap: random record pairs exchange random halves of their items (collisions lose items).
 
     Parameters
@@ -330,13 +355,13 @@ def anonymize_randswap(data, *, rng=None, unsafe_secret_seed: int | None = None,
     give = rank < (lengths[rows] + 1) // 2
     release = PerturbedRelease.from_matrix(data, _exchange(X, give, partner), moves="random-swap",
                                            algorithm="randswap", params={})
-    release.details["pairs"] = _pairs_list(partner)
-    _report(progress, 1, 1, "random swap")
+    release.trace = SwapTrace(pairs=_pairs_list(partner))
+    report(progress, 1, 1, "random swap")
     return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
 
 
 def anonymize_partsupp(data, *, categories: ItemGroups, rng=None, unsafe_secret_seed: int | None = None,
-                       progress: Progress | None = None):
+                       progress: ProgressCallback | None = None):
     """PartSupp: each record with a tendency loses its heaviest category's items.
 
     Parameters
@@ -367,13 +392,13 @@ def anonymize_partsupp(data, *, categories: ItemGroups, rng=None, unsafe_secret_
     kept = sp.csr_array((np.ones(int(keep.sum()), bool), (rows[keep], X.indices[keep])), shape=X.shape)
     release = PerturbedRelease.from_matrix(data, kept, moves="suppress", algorithm="partsupp",
                                            params={"n_categories": len(categories)})
-    release.details["suppressed_occurrences"] = int(tend.source.sum())
-    _report(progress, 1, 1, "partial suppression")
+    release.trace = SwapTrace(suppressed_occurrences=int(tend.source.sum()))
+    report(progress, 1, 1, "partial suppression")
     return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
 
 
 def anonymize_splitperson(data, *, categories: ItemGroups, rng=None, unsafe_secret_seed: int | None = None,
-                          progress: Progress | None = None):
+                          progress: ProgressCallback | None = None):
     """SplitPerson: one published row per (record, category present in it).
 
     Parameters are those of :func:`anonymize_partsupp`.
@@ -407,7 +432,7 @@ def anonymize_splitperson(data, *, categories: ItemGroups, rng=None, unsafe_secr
         owner = np.concatenate([owner, empty])
     release = PerturbedRelease.from_matrix(data, split, moves="split", algorithm="splitperson",
                                            params={"n_categories": len(categories)})
-    _report(progress, 1, 1, "split")
+    report(progress, 1, 1, "split")
     return publish_split(data, release, owner, unsafe_secret_seed=unsafe_secret_seed)
 
 

@@ -27,17 +27,15 @@ swap partner). Clump (SPEC §3): candidates from a similarity graph.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numba
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon._progress import ProgressCallback
 from graphanon.errors import ParameterError
 
 __all__ = ["RecordSimilarityGraph", "jaccard_to", "least_similar_matching"]
 
-Progress = Callable[[int, int, str], None]
 
 #: Intersection entries one block of the sparse product may hold (bounds memory: ~16 bytes each).
 _BLOCK_NNZ = 4_000_000
@@ -172,7 +170,7 @@ class RecordSimilarityGraph:
             start = stop
 
     @classmethod
-    def _build(cls, X, rows, keep, progress: Progress | None, message: str):
+    def _build(cls, X, rows, keep, progress: ProgressCallback | None, message: str):
         X = _bool_rows(X)
         n = X.shape[0]
         rows = np.arange(n, dtype=np.int64) if rows is None else np.unique(np.asarray(rows, dtype=np.int64))
@@ -205,7 +203,7 @@ class RecordSimilarityGraph:
 
     @classmethod
     def overlap(
-        cls, X, *, min_similarity: float = 0.0, rows=None, progress: Progress | None = None
+        cls, X, *, min_similarity: float = 0.0, rows=None, progress: ProgressCallback | None = None
     ) -> RecordSimilarityGraph:
         """Every pair of records sharing at least one item (similarity > ``min_similarity``).
 
@@ -239,7 +237,7 @@ class RecordSimilarityGraph:
         return cls(cls._build(X, rows, keep, progress, "similarity graph"), kind="overlap")
 
     @classmethod
-    def knn(cls, X, k: int, *, rows=None, progress: Progress | None = None) -> RecordSimilarityGraph:
+    def knn(cls, X, k: int, *, rows=None, progress: ProgressCallback | None = None) -> RecordSimilarityGraph:
         """Each record's ``k`` most similar other records (positive similarity only).
 
         Ties are broken by the lower record index, so the graph is a function of

@@ -26,18 +26,17 @@ nonreciprocal recoding. KDD 2012, Sec. 3 (possible worlds, match graph).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numba
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon._progress import ProgressCallback
 from graphanon.errors import ParameterError
 
 __all__ = ["MatchClasses", "match_classes", "nonreciprocal_matches", "row_classes"]
 
-Progress = Callable[[int, int, str], None]
 
 
 def _require_nr(release, model: str) -> None:
@@ -298,7 +297,7 @@ def match_classes(
     *,
     by_label: bool = False,
     block_edges: int = 4_000_000,
-    progress: Progress | None = None,
+    progress: ProgressCallback | None = None,
 ) -> MatchClasses:
     """The class-compressed match graph of ``release`` against ``original``.
 
@@ -438,7 +437,7 @@ def expand_edges(
 
 
 def nonreciprocal_matches(
-    original, release, *, max_edges: int = 50_000_000, progress: Progress | None = None
+    original, release, *, max_edges: int = 50_000_000, progress: ProgressCallback | None = None
 ):
     """Every (original record, published row) match pair, computed independently.
 

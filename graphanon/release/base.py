@@ -132,7 +132,6 @@ class Release(ABC):
         self.fingerprint = _check_fingerprint(fingerprint)
         self.link = None
         self.trace = None
-        self.details: dict = {}  # deprecated: being replaced by ``trace`` (issue 12)
 
     @property
     def n_records(self) -> int:

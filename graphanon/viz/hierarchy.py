@@ -54,7 +54,7 @@ def draw_taxonomy_cut(
     ----------
     taxonomy : Taxonomy
     cut, suppressed : iterable of nodes
-        For instance ``release.details["cut"]`` and ``release.details["suppress"]``.
+        For instance ``release.trace.cut`` and ``release.trace.suppressed``.
     ax : matplotlib Axes, optional
     labels : bool, optional
         Node labels (default: when the taxonomy has at most 80 nodes).
@@ -97,7 +97,7 @@ def draw_cut_lattice(lattice, *, ax=None, radius: int = 1, max_nodes: int = 40, 
     Parameters
     ----------
     lattice : CutLattice
-        For instance ``release.search.lattice()``.
+        For instance ``release.trace.search.lattice()``.
     radius, max_nodes :
         Passed to :meth:`CutLattice.to_networkx`.
     """
@@ -136,7 +136,7 @@ def draw_enumeration_tree(tree, *, ax=None, max_nodes: int = 30, title: str | No
     Parameters
     ----------
     tree : SuppressionEnumerationTree
-        For instance ``release.search.enumeration_tree()``.
+        For instance ``release.trace.search.enumeration_tree()``.
     max_nodes : int
         Passed to :meth:`SuppressionEnumerationTree.to_networkx`.
     """

@@ -2,7 +2,7 @@
 
 Both need the producer's view of a swapping release: the original data, the
 release with its private ``link`` (who is whose row) and
-``release.details["pairs"]`` -- they are for understanding a method, never
+``release.trace.pairs`` -- they are for understanding a method, never
 for publication.
 
 References
@@ -48,14 +48,14 @@ def draw_swap_pair(data, release, categories, pair=None, *, axes=None):
         A swapping release with its private link.
     categories : ItemGroups
     pair : (int, int), optional
-        Original record indices; default the first of ``release.details["pairs"]``.
+        Original record indices; default the first of ``release.trace.pairs``.
     axes : two matplotlib Axes, optional
 
     Returns
     -------
     matplotlib Figure
     """
-    pairs = release.details.get("pairs", [])
+    pairs = getattr(release.trace, "pairs", ())
     if pair is None:
         if not pairs:
             raise ParameterError("the release has no swap pairs to draw")
@@ -97,7 +97,7 @@ def draw_swap_graph(data, release, categories, *, max_pairs: int = 6, neighbours
     -------
     matplotlib Axes
     """
-    pairs = [tuple(p) for p in release.details.get("pairs", [])[:max_pairs]]
+    pairs = [tuple(p) for p in getattr(release.trace, "pairs", ())[:max_pairs]]
     if not pairs:
         raise ParameterError("the release has no swap pairs to draw")
     ends = np.unique(np.array(pairs).ravel())
