@@ -20,6 +20,7 @@ from typing import Any
 
 from graphanon._progress import ProgressCallback, report
 from graphanon._random import check_random_state
+from graphanon._validation import check_k, check_m
 from graphanon.algorithms.registry import (
     AlgorithmSpec,
     RunOptions,
@@ -204,6 +205,9 @@ def _run(data, opts: RunOptions) -> GlobalRecoding:
     force=true`` publishes a violating release anyway, with the audit result
     in its params. Without ``-k`` the release claims nothing."""
     opts.unknown_params({"cut", "level", "suppress", "force"})
+    if opts.k is not None:
+        check_k(opts.k, data.n_records)
+        check_m(opts.m)
     if opts.k is None:
         opts.refuse(("m",), "algorithm 'cut' claims k^m-anonymity only with -k K (then it audits its release)")
         if "force" in opts.params:
