@@ -7,7 +7,6 @@ a violated audit exits with code 1. ``--json`` prints one JSON object.
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from contextlib import contextmanager
@@ -20,22 +19,61 @@ from graphanon.errors import GraphanonError
 EXIT_BAD_INPUT = 2
 EXIT_VIOLATED = 1
 
+# Release files the CLI writes (Release.save picks gzip by the ending).
+RELEASE_SUFFIXES = (".json", ".json.gz")
+
 
 def _fail(message: str) -> None:
-    click.echo(f"graphanon: error: {message}", err=True)
+    """Print ``graphanon: error: MESSAGE`` as ONE line on stderr and exit with code 2."""
+    click.echo(f"graphanon: error: {' '.join(str(message).split())}", err=True)
     sys.exit(EXIT_BAD_INPUT)
 
 
+def _usage_error(exc: click.ClickException) -> None:
+    """A click usage error (bad option value, missing argument) in the same one-line form."""
+    ctx = getattr(exc, "ctx", None)
+    command = ctx.command_path if ctx is not None else "graphanon"
+    _fail(f"{exc.format_message()} (see `{command} --help`)")
+
+
 class _Group(click.Group):
-    """Turns package errors and unreadable files into one line and exit code 2."""
+    """Turns package errors, usage errors and unreadable files into one line and exit code 2."""
+
+    def parse_args(self, ctx, args):
+        try:
+            return super().parse_args(ctx, args)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.ClickException as exc:
+            _usage_error(exc)
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
         except GraphanonError as exc:
             _fail(str(exc))
+        except click.ClickException as exc:
+            _usage_error(exc)
         except (OSError, MemoryError) as exc:
             _fail(f"{type(exc).__name__}: {exc}")
+
+
+def _echo_json(obj, **kwargs) -> None:
+    """Print strict JSON (non-finite numbers become null, see graphanon._io.dumps_json)."""
+    from graphanon._io import dumps_json
+
+    click.echo(dumps_json(obj, **kwargs))
+
+
+def _check_output(output: str, *inputs: str | None, params: dict | None = None, suffixes=()) -> None:
+    """Before any work: ``output`` is no input (INPUT, --taxonomy, --release, constraint
+    files named by --param), its folder exists and is writable, its ending is one we write."""
+    from graphanon._io import check_output
+
+    sources = [s for s in inputs if s]
+    for value in (params or {}).values():
+        sources.append(value.split(":", 1)[1] if value.startswith("groups:") else value)
+    check_output(output, inputs=sources, suffixes=suffixes)
 
 
 @contextmanager
@@ -153,7 +191,7 @@ def input_options(func):
     return func
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(name="graphanon", cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="graphanon")
 def main() -> None:
     """graphanon: anonymize transaction (set-valued) data and audit the result.
@@ -174,7 +212,7 @@ def datasets(json_out: bool) -> None:
         rows.append({**entry, "records": summary["records"], "items": summary["items"],
                      "mean_length": round(summary["mean_length"], 2)})
     if json_out:
-        click.echo(json.dumps(rows))
+        _echo_json(rows)
         return
     from rich.console import Console
     from rich.table import Table
@@ -198,7 +236,7 @@ def algorithms(json_out: bool) -> None:
             for spec in sorted(registered().values(), key=lambda spec: spec.name)]
     models = model_names()
     if json_out:
-        click.echo(json.dumps({"algorithms": rows, "models": models}))
+        _echo_json({"algorithms": rows, "models": models})
         return
     from rich.console import Console
     from rich.table import Table
@@ -216,7 +254,7 @@ def algorithms(json_out: bool) -> None:
 
 
 @main.command()
-@click.argument("input_")
+@click.argument("input_", metavar="INPUT")
 @click.option("-a", "--algorithm", "algorithm", required=True,
               help="Algorithm name (see `graphanon algorithms`).")
 @click.option("-k", type=int, default=None, help="Privacy parameter k.")
@@ -234,6 +272,8 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, jso
     from graphanon.algorithms.registry import RunOptions, get_algorithm
 
     spec = get_algorithm(algorithm)
+    param_dict = _parse_params(params)
+    _check_output(output, input_, taxonomy, params=param_dict, suffixes=RELEASE_SUFFIXES)
     data, bundled = _load_input(input_, fmt, sep, tid, item, label)
     tax = _load_taxonomy(taxonomy, data, bundled)
     if spec.needs_taxonomy and tax is None:
@@ -249,21 +289,21 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, jso
     start = time.perf_counter()
     with _progress(_show_progress(json_out)) as progress:
         opts = RunOptions(k=k, m=_parse_m(m_value), taxonomy=tax, seed=seed,
-                          params=_parse_params(params), progress=progress)
+                          params=param_dict, progress=progress)
         release = spec.run(data, opts)
     elapsed = time.perf_counter() - start
     release.save(output)
     summary = {"algorithm": spec.name, "input": input_, "records": release.n_records,
                "seconds": round(elapsed, 3), "output": str(output), "audit_model": spec.privacy_model}
     if json_out:
-        click.echo(json.dumps(summary))
+        _echo_json(summary)
     else:
         click.echo(f"{spec.name}: {release.n_records} records anonymized in {elapsed:.2f} s -> {output}")
 
 
 @main.command()
-@click.argument("input_")
-@click.argument("release_path", type=click.Path(dir_okay=False))
+@click.argument("input_", metavar="INPUT")
+@click.argument("release_path", metavar="RELEASE", type=click.Path(dir_okay=False))
 @click.option("--model", required=True, help="Privacy model: km, transactional, constraints, hkp, nonreciprocal, ldiversity, ...")
 @click.option("-k", type=int, default=None)
 @click.option("-m", "m_value", default=None, help="A number, or inf (default: inf).")
@@ -281,15 +321,15 @@ def audit(input_, release_path, model, k, m_value, params, json_out, examples, f
     privacy_model = build_model(model, k=k, m=_parse_m(m_value), params=_parse_params(params), original=data)
     report = privacy_model.audit(data, release, max_examples=examples)
     if json_out:
-        click.echo(json.dumps(report.to_dict(), default=str))
+        _echo_json(report.to_dict())
     else:
         click.echo(str(report))
     sys.exit(0 if report.satisfied else EXIT_VIOLATED)
 
 
 @main.command()
-@click.argument("input_")
-@click.argument("release_path", type=click.Path(dir_okay=False))
+@click.argument("input_", metavar="INPUT")
+@click.argument("release_path", metavar="RELEASE", type=click.Path(dir_okay=False))
 @click.option("--queries", default=1000, show_default=True, help="COUNT queries in the workload (0: none).")
 @click.option("-q", "q", default=2, show_default=True, help="Items per query.")
 @click.option("--seed", default=0, show_default=True, help="Workload seed.")
@@ -304,7 +344,7 @@ def evaluate(input_, release_path, queries, q, seed, json_out, fmt, sep, tid, it
     release = load_release(release_path)
     result = evaluate_release(data, release, queries=queries, q=q, seed=seed)
     if json_out:
-        click.echo(json.dumps(result))
+        _echo_json(result)
     else:
         for key, value in result.items():
             click.echo(f"{key:>22}: {value:.6g}" if isinstance(value, float) else f"{key:>22}: {value}")
@@ -331,7 +371,7 @@ def taxonomy(source, json_out):
         "levels": [len(tax.level(d)) for d in range(tax.height + 1)],
     }
     if json_out:
-        click.echo(json.dumps(info))
+        _echo_json(info)
     else:
         for key, value in info.items():
             click.echo(f"{key:>10}: {value}")
@@ -342,7 +382,8 @@ def taxonomy(source, json_out):
 @click.argument("source")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="PNG/SVG/PDF file.")
 @click.option("--release", "release_path", default=None, help="taxonomy: highlight the cut of this release.")
-@click.option("--max-nodes", default=300, show_default=True, help="taxonomy: draw at most this many nodes.")
+@click.option("--max-nodes", default=300, show_default=True, type=click.IntRange(min=1),
+              help="taxonomy: draw at most this many nodes.")
 @click.option("-a", "--algorithm", "algorithm", default="hghs", show_default=True, help="search: hghs or mhghs.")
 @click.option("-k", type=int, default=None, help="Privacy parameter k.")
 @click.option("-m", "m_value", default=None, help="search: attacker knowledge m (a number, or inf).")
@@ -361,6 +402,9 @@ def draw(what, source, output, release_path, max_nodes, algorithm, k, m_value, t
     import matplotlib
 
     matplotlib.use("Agg")
+    from graphanon.viz import FIGURE_SUFFIXES, save_figure
+
+    _check_output(output, source, release_path, taxonomy, suffixes=FIGURE_SUFFIXES)
     if what == "taxonomy":
         fig = _draw_taxonomy(source, release_path, max_nodes)
     else:
@@ -371,7 +415,7 @@ def draw(what, source, output, release_path, max_nodes, algorithm, k, m_value, t
             fig = _draw_constraints(data, bundled, k)
         else:
             fig = _draw_generalization(data, k, seed)
-    fig.savefig(output, dpi=120, bbox_inches="tight")
+    save_figure(fig, output)
     click.echo(f"wrote {output}")
 
 
@@ -465,7 +509,7 @@ def _draw_generalization(data, k, seed):
 
 
 @main.command()
-@click.argument("input_")
+@click.argument("input_", metavar="INPUT")
 @click.option("-a", "--algorithm", "algorithm", required=True)
 @click.option("-k", type=int, default=None)
 @click.option("-m", "m_value", default=None)
@@ -498,10 +542,7 @@ def bench(input_, algorithm, k, m_value, taxonomy, seed, params, queries, json_o
     result = {"algorithm": spec.name, "input": input_, "k": k, "m": m, "seconds": round(seconds, 3),
               "audit": {"model": report.model, "satisfied": report.satisfied, "violations": report.violations},
               "metrics": evaluate_release(data, release, queries=queries, seed=seed or 0)}
-    if json_out:
-        click.echo(json.dumps(result))
-    else:
-        click.echo(json.dumps(result, indent=2))
+    _echo_json(result, indent=None if json_out else 2)
 
 
 if __name__ == "__main__":  # pragma: no cover

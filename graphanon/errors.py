@@ -33,3 +33,7 @@ class InfeasibleError(GraphanonError):
 
 class ReleaseFormatError(GraphanonError, ValueError):
     """A saved release cannot be read (wrong format tag, missing field)."""
+
+
+class OutputError(GraphanonError, ValueError):
+    """An output file cannot be written: it is an input, its folder is missing, or its type is unknown."""

@@ -141,13 +141,14 @@ class Release(ABC):
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the release as JSON (``.json``) or gzip-compressed JSON (``.json.gz``)."""
-        doc = json.dumps(self.to_dict(), separators=(",", ":"))
+        from graphanon._io import atomic_write, dumps_json
+
+        doc = dumps_json(self.to_dict(), separators=(",", ":"))
         path = Path(path)
         if path.suffix == ".gz":
-            with gzip.open(path, "wt", encoding="utf-8") as fh:
-                fh.write(doc)
+            atomic_write(path, gzip.compress(doc.encode("utf-8"), mtime=0))
         else:
-            path.write_text(doc, encoding="utf-8")
+            atomic_write(path, doc)
 
     @staticmethod
     def from_dict(doc: dict) -> Release:
@@ -186,3 +187,9 @@ def load_release(path: str | os.PathLike) -> Release:
         return Release.from_dict(doc)
     except ReleaseFormatError as exc:
         raise ReleaseFormatError(f"{path}: {exc}") from None
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
+        # a field of the wrong type or shape (e.g. text where numbers belong)
+        raise ReleaseFormatError(
+            f"{path}: not a valid release file, a field has the wrong type or shape "
+            f"({type(exc).__name__}: {exc}); write it with Release.save or graphanon anonymize"
+        ) from None

@@ -12,7 +12,38 @@ from graphanon.viz.nonreciprocal import (
 )
 from graphanon.viz.taxonomy import draw_taxonomy, tree_layout
 
+# Endings matplotlib writes (checked before any drawing is made).
+FIGURE_SUFFIXES = (".png", ".svg", ".svgz", ".pdf", ".eps", ".ps", ".jpg", ".jpeg", ".tif", ".tiff", ".webp")
+
+
+def save_figure(fig, path, *, dpi: int = 120) -> None:
+    """Write ``fig`` to ``path`` atomically; the format follows the ending (see ``FIGURE_SUFFIXES``).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    path : str or PathLike
+        Output file; its folder must exist.
+    dpi : int
+        Resolution of raster formats.
+
+    Raises
+    ------
+    graphanon.errors.OutputError
+        When the ending is not one of ``FIGURE_SUFFIXES``.
+    """
+    import io
+    from pathlib import Path
+
+    from graphanon._io import atomic_write, check_output
+
+    path = check_output(path, suffixes=FIGURE_SUFFIXES)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format=path.suffix[1:].lower(), dpi=dpi, bbox_inches="tight")
+    atomic_write(Path(path), buffer.getvalue())
+
 __all__ = [
+    "FIGURE_SUFFIXES",
     "draw_assignments",
     "draw_closed_walk",
     "draw_constraint_graph",
@@ -22,5 +53,6 @@ __all__ = [
     "draw_merge_forest",
     "draw_taxonomy",
     "draw_taxonomy_cut",
+    "save_figure",
     "tree_layout",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Hashable, Iterable
 
 import matplotlib
@@ -9,6 +10,8 @@ import matplotlib
 matplotlib.use("Agg", force=False)
 import matplotlib.pyplot as plt  # noqa: E402
 import networkx as nx  # noqa: E402
+
+from graphanon.errors import ParameterError  # noqa: E402
 
 __all__ = ["draw_taxonomy", "tree_layout"]
 
@@ -63,6 +66,8 @@ def draw_taxonomy(taxonomy, *, highlight: Iterable = (), suppressed: Iterable = 
     -------
     matplotlib.figure.Figure
     """
+    if isinstance(max_nodes, bool) or not isinstance(max_nodes, numbers.Integral) or max_nodes < 1:
+        raise ParameterError(f"max_nodes must be a whole number >= 1 (the root at least), got {max_nodes!r}")
     order = sorted(taxonomy.nodes, key=lambda v: taxonomy.depth(v))
     shown = order[:max_nodes]
     # keep the drawn set closed under parents
