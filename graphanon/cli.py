@@ -19,6 +19,9 @@ from graphanon.errors import GraphanonError
 EXIT_BAD_INPUT = 2
 EXIT_VIOLATED = 1
 
+# Seeds are non-negative (numpy's SeedSequence takes no negative entropy).
+_SEED = click.IntRange(min=0)
+
 # Release files the CLI writes (Release.save picks gzip by the ending).
 RELEASE_SUFFIXES = (".json", ".json.gz")
 
@@ -261,7 +264,7 @@ def algorithms(json_out: bool) -> None:
 @click.option("-m", "m_value", default=None, help="Attacker knowledge m (a number, or inf).")
 @click.option("--taxonomy", default=None,
               help="Taxonomy file (path file or level table CSV), balanced:FANOUT[:SEED], or a bundled name.")
-@click.option("--seed", type=int, default=None, help="Random seed.")
+@click.option("--seed", type=_SEED, default=None, help="Random seed.")
 @click.option("--param", "params", multiple=True, help="Algorithm option name=value (repeatable).")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="Release file (.json or .json.gz).")
@@ -298,7 +301,9 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, jso
     if json_out:
         _echo_json(summary)
     else:
-        click.echo(f"{spec.name}: {release.n_records} records anonymized in {elapsed:.2f} s -> {output}")
+        # "released", not "anonymized": what the release guarantees is what `graphanon audit` says
+        click.echo(f"{spec.name}: {release.n_records} records released in {elapsed:.2f} s -> {output} "
+                   f"(check it with graphanon audit --model {spec.privacy_model})")
 
 
 @main.command()
@@ -309,7 +314,8 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, jso
 @click.option("-m", "m_value", default=None, help="A number, or inf (default: inf).")
 @click.option("--param", "params", multiple=True, help="Model option name=value (repeatable).")
 @click.option("--json", "json_out", is_flag=True)
-@click.option("--examples", default=10, show_default=True, help="Counter-examples to report.")
+@click.option("--examples", default=10, show_default=True, type=click.IntRange(min=0),
+              help="Counter-examples to report.")
 @input_options
 def audit(input_, release_path, model, k, m_value, params, json_out, examples, fmt, sep, tid, item, label):
     """Audit RELEASE_PATH against INPUT for a privacy model (exit 1 when violated)."""
@@ -330,9 +336,10 @@ def audit(input_, release_path, model, k, m_value, params, json_out, examples, f
 @main.command()
 @click.argument("input_", metavar="INPUT")
 @click.argument("release_path", metavar="RELEASE", type=click.Path(dir_okay=False))
-@click.option("--queries", default=1000, show_default=True, help="COUNT queries in the workload (0: none).")
-@click.option("-q", "q", default=2, show_default=True, help="Items per query.")
-@click.option("--seed", default=0, show_default=True, help="Workload seed.")
+@click.option("--queries", default=1000, show_default=True, type=click.IntRange(min=0),
+              help="COUNT queries in the workload (0: none).")
+@click.option("-q", "q", default=2, show_default=True, type=click.IntRange(min=1), help="Items per query.")
+@click.option("--seed", default=0, show_default=True, type=_SEED, help="Workload seed.")
 @click.option("--json", "json_out", is_flag=True)
 @input_options
 def evaluate(input_, release_path, queries, q, seed, json_out, fmt, sep, tid, item, label):
@@ -388,7 +395,7 @@ def taxonomy(source, json_out):
 @click.option("-k", type=int, default=None, help="Privacy parameter k.")
 @click.option("-m", "m_value", default=None, help="search: attacker knowledge m (a number, or inf).")
 @click.option("--taxonomy", default=None, help="search: taxonomy (as for anonymize).")
-@click.option("--seed", type=int, default=0, show_default=True, help="generalization: walk seed.")
+@click.option("--seed", type=_SEED, default=0, show_default=True, help="generalization: walk seed.")
 def draw(what, source, output, release_path, max_nodes, algorithm, k, m_value, taxonomy, seed):
     """Draw a graph an algorithm builds to a file.
 
@@ -415,7 +422,7 @@ def draw(what, source, output, release_path, max_nodes, algorithm, k, m_value, t
             fig = _draw_constraints(data, bundled, k)
         else:
             fig = _draw_generalization(data, k, seed)
-    save_figure(fig, output)
+    save_figure(fig, output, close=True)
     click.echo(f"wrote {output}")
 
 
@@ -514,9 +521,9 @@ def _draw_generalization(data, k, seed):
 @click.option("-k", type=int, default=None)
 @click.option("-m", "m_value", default=None)
 @click.option("--taxonomy", default=None)
-@click.option("--seed", type=int, default=None)
+@click.option("--seed", type=_SEED, default=None)
 @click.option("--param", "params", multiple=True)
-@click.option("--queries", default=200, show_default=True)
+@click.option("--queries", default=200, show_default=True, type=click.IntRange(min=0))
 @click.option("--json", "json_out", is_flag=True)
 @input_options
 def bench(input_, algorithm, k, m_value, taxonomy, seed, params, queries, json_out, fmt, sep, tid, item, label):

@@ -382,6 +382,19 @@ def _read_all(path) -> str:
         raise DataFormatError(f"{path}: cannot be read ({exc})") from None
 
 
+def _csv_rows(text: str, source):
+    """Rows of CSV text (any line ending); a malformed row raises DataFormatError naming its line."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise DataFormatError(f"{source}, line {reader.line_num}: not valid CSV ({exc})") from None
+        yield row
+
+
 def _split_lines(text: str) -> list[str]:
     """Lines of a record-per-line file, one per record.
 
@@ -521,7 +534,7 @@ def read_long_csv(
         too few fields, an empty transaction id, conflicting labels.
     """
     text = _read_all(path)
-    reader = csv.reader(io.StringIO(text))
+    reader = _csv_rows(text, path)
     try:
         header = next(reader)
     except StopIteration:

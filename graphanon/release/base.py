@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from graphanon.errors import ReleaseFormatError
+from graphanon.errors import GraphanonError, ReleaseFormatError
 
 __all__ = ["FORMAT_TAG", "Release", "load_release", "release_kinds"]
 
@@ -185,9 +185,9 @@ def load_release(path: str | os.PathLike) -> Release:
         raise ReleaseFormatError(f"{path}: not a readable release file ({exc})") from None
     try:
         return Release.from_dict(doc)
-    except ReleaseFormatError as exc:
+    except GraphanonError as exc:
         raise ReleaseFormatError(f"{path}: {exc}") from None
-    except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError) as exc:
         # a field of the wrong type or shape (e.g. text where numbers belong)
         raise ReleaseFormatError(
             f"{path}: not a valid release file, a field has the wrong type or shape "

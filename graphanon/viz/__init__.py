@@ -16,7 +16,7 @@ from graphanon.viz.taxonomy import draw_taxonomy, tree_layout
 FIGURE_SUFFIXES = (".png", ".svg", ".svgz", ".pdf", ".eps", ".ps", ".jpg", ".jpeg", ".tif", ".tiff", ".webp")
 
 
-def save_figure(fig, path, *, dpi: int = 120) -> None:
+def save_figure(fig, path, *, dpi: int = 120, close: bool = False) -> None:
     """Write ``fig`` to ``path`` atomically; the format follows the ending (see ``FIGURE_SUFFIXES``).
 
     Parameters
@@ -26,6 +26,8 @@ def save_figure(fig, path, *, dpi: int = 120) -> None:
         Output file; its folder must exist.
     dpi : int
         Resolution of raster formats.
+    close : bool
+        Close the figure afterwards (frees pyplot's reference to it).
 
     Raises
     ------
@@ -39,7 +41,13 @@ def save_figure(fig, path, *, dpi: int = 120) -> None:
 
     path = check_output(path, suffixes=FIGURE_SUFFIXES)
     buffer = io.BytesIO()
-    fig.savefig(buffer, format=path.suffix[1:].lower(), dpi=dpi, bbox_inches="tight")
+    try:
+        fig.savefig(buffer, format=path.suffix[1:].lower(), dpi=dpi, bbox_inches="tight")
+    finally:
+        if close:
+            import matplotlib.pyplot as plt
+
+            plt.close(fig)
     atomic_write(Path(path), buffer.getvalue())
 
 __all__ = [
