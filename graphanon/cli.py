@@ -318,7 +318,7 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, jso
               help="Counter-examples to report.")
 @input_options
 def audit(input_, release_path, model, k, m_value, params, json_out, examples, fmt, sep, tid, item, label):
-    """Audit RELEASE_PATH against INPUT for a privacy model (exit 1 when violated)."""
+    """Audit RELEASE against INPUT for a privacy model (exit 1 when violated)."""
     from graphanon.privacy.registry import build_model
     from graphanon.release import load_release
 
@@ -343,7 +343,7 @@ def audit(input_, release_path, model, k, m_value, params, json_out, examples, f
 @click.option("--json", "json_out", is_flag=True)
 @input_options
 def evaluate(input_, release_path, queries, q, seed, json_out, fmt, sep, tid, item, label):
-    """Measure the utility of RELEASE_PATH against INPUT."""
+    """Measure the utility of RELEASE against INPUT."""
     from graphanon.metrics.evaluate import evaluate_release
     from graphanon.release import load_release
 

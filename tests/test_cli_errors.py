@@ -186,3 +186,15 @@ def test_release_with_a_number_too_large(run, tmp_path):
     doc["threshold"] = 9.3e18
     (tmp_path / "bad.json").write_text(json.dumps(doc))
     one_line_error(run("audit", "nr_table1", "bad.json", "--model", "nonreciprocal", "-k", "2"), "bad.json")
+
+
+@pytest.mark.parametrize("algorithm", ["aa", "mhghs"])
+def test_huge_m_is_the_longest_record(run, tmp_path, algorithm):
+    # found by the fuzz suite: both looped once per m (here 10**20 times)
+    for m in ("99999999999999999999", "3"):  # liuwang_fig1's longest record has 3 items
+        res = run("anonymize", "liuwang_fig1", "-a", algorithm, "-k", "2", "-m", m, "-o", f"r{len(m)}.json")
+        assert res.exit_code == 0, res.output
+    from graphanon.release import load_release
+
+    big, small = (load_release(tmp_path / f"r{n}.json") for n in (20, 1))
+    assert sorted(map(big.render_record, range(8))) == sorted(map(small.render_record, range(8)))

@@ -21,6 +21,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import signal
 import traceback
 from pathlib import Path
 
@@ -47,6 +48,15 @@ def _strict_json(text: str):
     return json.loads(text, parse_constant=reject)
 
 
+# One run on these tiny inputs takes well under a second; a run this long is a hang
+# (for example a loop over 1..m with -m 10**20), reported with its arguments.
+RUN_SECONDS = 60
+
+
+def _too_slow(signum, frame):
+    raise TimeoutError(f"a graphanon run took more than {RUN_SECONDS} s")
+
+
 def _snapshot(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
 
@@ -56,9 +66,13 @@ def run_checked(args: list[str], folder: Path, outputs: tuple[str, ...] = ()):
     before = _snapshot(folder)
     cwd = os.getcwd()
     os.chdir(folder)
+    previous = signal.signal(signal.SIGALRM, _too_slow)
+    signal.alarm(RUN_SECONDS)
     try:
         result = CliRunner().invoke(main, args, catch_exceptions=True)
     finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
         os.chdir(cwd)
     shown = "graphanon " + " ".join(repr(a) if " " in a or not a else a for a in args)
     if result.exception is not None and not isinstance(result.exception, SystemExit):
