@@ -625,7 +625,10 @@ def read_basket(
         if quotechar and quotechar in line:
             if line.count(quotechar) % 2:
                 raise DataFormatError(f"{path}, line {lineno}: unterminated quote {quotechar!r}")
-            fields = next(csv.reader([line], delimiter=sep, quotechar=quotechar, skipinitialspace=True))
+            try:
+                fields = next(csv.reader([line], delimiter=sep, quotechar=quotechar, skipinitialspace=True))
+            except csv.Error as exc:
+                raise DataFormatError(f"{path}, line {lineno}: not a valid quoted line ({exc})") from None
         else:
             fields = line.split(sep) if sep.strip() else line.split()
         records.append([f.strip() for f in fields if f.strip()])

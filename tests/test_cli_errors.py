@@ -198,3 +198,11 @@ def test_huge_m_is_the_longest_record(run, tmp_path, algorithm):
 
     big, small = (load_release(tmp_path / f"r{n}.json") for n in (20, 1))
     assert sorted(map(big.render_record, range(8))) == sorted(map(small.render_record, range(8)))
+
+
+def test_basket_line_with_a_carriage_return_inside_quotes(run, tmp_path):
+    (tmp_path / "b.txt").write_bytes(b'\r""\n')
+    res = CliRunner().invoke(main, ["anonymize", "b.txt", "-a", "cut", "--taxonomy", "balanced:2",
+                                    "--param", "level=1", "-o", "r.json"])
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.exc_info
+    one_line_error(res, "b.txt, line 1")

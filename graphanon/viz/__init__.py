@@ -35,6 +35,7 @@ def save_figure(fig, path, *, dpi: int = 120, close: bool = False) -> None:
         When the ending is not one of ``FIGURE_SUFFIXES``.
     """
     import io
+    import warnings
     from pathlib import Path
 
     from graphanon._io import atomic_write, check_output
@@ -42,7 +43,10 @@ def save_figure(fig, path, *, dpi: int = 120, close: bool = False) -> None:
     path = check_output(path, suffixes=FIGURE_SUFFIXES)
     buffer = io.BytesIO()
     try:
-        fig.savefig(buffer, format=path.suffix[1:].lower(), dpi=dpi, bbox_inches="tight")
+        with warnings.catch_warnings():
+            # labels with control characters (a stray \r in a file) have no glyph; drawn as boxes
+            warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from font")
+            fig.savefig(buffer, format=path.suffix[1:].lower(), dpi=dpi, bbox_inches="tight")
     finally:
         if close:
             import matplotlib.pyplot as plt
