@@ -42,9 +42,10 @@ def test_items_are_matched_to_the_data_and_errors_name_line_and_item(tmp_path):
         read_constraints(tmp_path / "missing.csv")
 
 
-def test_fimi_items_match_their_digits():
+def test_items_are_returned_as_the_data_labels_them():
     data = from_iterable([[1, 2], [3]])
-    assert parse_constraints("1,3\n", data=data) == [[1, 3]]
+    one, three = (next(x for x in data.items if str(x) == s) for s in ("1", "3"))
+    assert parse_constraints("1,3\n", data=data) == [[one, three]]
 
 
 _item = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), min_size=1, max_size=8).map(

@@ -2,8 +2,8 @@
 
 The blocks of one file run in order in one namespace (later blocks use names
 earlier ones define), in a scratch folder holding the small files the user
-guide reads by name (``bms1.dat``, ``groceries.csv``, ``baskets.txt``,
-``tax.txt``). A block preceded by the line ``<!-- no-run -->`` is skipped
+guide reads by name (``bms1.dat``, ``groceries.csv``, ``meps.csv``,
+``baskets.txt``, ``codes.txt``, ``tax.txt``). A block preceded by the line ``<!-- no-run -->`` is skipped
 (for code that needs data the package does not ship).
 """
 
@@ -38,6 +38,8 @@ def _write_example_files(folder: Path) -> None:
     (folder / "bms1.dat").write_text("1 2 3\n2 3\n3 4\n")
     (folder / "groceries.csv").write_text("tid,item\n1,whole milk\n1,butter\n2,yogurt\n")
     (folder / "baskets.txt").write_text('bread,"milk, whole"\nbutter\n')
+    (folder / "meps.csv").write_text("tid;item\n1;001\n1;250\n2;010\n")
+    (folder / "codes.txt").write_text("001 250\n010\n")
     tax = load_taxonomy("liuwang_fig1")
     lines = []
     for leaf in tax.leaves:
