@@ -249,6 +249,11 @@ def datasets(json_out: bool) -> None:
     Console().print(table)
 
 
+def _param_text(p: dict) -> str:
+    """``name=TYPE`` or ``name={a|b}`` for the listing."""
+    return f"{p['name']}={{{'|'.join(p['choices'])}}}" if p["choices"] else f"{p['name']}={p['type'].upper()}"
+
+
 @main.command()
 @click.option("--json", "json_out", is_flag=True, help="Print JSON.")
 def algorithms(json_out: bool) -> None:
@@ -257,7 +262,8 @@ def algorithms(json_out: bool) -> None:
     from graphanon.privacy.registry import model_names
 
     rows = [{"name": spec.name, "summary": spec.summary, "model": spec.privacy_model,
-             "taxonomy": spec.needs_taxonomy, "options": list(spec.options), "params": list(spec.param_names)}
+             "taxonomy": spec.needs_taxonomy, "options": list(spec.options), "params": list(spec.param_names),
+             "param_details": [p.describe() for p in spec.params]}
             for spec in sorted(registered().values(), key=lambda spec: spec.name)]
     models = model_names()
     if json_out:
@@ -270,7 +276,8 @@ def algorithms(json_out: bool) -> None:
     flags = {"k": "-k", "m": "-m", "taxonomy": "--taxonomy", "seed": "--seed"}
     for r in rows:
         table.add_row(r["name"], r["model"], "required" if r["taxonomy"] else "",
-                      " ".join(flags[o] for o in r["options"]), ", ".join(r["params"]), r["summary"])
+                      " ".join(flags[o] for o in r["options"]),
+                      ", ".join(_param_text(p) for p in r["param_details"]), r["summary"])
     console = Console()
     console.print(table)
     table = Table("audit model", "summary")

@@ -23,6 +23,7 @@ from graphanon._random import check_random_state
 from graphanon._validation import check_k, check_m
 from graphanon.algorithms.registry import (
     AlgorithmSpec,
+    Param,
     RunOptions,
     parse_bool,
     parse_name_list,
@@ -234,7 +235,12 @@ register(
         run=_run,
         privacy_model="km",
         needs_taxonomy=True,
-        params=("cut", "level", "suppress", "force"),
+        params=(
+            Param("cut", parse_name_list, None, "the cut's nodes, comma-separated"),
+            Param("level", int, None, "instead of cut: the cut at this taxonomy depth (0 = the root)"),
+            Param("suppress", parse_name_list, (), "cut nodes to suppress, comma-separated"),
+            Param("force", parse_bool, False, "with -k: publish even when the k^m audit fails"),
+        ),
         verify=True,
     )
 )

@@ -77,10 +77,20 @@ class Param:
         except (TypeError, ValueError) as exc:
             raise ParameterError(f"--param {self.name}={text!r}: {exc}") from None
 
+    def describe(self) -> dict:
+        """JSON-safe description (name, type, default, help, choices) for listings."""
+        default = self.default
+        if not (default is None or isinstance(default, (bool, int, float, str))):
+            default = list(default) if isinstance(default, (tuple, list)) else repr(default)
+        return {"name": self.name, "type": self.type_name, "default": default, "help": self.help,
+                "choices": None if self.choices is None else list(self.choices)}
+
     @property
     def type_name(self) -> str:
         """Short name of the value type, for listings."""
-        return getattr(self.type, "__name__", "value").removeprefix("parse_")
+        name = getattr(self.type, "__name__", "value")
+        return {"str": "text", "float": "number", "parse_name_list": "list", "parse_bool": "bool"}.get(
+            name, name.removeprefix("parse_"))
 
 
 def parse_bool(text: str) -> bool:
@@ -240,7 +250,9 @@ class AlgorithmSpec:
         return {name: (p.parse(raw[name]) if name in raw else p.default) for name, p in known.items()}
 
     def check_options(self, opts: RunOptions) -> None:
-        """Refuse general options this algorithm would ignore (:class:`ParameterError`)."""
+        """Refuse general options this algorithm would ignore, and ``--param`` options it does not
+        declare or whose text does not convert (:class:`ParameterError`)."""
+        self.parse_params(opts.params)
         extra = [name for name in _FLAGS if name not in self.options and opts.is_given(name)]
         if extra:
             what = ", ".join(_FLAGS[name] for name in extra)

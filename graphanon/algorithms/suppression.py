@@ -31,13 +31,18 @@ import numpy as np
 
 from graphanon._progress import ProgressCallback
 from graphanon._random import check_random_state
-from graphanon._validation import check_h
+from graphanon._validation import check_h, check_k
 from graphanon.algorithms._hierarchy import check_m, infrequent_on_columns, njit
 from graphanon.algorithms.cut import HierarchyTrace
-from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, parse_name_list, register
+from graphanon.algorithms.registry import (
+    AlgorithmSpec,
+    Param,
+    RunOptions,
+    parse_name_list,
+    register,
+)
 from graphanon.errors import ParameterError
 from graphanon.labels import as_labels
-from graphanon.privacy.km import check_k
 from graphanon.release import GlobalRecoding, publish
 from graphanon.support import VerticalBitmaps
 
@@ -298,7 +303,11 @@ register(
         "--param h=0.8 private=a,b)",
         run=_run,
         privacy_model="km",
-        params=("h", "private"),
+        params=(
+        # text: "h=0.5,private=a,b" (both in one --param) is also accepted (privacy.hkp.expand_params)
+        Param("h", str, 1.0, "largest allowed confidence of inferring a private item, a number in (0, 1]"),
+        Param("private", parse_name_list, (), "private (sensitive) items, comma-separated"),
+    ),
         options=("k", "m"),
     )
 )

@@ -71,7 +71,7 @@ import scipy.sparse as sp
 
 from graphanon._progress import ProgressCallback, report
 from graphanon._random import check_random_state
-from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
+from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, register
 from graphanon.categories import category_codes, parse_categories
 from graphanon.errors import ParameterError
 from graphanon.graphs.similarity import least_similar_matching
@@ -471,6 +471,9 @@ def _run_randswap(data, opts: RunOptions):
                               progress=opts.progress)
 
 
+_CATEGORIES = Param("categories", str, None, "random:N[:SEED], taxonomy-level:DEPTH or an item,category CSV file")
+_VISIT = Param("visit", str, "random", "visiting order and tie-break of the partner search",
+               choices=("random", "input"))
 for _func, _summary, _visit_opt in (
     (anonymize_partswap, "PartSwap: swap each tendency's items with the least similar record (Gunawan & Mambo)", True),
     (anonymize_fullswap, "FullSwap: PartSwap plus full swaps of single-category records", True),
@@ -479,7 +482,7 @@ for _func, _summary, _visit_opt in (
 ):
     register(AlgorithmSpec(
         name=_func.__name__.removeprefix("anonymize_"), summary=_summary, run=_runner(_func, with_visit=_visit_opt),
-        privacy_model="tendency", params=("categories", "visit") if _visit_opt else ("categories",),
+        privacy_model="tendency", params=(_CATEGORIES, _VISIT) if _visit_opt else (_CATEGORIES,),
         audit_params=("categories",), options=("taxonomy", "seed") if _visit_opt else ("taxonomy",),
     ))
 register(AlgorithmSpec(name="randswap", summary="RandSwap baseline: random pairs exchange random halves",
