@@ -70,7 +70,7 @@ def compare(data, tax, k, m, s, n_queries, seed):
         "coat_seconds": round(t_coat, 3),
         "coat_published_items": coat.n_published_items,
         "coat_suppressed": coat.n_suppressed,
-        "coat_log_ul": ul(coat, data).log_value,
+        "coat_log_ul": ul(data, coat).log_value,
         "coat_km_audit": KmAnonymity(k, m).audit(data, coat).satisfied,
     }
     aa = None
@@ -79,7 +79,7 @@ def compare(data, tax, k, m, s, n_queries, seed):
         row.update(
             aa_seconds=round(t_aa, 3),
             aa_published_items=aa.n_published_items,
-            aa_log_ul=ul(aa, data).log_value,
+            aa_log_ul=ul(data, aa).log_value,
             aa_km_audit=KmAnonymity(k, m).audit(data, aa).satisfied,
         )
     pool = generalized_items(coat) | (generalized_items(aa) if aa is not None else set())

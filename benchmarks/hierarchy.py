@@ -66,8 +66,8 @@ def one_run(name, method, k, m, queue):
         {
             "status": "ok",
             "runtime_s": round(runtime, 4),
-            "ncp": ncp(rel, data),
-            "suppression_ratio": suppression_ratio(rel, data),
+            "ncp": ncp(data, rel),
+            "suppression_ratio": suppression_ratio(data, rel),
             "cost_generalization": rel.params.get("cost_generalization"),
             "cost_suppression": rel.params.get("cost_suppression"),
             "published_items": rel.n_published_items,

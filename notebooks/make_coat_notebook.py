@@ -86,7 +86,7 @@ The audits share no code with the algorithm. UL of `(a,b)` with the paper's weig
 code("""
 print(PrivacyConstraints(c["privacy"], c["k"]).audit(data, rel))
 print(check_utility_constraints(data, rel, c["utility"], c["s"]))
-r = ul(rel, data, weights={"(a,b)": 0.375})
+r = ul(data, rel, weights={"(a,b)": 0.375})
 import math
 print("UL((a,b)) =", round(math.exp(r.per_item["(a,b)"]), 5), "  UL(release) =", round(r.value, 4))
 """)

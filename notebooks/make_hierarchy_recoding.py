@@ -58,7 +58,7 @@ print(KmAnonymity(2, None).audit(data, mrel))"""),
     ("code", """for name, r in [("mHgHs", anonymize_mhghs(data, taxonomy=tax, k=2, m=2)),
                 ("AA", anonymize_aa(data, taxonomy=tax, k=2, m=2)),
                 ("MM", anonymize_mm(data, k=2, m=2))]:
-    print(f"{name:6} NCP {ncp(r, data):.3f}  suppressed {suppression_ratio(r, data):.3f}  "
+    print(f"{name:6} NCP {ncp(data, r):.3f}  suppressed {suppression_ratio(data, r):.3f}  "
           f"audit {KmAnonymity(2, 2).audit(data, r).satisfied}")"""),
     ("md", "## 5. Groceries (9835 baskets, 169 items, 3-level taxonomy), k = 10, m = 2"),
     ("code", """gdata, gtax = load("groceries"), load_taxonomy("groceries")
@@ -67,7 +67,7 @@ results = {"mHgHs": anonymize_mhghs(gdata, taxonomy=gtax, k=10, m=2),
            "MM": anonymize_mm(gdata, k=10, m=2)}
 for name, r in results.items():
     rep = KmAnonymity(10, 2).audit(gdata, r)
-    print(f"{name:6} NCP {ncp(r, gdata):.4f}  suppression ratio {suppression_ratio(r, gdata):.4f}  "
+    print(f"{name:6} NCP {ncp(gdata, r):.4f}  suppression ratio {suppression_ratio(gdata, r):.4f}  "
           f"published items {r.n_published_items:3d}  audit {rep.satisfied}")"""),
     ("code", """g = results["mHgHs"]
 fig, axes = plt.subplots(1, 2, figsize=(16, 5))
@@ -79,7 +79,7 @@ print("suppressed:", g.trace.suppressed)"""),
     ("code", """private = ["whole milk", "beef"]
 hkp = anonymize_mm(gdata, k=10, m=2, h=0.4, private_items=private)
 print(HKPCoherence(0.4, 10, 2, private).audit(gdata, hkp))
-print(f"suppressed {len(hkp.trace.suppressed)} public items, NCP {ncp(hkp, gdata):.3f}")"""),
+print(f"suppressed {len(hkp.trace.suppressed)} public items, NCP {ncp(gdata, hkp):.3f}")"""),
 ]
 
 nb = nbf.v4.new_notebook()

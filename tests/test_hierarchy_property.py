@@ -59,10 +59,10 @@ def test_every_method_passes_km_audit(inst):
         assert rep.satisfied, (rel.algorithm, str(rep))
         # the search objective is the taxonomy-leaf LM cost; the reported ncp is the canonical one
         occurrences = data.matrix.nnz
-        assert rel.params["cost"] == pytest.approx(ncp_taxonomy(rel, data) * occurrences, abs=1e-9)
-        assert rel.params["ncp"] == pytest.approx(ncp(rel, data), abs=1e-12)
+        assert rel.params["cost"] == pytest.approx(ncp_taxonomy(data, rel) * occurrences, abs=1e-9)
+        assert rel.params["ncp"] == pytest.approx(ncp(data, rel), abs=1e-12)
         if len(tax.leaves) == data.n_items:
-            assert rel.params["cost"] == pytest.approx(recoding_loss(rel, data).total, abs=1e-9)
+            assert rel.params["cost"] == pytest.approx(recoding_loss(data, rel).total, abs=1e-9)
 
 
 @SETTINGS

@@ -30,9 +30,9 @@ def groceries():
 
 
 def _check_costs(rel, data):
-    loss = recoding_loss(rel, data)
+    loss = recoding_loss(data, rel)
     assert rel.params["cost"] == pytest.approx(loss.total, rel=1e-9, abs=1e-9)
-    assert rel.params["ncp"] == pytest.approx(ncp(rel, data), rel=1e-9, abs=1e-12)
+    assert rel.params["ncp"] == pytest.approx(ncp(data, rel), rel=1e-9, abs=1e-12)
     assert rel.params["cost_generalization"] + rel.params["cost_suppression"] == pytest.approx(rel.params["cost"])
 
 
@@ -65,7 +65,7 @@ def test_groceries_all_methods_audited(groceries, k, m):
         assert rep.satisfied, (rel.algorithm, str(rep))
         _check_costs(rel, data)
     # AA never suppresses; MM never generalizes
-    assert suppression_ratio(rels[0], data) == 0.0
+    assert suppression_ratio(data, rels[0]) == 0.0
     assert rels[3].params["cost_generalization"] == 0.0
 
 

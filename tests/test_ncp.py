@@ -23,14 +23,14 @@ def test_cut_and_set_recoding_of_the_same_partition_agree():
     tax = _taxonomy()
     cut = anonymize_cut(DATA, taxonomy=tax, cut=["A", "B"])
     sets = GlobalRecoding.from_mapping(DATA, {"a1": "A", "a2": "A", "a3": "A", "b1": "B", "b2": "B"})
-    assert ncp(cut, DATA) == pytest.approx(ncp(sets, DATA))
+    assert ncp(DATA, cut) == pytest.approx(ncp(DATA, sets))
     # by hand: N = 5 data items; A stands for 3 of them, B for 2
     occ = {"a1": 6, "a2": 2, "a3": 4, "b1": 4, "b2": 2}
     expected = (sum(occ[x] for x in ("a1", "a2", "a3")) * 2 / 4 + (occ["b1"] + occ["b2"]) * 1 / 4) / 18
-    assert ncp(cut, DATA) == pytest.approx(expected)
+    assert ncp(DATA, cut) == pytest.approx(expected)
     # the taxonomy convention counts the 8 leaves: (4-1)/(8-1) per occurrence of every item
-    assert ncp_taxonomy(cut, DATA) == pytest.approx(3 / 7)
-    assert ncp_taxonomy(sets, DATA) == pytest.approx(ncp(sets, DATA))
+    assert ncp_taxonomy(DATA, cut) == pytest.approx(3 / 7)
+    assert ncp_taxonomy(DATA, sets) == pytest.approx(ncp(DATA, sets))
     out = evaluate_release(DATA, cut, queries=0)
     assert out["ncp"] == pytest.approx(expected) and out["ncp_taxonomy"] == pytest.approx(3 / 7)
 
@@ -39,15 +39,15 @@ def test_every_method_reports_the_canonical_ncp():
     tax = _taxonomy()
     for rel in (anonymize_hghs(DATA, taxonomy=tax, k=3, m=2), anonymize_aa(DATA, taxonomy=tax, k=3, m=2),
                 anonymize_mm(DATA, k=3, m=2)):
-        assert rel.params["ncp"] == pytest.approx(ncp(rel, DATA)), rel.algorithm
+        assert rel.params["ncp"] == pytest.approx(ncp(DATA, rel)), rel.algorithm
         assert 0 <= rel.params["ncp"] <= 1
     hg = anonymize_hghs(DATA, taxonomy=tax, k=3, m=2)
     assert hg.params["ncp_taxonomy"] == pytest.approx(hg.params["cost"] / DATA.matrix.nnz)
-    assert hg.params["ncp_taxonomy"] == pytest.approx(ncp_taxonomy(hg, DATA))
+    assert hg.params["ncp_taxonomy"] == pytest.approx(ncp_taxonomy(DATA, hg))
 
 
 def test_suppression_costs_one_per_occurrence():
     rel = GlobalRecoding.from_mapping(DATA, {"a1": "a1", "a2": None, "a3": "a3", "b1": "b1", "b2": None})
-    loss = recoding_loss(rel, DATA)
+    loss = recoding_loss(DATA, rel)
     assert loss.generalization == 0 and loss.suppression == 4 and loss.universe == 5
     assert loss.ncp == pytest.approx(4 / 18)

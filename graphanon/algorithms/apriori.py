@@ -206,7 +206,7 @@ def anonymize_aa(
             "recounts": recounts,
         },
     )
-    rel.params["ncp"] = ncp(rel, data)
+    rel.params["ncp"] = ncp(data, rel)
     return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
 
 

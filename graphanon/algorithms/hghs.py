@@ -255,7 +255,7 @@ def _release(
             "path": [[st["expanded"], st["cost"]] for st in search.rounds[-1].steps],
         },
     )
-    rel.params["ncp"] = ncp(rel, data)
+    rel.params["ncp"] = ncp(data, rel)
     rel.trace = replace(rel.trace, search=search)
     return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
 

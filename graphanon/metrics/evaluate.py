@@ -32,10 +32,10 @@ def _evaluate_global(original, release, *, queries: int, q: int, seed: int, link
     from graphanon.metrics.loss import ncp_taxonomy, recoding_loss
     from graphanon.metrics.queries import average_relative_error, generate_workload
 
-    loss = recoding_loss(release, original)
+    loss = recoding_loss(original, release)
     out = {
         "ncp": loss.ncp,
-        "ncp_taxonomy": ncp_taxonomy(release, original),
+        "ncp_taxonomy": ncp_taxonomy(original, release),
         "generalization_cost": loss.generalization,
         "suppression_cost": loss.suppression,
         "suppression_ratio": loss.suppression / loss.occurrences if loss.occurrences else 0.0,
@@ -52,7 +52,7 @@ def _evaluate_global(original, release, *, queries: int, q: int, seed: int, link
 def _evaluate_utility_loss(original, release, *, queries: int, q: int, seed: int, link=None) -> dict:
     from graphanon.metrics.utility_loss import ul_metrics
 
-    return ul_metrics(release, original)
+    return ul_metrics(original, release)
 
 
 def _evaluate_nonreciprocal(original, release, *, queries: int, q: int, seed: int, link=None) -> dict:

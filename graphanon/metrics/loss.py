@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from graphanon.release.base import Release
+
 __all__ = ["RecodingLoss", "ncp", "ncp_taxonomy", "recoding_loss", "suppression_ratio"]
 
 
@@ -62,6 +64,13 @@ class RecodingLoss:
         return self.total / self.occurrences if self.occurrences else 0.0
 
 
+def check_order_of_arguments(original, release, func: str) -> None:
+    """Raise ``TypeError`` when a metric got ``(release, original)``: metrics, like audits,
+    take the original data first."""
+    if isinstance(original, Release) and not isinstance(release, Release):
+        raise TypeError(f"{func}(original, release): the arguments are swapped -- pass the original data first")
+
+
 def _loss(original, code: np.ndarray, width: np.ndarray, universe: int) -> RecodingLoss:
     occ = original.supports().astype(float)
     cost = np.append((width - 1) / max(universe - 1, 1), 0.0)
@@ -71,7 +80,7 @@ def _loss(original, code: np.ndarray, width: np.ndarray, universe: int) -> Recod
     return RecodingLoss(gen, sup, int(original.matrix.nnz), int(universe))
 
 
-def recoding_loss(release, original) -> RecodingLoss:
+def recoding_loss(original, release) -> RecodingLoss:
     """The canonical LM loss of a :class:`~graphanon.release.GlobalRecoding` on ``original``.
 
     A published item standing for ``s`` of the ``N = original.n_items`` data
@@ -88,21 +97,22 @@ def recoding_loss(release, original) -> RecodingLoss:
     >>> from graphanon.release import GlobalRecoding
     >>> data = from_iterable([["a", "b"], ["a", "c"]])
     >>> rel = GlobalRecoding.from_mapping(data, {"a": "a", "b": "(b,c)", "c": "(b,c)"})
-    >>> loss = recoding_loss(rel, data)
+    >>> loss = recoding_loss(data, rel)
     >>> loss.generalization, loss.ncp      # b and c: (2 - 1)/(3 - 1) per occurrence
     (1.0, 0.25)
     """
+    check_order_of_arguments(original, release, "recoding_loss")
     code = release.code_for(original)
     width = np.bincount(code[code >= 0], minlength=release.n_published_items)
     return _loss(original, code, width, original.n_items)
 
 
-def ncp(release, original) -> float:
+def ncp(original, release) -> float:
     """NCP of a global recoding: canonical LM cost per original item occurrence (see the module docstring)."""
-    return recoding_loss(release, original).ncp
+    return recoding_loss(original, release).ncp
 
 
-def ncp_taxonomy(release, original) -> float:
+def ncp_taxonomy(original, release) -> float:
     """NCP with taxonomy leaves as the universe (the hierarchy papers' convention).
 
     A published taxonomy node costs ``(leaves(x) - 1)/(leaves(root) - 1)``
@@ -117,14 +127,15 @@ def ncp_taxonomy(release, original) -> float:
     >>> from graphanon.algorithms import anonymize_cut
     >>> data, tax = load("liuwang_fig1"), load_taxonomy("liuwang_fig1")
     >>> rel = anonymize_cut(data, taxonomy=tax, cut=["P", "f", "g", "M", "e", "i"], suppress=["i"])
-    >>> round(ncp_taxonomy(rel, data), 6) == round(ncp(rel, data), 6) == round(5.6 / 23, 6)
+    >>> round(ncp_taxonomy(data, rel), 6) == round(ncp(data, rel), 6) == round(5.6 / 23, 6)
     True
     """
+    check_order_of_arguments(original, release, "ncp_taxonomy")
     width = np.array([pi.leaves for pi in release.published_items], dtype=np.int64)
     return _loss(original, release.code_for(original), width, release.universe).ncp
 
 
-def suppression_ratio(release, original) -> float:
+def suppression_ratio(original, release) -> float:
     """Fraction of original item occurrences that the release suppresses."""
-    loss = recoding_loss(release, original)
+    loss = recoding_loss(original, release)
     return loss.suppression / loss.occurrences if loss.occurrences else 0.0

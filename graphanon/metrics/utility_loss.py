@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphanon.errors import ParameterError
+from graphanon.metrics.loss import check_order_of_arguments
 
 __all__ = ["ULReport", "log2m1", "semantic_weight", "ul", "ul_item_log", "ul_metrics"]
 
@@ -126,8 +127,8 @@ def _logsumexp(a: np.ndarray) -> float:
 
 
 def ul(
-    release,
     original,
+    release,
     *,
     weights=None,
     suppression_penalty=None,
@@ -136,10 +137,10 @@ def ul(
 
     Parameters
     ----------
-    release : GlobalRecoding
     original : TransactionData
         The data the release was made from (``M``, ``N`` and the supports of
         suppressed items).
+    release : GlobalRecoding
     weights : None, Taxonomy, mapping or callable
         ``w(g)``: 1 (default); a Taxonomy for :func:`semantic_weight`; a
         mapping published label -> weight; or a callable on the tuple of
@@ -164,7 +165,7 @@ def ul(
     >>> data = load("coat_fig1")
     >>> m = {x: x for x in data.items}
     >>> m.update({"a": "(a,b)", "b": "(a,b)"})
-    >>> r = ul(GlobalRecoding.from_mapping(data, m), data, weights={"(a,b)": 0.375})
+    >>> r = ul(data, GlobalRecoding.from_mapping(data, m), weights={"(a,b)": 0.375})
     >>> round(float(np.exp(r.per_item["(a,b)"])), 5)  # (2^2-1)/(2^8-1) * 0.375 * 7/10
     0.00309
 
@@ -172,6 +173,7 @@ def ul(
     ----------
     Loukides et al., COAT, KAIS 2011, Definitions 3.14 and 3.16.
     """
+    check_order_of_arguments(original, release, "ul")
     N = original.n_records
     M = original.n_items
     if N == 0 or M == 0:
@@ -218,9 +220,9 @@ def ul(
     return ULReport(total, log_gen, pen, per_item, M, N)
 
 
-def ul_metrics(release, original, *, weights=None, suppression_penalty=None) -> dict:
+def ul_metrics(original, release, *, weights=None, suppression_penalty=None) -> dict:
     """UL entries for ``graphanon evaluate``: ``ul``, ``log_ul``, ``log_ul_generalization``, ``ul_suppression``.
 
     Applies to global recodings (set-based or taxonomy cuts); see :func:`ul`.
     """
-    return ul(release, original, weights=weights, suppression_penalty=suppression_penalty).to_dict()
+    return ul(original, release, weights=weights, suppression_penalty=suppression_penalty).to_dict()
