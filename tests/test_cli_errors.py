@@ -8,7 +8,8 @@ import os
 import pytest
 from click.testing import CliRunner
 
-import graphanon.cli as cli
+import graphanon.cli.anonymize as cli_anonymize
+import graphanon.cli.draw as cli_draw
 from graphanon._io import dumps_json
 from graphanon.cli import main
 
@@ -49,7 +50,7 @@ def test_draw_to_an_unknown_format_fails_before_drawing(run, tmp_path, monkeypat
     def boom(*args):
         raise AssertionError("drew before checking -o")
 
-    monkeypatch.setattr(cli, "_draw_taxonomy", boom)
+    monkeypatch.setattr(cli_draw, "_draw_taxonomy", boom)
     one_line_error(run("draw", "taxonomy", "liuwang_fig1", "-o", "x.xyz"), "-o x.xyz", ".png")
     one_line_error(run("draw", "taxonomy", "liuwang_fig1", "-o", "nodir/x.png"), "folder nodir does not exist")
     assert not (tmp_path / "x.xyz").exists()
@@ -88,7 +89,7 @@ def test_output_checked_before_reading_or_computing(run, monkeypatch):
     def boom(*args):
         raise AssertionError("read the input before checking -o")
 
-    monkeypatch.setattr(cli, "_load_input", boom)
+    monkeypatch.setattr(cli_anonymize, "_load_input", boom)
     one_line_error(run("anonymize", "liuwang_fig1", "-a", "cut", "--param", "level=1", "-o", "nodir/r.json"),
                    "nodir does not exist")
     one_line_error(run("anonymize", "liuwang_fig1", "-a", "cut", "--param", "level=1", "-o", "r.txt"),

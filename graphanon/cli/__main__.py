@@ -1,0 +1,5 @@
+"""``python -m graphanon.cli``."""
+
+from graphanon.cli import main
+
+main()

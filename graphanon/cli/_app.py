@@ -1,0 +1,223 @@
+"""The ``graphanon`` command group and the helpers its commands share.
+
+One-line errors (exit 2), JSON output, progress bars, input and taxonomy
+loading, ``--param`` and ``-m`` parsing.
+"""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+
+from graphanon.errors import GraphanonError
+
+EXIT_BAD_INPUT = 2
+EXIT_VIOLATED = 1
+
+# Seeds are non-negative (numpy's SeedSequence takes no negative entropy).
+_SEED = click.IntRange(min=0)
+
+# Release files the CLI writes (Release.save picks gzip by the ending).
+RELEASE_SUFFIXES = (".json", ".json.gz")
+
+
+def _fail(message: str) -> None:
+    """Print ``graphanon: error: MESSAGE`` as ONE line on stderr and exit with code 2."""
+    click.echo(f"graphanon: error: {' '.join(str(message).split())}", err=True)
+    sys.exit(EXIT_BAD_INPUT)
+
+
+def _usage_error(exc: click.ClickException) -> None:
+    """A click usage error (bad option value, missing argument) in the same one-line form."""
+    ctx = getattr(exc, "ctx", None)
+    command = ctx.command_path if ctx is not None else "graphanon"
+    _fail(f"{exc.format_message()} (see `{command} --help`)")
+
+
+class _Group(click.Group):
+    """Turns package errors, usage errors and unreadable files into one line and exit code 2."""
+
+    def parse_args(self, ctx, args):
+        try:
+            return super().parse_args(ctx, args)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.ClickException as exc:
+            _usage_error(exc)
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except GraphanonError as exc:
+            _fail(str(exc))
+        except click.ClickException as exc:
+            _usage_error(exc)
+        except (OSError, MemoryError) as exc:
+            _fail(f"{type(exc).__name__}: {exc}")
+
+
+def _dumps_json(obj, **kwargs) -> str:
+    from graphanon._io import dumps_json
+
+    return dumps_json(obj, **kwargs)
+
+
+def _echo_json(obj, **kwargs) -> None:
+    """Print strict JSON (non-finite numbers become null, see graphanon._io.dumps_json)."""
+    from graphanon._io import dumps_json
+
+    click.echo(dumps_json(obj, **kwargs))
+
+
+def _check_output(output: str, *inputs: str | None, params: dict | None = None, suffixes=()) -> None:
+    """Before any work: ``output`` is no input (INPUT, --taxonomy, --release, constraint
+    files named by --param), its folder exists and is writable, its ending is one we write."""
+    from graphanon._io import check_output
+
+    sources = [s for s in inputs if s]
+    for value in (params or {}).values():
+        sources.append(value.split(":", 1)[1] if value.startswith("groups:") else value)
+    check_output(output, inputs=sources, suffixes=suffixes)
+
+
+@contextmanager
+def _progress(enabled: bool):
+    """A rich progress bar fed by the package's ``progress(done, total, message)`` callbacks."""
+    if not enabled:
+        yield None
+        return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        transient=True,
+        console=None,
+    ) as bar:
+        task = bar.add_task("working", total=None)
+
+        def callback(done: int, total: int, message: str = "") -> None:
+            bar.update(task, completed=done, total=total, description=message[:60] or "working")
+
+        yield callback
+
+
+def _show_progress(json_out: bool) -> bool:
+    return not json_out and sys.stderr.isatty()
+
+
+def _parse_m(value: str | None) -> int | None:
+    if value is None or value.lower() in ("inf", "infinity", "none"):
+        return None
+    try:
+        m = int(value)
+    except ValueError:
+        raise GraphanonError(f"-m must be a whole number or 'inf', got {value!r}") from None
+    if m < 1:
+        raise GraphanonError(f"-m must be at least 1, got {m}")
+    return m
+
+
+def _parse_params(pairs: tuple[str, ...]) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise GraphanonError(f"--param takes name=value, got {pair!r}")
+        name, value = pair.split("=", 1)
+        out[name.strip()] = value.strip()
+    return out
+
+
+# How reader error messages name their arguments on the command line.
+_OPTION_NAMES = {"fmt": "--format", "delimiter": "--delimiter", "tid": "--tid", "item": "--item", "label": "--label"}
+
+
+def _load_input(source: str, fmt: str | None, sep: str | None, tid: str, item: str, label: str | None):
+    """A bundled dataset name or a path (format and delimiter told by graphanon.formats.read_any)."""
+    from graphanon import datasets
+    from graphanon.formats import read_any
+
+    path = Path(source)
+    if not path.exists():
+        names = [d["name"] for d in datasets.list_datasets()]
+        if source in names:
+            if label is not None:
+                raise GraphanonError(f"--label names a column of CSV input; {source} is a bundled dataset "
+                                     "(its labels, if it has any, are used as they are): drop --label")
+            return datasets.load(source), source
+        raise GraphanonError(
+            f"{source}: no such file, and not a bundled dataset ({', '.join(names)})"
+        )
+    data = read_any(path, fmt, delimiter=sep, tid=tid, item=item, label=label, option_names=_OPTION_NAMES)
+    return data, None
+
+
+def _load_taxonomy(spec: str | None, data, bundled: str | None):
+    """``--taxonomy`` value: a file, ``balanced:FANOUT[:SEED]``, or the dataset's bundled taxonomy."""
+    from graphanon import datasets
+    from graphanon.taxonomy import Taxonomy, read_taxonomy
+
+    if spec is None:
+        if bundled is None:
+            return None
+        try:
+            return datasets.load_taxonomy(bundled)
+        except GraphanonError:
+            return None
+    if spec.startswith("balanced"):
+        parts = spec.split(":")
+        try:
+            fanout = int(parts[1]) if len(parts) > 1 else 5
+            seed = int(parts[2]) if len(parts) > 2 else None
+        except ValueError:
+            raise GraphanonError(f"--taxonomy {spec!r}: use balanced:FANOUT or balanced:FANOUT:SEED") from None
+        order = "random" if seed is not None else "sorted"
+        return Taxonomy.balanced(data.items, fanout, order=order, rng=seed)
+    if not Path(spec).exists() and spec in [d["name"] for d in datasets.list_datasets()]:
+        return datasets.load_taxonomy(spec)
+    return read_taxonomy(spec)
+
+
+_input_options = [
+    click.option("--format", "fmt", type=click.Choice(["fimi", "csv", "basket"]), default=None,
+                 help="Input format: fimi (integer items separated by spaces), csv (long tid,item CSV), "
+                      "basket (one record per line). Default: .dat fimi, .csv csv, else basket; a basket "
+                      "file with spaces and no comma needs --format or --delimiter."),
+    click.option("--delimiter", "--sep", "sep", default=None,
+                 help="Field delimiter of csv input (default ,) or item delimiter of basket input "
+                      "(default , when the file has one); one character, or tab / space."),
+    click.option("--tid", default="tid", show_default=True, help="Transaction-id column of CSV input."),
+    click.option("--item", default="item", show_default=True, help="Item column of CSV input."),
+    click.option("--label", default=None, help="Sensitive-label column of CSV input."),
+]
+
+
+def input_options(func):
+    for option in reversed(_input_options):
+        func = option(func)
+    return func
+
+
+@click.group(name="graphanon", cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="graphanon")
+@click.option("--max-memory", default=None, metavar="SIZE",
+              help="Memory budget, e.g. 4G or 500M (default: $GRAPHANON_MAX_MEMORY, else 75% of physical "
+                   "memory). Itemset searches stop with an error naming the parameter to change "
+                   "before exceeding it.")
+def main(max_memory: str | None) -> None:
+    """graphanon: anonymize transaction (set-valued) data and audit the result.
+
+    INPUT arguments take a file or a bundled dataset name (see `graphanon datasets`).
+    """
+    if max_memory is not None:
+        from graphanon._memory import parse_memory, set_max_memory
+
+        try:
+            set_max_memory(parse_memory(max_memory))
+        except GraphanonError as exc:
+            raise GraphanonError(f"--max-memory: {exc}") from None

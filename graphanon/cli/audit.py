@@ -1,0 +1,84 @@
+"""``graphanon audit`` and ``graphanon evaluate``: check and measure a release against its data."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from graphanon.cli._app import (
+    _SEED,
+    EXIT_VIOLATED,
+    _echo_json,
+    _load_input,
+    _parse_m,
+    _parse_params,
+    _progress,
+    _show_progress,
+    input_options,
+    main,
+)
+
+
+@main.command()
+@click.argument("input_", metavar="INPUT")
+@click.argument("release_path", metavar="RELEASE", type=click.Path(dir_okay=False))
+@click.option("--model", required=True, help="Privacy model: km, transactional, constraints, hkp, nonreciprocal, ldiversity, ...")
+@click.option("-k", type=int, default=None)
+@click.option("-m", "m_value", default=None, help="A number, or inf (default: inf).")
+@click.option("--param", "params", multiple=True, help="Model option name=value (repeatable).")
+@click.option("--json", "json_out", is_flag=True)
+@click.option("--examples", default=10, show_default=True, type=click.IntRange(min=0),
+              help="Counter-examples to report.")
+@click.option("--allow-mismatch", is_flag=True, help="Audit even when the release was not made from INPUT.")
+@input_options
+def audit(input_, release_path, model, k, m_value, params, json_out, examples, allow_mismatch, fmt, sep, tid, item,
+          label):
+    """Audit RELEASE against INPUT for a privacy model (exit 1 when violated)."""
+    from graphanon.privacy.registry import build_model
+    from graphanon.release import check_same_data, load_release
+
+    data, _ = _load_input(input_, fmt, sep, tid, item, label)
+    release = load_release(release_path)
+    if not allow_mismatch:
+        check_same_data(data, release)
+    privacy_model = build_model(model, k=k, m=_parse_m(m_value), params=_parse_params(params), original=data)
+    with _progress(_show_progress(json_out)) as progress:
+        report = privacy_model.audit(data, release, max_examples=examples, progress=progress)
+    if json_out:
+        _echo_json(report.to_dict())
+    else:
+        click.echo(str(report))
+    sys.exit(0 if report.satisfied else EXIT_VIOLATED)
+
+
+@main.command()
+@click.argument("input_", metavar="INPUT")
+@click.argument("release_path", metavar="RELEASE", type=click.Path(dir_okay=False))
+@click.option("--queries", default=1000, show_default=True, type=click.IntRange(min=0),
+              help="COUNT queries in the workload (0: none).")
+@click.option("-q", "q", default=2, show_default=True, type=click.IntRange(min=1), help="Items per query.")
+@click.option("--seed", default=0, show_default=True, type=_SEED, help="Workload seed.")
+@click.option("--link", "link_path", default=None, type=click.Path(dir_okay=False),
+              help="PRIVATE link file from `anonymize --link-out`, for metrics that need each record's own row.")
+@click.option("--allow-mismatch", is_flag=True, help="Evaluate even when the release was not made from INPUT.")
+@click.option("--json", "json_out", is_flag=True)
+@input_options
+def evaluate(input_, release_path, queries, q, seed, link_path, allow_mismatch, json_out, fmt, sep, tid, item, label):
+    """Measure the utility of RELEASE against INPUT."""
+    from graphanon.metrics.evaluate import evaluate_release
+    from graphanon.release import load_link, load_release
+
+    data, _ = _load_input(input_, fmt, sep, tid, item, label)
+    release = load_release(release_path)
+    link = None if link_path is None else load_link(link_path)
+    result = evaluate_release(data, release, queries=queries, q=q, seed=seed, link=link, allow_mismatch=allow_mismatch)
+    if json_out:
+        _echo_json(result)
+    else:
+        for key, value in result.items():
+            if key == "needs_link":
+                for metric in value:
+                    click.echo(f"{metric:>22}: needs the private link (--link FILE from anonymize --link-out)")
+            else:
+                click.echo(f"{key:>22}: {value:.6g}" if isinstance(value, float) else f"{key:>22}: {value}")

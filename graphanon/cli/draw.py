@@ -1,0 +1,151 @@
+"""``graphanon draw``: figures of taxonomies, searches, constraints and generalization graphs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from graphanon.cli._app import (
+    _SEED,
+    _check_output,
+    _load_input,
+    _load_taxonomy,
+    _parse_m,
+    input_options,
+    main,
+)
+from graphanon.errors import GraphanonError
+
+
+@main.command()
+@click.argument("what", type=click.Choice(["taxonomy", "search", "constraints", "generalization"]))
+@click.argument("source")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="PNG/SVG/PDF file.")
+@click.option("--release", "release_path", default=None, help="taxonomy: highlight the cut of this release.")
+@click.option("--max-nodes", default=300, show_default=True, type=click.IntRange(min=1),
+              help="taxonomy: draw at most this many nodes.")
+@click.option("-a", "--algorithm", "algorithm", default="hghs", show_default=True, help="search: hghs or mhghs.")
+@click.option("-k", type=int, default=None, help="Privacy parameter k.")
+@click.option("-m", "m_value", default=None, help="search: attacker knowledge m (a number, or inf).")
+@click.option("--taxonomy", default=None, help="search: taxonomy (as for anonymize).")
+@click.option("--seed", type=_SEED, default=0, show_default=True, help="generalization: walk seed.")
+@input_options
+def draw(what, source, output, release_path, max_nodes, algorithm, k, m_value, taxonomy, seed,
+         fmt, sep, tid, item, label):
+    """Draw a graph an algorithm builds to a file.
+
+    \b
+    taxonomy        SOURCE is a taxonomy file or bundled name; --release highlights its cut
+    search          hghs/mhghs search on SOURCE data: cut, cut lattice, suppression enumeration tree
+    constraints     COAT constraint graph of SOURCE data (bundled constraints, else pgen with -k)
+    generalization  nonreciprocal ring graph over the Gray-TSP order of SOURCE data (-k) and
+                    the k assignments the closed walk extracts (at most 60 records)
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from graphanon.viz import FIGURE_SUFFIXES, save_figure
+
+    _check_output(output, source, release_path, taxonomy, suffixes=FIGURE_SUFFIXES)
+    if what == "taxonomy":
+        fig = _draw_taxonomy(source, release_path, max_nodes)
+    else:
+        data, bundled = _load_input(source, fmt, sep, tid, item, label)
+        if what == "search":
+            fig = _draw_search(data, bundled, algorithm, k, _parse_m(m_value), taxonomy)
+        elif what == "constraints":
+            fig = _draw_constraints(data, bundled, k)
+        else:
+            fig = _draw_generalization(data, k, seed)
+    save_figure(fig, output, close=True)
+    click.echo(f"wrote {output}")
+
+
+def _draw_taxonomy(source, release_path, max_nodes):
+    from graphanon import datasets as ds
+    from graphanon.taxonomy import read_taxonomy
+    from graphanon.viz.taxonomy import draw_taxonomy
+
+    if not Path(source).exists() and source in [d["name"] for d in ds.list_datasets()]:
+        tax = ds.load_taxonomy(source)
+    else:
+        tax = read_taxonomy(source)
+    highlight, suppressed = (), ()
+    if release_path:
+        from graphanon.release import load_release
+
+        rel = load_release(release_path)
+        highlight = [pi.label for pi in getattr(rel, "published_items", ()) if pi.label in tax]
+        # a release names no suppressed node, so only the published part of the cut is drawn
+    return draw_taxonomy(tax, highlight=highlight, suppressed=suppressed, max_nodes=max_nodes)
+
+
+def _draw_search(data, bundled, algorithm, k, m, taxonomy):
+    import matplotlib.pyplot as plt
+
+    from graphanon.algorithms.hghs import anonymize_hghs, anonymize_mhghs
+    from graphanon.viz.hierarchy import draw_cut_lattice, draw_enumeration_tree, draw_taxonomy_cut
+
+    methods = {"hghs": anonymize_hghs, "mhghs": anonymize_mhghs}
+    if algorithm not in methods:
+        raise GraphanonError(f"draw search: -a takes hghs or mhghs, got {algorithm!r}")
+    if k is None:
+        raise GraphanonError("draw search needs -k K")
+    tax = _load_taxonomy(taxonomy, data, bundled)
+    if tax is None:
+        raise GraphanonError("draw search needs a taxonomy: pass --taxonomy FILE or balanced:5")
+    rel = methods[algorithm](data, taxonomy=tax, k=k, m=m)
+    fig, axes = plt.subplots(1, 3, figsize=(20, 6))
+    draw_taxonomy_cut(tax, rel.trace.cut, rel.trace.suppressed, ax=axes[0], labels=len(tax.leaves) <= 60)
+    draw_cut_lattice(rel.trace.search.lattice(), ax=axes[1], max_nodes=25)
+    draw_enumeration_tree(rel.trace.search.enumeration_tree(), ax=axes[2], max_nodes=25)
+    return fig
+
+
+def _draw_constraints(data, bundled, k):
+    from graphanon import datasets as ds
+    from graphanon.algorithms.coat import pgen
+    from graphanon.graphs.constraints import ConstraintGraph
+    from graphanon.viz.coat import draw_constraint_graph
+
+    try:
+        bundled_constraints = ds.load_constraints(bundled) if bundled else None
+    except GraphanonError:
+        bundled_constraints = None
+    if bundled_constraints is not None:
+        privacy, utility = bundled_constraints["privacy"], bundled_constraints["utility"]
+    elif k is None:
+        raise GraphanonError("draw constraints needs -k K (privacy constraints are generated by pgen)")
+    else:
+        privacy, utility = pgen(data, k), None
+    return draw_constraint_graph(ConstraintGraph(data, privacy, utility)).figure
+
+
+_MAX_DRAWN_RECORDS = 60
+
+
+def _draw_generalization(data, k, seed):
+    import matplotlib.pyplot as plt
+
+    from graphanon.graphs.assignment import extract_assignments
+    from graphanon.graphs.generalization import ring_graph
+    from graphanon.graphs.order import gray_tsp_order
+    from graphanon.viz.nonreciprocal import draw_assignments, draw_generalization_graph
+
+    if k is None:
+        raise GraphanonError("draw generalization needs -k K")
+    if data.n_records > _MAX_DRAWN_RECORDS:
+        raise GraphanonError(
+            f"draw generalization shows at most {_MAX_DRAWN_RECORDS} records and the data has "
+            f"{data.n_records}; draw a sample (e.g. the first lines of the file)"
+        )
+    if not 1 <= k <= data.n_records:
+        raise GraphanonError(f"-k must be between 1 and the number of records ({data.n_records}), got {k}")
+    order = gray_tsp_order(data.matrix, time_limit=None, seed=seed)  # deterministic budget: same drawing every run
+    graph = ring_graph(order, k, data.record_ids)
+    fig, axes = plt.subplots(1, 2, figsize=(14, 6))
+    draw_generalization_graph(graph, order, ax=axes[0], title=f"{k}-regular ring over the Gray-TSP order")
+    assignments = extract_assignments(graph, rng=seed)
+    draw_assignments(graph, assignments, order, ax=axes[1], title=f"{k} disjoint assignments (closed walk)")
+    return fig
