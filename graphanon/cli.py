@@ -512,7 +512,7 @@ def _draw_constraints(data, bundled, k):
         privacy, utility = pgen(data, k), None
     from matplotlib.figure import Figure
 
-    return draw_constraint_graph(ConstraintGraph(data, privacy, utility), ax=Figure(figsize=(8, 4)).subplots()).figure
+    return draw_constraint_graph(ConstraintGraph(data, privacy, utility), ax=Figure(figsize=(16, 5)).subplots()).figure
 
 
 _MAX_DRAWN_RECORDS = 60

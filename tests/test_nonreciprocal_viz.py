@@ -36,3 +36,28 @@ def test_drawings():
     with pytest.raises(ValueError, match="view"):
         draw_assignments(g, A, view="3d")
     assert np.array_equal(np.sort(A[0]), np.arange(6))
+
+
+def _overlaps(ax) -> int:
+    """Pairs of record labels whose rendered boxes overlap."""
+    ax.figure.canvas.draw()
+    r = ax.figure.canvas.get_renderer()
+    boxes = [t.get_window_extent(r) for t in ax.texts if t.get_text().strip()]
+    return sum(1 for i, a in enumerate(boxes) for b in boxes[i + 1:]
+               if a.x0 < b.x1 - 0.5 and b.x0 < a.x1 - 0.5 and a.y0 < b.y1 - 0.5 and b.y0 < a.y1 - 0.5)
+
+
+def test_sixty_records_stay_legible():
+    """At the CLI's limit (60 records, k = 5, the figure `graphanon draw generalization` makes)."""
+    import matplotlib.pyplot as plt
+
+    n = 60
+    order = np.random.default_rng(0).permutation(n)
+    g = ring_graph(order, 5, [f"r{i + 1}" for i in range(n)])
+    fig, axes = plt.subplots(1, 2, figsize=(14, 0.16 * n + 1))
+    draw_generalization_graph(g, order, ax=axes[0])
+    draw_assignments(g, extract_assignments(g, rng=0), order, ax=axes[1])
+    for ax in axes:
+        assert _overlaps(ax) == 0
+        assert min(t.get_fontsize() for t in ax.texts if t.get_text()) >= 4
+    plt.close(fig)

@@ -117,12 +117,15 @@ def draw_cut_lattice(lattice, *, ax=None, radius: int = 1, max_nodes: int = 40, 
         if len(v) <= 4:
             text = d["label"]
         elif came_by.get(v) is not None:
-            text = f"+{came_by[v]}"  # the node expanded to reach this cut
+            name = str(came_by[v])  # the node expanded to reach this cut; neighbours' names are shortened
+            text = "+" + (name if d["on_path"] is not None or len(name) <= 11 else name[:10] + "…")
         else:
             text = f"{len(v)} nodes"
         if d["cost"] is not None:
             text += f"\n{d['cost']:.3g}"
-        ax.annotate(text, pos[v], fontsize=6.5, ha="center", va="top", xytext=(0, -4), textcoords="offset points")
+        up = pos[v][0] % 2 == 1  # neighbours alternate above and below their row, so long names do not collide
+        ax.annotate(text, pos[v], fontsize=6.5, ha="center", va="bottom" if up else "top",
+                    xytext=(0, 4 if up else -4), textcoords="offset points")
     ax.margins(x=0.15, y=0.05)
     shown = f"{g.number_of_nodes()} cuts shown (max_nodes={max_nodes})"
     ax.set_title(title or f"cut lattice: search path of {len(lattice.path)} cuts (orange), {shown}\n"

@@ -188,7 +188,7 @@ def draw_taxonomy(taxonomy, *, highlight: Iterable = (), suppressed: Iterable = 
         leaf = not any(c in drawn for c in taxonomy.children(v))
         if leaf and not (label_leaves or big):
             continue
-        text = str(v) + (f" ({hidden[v]} leaves)" if v in hidden else "")
+        text = str(v) + (f" ({hidden[v]} {'leaf' if hidden[v] == 1 else 'leaves'})" if v in hidden else "")
         ax.annotate(text, (x, y), textcoords="offset points", xytext=(5, 0), ha="left", va="center",
                     fontsize=fontsize, zorder=3,
                     bbox=None if leaf else {"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.8})
