@@ -12,6 +12,7 @@ from graphanon.datasets import load  # noqa: E402
 from graphanon.errors import ParameterError  # noqa: E402
 from graphanon.graphs.constraints import ConstraintGraph  # noqa: E402
 from graphanon.viz import draw_constraint_graph  # noqa: E402
+from tests.drawing_checks import overlapping_labels  # noqa: E402
 
 
 def test_constraint_graph_cap_says_what_it_dropped():
@@ -23,12 +24,7 @@ def test_constraint_graph_cap_says_what_it_dropped():
     assert note.startswith("showing the first ") and f"of {n_constraints} privacy constraints" in note
     drawn = sum(len(c.get_offsets()) for c in ax.collections if hasattr(c, "get_sizes") and len(c.get_sizes()))
     assert drawn <= 80
-    ax.figure.canvas.draw()
-    r = ax.figure.canvas.get_renderer()
-    boxes = [t.get_window_extent(r) for t in ax.texts if t.get_text().strip()]
-    overlaps = sum(1 for i, a in enumerate(boxes) for b in boxes[i + 1:]
-                   if a.x0 < b.x1 - 0.5 and b.x0 < a.x1 - 0.5 and a.y0 < b.y1 - 0.5 and b.y0 < a.y1 - 0.5)
-    assert overlaps == 0
+    assert overlapping_labels(ax) == []
     plt.close(ax.figure)
     with pytest.raises(ParameterError, match="max_nodes"):
         draw_constraint_graph(cg, max_nodes=3)
@@ -41,4 +37,21 @@ def test_small_constraint_graph_is_drawn_whole():
     ax = draw_constraint_graph(ConstraintGraph(data, c["privacy"], c["utility"]))
     assert "showing" not in ax.get_title()
     assert {t.get_text() for t in ax.texts} >= {"abc", "defgh", "u1", "a\n6", "b\n3"}
+    plt.close(ax.figure)
+
+
+def test_merge_forest_cap_and_labels():
+    """A COAT run on groceries merges long chains: the largest trees are drawn, labels do not collide."""
+    from graphanon.algorithms.coat import anonymize_coat
+    from graphanon.graphs import MergeForest
+    from graphanon.viz import draw_merge_forest
+
+    data = load("groceries")
+    _, trace = anonymize_coat(data, pgen(data, 5)[:30], None, k=5, s=0.1, return_trace=True)
+    forest = MergeForest(trace, data.items)
+    n = forest.to_networkx().number_of_nodes()
+    ax = draw_merge_forest(forest, max_nodes=120)
+    title = ax.get_title()
+    assert f"of {n} nodes, max_nodes=120" in title and "published or suppressed sets, the largest first" in title
+    assert overlapping_labels(ax) == []
     plt.close(ax.figure)

@@ -10,6 +10,7 @@ import pytest  # noqa: E402
 from graphanon.algorithms import anonymize_hghs, anonymize_mhghs  # noqa: E402
 from graphanon.datasets import load, load_taxonomy  # noqa: E402
 from graphanon.viz import draw_cut_lattice, draw_enumeration_tree, draw_taxonomy_cut, tree_layout  # noqa: E402
+from tests.drawing_checks import overlapping_labels  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -71,15 +72,6 @@ def test_draw_on_groceries_mhghs():
     plt.close(fig)
 
 
-def _overlapping_labels(ax) -> list:
-    """Pairs of non-empty labels of ``ax`` whose rendered boxes overlap."""
-    ax.figure.canvas.draw()
-    renderer = ax.figure.canvas.get_renderer()
-    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in ax.texts if t.get_text().strip()]
-    return [(a, b) for i, (a, ba) in enumerate(boxes) for b, bb in boxes[i + 1:]
-            if ba.x0 < bb.x1 - 1 and bb.x0 < ba.x1 - 1 and ba.y0 < bb.y1 - 1 and bb.y0 < ba.y1 - 1]
-
-
 def test_groceries_level_2_taxonomy_is_legible():
     """At its documented limit (169 leaves, a level-2 cut) every label has its own room."""
     from graphanon.viz import draw_taxonomy
@@ -91,7 +83,7 @@ def test_groceries_level_2_taxonomy_is_legible():
     assert len(labels) == 1 + len(tax.level(1)) + len(tax.level(2))  # collapsed below the cut, all named
     assert "showing 66 of 235 nodes" in ax.get_title()
     assert min(t.get_fontsize() for t in ax.texts) >= 7
-    assert _overlapping_labels(ax) == []
+    assert overlapping_labels(ax) == []
     plt.close(fig)
 
 
@@ -104,5 +96,5 @@ def test_bms1_search_lattice_is_legible():
     fig, axes = plt.subplots(1, 3, figsize=(20, 15))
     ax = draw_cut_lattice(r.search.lattice(), ax=axes[1], max_nodes=25)
     assert "25 cuts shown" in ax.get_title()
-    assert _overlapping_labels(ax) == []
+    assert overlapping_labels(ax) == []
     plt.close(fig)

@@ -15,6 +15,7 @@ from graphanon.viz.nonreciprocal import (  # noqa: E402
     draw_closed_walk,
     draw_generalization_graph,
 )
+from tests.drawing_checks import overlapping_labels  # noqa: E402
 
 ORDER = [1, 3, 2, 0, 4, 5]
 
@@ -38,15 +39,6 @@ def test_drawings():
     assert np.array_equal(np.sort(A[0]), np.arange(6))
 
 
-def _overlaps(ax) -> int:
-    """Pairs of record labels whose rendered boxes overlap."""
-    ax.figure.canvas.draw()
-    r = ax.figure.canvas.get_renderer()
-    boxes = [t.get_window_extent(r) for t in ax.texts if t.get_text().strip()]
-    return sum(1 for i, a in enumerate(boxes) for b in boxes[i + 1:]
-               if a.x0 < b.x1 - 0.5 and b.x0 < a.x1 - 0.5 and a.y0 < b.y1 - 0.5 and b.y0 < a.y1 - 0.5)
-
-
 def test_sixty_records_stay_legible():
     """At the CLI's limit (60 records, k = 5, the figure `graphanon draw generalization` makes)."""
     import matplotlib.pyplot as plt
@@ -58,6 +50,6 @@ def test_sixty_records_stay_legible():
     draw_generalization_graph(g, order, ax=axes[0])
     draw_assignments(g, extract_assignments(g, rng=0), order, ax=axes[1])
     for ax in axes:
-        assert _overlaps(ax) == 0
+        assert overlapping_labels(ax) == []
         assert min(t.get_fontsize() for t in ax.texts if t.get_text()) >= 4
     plt.close(fig)

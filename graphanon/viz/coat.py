@@ -119,53 +119,82 @@ def draw_constraint_graph(graph, ax=None, *, max_nodes: int = 80):
     return ax
 
 
-def draw_merge_forest(forest, ax=None, *, max_nodes: int = 400):
+def draw_merge_forest(forest, ax=None, *, max_nodes: int = 120):
     """Draw a :class:`~graphanon.graphs.constraints.MergeForest`: roots on top, original items below.
 
-    Suppressed sets are drawn in grey with a cross. Returns the axes.
+    Each merge is one level up (a node's height is its number of merges).
+    Suppressed sets are drawn in grey with a cross. Merged sets are
+    labelled with their members when that fits, else with their size; item
+    names turn vertical when they do not fit their slot. Beyond
+    ``max_nodes`` nodes the largest merge trees are drawn first, as many as
+    fit, and the title says how many published sets and nodes are shown.
+
+    Parameters
+    ----------
+    forest : MergeForest or networkx.DiGraph
+    ax : matplotlib Axes, optional
+    max_nodes : int
+
+    Returns
+    -------
+    matplotlib Axes
     """
-    g = forest.to_networkx() if hasattr(forest, "to_networkx") else forest
-    if g.number_of_nodes() > max_nodes:
-        raise ParameterError(f"the merge forest has {g.number_of_nodes()} nodes, more than max_nodes={max_nodes}; "
-                             "raise max_nodes or draw a smaller run")
-    if ax is None:
-        _, ax = plt.subplots(figsize=(8, 3))
-    height = {}
-
-    def h(n):
-        if n not in height:
+    full = forest.to_networkx() if hasattr(forest, "to_networkx") else forest
+    roots = [n for n in full if full.in_degree(n) == 0]
+    trees = {r: [r, *nx.descendants(full, r)] for r in roots}
+    keep: list = []
+    drawn_roots = []
+    for r in sorted(roots, key=lambda r: -len(trees[r])):  # the largest merges first: they are the story
+        if len(keep) + len(trees[r]) <= max_nodes:
+            keep.extend(trees[r])
+            drawn_roots.append(r)
+    if not drawn_roots:
+        raise ParameterError(f"max_nodes={max_nodes} cannot hold the smallest merge tree; raise max_nodes")
+    g = full.subgraph(keep)
+    note = "" if len(keep) == len(full) else (
+        f"\nshowing {len(drawn_roots)} of {len(roots)} published or suppressed sets, the largest first "
+        f"({len(keep)} of {full.number_of_nodes()} nodes, max_nodes={max_nodes})")
+    height: dict = {}
+    leaves: list = []
+    for r in sorted(drawn_roots, key=str):  # leaves left to right tree by tree; heights bottom-up
+        for n in nx.dfs_postorder_nodes(g, r):
             kids = list(g.successors(n))
-            height[n] = 0 if not kids else 1 + max(h(c) for c in kids)
-        return height[n]
-
-    leaves = []
-
-    def collect(n):
-        kids = list(g.successors(n))
-        if not kids:
-            leaves.append(n)
-        for c in kids:
-            collect(c)
-
-    for r in [n for n in g if g.in_degree(n) == 0]:
-        collect(r)
-    pos = {n: (i, 0.0) for i, n in enumerate(leaves)}
-
-    def place(n):
-        if n in pos:
-            return pos[n]
-        xs = [place(c)[0] for c in g.successors(n)]
-        pos[n] = (sum(xs) / len(xs), float(h(n)))
-        return pos[n]
-
-    for n in g:
-        place(n)
+            height[n] = 0 if not kids else 1 + max(height[c] for c in kids)
+            if not kids:
+                leaves.append(n)
+    top = max(height.values())
+    if ax is None:
+        _, ax = plt.subplots(figsize=(min(40.0, max(8.0, 0.3 * len(leaves))), min(20.0, max(3.0, 0.3 * top + 2))))
+    pos = {n: (float(i), 0.0) for i, n in enumerate(leaves)}
+    for r in drawn_roots:
+        for n in nx.dfs_postorder_nodes(g, r):
+            if n not in pos:
+                xs = [pos[c][0] for c in g.successors(n)]
+                pos[n] = (sum(xs) / len(xs), float(height[n]))
+    box = ax.get_position()
+    slot = 72.0 * box.width * ax.figure.get_figwidth() / max(len(leaves), 1)
+    level = 72.0 * box.height * ax.figure.get_figheight() / (top + 1.5)
+    diameter = min(24.0, 0.85 * slot, 0.85 * level)
+    font = max(4.0, min(8.0, 0.35 * max(diameter, slot)))
     sup = [n for n, d in g.nodes(data=True) if d.get("suppressed")]
     rest = [n for n in g if n not in set(sup)]
-    nx.draw_networkx_nodes(g, pos, nodelist=rest, node_color="#7570b3", node_size=600, ax=ax)
-    nx.draw_networkx_nodes(g, pos, nodelist=sup, node_color="#bbbbbb", node_size=600, node_shape="X", ax=ax)
-    nx.draw_networkx_edges(g, pos, ax=ax, arrows=False)
-    nx.draw_networkx_labels(g, pos, {n: str(n) for n in g}, font_size=8, ax=ax)
-    ax.set_title("merge history (roots are published items; grey = suppressed)")
+    nx.draw_networkx_nodes(g, pos, nodelist=rest, node_color="#7570b3", node_size=diameter**2, ax=ax)
+    nx.draw_networkx_nodes(g, pos, nodelist=sup, node_color="#bbbbbb", node_size=diameter**2, node_shape="X", ax=ax)
+    nx.draw_networkx_edges(g, pos, ax=ax, arrows=False, width=1.0 if slot > 15 else 0.5)
+    fits = slot / (0.6 * font)
+    vertical = any(len(str(n)) > fits for n in leaves)
+    for n in g:
+        kids = list(g.successors(n))
+        if not kids:
+            ax.annotate(str(n), pos[n], fontsize=font, ha="center", va="top" if vertical else "center",
+                        rotation=90 if vertical else 0, xytext=(0, -diameter / 2 - 1 if vertical else 0),
+                        textcoords="offset points")
+        else:
+            members = g.nodes[n].get("members") or ()
+            text = str(n) if len(str(n)) <= 3 * fits else f"{len(members)} items"
+            ax.annotate(text, pos[n], fontsize=font, ha="left", va="bottom", xytext=(diameter / 2, 1),
+                        textcoords="offset points")
+    ax.margins(x=0.05, y=0.08)
+    ax.set_title("merge history (roots are published items; grey = suppressed)" + note, fontsize=9)
     ax.set_axis_off()
     return ax
