@@ -1,6 +1,8 @@
 """Matplotlib drawings of graphanon's graphs and evaluation results.
 
-Nothing in the core imports this package (it imports matplotlib).
+Nothing in the core imports this package (it imports matplotlib). It never selects a
+matplotlib backend: new figures come from pyplot, so a notebook shows them inline; pass ``ax``
+(for instance of a :class:`matplotlib.figure.Figure`) to draw without pyplot.
 """
 
 from graphanon.viz.coat import draw_constraint_graph, draw_merge_forest
