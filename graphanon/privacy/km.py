@@ -11,9 +11,11 @@ generalization. PVLDB 2009, Sec. 2 (transactional k-anonymity).
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from graphanon.errors import ParameterError
 from graphanon.privacy.consistency import recoding_mismatches
+from graphanon.privacy.local import local_recoding_mismatches
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.support import minimal_infrequent_itemsets
 
@@ -34,12 +36,42 @@ def check_k(k, n_records: int, what: str = "k") -> int:
     return int(k)
 
 
+def _is_local(release) -> bool:
+    return hasattr(release, "reading") and hasattr(release, "nodes")
+
+
 def _require_global(release, model: str):
+    if _is_local(release):
+        return
     if not hasattr(release, "published_items") or not hasattr(release, "records"):
         raise ParameterError(
-            f"{model} audits releases that publish item-level records (global recodings); "
+            f"{model} audits releases that publish item-level records (global or local recodings); "
             f"got a {type(release).__name__}"
         )
+
+
+def _published(release) -> tuple[list, sp.csr_array]:
+    """Published item labels and the boolean published-record matrix (local recodings:
+    the ``t``-th copy of a node is its own item)."""
+    if _is_local(release):
+        return release.published_matrix()
+    return [pi.label for pi in release.published_items], release.records
+
+
+def _mismatches(original, release, max_examples: int):
+    if _is_local(release):
+        return local_recoding_mismatches(original, release, max_examples=max_examples)
+    return recoding_mismatches(original, release, max_examples=max_examples)
+
+
+def _row_keys(release) -> list[bytes]:
+    rec = release.records
+    if _is_local(release):
+        return [
+            rec.indices[rec.indptr[i] : rec.indptr[i + 1]].tobytes() + b"|" + rec.data[rec.indptr[i] : rec.indptr[i + 1]].tobytes()
+            for i in range(rec.shape[0])
+        ]
+    return [rec.indices[rec.indptr[i] : rec.indptr[i + 1]].tobytes() for i in range(rec.shape[0])]
 
 
 class KmAnonymity(PrivacyModel):
@@ -84,9 +116,9 @@ class KmAnonymity(PrivacyModel):
     def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
         _require_global(release, "k^m-anonymity")
         check_k(self.k, original.n_records)
-        n_bad, problems = recoding_mismatches(original, release, max_examples=max_examples)
-        violations, _ = minimal_infrequent_itemsets(release.records, self.k, self.m)
-        labels = [pi.label for pi in release.published_items]
+        n_bad, problems = _mismatches(original, release, max_examples)
+        labels, published = _published(release)
+        violations, _ = minimal_infrequent_itemsets(published, self.k, self.m)
         levels = [lvl for lvl in violations if len(lvl)]
         n_viol = sum(len(lvl) for lvl in levels)
         # Lowest support first (ties: smaller itemsets first), without listing all violations.
@@ -95,7 +127,7 @@ class KmAnonymity(PrivacyModel):
             take = np.argsort(lvl.supports, kind="stable")[:max_examples]
             ranked.extend((int(lvl.supports[i]), lvl.size, lvl.itemsets[i]) for i in take)
         ranked.sort(key=lambda t: (t[0], t[1]))
-        rec = release.records.tocsc()
+        rec = published.tocsc()
         examples = list(problems)
         for sup, _, items in ranked[: max(0, max_examples - len(examples))]:
             rows = None
@@ -134,7 +166,10 @@ class TransactionalKAnonymity(PrivacyModel):
     """Transactional k-anonymity: each published record equals at least ``k - 1`` others.
 
     Empty published records count as records (they must also come in groups
-    of at least ``k``).
+    of at least ``k``). Audits global recodings and local recodings
+    (:class:`~graphanon.release.LocalRecoding`: rows are equal when they hold
+    the same copies of the same nodes); it first checks that the release is a
+    recoding of ``original`` (:mod:`graphanon.privacy.local` for local ones).
 
     Examples
     --------
@@ -155,9 +190,8 @@ class TransactionalKAnonymity(PrivacyModel):
     def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
         _require_global(release, "transactional k-anonymity")
         check_k(self.k, original.n_records)
-        n_bad, problems = recoding_mismatches(original, release, max_examples=max_examples)
-        rec = release.records
-        keys = [rec.indices[rec.indptr[i] : rec.indptr[i + 1]].tobytes() for i in range(rec.shape[0])]
+        n_bad, problems = _mismatches(original, release, max_examples)
+        keys = _row_keys(release)
         size: dict[bytes, int] = {}
         for key in keys:
             size[key] = size.get(key, 0) + 1
