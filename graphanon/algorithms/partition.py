@@ -20,7 +20,8 @@ which the transactional k-anonymity audit would report).
 
 A published record is the set of cut nodes its items fall under, each node
 standing for a non-empty set of the record's items (``reading="some"``: no
-item is suppressed).
+item is suppressed, except in records published empty, see
+:func:`_empty_records`).
 
 Complexity
 ----------
@@ -51,8 +52,8 @@ from graphanon.release.publish import publish
 __all__ = ["anonymize_partition", "ancestor_table"]
 
 
-def ancestor_table(index: NodeIndex, data) -> np.ndarray:
-    """Per item occurrence (CSR order of ``data.matrix``), its ancestor at each depth.
+def ancestor_table(index: NodeIndex, matrix) -> np.ndarray:
+    """Per item occurrence (CSR order of ``matrix``), its ancestor at each depth.
 
     Column ``d`` holds the ancestor at depth ``d`` (the leaf itself below its depth).
     Complexity: O(occurrences * height).
@@ -64,7 +65,26 @@ def ancestor_table(index: NodeIndex, data) -> np.ndarray:
         item_table[:, d] = node
         up = index.depth[node] >= d
         node = np.where(up & (index.parent[node] >= 0), index.parent[node], node)
-    return item_table[data.matrix.indices]
+    return item_table[matrix.indices]
+
+
+def _empty_records(lengths: np.ndarray, k: int) -> np.ndarray:
+    """Records published empty: the empty ones, topped up to ``k`` with the shortest others.
+
+    The paper's records are non-empty. An empty record shares no pattern
+    with others, so empty records form their own group; when there are
+    ``0 < e < k`` of them, the ``k - e`` shortest records (ties: first) are
+    published empty too -- their items suppressed, the only suppression
+    Partition does -- and if fewer than ``k`` records would remain, all are.
+    """
+    empty = lengths == 0
+    e = int(empty.sum())
+    if 0 < e < k:
+        order = np.argsort(lengths, kind="stable")
+        empty[order[:k]] = True
+    if 0 < len(lengths) - int(empty.sum()) < k:
+        empty[:] = True
+    return empty
 
 
 def anonymize_partition(
@@ -123,23 +143,32 @@ def anonymize_partition(
         progress(0, 1, "partitioning")
     from graphanon.algorithms._partition_kernel import partition_groups
 
-    anc = ancestor_table(index, data)
-    group, cur = partition_groups(
-        data.matrix.indptr.astype(np.int64), anc, index.depth, index.is_leaf, index.ncp_hn.astype(np.float64),
-        int(k), index.n_nodes,
-    )
     n = data.n_records
-    rec = np.repeat(np.arange(n), np.diff(data.matrix.indptr))
+    lengths = np.diff(data.matrix.indptr)
+    empty = _empty_records(lengths, k)
+    rest = np.flatnonzero(~empty)
+    X = sp.csr_array(data.matrix[rest])
+    group = np.zeros(n, dtype=np.int64)
+    rec, cur = np.zeros(0, np.int64), np.zeros(0, np.int64)
+    if len(rest):
+        sub_group, cur = partition_groups(
+            X.indptr.astype(np.int64), ancestor_table(index, X), index.depth, index.is_leaf,
+            index.ncp_hn.astype(np.float64), int(k), index.n_nodes,
+        )
+        group[rest] = sub_group + (1 if empty.any() else 0)
+        rec = np.repeat(rest, np.diff(X.indptr))
     pattern = sp.csr_array((np.ones(len(cur), np.int64), (rec, cur)), shape=(n, index.n_nodes))
     pattern.sum_duplicates()
     pattern.data[:] = 1
-    occ = len(cur)
+    occ = data.matrix.nnz
+    # suppressed occurrences (records published empty) cost 1 in both conventions
+    n_supp = int(lengths[empty].sum())
     counts = sp.csr_array(index.counts(data.matrix), dtype=np.int64)
     _, ggd_groups = groups_to_lcg(index, counts, group)
     params = {
         "k": k,
-        "ncp_hn": float(index.ncp_hn[cur].sum() / occ) if occ else 0.0,
-        "ncp": float(index.lm[cur].sum() / occ) if occ else 0.0,
+        "ncp_hn": float((index.ncp_hn[cur].sum() + n_supp) / occ) if occ else 0.0,
+        "ncp": float((index.lm[cur].sum() + n_supp) / occ) if occ else 0.0,
         "ggd": float(ggd_groups.sum()),
     }
     release = local_recoding_from_counts(index, data, pattern, reading="some", algorithm="partition", params=params)

@@ -195,7 +195,7 @@ def ggd_fraction(index: NodeIndex, data, rows) -> Fraction:
     counts, lengths = _group_counts(index, data, rows)
     n = lcg(index, counts)
     m = index.universe
-    gen = sum(Fraction(int(n[x]) * int(index.leaves[x] - 1), m - 1) for x in np.flatnonzero(n))
+    gen = sum(Fraction(int(n[x]) * int(index.leaves[x] - 1), m - 1) for x in np.flatnonzero(n)) if m > 1 else 0
     suppressed = int(lengths.sum()) - len(rows) * int(n.sum())
     return len(rows) * gen + suppressed
 
@@ -230,7 +230,7 @@ def groups_to_lcg(index: NodeIndex, counts: sp.csr_array, group: np.ndarray) -> 
     key = g * index.n_nodes + coo.col
     order = np.lexsort((coo.data, key))
     key_s, val_s = key[order], coo.data[order]
-    first = np.r_[True, key_s[1:] != key_s[:-1]]
+    first = np.r_[True, key_s[1:] != key_s[:-1]] if len(key_s) else np.zeros(0, dtype=bool)
     uk, held = key_s[first], np.diff(np.r_[np.flatnonzero(first), len(key_s)])
     cmin = val_s[first]
     gk, xk = uk // index.n_nodes, uk % index.n_nodes

@@ -8,7 +8,8 @@ an original record when:
   record's items under ``x`` (Hall's condition on laminar sets: then every
   copy stands for a distinct item of the record);
 * ``"some"`` reading: the record has an item under every published node, and
-  every item of the record lies under one of them.
+  every item of the record lies under one of them (an empty row may be any
+  record: all its items suppressed).
 
 With the release's private link (``release.link``, in memory right after
 anonymizing) each record is checked against its own row; without it, each
@@ -61,8 +62,8 @@ def _fits(have: sp.csr_array, need: sp.csr_array, lengths: np.ndarray, reading: 
     bad = np.zeros(need.shape[0], dtype=bool)
     if short.nnz:
         bad[np.repeat(np.arange(short.shape[0]), np.diff(short.indptr))[short.data > 0]] = True
-    if reading == "some":
-        bad |= np.asarray(got.sum(axis=1)).ravel() != lengths
+    if reading == "some":  # every item covered, unless the row is empty (all suppressed)
+        bad |= (np.asarray(got.sum(axis=1)).ravel() != lengths) & (np.diff(need.indptr) > 0)
     return ~bad
 
 

@@ -11,7 +11,9 @@ release records which one it follows:
     suppressed.
 ``"some"`` (He & Naughton's Partition)
     The nodes of a record are disjoint subtrees; node ``x`` stands for a
-    non-empty set of the record's items under ``x``, and no item was suppressed.
+    non-empty set of the record's items under ``x``, and no item was
+    suppressed -- except in an empty published record, which may stand for
+    any record (all its items suppressed).
 
 Possible worlds (COUNT estimation)
 ----------------------------------
@@ -266,7 +268,7 @@ class LocalRecoding(Release):
             need = R.data[R.indptr[j] : R.indptr[j + 1]]
             have = A[[int(i)]][:, cols].toarray().ravel() if len(cols) else np.zeros(0)
             ok = bool(np.all(have >= need))
-            if ok and self.reading == "some":
+            if ok and self.reading == "some" and len(cols):
                 ok = int(have.sum()) == int(lengths[i])
             out[t] = ok
         return out
@@ -292,7 +294,7 @@ class LocalRecoding(Release):
                 col[A.indices[A.indptr[x] : A.indptr[x + 1]]] = A.data[A.indptr[x] : A.indptr[x + 1]]
                 ok &= col >= nd
                 covered += col
-            if self.reading == "some":
+            if self.reading == "some" and len(cols):
                 ok &= covered == lengths
             out.append((np.flatnonzero(groups == groups[j]), np.flatnonzero(ok)))
         return out
