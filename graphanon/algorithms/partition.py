@@ -116,8 +116,8 @@ def anonymize_partition(
     LocalRecoding
         ``reading="some"``, rows in a secret random order. ``params`` holds
         ``ncp_hn`` (He & Naughton's NCP), ``ncp`` (LM per occurrence) and
-        ``ggd`` (total GGD of the groups had they been published as their
-        LCG, to compare with Clump). ``release.details["groups"]``.
+        ``ggd_lcg`` (total GGD of the groups had they been published as
+        their LCG, to compare groupings with Clump). ``release.details["groups"]``.
 
     Complexity
     ----------
@@ -169,7 +169,7 @@ def anonymize_partition(
         "k": k,
         "ncp_hn": float((index.ncp_hn[cur].sum() + n_supp) / occ) if occ else 0.0,
         "ncp": float((index.lm[cur].sum() + n_supp) / occ) if occ else 0.0,
-        "ggd": float(ggd_groups.sum()),
+        "ggd_lcg": float(ggd_groups.sum()),
     }
     release = local_recoding_from_counts(index, data, pattern, reading="some", algorithm="partition", params=params)
     release.details.update(groups=int(group.max()) + 1 if n else 0, ggd_per_group=ggd_groups)

@@ -81,24 +81,29 @@ def ggd_per_record(original, release) -> np.ndarray:
     return _row_costs(original, release, "lm")
 
 
+def _total(original, release, convention: str) -> float:
+    if release.reading == "one":  # copies are occurrences: no link needed
+        recs = sp.csr_array(release.records, dtype=np.float64)
+        copies = float(recs.sum())
+        return float((recs @ _node_costs(release, convention)).sum() + original.matrix.nnz - copies)
+    return float(_row_costs(original, release, convention).sum())
+
+
 def ggd_total(original, release) -> float:
     """Total GGD (sum over groups of ``GGD(S, t)``); ``"one"`` releases need no link.
 
+    For a ``"some"`` release it is the same occurrence-weighted LM loss
+    (every occurrence costs the LM of the node above it).
+
     Complexity: O(nnz of the release) (plus O(occurrences) with the link).
     """
-    if release.reading == "one":
-        recs = sp.csr_array(release.records, dtype=np.float64)
-        copies = float(recs.sum())
-        return float((recs @ _node_costs(release, "lm")).sum() + original.matrix.nnz - copies)
-    return float(_row_costs(original, release, "lm").sum())
+    return _total(original, release, "lm")
 
 
 def local_ncp(original, release, convention: str = "lm") -> float:
     """Loss per original occurrence under ``convention`` (``"lm"`` or ``"hn"``)."""
     occ = original.matrix.nnz
-    if release.reading == "one" and convention == "lm":
-        return ggd_total(original, release) / occ if occ else 0.0
-    return float(_row_costs(original, release, convention).sum() / occ) if occ else 0.0
+    return _total(original, release, convention) / occ if occ else 0.0
 
 
 def ncp_lm(original, release) -> float:
@@ -109,3 +114,31 @@ def ncp_lm(original, release) -> float:
 def ncp_he_naughton(original, release) -> float:
     """He & Naughton's NCP (0 for a leaf, ``leaves/M`` otherwise; suppressed occurrences cost 1)."""
     return local_ncp(original, release, "hn")
+
+
+def _evaluate_local(original, release, *, queries: int, q: int, seed: int, link=None) -> dict:
+    from graphanon.metrics.queries import average_relative_error, generate_workload
+
+    if link is not None and release.link is None:
+        release.link = link
+    out: dict = {"groups": int(release.group_ids().max()) + 1 if release.n_records else 0, "reading": release.reading}
+    try:
+        out.update(ncp=ncp_lm(original, release), ncp_he_naughton=ncp_he_naughton(original, release))
+        if release.reading == "one":
+            out["ggd"] = ggd_total(original, release)
+    except ParameterError:
+        out["needs_link"] = ["ncp", "ncp_he_naughton"]
+    if queries > 0:
+        workload = generate_workload(original, queries, q, seed=seed)
+        out["avg_relative_error"] = average_relative_error(release, workload)
+        out.update({"queries": queries, "q": q, "seed": seed})
+    return out
+
+
+def _register() -> None:
+    from graphanon.metrics.evaluate import register_evaluator
+
+    register_evaluator("local_recoding", _evaluate_local)
+
+
+_register()
