@@ -58,6 +58,17 @@ def _shrink(a_ptr, a_idx, a_val, r, sup_c, sup_v, m):  # pragma: no cover - comp
 
 
 @numba.njit(cache=True)
+def _unlink(pos, nx_, pv_, head, end):  # pragma: no cover - compiled
+    """Remove list position ``pos``; returns the new head (``end`` when empty)."""
+    p, q = pv_[pos], nx_[pos]
+    if p >= 0:
+        nx_[p] = q
+    if q < end:
+        pv_[q] = p
+    return q if pos == head else head
+
+
+@numba.njit(cache=True)
 def clump_groups(a_ptr, a_idx, a_val, lengths, delta, nb_ptr, nb_idx, cl_of, cl_ptr, cl_idx, group, fixed_rep, seed_order, pool_order, k, pool_size):  # pragma: no cover - compiled
     """Greedy k-member clustering; returns the group of each record.
 
@@ -98,11 +109,19 @@ def clump_groups(a_ptr, a_idx, a_val, lengths, delta, nb_ptr, nb_idx, cl_of, cl_
     for v in range(n):
         if group[v] >= 0:
             g_size[group[v]] += 1
-    unassigned = 0
-    for v in range(n):
+    # the unassigned records in pool order: a doubly linked list (O(1) removal, order kept)
+    free = np.empty(n, dtype=np.int64)
+    where = np.full(n, -1, dtype=np.int64)
+    n_free = 0
+    for v in pool_order:
         if group[v] < 0:
-            unassigned += 1
-    pool_pos = 0
+            free[n_free] = v
+            where[v] = n_free
+            n_free += 1
+    nx_ = np.arange(1, n_free + 1, dtype=np.int64)
+    pv_ = np.arange(-1, n_free - 1, dtype=np.int64)
+    head = 0 if n_free > 0 else n_free
+    unassigned = n_free
     for seed in seed_order:
         if group[seed] >= 0:
             continue
@@ -120,6 +139,7 @@ def clump_groups(a_ptr, a_idx, a_val, lengths, delta, nb_ptr, nb_idx, cl_of, cl_
         size = 1
         group[seed] = gid
         unassigned -= 1
+        head = _unlink(where[seed], nx_, pv_, head, n_free)
         n_cand = 0
         last = seed
         while size < k:
@@ -145,21 +165,12 @@ def clump_groups(a_ptr, a_idx, a_val, lengths, delta, nb_ptr, nb_idx, cl_of, cl_
                     j += 1
             n_cand = j
             if n_cand == 0:
-                # fallback: the next unassigned records of a fixed random order
-                while pool_pos < n and n_cand < pool_size:
-                    v = pool_order[pool_pos]
-                    pool_pos += 1
-                    if group[v] < 0 and stamp[v] != gid:
-                        stamp[v] = gid
-                        cand[n_cand] = v
-                        n_cand += 1
-                if n_cand == 0:
-                    for v in range(n):  # the pool is exhausted: any unassigned record
-                        if group[v] < 0:
-                            cand[n_cand] = v
-                            n_cand += 1
-                            if n_cand >= pool_size:
-                                break
+                # fallback: the first unassigned records of a fixed random order
+                pos = head
+                while pos < n_free and n_cand < pool_size:
+                    cand[n_cand] = free[pos]
+                    n_cand += 1
+                    pos = nx_[pos]
             best = -1
             best_d = np.inf
             for t in range(n_cand):
@@ -178,6 +189,7 @@ def clump_groups(a_ptr, a_idx, a_val, lengths, delta, nb_ptr, nb_idx, cl_of, cl_
             size += 1
             group[r] = gid
             unassigned -= 1
+            head = _unlink(where[r], nx_, pv_, head, n_free)
             last = r
         start = g_ptr[gid]
         for q in range(m):

@@ -215,7 +215,13 @@ class LocalRecoding(Release):
 
     def _presence(self, item: Hashable) -> np.ndarray:
         """Probability that each published row holds ``item``."""
-        under = [g for g, nd in enumerate(self.nodes) if item in nd.members]
+        if "under" not in self._cache:
+            under_of: dict = {}
+            for g, nd in enumerate(self.nodes):
+                for m in nd.members:
+                    under_of.setdefault(m, []).append(g)
+            self._cache["under"] = under_of
+        under = self._cache["under"].get(item, ())
         if not under:
             return np.zeros(self.n_records)
         L = self._log_miss()

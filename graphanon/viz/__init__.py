@@ -3,6 +3,7 @@
 Nothing in the core imports this package (it imports matplotlib).
 """
 
+from graphanon.viz.clustering import draw_group_lcg, draw_similarity_neighborhood
 from graphanon.viz.coat import draw_constraint_graph, draw_merge_forest
 from graphanon.viz.hierarchy import draw_cut_lattice, draw_enumeration_tree, draw_taxonomy_cut
 from graphanon.viz.nonreciprocal import (
@@ -19,7 +20,9 @@ __all__ = [
     "draw_cut_lattice",
     "draw_enumeration_tree",
     "draw_generalization_graph",
+    "draw_group_lcg",
     "draw_merge_forest",
+    "draw_similarity_neighborhood",
     "draw_taxonomy",
     "draw_taxonomy_cut",
     "tree_layout",
