@@ -58,6 +58,17 @@ def _shrink(a_ptr, a_idx, a_val, r, sup_c, sup_v, m):  # pragma: no cover - comp
 
 
 @numba.njit(cache=True)
+def _add_candidates(records, group, stamp, gid, cand, n_cand):  # pragma: no cover - compiled
+    """Append the unassigned ``records`` not yet candidates of group ``gid``; returns the new count."""
+    for v in records:
+        if group[v] < 0 and stamp[v] != gid:
+            stamp[v] = gid
+            cand[n_cand] = v
+            n_cand += 1
+    return n_cand
+
+
+@numba.njit(cache=True)
 def _unlink(pos, nx_, pv_, head, end):  # pragma: no cover - compiled
     """Remove list position ``pos``; returns the new head (``end`` when empty)."""
     p, q = pv_[pos], nx_[pos]
@@ -144,19 +155,9 @@ def clump_groups(a_ptr, a_idx, a_val, lengths, delta, nb_ptr, nb_idx, cl_of, cl_
         last = seed
         while size < k:
             # candidates: unassigned similarity-graph neighbours of the members, and their duplicates
-            for p in range(nb_ptr[last], nb_ptr[last + 1]):
-                v = nb_idx[p]
-                if group[v] < 0 and stamp[v] != gid:
-                    stamp[v] = gid
-                    cand[n_cand] = v
-                    n_cand += 1
+            n_cand = _add_candidates(nb_idx[nb_ptr[last] : nb_ptr[last + 1]], group, stamp, gid, cand, n_cand)
             cl = cl_of[last]
-            for p in range(cl_ptr[cl], cl_ptr[cl + 1]):
-                v = cl_idx[p]
-                if group[v] < 0 and stamp[v] != gid:
-                    stamp[v] = gid
-                    cand[n_cand] = v
-                    n_cand += 1
+            n_cand = _add_candidates(cl_idx[cl_ptr[cl] : cl_ptr[cl + 1]], group, stamp, gid, cand, n_cand)
             # drop assigned ones
             j = 0
             for t in range(n_cand):

@@ -62,14 +62,7 @@ def _row_costs(original, release, convention: str) -> np.ndarray:
     if release.reading == "one":
         copies = np.asarray(recs.sum(axis=1)).ravel()
         return recs @ cost + (lengths - copies)
-    pos = {x: j for j, x in enumerate(original.items)}
-    rows, cols = [], []
-    for g, nd in enumerate(release.nodes):
-        for it in nd.members:
-            if it in pos:
-                rows.append(pos[it])
-                cols.append(g)
-    member = sp.csr_array((np.ones(len(rows)), (rows, cols)), shape=(original.n_items, len(release.nodes)))
+    member = sp.csr_array(release.member_matrix(original.items), dtype=np.float64)
     X = sp.csr_array(original.matrix, dtype=np.float64)[np.asarray(release.link.record_of_row, dtype=np.int64)]
     have = sp.csr_array((X @ member).multiply(recs > 0))
     covered = np.asarray(have.sum(axis=1)).ravel()

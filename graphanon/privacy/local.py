@@ -25,20 +25,6 @@ import scipy.sparse as sp
 __all__ = ["local_recoding_mismatches"]
 
 
-def _node_items(original, release) -> sp.csr_array:
-    pos = {x: j for j, x in enumerate(original.items)}
-    rows, cols = [], []
-    for g, nd in enumerate(release.nodes):
-        for m in nd.members:
-            if m in pos:
-                rows.append(pos[m])
-                cols.append(g)
-    return sp.csr_array(
-        (np.ones(len(rows), np.int64), (np.array(rows, np.int64), np.array(cols, np.int64))),
-        shape=(original.n_items, len(release.nodes)),
-    )
-
-
 def _requirement(original, release, member: sp.csr_array) -> sp.csr_array:
     """Per row and own node: items the original record needs under the node."""
     recs = sp.csr_array(release.records, dtype=np.int64)
@@ -79,7 +65,7 @@ def local_recoding_mismatches(original, release, *, max_examples: int = 10) -> t
         return abs(original.n_records - release.n_records), [
             {"problem": f"the original has {original.n_records} records, the release {release.n_records}"}
         ]
-    member = _node_items(original, release)
+    member = release.member_matrix(original.items)
     have = sp.csr_array(sp.csr_array(original.matrix, dtype=np.int64) @ member)
     need = _requirement(original, release, member)
     lengths = np.diff(original.matrix.indptr)

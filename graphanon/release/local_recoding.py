@@ -169,8 +169,8 @@ class LocalRecoding(Release):
         return labels, m
 
     # ------------------------------------------------------------------ structure over items
-    def _members(self, items: Sequence[Hashable]) -> sp.csr_array:
-        """``(len(items), n_nodes)`` incidence: item under published node."""
+    def member_matrix(self, items: Sequence[Hashable]) -> sp.csr_array:
+        """``(len(items), n_nodes)`` int64 incidence: ``[j, x] = 1`` when item ``j`` is under published node ``x``."""
         pos = {x: j for j, x in enumerate(items)}
         rows, cols = [], []
         for g, nd in enumerate(self.nodes):
@@ -264,7 +264,7 @@ class LocalRecoding(Release):
 
         Complexity: O(pairs * row length) after an O(occurrences * height) count.
         """
-        A = sp.csr_array(original.matrix.astype(np.int64) @ self._members(original.items))
+        A = sp.csr_array(original.matrix.astype(np.int64) @ self.member_matrix(original.items))
         A.sort_indices()
         R = self.requirement()
         lengths = np.diff(original.matrix.indptr)
@@ -284,7 +284,7 @@ class LocalRecoding(Release):
             raise ParameterError(
                 f"the original data has {original.n_records} records but the release {self.n_records}"
             )
-        A = sp.csc_array(original.matrix.astype(np.int64) @ self._members(original.items))
+        A = sp.csc_array(original.matrix.astype(np.int64) @ self.member_matrix(original.items))
         lengths = np.diff(original.matrix.indptr)
         R = self.requirement()
         groups = self.group_ids()
