@@ -20,7 +20,10 @@ Design choices the paper leaves open (its text breaks off before them)
   Jaccard similarity graph (:meth:`RecordSimilarityGraph.knn`), of the
   group's members so far -- not all records. When none is left, the next
   ``pool`` unassigned records of a fixed random order (``rng``): cheap, and
-  such records have no similar record left anyway.
+  such records have no similar record left anyway. The graph is built only
+  for and among the records left after the identical-record groups, which
+  shrinks its sparse products. ``release.details["similarity_graph"]`` is
+  that graph (records of identical-record groups have no edges in it).
 * **Leftovers** (fewer than ``k`` unassigned at the end): each joins the
   group of least ``Delta GGD`` among its graph neighbours' groups (all groups
   if none), as in k-member.
@@ -154,9 +157,14 @@ def anonymize_clump(
     lengths = np.diff(data.matrix.indptr).astype(np.int64)
     if progress:
         progress(0, 2, "similarity graph")
-    graph = RecordSimilarityGraph.knn(data.matrix, int(min(neighbors, max(data.n_records - 1, 1))))
-    nb = graph.matrix
     group, fixed_rep, cl_of, cl_ptr, cl_idx = _identical_groups(data.matrix, k)
+    # neighbours only of and among the records the greedy still has to place
+    free = np.flatnonzero(group < 0)
+    keep = sp.diags_array((group < 0).astype(np.float64))
+    graph = RecordSimilarityGraph.knn(
+        sp.csr_array(keep @ data.matrix), int(min(neighbors, max(data.n_records - 1, 1))), rows=free
+    )
+    nb = graph.matrix
     tie = gen.permutation(data.n_records)
     seed_order = tie[np.argsort(-lengths[tie], kind="stable")]
     pool_order = gen.permutation(data.n_records)
