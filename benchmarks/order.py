@@ -2,7 +2,8 @@
 
 For chess, mushroom and bms1: total cyclic Hamming length and runtime of the
 identity, Gray and Gray-TSP orders (segments [300, 350], several per-segment
-TSP time limits, plus a deterministic solution-limit run), the breakpoint cost
+TSP time limits, plus the deterministic step-limit run that seeded runs use),
+the breakpoint cost
 of the DP against cutting at fixed length, and the runtime of CAHD grouping
 (skewed seeded labels) for l = 4..12.
 
@@ -28,6 +29,7 @@ import numpy as np
 from graphanon.algorithms.cahd import cahd_groups
 from graphanon.datasets import load
 from graphanon.graphs.order import (
+    DETERMINISTIC_STEP_LIMIT,
     consecutive_hamming,
     gray_order,
     gray_tsp_details,
@@ -43,7 +45,7 @@ def skewed_labels(n: int, seed: int = 0) -> np.ndarray:
     return np.random.default_rng(seed).choice(24, size=n, p=p / p.sum())
 
 
-def order_rows(name, data, limits, solution_limit, min_seg, max_seg, parallel=()):
+def order_rows(name, data, limits, step_limit, min_seg, max_seg, parallel=()):
     n = data.n_records
     rows = []
     ident = hamming_cycle_length(data, np.arange(n))
@@ -56,21 +58,21 @@ def order_rows(name, data, limits, solution_limit, min_seg, max_seg, parallel=()
     runs = []
     for tl in limits:
         runs.append(("time_limit", tl, None, 1))
-    if solution_limit:
-        runs.append(("solution_limit", 30.0, solution_limit, 1))
+    if step_limit:
+        runs.append(("step_limit", None, step_limit, 1))
     for tl in parallel:
         runs.append(("time_limit", tl, None, 2))
     for mode, tl, sl, jobs in runs:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         res = gray_tsp_details(
             data,
             min_segment=min_seg,
             max_segment=max_seg,
             time_limit=tl,
-            solution_limit=sl,
+            step_limit=sl,
             n_jobs=jobs,
         )
-        t = time.perf_counter() - t0
+        t, cpu = time.perf_counter() - t0, time.process_time() - c0
         bp = res.bounds[1:-1]
         step = (min_seg + max_seg) // 2
         fixed = np.arange(step, n, step)
@@ -82,7 +84,7 @@ def order_rows(name, data, limits, solution_limit, min_seg, max_seg, parallel=()
                 "n_items": data.n_items,
                 "mode": mode,
                 "time_limit_s": tl,
-                "solution_limit": sl,
+                "step_limit": sl,
                 "n_jobs": jobs,
                 "segments": int(len(res.bounds) - 1),
                 "segments_solved": int(res.solved.sum()),
@@ -94,6 +96,7 @@ def order_rows(name, data, limits, solution_limit, min_seg, max_seg, parallel=()
                 "breakpoint_cost_fixed_cut": int(h[fixed - 1].sum()) if fixed.size else 0,
                 "seconds_gray": round(t_gray, 4),
                 "seconds_gray_tsp": round(t, 2),
+                "cpu_seconds_gray_tsp": round(cpu, 2) if jobs == 1 else None,
             }
         )
         print(json.dumps(rows[-1]), flush=True, file=__import__("sys").stderr)
@@ -141,13 +144,14 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.quick:
         chess = load("chess").subset(np.arange(700))
-        order = order_rows("chess[:700]", chess, [0.05], 5, 300, 350, parallel=[0.05])
+        order = order_rows("chess[:700]", chess, [0.05], 2000, 300, 350, parallel=[0.05])
         cahd = cahd_rows("chess[:700]", chess, [4, 8], "gray")
     else:
         order = []
-        order += order_rows("chess", load("chess"), [0.1, 0.2, 1.0], 10, 300, 350)
-        order += order_rows("mushroom", load("mushroom"), [0.1, 0.2, 1.0], 10, 300, 350)
-        order += order_rows("bms1", load("bms1"), [0.1, 0.2], 5, 300, 350, parallel=[0.1])
+        steps = DETERMINISTIC_STEP_LIMIT
+        order += order_rows("chess", load("chess"), [0.1, 0.2, 1.0], steps, 300, 350)
+        order += order_rows("mushroom", load("mushroom"), [0.1, 0.2, 1.0], steps, 300, 350)
+        order += order_rows("bms1", load("bms1"), [0.1, 0.2], steps, 300, 350, parallel=[0.1])
         cahd = []
         for name in ("chess", "mushroom", "bms1"):
             cahd += cahd_rows(name, load(name), [4, 6, 8, 10, 12], "gray")

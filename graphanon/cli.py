@@ -88,27 +88,28 @@ def _parse_params(pairs: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
-def _load_input(source: str, fmt: str | None, sep: str, tid: str, item: str, label: str | None):
-    """A bundled dataset name or a path."""
+# How reader error messages name their arguments on the command line.
+_OPTION_NAMES = {"fmt": "--format", "delimiter": "--delimiter", "tid": "--tid", "item": "--item", "label": "--label"}
+
+
+def _load_input(source: str, fmt: str | None, sep: str | None, tid: str, item: str, label: str | None):
+    """A bundled dataset name or a path (format and delimiter told by graphanon.formats.read_any)."""
     from graphanon import datasets
-    from graphanon.data import read_basket, read_fimi, read_long_csv
+    from graphanon.formats import read_any
 
     path = Path(source)
     if not path.exists():
         names = [d["name"] for d in datasets.list_datasets()]
         if source in names:
+            if label is not None:
+                raise GraphanonError(f"--label names a column of CSV input; {source} is a bundled dataset "
+                                     "(its labels, if it has any, are used as they are): drop --label")
             return datasets.load(source), source
         raise GraphanonError(
             f"{source}: no such file, and not a bundled dataset ({', '.join(names)})"
         )
-    if fmt is None:
-        suffixes = [s for s in path.suffixes if s != ".gz"]
-        fmt = {".dat": "fimi", ".csv": "csv"}.get(suffixes[-1] if suffixes else "", "basket")
-    if fmt == "fimi":
-        return read_fimi(path), None
-    if fmt == "csv":
-        return read_long_csv(path, tid=tid, item=item, label=label), None
-    return read_basket(path, sep=sep), None
+    data = read_any(path, fmt, delimiter=sep, tid=tid, item=item, label=label, option_names=_OPTION_NAMES)
+    return data, None
 
 
 def _load_taxonomy(spec: str | None, data, bundled: str | None):
@@ -139,8 +140,12 @@ def _load_taxonomy(spec: str | None, data, bundled: str | None):
 
 _input_options = [
     click.option("--format", "fmt", type=click.Choice(["fimi", "csv", "basket"]), default=None,
-                 help="Input format (default: by extension: .dat fimi, .csv csv, else basket)."),
-    click.option("--sep", default=",", show_default=True, help="Item separator of basket files."),
+                 help="Input format: fimi (integer items separated by spaces), csv (long tid,item CSV), "
+                      "basket (one record per line). Default: .dat fimi, .csv csv, else basket; a basket "
+                      "file with spaces and no comma needs --format or --delimiter."),
+    click.option("--delimiter", "--sep", "sep", default=None,
+                 help="Field delimiter of csv input (default ,) or item delimiter of basket input "
+                      "(default , when the file has one); one character, or tab / space."),
     click.option("--tid", default="tid", show_default=True, help="Transaction-id column of CSV input."),
     click.option("--item", default="item", show_default=True, help="Item column of CSV input."),
     click.option("--label", default=None, help="Sensitive-label column of CSV input."),
@@ -155,11 +160,22 @@ def input_options(func):
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="graphanon")
-def main() -> None:
+@click.option("--max-memory", default=None, metavar="SIZE",
+              help="Memory budget, e.g. 4G or 500M (default: $GRAPHANON_MAX_MEMORY, else 75% of physical "
+                   "memory). Itemset searches stop with an error naming the parameter to change "
+                   "before exceeding it.")
+def main(max_memory: str | None) -> None:
     """graphanon: anonymize transaction (set-valued) data and audit the result.
 
     INPUT arguments take a file or a bundled dataset name (see `graphanon datasets`).
     """
+    if max_memory is not None:
+        from graphanon._memory import parse_memory, set_max_memory
+
+        try:
+            set_max_memory(parse_memory(max_memory))
+        except GraphanonError as exc:
+            raise GraphanonError(f"--max-memory: {exc}") from None
 
 
 @main.command()
@@ -189,12 +205,12 @@ def datasets(json_out: bool) -> None:
 @main.command()
 @click.option("--json", "json_out", is_flag=True, help="Print JSON.")
 def algorithms(json_out: bool) -> None:
-    """List the anonymizers (with their audit model and --param options) and the audit models."""
+    """List the anonymizers (audit model, the options they read, --param names) and the audit models."""
     from graphanon.algorithms.registry import registered
     from graphanon.privacy.registry import model_names
 
     rows = [{"name": spec.name, "summary": spec.summary, "model": spec.privacy_model,
-             "taxonomy": spec.needs_taxonomy, "params": list(spec.params)}
+             "taxonomy": spec.needs_taxonomy, "options": list(spec.options), "params": list(spec.params)}
             for spec in sorted(registered().values(), key=lambda spec: spec.name)]
     models = model_names()
     if json_out:
@@ -203,10 +219,11 @@ def algorithms(json_out: bool) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table("algorithm", "audit model", "taxonomy", "--param", "summary")
+    table = Table("algorithm", "audit model", "taxonomy", "options", "--param", "summary")
+    flags = {"k": "-k", "m": "-m", "taxonomy": "--taxonomy", "seed": "--seed"}
     for r in rows:
-        table.add_row(r["name"], r["model"], "required" if r["taxonomy"] else "", ", ".join(r["params"]),
-                      r["summary"])
+        table.add_row(r["name"], r["model"], "required" if r["taxonomy"] else "",
+                      " ".join(flags[o] for o in r["options"]), ", ".join(r["params"]), r["summary"])
     console = Console()
     console.print(table)
     table = Table("audit model", "summary")
@@ -224,7 +241,8 @@ def algorithms(json_out: bool) -> None:
 @click.option("--taxonomy", default=None,
               help="Taxonomy file (path file or level table CSV), balanced:FANOUT[:SEED], or a bundled name.")
 @click.option("--seed", type=int, default=None,
-              help="Seed of the structure (order, graph, extraction); secret choices always use OS entropy.")
+              help="Seed of the structure (order, graph, extraction): same seed, same structure. "
+                   "Methods without structure randomness refuse it; secret choices never use it.")
 @click.option("--param", "params", multiple=True, help="Algorithm option name=value (repeatable).")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="Release file (.json or .json.gz): safe to publish.")
@@ -252,12 +270,15 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
         from graphanon.privacy import check_k
 
         check_k(k, data.n_records)
+    given = _given(k=k, m=m_value, taxonomy=taxonomy, seed=seed)
     start = time.perf_counter()
     with _progress(_show_progress(json_out)) as progress:
         opts = RunOptions(k=k, m=_parse_m(m_value), taxonomy=tax, seed=seed,
-                          params=_parse_params(params), progress=progress)
+                          params=_parse_params(params), progress=progress, given=given)
+        spec.check_options(opts)
         release = spec.run(data, opts)
     elapsed = time.perf_counter() - start
+    _verify_claim(spec, data, release, opts)
     release.save(output)
     if link_out is not None:
         release.link.save(link_out)
@@ -270,6 +291,33 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
         click.echo(f"{spec.name}: {release.n_records} records anonymized in {elapsed:.2f} s -> {output}")
         if link_out is not None:
             click.echo(f"private link (never publish it) -> {link_out}")
+
+
+def _given(**options) -> frozenset:
+    """The general options (k, m, taxonomy, seed) given on the command line."""
+    return frozenset(name for name, value in options.items() if value is not None)
+
+
+def _verify_claim(spec, data, release, opts) -> None:
+    """Audit the release of a method with no guarantee by construction (``spec.verify``)
+    against the ``-k``/``-m`` it claims; refuse a violating one unless ``--param force=true``."""
+    if not spec.verify or opts.k is None:
+        return
+    from graphanon.algorithms.registry import parse_bool
+    from graphanon.privacy.registry import build_model
+
+    model = build_model(spec.privacy_model, k=opts.k, m=opts.m, params={}, original=data)
+    report = model.audit(data, release, max_examples=1)
+    if report.satisfied:
+        return
+    example = report.worst or (report.counterexamples[0] if report.counterexamples else {})
+    example = ", e.g. " + json.dumps(example, default=str) if example else ""
+    what = f"{report.model} fails: {report.violations} violation(s){example}"
+    if not opts.param("force", False, parse_bool):
+        raise GraphanonError(f"{what}; nothing written. Publish a coarser cut or suppress more, "
+                             "or pass --param force=true to write it anyway")
+    release.params["audit"] = {"model": report.model, "satisfied": False, "violations": report.violations}
+    click.echo(f"graphanon: WARNING: {what}; written anyway (--param force=true)", err=True)
 
 
 @main.command()
@@ -372,7 +420,9 @@ def taxonomy(source, json_out):
 @click.option("-m", "m_value", default=None, help="search: attacker knowledge m (a number, or inf).")
 @click.option("--taxonomy", default=None, help="search: taxonomy (as for anonymize).")
 @click.option("--seed", type=int, default=0, show_default=True, help="generalization: walk seed.")
-def draw(what, source, output, release_path, max_nodes, algorithm, k, m_value, taxonomy, seed):
+@input_options
+def draw(what, source, output, release_path, max_nodes, algorithm, k, m_value, taxonomy, seed,
+         fmt, sep, tid, item, label):
     """Draw a graph an algorithm builds to a file.
 
     \b
@@ -388,7 +438,7 @@ def draw(what, source, output, release_path, max_nodes, algorithm, k, m_value, t
     if what == "taxonomy":
         fig = _draw_taxonomy(source, release_path, max_nodes)
     else:
-        data, bundled = _load_input(source, None, ",", "tid", "item", None)
+        data, bundled = _load_input(source, fmt, sep, tid, item, label)
         if what == "search":
             fig = _draw_search(data, bundled, algorithm, k, _parse_m(m_value), taxonomy)
         elif what == "constraints":
@@ -479,7 +529,7 @@ def _draw_generalization(data, k, seed):
         )
     if not 1 <= k <= data.n_records:
         raise GraphanonError(f"-k must be between 1 and the number of records ({data.n_records}), got {k}")
-    order = gray_tsp_order(data.matrix, seed=seed)
+    order = gray_tsp_order(data.matrix, time_limit=None, seed=seed)  # deterministic budget: same drawing every run
     graph = ring_graph(order, k, data.record_ids)
     fig, axes = plt.subplots(1, 2, figsize=(14, 6))
     draw_generalization_graph(graph, order, ax=axes[0], title=f"{k}-regular ring over the Gray-TSP order")
@@ -512,16 +562,27 @@ def bench(input_, algorithm, k, m_value, taxonomy, seed, params, queries, json_o
         raise GraphanonError(f"algorithm {spec.name!r} needs a taxonomy: pass --taxonomy FILE or balanced:5")
     m = _parse_m(m_value)
     param_dict = _parse_params(params)
+    # --seed also seeds the query workload, so a deterministic method is not refused for it
+    run_seed = seed if "seed" in spec.options else None
+    given = _given(k=k, m=m_value, taxonomy=taxonomy, seed=run_seed)
     start = time.perf_counter()
     with _progress(_show_progress(json_out)) as progress:
-        release = spec.run(data, RunOptions(k=k, m=m, taxonomy=tax, seed=seed, params=param_dict, progress=progress))
+        opts = RunOptions(k=k, m=m, taxonomy=tax, seed=run_seed, params=param_dict, progress=progress, given=given)
+        spec.check_options(opts)
+        release = spec.run(data, opts)
     seconds = time.perf_counter() - start
     audit_params = {name: value for name, value in param_dict.items() if name in spec.audit_params}
     model = build_model(spec.privacy_model, k=k, m=m, params=audit_params, original=data)
     report = model.audit(data, release)
-    result = {"algorithm": spec.name, "input": input_, "k": k, "m": m, "seconds": round(seconds, 3),
-              "audit": {"model": report.model, "satisfied": report.satisfied, "violations": report.violations},
-              "metrics": evaluate_release(data, release, queries=queries, seed=seed or 0)}
+    # the parameters the release was made with (e.g. cahd's l and group size), not only the flags
+    used = release.params
+    result = {"algorithm": spec.name, "input": input_, "k": used.get("k", k), "m": used.get("m", m),
+              "params": used, "seconds": round(seconds, 3),
+              "audit": {"model": report.model, "satisfied": report.satisfied, "violations": report.violations}}
+    if spec.privacy_model == "ldiversity" and used.get("k"):  # the k an l-diverse release claims, audited too
+        report = build_model("nonreciprocal", k=used["k"], m=None, params={}, original=data).audit(data, release)
+        result["audit_k"] = {"model": report.model, "satisfied": report.satisfied, "violations": report.violations}
+    result["metrics"] = evaluate_release(data, release, queries=queries, seed=seed or 0)
     if json_out:
         click.echo(json.dumps(result))
     else:

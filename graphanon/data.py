@@ -3,59 +3,57 @@
 A *transaction* (record) is a set of items. :class:`TransactionData` holds a
 collection of records as a ``records x items`` boolean CSR matrix
 (:class:`scipy.sparse.csr_array`), an item vocabulary (label <-> integer id),
-record ids and optional per-record sensitive labels. Items are integers
-internally; labels live only in the vocabulary.
+record ids and optional per-record sensitive labels.
 
-Readers and writers cover the common formats: FIMI ``.dat`` (one record per
-line, space-separated integer items), long CSV (``tid,item``), basket text
-(one record per line, a chosen separator), pandas DataFrames and Python
-iterables. Every reader names the file and line of a malformed entry; none
-drops a record silently.
+Item labels are text, always (:mod:`graphanon.labels`): the constructor
+turns every label into ``str`` in one place, so a FIMI item ``7`` and a CSV
+item ``"7"`` are the same label, ``"001"`` stays ``"001"``, and a Python
+integer given to :func:`from_iterable` becomes its decimal text. Integer ids
+are positions in the vocabulary, nothing else.
+
+Files are read and written by :mod:`graphanon.formats` (FIMI, long CSV,
+basket); the readers are also importable from here. pandas DataFrames and
+Python iterables are converted here.
 """
 
 from __future__ import annotations
 
-import csv
-import gzip
-import io
-import os
 from collections.abc import Hashable, Iterable, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.errors import DataFormatError, ParameterError
+from graphanon.errors import DataFormatError
+
+# The file readers and writers live in graphanon.formats (which imports this module only
+# inside its functions); they are importable from here too.
+from graphanon.formats import (
+    parse_fimi,
+    read_any,
+    read_basket,
+    read_fimi,
+    read_long_csv,
+    write_basket,
+    write_fimi,
+    write_long_csv,
+)
+from graphanon.labels import as_label, as_labels, lookup_key, sorted_labels
 
 __all__ = [
     "TransactionData",
     "from_dataframe",
     "from_iterable",
+    "parse_fimi",
+    "read_any",
     "read_basket",
     "read_fimi",
     "read_long_csv",
+    "to_dataframe",
     "write_basket",
     "write_fimi",
     "write_long_csv",
 ]
-
-
-def _sorted_vocabulary(labels: Iterable[Hashable]) -> list:
-    """Distinct labels, sorted when they are mutually comparable.
-
-    Integers and strings are sorted separately (integers first) so that a
-    vocabulary mixing both still has one deterministic order.
-    """
-    distinct = set(labels)
-    ints = sorted(x for x in distinct if isinstance(x, (int, np.integer)) and not isinstance(x, bool))
-    rest = [x for x in distinct if not (isinstance(x, (int, np.integer)) and not isinstance(x, bool))]
-    try:
-        rest = sorted(rest)
-    except TypeError:
-        rest = sorted(rest, key=repr)
-    return [int(x) for x in ints] + rest
-
 
 class TransactionData:
     """An immutable collection of transactions (sets of items).
@@ -64,9 +62,10 @@ class TransactionData:
     ----------
     matrix : sparse matrix or array, shape (n_records, n_items)
         Incidence matrix; any non-zero entry means "record contains item".
-    items : sequence of hashable
-        Item labels; ``items[j]`` is the label of column ``j``. Labels must be
-        distinct.
+    items : sequence of str (or int)
+        Item labels; ``items[j]`` is the label of column ``j``. Every label is
+        turned into text here (:func:`graphanon.labels.as_label`: an int
+        becomes its decimal text), and the labels must then be distinct.
     record_ids : sequence, optional
         One id per record (default ``0 .. n-1``). Ids must be distinct.
     labels : sequence, optional
@@ -90,6 +89,8 @@ class TransactionData:
     ['a', 'b']
     >>> data.supports().tolist()
     [2, 2, 1]
+    >>> TransactionData([[1, 0], [1, 1]], items=[250, "001"]).items
+    ('250', '001')
     """
 
     __slots__ = ("_matrix", "_items", "_index", "_record_ids", "_labels", "name", "_csc")
@@ -111,7 +112,7 @@ class TransactionData:
         )
         m.sort_indices()
         n, n_items = m.shape
-        items = tuple(items)
+        items = as_labels(items, "item")
         if len(items) != n_items:
             raise DataFormatError(
                 f"the vocabulary has {len(items)} labels but the matrix has {n_items} item columns"
@@ -184,21 +185,26 @@ class TransactionData:
     def __len__(self) -> int:
         return self.n_records
 
-    def item_id(self, label: Hashable) -> int:
-        """Integer id of an item label; raises a clear error for unknown labels."""
+    def _find(self, label: Hashable) -> int | None:
         try:
-            return self._index[label]
-        except KeyError:
-            raise DataFormatError(
-                f"item {label!r} is not in the data's vocabulary of {self.n_items} items"
-            ) from None
+            return self._index.get(lookup_key(label))
+        except TypeError:  # unhashable
+            return None
+
+    def item_id(self, label: Hashable) -> int:
+        """Integer id of an item label (an int stands for its decimal text); a clear error for unknown labels."""
+        j = self._find(label)
+        if j is None:
+            raise DataFormatError(f"item {label!r} is not in the data's vocabulary of {self.n_items} items")
+        return j
 
     def item_ids(self, labels: Iterable[Hashable]) -> np.ndarray:
         """Integer ids of several item labels (see :meth:`item_id`)."""
         return np.array([self.item_id(x) for x in labels], dtype=np.int64)
 
     def has_item(self, label: Hashable) -> bool:
-        return label in self._index
+        """Whether ``label`` (text, or an int standing for its text) is in the vocabulary."""
+        return self._find(label) is not None
 
     def record_items(self, i: int) -> np.ndarray:
         """Sorted integer item ids of record ``i``."""
@@ -317,22 +323,44 @@ def from_iterable(
     Parameters
     ----------
     records : iterable of iterables
-        Each record is a collection of hashable item labels; repeated labels
-        inside a record count once. A string is rejected as a record (it would
-        silently become a set of characters).
+        Each record is a collection of item labels: ``str``, or integers,
+        which stand for their decimal text (``7`` is the label ``"7"``; see
+        :mod:`graphanon.labels`). Repeated labels inside a record count once.
+        A string is rejected as a record (it would silently become a set of
+        characters).
     record_ids, labels : sequence, optional
         Record ids and sensitive labels, one per record.
     items : sequence, optional
         The vocabulary (may include items that occur in no record). By default
-        the distinct labels, sorted.
+        the distinct labels in natural order (:func:`graphanon.labels.natural_key`:
+        whole numbers by value, then the rest as text).
     name : str, optional
         Display name.
 
+    Returns
+    -------
+    TransactionData
+        Whose item labels are all ``str``.
+
+    Raises
+    ------
+    DataFormatError
+        Naming the record: a string given as a record, a label that is neither
+        text nor an integer, an item outside the given vocabulary.
+
+    Complexity
+    ----------
+    O(total items) Python steps.
+
     Examples
     --------
-    >>> data = from_iterable([{1, 2}, {2, 3}], labels=["x", "y"])
+    >>> data = from_iterable([{1, 2}, {2, 10}], labels=["x", "y"])
     >>> data.items
-    (1, 2, 3)
+    ('1', '2', '10')
+    >>> data.has_item(10), data.has_item("10")
+    (True, True)
+    >>> from_iterable([["001", "-1"], ["010"]]).items
+    ('-1', '001', '010')
     """
     recs = []
     for r, rec in enumerate(records):
@@ -342,11 +370,12 @@ def from_iterable(
                 f"e.g. [{rec!r}] for a one-item record"
             )
         try:
-            recs.append(list(dict.fromkeys(rec)))
+            recs.append(list(dict.fromkeys(as_label(x) for x in rec)))
         except TypeError as exc:
-            raise DataFormatError(f"record {r} is not a collection of hashable items: {exc}") from None
-    if items is None:
-        items = _sorted_vocabulary(x for rec in recs for x in rec)
+            raise DataFormatError(f"record {r} is not a collection of items: {exc}") from None
+        except DataFormatError as exc:
+            raise DataFormatError(f"record {r}: {exc}") from None
+    items = sorted_labels(x for rec in recs for x in rec) if items is None else as_labels(items)
     index = {label: j for j, label in enumerate(items)}
     flat: list[int] = []
     lengths = np.empty(len(recs), dtype=np.int64)
@@ -359,277 +388,6 @@ def from_iterable(
             ) from None
         lengths[r] = len(rec)
     return _from_id_lists(lengths, np.asarray(flat, dtype=np.int64), items, record_ids, labels, name)
-
-
-def _open_text(path: str | os.PathLike) -> io.TextIOBase:
-    path = Path(path)
-    if not path.exists():
-        raise DataFormatError(f"{path}: no such file")
-    if path.is_dir():
-        raise DataFormatError(f"{path}: is a folder, not a data file")
-    if path.suffix == ".gz":
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", newline="")
-    return open(path, encoding="utf-8", newline="")
-
-
-def _read_all(path) -> str:
-    try:
-        with _open_text(path) as fh:
-            return fh.read()
-    except UnicodeDecodeError as exc:
-        raise DataFormatError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except (OSError, EOFError) as exc:
-        raise DataFormatError(f"{path}: cannot be read ({exc})") from None
-
-
-def _split_lines(text: str) -> list[str]:
-    """Lines of a record-per-line file, one per record.
-
-    Every line is a record (a blank line is an empty record) except the empty
-    string after the final newline, so that files written by the writers here
-    read back with the same records. A file of blank lines only has no records.
-    """
-    lines = text.replace("\r\n", "\n").split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    if not any(line.strip() for line in lines):
-        return []
-    return lines
-
-
-def parse_fimi(text: str, source: str = "<text>", name: str | None = None) -> TransactionData:
-    """Parse FIMI text (see :func:`read_fimi`)."""
-    lines = _split_lines(text)
-    if not lines:
-        raise DataFormatError(f"{source}: no records (the file is empty)")
-    token_lists = [line.split() for line in lines]
-    lengths = np.fromiter((len(t) for t in token_lists), dtype=np.int64, count=len(token_lists))
-    flat_tokens = [tok for toks in token_lists for tok in toks]
-    try:
-        flat = np.array(flat_tokens, dtype=np.int64) if flat_tokens else np.zeros(0, np.int64)
-    except (ValueError, OverflowError):
-        for lineno, toks in enumerate(token_lists, start=1):
-            for tok in toks:
-                if not tok.lstrip("-").isdigit():
-                    raise DataFormatError(
-                        f"{source}, line {lineno}: item {tok!r} is not an integer; FIMI files hold "
-                        f"space-separated non-negative integer items, one record per line "
-                        f"(use --format basket or csv for labelled items)"
-                    ) from None
-        raise DataFormatError(f"{source}: an item is too large for a 64-bit integer") from None
-    if flat.size and flat.min() < 0:
-        pos = int(np.argmax(flat < 0))
-        lineno = int(np.searchsorted(np.cumsum(lengths), pos, side="right")) + 1
-        raise DataFormatError(
-            f"{source}, line {lineno}: item {int(flat[pos])} is negative; FIMI items are "
-            f"non-negative integers"
-        )
-    # Deduplicate items inside a record (a record is a set).
-    rows = np.repeat(np.arange(len(lengths)), lengths)
-    vocab, ids = np.unique(flat, return_inverse=True)
-    key = rows * (len(vocab) + 1) + ids
-    keep = np.unique(key, return_index=True)[1]
-    if len(keep) != len(key):
-        keep.sort()
-        rows, ids = rows[keep], ids[keep]
-        lengths = np.bincount(rows, minlength=len(lengths))
-    # Items must be sorted within each record for a canonical CSR.
-    order = np.lexsort((ids, rows))
-    ids = ids[order]
-    return _from_id_lists(lengths, ids, [int(v) for v in vocab], name=name)
-
-
-def read_fimi(path: str | os.PathLike, *, name: str | None = None) -> TransactionData:
-    """Read a FIMI ``.dat`` file: one record per line, space-separated integer items.
-
-    Blank lines are empty records (kept, so no record is lost); only the
-    newline that ends the last line ends the file. ``.gz`` files are read
-    transparently. Record ids are the 0-based line numbers.
-
-    Parameters
-    ----------
-    path : path-like
-        The file.
-    name : str, optional
-        Display name (default: the file name).
-
-    Raises
-    ------
-    DataFormatError
-        Naming the line and token when an item is not a non-negative integer,
-        or when the file is empty.
-
-    Complexity
-    ----------
-    O(total number of items), vectorized after tokenizing.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> p = pathlib.Path(tempfile.mkdtemp()) / "tiny.dat"
-    >>> _ = p.write_text("1 2 3\\n2 3\\n")
-    >>> read_fimi(p).summary()["occurrences"]
-    5
-    """
-    return parse_fimi(_read_all(path), source=str(path), name=name or Path(path).name)
-
-
-def write_fimi(data: TransactionData, path: str | os.PathLike) -> None:
-    """Write data in FIMI format; item labels must be non-negative integers."""
-    for label in data.items:
-        if not isinstance(label, (int, np.integer)) or label < 0:
-            raise DataFormatError(
-                f"item label {label!r} is not a non-negative integer; FIMI holds integer items "
-                f"only (write_basket or write_long_csv keep any label)"
-            )
-    with open(path, "w", encoding="utf-8") as fh:
-        for i in range(data.n_records):
-            fh.write(" ".join(str(data.items[j]) for j in data.record_items(i)))
-            fh.write("\n")
-
-
-def read_long_csv(
-    path: str | os.PathLike,
-    *,
-    tid: str = "tid",
-    item: str = "item",
-    label: str | None = None,
-    name: str | None = None,
-) -> TransactionData:
-    """Read long-format CSV: one ``(transaction id, item)`` pair per row.
-
-    Parameters
-    ----------
-    path : path-like
-        RFC 4180 CSV with a header row (``.gz`` allowed).
-    tid, item : str
-        Column names of the transaction id and the item label.
-    label : str, optional
-        Column of a per-record sensitive label; every row of a record must
-        carry the same value.
-    name : str, optional
-        Display name.
-
-    Record order is the order in which transaction ids first appear; ids and
-    items are kept as strings. A row with an empty item is a record with no
-    item from that row (so an empty record can be written as ``tid,``).
-
-    Raises
-    ------
-    DataFormatError
-        Naming the file, line and column: missing header columns, a row with
-        too few fields, an empty transaction id, conflicting labels.
-    """
-    text = _read_all(path)
-    reader = csv.reader(io.StringIO(text))
-    try:
-        header = next(reader)
-    except StopIteration:
-        raise DataFormatError(f"{path}: empty file (expected a header row with {tid!r} and {item!r})") from None
-    header = [h.strip() for h in header]
-    for col in (tid, item) + ((label,) if label else ()):
-        if col not in header:
-            raise DataFormatError(
-                f"{path}, line 1: no column {col!r} in the header {header}; name the columns with "
-                f"tid=... and item=..."
-            )
-    ti, ii = header.index(tid), header.index(item)
-    li = header.index(label) if label else None
-    need = max(ti, ii, li if li is not None else 0) + 1
-    records: dict[str, list[str]] = {}
-    labels: dict[str, str] = {}
-    for lineno, row in enumerate(reader, start=2):
-        if not row or (len(row) == 1 and not row[0].strip()):
-            continue
-        if len(row) < need:
-            raise DataFormatError(
-                f"{path}, line {lineno}: {len(row)} field(s) but the header has {len(header)}; "
-                f"column {header[need - 1]!r} is missing"
-            )
-        t = row[ti].strip()
-        if not t:
-            raise DataFormatError(f"{path}, line {lineno}: empty transaction id in column {tid!r}")
-        rec = records.setdefault(t, [])
-        it = row[ii].strip()
-        if it:
-            rec.append(it)
-        if li is not None:
-            lab = row[li].strip()
-            if labels.setdefault(t, lab) != lab:
-                raise DataFormatError(
-                    f"{path}, line {lineno}: record {t!r} has two sensitive labels "
-                    f"({labels[t]!r} and {lab!r}) in column {label!r}"
-                )
-    if not records:
-        raise DataFormatError(f"{path}: no records below the header")
-    ids = list(records)
-    return from_iterable(
-        (records[t] for t in ids),
-        record_ids=ids,
-        labels=[labels[t] for t in ids] if li is not None else None,
-        name=name or Path(path).name,
-    )
-
-
-def write_long_csv(data: TransactionData, path: str | os.PathLike, *, tid: str = "tid", item: str = "item") -> None:
-    """Write long-format CSV (``tid,item``); an empty record is written as ``tid,``."""
-    with open(path, "w", encoding="utf-8", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow([tid, item] + (["label"] if data.labels is not None else []))
-        for i in range(data.n_records):
-            extra = [data.labels[i]] if data.labels is not None else []
-            ids = data.record_items(i)
-            if len(ids) == 0:
-                w.writerow([data.record_ids[i], ""] + extra)
-            for j in ids:
-                w.writerow([data.record_ids[i], data.items[j]] + extra)
-
-
-def read_basket(
-    path: str | os.PathLike,
-    *,
-    sep: str = ",",
-    quotechar: str | None = '"',
-    name: str | None = None,
-) -> TransactionData:
-    """Read basket text: one record per line, items separated by ``sep``.
-
-    Items may be quoted with ``quotechar`` (so a label may contain ``sep``).
-    Labels are stripped of surrounding white space and kept as strings. Blank
-    lines are empty records.
-
-    Raises
-    ------
-    DataFormatError
-        For an empty file or an unterminated quote (naming the line).
-    """
-    text = _read_all(path)
-    lines = _split_lines(text)
-    if not lines:
-        raise DataFormatError(f"{path}: no records (the file is empty)")
-    records = []
-    for lineno, line in enumerate(lines, start=1):
-        if quotechar and quotechar in line:
-            if line.count(quotechar) % 2:
-                raise DataFormatError(f"{path}, line {lineno}: unterminated quote {quotechar!r}")
-            fields = next(csv.reader([line], delimiter=sep, quotechar=quotechar, skipinitialspace=True))
-        else:
-            fields = line.split(sep) if sep.strip() else line.split()
-        records.append([f.strip() for f in fields if f.strip()])
-    return from_iterable(records, name=name or Path(path).name)
-
-
-def write_basket(data: TransactionData, path: str | os.PathLike, *, sep: str = ",") -> None:
-    """Write basket text; labels containing ``sep`` or quotes are quoted."""
-    with open(path, "w", encoding="utf-8", newline="") as fh:
-        for i in range(data.n_records):
-            out = []
-            for j in data.record_items(i):
-                s = str(data.items[j])
-                if sep in s or '"' in s or s != s.strip():
-                    s = '"' + s.replace('"', '""') + '"'
-                out.append(s)
-            fh.write(sep.join(out) + "\n")
 
 
 def from_dataframe(
@@ -645,7 +403,11 @@ def from_dataframe(
 
     Long format (default): one row per ``(tid, item)`` pair. List-column
     format (``items_column=...``): one row per record, the column holding a
-    list/set of items; the index gives the record ids.
+    list/set of items; the index gives the record ids. Items follow
+    :func:`from_iterable`: text, or integers standing for their text; a float
+    column (pandas turns integers with missing values into floats) is an
+    error, because ``250.0`` has no obvious text form: convert the column to
+    ``str`` first (missing values are skipped).
 
     Examples
     --------
@@ -706,22 +468,3 @@ def to_dataframe(data: TransactionData):
             "item": [data.items[j] for j in m.indices],
         }
     )
-
-
-def read_any(path: str | os.PathLike, fmt: str | None = None, **kwargs) -> TransactionData:
-    """Read a data file in a named format (``fimi``, ``csv``, ``basket``) or by extension.
-
-    Without ``fmt``: ``.dat`` -> FIMI, ``.csv`` -> long CSV, anything else ->
-    basket text (``.gz`` suffixes are looked through).
-    """
-    if fmt is None:
-        suffixes = [s for s in Path(path).suffixes if s != ".gz"]
-        ext = suffixes[-1] if suffixes else ""
-        fmt = {".dat": "fimi", ".csv": "csv"}.get(ext, "basket")
-    if fmt == "fimi":
-        return read_fimi(path, **kwargs)
-    if fmt == "csv":
-        return read_long_csv(path, **kwargs)
-    if fmt == "basket":
-        return read_basket(path, **kwargs)
-    raise ParameterError(f"unknown data format {fmt!r}; use fimi, csv or basket")

@@ -41,3 +41,11 @@ class DataMismatchError(GraphanonError, ValueError):
     Raised by :func:`graphanon.release.check_same_data` when the data's
     fingerprint differs from the one recorded in the release.
     """
+
+
+class MemoryBudgetError(GraphanonError, MemoryError):
+    """A step would need more memory than the budget allows (see :mod:`graphanon._memory`).
+
+    Raised before the allocation, with the parameter to change (for example
+    ``m``) and how to raise the budget (``--max-memory``).
+    """

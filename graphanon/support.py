@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon._memory import check_memory, cost_blocks
 from graphanon.errors import ParameterError
 
 __all__ = [
@@ -77,6 +78,11 @@ class VerticalBitmaps:
         self.n_records = n
         self.n_items = m
         n_words = max(1, (n + 63) // 64)
+        check_memory(
+            8.0 * m * n_words,
+            what=f"vertical bitmaps of {m} items x {n} records",
+            advice="run on fewer records (a sample) or fewer items (a coarser taxonomy cut)",
+        )
         bits = np.zeros((m, n_words), dtype=np.uint64)
         as_bytes = bits.view(np.uint8).reshape(m, n_words * 8)
         chunk = max(1, (64 << 20) // max(n, 1))  # ~64 MB of dense bools per chunk
@@ -219,6 +225,49 @@ def _pair_level(Xi: sp.csr_array, freq1: np.ndarray):
     return S.row.astype(np.int64), freq1[S.col].astype(np.int64), S.data.astype(np.int64)
 
 
+_CANDIDATE_BYTES = 64  # per candidate count: CSR product, COO copies, int64 triples, filters
+_INCIDENCE_BYTES = 24  # per entry of the projection P (int32 data + index), built in blocks then stacked
+
+
+def _advice(size: int, advice: str | None) -> str:
+    done = size - 1
+    return (advice or "bound the attacker knowledge, e.g. m={m} (CLI: -m {m})").replace("{m}", str(done))
+
+
+def _check_level(n_cand: float, size: int, n_prev: int, what: str, advice: str | None) -> None:
+    check_memory(
+        n_cand * _CANDIDATE_BYTES + n_prev * size * 8,
+        what=f"{what} at level {size} ({n_prev} frequent {size - 1}-itemsets to extend)",
+        advice=_advice(size, advice),
+    )
+
+
+def _check_projection(incidences: float, size: int, n_freq: int, what: str, advice: str | None) -> None:
+    check_memory(
+        incidences * _INCIDENCE_BYTES,
+        what=f"{what} after level {size} ({n_freq} frequent {size}-itemsets)",
+        advice=_advice(size + 1, advice),
+    )
+
+
+def _project(base, Xc, prefix: np.ndarray, last: np.ndarray, slice_entries: np.ndarray) -> sp.csc_array:
+    """``P[:, c] = base[:, prefix[c]] AND Xc[:, last[c]]``, built in column blocks.
+
+    The column slices cost ``slice_entries[c]`` entries each (the prefix's and
+    the item's supports), far more than the result for popular items, so they
+    are made one block at a time (blocks of about ``2^23`` entries): memory
+    is the result plus one block.
+    """
+    parts = []
+    for a, b in cost_blocks(slice_entries, 1 << 23):
+        part = base[:, prefix[a:b]].multiply(Xc[:, last[a:b]]).tocsc()
+        part.eliminate_zeros()
+        parts.append(part)
+    if len(parts) == 1:
+        return parts[0]
+    return sp.csc_array(sp.hstack(parts, format="csc"))
+
+
 def minimal_infrequent_itemsets(
     X,
     k: int,
@@ -227,6 +276,8 @@ def minimal_infrequent_itemsets(
     items: np.ndarray | None = None,
     progress: Progress | None = None,
     max_violations: int | None = None,
+    what: str | None = None,
+    advice: str | None = None,
 ) -> tuple[list[ItemsetLevel], list[ItemsetLevel]]:
     """Level-wise search for the minimal itemsets of size <= m with support in (0, k).
 
@@ -250,6 +301,11 @@ def minimal_infrequent_itemsets(
         Called once per level.
     max_violations : int, optional
         Stop after the level on which this many violations have been found.
+    what, advice : str, optional
+        How a :class:`~graphanon.errors.MemoryBudgetError` names the search
+        and what to change (defaults: "the itemset search (k=.., m=..)" and
+        "bound the attacker knowledge, e.g. m={m}"); ``{m}`` in ``advice``
+        becomes the last level that fits.
 
     Returns
     -------
@@ -264,6 +320,16 @@ def minimal_infrequent_itemsets(
     of (frequent (l-1)-itemsets in the record) x (record length), plus
     sorting the candidate supports: the projected-database cost of Apriori,
     without Python loops over records.
+
+    Memory: level ``l`` holds the frequent (l-1)-itemsets, their record
+    lists ``P`` (one entry per (record, frequent itemset) incidence) and the
+    candidate counts ``C`` (at most frequent (l-1)-itemsets x items). With
+    unbounded ``m`` and small ``k`` the frequent itemsets, hence ``P`` and
+    ``C``, can grow exponentially with the record length. Before each
+    product the search estimates these arrays and raises
+    :class:`~graphanon.errors.MemoryBudgetError` when they would exceed the
+    memory budget (:func:`graphanon._memory.check_memory`); the message
+    names ``m`` (the levels finished so far always fit).
 
     Examples
     --------
@@ -303,10 +369,16 @@ def minimal_infrequent_itemsets(
     prev = frequent[0].itemsets
     size = 1
     P = None
+    lengths = np.diff(X.indptr).astype(np.int64)
+    what = what or f"the itemset search (k={k}, m={'inf' if m is None else m})"
     while size < m_eff and len(prev):
         if max_violations is not None and total_viol >= max_violations:
             break
         size += 1
+        # Candidate counts of itemset c: at most min(items, total length of the records holding c).
+        holders = Xc[:, prev[:, 0]] if size == 2 else P
+        n_cand = float(np.minimum(holders.T @ lengths, n_items).sum())
+        _check_level(n_cand, size, len(prev), what, advice)
         if size == 2:
             rows, cols, sup = _pair_level(Xi, prev[:, 0])
         else:
@@ -341,9 +413,10 @@ def minimal_infrequent_itemsets(
         if size >= m_eff or not fr.any():
             break
         # Next projection: column c of the new P is P[:, prefix(c)] AND X[:, last item(c)].
+        _check_projection(float(sup[fr].sum()), size, int(fr.sum()), what, advice)
+        prefix_sup = sup1[prev[:, 0]] if size == 2 else frequent[-2].supports
         base = Xc[:, prev[:, 0]] if size == 2 else P
-        P = base[:, rows[fr]].multiply(Xc[:, cols[fr]]).tocsc()
-        P.eliminate_zeros()
+        P = _project(base, Xc, rows[fr], cols[fr], prefix_sup[rows[fr]] + sup1[cols[fr]])
         prev = cand[fr]
     return violations, frequent
 

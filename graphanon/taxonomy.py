@@ -6,8 +6,15 @@ generalized items. It knows leaf counts, depths, lowest common ancestors, the
 LM/NCP cost of a node, and *cuts*: node sets with exactly one node on every
 root-to-leaf path, which define global recodings.
 
-An :class:`ItemGroups` is a partition of items into named blocks (COAT
-utility constraints, swapping categories); every taxonomy level is one.
+An :class:`~graphanon.itemgroups.ItemGroups` (defined in
+:mod:`graphanon.itemgroups`, importable from here) is a partition of items
+into named blocks (COAT utility constraints, swapping categories); every
+taxonomy level is one.
+
+Nodes and items are text (:mod:`graphanon.labels`): a taxonomy built from
+Python integers names its nodes by their decimal text, a file's ``001``
+stays ``001``, and lookups given an int look up its text. So a taxonomy read
+from any file matches data read from any format.
 
 References
 ----------
@@ -22,14 +29,34 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 
 import networkx as nx
 import numpy as np
 
-from graphanon.errors import ParameterError, TaxonomyError
+from graphanon.errors import DataFormatError, ParameterError, TaxonomyError
+from graphanon.itemgroups import ItemGroups
+from graphanon.labels import as_label, lookup_key, natural_key
 
 __all__ = ["ItemGroups", "Taxonomy", "read_taxonomy"]
+
+
+def _text_nodes(graph: nx.DiGraph) -> nx.DiGraph:
+    """``graph`` with every node turned into its text label (the same graph when all are text)."""
+    if all(type(v) is str for v in graph):
+        return graph
+    try:
+        mapping = {v: as_label(v, "taxonomy node") for v in graph}
+    except DataFormatError as exc:
+        raise TaxonomyError(str(exc)) from None
+    if len(set(mapping.values())) != len(mapping):
+        seen: dict = {}
+        a, b = next((seen[t], v) for v, t in mapping.items() if t in seen or seen.setdefault(t, v) is None)
+        raise TaxonomyError(
+            f"taxonomy nodes {a!r} and {b!r} are the same label {mapping[a]!r} (labels are text); rename one"
+        )
+    return nx.relabel_nodes(graph, mapping, copy=True)
 
 
 class Taxonomy:
@@ -39,7 +66,8 @@ class Taxonomy:
     ----------
     graph : networkx.DiGraph
         Edges parent -> child. Must be a tree: one root (no parent), every
-        other node exactly one parent, no cycle, connected.
+        other node exactly one parent, no cycle, connected. Nodes are turned
+        into text (:func:`graphanon.labels.as_label`).
 
     Attributes
     ----------
@@ -68,6 +96,7 @@ class Taxonomy:
             raise TaxonomyError("a taxonomy needs a networkx.DiGraph with edges parent -> child")
         if graph.number_of_nodes() == 0:
             raise TaxonomyError("the taxonomy is empty")
+        graph = _text_nodes(graph)
         two_parents = [v for v in graph if graph.in_degree(v) > 1]
         if two_parents:
             v = two_parents[0]
@@ -149,7 +178,10 @@ class Taxonomy:
         """Build from root-ward paths ``[leaf, parent, ..., root]``, one per leaf."""
         parent_of: dict = {}
         for lineno, path in enumerate(paths, start=1):
-            path = list(path)
+            try:
+                path = [as_label(v, "taxonomy node") for v in path]
+            except DataFormatError as exc:
+                raise TaxonomyError(f"{source}, line {lineno}: {exc} ('leaf;parent;...;root')") from None
             if len(path) < 2:
                 raise TaxonomyError(
                     f"{source}, line {lineno}: a path needs a leaf and at least its root "
@@ -182,6 +214,7 @@ class Taxonomy:
         distinct (groceries has an item *sausage* in category *sausage*).
         """
         rows = [[c.strip() if isinstance(c, str) else c for c in r] for r in rows]
+        root = as_label(root, "taxonomy root")
         if not rows:
             raise TaxonomyError(f"{source}: no rows (the taxonomy table is empty)")
         width = len(rows[0])
@@ -191,8 +224,12 @@ class Taxonomy:
         for lineno, r in enumerate(rows, start=1):
             if len(r) != width:
                 raise TaxonomyError(f"{source}, row {lineno}: {len(r)} columns, expected {width}")
-            if any(str(x).strip() == "" for x in r):
+            if any(c == "" for c in r):
                 raise TaxonomyError(f"{source}, row {lineno}: an empty cell; every level needs a name")
+            try:
+                r[:] = [as_label(c, "taxonomy cell") for c in r]
+            except DataFormatError as exc:
+                raise TaxonomyError(f"{source}, row {lineno}: {exc}") from None
             items.add(r[0])
         names_at: list[set] = [set(r[j] for r in rows) for j in range(width)]
 
@@ -232,12 +269,14 @@ class Taxonomy:
 
         Parameters
         ----------
-        items : iterable
-            The leaves.
+        items : iterable of str (or int)
+            The leaves (turned into text, :func:`graphanon.labels.as_label`).
         fanout : int
             Children per internal node (the last group of a level may be smaller).
         order : {"sorted", "random"}
-            Leaf order before grouping: sorted labels, or a random permutation
+            Leaf order before grouping: labels in natural order
+            (:func:`graphanon.labels.natural_key`: whole numbers by value, so FIMI
+            items ``1, 2, ..., 10`` group as numbers), or a random permutation
             drawn from ``rng``.
         rng : numpy Generator or int, optional
             Seed for ``order="random"``.
@@ -250,17 +289,19 @@ class Taxonomy:
         >>> t = Taxonomy.balanced(range(25), fanout=5)
         >>> t.height, len(t.leaves), t.leaf_count("G1_0")
         (2, 25, 5)
+        >>> t.leaves_under("G1_1")
+        ['5', '6', '7', '8', '9']
         """
         if fanout < 2:
             raise ParameterError(f"fanout must be at least 2, got {fanout}")
-        level = list(dict.fromkeys(items))
+        try:
+            level = list(dict.fromkeys(as_label(x) for x in items))
+        except DataFormatError as exc:
+            raise TaxonomyError(str(exc)) from None
         if not level:
             raise TaxonomyError("a balanced taxonomy needs at least one item")
         if order == "sorted":
-            try:
-                level.sort()
-            except TypeError:
-                level.sort(key=repr)
+            level.sort(key=natural_key)
         elif order == "random":
             perm = np.random.default_rng(rng).permutation(len(level))
             level = [level[i] for i in perm]
@@ -268,6 +309,13 @@ class Taxonomy:
             raise ParameterError(f"order must be 'sorted' or 'random', got {order!r}")
         g = nx.DiGraph()
         g.add_nodes_from(level)
+        internal = re.compile(rf"ROOT\Z|{re.escape(prefix)}[0-9]+_[0-9]+\Z")
+        clash = next((x for x in level if internal.match(x)), None)
+        if clash is not None:
+            raise TaxonomyError(
+                f"item {clash!r} has the name of an internal node of the balanced taxonomy; "
+                f"pass another prefix (prefix='...')"
+            )
         depth = 1
         while len(level) > fanout:
             groups = [level[i : i + fanout] for i in range(0, len(level), fanout)]
@@ -288,6 +336,7 @@ class Taxonomy:
         """A two-level taxonomy: root -> one node per block -> its items."""
         g = nx.DiGraph()
         for name, block in groups.blocks.items():
+            name = as_label(name, "group name")
             node = name if name not in groups.item_set else f"{name} [group]"
             for it in block:
                 g.add_edge(node, it)
@@ -319,15 +368,17 @@ class Taxonomy:
         return int(self._depth.max())
 
     def __contains__(self, node) -> bool:
-        return node in self._pos
+        return self._key(node) in self._pos
+
+    _key = staticmethod(lookup_key)
 
     def __len__(self) -> int:
         return len(self._order)
 
     def _i(self, node) -> int:
         try:
-            return self._pos[node]
-        except KeyError:
+            return self._pos[self._key(node)]
+        except (KeyError, TypeError):
             raise TaxonomyError(f"{node!r} is not a node of the taxonomy") from None
 
     def is_leaf(self, node) -> bool:
@@ -339,10 +390,7 @@ class Taxonomy:
         return None if p < 0 else self._order[p]
 
     def children(self, node) -> list:
-        return list(self._graph.successors(node)) if node in self._pos else self._missing(node)
-
-    def _missing(self, node):
-        raise TaxonomyError(f"{node!r} is not a node of the taxonomy")
+        return list(self._graph.successors(self._order[self._i(node)]))
 
     def ancestors(self, node) -> list:
         """Proper ancestors of ``node``, nearest first (the root last)."""
@@ -411,7 +459,7 @@ class Taxonomy:
     # ------------------------------------------------------------------ cuts
     def cut_problem(self, nodes: Iterable) -> str | None:
         """Why ``nodes`` is not a cut, or None when it is one."""
-        nodes = list(nodes)
+        nodes = [self._key(v) for v in nodes]
         unknown = [v for v in nodes if v not in self._pos]
         if unknown:
             return f"{unknown[0]!r} is not a node of the taxonomy"
@@ -439,7 +487,7 @@ class Taxonomy:
 
     def validate_cut(self, nodes: Iterable) -> list:
         """Return ``nodes`` as a list, or raise :class:`TaxonomyError` saying why it is no cut."""
-        nodes = list(nodes)
+        nodes = [self._key(v) for v in nodes]
         problem = self.cut_problem(nodes)
         if problem:
             raise TaxonomyError(f"not a cut: {problem}")
@@ -455,12 +503,16 @@ class Taxonomy:
 
     def check_covers(self, items: Iterable, *, what: str = "the data") -> None:
         """Raise a clear error when some items are not leaves of the taxonomy."""
-        missing = [x for x in items if x not in self._leaf_set]
+        missing = [x for x in items if self._key(x) not in self._leaf_set]
         if missing:
-            internal = [x for x in missing if x in self._pos]
-            hint = (
-                f" ({internal[0]!r} is an internal node, not a leaf)" if internal else ""
-            )
+            internal = [x for x in missing if self._key(x) in self._pos]
+            hint = f" ({internal[0]!r} is an internal node, not a leaf)" if internal else ""
+            if not hint:
+                by_value = {natural_key(v)[:2]: v for v in self.leaves if natural_key(v)[0] == 0}
+                twin = next(((x, by_value[k]) for x in missing if (k := natural_key(str(x))[:2]) in by_value), None)
+                if twin:
+                    hint = (f" (labels are compared as text: the data's {twin[0]!r} is not the "
+                            f"taxonomy's {twin[1]!r}; write both files with the same codes)")
             raise TaxonomyError(
                 f"{len(missing)} item(s) of {what} are not leaves of the taxonomy, e.g. "
                 f"{', '.join(map(repr, missing[:5]))}{hint}; add them to the taxonomy file"
@@ -469,7 +521,7 @@ class Taxonomy:
     def restrict(self, items: Iterable) -> Taxonomy:
         """The taxonomy pruned to the leaves in ``items`` (internal nodes left
         without leaves are dropped; the root is kept)."""
-        keep_leaves = set(items) & self._leaf_set
+        keep_leaves = {self._key(x) for x in items} & self._leaf_set
         keep = set()
         for leaf in keep_leaves:
             keep.add(leaf)
@@ -486,7 +538,7 @@ class Taxonomy:
 
 
 def _read_text(path) -> str:
-    from graphanon.data import _read_all
+    from graphanon.formats import _read_all
 
     return _read_all(path)
 
@@ -499,8 +551,18 @@ def read_taxonomy(path: str | os.PathLike, *, root: Hashable = "ALL") -> Taxonom
       per item (for example ``groceries_taxonomy.csv``).
 
     A file whose first non-blank line holds ``;`` is a path file; one with
-    ``,`` is a level table. Integer-looking leaves in a path file become
-    ``int`` labels so that they match FIMI items.
+    ``,`` is a level table. Every node is the stripped text of its cell
+    (``001`` stays ``001``), as items are in every data format, so a
+    taxonomy of either kind matches data of any format. UTF-8 with or
+    without a byte order mark; ``.gz`` is read transparently.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "icd.txt"
+    >>> _ = p.write_text("001;001-009;ALL\\n010;010-018;ALL\\n-1;unknown;ALL\\n")
+    >>> read_taxonomy(p).leaves
+    ('001', '010', '-1')
     """
     text = _read_text(path)
     lines = [ln for ln in text.splitlines() if ln.strip()]
@@ -508,12 +570,7 @@ def read_taxonomy(path: str | os.PathLike, *, root: Hashable = "ALL") -> Taxonom
         raise TaxonomyError(f"{path}: empty taxonomy file")
     first = lines[0]
     if ";" in first:
-
-        def conv(tok: str):
-            tok = tok.strip()
-            return int(tok) if tok.lstrip("-").isdigit() else tok
-
-        return Taxonomy.from_paths(([conv(t) for t in ln.split(";")] for ln in lines), source=str(path))
+        return Taxonomy.from_paths(([t.strip() for t in ln.split(";")] for ln in lines), source=str(path))
     if "," in first:
         reader = csv.reader(io.StringIO(text))
         header = next(reader)
@@ -525,72 +582,3 @@ def read_taxonomy(path: str | os.PathLike, *, root: Hashable = "ALL") -> Taxonom
         f"{path}, line 1: neither a path file ('leaf;parent;...;root') nor a level table "
         f"('item,level2,level1' CSV)"
     )
-
-
-class ItemGroups:
-    """A partition of items into named blocks.
-
-    Parameters
-    ----------
-    blocks : mapping name -> iterable of items
-        Blocks must be disjoint and non-empty.
-
-    Examples
-    --------
-    >>> g = ItemGroups({"fruit": ["apple", "pear"], "meat": ["beef"]})
-    >>> g.group_of("pear")
-    'fruit'
-    """
-
-    def __init__(self, blocks: Mapping[Hashable, Iterable[Hashable]]) -> None:
-        out: dict = {}
-        owner: dict = {}
-        for name, block in blocks.items():
-            members = tuple(dict.fromkeys(block))
-            if not members:
-                raise ParameterError(f"group {name!r} is empty")
-            for it in members:
-                if it in owner:
-                    raise ParameterError(
-                        f"item {it!r} is in two groups ({owner[it]!r} and {name!r}); groups must be disjoint"
-                    )
-                owner[it] = name
-            out[name] = members
-        self.blocks: dict = out
-        self._owner = owner
-        self.item_set = frozenset(owner)
-
-    @classmethod
-    def from_lists(cls, lists: Iterable[Iterable[Hashable]]) -> ItemGroups:
-        """Blocks named 0, 1, 2, ... in the given order."""
-        return cls({i: block for i, block in enumerate(lists)})
-
-    def group_of(self, item: Hashable):
-        try:
-            return self._owner[item]
-        except KeyError:
-            raise ParameterError(f"item {item!r} is in no group") from None
-
-    @property
-    def names(self) -> list:
-        return list(self.blocks)
-
-    def __len__(self) -> int:
-        return len(self.blocks)
-
-    def __iter__(self):
-        return iter(self.blocks.values())
-
-    def covers(self, items: Iterable[Hashable]) -> bool:
-        return all(x in self._owner for x in items)
-
-    def check_covers(self, items: Iterable[Hashable], *, what: str = "the data") -> None:
-        missing = [x for x in items if x not in self._owner]
-        if missing:
-            raise ParameterError(
-                f"{len(missing)} item(s) of {what} are in no group, e.g. "
-                f"{', '.join(map(repr, missing[:5]))}; every item needs a group"
-            )
-
-    def __repr__(self) -> str:
-        return f"<ItemGroups: {len(self.blocks)} groups over {len(self._owner)} items>"

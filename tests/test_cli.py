@@ -74,7 +74,8 @@ def test_bad_input_gives_one_line_and_exit_2(run, args, message):
 def test_malformed_input_file(run, tmp_path):
     (tmp_path / "bad.dat").write_text("1 2\nfoo\n")
     res = run("anonymize", "bad.dat", "-a", "cut", "--taxonomy", "balanced:2", "--param", "level=1", "-o", "x.json")
-    assert res.exit_code == 2 and "line 2: item 'foo' is not an integer" in res.output
+    assert res.exit_code == 2 and "line 2: item 'foo' is not a non-negative integer" in res.output
+    assert "--format basket" in res.output
 
 
 def test_taxonomy_and_draw(run, tmp_path):

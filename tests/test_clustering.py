@@ -150,7 +150,7 @@ def test_bundled_real_data_pass_both_audits(method):
             rel = method(data, taxonomy=tax, k=k, unsafe_secret_seed=0)
             assert TransactionalKAnonymity(k).audit(data, rel).satisfied
             assert KmAnonymity(k, 2).audit(data, rel).satisfied
-            assert ggd_total(data, rel) == pytest.approx(rel.params.get("ggd", rel.params["ncp"] * data.matrix.nnz))
+            assert ggd_total(data, rel) == pytest.approx(rel.params.get("ggd", rel.params["ncp_taxonomy"] * data.matrix.nnz))
 
 
 @st.composite

@@ -137,7 +137,7 @@ def test_bms1_pp3_up2_is_infeasible_at_half_percent(bms1):
     # suppressing a whole published set of 50 items, far above s = 0.5%.
     sub = bms1.subset(range(0, bms1.n_records, 3))
     U = up_policy(Taxonomy.balanced(sub.items, 5), 2, data=sub)
-    pattern = r"privacy constraint \[\d+, \d+\] .*utility constraint #\d+ .*of 497 items \([\d.]+% > s = 0.5%\)"
+    pattern = r"privacy constraint \['\d+', '\d+'\] .*utility constraint #\d+ .*of 497 items \([\d.]+% > s = 0.5%\)"
     with pytest.raises(InfeasibleError, match=pattern):
         anonymize_coat(sub, pp_policy(sub, 3, rng=1), U, k=5, s=0.005)
 

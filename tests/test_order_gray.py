@@ -231,7 +231,8 @@ def test_dp_lengths_in_range_and_optimal(X, m, extra):
         bounds = segment_breakpoints(X, order, m, M)
         t = -(-n // M)
         lengths = np.diff(bounds)
-        assert len(lengths) == t and lengths.min() >= n // t and lengths.max() <= M
+        # min_len relaxed to n // t; the cheapest partition may then use more than t segments
+        assert len(lengths) >= t and lengths.min() >= n // t and lengths.max() <= M
         assert dp_cost(X, order, bounds) == brute_breakpoint_cost(h, n, n // t, M)
         return
     bounds = segment_breakpoints(X, order, m, M, strict=True)

@@ -168,7 +168,9 @@ class HierarchyIndex:
         """(cost_G(cut), cost_S(suppressed)) with LM, weighted by original occurrences."""
         return float(self.gen_cost[cut].sum()), float(self.sup_cost[suppressed].sum())
 
-    def threats(self, k: int, m: int | None, allowed: np.ndarray | None = None, progress=None) -> ThreatSet:
+    def threats(
+        self, k: int, m: int | None, allowed: np.ndarray | None = None, progress=None, *, algorithm: str = "hghs"
+    ) -> ThreatSet:
         """Minimal privacy threats of all cuts made of ``allowed`` nodes.
 
         A threat is a set of pairwise unrelated nodes (no node with its
@@ -181,10 +183,24 @@ class HierarchyIndex:
 
         Complexity: that of :func:`~graphanon.support.minimal_infrequent_itemsets`
         on ``records x allowed nodes`` (the extended matrix has about
-        ``height + 1`` times the original occurrences).
+        ``height + 1`` times the original occurrences). Memory grows with the
+        frequent itemsets of the extended matrix: a record of ``L`` items
+        holds up to ``L (height + 1)`` nodes, and with ``m=None`` and small
+        ``k`` their frequent combinations grow exponentially in that number
+        (each record's generalizations are frequent). The search stops with
+        a :class:`~graphanon.errors.MemoryBudgetError` naming ``m`` (and
+        mHgHs, which mines round by round on a reduced taxonomy) before it
+        exceeds the memory budget.
         """
         items = None if allowed is None else np.flatnonzero(allowed)
-        viol, _ = infrequent_on_columns(self.extended, k, m, items, progress=progress)
+        m_text = "inf" if m is None else m
+        viol, _ = infrequent_on_columns(
+            self.extended, k, m, items, progress=progress,
+            what=f"{algorithm} threat mining (k={k}, m={m_text}) on {self.data.n_records} records x "
+            f"{self.n_nodes if items is None else len(items)} taxonomy nodes",
+            advice="bound the attacker knowledge, e.g. m={m} (CLI: -m {m})"
+            + (", or use mHgHs (CLI: -a mhghs), which mines threats round by round" if algorithm == "hghs" else ""),
+        )
         width = max([lvl.size for lvl in viol if len(lvl)] + [1])
         rows = [np.pad(lvl.itemsets, ((0, 0), (0, width - lvl.size)), constant_values=-1) for lvl in viol if len(lvl)]
         members = np.concatenate(rows).astype(np.int64) if rows else np.zeros((0, width), dtype=np.int64)
@@ -192,20 +208,21 @@ class HierarchyIndex:
         return ThreatSet(members, supports.astype(np.int64), self.n_nodes)
 
 
-def infrequent_on_columns(X, k: int, m: int | None, cols: np.ndarray | None, progress=None):
+def infrequent_on_columns(X, k: int, m: int | None, cols: np.ndarray | None, progress=None, **guard):
     """:func:`~graphanon.support.minimal_infrequent_itemsets` on the columns ``cols`` of ``X``.
 
     The search runs on the column slice ``X[:, cols]`` (cheaper than masking
     the full matrix) and the itemsets are mapped back to column ids of ``X``
-    (``cols`` sorted, so rows stay sorted).
+    (``cols`` sorted, so rows stay sorted). ``guard`` (``what``, ``advice``)
+    words a memory-budget error.
     """
     if cols is None:
-        return minimal_infrequent_itemsets(X, k, m, progress=progress)
+        return minimal_infrequent_itemsets(X, k, m, progress=progress, **guard)
     cols = np.unique(np.asarray(cols, dtype=np.int64))
     if len(cols) == 0:
         empty = ItemsetLevel(1, np.zeros((0, 1), dtype=np.int64), np.zeros(0, dtype=np.int64))
         return [empty], [empty]
-    viol, freq = minimal_infrequent_itemsets(sp.csr_array(X)[:, cols], k, m, progress=progress)
+    viol, freq = minimal_infrequent_itemsets(sp.csr_array(X)[:, cols], k, m, progress=progress, **guard)
 
     def back(levels):
         return [ItemsetLevel(lvl.size, cols[lvl.itemsets], lvl.supports) for lvl in levels]

@@ -42,6 +42,7 @@ from graphanon.algorithms._hierarchy import HierarchyIndex, check_m
 from graphanon.algorithms.cut import cut_recoding
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.errors import InfeasibleError
+from graphanon.metrics.loss import ncp
 from graphanon.privacy.km import check_k
 from graphanon.release import GlobalRecoding, publish
 from graphanon.support import VerticalBitmaps, minimal_infrequent_itemsets
@@ -87,8 +88,10 @@ def anonymize_aa(
         The data recoded by the final cut, rows in a secret random order;
         nothing is suppressed. ``release.details["cut"]`` is the cut;
         ``release.params`` holds ``cost`` (= ``cost_generalization``,
-        LM weighted by original occurrences), ``cost_suppression`` (0), ``ncp``
-        and the number of generalization steps per pass.
+        LM over the taxonomy's leaves, weighted by original occurrences),
+        ``cost_suppression`` (0), ``ncp`` (canonical, ``docs/metrics.md``),
+        ``ncp_taxonomy`` (``cost`` per occurrence) and the number of
+        generalization steps per pass.
 
     Raises
     ------
@@ -104,7 +107,12 @@ def anonymize_aa(
     violation tries at most prod(depth + 1) candidate generalizations
     (``(height + 1)^i``), each O(i * n / 64) bitmap work plus O(subtree) for
     its cost, in ascending cost until one fixes it. The number of recounts per pass is small
-    in practice (each sweep fixes every violation it sees).
+    in practice (each sweep fixes every violation it sees). Memory: the
+    vertical bitmaps of the extended matrix (nodes x records / 8 bytes) plus
+    the level-wise search of pass ``i``, whose frequent itemsets can grow
+    exponentially in ``i`` on long records; each level is checked against
+    the memory budget (:mod:`graphanon._memory`) and a
+    :class:`~graphanon.errors.MemoryBudgetError` names ``m`` first.
 
     Examples
     --------
@@ -148,7 +156,10 @@ def anonymize_aa(
         steps = 0
         while True:
             cut = np.flatnonzero(in_cut)
-            viol, _ = minimal_infrequent_itemsets(E[:, cut], k, i)
+            viol, _ = minimal_infrequent_itemsets(
+                E[:, cut], k, i, what=f"AA pass {i} (k={k}, m={'inf' if m is None else m})",
+                advice=f"bound the attacker knowledge, e.g. m={max(i - 1, 1)} (CLI: -m {max(i - 1, 1)})",
+            )
             found = [(int(lvl.supports[r]), cut[lvl.itemsets[r]]) for lvl in viol for r in range(len(lvl))]
             recounts += 1
             if progress:
@@ -184,11 +195,12 @@ def anonymize_aa(
             "cost": g,
             "cost_generalization": g,
             "cost_suppression": 0.0,
-            "ncp": g / total if total else 0.0,
+            "ncp_taxonomy": g / total if total else 0.0,
             "steps_per_pass": steps_per_pass,
             "recounts": recounts,
         },
     )
+    rel.params["ncp"] = ncp(rel, data)
     return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
 
 

@@ -75,7 +75,17 @@ def groups_release(
     return publish(data, aligned, secret=secret)
 
 
-def anonymize_cahd(data, *, l: int, order=None, alpha: int = 3, unsafe_secret_seed: int | None = None):  # noqa: E741
+def _largest_distinct_group(labels) -> int:
+    """The largest ``p`` for which groups of ``p`` pairwise distinct labels can cover the records."""
+    from collections import Counter
+
+    counts = Counter(labels)
+    return min(len(counts), len(labels) // max(counts.values()))
+
+
+def anonymize_cahd(
+    data, *, l: int, k: int | None = None, order=None, alpha: int = 3, unsafe_secret_seed: int | None = None  # noqa: E741
+):
     """CAHD l-diverse grouping, published by bit voting.
 
     Parameters
@@ -84,6 +94,11 @@ def anonymize_cahd(data, *, l: int, order=None, alpha: int = 3, unsafe_secret_se
         Records with sensitive labels.
     l : int
         Diversity level (checked up front like :func:`anonymize_nonreciprocal`).
+    k : int, optional
+        Anonymity level. CAHD groups records with pairwise distinct labels,
+        so every group of ``p`` records makes each record ``p``-anonymous;
+        with ``k > l`` the groups are formed for ``p = k`` (hence also
+        k-diverse, a stronger guarantee than ``l``). Default: ``l``.
     order : permutation, optional
         Record order for the grouping (default: CAHD's own, the Gray order).
     alpha : int
@@ -96,21 +111,48 @@ def anonymize_cahd(data, *, l: int, order=None, alpha: int = 3, unsafe_secret_se
     Returns
     -------
     NonreciprocalRelease
+        Params ``k`` and ``l`` as given (``k`` defaults to ``l``) and
+        ``group_size = max(k, l)``, the smallest group.
+
+    Raises
+    ------
+    ParameterError
+        When the labels cannot fill groups of ``max(k, l)`` distinct labels
+        (the message gives the largest feasible value).
 
     Complexity
     ----------
     That of :func:`graphanon.algorithms.cahd.cahd_groups` plus O(sum of squared
     group sizes) for the publication.
+
+    Examples
+    --------
+    >>> from graphanon.datasets import load
+    >>> rel = anonymize_cahd(load("nr_table1"), l=2, k=3)
+    >>> rel.params["group_size"], rel.n_records
+    (3, 6)
     """
     from graphanon.algorithms.cahd import cahd_groups
 
     check_diversity_feasible(data.labels, l)
     if l > data.n_records:
         raise ParameterError(f"l={l} exceeds the number of records ({data.n_records})")
-    groups = cahd_groups(data.matrix, list(data.labels), l, order=order, alpha=alpha)
-    return groups_release(
-        data, groups, unsafe_secret_seed=unsafe_secret_seed, algorithm="cahd", params={"l": l, "alpha": alpha}
-    )
+    if k is None:
+        k = l
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= data.n_records:
+        raise ParameterError(f"k must be a whole number between 1 and the number of records ({data.n_records}), got {k!r}")
+    size = max(int(k), l)
+    if size > l:
+        top = _largest_distinct_group(data.labels)
+        if size > top:
+            raise ParameterError(
+                f"k={k}: CAHD makes records k-anonymous with groups of k pairwise distinct labels, and these labels "
+                f"fill groups of at most {top}; lower k to {top}, or use nonreciprocal recoding, which separates k "
+                f"from l (-a nr -k {k} --param l={l})"
+            )
+    groups = cahd_groups(data.matrix, list(data.labels), size, order=order, alpha=alpha)
+    params = {"k": int(k), "l": l, "alpha": alpha, "group_size": size}
+    return groups_release(data, groups, unsafe_secret_seed=unsafe_secret_seed, algorithm="cahd", params=params)
 
 
 def _run(data, opts: RunOptions) -> NonreciprocalRelease:
@@ -118,16 +160,20 @@ def _run(data, opts: RunOptions) -> NonreciprocalRelease:
     l = opts.param("l", opts.k, int)  # noqa: E741
     if l is None:
         raise ParameterError("algorithm 'cahd' needs --param l=L (or -k L)")
-    return anonymize_cahd(data, l=l, alpha=opts.param("alpha", 3, int), unsafe_secret_seed=opts.unsafe_secret_seed)
+    return anonymize_cahd(
+        data, l=l, k=opts.k, alpha=opts.param("alpha", 3, int), unsafe_secret_seed=opts.unsafe_secret_seed
+    )
 
 
 register(
     AlgorithmSpec(
         name="cahd",
-        summary="CAHD l-diverse groups (Ghinita et al.) published by nonreciprocal bit voting (--param l=L)",
+        summary="CAHD l-diverse groups (Ghinita et al.) published by nonreciprocal bit voting (--param l=L; "
+        "-k K > L: groups of K distinct labels)",
         run=_run,
         privacy_model="ldiversity",
         params=("l", "alpha"),
         audit_params=("l",),
+        options=("k",),
     )
 )

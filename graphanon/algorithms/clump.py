@@ -122,7 +122,8 @@ def anonymize_clump(
     -------
     LocalRecoding
         ``reading="one"``; rows in a secret random order. ``params`` holds
-        the total GGD (``ggd``, also as ``ggd_lcg`` like Partition's) and ``ncp`` (GGD per original occurrence).
+        the total GGD (``ggd``, also as ``ggd_lcg`` like Partition's) and
+        ``ncp_taxonomy`` (GGD per original occurrence).
         ``release.details``: ``groups`` (number), ``ggd_per_group``, and the
         ``similarity_graph`` (in memory only).
 
@@ -180,7 +181,10 @@ def anonymize_clump(
     rows, ggd_groups = groups_to_lcg(index, counts, group)
     total = float(ggd_groups.sum())
     occ = int(lengths.sum())
-    params = {"k": k, "neighbors": int(neighbors), "ggd": total, "ggd_lcg": total, "ncp": total / occ if occ else 0.0}
+    params = {
+        "k": k, "neighbors": int(neighbors), "ggd": total, "ggd_lcg": total,
+        "ncp_taxonomy": total / occ if occ else 0.0,
+    }
     release = local_recoding_from_counts(index, data, rows, reading="one", algorithm="clump", params=params)
     release.details.update(groups=int(group.max()) + 1, ggd_per_group=ggd_groups, similarity_graph=graph)
     if progress:

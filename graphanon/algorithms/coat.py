@@ -857,8 +857,6 @@ def _read_constraint_file(path: str, data) -> list[list]:
         for t in toks:
             if data.has_item(t):
                 row.append(t)
-            elif t.lstrip("-").isdigit() and data.has_item(int(t)):
-                row.append(int(t))
             else:
                 raise ParameterError(f"{path}, line {ln}: item {t!r} is not in the data")
         out.append(row)
@@ -924,7 +922,11 @@ def _run(data, opts: RunOptions) -> GlobalRecoding:
     if opts.k is None:
         raise ParameterError("algorithm 'coat' needs -k K")
     privacy = opts.param("privacy", None, str)
-    if privacy is None:
+    if privacy is not None:
+        opts.refuse(("m",), f"--param privacy={privacy} sets COAT's privacy constraints (k^m ones: privacy=km:M)")
+    elif opts.is_given("m") and opts.m is None:
+        raise ParameterError("-m inf: COAT's k^m constraints need a whole number m (or --param privacy=pgen)")
+    else:
         privacy = f"km:{opts.m}" if opts.m is not None else "pgen"
     P = parse_privacy(privacy, data, opts.k)
     U = parse_utility(opts.param("utility", "all", str), data, opts.taxonomy)
@@ -934,6 +936,8 @@ def _run(data, opts: RunOptions) -> GlobalRecoding:
         raise ParameterError("--param weights= takes one or taxonomy")
     if weights == "taxonomy" and opts.taxonomy is None:
         raise ParameterError("--param weights=taxonomy needs --taxonomy FILE")
+    if weights != "taxonomy" and not opts.param("utility", "all", str).startswith("taxonomy-level:"):
+        opts.refuse(("taxonomy",), "COAT reads a taxonomy only with --param weights=taxonomy or utility=taxonomy-level:N")
     return anonymize_coat(
         data, P, U, k=opts.k, s=s, weights=opts.taxonomy if weights == "taxonomy" else None, progress=opts.progress,
         unsafe_secret_seed=opts.unsafe_secret_seed,

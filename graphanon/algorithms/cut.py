@@ -16,8 +16,15 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
 
-from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, parse_name_list, register
+from graphanon.algorithms.registry import (
+    AlgorithmSpec,
+    RunOptions,
+    parse_bool,
+    parse_name_list,
+    register,
+)
 from graphanon.errors import ParameterError, TaxonomyError
+from graphanon.labels import as_labels
 from graphanon.release import GlobalRecoding, publish
 from graphanon.taxonomy import Taxonomy
 
@@ -74,7 +81,7 @@ def cut_recoding(
     """
     taxonomy.check_covers(data.items)
     cut = taxonomy.validate_cut(cut)
-    suppress = list(suppress)
+    suppress = list(as_labels(suppress, "taxonomy node"))
     cut_set = set(cut)
     for node in suppress:
         if node not in cut_set:
@@ -140,24 +147,39 @@ def anonymize_cut(
 
 
 def _run(data, opts: RunOptions) -> GlobalRecoding:
-    opts.unknown_params({"cut", "level", "suppress"})
-    cut = opts.param("cut", None, lambda s: parse_name_list(s, opts.taxonomy))
+    """CLI adapter. ``-k`` (with ``-m``) is a claim the CLI checks: the release
+    records ``k`` and ``m`` in its params, and the CLI audits it with the
+    independent k^m audit before writing it (``spec.verify``); ``--param
+    force=true`` publishes a violating release anyway, with the audit result
+    in its params. Without ``-k`` the release claims nothing."""
+    opts.unknown_params({"cut", "level", "suppress", "force"})
+    if opts.k is None:
+        opts.refuse(("m",), "algorithm 'cut' claims k^m-anonymity only with -k K (then it audits its release)")
+        if "force" in opts.params:
+            raise ParameterError("--param force only applies with -k K (it publishes a release that fails its k^m audit)")
+    opts.param("force", False, parse_bool)  # checked here, acted on by the CLI
+    cut = opts.param("cut", None, parse_name_list)
     level = opts.param("level", None, int)
-    suppress = opts.param("suppress", [], lambda s: parse_name_list(s, opts.taxonomy))
+    suppress = opts.param("suppress", [], parse_name_list)
     if cut is None and level is None:
         raise ParameterError("algorithm 'cut' needs --param cut=NODE,NODE,... or --param level=DEPTH")
-    return anonymize_cut(
+    release = anonymize_cut(
         data, taxonomy=opts.taxonomy, cut=cut, level=level, suppress=suppress, unsafe_secret_seed=opts.unsafe_secret_seed
     )
+    if opts.k is not None:
+        release.params.update(k=opts.k, m=opts.m)
+    return release
 
 
 register(
     AlgorithmSpec(
         name="cut",
-        summary="publish a user-given taxonomy cut (--param cut=A,B,... or level=D; suppress=X,Y)",
+        summary="publish a user-given taxonomy cut (--param cut=A,B,... or level=D; suppress=X,Y); with -k K [-m M] "
+        "the release is audited for k^m-anonymity and refused when it fails (--param force=true publishes it anyway)",
         run=_run,
         privacy_model="km",
         needs_taxonomy=True,
-        params=("cut", "level", "suppress"),
+        params=("cut", "level", "suppress", "force"),
+        verify=True,
     )
 )

@@ -38,6 +38,7 @@ import numpy as np
 from graphanon.algorithms._hierarchy import HierarchyIndex, ThreatSet, check_m
 from graphanon.algorithms.cut import cut_recoding
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
+from graphanon.metrics.loss import ncp
 from graphanon.privacy.km import check_k
 from graphanon.release import GlobalRecoding, publish
 from graphanon.taxonomy import Taxonomy
@@ -238,7 +239,7 @@ def _release(
             "cost": search.cost,
             "cost_generalization": search.cost_generalization,
             "cost_suppression": search.cost_suppression,
-            "ncp": search.cost / total if total else 0.0,
+            "ncp_taxonomy": search.cost / total if total else 0.0,
             "rounds": [
                 {
                     "m": r.m,
@@ -253,6 +254,7 @@ def _release(
             "path": [[st["expanded"], st["cost"]] for st in search.rounds[-1].steps],
         },
     )
+    rel.params["ncp"] = ncp(rel, data)
     rel = publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
     rel.search = search
     return rel
@@ -294,7 +296,9 @@ def anonymize_hghs(
         the suppressed nodes (``suppress``), in memory only: the saved
         release names no suppressed node. ``release.params`` holds ``cost``,
         ``cost_generalization`` (``cost_G(Cut)``), ``cost_suppression``
-        (``cost_S(SS)``), ``ncp`` (cost per original occurrence) and the
+        (``cost_S(SS)``), ``ncp`` (the canonical NCP of ``docs/metrics.md``,
+        over the data's items), ``ncp_taxonomy`` (``cost`` per original
+        occurrence: the search objective, over the taxonomy's leaves) and the
         search path; ``release.search`` is the :class:`HierarchySearch`
         (lattice path, candidates, enumeration tree).
 
@@ -304,12 +308,21 @@ def anonymize_hghs(
         For k outside [1, records] or m < 1.
     TaxonomyError
         When items of the data are not leaves of the taxonomy.
+    MemoryBudgetError
+        When threat mining would exceed the memory budget (bound ``m`` or
+        use :func:`anonymize_mhghs`).
 
     Complexity
     ----------
     Threat mining: one level-wise search over the records x nodes extended
     matrix (about ``height + 1`` times the occurrences), up to size m - for
-    large m this is the bottleneck the paper answers with mHgHs. Search:
+    large m this is the bottleneck the paper answers with mHgHs. Memory
+    grows with the frequent itemsets of the extended matrix, exponentially
+    in the record length times ``height + 1`` when ``m=None`` and ``k`` is
+    small; the mining checks each level against the memory budget
+    (:mod:`graphanon._memory`) and stops with a
+    :class:`~graphanon.errors.MemoryBudgetError` that names ``m`` and mHgHs
+    instead of exhausting memory. Search:
     at most ``internal nodes`` moves, each evaluating one child cut per
     internal cut node; an evaluation sorts the cut and walks the threats of
     its nodes, ``O(|Cut| log |Cut| + incidences * m)``.
@@ -405,7 +418,7 @@ def anonymize_mhghs(
             expandable = allowed.copy()
             expandable[prev_cut] = False
             expandable &= ~index.is_leaf
-        threats = index.threats(k, i, None if prev_cut is None else allowed)
+        threats = index.threats(k, i, None if prev_cut is None else allowed, algorithm="mhghs")
         rnd = _walk(
             index, threats, k, i, expandable, progress, f"mHgHs round {i}",
             allowed=None if prev_cut is None else index.labels(np.flatnonzero(allowed)),

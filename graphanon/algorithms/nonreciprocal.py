@@ -31,6 +31,7 @@ from collections.abc import Callable
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon._memory import check_memory
 from graphanon._random import check_random_state, secret_generator
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.errors import ParameterError
@@ -44,9 +45,36 @@ from graphanon.privacy.km import check_k
 from graphanon.release import publish
 from graphanon.release.nonreciprocal import NonreciprocalRelease
 
-__all__ = ["anonymize_nonreciprocal", "members_matrix", "record_order"]
+__all__ = ["anonymize_nonreciprocal", "members_matrix", "record_order", "tsp_budget"]
 
 Progress = Callable[[int, int, str], None]
+_BYTES_PER_EDGE = 160  # graph, assignments, members matrix and bit-vote edge arrays (measured: chess, k = n)
+
+
+def tsp_budget(
+    tsp_time_limit: float | None, tsp_step_limit: int | None, reproducible: bool
+) -> tuple[float | None, int | None]:
+    """The Gray-TSP search budget per segment, ``(time_limit, step_limit)``.
+
+    Reproducible runs search a fixed number of solver steps (a count of work)
+    and never read the clock; the others search 0.2 s by default.
+
+    Examples
+    --------
+    >>> tsp_budget(None, None, reproducible=True), tsp_budget(None, None, reproducible=False)
+    ((None, 40000), (0.2, None))
+    """
+    from graphanon.graphs.order import DETERMINISTIC_STEP_LIMIT
+
+    if not reproducible:
+        return (0.2 if tsp_time_limit is None else tsp_time_limit), tsp_step_limit
+    if tsp_time_limit is not None:
+        raise ParameterError(
+            f"tsp_time_limit={tsp_time_limit} stops the Gray-TSP search on wall-clock time, so a seeded run "
+            "would not be reproducible; drop it, or set the deterministic budget with tsp_step_limit=N "
+            f"(solver steps per segment, default {DETERMINISTIC_STEP_LIMIT})"
+        )
+    return None, (DETERMINISTIC_STEP_LIMIT if tsp_step_limit is None else tsp_step_limit)
 
 
 def record_order(
@@ -55,12 +83,56 @@ def record_order(
     *,
     min_segment: int = 300,
     max_segment: int = 350,
-    tsp_time_limit: float = 0.2,
+    tsp_time_limit: float | None = None,
+    tsp_step_limit: int | None = None,
     seed: int = 0,
+    reproducible: bool = False,
     progress: Progress | None = None,
 ) -> np.ndarray:
-    """The cyclic record order: ``"gray-tsp"``, ``"gray"``, ``"identity"`` or a permutation."""
+    """The cyclic record order: ``"gray-tsp"``, ``"gray"``, ``"identity"`` or a permutation.
+
+    Parameters
+    ----------
+    data : TransactionData
+    order : {"gray-tsp", "gray", "identity"} or permutation
+    min_segment, max_segment : int
+        Gray-TSP segment lengths.
+    tsp_time_limit : float, optional
+        Gray-TSP: wall-clock seconds of search per segment (default 0.2 when
+        not ``reproducible``). Refused with ``reproducible=True``: a clock
+        makes the order depend on machine load.
+    tsp_step_limit : int, optional
+        Gray-TSP: solver steps per segment (a count of work). With
+        ``reproducible=True`` it is the whole budget (default
+        :data:`~graphanon.graphs.order.DETERMINISTIC_STEP_LIMIT`, about
+        0.2 s of search).
+    seed : int
+        Gray-TSP node numbering seed.
+    reproducible : bool
+        Search the Gray-TSP order with a deterministic budget (no clock), so
+        the same ``seed`` gives the same order on any machine and load.
+    progress : callable(done, total, message), optional
+
+    Returns
+    -------
+    ndarray of int64
+        A permutation of the records.
+
+    Raises
+    ------
+    ParameterError
+        On an unknown order, a bad permutation, or ``tsp_time_limit`` with
+        ``reproducible=True``.
+
+    Examples
+    --------
+    >>> from graphanon.datasets import load
+    >>> data = load("nr_table1")
+    >>> record_order(data, "gray").tolist()
+    [1, 3, 0, 2, 4, 5]
+    """
     n = data.n_records
+    time_limit, step_limit = tsp_budget(tsp_time_limit, tsp_step_limit, reproducible)
     if isinstance(order, str):
         if order == "identity":
             return np.arange(n, dtype=np.int64)
@@ -75,7 +147,8 @@ def record_order(
                     X,
                     min_segment=min_segment,
                     max_segment=max_segment,
-                    time_limit=tsp_time_limit,
+                    time_limit=time_limit,
+                    step_limit=step_limit,
                     seed=seed,
                     progress=None if progress is None else (lambda d, t: progress(d, t, "Gray-TSP segments")),
                 ),
@@ -101,7 +174,8 @@ def anonymize_nonreciprocal(
     order="gray-tsp",
     min_segment: int = 300,
     max_segment: int = 350,
-    tsp_time_limit: float = 0.2,
+    tsp_time_limit: float | None = None,
+    tsp_step_limit: int | None = None,
     extraction: str = "closed-walk",
     l_method: str = "flow",
     rng=None,
@@ -125,11 +199,16 @@ def anonymize_nonreciprocal(
         ``n / l`` records, raises :class:`ParameterError`.
     order : {"gray-tsp", "gray", "identity"} or permutation
         Cyclic record order (:mod:`graphanon.graphs.order`).
-    min_segment, max_segment, tsp_time_limit :
+    min_segment, max_segment, tsp_time_limit, tsp_step_limit :
         Gray-TSP parameters: segment length bounds (default 300 and 350) and
-        OR-Tools search time per segment (default 0.2 s, which keeps a full
+        the OR-Tools search budget per segment. Without ``rng`` the search
+        runs ``tsp_time_limit`` seconds (default 0.2 s, which keeps a full
         run of chess under 3 s and of bms1 under a minute on two cores;
-        1.0 s shortens the order by another 3-6%, see docs/order.md).
+        1.0 s shortens the order by another 3-6%, see docs/order.md). With
+        ``rng`` the order must be reproducible, so the budget is
+        ``tsp_step_limit`` solver steps (default
+        :data:`~graphanon.graphs.order.DETERMINISTIC_STEP_LIMIT`, about
+        as long and as good as 0.2 s) and ``tsp_time_limit`` is refused.
     extraction : {"closed-walk", "backtracking"}
         Assignment extraction (:func:`~graphanon.graphs.assignment.extract_assignments`).
     l_method : {"flow", "greedy-walk"}
@@ -142,9 +221,11 @@ def anonymize_nonreciprocal(
         rounds, or fail, under the label constraint.
     rng : numpy Generator or int seed, optional
         Structure randomness: the Gray-TSP search, the l-diverse graph and
-        the extraction of the ``k`` assignments. The seed fixes the structure
-        only; the secret (which assignment is published, the row shuffle)
-        always comes from operating-system entropy.
+        the extraction of the ``k`` assignments. Given, the structure (order,
+        graph, assignments) is the same on every run and machine (the
+        Gray-TSP then searches a step budget, never the clock). The seed
+        fixes the structure only; the secret (which assignment is published,
+        the row shuffle) always comes from operating-system entropy.
     progress : callable(done, total, message), optional
     return_details : bool
         Also return a dict with ``order``, ``graph``, ``assignments`` and
@@ -173,6 +254,11 @@ def anonymize_nonreciprocal(
     steps in practice (quadratic worst case); bit voting O(n k avg|r|). With
     ``l`` and ``l_method="flow"`` add three min-cost flows on O(2 window n + l n) arcs (window 128)
     (:func:`~graphanon.graphs.assignment.greedy_diverse_assignments`).
+    Memory O(n k): the graph, the ``k`` assignments, the members matrix and
+    the bit vote's edge arrays (about 160 bytes per edge; the bit vote
+    gathers record rows in bounded blocks). Checked up front against the
+    memory budget (:mod:`graphanon._memory`): a ``k`` near ``n`` on large
+    data stops with a :class:`~graphanon.errors.MemoryBudgetError` naming ``k``.
 
     Examples
     --------
@@ -207,6 +293,12 @@ def anonymize_nonreciprocal(
         if k is None:
             raise ParameterError("give k (k-anonymity) or l (l-diversity)")
         k = check_k(k, n)
+    check_memory(
+        _BYTES_PER_EDGE * n * k,
+        what=f"nonreciprocal recoding with k={k} on {n} records ({n * k} generalization-graph edges)",
+        advice="lower k (CLI: -k): the graph, its k assignments and the bit vote all hold n x k entries",
+    )
+    reproducible = rng is not None  # a seeded structure must not depend on the clock
     rng = check_random_state(rng)
     tsp_seed = int(rng.integers(2**31 - 1))
     perm = record_order(
@@ -215,7 +307,9 @@ def anonymize_nonreciprocal(
         min_segment=min_segment,
         max_segment=max_segment,
         tsp_time_limit=tsp_time_limit,
+        tsp_step_limit=tsp_step_limit,
         seed=tsp_seed,
+        reproducible=reproducible,
         progress=progress,
     )
     params = {
@@ -227,6 +321,10 @@ def anonymize_nonreciprocal(
         "min_segment": min_segment,
         "max_segment": max_segment,
     }
+    if isinstance(order, str) and order == "gray-tsp":  # the search budget used (no clock when seeded)
+        params["tsp_time_limit"], params["tsp_step_limit"] = tsp_budget(
+            tsp_time_limit, tsp_step_limit, reproducible
+        )
     if l is None:
         graph = GeneralizationGraph.ring(perm, k, data.record_ids)
         greedy = None
@@ -256,19 +354,32 @@ def anonymize_nonreciprocal(
     return release
 
 
+_TSP_PARAMS = ("min_segment", "max_segment", "tsp_time_limit", "tsp_step_limit")
+
+
 def _run(data, opts: RunOptions) -> NonreciprocalRelease:
-    known = {"l", "l_method", "order", "extraction", "min_segment", "max_segment", "tsp_time_limit"}
+    known = {"l", "l_method", "order", "extraction", *_TSP_PARAMS}
     opts.unknown_params(known)
+    order = opts.param("order", "gray-tsp")
+    unused = [name for name in _TSP_PARAMS if name in opts.params]
+    if unused and order != "gray-tsp":
+        raise ParameterError(
+            f"--param {', '.join(unused)}: only the Gray-TSP order reads {'it' if len(unused) == 1 else 'them'} "
+            f"(got order={order}); drop {'it' if len(unused) == 1 else 'them'}"
+        )
+    if "l_method" in opts.params and "l" not in opts.params:
+        raise ParameterError("--param l_method only applies with --param l=L (l-diversity)")
     return anonymize_nonreciprocal(
         data,
         k=opts.k,
         l=opts.param("l", None, int),
-        order=opts.param("order", "gray-tsp"),
+        order=order,
         extraction=opts.param("extraction", "closed-walk"),
         l_method=opts.param("l_method", "flow"),
         min_segment=opts.param("min_segment", 300, int),
         max_segment=opts.param("max_segment", 350, int),
-        tsp_time_limit=opts.param("tsp_time_limit", 0.2, float),
+        tsp_time_limit=opts.param("tsp_time_limit", None, float),
+        tsp_step_limit=opts.param("tsp_step_limit", None, int),
         rng=opts.seed,
         progress=opts.progress,
         unsafe_secret_seed=opts.unsafe_secret_seed,
@@ -283,6 +394,7 @@ register(
         "extraction=closed-walk|backtracking)",
         run=_run,
         privacy_model="nonreciprocal",
-        params=("l", "l_method", "order", "extraction", "min_segment", "max_segment", "tsp_time_limit"),
+        params=("l", "l_method", "order", "extraction", *_TSP_PARAMS),
+        options=("k", "seed"),
     )
 )

@@ -115,7 +115,7 @@ def anonymize_partition(
     -------
     LocalRecoding
         ``reading="some"``, rows in a secret random order. ``params`` holds
-        ``ncp_hn`` (He & Naughton's NCP), ``ncp`` (LM per occurrence) and
+        ``ncp_hn`` (He & Naughton's NCP), ``ncp_taxonomy`` (taxonomy LM per occurrence) and
         ``ggd_lcg`` (total GGD of the groups had they been published as
         their LCG, to compare groupings with Clump). ``release.details["groups"]``.
 
@@ -168,7 +168,7 @@ def anonymize_partition(
     params = {
         "k": k,
         "ncp_hn": float((index.ncp_hn[cur].sum() + n_supp) / occ) if occ else 0.0,
-        "ncp": float((index.lm[cur].sum() + n_supp) / occ) if occ else 0.0,
+        "ncp_taxonomy": float((index.lm[cur].sum() + n_supp) / occ) if occ else 0.0,
         "ggd_lcg": float(ggd_groups.sum()),
     }
     release = local_recoding_from_counts(index, data, pattern, reading="some", algorithm="partition", params=params)

@@ -13,28 +13,35 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphanon.errors import ParameterError
+from graphanon.labels import parse_name_list
 
-__all__ = ["AlgorithmSpec", "RunOptions", "get_algorithm", "parse_name_list", "register", "registered"]
+__all__ = [
+    "AlgorithmSpec",
+    "RunOptions",
+    "get_algorithm",
+    "parse_bool",
+    "parse_name_list",
+    "register",
+    "registered",
+]
 
 Progress = Callable[[int, int, str], None]
 
 
-def parse_name_list(text: str, known) -> list:
-    """Comma-separated item or node names of a ``--param``.
+def parse_bool(text: str) -> bool:
+    """``true/yes/1/on`` or ``false/no/0/off`` (any case) as a bool.
 
-    Names are stripped and empty ones dropped; an integer-looking name that is
-    not itself in ``known`` but whose integer is (FIMI items are integers)
-    becomes that integer.
+    Examples
+    --------
+    >>> parse_bool("True"), parse_bool("off")
+    (True, False)
     """
-    out = []
-    for token in (t.strip() for t in text.split(",")):
-        if not token:
-            continue
-        if token not in known and token.lstrip("-").isdigit() and int(token) in known:
-            out.append(int(token))
-        else:
-            out.append(token)
-    return out
+    value = text.strip().lower()
+    if value in ("true", "yes", "1", "on"):
+        return True
+    if value in ("false", "no", "0", "off"):
+        return False
+    raise ValueError("expected true or false")
 
 
 @dataclass
@@ -56,6 +63,12 @@ class RunOptions:
         Algorithm-specific ``--param name=value`` pairs, as given.
     progress : callable(done, total, message) or None
         Progress callback (the CLI shows a progress bar).
+    given : frozenset of str or None
+        Which of ``k``, ``m``, ``taxonomy``, ``seed`` the user typed on the
+        command line (``-m inf`` is given though ``m`` is None, a bundled
+        taxonomy is not); options given but unused are refused. None (the
+        default, for callers other than the CLI): nothing is refused for
+        being given.
     """
 
     k: int | None = None
@@ -65,6 +78,18 @@ class RunOptions:
     unsafe_secret_seed: int | None = None
     params: dict[str, str] = field(default_factory=dict)
     progress: Progress | None = None
+    given: frozenset[str] | None = None
+
+    def is_given(self, name: str) -> bool:
+        """Whether the user typed option ``name`` (``k``, ``m``, ``taxonomy`` or ``seed``)."""
+        return self.given is not None and name in self.given
+
+    def refuse(self, names, why: str) -> None:
+        """Raise when any option of ``names`` was given: ``why`` says why it would be ignored."""
+        extra = [name for name in names if self.is_given(name)]
+        if extra:
+            flags = ", ".join(_FLAGS[name] for name in extra)
+            raise ParameterError(f"{flags}: {why}; drop {'it' if len(extra) == 1 else 'them'}")
 
     def param(self, name: str, default=None, cast: Callable = str):
         """A ``--param`` value converted by ``cast`` (clear error when it does not convert)."""
@@ -83,6 +108,9 @@ class RunOptions:
             raise ParameterError(
                 f"unknown --param {', '.join(extra)}; this algorithm takes: {', '.join(sorted(known)) or 'none'}"
             )
+
+
+_FLAGS = {"k": "-k", "m": "-m", "taxonomy": "--taxonomy", "seed": "--seed"}
 
 
 @dataclass(frozen=True)
@@ -106,6 +134,16 @@ class AlgorithmSpec:
     audit_params : tuple of str
         The subset of ``params`` that also configures the audit model
         (``graphanon bench`` forwards these to it).
+    options : tuple of str
+        The general options the algorithm reads, among ``k``, ``m``,
+        ``taxonomy`` and ``seed``; :meth:`check_options` refuses the others
+        (an ignored option would make a release look like something it is
+        not). ``seed`` is listed only by algorithms with structure randomness.
+    verify : bool
+        The method promises nothing by construction (a user-given cut): when
+        its release claims ``k`` in its params, the CLI audits it with
+        ``privacy_model`` before writing it and refuses a violating release
+        unless ``--param force=true``.
     """
 
     name: str
@@ -115,6 +153,22 @@ class AlgorithmSpec:
     needs_taxonomy: bool = False
     params: tuple[str, ...] = ()
     audit_params: tuple[str, ...] = ()
+    options: tuple[str, ...] = ("k", "m", "taxonomy")
+    verify: bool = False
+
+    def check_options(self, opts: RunOptions) -> None:
+        """Refuse general options this algorithm would ignore (:class:`ParameterError`)."""
+        extra = [name for name in _FLAGS if name not in self.options and opts.is_given(name)]
+        if extra:
+            what = ", ".join(_FLAGS[name] for name in extra)
+            note = (
+                " (it has no structure randomness for a seed to fix; secret choices, if any, use OS entropy)"
+                if "seed" in extra
+                else ""
+            )
+            raise ParameterError(
+                f"algorithm {self.name!r} does not use {what}{note}; drop {'it' if len(extra) == 1 else 'them'}"
+            )
 
 
 _REGISTRY: dict[str, AlgorithmSpec] = {}

@@ -32,6 +32,7 @@ import numpy as np
 from graphanon.algorithms._hierarchy import check_m, infrequent_on_columns, njit
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, parse_name_list, register
 from graphanon.errors import ParameterError
+from graphanon.labels import as_labels
 from graphanon.privacy.km import check_k
 from graphanon.release import GlobalRecoding, publish
 from graphanon.support import VerticalBitmaps
@@ -56,7 +57,7 @@ def check_h(h) -> float:
 
 def check_private_items(data, private_items: Iterable[Hashable]) -> np.ndarray:
     """Column ids of ``private_items`` (clear error naming the ones not in ``data``)."""
-    private_items = list(dict.fromkeys(private_items))
+    private_items = list(dict.fromkeys(as_labels(private_items, "private item")))
     index = {x: j for j, x in enumerate(data.items)}
     missing = [x for x in private_items if x not in index]
     if missing:
@@ -283,7 +284,12 @@ def _run(data, opts: RunOptions) -> GlobalRecoding:
     opts.params = expand_params(opts.params, {"h", "private"})
     opts.unknown_params({"h", "private"})
     h = opts.param("h", 1.0, float)
-    private = opts.param("private", [], lambda s: parse_name_list(s, set(data.items)))
+    private = opts.param("private", [], parse_name_list)
+    if "h" in opts.params and not private:
+        raise ParameterError(
+            "--param h bounds the confidence of inferring a private item; without --param private=ITEM,... "
+            "there is none, so h would change nothing: give the private items or drop h"
+        )
     return anonymize_mm(
         data, k=opts.k, m=opts.m, h=h, private_items=private, progress=opts.progress,
         unsafe_secret_seed=opts.unsafe_secret_seed,
@@ -298,5 +304,6 @@ register(
         run=_run,
         privacy_model="km",
         params=("h", "private"),
+        options=("k", "m"),
     )
 )

@@ -34,8 +34,9 @@ import io
 import json
 from importlib import resources
 
-from graphanon.data import TransactionData, from_iterable, parse_fimi, read_long_csv
+from graphanon.data import TransactionData, from_iterable
 from graphanon.errors import ParameterError
+from graphanon.formats import parse_fimi, parse_long_csv
 from graphanon.taxonomy import Taxonomy
 
 __all__ = ["list_datasets", "load", "load_constraints", "load_taxonomy"]
@@ -81,13 +82,7 @@ def load(name: str) -> TransactionData:
         raw = gzip.decompress(_data_file(fname).read_bytes()).decode("utf-8")
         if fname.endswith(".dat.gz"):
             return parse_fimi(raw, source=f"bundled {name}", name=name)
-        import tempfile
-        from pathlib import Path
-
-        with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / "groceries.csv"
-            path.write_text(raw, encoding="utf-8")
-            return read_long_csv(path, name=name)
+        return parse_long_csv(raw, f"bundled {name}", name=name)
     ex = _examples()[name]
     return from_iterable(
         ex["records"], record_ids=ex["record_ids"], labels=ex.get("labels"), items=ex["items"], name=name

@@ -22,7 +22,6 @@ from graphanon.graphs.constraints import ConstraintGraph, MergeForest
 from graphanon.graphs.enumeration import SuppressionEnumerationTree
 from graphanon.graphs.generalization import GeneralizationGraph, ring_graph
 from graphanon.graphs.lattice import CutLattice
-from graphanon.graphs.similarity import RecordSimilarityGraph
 from graphanon.graphs.order import (
     GrayTSPResult,
     OrderReport,
@@ -32,6 +31,7 @@ from graphanon.graphs.order import (
     order_report,
     segment_breakpoints,
 )
+from graphanon.graphs.similarity import RecordSimilarityGraph
 
 __all__ = [
     "ConstraintGraph",

@@ -44,6 +44,7 @@ import scipy.sparse as sp
 from graphanon.errors import DataFormatError, ParameterError
 
 __all__ = [
+    "DETERMINISTIC_STEP_LIMIT",
     "GrayTSPResult",
     "OrderReport",
     "consecutive_hamming",
@@ -486,6 +487,16 @@ _METAHEURISTICS = (
     "automatic",
 )
 
+#: Search steps per segment of the deterministic search (``time_limit=None``).
+#: A step is one check of the solver's search limit, which OR-Tools makes at
+#: every move it tries, so steps count work on any machine and load; 40,000
+#: cost about 0.15 s of CPU per chess, mushroom or bms1 segment, about what
+#: the 0.2 s default spends on an idle core (docs/order.md, "Deterministic
+#: budget"). Counting solutions instead is no budget: guided local search can
+#: go on for seconds without a new one.
+DETERMINISTIC_STEP_LIMIT = 40000
+_SAFETY_SECONDS = 3600.0
+
 
 def _path_cost(D: np.ndarray, path: np.ndarray) -> int:
     return int(D[path[:-1], path[1:]].sum())
@@ -502,7 +513,12 @@ def _path_lower_bound(D: np.ndarray) -> int:
 
 
 def _tsp_path(
-    D: np.ndarray, *, time_limit: float, solution_limit: int | None, metaheuristic: str
+    D: np.ndarray,
+    *,
+    time_limit: float | None,
+    solution_limit: int | None,
+    step_limit: int | None,
+    metaheuristic: str,
 ) -> np.ndarray:
     """Shortest (heuristic) Hamiltonian path from node 0 to node L-1 by OR-Tools routing."""
     from ortools.constraint_solver import pywrapcp, routing_enums_pb2
@@ -526,9 +542,16 @@ def _tsp_path(
             f.name,
             optional_boolean_pb2.BOOL_TRUE if f.name in keep else optional_boolean_pb2.BOOL_FALSE,
         )
-    params.time_limit.FromNanoseconds(max(1, int(time_limit * 1e9)))
+    # time_limit=None: the step limit stops the search; the hour-long cap never binds
+    # before it (it only tells OR-Tools the guided local search has a timeout)
+    seconds = _SAFETY_SECONDS if time_limit is None else time_limit
+    params.time_limit.FromNanoseconds(max(1, int(seconds * 1e9)))
     if solution_limit is not None:
         params.solution_limit = int(solution_limit)
+    if step_limit is not None:  # a deterministic budget: count the solver's limit checks
+        steps = iter(range(int(step_limit)))
+        limit = routing.solver().CustomLimit(lambda: next(steps, None) is None)
+        routing.AddSearchMonitor(limit)
     sol = routing.SolveWithParameters(params)
     if sol is None:  # pragma: no cover - a complete graph always has a path
         return np.arange(L)
@@ -548,7 +571,7 @@ def _solve_segment(task):
     the segment's positions (first and last fixed) and is given only when it is
     strictly shorter than the Gray path.
     """
-    seg_words, gcost, seed_seq, (time_limit, solution_limit, metaheuristic) = task
+    seg_words, gcost, seed_seq, (time_limit, solution_limit, step_limit, metaheuristic) = task
     L = seg_words.shape[0]
     if L <= 3 or gcost == 0:
         return gcost, None, gcost, False
@@ -562,6 +585,7 @@ def _solve_segment(task):
         D[np.ix_(nodes, nodes)],
         time_limit=time_limit,
         solution_limit=solution_limit,
+        step_limit=step_limit,
         metaheuristic=metaheuristic,
     )
     path = nodes[route]
@@ -607,8 +631,9 @@ def gray_tsp_details(
     *,
     min_segment: int = 300,
     max_segment: int = 350,
-    time_limit: float = 0.2,
+    time_limit: float | None = 0.2,
     solution_limit: int | None = None,
+    step_limit: int | None = None,
     metaheuristic: str = "guided_local_search",
     seed: int | None = 0,
     progress: Callable[[int, int], None] | None = None,
@@ -620,22 +645,21 @@ def gray_tsp_details(
     this result.
     """
     m, M = _check_lengths(min_segment, max_segment, ("min_segment", "max_segment"))
-    if (
+    if time_limit is not None and (
         isinstance(time_limit, bool)
         or not isinstance(time_limit, (int, float, np.integer, np.floating))
         or not (time_limit > 0 and np.isfinite(time_limit))
     ):
         raise ParameterError(
-            f"time_limit must be a positive number of seconds per segment, got {time_limit!r}"
+            f"time_limit must be a positive number of seconds per segment or None, got {time_limit!r}"
         )
-    if solution_limit is not None and (
-        isinstance(solution_limit, bool)
-        or not isinstance(solution_limit, (int, np.integer))
-        or solution_limit < 1
-    ):
-        raise ParameterError(
-            f"solution_limit must be a positive integer or None, got {solution_limit!r}"
-        )
+    for name, value in (("solution_limit", solution_limit), ("step_limit", step_limit)):
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1
+        ):
+            raise ParameterError(f"{name} must be a positive integer or None, got {value!r}")
+    if time_limit is None and step_limit is None:
+        step_limit = DETERMINISTIC_STEP_LIMIT
     if metaheuristic not in _METAHEURISTICS:
         raise ParameterError(
             f"metaheuristic must be one of {_METAHEURISTICS}, got {metaheuristic!r}"
@@ -657,7 +681,7 @@ def gray_tsp_details(
     gray_costs = np.zeros(t, dtype=np.int64)
     tsp_costs = np.zeros(t, dtype=np.int64)
     solved = np.zeros(t, dtype=bool)
-    solver = (float(time_limit), solution_limit, metaheuristic)
+    solver = (None if time_limit is None else float(time_limit), solution_limit, step_limit, metaheuristic)
 
     def tasks():
         for s in range(t):
@@ -712,8 +736,9 @@ def gray_tsp_order(
     *,
     min_segment: int = 300,
     max_segment: int = 350,
-    time_limit: float = 0.2,
+    time_limit: float | None = 0.2,
     solution_limit: int | None = None,
+    step_limit: int | None = None,
     metaheuristic: str = "guided_local_search",
     seed: int | None = 0,
     progress: Callable[[int, int], None] | None = None,
@@ -739,13 +764,19 @@ def gray_tsp_order(
         Segment lengths for the breakpoint DP. Fewer than ``min_segment``
         records form one segment; an infeasible length range is relaxed as in
         :func:`segment_breakpoints` with ``strict=False``.
-    time_limit : float, default 0.2
-        Wall-clock seconds of solver search per segment.
+    time_limit : float or None, default 0.2
+        Wall-clock seconds of solver search per segment. The outcome then
+        depends on machine speed and load (see Notes). ``None``: no clock;
+        the search stops after ``step_limit`` steps (default
+        :data:`DETERMINISTIC_STEP_LIMIT`, about 0.2 s of search), so the
+        order is the same on every machine, every run and every ``n_jobs``.
     solution_limit : int, optional
-        Stop each segment's search after this many solutions. With it set (and
-        a ``time_limit`` that does not bind first), the result is fully
-        deterministic. Without it, the search runs for ``time_limit`` seconds
-        and its outcome depends on machine speed and load (see Notes).
+        Also stop each segment's search after this many solutions.
+    step_limit : int, optional
+        Stop each segment's search after this many steps (checks of the
+        solver's search limit, made at every move it tries: a count of work,
+        not of time). With ``time_limit=None`` (or a ``time_limit`` that never
+        binds first) the result is fully deterministic.
     metaheuristic : str, default "guided_local_search"
         OR-Tools local-search metaheuristic: "guided_local_search",
         "greedy_descent", "simulated_annealing", "tabu_search" or "automatic".
@@ -757,8 +788,9 @@ def gray_tsp_order(
         Called as ``progress(done, total)`` after each segment, in order.
     n_jobs : int, default 1
         Worker processes solving segments in parallel (segments are
-        independent; the result does not depend on ``n_jobs`` when
-        ``solution_limit`` makes the search deterministic).
+        independent and each has its own seed stream, so the result does not
+        depend on ``n_jobs`` when ``time_limit=None`` makes the search
+        deterministic).
 
     Returns
     -------
@@ -781,20 +813,22 @@ def gray_tsp_order(
     segments of identical records, and segments with at most one interior
     record, skip the solver. OR-Tools is single-threaded and deterministic
     for a fixed model; the only nondeterminism is the wall-clock
-    ``time_limit``. Pass ``solution_limit`` for bit-for-bit reproducible
-    orders.
+    ``time_limit``. Pass ``time_limit=None`` for bit-for-bit reproducible
+    orders (what :func:`~graphanon.algorithms.nonreciprocal.anonymize_nonreciprocal`
+    does when given a seed).
 
     Complexity
     ----------
     O(n log n * b / 64) for the Gray order, O(n * (M - m)) for the DP,
     O(n * M * b / 64) for the distance matrices, plus at most
-    ``time_limit`` per segment (about ``n / M`` segments).
+    ``time_limit`` per segment (about ``n / M`` segments), or
+    ``step_limit`` search steps per segment.
 
     Examples
     --------
     >>> from graphanon.datasets import load
     >>> data = load("nr_table1")
-    >>> order = gray_tsp_order(data, time_limit=0.1, solution_limit=50)
+    >>> order = gray_tsp_order(data, time_limit=None)  # deterministic budget
     >>> hamming_cycle_length(data, order)  # Gray order: 12
     10
     >>> data.record_ids[order[0]], data.record_ids[order[-1]]  # fixed segment ends
@@ -811,6 +845,7 @@ def gray_tsp_order(
         max_segment=max_segment,
         time_limit=time_limit,
         solution_limit=solution_limit,
+        step_limit=step_limit,
         metaheuristic=metaheuristic,
         seed=seed,
         progress=progress,

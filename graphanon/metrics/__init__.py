@@ -4,7 +4,7 @@ Query workloads are generated from a seed over the ORIGINAL data and reused
 across methods, so that every method is measured on the same queries.
 """
 
-from graphanon.metrics.loss import RecodingLoss, ncp, recoding_loss, suppression_ratio
+from graphanon.metrics.loss import RecodingLoss, ncp, ncp_taxonomy, recoding_loss, suppression_ratio
 from graphanon.metrics.queries import (
     CountQuery,
     QueryWorkload,
@@ -21,6 +21,7 @@ __all__ = [
     "average_relative_error",
     "generate_workload",
     "ncp",
+    "ncp_taxonomy",
     "recoding_loss",
     "suppression_ratio",
     "true_counts",

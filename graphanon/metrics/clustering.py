@@ -1,10 +1,13 @@
 """Information loss of local recodings: GGD and both NCP conventions.
 
 Every original item occurrence is either represented by a published node or
-suppressed. Its cost is ``LM(x) = (M_x - 1)/(M - 1)`` (Liu & Wang; the Clump
-paper's GGD and the project's LM-based NCP) or He & Naughton's
-``NCP_HN(x)`` (0 for a leaf, ``M_x / M`` otherwise); a suppressed occurrence
-costs 1 in both. Totals are divided by the number of original occurrences.
+suppressed. Its cost is the project's ``ncp`` cost ``(s_x - 1)/(N - 1)``
+(``s_x`` of the data's ``N`` items under ``x``; ``docs/metrics.md``), the
+taxonomy LM ``(M_x - 1)/(M - 1)`` (the Clump paper's GGD; ``ncp_taxonomy``)
+or He & Naughton's ``NCP_HN(x)`` (0 for a leaf, ``M_x / M`` otherwise); a
+suppressed occurrence costs 1 in all three. Totals are divided by the number
+of original occurrences. The first two agree when every taxonomy leaf is an
+item of the data (all bundled datasets).
 
 * ``"one"`` reading (Clump): each copy of a node represents one occurrence,
   the other occurrences of the record were suppressed.
@@ -32,14 +35,18 @@ from graphanon.errors import ParameterError
 __all__ = ["ggd_per_record", "ggd_total", "local_ncp", "ncp_he_naughton", "ncp_lm"]
 
 
-def _node_costs(release, convention: str) -> np.ndarray:
+def _node_costs(release, convention: str, original=None) -> np.ndarray:
     m = release.universe
     leaves = np.array([nd.leaves for nd in release.nodes], dtype=float)
-    if convention == "lm":
+    if convention == "lm":  # the project's ncp: data items under the node, over the data's items
+        n = original.n_items
+        size = np.asarray(release.member_matrix(original.items).sum(axis=0), dtype=float).ravel()
+        return np.maximum(size - 1, 0) / (n - 1) if n > 1 else np.zeros(len(leaves))
+    if convention == "taxonomy":  # the Clump paper's LM (GGD): taxonomy leaves
         return (leaves - 1) / (m - 1) if m > 1 else np.zeros(len(leaves))
     if convention == "hn":
         return np.where(leaves <= 1, 0.0, leaves / m)
-    raise ParameterError(f"convention must be 'lm' or 'hn', got {convention!r}")
+    raise ParameterError(f"convention must be 'lm', 'taxonomy' or 'hn', got {convention!r}")
 
 
 def _linked_lengths(original, release) -> np.ndarray:
@@ -56,7 +63,7 @@ def _linked_lengths(original, release) -> np.ndarray:
 
 def _row_costs(original, release, convention: str) -> np.ndarray:
     """Cost of each published row's original occurrences (represented + suppressed)."""
-    cost = _node_costs(release, convention)
+    cost = _node_costs(release, convention, original)
     recs = sp.csr_array(release.records, dtype=np.float64)
     lengths = _linked_lengths(original, release)
     if release.reading == "one":
@@ -71,14 +78,14 @@ def _row_costs(original, release, convention: str) -> np.ndarray:
 
 def ggd_per_record(original, release) -> np.ndarray:
     """GGD share of each published row: LM of its represented occurrences plus its suppressed ones."""
-    return _row_costs(original, release, "lm")
+    return _row_costs(original, release, "taxonomy")
 
 
 def _total(original, release, convention: str) -> float:
     if release.reading == "one":  # copies are occurrences: no link needed
         recs = sp.csr_array(release.records, dtype=np.float64)
         copies = float(recs.sum())
-        return float((recs @ _node_costs(release, convention)).sum() + original.matrix.nnz - copies)
+        return float((recs @ _node_costs(release, convention, original)).sum() + original.matrix.nnz - copies)
     return float(_row_costs(original, release, convention).sum())
 
 
@@ -90,17 +97,20 @@ def ggd_total(original, release) -> float:
 
     Complexity: O(nnz of the release) (plus O(occurrences) with the link).
     """
-    return _total(original, release, "lm")
+    return _total(original, release, "taxonomy")
 
 
 def local_ncp(original, release, convention: str = "lm") -> float:
-    """Loss per original occurrence under ``convention`` (``"lm"`` or ``"hn"``)."""
+    """Loss per original occurrence under ``convention``: ``"lm"`` (the project's ``ncp``,
+    ``docs/metrics.md``), ``"taxonomy"`` (LM over taxonomy leaves, = GGD / occurrences) or
+    ``"hn"`` (He & Naughton)."""
     occ = original.matrix.nnz
     return _total(original, release, convention) / occ if occ else 0.0
 
 
 def ncp_lm(original, release) -> float:
-    """The project's LM-based NCP of a local recoding (suppressed occurrences cost 1)."""
+    """The project's ``ncp`` of a local recoding (``docs/metrics.md``: a node costs
+    ``(s - 1)/(N - 1)`` with ``s`` of the data's ``N`` items under it; suppressed occurrences cost 1)."""
     return local_ncp(original, release, "lm")
 
 
@@ -116,11 +126,15 @@ def _evaluate_local(original, release, *, queries: int, q: int, seed: int, link=
         release.link = link
     out: dict = {"groups": int(release.group_ids().max()) + 1 if release.n_records else 0, "reading": release.reading}
     try:
-        out.update(ncp=ncp_lm(original, release), ncp_he_naughton=ncp_he_naughton(original, release))
+        out.update(
+            ncp=ncp_lm(original, release),
+            ncp_taxonomy=local_ncp(original, release, "taxonomy"),
+            ncp_he_naughton=ncp_he_naughton(original, release),
+        )
         if release.reading == "one":
             out["ggd"] = ggd_total(original, release)
     except ParameterError:
-        out["needs_link"] = ["ncp", "ncp_he_naughton"]
+        out["needs_link"] = ["ncp", "ncp_taxonomy", "ncp_he_naughton"]
     if queries > 0:
         workload = generate_workload(original, queries, q, seed=seed)
         out["avg_relative_error"] = average_relative_error(release, workload)

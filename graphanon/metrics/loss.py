@@ -1,5 +1,18 @@
 """NCP / LM information loss and suppression ratio of global recodings.
 
+One definition for every method (see ``docs/metrics.md``): a published item
+that stands for ``s`` of the ``N`` items of the ORIGINAL data costs
+``(s - 1) / (N - 1)`` per original occurrence of its members, a suppressed
+item costs 1 per occurrence, and ``ncp`` is the total cost divided by the
+original occurrences. The denominator ``N`` is the original data's item
+vocabulary, whatever the method and whatever taxonomy it used, so ``ncp``
+compares across methods on the same data.
+
+The convention of the hierarchy papers, with taxonomy leaves in place of
+data items (``(leaves(x) - 1) / (leaves(root) - 1)``), is offered under its
+own name, :func:`ncp_taxonomy`; the two agree when every taxonomy leaf is an
+item of the data.
+
 References
 ----------
 Liu, Wang. Anonymizing transaction data by integrating suppression and
@@ -13,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["RecodingLoss", "ncp", "recoding_loss", "suppression_ratio"]
+__all__ = ["RecodingLoss", "ncp", "ncp_taxonomy", "recoding_loss", "suppression_ratio"]
 
 
 @dataclass(frozen=True)
@@ -24,16 +37,20 @@ class RecodingLoss:
     ----------
     generalization : float
         Sum over original occurrences of published items of
-        ``(leaves(x) - 1) / (universe - 1)`` (``IL_G``).
+        ``(s - 1) / (universe - 1)`` (``IL_G``), ``s`` = the number of
+        universe items the published item stands for.
     suppression : float
         Occurrences of suppressed items (each costs 1 = ``IL_G + IL_S`` of the root).
     occurrences : int
         Total item occurrences in the original data.
+    universe : int
+        The ``N`` of the LM denominator ``N - 1``.
     """
 
     generalization: float
     suppression: float
     occurrences: int
+    universe: int = 0
 
     @property
     def total(self) -> float:
@@ -45,29 +62,66 @@ class RecodingLoss:
         return self.total / self.occurrences if self.occurrences else 0.0
 
 
-def recoding_loss(release, original) -> RecodingLoss:
-    """LM-based loss of a :class:`~graphanon.release.GlobalRecoding` on ``original``.
-
-    A published item standing for ``s`` leaves of a universe of ``U`` leaves
-    costs ``(s - 1)/(U - 1)`` per original occurrence of its members; a
-    suppressed item costs 1 per occurrence. On Liu & Wang's Fig. 1 the cut
-    {P,f,g,M,e,i} with {i} suppressed costs 3.6 + 2 = 5.6.
-
-    Complexity: O(items + published items).
-    """
+def _loss(original, code: np.ndarray, width: np.ndarray, universe: int) -> RecodingLoss:
     occ = original.supports().astype(float)
-    code = release.code_for(original)
-    denom = max(release.universe - 1, 1)
-    cost = np.array([(pi.leaves - 1) / denom for pi in release.published_items] + [0.0])
+    cost = np.append((width - 1) / max(universe - 1, 1), 0.0)
     kept = code >= 0
     gen = float((occ[kept] * cost[code[kept]]).sum())
     sup = float(occ[~kept].sum())
-    return RecodingLoss(gen, sup, int(original.matrix.nnz))
+    return RecodingLoss(gen, sup, int(original.matrix.nnz), int(universe))
+
+
+def recoding_loss(release, original) -> RecodingLoss:
+    """The canonical LM loss of a :class:`~graphanon.release.GlobalRecoding` on ``original``.
+
+    A published item standing for ``s`` of the ``N = original.n_items`` data
+    items costs ``(s - 1)/(N - 1)`` per original occurrence of its members;
+    a suppressed item costs 1 per occurrence. On Liu & Wang's Fig. 1 the cut
+    {P,f,g,M,e,i} with {i} suppressed costs 3.6 + 2 = 5.6 (every leaf of
+    that taxonomy is an item of the data).
+
+    Complexity: O(items + published items).
+
+    Examples
+    --------
+    >>> from graphanon.data import from_iterable
+    >>> from graphanon.release import GlobalRecoding
+    >>> data = from_iterable([["a", "b"], ["a", "c"]])
+    >>> rel = GlobalRecoding.from_mapping(data, {"a": "a", "b": "(b,c)", "c": "(b,c)"})
+    >>> loss = recoding_loss(rel, data)
+    >>> loss.generalization, loss.ncp      # b and c: (2 - 1)/(3 - 1) per occurrence
+    (1.0, 0.25)
+    """
+    code = release.code_for(original)
+    width = np.bincount(code[code >= 0], minlength=release.n_published_items)
+    return _loss(original, code, width, original.n_items)
 
 
 def ncp(release, original) -> float:
-    """NCP of a global recoding: LM cost per original item occurrence (Liu & Wang)."""
+    """NCP of a global recoding: canonical LM cost per original item occurrence (see the module docstring)."""
     return recoding_loss(release, original).ncp
+
+
+def ncp_taxonomy(release, original) -> float:
+    """NCP with taxonomy leaves as the universe (the hierarchy papers' convention).
+
+    A published taxonomy node costs ``(leaves(x) - 1)/(leaves(root) - 1)``
+    per original occurrence, counting leaves that no record holds. This is
+    the per-occurrence objective HgHs, mHgHs and AA minimize; it equals
+    :func:`ncp` when every taxonomy leaf is an item of the data, and for
+    set-based methods (their universe is the data's items).
+
+    Examples
+    --------
+    >>> from graphanon.datasets import load, load_taxonomy
+    >>> from graphanon.algorithms import anonymize_cut
+    >>> data, tax = load("liuwang_fig1"), load_taxonomy("liuwang_fig1")
+    >>> rel = anonymize_cut(data, taxonomy=tax, cut=["P", "f", "g", "M", "e", "i"], suppress=["i"])
+    >>> round(ncp_taxonomy(rel, data), 6) == round(ncp(rel, data), 6) == round(5.6 / 23, 6)
+    True
+    """
+    width = np.array([pi.leaves for pi in release.published_items], dtype=np.int64)
+    return _loss(original, release.code_for(original), width, release.universe).ncp
 
 
 def suppression_ratio(release, original) -> float:

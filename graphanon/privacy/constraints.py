@@ -29,6 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.errors import ParameterError
+from graphanon.labels import as_labels
 from graphanon.privacy.consistency import recoding_mismatches
 from graphanon.privacy.km import _require_global, check_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
@@ -96,7 +97,7 @@ class PrivacyConstraints(PrivacyModel):
         for n, p in enumerate(constraints):
             if isinstance(p, (str, bytes)) or not isinstance(p, Iterable):
                 raise ParameterError(f"privacy constraint #{n} is {p!r}; give each constraint as a list of items")
-            p = tuple(dict.fromkeys(p))
+            p = tuple(dict.fromkeys(as_labels(p)))
             if not p:
                 raise ParameterError(f"privacy constraint #{n} is empty")
             cons.append(p)
@@ -227,7 +228,7 @@ def _blocks_of(original, utility_constraints) -> dict:
         lists = [list(b) for b in utility_constraints]
     owner: dict[Hashable, int] = {}
     for b, block in enumerate(lists):
-        for x in block:
+        for x in as_labels(block):
             if x in owner and owner[x] != b:
                 raise ParameterError(f"item {x!r} is in two utility constraints (#{owner[x]} and #{b})")
             owner[x] = b

@@ -13,6 +13,7 @@ from collections.abc import Hashable, Iterable
 import numpy as np
 
 from graphanon.errors import ParameterError
+from graphanon.labels import as_labels
 from graphanon.privacy.consistency import recoding_mismatches
 from graphanon.privacy.km import check_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
@@ -79,7 +80,7 @@ class HKPCoherence(PrivacyModel):
         self.h = h
         self.k = int(k)
         self.p = None if p is None else int(p)
-        self.private_items = tuple(dict.fromkeys(private_items))
+        self.private_items = tuple(dict.fromkeys(as_labels(private_items, "private item")))
         self.name = (
             f"(h,k,p)-coherence (h={self.h:g}, k={self.k}, p={'inf' if self.p is None else self.p}, "
             f"{len(self.private_items)} private item(s))"
@@ -194,7 +195,7 @@ def expand_params(params: dict, known: set) -> dict:
 
 
 def _build_hkp(*, k, m, params, original):
-    from graphanon.algorithms.registry import parse_name_list
+    from graphanon.labels import parse_name_list
     from graphanon.privacy.registry import require_k
 
     params = expand_params(params, {"h", "p", "private"})
@@ -206,7 +207,7 @@ def _build_hkp(*, k, m, params, original):
         p = int(params["p"]) if "p" in params else m
     except ValueError as exc:
         raise ParameterError(f"model 'hkp': {exc}") from None
-    private = parse_name_list(params.get("private", ""), set(original.items) if original is not None else set())
+    private = parse_name_list(params.get("private", ""))
     return HKPCoherence(h, require_k(k, "hkp"), p, private)
 
 

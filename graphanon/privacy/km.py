@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon.containment import itemset_rows, record_supports, shrink_to_minimal
 from graphanon.errors import ParameterError
 from graphanon.privacy.consistency import recoding_mismatches
 from graphanon.privacy.local import local_recoding_mismatches
@@ -89,10 +90,27 @@ class KmAnonymity(PrivacyModel):
     -----
     The audit (1) checks that the release is the recoding of the original
     data by its own published mapping (no lost, invented or altered record),
-    then (2) searches the published records for minimal itemsets of size
-    <= m with support in (0, k), level by level
-    (:func:`graphanon.support.minimal_infrequent_itemsets`). Each such
-    itemset is a counter-example, reported with its support and records.
+    then (2) looks for itemsets with support in (0, k):
+
+    * bounded ``m`` below the longest published record: the minimal such
+      itemsets of size <= m, level by level
+      (:func:`graphanon.support.minimal_infrequent_itemsets`); each is a
+      violation, reported with its support and records. Memory grows with
+      the number of frequent itemsets of size < m; the search stops with a
+      :class:`~graphanon.errors.MemoryBudgetError` naming ``m`` before it
+      exceeds the memory budget (:mod:`graphanon._memory`).
+    * ``m=None`` (k^infinity) or ``m`` at least the longest published record
+      (the same model): by containment counting
+      (:mod:`graphanon.containment`): the release is k^infinity-anonymous
+      exactly when every non-empty published record is contained in at
+      least ``k`` published records. The violations counted are those
+      *records* (each one's owner is among fewer than k rows for an
+      adversary who knows the whole record); every counter-example is a
+      minimal violating itemset found inside one of them. Time about
+      ``sum over distinct records of (rarest item's support) x length``
+      (or bitmap ANDs when the published items are few), memory
+      O(occurrences) plus blocks sized to the budget, never an enumeration
+      of itemsets.
 
     Examples
     --------
@@ -117,8 +135,15 @@ class KmAnonymity(PrivacyModel):
         _require_global(release, "k^m-anonymity")
         check_k(self.k, original.n_records)
         n_bad, problems = _mismatches(original, release, max_examples)
-        labels, published = _published(release)
-        violations, _ = minimal_infrequent_itemsets(published, self.k, self.m)
+        labels, rec = _published(release)
+        longest = int(np.diff(rec.indptr).max()) if rec.shape[0] else 0
+        if self.m is None or self.m >= longest:
+            return self._audit_unbounded(release, rec, labels, n_bad, problems, max_examples)
+        m_text = f"m={self.m} (CLI: -m {self.m})"
+        violations, _ = minimal_infrequent_itemsets(
+            rec, self.k, self.m, what=f"the k^m audit (k={self.k}, m={self.m})",
+            advice=f"audit with a smaller m than {m_text}",
+        )
         levels = [lvl for lvl in violations if len(lvl)]
         n_viol = sum(len(lvl) for lvl in levels)
         # Lowest support first (ties: smaller itemsets first), without listing all violations.
@@ -127,7 +152,7 @@ class KmAnonymity(PrivacyModel):
             take = np.argsort(lvl.supports, kind="stable")[:max_examples]
             ranked.extend((int(lvl.supports[i]), lvl.size, lvl.itemsets[i]) for i in take)
         ranked.sort(key=lambda t: (t[0], t[1]))
-        rec = published.tocsc()
+        rec = rec.tocsc()
         examples = list(problems)
         for sup, _, items in ranked[: max(0, max_examples - len(examples))]:
             rows = None
@@ -155,6 +180,45 @@ class KmAnonymity(PrivacyModel):
             details={
                 "unit": "minimal itemsets with support in (0, k), plus records that are not recodings",
                 "violations_by_size": sizes,
+                "recoding_mismatches": n_bad,
+                "k": self.k,
+                "m": self.m,
+            },
+        )
+
+    def _audit_unbounded(self, release, rec, labels, n_bad: int, problems: list, max_examples: int) -> AuditReport:
+        """k^infinity by containment counting (see :mod:`graphanon.containment`); ``rec`` the published records."""
+        sup = record_supports(rec)
+        bad = np.flatnonzero((np.diff(rec.indptr) > 0) & (sup < self.k))
+        Xc = sp.csc_array(rec)
+        Xc.sort_indices()
+        examples, seen, worst = list(problems), set(), None
+        # Lowest record support first; one minimal itemset per distinct record shape.
+        for r in bad[np.argsort(sup[bad], kind="stable")]:
+            if len(examples) >= max_examples and worst is not None:
+                break
+            items = tuple(rec.indices[rec.indptr[r] : rec.indptr[r + 1]].tolist())
+            if items in seen:
+                continue
+            seen.add(items)
+            itemset, support = shrink_to_minimal(Xc, items, self.k)
+            shown = {"itemset": [labels[g] for g in itemset], "support": support}
+            worst = worst or shown
+            if len(examples) < max_examples and shown["itemset"] not in [e.get("itemset") for e in examples]:
+                rows = itemset_rows(Xc, itemset)
+                examples.append({**shown, "published_records": [release.pseudonyms[i] for i in np.sort(rows)[:10]]})
+        return AuditReport(
+            model=self.name,
+            satisfied=(len(bad) == 0 and n_bad == 0),
+            violations=len(bad) + n_bad,
+            worst=worst,
+            counterexamples=examples,
+            details={
+                "unit": "published records contained in fewer than k published records (k^infinity, decided "
+                "by containment counting), plus records that are not recodings",
+                "method": "containment counting",
+                "violating_records": int(len(bad)),
+                "smallest_record_support": int(sup[bad].min()) if len(bad) else None,
                 "recoding_mismatches": n_bad,
                 "k": self.k,
                 "m": self.m,

@@ -259,7 +259,7 @@ class LDiversity(PrivacyModel):
     >>> from graphanon.algorithms.cahd_release import anonymize_cahd
     >>> from graphanon.datasets import load
     >>> table = load("nr_table1")
-    >>> rep = LDiversity(3).audit(table, anonymize_cahd(table, l=3, rng=0))
+    >>> rep = LDiversity(3).audit(table, anonymize_cahd(table, l=3))
     >>> rep.satisfied, rep.details["labels_match_original"]
     (True, True)
     """

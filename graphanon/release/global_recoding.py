@@ -10,6 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.errors import ParameterError, ReleaseFormatError
+from graphanon.labels import as_label, as_labels
 from graphanon.release.base import Release, json_label
 from graphanon.support import generalize_matrix
 
@@ -163,8 +164,10 @@ class GlobalRecoding(Release):
         Items of ``data`` absent from ``mapping`` are an error (a recoding
         must say what happens to every item). ``leaves`` gives the leaf count
         of taxonomy-node labels (default: number of members); ``universe``
-        the LM denominator plus one (default: ``data.n_items``).
+        the LM denominator plus one (default: ``data.n_items``). Labels are
+        text (:mod:`graphanon.labels`): int keys and targets stand for their text.
         """
+        mapping = {as_label(x): None if t is None else as_label(t, "published label") for x, t in mapping.items()}
         missing = [x for x in data.items if x not in mapping]
         if missing:
             raise ParameterError(
@@ -238,7 +241,7 @@ class GlobalRecoding(Release):
 
     # ------------------------------------------------------------------ queries
     def estimate_count(self, include: Iterable[Hashable], exclude: Iterable[Hashable] = ()) -> float:
-        include, exclude = set(include), set(exclude)
+        include, exclude = set(as_labels(include)), set(as_labels(exclude))
         if include & exclude:
             return 0.0
         if self._csc is None:

@@ -79,6 +79,8 @@ class LocalRecoding(Release):
         What a published node stands for (module notes).
     algorithm, params :
         Provenance.
+    labels : sequence, optional
+        Published per-record sensitive labels (they travel with their rows).
 
     Examples
     --------
@@ -102,14 +104,15 @@ class LocalRecoding(Release):
         reading: str = "one",
         algorithm: str = "custom",
         params: dict | None = None,
+        labels: Sequence[Hashable] | None = None,
     ) -> None:
         recs = sp.csr_array(records, dtype=np.int64)
         super().__init__(algorithm=algorithm, params=params, n_records=recs.shape[0])
         if reading not in READINGS:
             raise ParameterError(f"reading must be one of {READINGS}, got {reading!r}")
         self.nodes = tuple(nodes)
-        labels = [nd.label for nd in self.nodes]
-        if len(set(labels)) != len(labels):
+        names = [nd.label for nd in self.nodes]
+        if len(set(names)) != len(names):
             raise ParameterError("published node labels must be distinct")
         if recs.shape[1] != len(self.nodes):
             raise ParameterError(f"published records have {recs.shape[1]} columns for {len(self.nodes)} nodes")
@@ -121,6 +124,9 @@ class LocalRecoding(Release):
         self.universe = int(universe)
         self.reading = reading
         self._cache: dict = {}
+        self.labels = None if labels is None else tuple(labels)
+        if self.labels is not None and len(self.labels) != self.n_records:
+            raise ParameterError(f"{len(self.labels)} sensitive labels for {self.n_records} published records")
 
     # ------------------------------------------------------------------ views
     def render_record(self, i: int) -> str:
@@ -335,6 +341,8 @@ class LocalRecoding(Release):
         self.records = sp.csr_array(self.records[np.asarray(order, dtype=np.int64)])
         self.records.sort_indices()
         self._cache.pop("logmiss", None)
+        if self.labels is not None:
+            self.labels = tuple(self.labels[int(i)] for i in order)
 
     def _payload(self) -> dict:
         r = self.records
@@ -353,6 +361,7 @@ class LocalRecoding(Release):
                 [int(x) for x, c in zip(r.indices[r.indptr[i] : r.indptr[i + 1]], r.data[r.indptr[i] : r.indptr[i + 1]]) for _ in range(int(c))]
                 for i in range(r.shape[0])
             ],
+            "labels": None if self.labels is None else [json_label(x, "sensitive label") for x in self.labels],
         }
 
     @classmethod
@@ -370,7 +379,7 @@ class LocalRecoding(Release):
             recs.sum_duplicates()
             return cls(
                 nodes=nodes, records=recs, universe=payload["universe"], reading=payload.get("reading", "one"),
-                algorithm=algorithm, params=params,
+                algorithm=algorithm, params=params, labels=payload.get("labels"),
             )
         except (KeyError, TypeError) as exc:
             raise ReleaseFormatError(f"malformed local_recoding release: missing or bad field {exc}") from None
@@ -402,5 +411,6 @@ def local_recoding_from_counts(index, data, node_counts, *, reading: str, algori
     ]
     recs = sp.csr_array((counts.data, remap[counts.indices], counts.indptr), shape=(counts.shape[0], len(used)))
     return LocalRecoding(
-        nodes=nodes, records=recs, universe=index.universe, reading=reading, algorithm=algorithm, params=params
+        nodes=nodes, records=recs, universe=index.universe, reading=reading, algorithm=algorithm, params=params,
+        labels=data.labels,
     )

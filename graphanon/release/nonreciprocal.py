@@ -22,7 +22,9 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon._memory import cost_blocks
 from graphanon.errors import ParameterError, ReleaseFormatError
+from graphanon.labels import as_labels
 from graphanon.release.base import Release, json_label
 
 __all__ = ["NonreciprocalRelease", "bit_vote", "possible_world_counts"]
@@ -59,7 +61,9 @@ def bit_vote(X, members: sp.csr_array) -> tuple[sp.csr_array, sp.csr_array, np.n
 
     Complexity
     ----------
-    O(nnz(members) * average record length).
+    O(nnz(members) * average record length) time; memory O(nnz(members) +
+    nnz(X)) plus one block of gathered rows (the thresholds are computed
+    in edge blocks).
     """
     X = sp.csr_array(X).astype(np.int32)
     M = sp.csr_array(members).astype(np.int32)
@@ -82,7 +86,12 @@ def bit_vote(X, members: sp.csr_array) -> tuple[sp.csr_array, sp.csr_array, np.n
     ej, ei = Mc.row.astype(np.int64), Mc.col.astype(np.int64)
     bl = np.diff(base.indptr)
     xl = np.diff(X.indptr)
-    inter = np.asarray(sp.csr_array(base.astype(np.int32)[ej]).multiply(X[ei]).sum(axis=1)).ravel()
+    # |base_j & x_i| per edge, in edge blocks of about 2^24 gathered entries: with k near n the
+    # edges are n^2 and gathering all rows at once needs n^2 x record length entries.
+    based = base.astype(np.int32)
+    inter = np.empty(len(ej), dtype=np.int64)
+    for a, b in cost_blocks(bl[ej] + xl[ei], 1 << 24):
+        inter[a:b] = np.asarray(sp.csr_array(based[ej[a:b]]).multiply(X[ei[a:b]]).sum(axis=1)).ravel()
     h = bl[ej] + xl[ei] - 2 * inter
     thr = np.zeros(M.shape[0], dtype=np.int64)
     np.maximum.at(thr, ej, h)
@@ -286,7 +295,7 @@ class NonreciprocalRelease(Release):
 
     def _item_cols(self, labels: Iterable[Hashable], what: str) -> np.ndarray:
         out = []
-        for x in labels:
+        for x in as_labels(labels):
             if x not in self._index:
                 raise ParameterError(f"{what} item {x!r} is not in the release's vocabulary")
             out.append(self._index[x])

@@ -18,6 +18,7 @@ from collections.abc import Hashable, Iterable
 import matplotlib.pyplot as plt
 import networkx as nx
 
+from graphanon.labels import lookup_key
 from graphanon.viz.taxonomy import tree_layout
 
 __all__ = ["draw_cut_lattice", "draw_enumeration_tree", "draw_taxonomy_cut"]
@@ -53,7 +54,7 @@ def draw_taxonomy_cut(
     ----------
     taxonomy : Taxonomy
     cut, suppressed : iterable of nodes
-        For instance ``release.params["cut"]`` and ``release.params["suppress"]``.
+        For instance ``release.details["cut"]`` and ``release.details["suppress"]``.
     ax : matplotlib Axes, optional
     labels : bool, optional
         Node labels (default: when the taxonomy has at most 80 nodes).
@@ -65,8 +66,8 @@ def draw_taxonomy_cut(
     >>> ax = draw_taxonomy_cut(load_taxonomy("liuwang_fig1"), ["P", "f", "g", "M", "e", "i"], ["i"])
     """
     g = taxonomy.graph
-    cut = set(cut)
-    suppressed = set(suppressed)
+    cut = {lookup_key(v) for v in cut}
+    suppressed = {lookup_key(v) for v in suppressed}
     ax = _ax(ax, (max(6, min(20, len(taxonomy.leaves) * 0.5)), 4))
     pos = tree_layout(g, taxonomy.root)
     below = set()

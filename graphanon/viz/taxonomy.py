@@ -10,6 +10,8 @@ matplotlib.use("Agg", force=False)
 import matplotlib.pyplot as plt  # noqa: E402
 import networkx as nx  # noqa: E402
 
+from graphanon.labels import lookup_key  # noqa: E402
+
 __all__ = ["draw_taxonomy", "tree_layout"]
 
 
@@ -49,7 +51,8 @@ def draw_taxonomy(taxonomy, *, highlight: Iterable = (), suppressed: Iterable = 
     ----------
     taxonomy : Taxonomy
     highlight : iterable of nodes
-        Nodes to emphasize, for example the cut a method chose.
+        Nodes to emphasize, for example the cut a method chose (labels are
+        text; an int stands for its text, see :mod:`graphanon.labels`).
     suppressed : iterable of nodes
         Nodes drawn as suppressed.
     max_nodes : int
@@ -68,7 +71,7 @@ def draw_taxonomy(taxonomy, *, highlight: Iterable = (), suppressed: Iterable = 
     # keep the drawn set closed under parents
     shown_set = set(shown)
     pos = tree_layout(taxonomy.graph.subgraph(shown_set), taxonomy.root)
-    highlight, suppressed = set(highlight), set(suppressed)
+    highlight, suppressed = {lookup_key(v) for v in highlight}, {lookup_key(v) for v in suppressed}
     if ax is None:
         width = min(24, max(6, 0.25 * sum(1 for v in shown if not any(c in shown_set for c in taxonomy.children(v)))))
         fig, ax = plt.subplots(figsize=(width, 1.4 * (taxonomy.height + 1) + 1))
