@@ -109,8 +109,8 @@ def main() -> None:
         out["scaling_bms1_k10"] = []
         for n in (10_000, 20_000, 40_000, data.n_records):
             sub = data.subset(np.arange(n))
-            t_p, _ = timed(lambda: anonymize_partition(sub, taxonomy=tax, k=10))
-            t_c, _ = timed(lambda: anonymize_clump(sub, taxonomy=tax, k=10))
+            t_p, _ = timed(lambda sub=sub: anonymize_partition(sub, taxonomy=tax, k=10))
+            t_c, _ = timed(lambda sub=sub: anonymize_clump(sub, taxonomy=tax, k=10))
             row = {"records": n, "partition_s": round(t_p, 3), "clump_s": round(t_c, 3)}
             out["scaling_bms1_k10"].append(row)
             print(json.dumps(row), flush=True)

@@ -194,8 +194,6 @@ def anonymize_clump(
 
 def _run_clump(data, opts: RunOptions) -> LocalRecoding:
     opts.unknown_params({"neighbors", "pool"})
-    if opts.m is not None:
-        raise ParameterError("clump takes no -m (transactional k-anonymity protects against any number of items)")
     return anonymize_clump(
         data, taxonomy=opts.taxonomy, k=opts.k, neighbors=opts.param("neighbors", 50, int),
         pool=opts.param("pool", 64, int), rng=opts.seed, unsafe_secret_seed=opts.unsafe_secret_seed,
@@ -210,6 +208,7 @@ register(
         run=_run_clump,
         privacy_model="transactional",
         needs_taxonomy=True,
+        options=("k", "taxonomy", "seed"),
         params=("neighbors", "pool"),
     )
 )

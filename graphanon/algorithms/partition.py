@@ -43,7 +43,6 @@ import scipy.sparse as sp
 
 from graphanon._random import check_random_state
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
-from graphanon.errors import ParameterError
 from graphanon.graphs.lcg import NodeIndex, groups_to_lcg
 from graphanon.privacy.km import check_k
 from graphanon.release.local_recoding import LocalRecoding, local_recoding_from_counts
@@ -180,8 +179,6 @@ def anonymize_partition(
 
 def _run_partition(data, opts: RunOptions) -> LocalRecoding:
     opts.unknown_params(set())
-    if opts.m is not None:
-        raise ParameterError("partition takes no -m (transactional k-anonymity protects against any number of items)")
     return anonymize_partition(
         data, taxonomy=opts.taxonomy, k=opts.k, rng=opts.seed, unsafe_secret_seed=opts.unsafe_secret_seed,
         progress=opts.progress,
@@ -195,5 +192,6 @@ register(
         run=_run_partition,
         privacy_model="transactional",
         needs_taxonomy=True,
+        options=("k", "taxonomy"),
     )
 )

@@ -23,8 +23,8 @@ NonreciprocalRelease
 from graphanon.release.base import FORMAT_TAG, Release, load_release, release_kinds
 from graphanon.release.fingerprint import check_same_data, data_fingerprint
 from graphanon.release.global_recoding import GlobalRecoding, PublishedItem
-from graphanon.release.local_recoding import LocalRecoding, PublishedNode
 from graphanon.release.link import LINK_FORMAT_TAG, ReleaseLink, load_link
+from graphanon.release.local_recoding import LocalRecoding, PublishedNode
 from graphanon.release.nonreciprocal import NonreciprocalRelease
 from graphanon.release.publish import publish
 

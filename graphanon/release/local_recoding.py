@@ -152,7 +152,6 @@ class LocalRecoding(Release):
         Returns the labels and a boolean CSR matrix; the input of k^m audits.
         """
         r = self.records
-        top = int(r.data.max()) if r.nnz else 1
         col = {}
         labels = []
         rows, cols = [], []
@@ -166,7 +165,6 @@ class LocalRecoding(Release):
                         labels.append(lab if t == 0 else f"{lab}#{t + 1}")
                     rows.append(i)
                     cols.append(col[key])
-        del top
         m = sp.csr_array(
             (np.ones(len(rows), bool), (np.array(rows, np.int64), np.array(cols, np.int64))),
             shape=(self.n_records, len(labels)),
@@ -213,7 +211,7 @@ class LocalRecoding(Release):
             if self.reading == "one":
                 q = np.minimum(1.0, r.data / leaves)
             else:
-                q = np.exp((leaves - 1) * np.log(2.0) - np.log(np.expm1(leaves * np.log(2.0))))
+                q = 1.0 / (2.0 - np.exp2(1.0 - leaves))  # 2^(s-1) / (2^s - 1), stable for large s
             with np.errstate(divide="ignore"):
                 vals = np.log1p(-q)
             self._cache["logmiss"] = sp.csr_array((vals, r.indices, r.indptr), shape=r.shape).tocsc()
@@ -263,26 +261,6 @@ class LocalRecoding(Release):
         mask = sp.csr_array((np.ones(r.nnz, np.int64), r.indices, r.indptr), shape=r.shape)
         out = sp.csr_array(full.multiply(mask))
         out.sort_indices()
-        return out
-
-    def may_be(self, original, rows_of_records: np.ndarray, records: np.ndarray) -> np.ndarray:
-        """For pairs (original record ``records[t]``, published row ``rows_of_records[t]``): may the row be it?
-
-        Complexity: O(pairs * row length) after an O(occurrences * height) count.
-        """
-        A = sp.csr_array(original.matrix.astype(np.int64) @ self.member_matrix(original.items))
-        A.sort_indices()
-        R = self.requirement()
-        lengths = np.diff(original.matrix.indptr)
-        out = np.ones(len(records), dtype=bool)
-        for t, (i, j) in enumerate(zip(np.asarray(records), np.asarray(rows_of_records))):
-            cols = R.indices[R.indptr[j] : R.indptr[j + 1]]
-            need = R.data[R.indptr[j] : R.indptr[j + 1]]
-            have = A[[int(i)]][:, cols].toarray().ravel() if len(cols) else np.zeros(0)
-            ok = bool(np.all(have >= need))
-            if ok and self.reading == "some" and len(cols):
-                ok = int(have.sum()) == int(lengths[i])
-            out[t] = ok
         return out
 
     def _match_sets(self, original):
