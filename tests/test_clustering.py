@@ -45,6 +45,8 @@ def test_partition_table2(table2):
     assert ncp_lm(data, rel) == pytest.approx(7 / 3 / 17)
     assert rel.reading == "some" and rel.details["groups"] == 3
     assert TransactionalKAnonymity(2).audit(data, rel).satisfied
+    assert KmAnonymity(2, 2).audit(data, rel).satisfied and KmAnonymity(2, None).audit(data, rel).satisfied
+    assert not TransactionalKAnonymity(4).audit(data, rel).satisfied  # groups of 2 and 3
 
 
 def test_partition_picks_the_larger_gain(table2):
@@ -59,6 +61,7 @@ def test_clump_golden_group_costs():
     data, tax = load("clump_food"), load_taxonomy("clump_food")
     rel = anonymize_clump(data, taxonomy=tax, k=2, unsafe_secret_seed=1)
     assert TransactionalKAnonymity(2).audit(data, rel).satisfied
+    assert KmAnonymity(2, 2).audit(data, rel).satisfied and KmAnonymity(2, None).audit(data, rel).satisfied
     idx = NodeIndex(tax, data.items)
     groups = _groups_by_record(rel)
     expected = sum(ggd_fraction(idx, data, g) for g in groups)
@@ -115,6 +118,17 @@ def test_match_counts_cover_the_group(method, table2):
     assert np.all(counts >= own_size)
     g = rel.match_graph(data)
     assert g.number_of_edges() == counts.sum()
+
+
+def test_file_only_audit_and_bms1_speed():
+    """Full bms1, k=10: audits pass with and without the private link; match counts >= 10."""
+    data = load("bms1")
+    tax = Taxonomy.balanced(data.items, 5)
+    rel = anonymize_partition(data, taxonomy=tax, k=10, unsafe_secret_seed=0)
+    assert TransactionalKAnonymity(10).audit(data, rel).satisfied
+    back = Release.from_dict(rel.to_dict())
+    assert back.link is None and TransactionalKAnonymity(10).audit(data, back).satisfied
+    assert rel.match_counts(data).min() >= 10
 
 
 def test_audit_catches_a_tampered_release(table2):

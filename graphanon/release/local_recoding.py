@@ -40,7 +40,7 @@ import scipy.sparse as sp
 from graphanon.errors import ParameterError, ReleaseFormatError
 from graphanon.release.base import Release, json_label
 
-__all__ = ["LocalRecoding", "PublishedNode", "local_recoding_from_counts"]
+__all__ = ["LocalRecoding", "PublishedNode", "local_recoding_from_counts", "records_fitting"]
 
 READINGS = ("one", "some")
 
@@ -268,25 +268,20 @@ class LocalRecoding(Release):
             raise ParameterError(
                 f"the original data has {original.n_records} records but the release {self.n_records}"
             )
-        A = sp.csc_array(original.matrix.astype(np.int64) @ self.member_matrix(original.items))
+        A = sp.csr_array(original.matrix.astype(np.int64) @ self.member_matrix(original.items))
         lengths = np.diff(original.matrix.indptr)
         R = self.requirement()
         groups = self.group_ids()
         first = np.unique(groups, return_index=True)[1]
+        members = np.argsort(groups, kind="stable")
+        bounds = np.r_[0, np.cumsum(np.bincount(groups))]
+        C = A.tocsc()
         out = []
         for j in first:
             cols = R.indices[R.indptr[j] : R.indptr[j + 1]]
             need = R.data[R.indptr[j] : R.indptr[j + 1]]
-            ok = np.ones(original.n_records, dtype=bool)
-            covered = np.zeros(original.n_records, dtype=np.int64)
-            for x, nd in zip(cols, need):
-                col = np.zeros(original.n_records, dtype=np.int64)
-                col[A.indices[A.indptr[x] : A.indptr[x + 1]]] = A.data[A.indptr[x] : A.indptr[x + 1]]
-                ok &= col >= nd
-                covered += col
-            if self.reading == "some" and len(cols):
-                ok &= covered == lengths
-            out.append((np.flatnonzero(groups == groups[j]), np.flatnonzero(ok)))
+            recs = records_fitting(A, C, lengths, cols, need, cover=self.reading == "some" and len(cols) > 0)
+            out.append((members[bounds[groups[j]] : bounds[groups[j] + 1]], recs))
         return out
 
     def match_counts(self, original) -> np.ndarray:
@@ -363,6 +358,32 @@ class LocalRecoding(Release):
             raise ReleaseFormatError(f"malformed local_recoding release: missing or bad field {exc}") from None
         except ParameterError as exc:
             raise ReleaseFormatError(f"malformed local_recoding release: {exc}") from None
+
+
+def records_fitting(A: sp.csr_array, C: sp.csc_array, lengths: np.ndarray, cols, need, *, cover: bool) -> np.ndarray:
+    """Records ``r`` with ``A[r, cols] >= need`` (and, with ``cover``, ``sum A[r, cols] == lengths[r]``).
+
+    ``A`` holds per record the items under each published node (``C``: the
+    same as CSC, built once by the caller). Candidates
+    come from the column with the fewest records, so a pattern of rare
+    nodes costs little. Complexity: O(nnz(A) once for the column view +
+    candidates * len(cols)).
+    """
+    n = A.shape[0]
+    if len(cols) == 0:
+        return np.arange(n) if not cover else np.flatnonzero(lengths == 0)
+    sizes = np.diff(C.indptr)[cols]
+    x0 = int(np.argmin(sizes))
+    c0 = cols[x0]
+    rows = C.indices[C.indptr[c0] : C.indptr[c0 + 1]]
+    rows = np.sort(rows[C.data[C.indptr[c0] : C.indptr[c0 + 1]] >= need[x0]])
+    if len(rows) == 0:
+        return rows
+    have = np.asarray(A[rows][:, np.asarray(cols)].toarray())
+    ok = np.all(have >= np.asarray(need)[None, :], axis=1)
+    if cover:
+        ok &= have.sum(axis=1) == lengths[rows]
+    return rows[ok]
 
 
 def local_recoding_from_counts(index, data, node_counts, *, reading: str, algorithm: str, params: dict) -> LocalRecoding:
