@@ -26,6 +26,13 @@ def assign_lcg(taxonomy, lcg: Sequence[Hashable], record: Iterable[Hashable]) ->
 
     Copies are served smallest subtree first, each taking any free item under
     it; on laminar subtrees this always succeeds when the LCG is valid.
+
+    Examples
+    --------
+    >>> from graphanon.datasets import load_taxonomy
+    >>> tax = load_taxonomy("clump_food")
+    >>> assign_lcg(tax, ["Fruit", "Food"], ["Apple", "Milk"])
+    {'Apple': 'Fruit', 'Milk': 'Food'}
     """
     free = set(record)
     out: dict = {}
@@ -60,6 +67,13 @@ def draw_group_lcg(taxonomy, records: Sequence[Iterable[Hashable]], lcg: Sequenc
     Returns
     -------
     matplotlib Axes
+
+    Examples
+    --------
+    >>> from graphanon.datasets import load_taxonomy
+    >>> ax = draw_group_lcg(load_taxonomy("clump_food"), [["Orange", "Beef"], ["Apple", "Milk"]], ["Fruit", "Food"])
+    >>> ax.get_title()
+    'LCG = <Fruit, Food> over 2 records'
     """
     records = [sorted(set(r), key=str) for r in records]
     items = {x for r in records for x in r}
@@ -131,6 +145,13 @@ def draw_similarity_neighborhood(graph, record: int, group: Iterable[int], *, ra
     Returns
     -------
     matplotlib Axes
+
+    Examples
+    --------
+    >>> from graphanon.graphs.similarity import RecordSimilarityGraph
+    >>> g = RecordSimilarityGraph.knn([[1, 1, 0], [1, 0, 0], [0, 1, 1], [0, 0, 1]], 2)
+    >>> draw_similarity_neighborhood(g, 0, [0, 1]).get_title()
+    'record 0: 1-hop neighbourhood, its group of 2 in orange'
     """
     group = {int(g) for g in group}
     nodes = [int(record)]
