@@ -131,6 +131,21 @@ def test_file_only_audit_and_bms1_speed():
     assert rel.match_counts(data).min() >= 10
 
 
+@pytest.mark.parametrize("method", METHODS)
+def test_file_does_not_reveal_items_suppressed_everywhere(method):
+    """A published node lists the taxonomy's leaves, not the data's items."""
+    tax = load_taxonomy("clump_food")
+    with_butter = from_iterable([["Orange", "Beef"], ["Apple", "Beef", "Butter"]] * 2)
+    without = from_iterable([["Orange", "Beef"], ["Apple", "Beef"]] * 2)
+    a = method(with_butter, taxonomy=tax, k=4, unsafe_secret_seed=0)
+    for node in a.to_dict()["nodes"]:
+        assert node["members"] == tax.leaves_under(node["label"])
+    if method is anonymize_clump:  # Butter is suppressed in every record: same file as without it
+        b = method(without, taxonomy=tax, k=4, unsafe_secret_seed=0)
+        assert a.to_dict()["nodes"] == b.to_dict()["nodes"] and a.to_text() == b.to_text()
+        assert "Butter" not in a.to_text()
+
+
 def test_audit_catches_a_tampered_release(table2):
     data, tax = table2
     rel = anonymize_partition(data, taxonomy=tax, k=2, unsafe_secret_seed=0)

@@ -54,7 +54,8 @@ class PublishedNode:
     label : str or int
         The node's name.
     members : tuple
-        The original items under it (those in the data's vocabulary).
+        The taxonomy leaves under it (public, like the taxonomy: never a list
+        derived from the data, which would name items suppressed everywhere).
     leaves : int
         Number of taxonomy leaves under it (LM numerator plus one).
     """
@@ -401,10 +402,12 @@ def local_recoding_from_counts(index, data, node_counts, *, reading: str, algori
     used = np.unique(counts.indices)
     remap = np.full(index.n_nodes, -1, dtype=np.int64)
     remap[used] = np.arange(len(used))
-    anc = index.ancestors.tocsc()
+    # members are the taxonomy's leaves under the node (public), not the data's items: a
+    # data-derived list would name items that every record had suppressed
+    tax = index.taxonomy
     nodes = [
         PublishedNode(
-            index.nodes[x], tuple(data.items[j] for j in anc.indices[anc.indptr[x] : anc.indptr[x + 1]]), int(index.leaves[x])
+            index.nodes[x], tuple(tax.leaves_under(index.nodes[x])), int(index.leaves[x])
         )
         for x in used
     ]
