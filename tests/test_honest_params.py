@@ -143,6 +143,9 @@ _BASE = {  # a working command per algorithm, without the general options under 
     "nr": ["nr_table1", "-k", "2", "--param", "order=gray"],
     "clump": ["clump_food", "-k", "2"],
     "partition": ["clump_food", "-k", "2"],
+    **{name: ["swap_table1", "--param", "categories=random:3"]
+       for name in ("partswap", "fullswap", "partsupp", "splitperson")},
+    "randswap": ["swap_table1"],
 }
 
 
@@ -150,7 +153,8 @@ _BASE = {  # a working command per algorithm, without the general options under 
 def test_every_general_option_is_used_or_refused(run, name):
     spec = registered()[name]
     assert name in _BASE, f"add a working command for {name!r} to _BASE"
-    assert "k" in spec.options  # every method reads -k
+    # every method reads -k, except tendency hiding (it protects a category, not a record count)
+    assert "k" in spec.options or spec.privacy_model == "tendency"
     assert run("anonymize", *_BASE[name], "-a", name, "-o", "base.json").exit_code == 0
     for option, flag in _GENERAL.items():
         res = run("anonymize", *_BASE[name], "-a", name, *flag, "-o", "r.json")

@@ -21,6 +21,13 @@ from graphanon.algorithms.registry import (
     registered,
 )
 from graphanon.algorithms.suppression import anonymize_mm
+from graphanon.algorithms.swapping import (
+    anonymize_fullswap,
+    anonymize_partsupp,
+    anonymize_partswap,
+    anonymize_randswap,
+    anonymize_splitperson,
+)
 
 __all__ = [
     "AlgorithmSpec",
@@ -30,11 +37,16 @@ __all__ = [
     "anonymize_clump",
     "anonymize_coat",
     "anonymize_cut",
+    "anonymize_fullswap",
     "anonymize_hghs",
     "anonymize_mhghs",
     "anonymize_mm",
     "anonymize_nonreciprocal",
     "anonymize_partition",
+    "anonymize_partsupp",
+    "anonymize_partswap",
+    "anonymize_randswap",
+    "anonymize_splitperson",
     "get_algorithm",
     "pgen",
     "register",

@@ -61,9 +61,25 @@ def _evaluate_nonreciprocal(original, release, *, queries: int, q: int, seed: in
     return evaluate_nonreciprocal(original, release, queries=queries, q=q, seed=seed, link=link)
 
 
+def _evaluate_perturbed(original, release, *, queries: int, q: int, seed: int, link=None) -> dict:
+    from graphanon.metrics.itemsets import itemset_metrics
+    from graphanon.metrics.queries import average_relative_error, generate_workload
+
+    m = itemset_metrics(original, release, supports=(0.005,))
+    fi = m["fi"][0]
+    out = {"dif": m["dif"], "fi_support": fi["support"], "fi_original": fi["original"],
+           "fi_released": fi["released"], "fi_similarity": fi["similarity"]}
+    if queries > 0:
+        workload = generate_workload(original, queries, q, seed=seed)
+        out["avg_relative_error"] = average_relative_error(release, workload)
+        out.update({"queries": queries, "q": q, "seed": seed})
+    return out
+
+
 register_evaluator("global_recoding", _evaluate_global)
 register_evaluator("global_recoding", _evaluate_utility_loss)
 register_evaluator("nonreciprocal", _evaluate_nonreciprocal)
+register_evaluator("perturbed", _evaluate_perturbed)
 
 
 def evaluate_release(
@@ -113,7 +129,7 @@ def evaluate_release(
 
     if not allow_mismatch:
         check_same_data(original, release)
-    if original.n_records != release.n_records:
+    if original.n_records != release.n_records and getattr(release, "moves", None) != "split":
         raise ParameterError(
             f"the release has {release.n_records} records but the data {original.n_records}; "
             f"evaluate a release against the data it was made from"

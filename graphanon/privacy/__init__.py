@@ -33,3 +33,6 @@ from graphanon.privacy.nonreciprocal import (  # noqa: E402
 )
 
 __all__ += ["LDiversity", "NonreciprocalKAnonymity", "nonreciprocal_matches"]
+from graphanon.privacy.tendency import TendencyHiding  # noqa: E402
+
+__all__ += ["TendencyHiding"]

@@ -18,6 +18,8 @@ LocalRecoding
     (Clump, Partition).
 NonreciprocalRelease
     Bit-voting records (base, distance, threshold, label).
+PerturbedRelease
+    Plain transactions after items were swapped, removed or split (tendency hiding).
 """
 
 from graphanon.release.base import FORMAT_TAG, Release, load_release, release_kinds
@@ -26,6 +28,7 @@ from graphanon.release.global_recoding import GlobalRecoding, PublishedItem
 from graphanon.release.link import LINK_FORMAT_TAG, ReleaseLink, load_link
 from graphanon.release.local_recoding import LocalRecoding, PublishedNode
 from graphanon.release.nonreciprocal import NonreciprocalRelease
+from graphanon.release.perturbed import PerturbedRelease, SplitLink, load_split_link
 from graphanon.release.publish import publish
 
 __all__ = [
@@ -34,14 +37,17 @@ __all__ = [
     "GlobalRecoding",
     "LocalRecoding",
     "NonreciprocalRelease",
+    "PerturbedRelease",
     "PublishedItem",
     "PublishedNode",
     "Release",
     "ReleaseLink",
+    "SplitLink",
     "check_same_data",
     "data_fingerprint",
     "load_link",
     "load_release",
+    "load_split_link",
     "publish",
     "release_kinds",
 ]

@@ -11,6 +11,7 @@ from graphanon.viz.nonreciprocal import (
     draw_closed_walk,
     draw_generalization_graph,
 )
+from graphanon.viz.swapping import draw_swap_graph, draw_swap_pair
 from graphanon.viz.taxonomy import draw_taxonomy, tree_layout
 
 __all__ = [
@@ -23,6 +24,8 @@ __all__ = [
     "draw_group_lcg",
     "draw_merge_forest",
     "draw_similarity_neighborhood",
+    "draw_swap_graph",
+    "draw_swap_pair",
     "draw_taxonomy",
     "draw_taxonomy_cut",
     "tree_layout",

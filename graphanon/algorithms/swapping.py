@@ -1,0 +1,461 @@
+"""Swapping to hide personal tendency: PartSwap, FullSwap and three baselines.
+
+A person's *tendency* is the category that dominates their record
+(Gunawan & Mambo 2019, Sec. 3-4). With categories given as an
+:class:`~graphanon.taxonomy.ItemGroups` partition of the items:
+
+* ``WR(t, g)`` -- the weight of category ``g`` in record ``t`` -- is the
+  number of items of ``t`` in ``g`` (Eq. 4);
+* ``MTV(t) = |t| / (number of categories present in t)`` (Eq. 5);
+* record ``t`` *has a tendency* when some category has ``WR > MTV``; its
+  *heaviest* category ``h(t)`` is the one of greatest ``WR`` (ties: the
+  smallest category index, i.e. the first in ``groups.names``), and its
+  *source items* ``S(t)`` are its items in ``h(t)``. A record in which every
+  category weighs the same (a single category included) has no tendency.
+
+Methods (SPEC §4):
+
+PartSwap (:func:`anonymize_partswap`, Sec. 4.1-4.3)
+    Records with a tendency are visited in priority order. An unpaired
+    record ``t`` takes as destination, among the other unpaired records
+    with a tendency, those whose heaviest category differs (*true swap*) and
+    that hold none of ``S(t)`` -- nor does ``t`` hold any of theirs (*no
+    collision*, checked both ways so that no item is lost) -- the one of
+    least Jaccard similarity; ties go to the partner of higher priority. The
+    pair exchange their source items. **A record joins at most one pair**
+    (our choice: the paper's Algorithm 2 outputs one destination per record
+    and does not say whether a destination may be reused; reusing it would
+    undo its own swap). A record that finds no admissible partner is left
+    alone -- and keeps its tendency, which the audit reports.
+FullSwap (:func:`anonymize_fullswap`, Sec. 4.4)
+    PartSwap, plus *full swapping* of the records it cannot touch: records
+    of length > 1 whose items all lie in one category are paired, by the same
+    rule (different category, least similarity -- always 0, categories being
+    disjoint) and exchange all their items.
+RandSwap (:func:`anonymize_randswap`, after Reiss 1984)
+    All records are paired at random (a random perfect matching; with an odd
+    count one record stays alone); in each pair each record gives a uniformly
+    random ``ceil(|t| / 2)`` of its items to the other. An item given to a
+    record that already holds it is lost (a *collision*), as in the paper.
+PartSupp (:func:`anonymize_partsupp`, after Jia et al. 2014)
+    Each record with a tendency loses its source items.
+SplitPerson (:func:`anonymize_splitperson`, after Adar 2007)
+    Each record becomes one record per category present in it (more rows
+    than records; no item lost).
+
+Priority and tie-breaking: the visiting order of the records -- also the
+tie-break among partners of equal similarity -- is a permutation drawn from
+``rng`` (``visit="random"``, the default) or the input order
+(``visit="input"``, the paper's loop over ``D``). Both are *structure*
+randomness: the same ``rng`` gives the same pairs. The published rows are
+then shuffled by :func:`~graphanon.release.publish.publish` (secret), and
+who swapped with whom stays in ``release.details["pairs"]`` (memory only)
+and the private ``release.link``.
+
+References
+----------
+Gunawan, D., Mambo, M. Data anonymization for hiding personal tendency in
+set-valued database publication. Future Internet 11(6):138, 2019.
+Reiss, S. P. Practical data-swapping: the first steps. ACM TODS 9(1), 1984.
+Jia, X. et al. rho-uncertainty, DASFAA 2014 (partial suppression).
+Adar, E. User 4XXXXX9: anonymizing query logs. WWW Query Log Workshop, 2007.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import scipy.sparse as sp
+
+from graphanon._random import check_random_state
+from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
+from graphanon.categories import category_codes, parse_categories
+from graphanon.errors import ParameterError
+from graphanon.graphs.similarity import least_similar_matching
+from graphanon.release.perturbed import PerturbedRelease, publish_split
+from graphanon.release.publish import publish
+from graphanon.taxonomy import ItemGroups
+
+__all__ = [
+    "Tendency",
+    "anonymize_fullswap",
+    "anonymize_partsupp",
+    "anonymize_partswap",
+    "anonymize_randswap",
+    "anonymize_splitperson",
+    "tendencies",
+]
+
+Progress = Callable[[int, int, str], None]
+
+
+class Tendency:
+    """Category weights of every record (WR, MTV, heaviest category, source items).
+
+    Parameters
+    ----------
+    X : boolean CSR matrix, shape (n, d)
+        Canonical (sorted indices, no duplicates).
+    codes : int array, shape (d,)
+        Category index of every item.
+    n_categories : int
+
+    Attributes
+    ----------
+    weights : csr_array, shape (n, n_categories)
+        ``WR(t, g)``.
+    lengths, n_present : ndarray
+        ``|t|`` and the number of categories present.
+    heaviest : ndarray of int64
+        ``h(t)``, or -1 for records without a tendency.
+    single : ndarray of bool
+        Records of length > 1 with a single category (FullSwap's candidates).
+    source : ndarray of bool, shape (X.nnz,)
+        Per stored entry of ``X``: the item lies in its record's heaviest category.
+
+    Examples
+    --------
+    >>> X = sp.csr_array([[1, 1, 1, 0], [1, 0, 0, 1]], dtype=bool)
+    >>> tend = Tendency(X, np.array([0, 0, 1, 1]), 2)
+    >>> tend.heaviest.tolist(), tend.source.tolist()
+    ([0, -1], [True, True, False, False, False])
+    """
+
+    def __init__(self, X, codes, n_categories: int) -> None:
+        X = sp.csr_array(X)
+        n = X.shape[0]
+        rows = np.repeat(np.arange(n), np.diff(X.indptr))
+        entry_cat = np.asarray(codes, dtype=np.int64)[X.indices]
+        W = sp.csr_array((np.ones(X.nnz, np.int64), (rows, entry_cat)), shape=(n, int(n_categories)))
+        W.sum_duplicates()
+        W.sort_indices()
+        self.weights = W
+        self.lengths = np.diff(X.indptr).astype(np.int64)
+        self.n_present = np.diff(W.indptr).astype(np.int64)
+        wmax = np.zeros(n, dtype=np.int64)
+        wrows = np.repeat(np.arange(n), self.n_present)
+        np.maximum.at(wmax, wrows, W.data)
+        has = wmax * self.n_present > self.lengths  # WR > MTV, in integers
+        # heaviest: the first (smallest category) entry equal to the row maximum
+        at_max = W.data == wmax[wrows]
+        first = np.unique(wrows[at_max], return_index=True)
+        heaviest = np.full(n, -1, dtype=np.int64)
+        heaviest[first[0]] = W.indices[at_max][first[1]]
+        heaviest[~has] = -1
+        self.heaviest = heaviest
+        self.single = (self.n_present == 1) & (self.lengths > 1)
+        self.source = (heaviest[rows] >= 0) & (entry_cat == heaviest[rows])
+        self.entry_category = entry_cat
+        self.entry_row = rows
+
+    @property
+    def has_tendency(self) -> np.ndarray:
+        return self.heaviest >= 0
+
+
+def tendencies(data, categories: ItemGroups) -> Tendency:
+    """:class:`Tendency` of every record of ``data`` under ``categories``."""
+    return Tendency(data.matrix, category_codes(categories, data.items), len(categories))
+
+
+def _visit(records: np.ndarray, visit: str, rng: np.random.Generator) -> np.ndarray:
+    if visit == "input":
+        return np.sort(records)
+    if visit == "random":
+        return rng.permutation(records)
+    raise ParameterError(f"visit must be 'random' or 'input', got {visit!r}")
+
+
+def _exchange(X: sp.csr_array, give: np.ndarray, partner: np.ndarray) -> sp.csr_array:
+    """Records after each paired record hands its ``give`` entries to its partner (duplicates merge)."""
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    moving = give & (partner[rows] >= 0)
+    new_rows = np.where(moving, partner[rows], rows)
+    out = sp.csr_array((np.ones(X.nnz, np.int8), (new_rows, X.indices)), shape=X.shape)
+    out.sum_duplicates()
+    return sp.csr_array((np.ones(out.nnz, bool), out.indices, out.indptr), shape=X.shape)
+
+
+def _report(progress: Progress | None, done: int, total: int, message: str) -> None:
+    if progress is not None:
+        progress(done, total, message)
+
+
+def _partial_pairs(X, tend: Tendency, visit: str, rng) -> tuple[np.ndarray, np.ndarray]:
+    order = _visit(np.flatnonzero(tend.has_tendency), visit, rng)
+    return least_similar_matching(X, order, tend.heaviest[order], tend.source)
+
+
+def _full_pairs(X, tend: Tendency, visit: str, rng) -> tuple[np.ndarray, np.ndarray]:
+    order = _visit(np.flatnonzero(tend.single), visit, rng)
+    single_cat = np.full(X.shape[0], -1, dtype=np.int64)
+    single_cat[tend.entry_row] = tend.entry_category  # one category per candidate record
+    return least_similar_matching(X, order, single_cat[order])
+
+
+def _pairs_list(partner: np.ndarray) -> list[tuple[int, int]]:
+    t = np.flatnonzero(partner > np.arange(len(partner)))
+    return list(zip(t.tolist(), partner[t].tolist()))
+
+
+def _swap(data, categories, *, full: bool, visit, rng, unsafe_secret_seed, progress, name):
+    gen = check_random_state(rng)
+    tend = tendencies(data, categories)
+    X = data.matrix
+    _report(progress, 0, 3, "category weights")
+    partner, sim = _partial_pairs(X, tend, visit, gen)
+    give = tend.source.copy()
+    details = {"partial_pairs": _pairs_list(partner), "with_tendency": int(tend.has_tendency.sum())}
+    _report(progress, 1, 3, "partial swap partners")
+    if full:
+        full_partner, full_sim = _full_pairs(X, tend, visit, gen)
+        both = full_partner >= 0
+        partner[both], sim[both] = full_partner[both], full_sim[both]
+        give |= both[tend.entry_row]  # fully swapped records give every item
+        details["full_pairs"] = _pairs_list(full_partner)
+        details["single_category"] = int(tend.single.sum())
+    _report(progress, 2, 3, "exchange")
+    details["pairs"] = _pairs_list(partner)
+    details["pair_similarity"] = sim
+    params = {"n_categories": len(categories), "visit": visit}
+    release = PerturbedRelease.from_matrix(data, _exchange(X, give, partner), moves="swap", algorithm=name,
+                                           params=params)
+    release.details.update(details)
+    _report(progress, 3, 3, "done")
+    return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
+
+
+def anonymize_partswap(data, *, categories: ItemGroups, visit: str = "random", rng=None,
+                       unsafe_secret_seed: int | None = None, progress: Progress | None = None):
+    """PartSwap: exchange each tendency record's heaviest-category items with its least similar partner.
+
+    Parameters
+    ----------
+    data : TransactionData
+    categories : ItemGroups
+        A category for every item of ``data`` (:mod:`graphanon.categories`).
+    visit : {"random", "input"}
+        Visiting order and tie-break of the partner search (module notes).
+    rng : None, int or numpy.random.Generator
+        Structure randomness (the visiting order).
+    unsafe_secret_seed : int, optional
+        Tests only: fixes the secret row shuffle.
+    progress : callable(done, total, message), optional
+
+    Returns
+    -------
+    PerturbedRelease
+        ``moves="swap"``; ``details["pairs"]`` lists the swapped record pairs
+        (original indices, memory only), ``details["pair_similarity"]`` their
+        Jaccard similarity; ``link`` is private.
+
+    Complexity
+    ----------
+    O(occurrences) for the weights and the exchange, plus the partner search
+    of :func:`~graphanon.graphs.similarity.least_similar_matching`.
+
+    Examples
+    --------
+    >>> from graphanon.data import from_iterable
+    >>> data = from_iterable([["a1", "a2", "b1"], ["b2", "b3", "a3"]])
+    >>> cats = ItemGroups({"A": ["a1", "a2", "a3"], "B": ["b1", "b2", "b3"]})
+    >>> rel = anonymize_partswap(data, categories=cats, rng=0, unsafe_secret_seed=0)
+    >>> sorted(rel.render_record(int(rel.link.row_of_record[0])).split())
+    ['b1', 'b2', 'b3']
+    """
+    return _swap(data, categories, full=False, visit=visit, rng=rng, unsafe_secret_seed=unsafe_secret_seed,
+                 progress=progress, name="partswap")
+
+
+def anonymize_fullswap(data, *, categories: ItemGroups, visit: str = "random", rng=None,
+                       unsafe_secret_seed: int | None = None, progress: Progress | None = None):
+    """FullSwap: PartSwap plus full exchange between single-category records (Sec. 4.4).
+
+    Parameters, Returns, Complexity: as :func:`anonymize_partswap`;
+    ``details["full_pairs"]`` lists the fully swapped pairs.
+
+    Examples
+    --------
+    >>> from graphanon.data import from_iterable
+    >>> data = from_iterable([["a1", "a2"], ["b1", "b2"]])
+    >>> cats = ItemGroups({"A": ["a1", "a2"], "B": ["b1", "b2"]})
+    >>> rel = anonymize_fullswap(data, categories=cats, rng=0, unsafe_secret_seed=0)
+    >>> rel.render_record(int(rel.link.row_of_record[0]))
+    'b1 b2'
+    """
+    return _swap(data, categories, full=True, visit=visit, rng=rng, unsafe_secret_seed=unsafe_secret_seed,
+                 progress=progress, name="fullswap")
+
+
+def anonymize_randswap(data, *, rng=None, unsafe_secret_seed: int | None = None,
+                       progress: Progress | None = None):
+    """RandSwap: random record pairs exchange random halves of their items (collisions lose items).
+
+    Parameters
+    ----------
+    data : TransactionData
+    rng : structure randomness (pairs and items exchanged)
+    unsafe_secret_seed, progress : as :func:`anonymize_partswap`
+
+    Returns
+    -------
+    PerturbedRelease
+        ``moves="random-swap"``.
+
+    Complexity
+    ----------
+    O(occurrences log occurrences) (one sort of random keys).
+
+    Examples
+    --------
+    >>> from graphanon.data import from_iterable
+    >>> rel = anonymize_randswap(from_iterable([["a", "b"], ["c", "d"]]), rng=0, unsafe_secret_seed=0)
+    >>> sorted(len(rel.render_record(i).split()) for i in range(2))
+    [2, 2]
+    """
+    gen = check_random_state(rng)
+    X = data.matrix
+    n = X.shape[0]
+    perm = gen.permutation(n)
+    partner = np.full(n, -1, dtype=np.int64)
+    half = n // 2
+    partner[perm[0 : 2 * half : 2]] = perm[1 : 2 * half : 2]
+    partner[perm[1 : 2 * half : 2]] = perm[0 : 2 * half : 2]
+    rows = np.repeat(np.arange(n), np.diff(X.indptr))
+    order = np.lexsort((gen.random(X.nnz), rows))  # a random order of the items within each record
+    rank = np.empty(X.nnz, dtype=np.int64)
+    rank[order] = np.arange(X.nnz) - X.indptr[rows[order]]
+    lengths = np.diff(X.indptr)
+    give = rank < (lengths[rows] + 1) // 2
+    release = PerturbedRelease.from_matrix(data, _exchange(X, give, partner), moves="random-swap",
+                                           algorithm="randswap", params={})
+    release.details["pairs"] = _pairs_list(partner)
+    _report(progress, 1, 1, "random swap")
+    return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
+
+
+def anonymize_partsupp(data, *, categories: ItemGroups, rng=None, unsafe_secret_seed: int | None = None,
+                       progress: Progress | None = None):
+    """PartSupp: each record with a tendency loses its heaviest category's items.
+
+    Parameters
+    ----------
+    data, categories : as :func:`anonymize_partswap`
+    rng : accepted for the common signature (nothing is drawn)
+    unsafe_secret_seed, progress : as :func:`anonymize_partswap`
+
+    Returns
+    -------
+    PerturbedRelease
+        ``moves="suppress"``; items whose every occurrence was removed are not named.
+
+    Examples
+    --------
+    >>> from graphanon.data import from_iterable
+    >>> data = from_iterable([["a1", "a2", "b1"]])
+    >>> cats = ItemGroups({"A": ["a1", "a2"], "B": ["b1"]})
+    >>> rel = anonymize_partsupp(data, categories=cats, unsafe_secret_seed=0)
+    >>> rel.render_record(0), rel.items
+    ('b1', ('b1',))
+    """
+    check_random_state(rng)
+    tend = tendencies(data, categories)
+    X = data.matrix
+    keep = ~tend.source
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    kept = sp.csr_array((np.ones(int(keep.sum()), bool), (rows[keep], X.indices[keep])), shape=X.shape)
+    release = PerturbedRelease.from_matrix(data, kept, moves="suppress", algorithm="partsupp",
+                                           params={"n_categories": len(categories)})
+    release.details["suppressed_occurrences"] = int(tend.source.sum())
+    _report(progress, 1, 1, "partial suppression")
+    return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
+
+
+def anonymize_splitperson(data, *, categories: ItemGroups, rng=None, unsafe_secret_seed: int | None = None,
+                          progress: Progress | None = None):
+    """SplitPerson: one published row per (record, category present in it).
+
+    Parameters are those of :func:`anonymize_partsupp`.
+
+    Returns
+    -------
+    PerturbedRelease
+        ``moves="split"``, with more rows than records; ``link`` is a private
+        :class:`~graphanon.release.perturbed.SplitLink` (row -> record).
+
+    Examples
+    --------
+    >>> from graphanon.data import from_iterable
+    >>> data = from_iterable([["a1", "a2", "b1"]])
+    >>> cats = ItemGroups({"A": ["a1", "a2"], "B": ["b1"]})
+    >>> rel = anonymize_splitperson(data, categories=cats, unsafe_secret_seed=0)
+    >>> sorted(rel.render_record(i) for i in range(rel.n_records))
+    ['a1 a2', 'b1']
+    """
+    check_random_state(rng)
+    X = data.matrix
+    codes = category_codes(categories, data.items)
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr)).astype(np.int64)
+    key = rows * len(categories) + codes[X.indices]
+    uniq, new_row = np.unique(key, return_inverse=True)
+    split = sp.csr_array((np.ones(X.nnz, bool), (new_row, X.indices)), shape=(len(uniq), X.shape[1]))
+    owner = uniq // len(categories)
+    empty = np.flatnonzero(np.diff(X.indptr) == 0)
+    if len(empty):  # an empty record stays one empty row
+        split = sp.vstack([split, sp.csr_array((len(empty), X.shape[1]), dtype=bool)], format="csr")
+        owner = np.concatenate([owner, empty])
+    release = PerturbedRelease.from_matrix(data, split, moves="split", algorithm="splitperson",
+                                           params={"n_categories": len(categories)})
+    _report(progress, 1, 1, "split")
+    return publish_split(data, release, owner, unsafe_secret_seed=unsafe_secret_seed)
+
+
+# ---------------------------------------------------------------------- CLI
+def _categories(data, opts: RunOptions, name: str) -> ItemGroups:
+    if opts.k is not None or opts.m is not None:
+        raise ParameterError(f"{name} takes no -k or -m: it hides tendencies, it does not count records")
+    spec = opts.param("categories")
+    if opts.is_given("taxonomy") and not str(spec or "").startswith("taxonomy-level:"):
+        raise ParameterError(f"{name} reads --taxonomy only for categories=taxonomy-level:DEPTH; drop it")
+    if spec is None:
+        raise ParameterError(
+            f"{name} needs --param categories=random:N[:SEED], taxonomy-level:DEPTH or an item,category CSV file"
+        )
+    return parse_categories(spec, data, opts.taxonomy)
+
+
+def _runner(func, *, with_visit: bool):
+    name = func.__name__.removeprefix("anonymize_")
+
+    def run(data, opts: RunOptions):
+        known = {"categories", "visit"} if with_visit else {"categories"}
+        opts.unknown_params(known)
+        kwargs = {"visit": opts.param("visit", "random")} if with_visit else {}
+        return func(data, categories=_categories(data, opts, name), rng=opts.seed,
+                    unsafe_secret_seed=opts.unsafe_secret_seed, progress=opts.progress, **kwargs)
+
+    return run
+
+
+def _run_randswap(data, opts: RunOptions):
+    opts.unknown_params(set())
+    if opts.k is not None or opts.m is not None:
+        raise ParameterError("randswap takes no -k or -m")
+    return anonymize_randswap(data, rng=opts.seed, unsafe_secret_seed=opts.unsafe_secret_seed,
+                              progress=opts.progress)
+
+
+for _func, _summary, _visit_opt in (
+    (anonymize_partswap, "PartSwap: swap each tendency's items with the least similar record (Gunawan & Mambo)", True),
+    (anonymize_fullswap, "FullSwap: PartSwap plus full swaps of single-category records", True),
+    (anonymize_partsupp, "PartSupp baseline: remove each record's heaviest category", False),
+    (anonymize_splitperson, "SplitPerson baseline: one record per category of each record", False),
+):
+    register(AlgorithmSpec(
+        name=_func.__name__.removeprefix("anonymize_"), summary=_summary, run=_runner(_func, with_visit=_visit_opt),
+        privacy_model="tendency", params=("categories", "visit") if _visit_opt else ("categories",),
+        audit_params=("categories",), options=("taxonomy", "seed") if _visit_opt else ("taxonomy",),
+    ))
+register(AlgorithmSpec(name="randswap", summary="RandSwap baseline: random pairs exchange random halves",
+                       run=_run_randswap, privacy_model="tendency", params=(), options=("seed",)))

@@ -1,0 +1,59 @@
+"""Attacks as tests: the adversaries that matter for a published release.
+
+Each attack plays an adversary against a release, scores its guesses
+against the truth (the original data and the private link
+``release.link.row_of_record``, passed explicitly), and returns an
+:class:`AttackResult`: the success rate next to the bound the privacy model
+promises, with a one-sided sampling margin.
+
+===================== ========================================== ==================
+attack                adversary knows                            bound
+===================== ========================================== ==================
+:func:`row_linkage`   target's record; takes the row at its       1/k (nonreciprocal),
+                      input position or bearing its id            else mean 1/|cands|
+:func:`label_inference` target's record; infers its label from    1/l, or the honest
+                      its row or its candidates' labels           baseline
+:func:`m_item_linkage`  m items of the target (k^m model)         1/k
+:func:`seed_recovery` the seed (or a seed range), the method      1/k
+                      and the data
+===================== ========================================== ==================
+
+Candidates are the published rows an adversary cannot rule out
+(:func:`candidate_sets`); see ``docs/attacks.md``.
+
+Examples
+--------
+>>> import numpy as np
+>>> from graphanon.data import from_iterable
+>>> from graphanon.release import GlobalRecoding
+>>> from graphanon.release.publish import publish
+>>> data = from_iterable([["a"], ["b"]] * 20)
+>>> recode = {"a": "(a,b)", "b": "(a,b)"}
+>>> aligned = GlobalRecoding.from_mapping(data, recode)     # row i is record i's
+>>> row_linkage(data, aligned, truth=np.arange(40), k=2).within_bound()
+False
+>>> rel = publish(data, GlobalRecoding.from_mapping(data, recode), unsafe_secret_seed=0)
+>>> print(row_linkage(data, rel, truth=rel.link, k=2))     # shuffled: position says nothing
+row-linkage/position: success 0.0500 vs bound 0.5000 (1/k) + margin 0.2850 over 40 targets: within bound
+"""
+
+from graphanon.attacks.candidates import CandidateSets, candidate_sets, row_signatures
+from graphanon.attacks.itemlink import known_items, m_item_linkage
+from graphanon.attacks.labels import label_inference
+from graphanon.attacks.linkage import guess_rows, row_linkage
+from graphanon.attacks.result import AttackResult, chernoff_margin
+from graphanon.attacks.seed import seed_recovery
+
+__all__ = [
+    "AttackResult",
+    "CandidateSets",
+    "candidate_sets",
+    "chernoff_margin",
+    "guess_rows",
+    "known_items",
+    "label_inference",
+    "m_item_linkage",
+    "row_linkage",
+    "row_signatures",
+    "seed_recovery",
+]

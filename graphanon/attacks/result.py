@@ -1,0 +1,217 @@
+"""What every attack returns, and the pieces every attack shares: the truth,
+the targets, and the sampling-error margin."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from graphanon._random import check_random_state
+from graphanon.errors import ParameterError
+
+__all__ = ["AttackResult", "chernoff_margin", "resolve_targets", "truth_rows"]
+
+
+def _kl(q: float, p: float) -> float:
+    """Kullback-Leibler divergence of Bernoulli(q) from Bernoulli(p), 0 <= p < q <= 1."""
+    out = q * math.log(q / p) if q > 0 else 0.0
+    if q < 1:
+        out += (1 - q) * math.log((1 - q) / (1 - p))
+    return out
+
+
+def chernoff_margin(n: int, p: float, confidence: float = 0.999) -> float:
+    """One-sided sampling margin of a mean of ``n`` values in [0, 1].
+
+    The smallest ``t`` such that, when each value has expectation at most
+    ``p``, the mean exceeds ``p + t`` with probability at most
+    ``1 - confidence``: the Chernoff-Hoeffding bound
+    ``P(mean >= p + t) <= exp(-n KL(p + t || p))`` (Hoeffding 1963, Thm. 1),
+    solved for ``t`` by bisection. It is never wider than Hoeffding's
+    ``sqrt(ln(1/delta) / (2 n))`` and much tighter for small ``p``.
+
+    Parameters
+    ----------
+    n : int
+        Number of independent (or negatively associated) values averaged.
+    p : float
+        The bound the expectation must respect.
+    confidence : float
+        In (0, 1).
+
+    Returns
+    -------
+    float
+        The margin, ``0 <= t <= 1 - p``.
+
+    Complexity
+    ----------
+    O(60) scalar evaluations.
+
+    Examples
+    --------
+    >>> round(chernoff_margin(1000, 0.2, 0.999), 3)
+    0.048
+    >>> chernoff_margin(1000, 1.0)
+    0.0
+
+    References
+    ----------
+    Hoeffding. Probability inequalities for sums of bounded random variables.
+    JASA 58 (1963), Theorem 1 (holds also for sampling without replacement, Sec. 6).
+    """
+    if not 0 < confidence < 1:
+        raise ParameterError(f"confidence must lie strictly between 0 and 1, got {confidence!r}")
+    if n <= 0 or p >= 1:
+        return 0.0 if p >= 1 else 1.0 - p
+    target = math.log(1.0 / (1.0 - confidence)) / n
+    if p <= 0:
+        # KL(t || 0) is infinite for t > 0: any success above 0 is a violation.
+        return 0.0
+    if _kl(1.0, p) <= target:
+        return 1.0 - p
+    lo, hi = p, 1.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if _kl(mid, p) > target:
+            hi = mid
+        else:
+            lo = mid
+    return hi - p
+
+
+@dataclass(frozen=True)
+class AttackResult:
+    """An attack's measured success next to the bound it must respect.
+
+    Attributes
+    ----------
+    attack : str
+        Name of the attack and strategy, e.g. ``"row-linkage/position"``.
+    success : float
+        Mean over the targets of the probability that the adversary's guess is
+        right (a deterministic guess counts 0 or 1; a guess drawn uniformly
+        among ``c`` candidates counts ``1/c`` when the truth is among them).
+    bound : float
+        What the privacy model lets the adversary achieve (``1/k``, ``1/l``,
+        or a stated baseline).
+    bound_kind : str
+        Where the bound comes from (``"1/k"``, ``"1/l"``, ``"baseline: ..."``).
+    n_targets : int
+        Number of targets averaged.
+    margin : float
+        One-sided sampling margin at ``confidence`` (:func:`chernoff_margin`).
+    confidence : float
+    details : dict
+        Attack-specific numbers (JSON-safe).
+    """
+
+    attack: str
+    success: float
+    bound: float
+    bound_kind: str
+    n_targets: int
+    margin: float
+    confidence: float
+    details: dict = field(default_factory=dict)
+
+    def within_bound(self) -> bool:
+        """True unless the success exceeds the bound by more than the sampling margin."""
+        return self.success <= self.bound + self.margin + 1e-12
+
+    def to_dict(self) -> dict:
+        """JSON-safe dictionary (for reports and benchmarks)."""
+        return {
+            "attack": self.attack,
+            "success": round(float(self.success), 6),
+            "bound": round(float(self.bound), 6),
+            "bound_kind": self.bound_kind,
+            "margin": round(float(self.margin), 6),
+            "confidence": self.confidence,
+            "n_targets": int(self.n_targets),
+            "within_bound": self.within_bound(),
+            "details": self.details,
+        }
+
+    def __str__(self) -> str:
+        verdict = "within bound" if self.within_bound() else "ABOVE BOUND"
+        return (
+            f"{self.attack}: success {self.success:.4f} vs bound {self.bound:.4f} ({self.bound_kind}) "
+            f"+ margin {self.margin:.4f} over {self.n_targets} targets: {verdict}"
+        )
+
+
+def make_result(attack, per_target, bound, bound_kind, confidence, details=None) -> AttackResult:
+    """An :class:`AttackResult` from per-target success probabilities."""
+    per_target = np.asarray(per_target, dtype=float)
+    n = len(per_target)
+    return AttackResult(
+        attack=attack,
+        success=float(per_target.mean()) if n else 0.0,
+        bound=float(bound),
+        bound_kind=bound_kind,
+        n_targets=n,
+        margin=chernoff_margin(n, float(bound), confidence),
+        confidence=confidence,
+        details=dict(details or {}),
+    )
+
+
+def truth_rows(truth, n: int) -> np.ndarray:
+    """The published row of each original record, checked.
+
+    Parameters
+    ----------
+    truth : ReleaseLink, array-like of int, or None
+        The private link (anything with ``row_of_record``) or the array itself.
+    n : int
+        Number of records.
+
+    Returns
+    -------
+    ndarray of int64, a permutation of ``0..n-1``.
+    """
+    if truth is None:
+        raise ParameterError(
+            "this attack is scored against the truth: pass truth=release.link (the private link) "
+            "or truth=<row of each record>"
+        )
+    rows = getattr(truth, "row_of_record", truth)
+    try:
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+    except (TypeError, ValueError):
+        raise ParameterError(
+            f"truth must be a ReleaseLink or an array of row numbers, got {type(truth).__name__}"
+        ) from None
+    if len(rows) != n:
+        raise ParameterError(f"truth gives rows for {len(rows)} records; the data has {n}")
+    if n and (rows.min() < 0 or rows.max() >= n or len(np.unique(rows)) != n):
+        raise ParameterError("truth must map the records one-to-one onto the published rows 0..n-1")
+    return rows
+
+
+def resolve_targets(targets, n: int, rng=None) -> np.ndarray:
+    """Record indices to attack.
+
+    Parameters
+    ----------
+    targets : None, int or array-like of int
+        None: every record; an int ``t``: ``min(t, n)`` records drawn without
+        replacement from ``rng``; an array: those records.
+    n : int
+    rng : seed or Generator, optional
+        Structure randomness (reproducible).
+    """
+    if targets is None:
+        return np.arange(n, dtype=np.int64)
+    if isinstance(targets, (int, np.integer)) and not isinstance(targets, bool):
+        if targets < 1:
+            raise ParameterError(f"targets must be at least 1, got {targets}")
+        gen = check_random_state(rng)
+        return np.sort(gen.choice(n, size=min(int(targets), n), replace=False)).astype(np.int64)
+    t = np.asarray(targets, dtype=np.int64).reshape(-1)
+    if len(t) and (t.min() < 0 or t.max() >= n):
+        raise ParameterError(f"target record indices must lie in 0..{n - 1}")
+    return t
