@@ -840,27 +840,10 @@ def pgen(data, k: int) -> list[tuple]:
 
 # ---------------------------------------------------------------------------- CLI adapter
 def _read_constraint_file(path: str, data) -> list[list]:
-    """One constraint per line, items separated by spaces or commas; labels matched to the data."""
-    from pathlib import Path
+    """A constraint file (format: :mod:`graphanon.constraints_io`), items matched to the data."""
+    from graphanon.constraints_io import read_constraints
 
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ParameterError(f"cannot read constraint file {path!r}: {exc}") from None
-    out = []
-    for ln, line in enumerate(text.splitlines(), 1):
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        toks = [t for t in line.replace(",", " ").split() if t]
-        row = []
-        for t in toks:
-            if data.has_item(t):
-                row.append(t)
-            else:
-                raise ParameterError(f"{path}, line {ln}: item {t!r} is not in the data")
-        out.append(row)
-    return out
+    return read_constraints(path, data)
 
 
 def _bundled_constraints(data, which: str) -> list[list]:

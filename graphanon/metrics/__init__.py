@@ -46,3 +46,6 @@ from graphanon.metrics.clustering import (  # noqa: E402
 )
 
 __all__ += ["ggd_per_record", "ggd_total", "ncp_he_naughton", "ncp_lm"]
+from graphanon.metrics.evaluate import evaluate_release  # noqa: E402
+
+__all__ += ["evaluate_release"]
