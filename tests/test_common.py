@@ -31,6 +31,8 @@ EXAMPLES = {
     "mm": ("liuwang_fig1", {"k": 2, "m": 2}, {}, {}),
     "cut": ("liuwang_fig1", {"k": 2, "m": 2}, {"level": "0"}, {}),
     "coat": ("coat_fig1", {"k": 2}, {}, {}),
+    "clump": ("clump_food", {"k": 2, "seed": 3}, {}, {}),
+    "partition": ("clump_food", {"k": 2}, {}, {}),
     "cahd": ("nr_table1", {"k": 2}, {"l": "2"}, {}),
     "nr": ("nr_table1", {"k": 2, "seed": 3}, {"order": "gray"}, {}),
     "partswap": ("swap_table1", {"seed": 3}, _SWAP, _SWAP_AUDIT),
