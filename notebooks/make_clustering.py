@@ -31,8 +31,6 @@ others. A group of records is published as one pattern of taxonomy nodes:
 We start with the Clump paper's food example, then run both methods on one month of groceries.
 """)
 code("""
-import matplotlib
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
