@@ -12,10 +12,10 @@ from collections.abc import Hashable, Iterable
 
 import numpy as np
 
+from graphanon._validation import check_h, check_k
 from graphanon.errors import ParameterError
 from graphanon.labels import as_labels
 from graphanon.privacy.consistency import recoding_mismatches
-from graphanon.privacy.km import check_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.support import VerticalBitmaps, minimal_infrequent_itemsets
 
@@ -67,12 +67,7 @@ class HKPCoherence(PrivacyModel):
     """
 
     def __init__(self, h: float, k: int, p: int | None, private_items: Iterable[Hashable] = ()) -> None:
-        try:
-            h = float(h)
-        except (TypeError, ValueError):
-            raise ParameterError(f"h must be a number in (0, 1], got {h!r}") from None
-        if not 0.0 < h <= 1.0:
-            raise ParameterError(f"h must be in (0, 1], got {h}")
+        h = check_h(h)
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise ParameterError(f"k must be a whole number >= 1, got {k!r}")
         if p is not None and (isinstance(p, bool) or not isinstance(p, (int, np.integer)) or p < 1):
