@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graphanon.data import TransactionData
 from graphanon.algorithms._hierarchy import infrequent_on_columns
 from graphanon.algorithms.suppression import anonymize_mm, check_private_items, minimal_moles
+from graphanon.data import TransactionData
 from graphanon.datasets import load
 from graphanon.privacy import HKPCoherence
 from graphanon.support import VerticalBitmaps
