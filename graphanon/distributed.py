@@ -23,7 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.errors import ParameterError
-from graphanon.support import ItemsetLevel, _as_csr, _rows_in
+from graphanon.support import ItemsetLevel, _as_csr, _check_search, _rows_in
 
 __all__ = ["minimal_infrequent_itemsets", "pair_supports", "scatter_blocks"]
 
@@ -63,16 +63,20 @@ def _items_block(Xb):
     return np.bincount(Xb.indices, minlength=Xb.shape[1]).astype(np.int64)
 
 
-def _count_block(Xb, cand):
-    """Supports of the rows of ``cand`` (itemsets of one size) in block ``Xb``."""
+def _count_block(Xb, cand, chunk: int = 4096):
+    """Supports of the rows of ``cand`` (itemsets of one size) in block ``Xb``, ``chunk`` candidates at a time."""
     size = cand.shape[1]
-    M = sp.csc_array(
-        (np.ones(cand.size, dtype=np.int32), cand.ravel(), np.arange(0, cand.size + 1, size)),
-        shape=(Xb.shape[1], len(cand)),
-    )
     Xi = sp.csr_array((np.ones(Xb.nnz, dtype=np.int32), Xb.indices, Xb.indptr), shape=Xb.shape)
-    H = (Xi @ M).tocoo()  # H[r, c] = items of candidate c held by record r
-    return np.bincount(H.col[H.data == size], minlength=len(cand)).astype(np.int64)
+    out = np.zeros(len(cand), dtype=np.int64)
+    for a in range(0, len(cand), chunk):
+        part = cand[a : a + chunk]
+        M = sp.csc_array(
+            (np.ones(part.size, dtype=np.int32), part.ravel(), np.arange(0, part.size + 1, size)),
+            shape=(Xb.shape[1], len(part)),
+        )
+        H = (Xi @ M).tocoo()  # H[r, c] = items of candidate c held by record r
+        out[a : a + len(part)] = np.bincount(H.col[H.data == size], minlength=len(part))
+    return out
 
 
 def pair_supports(X, *, client, n_partitions: int | None = None) -> sp.csr_array:
@@ -131,10 +135,7 @@ def minimal_infrequent_itemsets(X, k: int, m: int | None, *, client, n_partition
     client, O(frequent itemsets of the previous level^2) in the worst case
     per prefix group.
     """
-    if k < 1:
-        raise ParameterError(f"k must be at least 1, got {k}")
-    if m is not None and m < 1:
-        raise ParameterError(f"m must be at least 1, got {m}")
+    _check_search(k, m)
     X = _as_csr(X)
     n, n_items = X.shape
     blocks = scatter_blocks(X, client, n_partitions)
@@ -148,9 +149,16 @@ def minimal_infrequent_itemsets(X, k: int, m: int | None, *, client, n_partition
     prev, size = frequent[0].itemsets, 1
     while size < m_eff and len(prev):
         size += 1
-        cand = _candidates(prev, n_items)
-        sup = np.zeros(0, dtype=np.int64)
-        if len(cand):
+        if size == 2:  # the pair supports of the frequent items, tree-reduced X_b.T @ X_b
+            S = sp.triu(_tree_sum(client, client.map(_pairs_block, blocks))[freq1][:, freq1], k=1).tocsr()
+            S.sort_indices()
+            S = S.tocoo()
+            cand = np.stack([freq1[S.row], freq1[S.col]], axis=1).astype(np.int64)
+            sup = S.data.astype(np.int64)
+        else:
+            cand = _candidates(prev, n_items)
+            sup = np.zeros(0, dtype=np.int64)
+        if size > 2 and len(cand):
             cand_f = client.scatter(cand, broadcast=True, hash=False)
             sup = _tree_sum(client, [client.submit(_count_block, b, cand_f) for b in blocks])
         pos = sup > 0

@@ -268,6 +268,14 @@ def _project(base, Xc, prefix: np.ndarray, last: np.ndarray, slice_entries: np.n
     return sp.csc_array(sp.hstack(parts, format="csc"))
 
 
+def _check_search(k: int, m: int | None) -> None:
+    """The k and m of a level-wise search (shared with :mod:`graphanon.distributed`)."""
+    if k < 1:
+        raise ParameterError(f"k must be at least 1, got {k}")
+    if m is not None and m < 1:
+        raise ParameterError(f"m must be at least 1, got {m}")
+
+
 def _report(progress, size: int, m_eff: int, is_viol: np.ndarray, fr: np.ndarray) -> None:
     if progress:
         progress(size, m_eff, f"level {size}: {int(is_viol.sum())} violations, {len(fr)} frequent")
@@ -354,10 +362,7 @@ def minimal_infrequent_itemsets(
     >>> [v.itemsets.tolist() for v in viol]
     [[[2]], []]
     """
-    if k < 1:
-        raise ParameterError(f"k must be at least 1, got {k}")
-    if m is not None and m < 1:
-        raise ParameterError(f"m must be at least 1, got {m}")
+    _check_search(k, m)
     X = _as_csr(X)
     n, n_items = X.shape
     if items is not None:
