@@ -13,6 +13,8 @@ be read as asked. Writers go through :func:`graphanon._io.atomic_write`.
 * **Basket**: one record per line, items separated by one delimiter
   character (RFC 4180 quoting lets an item contain it); ``" "`` means any
   run of white space.
+* **Parquet** (``.parquet``, ``.pq``): long or list form, in
+  :mod:`graphanon.formats_parquet` (optional extra ``graphanon[parquet]``).
 
 :func:`read_any` picks the format from ``fmt`` or the file name, and the
 basket delimiter from the content when that is unambiguous; a file whose
