@@ -69,7 +69,7 @@ def drawings():
     rel = anonymize_clump(groc, taxonomy=gtax, k=5, rng=0, unsafe_secret_seed=0)
     group_of = rel.group_ids()[np.asarray(rel.link.row_of_record)]
     r = int(np.flatnonzero(np.diff(groc.matrix.indptr) == 4)[0])
-    ax = draw_similarity_neighborhood(rel.details["similarity_graph"], r, np.flatnonzero(group_of == group_of[r]),
+    ax = draw_similarity_neighborhood(rel.trace.similarity_graph, r, np.flatnonzero(group_of == group_of[r]),
                                       radius=1, max_nodes=40)
     ax.figure.savefig(IMG / "clustering_neighbourhood.png", dpi=80, bbox_inches="tight")
 

@@ -13,6 +13,8 @@ be read as asked. Writers go through :func:`graphanon._io.atomic_write`.
 * **Basket**: one record per line, items separated by one delimiter
   character (RFC 4180 quoting lets an item contain it); ``" "`` means any
   run of white space.
+* **Parquet** (``.parquet``, ``.pq``): long or list form, in
+  :mod:`graphanon.formats_parquet` (optional extra ``graphanon[parquet]``).
 
 :func:`read_any` picks the format from ``fmt`` or the file name, and the
 basket delimiter from the content when that is unambiguous; a file whose
@@ -54,7 +56,7 @@ __all__ = [
     "write_long_csv",
 ]
 
-FORMATS = ("fimi", "csv", "basket")
+FORMATS = ("fimi", "csv", "basket", "parquet")
 _FIMI_TOKEN = re.compile(r"[0-9]+\Z")
 _DELIMITER_WORDS = {"\\t": "\t", "tab": "\t", "space": " ", "comma": ",", "semicolon": ";"}
 
@@ -499,10 +501,13 @@ def write_basket(data, path: str | os.PathLike, *, delimiter: str = ",") -> None
 
 # ---------------------------------------------------------------------- any format
 def guess_format(path: str | os.PathLike) -> str:
-    """Format by file name: ``.dat`` FIMI, ``.csv``/``.tsv`` long CSV, else basket (``.gz`` looked through)."""
+    """Format by file name: ``.dat`` FIMI, ``.csv``/``.tsv`` long CSV, ``.parquet``/``.pq`` Parquet, else basket.
+
+    ``.gz`` is looked through.
+    """
     suffixes = [s.lower() for s in Path(path).suffixes if s.lower() != ".gz"]
     ext = suffixes[-1] if suffixes else ""
-    return {".dat": "fimi", ".csv": "csv", ".tsv": "csv"}.get(ext, "basket")
+    return {".dat": "fimi", ".csv": "csv", ".tsv": "csv", ".parquet": "parquet", ".pq": "parquet"}.get(ext, "basket")
 
 
 def read_any(
@@ -522,14 +527,15 @@ def read_any(
     ----------
     path : path-like
         The file.
-    fmt : {"fimi", "csv", "basket"}, optional
+    fmt : {"fimi", "csv", "basket", "parquet"}, optional
         The format; by default :func:`guess_format` of the name, and for basket
-        files the delimiter sniffed as in :func:`read_basket`.
+        files the delimiter sniffed as in :func:`read_basket`. Parquet (long
+        or list form) is read by :func:`graphanon.formats_parquet.read_parquet`.
     delimiter : str, optional
         CSV field delimiter (default ``","``, ``"\\t"`` for ``.tsv``) or basket
         item delimiter. FIMI takes none.
     tid, item, label : str
-        Long CSV columns (see :func:`read_long_csv`).
+        Long CSV or Parquet columns (see :func:`read_long_csv`).
     name : str, optional
         Display name (default: the file name).
     option_names : mapping, optional
@@ -569,6 +575,12 @@ def read_any(
             f"FIMI items are separated by white space; {_say(option_names, 'delimiter', delimiter)} "
             f"applies to {_say(option_names, 'fmt', 'csv')} and {_say(option_names, 'fmt', 'basket')}"
         )
+    if fmt == "parquet":
+        if delimiter is not None:
+            raise ParameterError(f"{source}: Parquet has no delimiter; drop {_say(option_names, 'delimiter', delimiter)}")
+        from graphanon.formats_parquet import read_parquet
+
+        return read_parquet(path, tid=tid, item=item, label=label, name=name)
     if label is not None and fmt != "csv":
         raise ParameterError(
             f"{source}: {_say(option_names, 'label', label)} names a column of CSV input, and this file is read "

@@ -19,7 +19,7 @@ All functions take a boolean ``records x items`` sparse matrix (a
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -268,6 +268,19 @@ def _project(base, Xc, prefix: np.ndarray, last: np.ndarray, slice_entries: np.n
     return sp.csc_array(sp.hstack(parts, format="csc"))
 
 
+def _check_search(k: int, m: int | None) -> None:
+    """The k and m of a level-wise search (shared with :mod:`graphanon.distributed`)."""
+    if k < 1:
+        raise ParameterError(f"k must be at least 1, got {k}")
+    if m is not None and m < 1:
+        raise ParameterError(f"m must be at least 1, got {m}")
+
+
+def _report(progress, size: int, m_eff: int, is_viol: np.ndarray, fr: np.ndarray) -> None:
+    if progress:
+        progress(size, m_eff, f"level {size}: {int(is_viol.sum())} violations, {len(fr)} frequent")
+
+
 def minimal_infrequent_itemsets(
     X,
     k: int,
@@ -278,6 +291,7 @@ def minimal_infrequent_itemsets(
     max_violations: int | None = None,
     what: str | None = None,
     advice: str | None = None,
+    prune: Callable[[np.ndarray, np.ndarray, sp.csc_array], np.ndarray] | None = None,
 ) -> tuple[list[ItemsetLevel], list[ItemsetLevel]]:
     """Level-wise search for the minimal itemsets of size <= m with support in (0, k).
 
@@ -306,13 +320,22 @@ def minimal_infrequent_itemsets(
         and what to change (defaults: "the itemset search (k=.., m=..)" and
         "bound the attacker knowledge, e.g. m={m}"); ``{m}`` in ``advice``
         becomes the last level that fits.
+    prune : callable(itemsets, supports, P) -> bool array, optional
+        Called once per level with the itemsets of support >= ``k`` (rows of
+        sorted column ids), their supports and their record incidence ``P``
+        (records x itemsets, CSC). Itemsets it flags are dropped: they are
+        not extended and not returned as frequent, and no itemset containing
+        one is returned at all (the minimal-violation search becomes the
+        search for minimal itemsets that are infrequent *or* flagged; the
+        caller records the flagged ones, e.g. MM's confidence moles).
 
     Returns
     -------
     violations : list of ItemsetLevel
         Minimal violations, one entry per size 1..(last level searched).
     frequent : list of ItemsetLevel
-        Itemsets with support >= k per size (the Apriori frontier).
+        Itemsets with support >= k per size (the Apriori frontier; with
+        ``prune``, only those with no flagged subset).
 
     Complexity
     ----------
@@ -339,10 +362,7 @@ def minimal_infrequent_itemsets(
     >>> [v.itemsets.tolist() for v in viol]
     [[[2]], []]
     """
-    if k < 1:
-        raise ParameterError(f"k must be at least 1, got {k}")
-    if m is not None and m < 1:
-        raise ParameterError(f"m must be at least 1, got {m}")
+    _check_search(k, m)
     X = _as_csr(X)
     n, n_items = X.shape
     if items is not None:
@@ -360,6 +380,8 @@ def minimal_infrequent_itemsets(
     present = np.flatnonzero(sup1 > 0)
     viol1 = present[sup1[present] < k]
     freq1 = present[sup1[present] >= k]
+    if prune is not None and len(freq1):
+        freq1 = freq1[~prune(freq1[:, None], sup1[freq1], Xc[:, freq1])]
     violations = [ItemsetLevel(1, viol1[:, None], sup1[viol1])]
     frequent = [ItemsetLevel(1, freq1[:, None], sup1[freq1])]
     total_viol = len(viol1)
@@ -392,10 +414,11 @@ def minimal_infrequent_itemsets(
             rows, cols, sup = rows[ok], cols[ok], sup[ok]
         # Rows come out sorted by (prefix, new item): lexicographic order of the candidates.
         is_viol = sup < k
-        if size > 2 and is_viol.any():
+        if size > 2 and (is_viol.any() or prune is not None):
             # Minimality: every (size-1)-subset must be frequent. The subset without the
-            # new item is the prefix itself; frequent candidates pass by anti-monotonicity.
-            vi = np.flatnonzero(is_viol)
+            # new item is the prefix itself; frequent candidates pass by anti-monotonicity
+            # (unless prune dropped some frequent itemsets: then every candidate is checked).
+            vi = np.flatnonzero(is_viol) if prune is None else np.arange(len(rows))
             cand = np.concatenate([prev[rows[vi]], cols[vi, None]], axis=1)
             alive = np.ones(len(vi), dtype=bool)
             for drop in range(size - 1):
@@ -406,17 +429,23 @@ def minimal_infrequent_itemsets(
         cand = np.concatenate([prev[rows], cols[:, None]], axis=1)
         violations.append(ItemsetLevel(size, cand[is_viol], sup[is_viol]))
         total_viol += int(is_viol.sum())
-        fr = ~is_viol
-        frequent.append(ItemsetLevel(size, cand[fr], sup[fr]))
-        if progress:
-            progress(size, m_eff, f"level {size}: {int(is_viol.sum())} violations, {int(fr.sum())} frequent")
-        if size >= m_eff or not fr.any():
+        fr = np.flatnonzero(~is_viol)
+        if not len(fr) or (prune is None and size >= m_eff):
+            frequent.append(ItemsetLevel(size, cand[fr], sup[fr]))
+            _report(progress, size, m_eff, is_viol, fr)
             break
         # Next projection: column c of the new P is P[:, prefix(c)] AND X[:, last item(c)].
-        _check_projection(float(sup[fr].sum()), size, int(fr.sum()), what, advice)
-        prefix_sup = sup1[prev[:, 0]] if size == 2 else frequent[-2].supports
+        _check_projection(float(sup[fr].sum()), size, len(fr), what, advice)
+        prefix_sup = sup1[prev[:, 0]] if size == 2 else frequent[-1].supports
         base = Xc[:, prev[:, 0]] if size == 2 else P
         P = _project(base, Xc, rows[fr], cols[fr], prefix_sup[rows[fr]] + sup1[cols[fr]])
+        if prune is not None and len(fr):
+            keep = ~prune(cand[fr], sup[fr], P)
+            fr, P = fr[keep], P[:, np.flatnonzero(keep)]
+        frequent.append(ItemsetLevel(size, cand[fr], sup[fr]))
+        _report(progress, size, m_eff, is_viol, fr)
+        if size >= m_eff or not len(fr):
+            break
         prev = cand[fr]
     return violations, frequent
 

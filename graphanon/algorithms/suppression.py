@@ -28,7 +28,9 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable
 
 import numpy as np
+import scipy.sparse as sp
 
+from graphanon._memory import cost_blocks
 from graphanon._progress import ProgressCallback
 from graphanon._random import check_random_state
 from graphanon._validation import check_h, check_k
@@ -44,7 +46,6 @@ from graphanon.algorithms.registry import (
 from graphanon.errors import ParameterError
 from graphanon.labels import as_labels
 from graphanon.release import GlobalRecoding, publish
-from graphanon.support import VerticalBitmaps
 
 __all__ = ["anonymize_mm", "check_h", "check_private_items", "minimal_moles"]
 
@@ -63,20 +64,39 @@ def check_private_items(data, private_items: Iterable[Hashable]) -> np.ndarray:
     return np.array(sorted(index[x] for x in private_items), dtype=np.int64)
 
 
-def _subsets_of(row: tuple) -> list[tuple]:
-    out = []
-    s = len(row)
-    for mask in range(1, (1 << s) - 1):
-        out.append(tuple(row[b] for b in range(s) if mask >> b & 1))
-    return out
-
-
 def _pad(rows: list[np.ndarray], width: int) -> np.ndarray:
     if not rows:
         return np.zeros((0, width), dtype=np.int64)
     return np.concatenate(
         [np.pad(r.astype(np.int64), ((0, 0), (0, width - r.shape[1])), constant_values=-1) for r in rows]
     )
+
+
+def _confidence_pruner(X, *, h: float, private: np.ndarray, cols: np.ndarray, found: list):
+    """A ``prune`` hook for the itemset search: flag itemsets that predict a private item.
+
+    For a level's frequent public itemsets (incidence ``P``, records x
+    itemsets) one sparse product ``P.T @ X[:, private]`` gives the support
+    of every (itemset + private item) pair; an itemset ``beta`` is flagged
+    when ``max_e sup(beta + e) > h * sup(beta)``. Flagged itemsets (mapped
+    back to column ids of ``X`` through ``cols``) are appended to ``found``.
+    The product runs in blocks of itemsets (about ``2^22`` incidences of
+    ``P`` each), so its memory is one block's pair counts.
+    """
+    Xp = sp.csr_array(X)[:, private].astype(np.int32)
+
+    def prune(itemsets: np.ndarray, supports: np.ndarray, P) -> np.ndarray:
+        P = sp.csc_array(P)
+        best = np.zeros(P.shape[1], dtype=np.int64)
+        for a, b in cost_blocks(np.diff(P.indptr), 1 << 22):
+            C = (P[:, a:b].T @ Xp).tocsr()
+            if C.nnz:
+                best[a:b] = C.max(axis=1).toarray().ravel()
+        hit = best > h * supports
+        found.extend(tuple(int(x) for x in row) for row in cols[itemsets[hit]])
+        return hit
+
+    return prune
 
 
 def minimal_moles(X, *, k: int, p: int | None, h: float, private: np.ndarray) -> np.ndarray:
@@ -93,41 +113,42 @@ def minimal_moles(X, *, k: int, p: int | None, h: float, private: np.ndarray) ->
     Returns
     -------
     ndarray, shape (n_moles, width)
-        Sorted item ids of each minimal mole, padded with -1.
+        Sorted item ids of each minimal mole, padded with -1: first the
+        support moles level by level (lexicographic within a level), then
+        the confidence moles in lexicographic order.
 
     Complexity
     ----------
     One level-wise search over the public columns
-    (:func:`~graphanon.support.minimal_infrequent_itemsets`); when ``h < 1``
-    and private items exist, one bitmap support per (frequent public
-    itemset, private item) pair, and a subset check per candidate mole.
+    (:func:`~graphanon.support.minimal_infrequent_itemsets`) that also
+    counts, per level, every (frequent public itemset, private item) pair in
+    one sparse product ``P.T @ X[:, private]`` (work: the sum over records of
+    frequent itemsets held times private items held) and never extends an
+    itemset that is already a mole, so only itemsets whose every subset is
+    mole-free are counted.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> X = sp.csr_array([[1, 1, 1], [1, 1, 0], [1, 0, 0], [0, 1, 0]], dtype=bool)
+    >>> minimal_moles(X, k=2, p=2, h=0.4, private=np.array([2])).tolist()
+    [[0, 1]]
     """
     n_items = X.shape[1]
     public = np.setdiff1d(np.arange(n_items), private)
-    viol, freq = infrequent_on_columns(X, k, p, public)
+    found: list[tuple] = []
+    prune = None
+    if h < 1.0 and len(private) and len(public):
+        prune = _confidence_pruner(X, h=h, private=private, cols=public, found=found)
+    viol, _ = infrequent_on_columns(X, k, p, public, prune=prune)
+    found.sort()
     rows = [lvl.itemsets for lvl in viol if len(lvl)]
-    width = max([r.shape[1] for r in rows] + [1])
-    if h >= 1.0 or len(private) == 0:
-        return _pad(rows, width)
-    bits = VerticalBitmaps(X)
-    conf = set()
-    for lvl in freq:
-        if not len(lvl):
-            continue
-        sets = lvl.itemsets
-        best = np.zeros(len(sets), dtype=np.int64)
-        for e in private:
-            ext = np.concatenate([sets, np.full((len(sets), 1), e)], axis=1)
-            best = np.maximum(best, bits.supports(ext))
-        hit = best > h * lvl.supports
-        conf.update(tuple(int(x) for x in row) for row in sets[hit])
-    cands = [tuple(int(x) for x in row if x >= 0) for row in _pad(rows, width)] + sorted(conf)
-    keep = [c for c in cands if not any(s in conf for s in _subsets_of(c))]
-    width = max([len(c) for c in keep] + [1])
-    out = np.full((len(keep), width), -1, dtype=np.int64)
-    for i, c in enumerate(keep):
-        out[i, : len(c)] = c
-    return out
+    width = max([r.shape[1] for r in rows] + [len(c) for c in found] + [1])
+    out = _pad(rows, width)
+    conf = np.full((len(found), width), -1, dtype=np.int64)
+    for i, c in enumerate(found):
+        conf[i, : len(c)] = c
+    return np.concatenate([out, conf])
 
 
 @njit(cache=True)

@@ -184,9 +184,10 @@ def _load_taxonomy(spec: str | None, data, bundled: str | None):
 
 
 _input_options = [
-    click.option("--format", "fmt", type=click.Choice(["fimi", "csv", "basket"]), default=None,
+    click.option("--format", "fmt", type=click.Choice(["fimi", "csv", "basket", "parquet"]), default=None,
                  help="Input format: fimi (integer items separated by spaces), csv (long tid,item CSV), "
-                      "basket (one record per line). Default: .dat fimi, .csv csv, else basket; a basket "
+                      "basket (one record per line), parquet (long tid,item or a list column item; "
+                      "needs pyarrow). Default: .dat fimi, .csv csv, .parquet parquet, else basket; a basket "
                       "file with spaces and no comma needs --format or --delimiter."),
     click.option("--delimiter", "--sep", "sep", default=None,
                  help="Field delimiter of csv input (default ,) or item delimiter of basket input "
