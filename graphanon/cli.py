@@ -515,9 +515,8 @@ _MAX_DRAWN_RECORDS = 60
 def _draw_generalization(data, k, seed):
     import matplotlib.pyplot as plt
 
-    from graphanon.graphs.assignment import extract_assignments
+    from graphanon.algorithms.nonreciprocal import extract_assignments, gray_tsp_order
     from graphanon.graphs.generalization import ring_graph
-    from graphanon.graphs.order import gray_tsp_order
     from graphanon.viz.nonreciprocal import draw_assignments, draw_generalization_graph
 
     if k is None:

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from graphanon.algorithms.cahd import cahd_groups, check_l_diverse_labels
+from graphanon.algorithms.nonreciprocal import gray_order, gray_tsp_order
 from graphanon.datasets import load
 from graphanon.errors import ParameterError
-from graphanon.graphs.order import gray_order, gray_tsp_order
 
 
 def audit_groups(groups, labels, l, n):

@@ -7,12 +7,11 @@ from hypothesis import strategies as st
 
 from graphanon.algorithms import get_algorithm
 from graphanon.algorithms.cahd_release import groups_release
-from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
+from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal, check_assignments
 from graphanon.algorithms.registry import RunOptions
 from graphanon.data import TransactionData, from_iterable
 from graphanon.datasets import load
 from graphanon.errors import ParameterError
-from graphanon.graphs.assignment import check_assignments
 from graphanon.metrics.nonreciprocal import error_rate, evaluate_nonreciprocal
 from graphanon.privacy import LDiversity, NonreciprocalKAnonymity
 from graphanon.privacy.registry import build_model

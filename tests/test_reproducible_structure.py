@@ -14,12 +14,15 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
+from graphanon.algorithms.nonreciprocal import (
+    DETERMINISTIC_STEP_LIMIT,
+    anonymize_nonreciprocal,
+    gray_tsp_details,
+)
 from graphanon.algorithms.registry import RunOptions, registered
 from graphanon.cli import main
 from graphanon.data import TransactionData
 from graphanon.datasets import load, load_taxonomy
-from graphanon.graphs.order import DETERMINISTIC_STEP_LIMIT, gray_tsp_details
 from graphanon.release import GlobalRecoding, NonreciprocalRelease, PerturbedRelease
 
 

@@ -28,8 +28,10 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
+from graphanon._bitset import bytes_to_words, pack_bytes
+from graphanon.algorithms.nonreciprocal.gray import gray_order
 from graphanon.errors import ParameterError
-from graphanon.graphs.order import _check_order, _pad_words, gray_order, pack_rows
+from graphanon.graphs.generalization import check_order
 
 __all__ = ["cahd_groups", "check_l_diverse_labels"]
 
@@ -204,16 +206,16 @@ def cahd_groups(
         raise ParameterError(f"alpha must be an integer >= 1, got {alpha!r}")
     if metric not in _METRICS:
         raise ParameterError(f"metric must be one of {_METRICS}, got {metric!r}")
-    packed, b = pack_rows(X)
+    packed, b = pack_bytes(X)
     n = packed.shape[0]
     if codes.size != n:
         raise ParameterError(
             f"labels has {codes.size} entries for {n} records; give one label per record"
         )
-    order = gray_order(X) if order is None else _check_order(order, n)
+    order = gray_order(X) if order is None else check_order(order, n)
     if l == 1:
         return [np.array([r], dtype=np.int64) for r in order]
-    words = _pad_words(packed)
+    words = bytes_to_words(packed)
     lab = codes[order]  # labels by position
     n_labels = len(values)
     counts = np.bincount(codes, minlength=n_labels).astype(np.int64)

@@ -23,9 +23,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon._random import secret_generator
+from graphanon.algorithms.nonreciprocal.diverse import check_diversity_feasible
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.errors import InfeasibleError, ParameterError
-from graphanon.graphs.assignment import check_diversity_feasible
 from graphanon.release import publish
 from graphanon.release.nonreciprocal import NonreciprocalRelease
 

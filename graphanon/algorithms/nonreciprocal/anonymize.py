@@ -33,13 +33,15 @@ import scipy.sparse as sp
 
 from graphanon._memory import check_memory
 from graphanon._random import check_random_state, secret_generator
-from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
-from graphanon.errors import ParameterError
-from graphanon.graphs.assignment import (
+from graphanon.algorithms.nonreciprocal.diverse import (
     check_diversity_feasible,
-    extract_assignments,
     greedy_diverse_assignments,
 )
+from graphanon.algorithms.nonreciprocal.extraction import extract_assignments
+from graphanon.algorithms.nonreciprocal.gray import gray_order
+from graphanon.algorithms.nonreciprocal.tsp import DETERMINISTIC_STEP_LIMIT, gray_tsp_order
+from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
+from graphanon.errors import ParameterError
 from graphanon.graphs.generalization import GeneralizationGraph, check_order
 from graphanon.privacy.km import check_k
 from graphanon.release import publish
@@ -64,8 +66,6 @@ def tsp_budget(
     >>> tsp_budget(None, None, reproducible=True), tsp_budget(None, None, reproducible=False)
     ((None, 40000), (0.2, None))
     """
-    from graphanon.graphs.order import DETERMINISTIC_STEP_LIMIT
-
     if not reproducible:
         return (0.2 if tsp_time_limit is None else tsp_time_limit), tsp_step_limit
     if tsp_time_limit is not None:
@@ -104,7 +104,7 @@ def record_order(
     tsp_step_limit : int, optional
         Gray-TSP: solver steps per segment (a count of work). With
         ``reproducible=True`` it is the whole budget (default
-        :data:`~graphanon.graphs.order.DETERMINISTIC_STEP_LIMIT`, about
+        :data:`~graphanon.algorithms.nonreciprocal.DETERMINISTIC_STEP_LIMIT`, about
         0.2 s of search).
     seed : int
         Gray-TSP node numbering seed.
@@ -137,13 +137,11 @@ def record_order(
         if order == "identity":
             return np.arange(n, dtype=np.int64)
         if order in ("gray", "gray-tsp"):
-            from graphanon.graphs import order as order_mod
-
             X = data.matrix
             if order == "gray":
-                return check_order(order_mod.gray_order(X), n)
+                return check_order(gray_order(X), n)
             return check_order(
-                order_mod.gray_tsp_order(
+                gray_tsp_order(
                     X,
                     min_segment=min_segment,
                     max_segment=max_segment,
@@ -198,7 +196,7 @@ def anonymize_nonreciprocal(
         Checked up front: fewer than ``l`` labels, or a label on more than
         ``n / l`` records, raises :class:`ParameterError`.
     order : {"gray-tsp", "gray", "identity"} or permutation
-        Cyclic record order (:mod:`graphanon.graphs.order`).
+        Cyclic record order (:mod:`graphanon.algorithms.nonreciprocal.tsp`).
     min_segment, max_segment, tsp_time_limit, tsp_step_limit :
         Gray-TSP parameters: segment length bounds (default 300 and 350) and
         the OR-Tools search budget per segment. Without ``rng`` the search
@@ -207,13 +205,13 @@ def anonymize_nonreciprocal(
         1.0 s shortens the order by another 3-6%, see docs/order.md). With
         ``rng`` the order must be reproducible, so the budget is
         ``tsp_step_limit`` solver steps (default
-        :data:`~graphanon.graphs.order.DETERMINISTIC_STEP_LIMIT`, about
+        :data:`~graphanon.algorithms.nonreciprocal.DETERMINISTIC_STEP_LIMIT`, about
         as long and as good as 0.2 s) and ``tsp_time_limit`` is refused.
     extraction : {"closed-walk", "backtracking"}
-        Assignment extraction (:func:`~graphanon.graphs.assignment.extract_assignments`).
+        Assignment extraction (:func:`~graphanon.algorithms.nonreciprocal.extract_assignments`).
     l_method : {"flow", "greedy-walk"}
         With ``l``: how the l-diverse generalization graph is built
-        (:func:`~graphanon.graphs.assignment.greedy_diverse_assignments`).
+        (:func:`~graphanon.algorithms.nonreciprocal.greedy_diverse_assignments`).
         ``"flow"`` (default): a minimum-cost l-diverse graph over pairs near
         in the order, by min-cost flow; always succeeds when ``l`` passes the
         feasibility check. ``"greedy-walk"``: the paper's Algorithm 2
@@ -253,7 +251,7 @@ def anonymize_nonreciprocal(
     of at most ``tsp_time_limit`` seconds; ring + extraction O(n k) walk
     steps in practice (quadratic worst case); bit voting O(n k avg|r|). With
     ``l`` and ``l_method="flow"`` add three min-cost flows on O(2 window n + l n) arcs (window 128)
-    (:func:`~graphanon.graphs.assignment.greedy_diverse_assignments`).
+    (:func:`~graphanon.algorithms.nonreciprocal.greedy_diverse_assignments`).
     Memory O(n k): the graph, the ``k`` assignments, the members matrix and
     the bit vote's edge arrays (about 160 bytes per edge; the bit vote
     gathers record rows in bounded blocks). Checked up front against the
