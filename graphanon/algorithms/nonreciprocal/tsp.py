@@ -342,6 +342,7 @@ def gray_tsp_order(
 
     Examples
     --------
+    >>> from graphanon.algorithms.nonreciprocal import hamming_cycle_length
     >>> from graphanon.datasets import load
     >>> data = load("nr_table1")
     >>> order = gray_tsp_order(data, time_limit=None)  # deterministic budget
