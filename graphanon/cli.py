@@ -210,7 +210,7 @@ def algorithms(json_out: bool) -> None:
     from graphanon.privacy.registry import model_names
 
     rows = [{"name": spec.name, "summary": spec.summary, "model": spec.privacy_model,
-             "taxonomy": spec.needs_taxonomy, "options": list(spec.options), "params": list(spec.params)}
+             "taxonomy": spec.needs_taxonomy, "options": list(spec.options), "params": list(spec.param_names)}
             for spec in sorted(registered().values(), key=lambda spec: spec.name)]
     models = model_names()
     if json_out:

@@ -23,7 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon._random import secret_generator
-from graphanon.algorithms.nonreciprocal.diverse import check_diversity_feasible
+from graphanon._validation import check_diversity_feasible
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.errors import InfeasibleError, ParameterError
 from graphanon.release import publish

@@ -29,6 +29,7 @@ from collections.abc import Callable, Hashable, Iterable
 
 import numpy as np
 
+from graphanon._validation import check_h
 from graphanon.algorithms._hierarchy import check_m, infrequent_on_columns, njit
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, parse_name_list, register
 from graphanon.errors import ParameterError
@@ -40,19 +41,6 @@ from graphanon.support import VerticalBitmaps
 __all__ = ["anonymize_mm", "check_h", "check_private_items", "minimal_moles"]
 
 Progress = Callable[[int, int, str], None]
-
-
-def check_h(h) -> float:
-    """Validate the confidence bound ``h`` in (0, 1]."""
-    try:
-        h = float(h)
-    except (TypeError, ValueError):
-        raise ParameterError(f"h must be a number in (0, 1], got {h!r}") from None
-    if not 0.0 < h <= 1.0:
-        raise ParameterError(
-            f"h must be in (0, 1] (the largest allowed probability of inferring a private item), got {h}"
-        )
-    return h
 
 
 def check_private_items(data, private_items: Iterable[Hashable]) -> np.ndarray:

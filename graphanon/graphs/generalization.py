@@ -24,37 +24,10 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
+from graphanon._validation import check_order
 from graphanon.errors import ParameterError
 
 __all__ = ["GeneralizationGraph", "check_order", "ring_graph"]
-
-
-def check_order(order, n: int) -> np.ndarray:
-    """Validate that ``order`` is a permutation of ``0..n-1``; return it as int64.
-
-    The one record-order check of the package (the order modules, CAHD and
-    the generalization graphs call it). Errors name the first bad position.
-
-    Examples
-    --------
-    >>> check_order([2, 0, 1], 3).tolist()
-    [2, 0, 1]
-    """
-    arr = np.asarray(order)
-    if arr.ndim != 1 or arr.shape[0] != n:
-        raise ParameterError(f"order must be a 1-D permutation of the {n} record indices, got shape {arr.shape}")
-    if n and not np.issubdtype(arr.dtype, np.integer):
-        raise ParameterError(f"order must hold integer record indices, got dtype {arr.dtype}")
-    arr = arr.astype(np.int64)
-    if n and (arr.min() < 0 or arr.max() >= n or np.unique(arr).size != n):
-        bad = (arr < 0) | (arr >= n)
-        if bad.any():
-            p = int(np.flatnonzero(bad)[0])
-            raise ParameterError(f"order[{p}] = {arr[p]} is not a record index in [0, {n})")
-        _, idx = np.unique(arr, return_index=True)
-        dup = np.setdiff1d(np.arange(n), idx)[0]
-        raise ParameterError(f"order[{dup}] = {arr[dup]} repeats a record; order must be a permutation")
-    return arr
 
 
 class GeneralizationGraph:

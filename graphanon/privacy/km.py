@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon._validation import check_k
 from graphanon.containment import itemset_rows, record_supports, shrink_to_minimal
 from graphanon.errors import ParameterError
 from graphanon.privacy.consistency import recoding_mismatches
@@ -20,20 +21,6 @@ from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.support import minimal_infrequent_itemsets
 
 __all__ = ["KmAnonymity", "TransactionalKAnonymity", "check_k"]
-
-
-def check_k(k, n_records: int, what: str = "k") -> int:
-    """Validate ``1 <= k <= n_records``; return ``k`` as int."""
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise ParameterError(f"{what} must be a whole number, got {k!r}")
-    if k < 1:
-        raise ParameterError(f"{what} must be at least 1, got {k}")
-    if k > n_records:
-        raise ParameterError(
-            f"{what}={k} exceeds the number of records ({n_records}); no release can hide a record "
-            f"among more records than there are"
-        )
-    return int(k)
 
 
 def _require_global(release, model: str):

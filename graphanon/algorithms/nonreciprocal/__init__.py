@@ -22,6 +22,7 @@ The structures these build live in :mod:`graphanon.graphs`
 CAHD, the other method on record orders, is :mod:`graphanon.algorithms.cahd`.
 """
 
+from graphanon._validation import check_diversity_feasible
 from graphanon.algorithms.nonreciprocal._kernels import ExtractionStats
 from graphanon.algorithms.nonreciprocal.anonymize import (
     anonymize_nonreciprocal,
@@ -30,10 +31,7 @@ from graphanon.algorithms.nonreciprocal.anonymize import (
     tsp_budget,
 )
 from graphanon.algorithms.nonreciprocal.closed_walk import closed_walk_trace
-from graphanon.algorithms.nonreciprocal.diverse import (
-    check_diversity_feasible,
-    greedy_diverse_assignments,
-)
+from graphanon.algorithms.nonreciprocal.diverse import greedy_diverse_assignments
 from graphanon.algorithms.nonreciprocal.extraction import check_assignments, extract_assignments
 from graphanon.algorithms.nonreciprocal.gray import (
     consecutive_hamming,

@@ -26,13 +26,13 @@ nonreciprocal recoding. KDD 2012, Sec. 4.1-4.4.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 import scipy.sparse as sp
 
 from graphanon._memory import check_memory
+from graphanon._progress import ProgressCallback
 from graphanon._random import check_random_state, secret_generator
+from graphanon._validation import check_k, check_order
 from graphanon.algorithms.nonreciprocal.diverse import (
     check_diversity_feasible,
     greedy_diverse_assignments,
@@ -42,14 +42,12 @@ from graphanon.algorithms.nonreciprocal.gray import gray_order
 from graphanon.algorithms.nonreciprocal.tsp import DETERMINISTIC_STEP_LIMIT, gray_tsp_order
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.errors import ParameterError
-from graphanon.graphs.generalization import GeneralizationGraph, check_order
-from graphanon.privacy.km import check_k
+from graphanon.graphs.generalization import GeneralizationGraph
 from graphanon.release import publish
 from graphanon.release.nonreciprocal import NonreciprocalRelease
 
 __all__ = ["anonymize_nonreciprocal", "members_matrix", "record_order", "tsp_budget"]
 
-Progress = Callable[[int, int, str], None]
 _BYTES_PER_EDGE = 160  # graph, assignments, members matrix and bit-vote edge arrays (measured: chess, k = n)
 
 
@@ -87,7 +85,7 @@ def record_order(
     tsp_step_limit: int | None = None,
     seed: int = 0,
     reproducible: bool = False,
-    progress: Progress | None = None,
+    progress: ProgressCallback | None = None,
 ) -> np.ndarray:
     """The cyclic record order: ``"gray-tsp"``, ``"gray"``, ``"identity"`` or a permutation.
 
@@ -177,7 +175,7 @@ def anonymize_nonreciprocal(
     extraction: str = "closed-walk",
     l_method: str = "flow",
     rng=None,
-    progress: Progress | None = None,
+    progress: ProgressCallback | None = None,
     return_details: bool = False,
     unsafe_secret_seed: int | None = None,
 ):

@@ -6,47 +6,24 @@ The entry point :func:`greedy_diverse_assignments` picks the implementation
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 from graphanon._bitset import pack_words
+from graphanon._progress import ProgressCallback
 from graphanon._random import check_random_state
+from graphanon._validation import check_diversity_feasible, check_order
 from graphanon.algorithms.nonreciprocal.diverse_flow import diverse_flow
 from graphanon.algorithms.nonreciprocal.extraction import extract_assignments
 from graphanon.algorithms.nonreciprocal.greedy_walk import greedy_walk_rounds
 from graphanon.errors import InfeasibleError, ParameterError
-from graphanon.graphs.generalization import GeneralizationGraph, check_order
+from graphanon.graphs.generalization import GeneralizationGraph
 
-__all__ = ["check_diversity_feasible", "greedy_diverse_assignments"]
+__all__ = ["greedy_diverse_assignments"]
 
 
 def _label_codes(labels) -> np.ndarray:
     index: dict = {}
     return np.array([index.setdefault(v, len(index)) for v in labels], dtype=np.int64)
-
-
-def check_diversity_feasible(labels, l: int) -> None:  # noqa: E741
-    """Raise ``ParameterError`` when ``labels`` cannot support l-diversity: fewer than
-    ``l`` distinct labels, or a label on more than ``n / l`` records."""
-    from collections import Counter
-
-    if isinstance(l, bool) or not isinstance(l, (int, np.integer)) or l < 1:
-        raise ParameterError(f"l must be a whole number >= 1, got {l!r}")
-    if labels is None:
-        raise ParameterError("l-diversity needs sensitive labels: the data has none (give labels=...)")
-    n = len(labels)
-    counts = Counter(labels)
-    if len(counts) < l:
-        raise ParameterError(
-            f"l={l} needs at least {l} distinct sensitive labels, the data has {len(counts)}: {sorted(map(str, counts))}"
-        )
-    label, top = counts.most_common(1)[0]
-    if top * l > n:
-        raise ParameterError(
-            f"l={l} is infeasible: label {label!r} is on {top} of {n} records, more than n/l = {n / l:.1f}; "
-            f"lower l to at most {n // top}"
-        )
 
 
 def _check_diverse_rounds(out, lab, l: int) -> None:  # noqa: E741
@@ -73,7 +50,7 @@ def greedy_diverse_assignments(
     refine: int = 2,
     lookahead: int = 0,
     stats: dict | None = None,
-    progress: Callable[[int, int, str], None] | None = None,
+    progress: ProgressCallback | None = None,
 ) -> np.ndarray:
     """Build ``l`` disjoint assignments whose union makes every record l-diverse.
 

@@ -53,10 +53,9 @@ preserving data publishing. SIGMOD 2010 (backtracking extraction, "WMC").
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
+from graphanon._progress import ProgressCallback
 from graphanon._random import check_random_state
 from graphanon.algorithms.nonreciprocal._kernels import ExtractionStats, drop_used_edges, edge_lists
 from graphanon.algorithms.nonreciprocal.backtracking import backtracking_round
@@ -91,7 +90,7 @@ def extract_assignments(
     method: str = "closed-walk",
     rng=None,
     stats: dict | None = None,
-    progress: Callable[[int, int, str], None] | None = None,
+    progress: ProgressCallback | None = None,
 ) -> np.ndarray:
     """Extract ``k`` disjoint assignments from a k-regular generalization graph.
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from graphanon._bitset import bytes_to_words, pack_bytes
+from graphanon._validation import check_order
 from graphanon.errors import ParameterError
-from graphanon.graphs.generalization import check_order
 
 __all__ = ["consecutive_hamming", "gray_order", "hamming_cycle_length", "hamming_matrix"]
 
