@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT))
 from graphanon.algorithms.apriori import anonymize_aa  # noqa: E402
 from graphanon.algorithms.cahd_release import anonymize_cahd  # noqa: E402
 from graphanon.algorithms.coat import anonymize_coat  # noqa: E402
-from graphanon.algorithms.coat_policies import km_policy  # noqa: E402
+from graphanon.algorithms.coat.policies import km_policy  # noqa: E402
 from graphanon.algorithms.cut import anonymize_cut  # noqa: E402
 from graphanon.algorithms.hghs import anonymize_mhghs  # noqa: E402
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal  # noqa: E402

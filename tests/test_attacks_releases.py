@@ -19,7 +19,7 @@ import pytest
 from graphanon.algorithms.apriori import anonymize_aa
 from graphanon.algorithms.cahd_release import anonymize_cahd
 from graphanon.algorithms.coat import anonymize_coat
-from graphanon.algorithms.coat_policies import km_policy
+from graphanon.algorithms.coat.policies import km_policy
 from graphanon.algorithms.cut import anonymize_cut
 from graphanon.algorithms.hghs import anonymize_mhghs
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from graphanon.algorithms import get_algorithm
 from graphanon.algorithms.coat import KmConstraints, anonymize_coat, pgen
-from graphanon.algorithms.coat_policies import pp_policy, up_policy
+from graphanon.algorithms.coat.policies import pp_policy, up_policy
 from graphanon.algorithms.registry import RunOptions
 from graphanon.data import from_iterable
 from graphanon.datasets import load, load_constraints

@@ -12,7 +12,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from graphanon.algorithms.coat import anonymize_coat  # noqa: E402
-from graphanon.algorithms.coat_policies import PP_TABLE2, all_itemsets, pp_policy, up_policy  # noqa: E402
+from graphanon.algorithms.coat.policies import PP_TABLE2, all_itemsets, pp_policy, up_policy  # noqa: E402
 from graphanon.data import from_iterable  # noqa: E402
 from graphanon.datasets import load, load_constraints  # noqa: E402
 from graphanon.errors import ParameterError  # noqa: E402

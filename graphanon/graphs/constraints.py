@@ -19,7 +19,8 @@ from collections.abc import Hashable
 
 import networkx as nx
 
-from graphanon.release.global_recoding import set_label
+from graphanon.constraints_io import as_utility_blocks
+from graphanon.labels import set_label
 
 __all__ = ["ConstraintGraph", "MergeForest"]
 
@@ -43,8 +44,6 @@ class ConstraintGraph:
     """
 
     def __init__(self, data, privacy_constraints, utility_constraints=None) -> None:
-        from graphanon.algorithms.coat import as_utility_blocks
-
         self.items = list(data.items)
         self.supports = dict(zip(data.items, data.supports().tolist(), strict=True))
         self.privacy = [tuple(p) for p in privacy_constraints]
