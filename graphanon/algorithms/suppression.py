@@ -29,12 +29,11 @@ from collections.abc import Callable, Hashable, Iterable
 
 import numpy as np
 
-from graphanon._validation import check_h
+from graphanon._validation import check_h, check_k
 from graphanon.algorithms._hierarchy import check_m, infrequent_on_columns, njit
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, parse_name_list, register
 from graphanon.errors import ParameterError
 from graphanon.labels import as_labels
-from graphanon.privacy.km import check_k
 from graphanon.release import GlobalRecoding, publish
 from graphanon.support import VerticalBitmaps
 
@@ -267,7 +266,7 @@ def anonymize_mm(
 
 
 def _run(data, opts: RunOptions) -> GlobalRecoding:
-    from graphanon.privacy.hkp import expand_params
+    from graphanon._params import expand_params
 
     opts.params = expand_params(opts.params, {"h", "private"})
     opts.unknown_params({"h", "private"})

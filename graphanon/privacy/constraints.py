@@ -31,7 +31,7 @@ import scipy.sparse as sp
 from graphanon.errors import ParameterError
 from graphanon.labels import as_labels
 from graphanon.privacy.consistency import recoding_mismatches
-from graphanon.privacy.km import _require_global, check_k
+from graphanon.privacy.km import check_k, require_global
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.support import VerticalBitmaps, minimal_infrequent_itemsets
 
@@ -117,7 +117,7 @@ class PrivacyConstraints(PrivacyModel):
         return None
 
     def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
-        _require_global(release, "privacy constraints")
+        require_global(release, "privacy constraints")
         check_k(self.k, original.n_records)
         n_bad, problems = recoding_mismatches(original, release, max_examples=max_examples)
         labels = [pi.label for pi in release.published_items]
@@ -269,7 +269,7 @@ def check_utility_constraints(original, release, utility_constraints, s: float, 
     >>> check_utility_constraints(data, rel, [["a"], ["b"], ["c"]], s=0.5).violations
     1
     """
-    _require_global(release, "utility constraints")
+    require_global(release, "utility constraints")
     if not 0.0 <= float(s) <= 1.0:
         raise ParameterError(f"s must be a fraction in [0, 1], got {s!r}")
     owner = _blocks_of(original, utility_constraints)

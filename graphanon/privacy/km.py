@@ -23,7 +23,7 @@ from graphanon.support import minimal_infrequent_itemsets
 __all__ = ["KmAnonymity", "TransactionalKAnonymity", "check_k"]
 
 
-def _require_global(release, model: str):
+def require_global(release, model: str):
     if not hasattr(release, "published_items") or not hasattr(release, "records"):
         raise ParameterError(
             f"{model} audits releases that publish item-level records (global recodings); "
@@ -88,7 +88,7 @@ class KmAnonymity(PrivacyModel):
         self.name = f"k^m-anonymity (k={self.k}, m={'inf' if self.m is None else self.m})"
 
     def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
-        _require_global(release, "k^m-anonymity")
+        require_global(release, "k^m-anonymity")
         check_k(self.k, original.n_records)
         n_bad, problems = recoding_mismatches(original, release, max_examples=max_examples)
         rec = release.records
@@ -209,7 +209,7 @@ class TransactionalKAnonymity(PrivacyModel):
         self.name = f"transactional k-anonymity (k={self.k})"
 
     def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
-        _require_global(release, "transactional k-anonymity")
+        require_global(release, "transactional k-anonymity")
         check_k(self.k, original.n_records)
         n_bad, problems = recoding_mismatches(original, release, max_examples=max_examples)
         rec = release.records
