@@ -106,7 +106,7 @@ def methods(tax, k):
         "aa": lambda d, s, o: anonymize_aa(d, taxonomy=tax, k=k, m=M),
         "mhghs": lambda d, s, o: anonymize_mhghs(d, taxonomy=tax, k=k, m=M),
         "mm": lambda d, s, o: anonymize_mm(d, k=k, m=M),
-        "coat": lambda d, s, o: anonymize_coat(d, km_policy(M), None, k, 1.0),
+        "coat": lambda d, s, o: anonymize_coat(d, privacy=km_policy(M), utility=None, k=k, s=1.0),
         f"nr k={k}": lambda d, s, o: anonymize_nonreciprocal(d, k=k, rng=s, order=o),
         f"nr l={l}": lambda d, s, o: anonymize_nonreciprocal(d, l=l, rng=s, order=o),
         f"cahd l={l}": lambda d, s, o: anonymize_cahd(d, l=l),

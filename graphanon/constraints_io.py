@@ -30,7 +30,7 @@ import scipy.sparse as sp
 
 from graphanon._validation import check_k
 from graphanon.errors import ParameterError
-from graphanon.support import VerticalBitmaps
+from graphanon.support import VerticalBitmaps, bitmap_supports
 from graphanon.taxonomy import ItemGroups
 
 __all__ = [
@@ -216,19 +216,7 @@ def pgen(data, k: int) -> list[tuple]:
     reps = first_pos[cand]
     reps = reps[lengths[reps] > 0]
     cand_copies = copies[group_id[np.argsort(order)][reps]]
-    vb = VerticalBitmaps(X)
-    sup = np.empty(len(reps), dtype=np.int64)
-    rl = lengths[reps]
-    for size in np.unique(rl):
-        idx = np.flatnonzero(rl == size)
-        for start in range(0, len(idx), 1024):
-            part = idx[start : start + 1024]
-            rows = reps[part]
-            cols = X.indices[(X.indptr[rows][:, None] + np.arange(size)[None, :])]
-            acc = vb.bits[cols[:, 0]].copy()
-            for c in range(1, size):
-                acc &= vb.bits[cols[:, c]]
-            sup[part] = np.bitwise_count(acc).sum(axis=1)
+    sup = bitmap_supports(VerticalBitmaps(X).bits, [X.indices[X.indptr[r] : X.indptr[r + 1]] for r in reps.tolist()], n)
     keep = reps[sup == cand_copies]
     keep = keep[np.lexsort((keep, -lengths[keep]))]
     items = data.items

@@ -31,6 +31,7 @@ from graphanon.errors import ParameterError
 __all__ = [
     "ItemsetLevel",
     "VerticalBitmaps",
+    "bitmap_supports",
     "generalize_matrix",
     "itemset_supports",
     "minimal_infrequent_itemsets",
@@ -111,30 +112,65 @@ class VerticalBitmaps:
         return int(np.bitwise_count(self.bitmap(itemset)).sum())
 
     def supports(self, itemsets: Sequence[Iterable[int]]) -> np.ndarray:
-        """Supports of many itemsets; equal-size batches are vectorized."""
-        itemsets = [np.asarray(list(s), dtype=np.int64) for s in itemsets]
-        out = np.empty(len(itemsets), dtype=np.int64)
-        by_size: dict[int, list[int]] = {}
-        for i, s in enumerate(itemsets):
-            by_size.setdefault(len(s), []).append(i)
-        for size, idx in by_size.items():
-            if size == 0:
-                out[idx] = self.n_records
-                continue
-            arr = np.stack([itemsets[i] for i in idx])
-            for start in range(0, len(idx), 4096):
-                block = arr[start : start + 4096]
-                acc = self.bits[block[:, 0]].copy()
-                for c in range(1, size):
-                    acc &= self.bits[block[:, c]]
-                out[np.asarray(idx[start : start + 4096])] = np.bitwise_count(acc).sum(axis=1)
-        return out
+        """Supports of many itemsets; equal-size batches are vectorized (:func:`bitmap_supports`)."""
+        return bitmap_supports(self.bits, itemsets, self.n_records)
 
     def records_of(self, itemset: Iterable[int]) -> np.ndarray:
         """Indices of the records containing ``itemset``."""
         bm = self.bitmap(itemset)
         bits = np.unpackbits(bm.view(np.uint8), bitorder="little")[: self.n_records]
         return np.flatnonzero(bits)
+
+
+def bitmap_supports(bits: np.ndarray, itemsets: Sequence[Iterable[int]], n_records: int, *, block: int = 4096) -> np.ndarray:
+    """Supports of many itemsets over vertical bitmaps: the one batched support loop.
+
+    Parameters
+    ----------
+    bits : ndarray of uint64, shape (n_columns, n_words)
+        Row ``j`` is the packed set of records holding column ``j`` (an item,
+        or a published item of a recoding).
+    itemsets : sequence of iterables of column indices
+    n_records : int
+        Support of the empty itemset (every record contains it).
+    block : int
+        Itemsets ANDed at once per size (bounds the temporary memory).
+
+    Returns
+    -------
+    ndarray of int64
+        ``out[i]`` = number of records holding every column of ``itemsets[i]``;
+        ``n_records`` for an empty itemset.
+
+    Complexity
+    ----------
+    O(sum of itemset sizes * n_words) word operations, grouped by size so
+    each group is one vectorized AND per position.
+
+    Examples
+    --------
+    >>> vb = VerticalBitmaps(np.array([[1, 1, 0], [1, 0, 1], [1, 1, 1]]))
+    >>> bitmap_supports(vb.bits, [[0], [0, 1], [1, 2], []], 3).tolist()
+    [3, 2, 1, 3]
+    """
+    sets = [np.asarray(list(t), dtype=np.int64) for t in itemsets]
+    out = np.empty(len(sets), dtype=np.int64)
+    by_size: dict[int, list[int]] = {}
+    for i, t in enumerate(sets):
+        by_size.setdefault(len(t), []).append(i)
+    for size, idx in by_size.items():
+        if size == 0:
+            out[idx] = n_records
+            continue
+        arr = np.stack([sets[i] for i in idx])
+        pos = np.asarray(idx)
+        for start in range(0, len(idx), block):
+            part = arr[start : start + block]
+            acc = bits[part[:, 0]].copy()
+            for c in range(1, size):
+                acc &= bits[part[:, c]]
+            out[pos[start : start + block]] = np.bitwise_count(acc).sum(axis=1)
+    return out
 
 
 def item_supports(X) -> np.ndarray:

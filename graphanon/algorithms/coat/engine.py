@@ -34,6 +34,7 @@ import heapq
 import numpy as np
 
 from graphanon._progress import ProgressCallback
+from graphanon._random import check_random_state
 from graphanon._validation import check_k
 from graphanon.algorithms.coat.state import CoatState, CoatTrace, MergeStep, weight_function
 from graphanon.constraints_io import KmConstraints, as_utility_blocks, privacy_constraint_ids
@@ -209,16 +210,16 @@ def _run_km(state: CoatState, m: int) -> None:
 
 def anonymize_coat(
     data,
-    privacy_constraints,
-    utility_constraints,
+    *,
+    privacy,
+    utility=None,
     k: int,
     s: float,
     weights=None,
     suppression_penalty=None,
-    progress: ProgressCallback | None = None,
-    *,
-    return_trace: bool = False,
+    rng=None,
     unsafe_secret_seed: int | None = None,
+    progress: ProgressCallback | None = None,
 ):
     """Anonymize ``data`` with COAT under privacy and utility constraints.
 
@@ -226,10 +227,10 @@ def anonymize_coat(
     ----------
     data : TransactionData
         The original records.
-    privacy_constraints : list of item lists, or KmConstraints
+    privacy : list of item lists, or KmConstraints
         The itemsets to protect (Def. 3.3). ``KmConstraints(m)`` stands for
         all ``m``-itemsets (k^m-anonymity) without listing them.
-    utility_constraints : None, "all", ItemGroups, mapping or list of item lists
+    utility : None, "all", ItemGroups, mapping or list of item lists
         A partition of the items (Def. 3.7): published items stay inside one
         block. ``None``/``"all"``: one block, any merge allowed.
     k : int
@@ -246,22 +247,24 @@ def anonymize_coat(
         Not used to choose operations (COAT never trades merges for
         suppressions); accepted and recorded so that the release's UL can be
         computed with the same penalty (:func:`graphanon.metrics.ul`).
-    progress : callable(done, total, message), optional
-        Progress callback.
-    return_trace : bool
-        Also return a :class:`CoatTrace` (merge/suppression history; it names
-        the suppressed items, so keep it with the producer).
+    rng : None, int or numpy Generator
+        Accepted for the common convention (same ``rng``, same release
+        structure); COAT's greedy loop draws nothing.
     unsafe_secret_seed : int, optional
         Tests only: fixes the secret row shuffle, which otherwise comes from
         operating-system entropy (:func:`~graphanon.release.publish`). Never
         recorded in the release.
+    progress : callable(done, total, message), optional
+        Progress callback.
 
     Returns
     -------
     GlobalRecoding
         Published items are sets labelled ``"(a,b)"`` (single items keep
-        their label), rows in a secret random order; ``algorithm="coat"``. With ``return_trace``, the pair
-        ``(release, trace)``.
+        their label), rows in a secret random order; ``algorithm="coat"``.
+        ``release.trace`` is the :class:`CoatTrace` (merge/suppression
+        history, in memory only, never saved; it names the suppressed items,
+        so keep it with the producer).
 
     Raises
     ------
@@ -286,7 +289,7 @@ def anonymize_coat(
     --------
     >>> from graphanon.datasets import load, load_constraints
     >>> data, c = load("coat_fig1"), load_constraints("coat_fig1")
-    >>> rel = anonymize_coat(data, c["privacy"], c["utility"], k=c["k"], s=c["s"])
+    >>> rel = anonymize_coat(data, privacy=c["privacy"], utility=c["utility"], k=c["k"], s=c["s"])
     >>> rel.render_record(int(rel.link.row_of_record[0]))   # record 0's published row
     '(a,b) c e f (g,h)'
 
@@ -296,23 +299,24 @@ def anonymize_coat(
     of transactions. KAIS 2011, Sec. 4, Algorithms 1-3; tie and stall rules
     as fixed in graphanon's SPEC, Sec. 1.
     """
+    check_random_state(rng)  # validated like every method's; COAT draws nothing
     k = check_k(k, max(data.n_records, 1))
     if isinstance(s, bool) or not isinstance(s, (int, float, np.floating)) or not 0.0 <= float(s) <= 1.0:
         raise ParameterError(
             f"s is the largest fraction of items that may be suppressed, in [0, 1] (0.15 or, on the "
             f"command line, 15%); got {s!r}"
         )
-    block, blocks = as_utility_blocks(data, utility_constraints)
+    block, blocks = as_utility_blocks(data, utility)
     wfun = weight_function(data, weights)
     trace = CoatTrace()
     state = CoatState(data, block, k, float(s), wfun, progress, trace)
-    if isinstance(privacy_constraints, KmConstraints):
-        _run_km(state, int(privacy_constraints.m))
-        p_desc = f"all {privacy_constraints.m}-itemsets"
+    if isinstance(privacy, KmConstraints):
+        _run_km(state, int(privacy.m))
+        p_desc = f"all {privacy.m}-itemsets"
     else:
-        if isinstance(privacy_constraints, (str, bytes)):
-            raise ParameterError("privacy_constraints must be a list of item lists or KmConstraints(m)")
-        constraints = privacy_constraint_ids(data, list(privacy_constraints))
+        if isinstance(privacy, (str, bytes)):
+            raise ParameterError("privacy (the privacy constraints) must be a list of item lists or KmConstraints(m)")
+        constraints = privacy_constraint_ids(data, list(privacy))
         _run_explicit(state, constraints)
         p_desc = f"{len(constraints)} constraints"
     mapping = {}
@@ -329,4 +333,5 @@ def anonymize_coat(
     rel = publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
     if progress:
         progress(1, 1, f"done: {len(state.members)} published items, {state.n_suppressed} suppressed")
-    return (rel, trace) if return_trace else rel
+    rel.trace = trace
+    return rel

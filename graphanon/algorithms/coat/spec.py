@@ -36,7 +36,7 @@ def _run(data, opts: RunOptions) -> GlobalRecoding:
     if weights != "taxonomy" and not opts.param("utility", "all", str).startswith("taxonomy-level:"):
         opts.refuse(("taxonomy",), "COAT reads a taxonomy only with --param weights=taxonomy or utility=taxonomy-level:N")
     return anonymize_coat(
-        data, P, U, k=opts.k, s=s, weights=opts.taxonomy if weights == "taxonomy" else None, progress=opts.progress,
+        data, privacy=P, utility=U, k=opts.k, s=s, weights=opts.taxonomy if weights == "taxonomy" else None, progress=opts.progress,
         unsafe_secret_seed=opts.unsafe_secret_seed,
     )
 

@@ -13,7 +13,7 @@ import scipy.sparse as sp
 
 from graphanon.errors import InfeasibleError, ParameterError
 from graphanon.labels import set_label
-from graphanon.support import VerticalBitmaps, generalize_matrix
+from graphanon.support import VerticalBitmaps, bitmap_supports, generalize_matrix
 from graphanon.taxonomy import Taxonomy
 
 LN2 = math.log(2.0)
@@ -115,19 +115,8 @@ class CoatState:
         return int(np.bitwise_count(acc).sum())
 
     def supports_of(self, itemsets: list[tuple]) -> np.ndarray:
-        """Supports of many group itemsets at once (batched by size; empty -> 0)."""
-        out = np.zeros(len(itemsets), dtype=np.int64)
-        by_size: dict[int, list[int]] = {}
-        for j, t in enumerate(itemsets):
-            if t:
-                by_size.setdefault(len(t), []).append(j)
-        for size, idx in by_size.items():
-            arr = np.array([itemsets[j] for j in idx], dtype=np.int64)
-            acc = self.bits[arr[:, 0]].copy()
-            for c in range(1, size):
-                acc &= self.bits[arr[:, c]]
-            out[np.asarray(idx)] = np.bitwise_count(acc).sum(axis=1)
-        return out
+        """Supports of many group itemsets at once (:func:`graphanon.support.bitmap_supports`; empty -> n)."""
+        return bitmap_supports(self.bits, itemsets, self.n)
 
     def groups_of(self, items: np.ndarray) -> list[int]:
         g = self.grp[items]

@@ -25,6 +25,7 @@ CAHD, the other method on record orders, is :mod:`graphanon.algorithms.cahd`.
 from graphanon._validation import check_diversity_feasible
 from graphanon.algorithms.nonreciprocal._kernels import ExtractionStats
 from graphanon.algorithms.nonreciprocal.anonymize import (
+    NonreciprocalTrace,
     anonymize_nonreciprocal,
     members_matrix,
     record_order,
@@ -50,6 +51,7 @@ from graphanon.algorithms.nonreciprocal.tsp import (
 __all__ = [
     "DETERMINISTIC_STEP_LIMIT",
     "ExtractionStats",
+    "NonreciprocalTrace",
     "anonymize_nonreciprocal",
     "check_assignments",
     "check_diversity_feasible",

@@ -26,6 +26,8 @@ nonreciprocal recoding. KDD 2012, Sec. 4.1-4.4.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -46,9 +48,32 @@ from graphanon.graphs.generalization import GeneralizationGraph
 from graphanon.release import publish
 from graphanon.release.nonreciprocal import NonreciprocalRelease
 
-__all__ = ["anonymize_nonreciprocal", "members_matrix", "record_order", "tsp_budget"]
+__all__ = ["NonreciprocalTrace", "anonymize_nonreciprocal", "members_matrix", "record_order", "tsp_budget"]
 
 _BYTES_PER_EDGE = 160  # graph, assignments, members matrix and bit-vote edge arrays (measured: chess, k = n)
+
+
+@dataclass(frozen=True)
+class NonreciprocalTrace:
+    """The structure of a nonreciprocal run (``release.trace``; in memory only, never saved).
+
+    Attributes
+    ----------
+    order : ndarray of int64
+        The cyclic record order.
+    graph : GeneralizationGraph
+        The k-regular (or l-regular) generalization graph.
+    assignments : ndarray of int64, shape (k, n)
+        The disjoint assignments extracted from ``graph``. Which one was
+        published is the secret: it is not here, only in ``release.link``.
+    greedy_assignments : ndarray or None
+        With ``l``: the l-diverse assignments the graph was built from.
+    """
+
+    order: np.ndarray
+    graph: GeneralizationGraph
+    assignments: np.ndarray
+    greedy_assignments: np.ndarray | None = None
 
 
 def tsp_budget(
@@ -176,7 +201,6 @@ def anonymize_nonreciprocal(
     l_method: str = "flow",
     rng=None,
     progress: ProgressCallback | None = None,
-    return_details: bool = False,
     unsafe_secret_seed: int | None = None,
 ):
     """Publish ``data`` by nonreciprocal recoding (k-anonymity, or l-diversity with ``l``).
@@ -223,9 +247,6 @@ def anonymize_nonreciprocal(
         fixes the structure only; the secret (which assignment is published,
         the row shuffle) always comes from operating-system entropy.
     progress : callable(done, total, message), optional
-    return_details : bool
-        Also return a dict with ``order``, ``graph``, ``assignments`` and
-        ``chosen`` (secret; for tests, drawings and experiments only).
     unsafe_secret_seed : int, optional
         Tests only: fixes the chosen assignment and the row shuffle. Anyone
         who knows or guesses it undoes the release's protection. Never
@@ -242,6 +263,12 @@ def anonymize_nonreciprocal(
         own postimage it is (Xue et al., Fig. 4b and greedyPick criterion
         iii), which is what makes every record's ``l`` matches carry ``l``
         distinct labels.
+
+        ``release.trace`` (in memory only, never saved) is a
+        :class:`NonreciprocalTrace`: the order, the graph and the ``k``
+        assignments -- the structure, which the privacy model lets an
+        adversary know. Which assignment was published is the secret and is
+        only in ``release.link``.
 
     Complexity
     ----------
@@ -339,14 +366,7 @@ def anonymize_nonreciprocal(
         labels = [data.labels[int(j)] for j in sigma]
     aligned = NonreciprocalRelease.from_preimages(data, members, sigma, labels=labels, algorithm="nr", params=params)
     release = publish(data, aligned, secret=secret)
-    if return_details:
-        return release, {
-            "order": perm,
-            "graph": graph,
-            "assignments": assignments,
-            "greedy_assignments": greedy,
-            "chosen": chosen,
-        }
+    release.trace = NonreciprocalTrace(order=perm, graph=graph, assignments=assignments, greedy_assignments=greedy)
     return release
 
 
