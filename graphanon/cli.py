@@ -7,7 +7,6 @@ a violated audit exits with code 1. ``--json`` prints one JSON object.
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from contextlib import contextmanager
@@ -20,22 +19,70 @@ from graphanon.errors import GraphanonError
 EXIT_BAD_INPUT = 2
 EXIT_VIOLATED = 1
 
+# Seeds are non-negative (numpy's SeedSequence takes no negative entropy).
+_SEED = click.IntRange(min=0)
+
+# Release files the CLI writes (Release.save picks gzip by the ending).
+RELEASE_SUFFIXES = (".json", ".json.gz")
+
 
 def _fail(message: str) -> None:
-    click.echo(f"graphanon: error: {message}", err=True)
+    """Print ``graphanon: error: MESSAGE`` as ONE line on stderr and exit with code 2."""
+    click.echo(f"graphanon: error: {' '.join(str(message).split())}", err=True)
     sys.exit(EXIT_BAD_INPUT)
 
 
+def _usage_error(exc: click.ClickException) -> None:
+    """A click usage error (bad option value, missing argument) in the same one-line form."""
+    ctx = getattr(exc, "ctx", None)
+    command = ctx.command_path if ctx is not None else "graphanon"
+    _fail(f"{exc.format_message()} (see `{command} --help`)")
+
+
 class _Group(click.Group):
-    """Turns package errors and unreadable files into one line and exit code 2."""
+    """Turns package errors, usage errors and unreadable files into one line and exit code 2."""
+
+    def parse_args(self, ctx, args):
+        try:
+            return super().parse_args(ctx, args)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.ClickException as exc:
+            _usage_error(exc)
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
         except GraphanonError as exc:
             _fail(str(exc))
+        except click.ClickException as exc:
+            _usage_error(exc)
         except (OSError, MemoryError) as exc:
             _fail(f"{type(exc).__name__}: {exc}")
+
+
+def _dumps_json(obj, **kwargs) -> str:
+    from graphanon._io import dumps_json
+
+    return dumps_json(obj, **kwargs)
+
+
+def _echo_json(obj, **kwargs) -> None:
+    """Print strict JSON (non-finite numbers become null, see graphanon._io.dumps_json)."""
+    from graphanon._io import dumps_json
+
+    click.echo(dumps_json(obj, **kwargs))
+
+
+def _check_output(output: str, *inputs: str | None, params: dict | None = None, suffixes=()) -> None:
+    """Before any work: ``output`` is no input (INPUT, --taxonomy, --release, constraint
+    files named by --param), its folder exists and is writable, its ending is one we write."""
+    from graphanon._io import check_output
+
+    sources = [s for s in inputs if s]
+    for value in (params or {}).values():
+        sources.append(value.split(":", 1)[1] if value.startswith("groups:") else value)
+    check_output(output, inputs=sources, suffixes=suffixes)
 
 
 @contextmanager
@@ -158,7 +205,7 @@ def input_options(func):
     return func
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(name="graphanon", cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="graphanon")
 @click.option("--max-memory", default=None, metavar="SIZE",
               help="Memory budget, e.g. 4G or 500M (default: $GRAPHANON_MAX_MEMORY, else 75% of physical "
@@ -190,7 +237,7 @@ def datasets(json_out: bool) -> None:
         rows.append({**entry, "records": summary["records"], "items": summary["items"],
                      "mean_length": round(summary["mean_length"], 2)})
     if json_out:
-        click.echo(json.dumps(rows))
+        _echo_json(rows)
         return
     from rich.console import Console
     from rich.table import Table
@@ -214,7 +261,7 @@ def algorithms(json_out: bool) -> None:
             for spec in sorted(registered().values(), key=lambda spec: spec.name)]
     models = model_names()
     if json_out:
-        click.echo(json.dumps({"algorithms": rows, "models": models}))
+        _echo_json({"algorithms": rows, "models": models})
         return
     from rich.console import Console
     from rich.table import Table
@@ -233,14 +280,14 @@ def algorithms(json_out: bool) -> None:
 
 
 @main.command()
-@click.argument("input_")
+@click.argument("input_", metavar="INPUT")
 @click.option("-a", "--algorithm", "algorithm", required=True,
               help="Algorithm name (see `graphanon algorithms`).")
 @click.option("-k", type=int, default=None, help="Privacy parameter k.")
 @click.option("-m", "m_value", default=None, help="Attacker knowledge m (a number, or inf).")
 @click.option("--taxonomy", default=None,
               help="Taxonomy file (path file or level table CSV), balanced:FANOUT[:SEED], or a bundled name.")
-@click.option("--seed", type=int, default=None,
+@click.option("--seed", type=_SEED, default=None,
               help="Seed of the structure (order, graph, extraction): same seed, same structure. "
                    "Methods without structure randomness refuse it; secret choices never use it.")
 @click.option("--param", "params", multiple=True, help="Algorithm option name=value (repeatable).")
@@ -258,6 +305,10 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
     if link_out is not None and Path(link_out).resolve() == Path(output).resolve():
         raise GraphanonError(f"--link-out {link_out} is the release file: the private link needs a file of its own")
     spec = get_algorithm(algorithm)
+    param_dict = _parse_params(params)
+    _check_output(output, input_, taxonomy, params=param_dict, suffixes=RELEASE_SUFFIXES)
+    if link_out is not None:
+        _check_output(link_out, input_, taxonomy, params=param_dict)
     data, bundled = _load_input(input_, fmt, sep, tid, item, label)
     tax = _load_taxonomy(taxonomy, data, bundled)
     if spec.needs_taxonomy and tax is None:
@@ -274,7 +325,7 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
     start = time.perf_counter()
     with _progress(_show_progress(json_out)) as progress:
         opts = RunOptions(k=k, m=_parse_m(m_value), taxonomy=tax, seed=seed,
-                          params=_parse_params(params), progress=progress, given=given)
+                          params=param_dict, progress=progress, given=given)
         spec.check_options(opts)
         release = spec.run(data, opts)
     elapsed = time.perf_counter() - start
@@ -286,11 +337,14 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
                "seconds": round(elapsed, 3), "output": str(output), "audit_model": spec.privacy_model,
                "private_link": None if link_out is None else str(link_out)}
     if json_out:
-        click.echo(json.dumps(summary))
+        _echo_json(summary)
     else:
-        click.echo(f"{spec.name}: {release.n_records} records anonymized in {elapsed:.2f} s -> {output}")
+        # "released", not "anonymized": what the release guarantees is what `graphanon audit` says
+        click.echo(f"{spec.name}: {release.n_records} records released in {elapsed:.2f} s -> {output} "
+                   f"(check it with graphanon audit --model {spec.privacy_model})")
         if link_out is not None:
             click.echo(f"private link (never publish it) -> {link_out}")
+
 
 
 def _given(**options) -> frozenset:
@@ -311,7 +365,7 @@ def _verify_claim(spec, data, release, opts) -> None:
     if report.satisfied:
         return
     example = report.worst or (report.counterexamples[0] if report.counterexamples else {})
-    example = ", e.g. " + json.dumps(example, default=str) if example else ""
+    example = ", e.g. " + _dumps_json(example) if example else ""
     what = f"{report.model} fails: {report.violations} violation(s){example}"
     if not opts.param("force", False, parse_bool):
         raise GraphanonError(f"{what}; nothing written. Publish a coarser cut or suppress more, "
@@ -321,19 +375,20 @@ def _verify_claim(spec, data, release, opts) -> None:
 
 
 @main.command()
-@click.argument("input_")
-@click.argument("release_path", type=click.Path(dir_okay=False))
+@click.argument("input_", metavar="INPUT")
+@click.argument("release_path", metavar="RELEASE", type=click.Path(dir_okay=False))
 @click.option("--model", required=True, help="Privacy model: km, transactional, constraints, hkp, nonreciprocal, ldiversity, ...")
 @click.option("-k", type=int, default=None)
 @click.option("-m", "m_value", default=None, help="A number, or inf (default: inf).")
 @click.option("--param", "params", multiple=True, help="Model option name=value (repeatable).")
 @click.option("--json", "json_out", is_flag=True)
-@click.option("--examples", default=10, show_default=True, help="Counter-examples to report.")
+@click.option("--examples", default=10, show_default=True, type=click.IntRange(min=0),
+              help="Counter-examples to report.")
 @click.option("--allow-mismatch", is_flag=True, help="Audit even when the release was not made from INPUT.")
 @input_options
 def audit(input_, release_path, model, k, m_value, params, json_out, examples, allow_mismatch, fmt, sep, tid, item,
           label):
-    """Audit RELEASE_PATH against INPUT for a privacy model (exit 1 when violated)."""
+    """Audit RELEASE against INPUT for a privacy model (exit 1 when violated)."""
     from graphanon.privacy.registry import build_model
     from graphanon.release import check_same_data, load_release
 
@@ -345,25 +400,26 @@ def audit(input_, release_path, model, k, m_value, params, json_out, examples, a
     with _progress(_show_progress(json_out)) as progress:
         report = privacy_model.audit(data, release, max_examples=examples, progress=progress)
     if json_out:
-        click.echo(json.dumps(report.to_dict(), default=str))
+        _echo_json(report.to_dict())
     else:
         click.echo(str(report))
     sys.exit(0 if report.satisfied else EXIT_VIOLATED)
 
 
 @main.command()
-@click.argument("input_")
-@click.argument("release_path", type=click.Path(dir_okay=False))
-@click.option("--queries", default=1000, show_default=True, help="COUNT queries in the workload (0: none).")
-@click.option("-q", "q", default=2, show_default=True, help="Items per query.")
-@click.option("--seed", default=0, show_default=True, help="Workload seed.")
+@click.argument("input_", metavar="INPUT")
+@click.argument("release_path", metavar="RELEASE", type=click.Path(dir_okay=False))
+@click.option("--queries", default=1000, show_default=True, type=click.IntRange(min=0),
+              help="COUNT queries in the workload (0: none).")
+@click.option("-q", "q", default=2, show_default=True, type=click.IntRange(min=1), help="Items per query.")
+@click.option("--seed", default=0, show_default=True, type=_SEED, help="Workload seed.")
 @click.option("--link", "link_path", default=None, type=click.Path(dir_okay=False),
               help="PRIVATE link file from `anonymize --link-out`, for metrics that need each record's own row.")
 @click.option("--allow-mismatch", is_flag=True, help="Evaluate even when the release was not made from INPUT.")
 @click.option("--json", "json_out", is_flag=True)
 @input_options
 def evaluate(input_, release_path, queries, q, seed, link_path, allow_mismatch, json_out, fmt, sep, tid, item, label):
-    """Measure the utility of RELEASE_PATH against INPUT."""
+    """Measure the utility of RELEASE against INPUT."""
     from graphanon.metrics.evaluate import evaluate_release
     from graphanon.release import load_link, load_release
 
@@ -372,7 +428,7 @@ def evaluate(input_, release_path, queries, q, seed, link_path, allow_mismatch, 
     link = None if link_path is None else load_link(link_path)
     result = evaluate_release(data, release, queries=queries, q=q, seed=seed, link=link, allow_mismatch=allow_mismatch)
     if json_out:
-        click.echo(json.dumps(result))
+        _echo_json(result)
     else:
         for key, value in result.items():
             if key == "needs_link":
@@ -403,7 +459,7 @@ def taxonomy(source, json_out):
         "levels": [len(tax.level(d)) for d in range(tax.height + 1)],
     }
     if json_out:
-        click.echo(json.dumps(info))
+        _echo_json(info)
     else:
         for key, value in info.items():
             click.echo(f"{key:>10}: {value}")
@@ -414,12 +470,13 @@ def taxonomy(source, json_out):
 @click.argument("source")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="PNG/SVG/PDF file.")
 @click.option("--release", "release_path", default=None, help="taxonomy: highlight the cut of this release.")
-@click.option("--max-nodes", default=300, show_default=True, help="taxonomy: draw at most this many nodes.")
+@click.option("--max-nodes", default=300, show_default=True, type=click.IntRange(min=1),
+              help="taxonomy: draw at most this many nodes.")
 @click.option("-a", "--algorithm", "algorithm", default="hghs", show_default=True, help="search: hghs or mhghs.")
 @click.option("-k", type=int, default=None, help="Privacy parameter k.")
 @click.option("-m", "m_value", default=None, help="search: attacker knowledge m (a number, or inf).")
 @click.option("--taxonomy", default=None, help="search: taxonomy (as for anonymize).")
-@click.option("--seed", type=int, default=0, show_default=True, help="generalization: walk seed.")
+@click.option("--seed", type=_SEED, default=0, show_default=True, help="generalization: walk seed.")
 @input_options
 def draw(what, source, output, release_path, max_nodes, algorithm, k, m_value, taxonomy, seed,
          fmt, sep, tid, item, label):
@@ -435,6 +492,9 @@ def draw(what, source, output, release_path, max_nodes, algorithm, k, m_value, t
     import matplotlib
 
     matplotlib.use("Agg")
+    from graphanon.viz import FIGURE_SUFFIXES, save_figure
+
+    _check_output(output, source, release_path, taxonomy, suffixes=FIGURE_SUFFIXES)
     if what == "taxonomy":
         fig = _draw_taxonomy(source, release_path, max_nodes)
     else:
@@ -445,7 +505,7 @@ def draw(what, source, output, release_path, max_nodes, algorithm, k, m_value, t
             fig = _draw_constraints(data, bundled, k)
         else:
             fig = _draw_generalization(data, k, seed)
-    fig.savefig(output, dpi=120, bbox_inches="tight")
+    save_figure(fig, output, close=True)
     click.echo(f"wrote {output}")
 
 
@@ -538,14 +598,14 @@ def _draw_generalization(data, k, seed):
 
 
 @main.command()
-@click.argument("input_")
+@click.argument("input_", metavar="INPUT")
 @click.option("-a", "--algorithm", "algorithm", required=True)
 @click.option("-k", type=int, default=None)
 @click.option("-m", "m_value", default=None)
 @click.option("--taxonomy", default=None)
-@click.option("--seed", type=int, default=None)
+@click.option("--seed", type=_SEED, default=None)
 @click.option("--param", "params", multiple=True)
-@click.option("--queries", default=200, show_default=True)
+@click.option("--queries", default=200, show_default=True, type=click.IntRange(min=0))
 @click.option("--json", "json_out", is_flag=True)
 @input_options
 def bench(input_, algorithm, k, m_value, taxonomy, seed, params, queries, json_out, fmt, sep, tid, item, label):
@@ -582,10 +642,7 @@ def bench(input_, algorithm, k, m_value, taxonomy, seed, params, queries, json_o
         report = build_model("nonreciprocal", k=used["k"], m=None, params={}, original=data).audit(data, release)
         result["audit_k"] = {"model": report.model, "satisfied": report.satisfied, "violations": report.violations}
     result["metrics"] = evaluate_release(data, release, queries=queries, seed=seed or 0)
-    if json_out:
-        click.echo(json.dumps(result))
-    else:
-        click.echo(json.dumps(result, indent=2))
+    _echo_json(result, indent=None if json_out else 2)
 
 
 if __name__ == "__main__":  # pragma: no cover

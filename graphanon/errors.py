@@ -57,3 +57,7 @@ class MemoryBudgetError(GraphanonError, MemoryError):
     Raised before the allocation, with the parameter to change (for example
     ``m``) and how to raise the budget (``--max-memory``).
     """
+
+
+class OutputError(GraphanonError, ValueError):
+    """An output file cannot be written: it is an input, its folder is missing, or its type is unknown."""

@@ -572,9 +572,12 @@ def read_taxonomy(path: str | os.PathLike, *, root: Hashable = "ALL") -> Taxonom
     if ";" in first:
         return Taxonomy.from_paths(([t.strip() for t in ln.split(";")] for ln in lines), source=str(path))
     if "," in first:
-        reader = csv.reader(io.StringIO(text))
-        header = next(reader)
-        rows = [[c.strip() for c in r] for r in reader if r and any(c.strip() for c in r)]
+        reader = csv.reader(io.StringIO(text, newline=""))
+        try:
+            header = next(reader)
+            rows = [[c.strip() for c in r] for r in reader if r and any(c.strip() for c in r)]
+        except csv.Error as exc:
+            raise TaxonomyError(f"{path}, line {reader.line_num}: not valid CSV ({exc})") from None
         if len(header) < 2:
             raise TaxonomyError(f"{path}, line 1: a level table needs item,level_d,...,level_1 columns")
         return Taxonomy.from_level_table(rows, root=root, source=str(path))

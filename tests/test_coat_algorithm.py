@@ -12,7 +12,7 @@ from graphanon.algorithms.coat.policies import pp_policy, up_policy
 from graphanon.algorithms.registry import RunOptions
 from graphanon.data import from_iterable
 from graphanon.datasets import load, load_constraints
-from graphanon.errors import InfeasibleError, ParameterError
+from graphanon.errors import DataFormatError, InfeasibleError, ParameterError
 from graphanon.privacy import KmAnonymity, PrivacyConstraints, check_utility_constraints
 from graphanon.privacy.registry import build_model
 from graphanon.taxonomy import Taxonomy
@@ -187,9 +187,9 @@ def test_random_km_releases_pass_km_audit(problem, m):
 def test_cli_adapter_and_audit_model(fig1, tmp_path):
     data, c = fig1
     pfile = tmp_path / "p.txt"
-    pfile.write_text("a b c\nd,e,f,g,h\n")
+    pfile.write_text("a,b,c\nd,e,f,g,h\n")
     ufile = tmp_path / "u.txt"
-    ufile.write_text("a b\nc\nd\ne f g h\n")
+    ufile.write_text("a,b\nc\nd\ne,f,g,h\n")
     spec = get_algorithm("coat")
     assert spec.privacy_model == "constraints"
     rel = spec.run(data, RunOptions(k=5, params={"privacy": str(pfile), "utility": f"groups:{ufile}", "s": "15%"}))
@@ -200,9 +200,9 @@ def test_cli_adapter_and_audit_model(fig1, tmp_path):
     assert build_model("constraints", k=2, m=2, params={}, original=data).audit(data, rel2).satisfied
     with pytest.raises(ParameterError, match="unknown --param bogus"):
         spec.run(data, RunOptions(k=2, params={"bogus": "1"}))
-    with pytest.raises(ParameterError, match="line 1: item 'zz' is not in the data"):
+    with pytest.raises(DataFormatError, match="line 1: item 'zz' is not in the data"):
         bad = tmp_path / "bad.txt"
-        bad.write_text("zz a\n")
+        bad.write_text("zz,a\n")
         spec.run(data, RunOptions(k=2, params={"privacy": str(bad)}))
     with pytest.raises(ParameterError, match="taxonomy-level:N needs --taxonomy"):
         spec.run(data, RunOptions(k=2, params={"utility": "taxonomy-level:1"}))
@@ -241,9 +241,9 @@ def test_audit_model_with_utility_constraints(fig1, tmp_path):
     data, c = fig1
     rel = anonymize_coat(data, privacy=c["privacy"], utility=c["utility"], k=5, s=0.15)
     pfile = tmp_path / "p.txt"
-    pfile.write_text("a b c\nd e f g h\n")
+    pfile.write_text("a,b,c\nd, e, f, g, h\n")
     ufile = tmp_path / "u.txt"
-    ufile.write_text("a b\nc\nd\ne f g h\n")
+    ufile.write_text("a,b\nc\nd\ne,f,g,h\n")
     ok = build_model("constraints", k=5, m=None, params={"privacy": str(pfile), "utility": f"groups:{ufile}",
                                                           "s": "15%"}, original=data)
     assert ok.audit(data, rel).satisfied

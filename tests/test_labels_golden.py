@@ -53,7 +53,7 @@ TAXONOMY = [
 ]
 CODES = {leaf for leaf, _, _ in TAXONOMY}
 NODES = CODES | {b for _, b, _ in TAXONOMY} | {c for _, _, c in TAXONOMY} | {"ALL"}
-CONSTRAINTS = "# privacy constraints: code sets an attacker may know\n001 250\n-1 401\n010,402\n"
+CONSTRAINTS = "# privacy constraints: code sets an attacker may know\n001,250\n-1,401\n010,402\n"
 
 RUNS = {
     "aa": (["-k", "2", "-m", "2"], ["--model", "km", "-k", "2", "-m", "2"]),
@@ -164,7 +164,7 @@ def test_cut_release_keeps_minus_one_and_leading_zeros(meps):
 
 
 def test_coat_constraints_match_codes_as_text(meps):
-    (meps / "bad.txt").write_text("1 250\n", encoding="utf-8")
+    (meps / "bad.txt").write_text("1,250\n", encoding="utf-8")
     code, out = _cli("anonymize", "codes.csv", "-a", "coat", "-k", "2", "--param", "privacy=bad.txt", "-o", "r.json")
     assert code == 2 and "bad.txt, line 1: item '1' is not in the data" in out
 

@@ -135,7 +135,8 @@ def anonymize_aa(
     in_cut = index.is_leaf.copy()
     owner = np.arange(n, dtype=np.int64)  # node -> its cut node (valid for nodes at or below the cut)
     max_len = int(np.diff(data.matrix.indptr).max()) if data.n_records else 0
-    m_eff = max(1, max_len) if m is None else m
+    # passes beyond the longest record find nothing new (no longer itemset has support > 0)
+    m_eff = max(1, max_len) if m is None else min(m, max(1, max_len))
     steps_per_pass = []
 
     def support(nodes) -> int:

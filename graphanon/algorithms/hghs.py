@@ -402,7 +402,9 @@ def anonymize_mhghs(
     max_len = int(np.diff(data.matrix.indptr).max()) if data.n_records else 0
     while True:
         i += 1
-        if m is not None and i > m:
+        # an itemset of more items than the longest record has support 0, so rounds beyond
+        # max_len mine no new threats (and -m 10**20 must not loop 10**20 times)
+        if m is not None and i > min(m, max(max_len, 1)):
             break
         if m is None and (i > max(max_len, 1) or (rounds and _published_max_len(index, rounds[-1]) < i)):
             break

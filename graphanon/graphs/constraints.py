@@ -19,7 +19,7 @@ from collections.abc import Hashable
 
 import networkx as nx
 
-from graphanon.constraints_io import as_utility_blocks
+from graphanon.constraint_sets import as_utility_blocks
 from graphanon.labels import set_label
 
 __all__ = ["ConstraintGraph", "MergeForest"]

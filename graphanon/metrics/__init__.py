@@ -38,3 +38,6 @@ from graphanon.metrics.nonreciprocal import (  # noqa: E402
 )
 
 __all__ += ["error_rate", "evaluate_nonreciprocal", "nr_workload", "query_error"]
+from graphanon.metrics.evaluate import evaluate_release  # noqa: E402
+
+__all__ += ["evaluate_release"]

@@ -52,7 +52,7 @@ class PrivacyConstraints(PrivacyModel):
     ----------
     constraints : iterable of item lists, or KmConstraints
         The privacy constraint set ``P`` over original item labels.
-        ``graphanon.constraints_io.KmConstraints(m)`` (all ``m``-itemsets)
+        ``graphanon.constraint_sets.KmConstraints(m)`` (all ``m``-itemsets)
         is audited as k^m-anonymity of the published records, to which it is
         equivalent.
     k : int
@@ -340,7 +340,7 @@ class _PrivacyAndUtility(PrivacyModel):
 
 
 def _build_constraints(*, k, m, params, original):
-    from graphanon.constraints_io import parse_fraction, parse_privacy, parse_utility
+    from graphanon.constraint_sets import parse_fraction, parse_privacy, parse_utility
     from graphanon.privacy.registry import require_k
 
     k = require_k(k, "constraints")

@@ -26,8 +26,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from graphanon._io import atomic_write
-from graphanon.errors import ReleaseFormatError
+from graphanon._io import atomic_write, dumps_json
+from graphanon.errors import GraphanonError, ReleaseFormatError
 from graphanon.release.fingerprint import FINGERPRINT_KEYS
 
 __all__ = ["FORMAT_TAG", "Release", "load_release", "release_kinds"]
@@ -208,7 +208,7 @@ class Release(ABC):
         or anything else that pins a row to a person. The same release gives
         the same bytes (gzip without a timestamp).
         """
-        doc = json.dumps(self.to_dict(), separators=(",", ":"))
+        doc = dumps_json(self.to_dict(), separators=(",", ":"))
         path = Path(path)
         atomic_write(path, gzip.compress(doc.encode("utf-8"), mtime=0) if path.suffix == ".gz" else doc)
 
@@ -275,5 +275,11 @@ def load_release(path: str | os.PathLike) -> Release:
     doc = read_json_file(path, "release")
     try:
         return Release.from_dict(doc)
-    except ReleaseFormatError as exc:
+    except GraphanonError as exc:
         raise ReleaseFormatError(f"{path}: {exc}") from None
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError) as exc:
+        # a field of the wrong type or shape (e.g. text where numbers belong)
+        raise ReleaseFormatError(
+            f"{path}: not a valid release file, a field has the wrong type or shape "
+            f"({type(exc).__name__}: {exc}); write it with Release.save or graphanon anonymize"
+        ) from None

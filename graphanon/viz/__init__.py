@@ -13,7 +13,50 @@ from graphanon.viz.nonreciprocal import (
 from graphanon.viz.swapping import draw_swap_graph, draw_swap_pair
 from graphanon.viz.taxonomy import draw_taxonomy, tree_layout
 
+# Endings matplotlib writes (checked before any drawing is made).
+FIGURE_SUFFIXES = (".png", ".svg", ".svgz", ".pdf", ".eps", ".ps", ".jpg", ".jpeg", ".tif", ".tiff", ".webp")
+
+
+def save_figure(fig, path, *, dpi: int = 120, close: bool = False) -> None:
+    """Write ``fig`` to ``path`` atomically; the format follows the ending (see ``FIGURE_SUFFIXES``).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    path : str or PathLike
+        Output file; its folder must exist.
+    dpi : int
+        Resolution of raster formats.
+    close : bool
+        Close the figure afterwards (frees pyplot's reference to it).
+
+    Raises
+    ------
+    graphanon.errors.OutputError
+        When the ending is not one of ``FIGURE_SUFFIXES``.
+    """
+    import io
+    import warnings
+    from pathlib import Path
+
+    from graphanon._io import atomic_write, check_output
+
+    path = check_output(path, suffixes=FIGURE_SUFFIXES)
+    buffer = io.BytesIO()
+    try:
+        with warnings.catch_warnings():
+            # labels with control characters (a stray \r in a file) have no glyph; drawn as boxes
+            warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from font")
+            fig.savefig(buffer, format=path.suffix[1:].lower(), dpi=dpi, bbox_inches="tight")
+    finally:
+        if close:
+            import matplotlib.pyplot as plt
+
+            plt.close(fig)
+    atomic_write(Path(path), buffer.getvalue())
+
 __all__ = [
+    "FIGURE_SUFFIXES",
     "draw_assignments",
     "draw_closed_walk",
     "draw_constraint_graph",
@@ -25,5 +68,6 @@ __all__ = [
     "draw_swap_pair",
     "draw_taxonomy",
     "draw_taxonomy_cut",
+    "save_figure",
     "tree_layout",
 ]

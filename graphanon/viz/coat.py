@@ -11,6 +11,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import networkx as nx
 
+from graphanon.errors import ParameterError
+
 __all__ = ["draw_constraint_graph", "draw_merge_forest"]
 
 
@@ -22,7 +24,10 @@ def draw_constraint_graph(graph, ax=None, *, max_nodes: int = 400):
     """
     g = graph.to_networkx() if hasattr(graph, "to_networkx") else graph
     if g.number_of_nodes() > max_nodes:
-        raise ValueError(f"{g.number_of_nodes()} nodes is too many to draw (max_nodes={max_nodes})")
+        raise ParameterError(
+            f"{g.number_of_nodes()} nodes is too many to draw (max_nodes={max_nodes}); "
+            "draw a smaller dataset or fewer constraints"
+        )
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 4))
     rows = {"constraint": 2.0, "item": 1.0, "block": 0.0}
@@ -55,7 +60,10 @@ def draw_merge_forest(forest, ax=None, *, max_nodes: int = 400):
     """
     g = forest.to_networkx() if hasattr(forest, "to_networkx") else forest
     if g.number_of_nodes() > max_nodes:
-        raise ValueError(f"{g.number_of_nodes()} nodes is too many to draw (max_nodes={max_nodes})")
+        raise ParameterError(
+            f"{g.number_of_nodes()} nodes is too many to draw (max_nodes={max_nodes}); "
+            "draw a smaller dataset or fewer constraints"
+        )
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 3))
     height = {}

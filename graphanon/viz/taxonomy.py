@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Hashable, Iterable
 
 import matplotlib
@@ -10,6 +11,7 @@ matplotlib.use("Agg", force=False)
 import matplotlib.pyplot as plt  # noqa: E402
 import networkx as nx  # noqa: E402
 
+from graphanon.errors import ParameterError  # noqa: E402
 from graphanon.labels import lookup_key  # noqa: E402
 
 __all__ = ["draw_taxonomy", "tree_layout"]
@@ -66,6 +68,8 @@ def draw_taxonomy(taxonomy, *, highlight: Iterable = (), suppressed: Iterable = 
     -------
     matplotlib.figure.Figure
     """
+    if isinstance(max_nodes, bool) or not isinstance(max_nodes, numbers.Integral) or max_nodes < 1:
+        raise ParameterError(f"max_nodes must be a whole number >= 1 (the root at least), got {max_nodes!r}")
     order = sorted(taxonomy.nodes, key=lambda v: taxonomy.depth(v))
     shown = order[:max_nodes]
     # keep the drawn set closed under parents

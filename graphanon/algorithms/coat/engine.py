@@ -37,7 +37,7 @@ from graphanon._progress import ProgressCallback
 from graphanon._random import check_random_state
 from graphanon._validation import check_k
 from graphanon.algorithms.coat.state import CoatState, CoatTrace, MergeStep, weight_function
-from graphanon.constraints_io import KmConstraints, as_utility_blocks, privacy_constraint_ids
+from graphanon.constraint_sets import KmConstraints, as_utility_blocks, privacy_constraint_ids
 from graphanon.errors import ParameterError
 from graphanon.labels import set_label
 from graphanon.release import GlobalRecoding, publish

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from graphanon.constraints_io import KmConstraints
+from graphanon.constraint_sets import KmConstraints
 from graphanon.errors import ParameterError
 from graphanon.taxonomy import ItemGroups
 

@@ -112,7 +112,9 @@ def edge_lists(succ: np.ndarray, relabel: bool):
     else:
         order = np.arange(n, dtype=np.int64)
         ay = succ.astype(it)
-    at = np.ascontiguousarray(np.broadcast_to(np.arange(k, dtype=it), (n, k)))
+    # a copy, not ascontiguousarray: for n == 1 the broadcast view already counts as
+    # contiguous and would stay read-only, which the kernels cannot write
+    at = np.broadcast_to(np.arange(k, dtype=it), (n, k)).copy()
     cnt = np.full(n, k, dtype=it)
     return ay, at, cnt, order
 
