@@ -30,6 +30,7 @@ import scipy.sparse as sp
 
 from graphanon._validation import check_k
 from graphanon.constraints_io import read_constraints
+from graphanon.datasets import list_datasets, load_constraints
 from graphanon.errors import ParameterError
 from graphanon.support import VerticalBitmaps, bitmap_supports
 from graphanon.taxonomy import ItemGroups
@@ -230,8 +231,6 @@ def read_constraint_file(path: str, data) -> list[list]:
 
 def bundled_constraints(data, which: str) -> list[list]:
     """The ``privacy`` or ``utility`` constraints shipped with the bundled example ``data.name``."""
-    from graphanon.datasets import list_datasets, load_constraints
-
     shipping = [d["name"] for d in list_datasets() if "privacy_constraints" in d["extras"]]
     if data.name not in shipping:
         raise ParameterError(

@@ -297,7 +297,7 @@ def test_tsp_is_deterministic_with_solution_limit():
     assert a.tolist() == b.tolist()
     # segments are independent: worker processes give the same order, progress in order
     calls = []
-    c = gray_tsp_order(data, n_jobs=2, progress=lambda d, t: calls.append(d), **kw)
+    c = gray_tsp_order(data, n_jobs=2, progress=lambda d, t, msg: calls.append(d), **kw)
     assert c.tolist() == a.tolist()
     assert calls == list(range(1, len(calls) + 1)) and len(calls) >= 3
 
@@ -310,7 +310,7 @@ def test_tsp_improves_chess_and_reports_progress():
         min_segment=300,
         max_segment=350,
         time_limit=0.2,
-        progress=lambda d, t: calls.append((d, t)),
+        progress=lambda d, t, msg: calls.append((d, t)),
     )
     assert calls == [(1, 2), (2, 2)]
     assert res.solved.all()

@@ -28,12 +28,14 @@ from collections.abc import Hashable, Iterable
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon.constraint_sets import parse_fraction, parse_privacy, parse_utility
 from graphanon.errors import ParameterError
 from graphanon.labels import as_labels
 from graphanon.privacy.consistency import recoding_mismatches
 from graphanon.privacy.km import check_k, require_global
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.support import VerticalBitmaps, minimal_infrequent_itemsets
+from graphanon.taxonomy import ItemGroups
 
 __all__ = ["PrivacyConstraints", "UtilityConstraints", "check_utility_constraints"]
 
@@ -216,7 +218,6 @@ class PrivacyConstraints(PrivacyModel):
 
 def _blocks_of(original, utility_constraints) -> dict:
     """Original item -> block index, for 'all'/None, ItemGroups, mapping or list of lists."""
-    from graphanon.taxonomy import ItemGroups
 
     if utility_constraints is None or (isinstance(utility_constraints, str) and utility_constraints == "all"):
         return {x: 0 for x in original.items}
@@ -340,7 +341,6 @@ class _PrivacyAndUtility(PrivacyModel):
 
 
 def _build_constraints(*, k, m, params, original):
-    from graphanon.constraint_sets import parse_fraction, parse_privacy, parse_utility
     from graphanon.privacy.registry import require_k
 
     k = require_k(k, "constraints")

@@ -171,7 +171,7 @@ def record_order(
                     time_limit=time_limit,
                     step_limit=step_limit,
                     seed=seed,
-                    progress=None if progress is None else (lambda d, t: progress(d, t, "Gray-TSP segments")),
+                    progress=progress,
                 ),
                 n,
             )

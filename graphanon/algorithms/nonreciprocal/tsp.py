@@ -4,11 +4,10 @@ re-ordered by an OR-Tools TSP path with fixed ends (optionally in a process pool
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 from graphanon._bitset import bytes_to_words, pack_bytes
+from graphanon._progress import ProgressCallback, report
 from graphanon.algorithms.nonreciprocal.gray import (
     consecutive_packed,
     gray_order_packed,
@@ -152,7 +151,7 @@ def gray_tsp_details(
     step_limit: int | None = None,
     metaheuristic: str = "guided_local_search",
     seed: int | None = 0,
-    progress: Callable[[int, int], None] | None = None,
+    progress: ProgressCallback | None = None,
     n_jobs: int = 1,
 ) -> GrayTSPResult:
     """Compute the Gray-TSP order and return it with its segments and costs.
@@ -212,8 +211,7 @@ def gray_tsp_details(
         solved[s] = was_solved
         if path is not None:
             order[lo:hi] = gray[lo:hi][path]
-        if progress is not None:
-            progress(s + 1, t)
+        report(progress, s + 1, t, "Gray-TSP segments")
 
     if n_jobs == 1 or t <= 1:
         for s, task in enumerate(tasks()):
@@ -257,7 +255,7 @@ def gray_tsp_order(
     step_limit: int | None = None,
     metaheuristic: str = "guided_local_search",
     seed: int | None = 0,
-    progress: Callable[[int, int], None] | None = None,
+    progress: ProgressCallback | None = None,
     n_jobs: int = 1,
 ) -> np.ndarray:
     """The cyclic Gray-TSP order of the records.
@@ -301,7 +299,7 @@ def gray_tsp_order(
         solver itself draws no random numbers and breaks ties by node index);
         each segment gets its own stream (``SeedSequence(seed).spawn``).
     progress : callable, optional
-        Called as ``progress(done, total)`` after each segment, in order.
+        Called as ``progress(done, total, "Gray-TSP segments")`` after each segment, in order.
     n_jobs : int, default 1
         Worker processes solving segments in parallel (segments are
         independent and each has its own seed stream, so the result does not
