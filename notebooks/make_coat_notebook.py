@@ -29,18 +29,16 @@ each item is mapped to a published set of items such as `(a,b)`, or suppressed. 
 This notebook replays the paper's Fig. 1 example step by step, then runs COAT on BMS-WebView-1.
 """)
 code("""
+import math
 import time
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 
+from graphanon.algorithms.coat import KmConstraints, anonymize_coat, pgen
 from graphanon.datasets import load, load_constraints
-from graphanon.algorithms.coat import anonymize_coat, pgen, KmConstraints
-from graphanon.graphs import ConstraintGraph, MergeForest
-from graphanon.viz import draw_constraint_graph, draw_merge_forest
-from graphanon.privacy import PrivacyConstraints, KmAnonymity, check_utility_constraints
-from graphanon.metrics import ul
 from graphanon.errors import InfeasibleError
+from graphanon.graphs import ConstraintGraph, MergeForest
+from graphanon.metrics import ul
+from graphanon.privacy import KmAnonymity, PrivacyConstraints, check_utility_constraints
+from graphanon.viz import draw_constraint_graph, draw_merge_forest
 
 data, c = load("coat_fig1"), load_constraints("coat_fig1")
 for rid, rec in zip(data.record_ids, data.records()):
@@ -88,7 +86,6 @@ code("""
 print(PrivacyConstraints(c["privacy"], c["k"]).audit(data, rel))
 print(check_utility_constraints(data, rel, c["utility"], c["s"]))
 r = ul(rel, data, weights={"(a,b)": 0.375})
-import math
 print("UL((a,b)) =", round(math.exp(r.per_item["(a,b)"]), 5), "  UL(release) =", round(r.value, 4))
 """)
 md("""
@@ -109,6 +106,7 @@ records - Example 5.3 of the paper:
 """)
 code("""
 from graphanon.data import from_iterable
+
 print(pgen(from_iterable([["a", "c", "f"], ["a", "c"], ["b", "h"]]), 2))
 """)
 md("""
@@ -120,7 +118,9 @@ anonymization on a balanced taxonomy) on the same queries.
 """)
 code("""
 bms = load("bms1")
-t = time.perf_counter(); P = pgen(bms, 5); print(f"Pgen: {len(P)} constraints in {time.perf_counter() - t:.2f} s")
+t = time.perf_counter()
+P = pgen(bms, 5)
+print(f"Pgen: {len(P)} constraints in {time.perf_counter() - t:.2f} s")
 t = time.perf_counter()
 rel_b = anonymize_coat(bms, privacy=KmConstraints(2), utility=None, k=5, s=0.005)
 print(f"COAT: {rel_b.n_published_items} published items, {rel_b.n_suppressed} suppressed, {time.perf_counter() - t:.1f} s")
@@ -129,9 +129,10 @@ sizes = sorted((len(pi.members) for pi in rel_b.published_items), reverse=True)
 print("largest published sets:", sizes[:8])
 """)
 code("""
-from graphanon.metrics import generate_workload, average_relative_error
-from graphanon.taxonomy import Taxonomy
 from graphanon.algorithms import anonymize_aa
+from graphanon.metrics import average_relative_error, generate_workload
+from graphanon.taxonomy import Taxonomy
+
 aa = anonymize_aa(bms, taxonomy=Taxonomy.balanced(bms.items, 5), k=5, m=2)
 for q in (1, 3):
     wl = generate_workload(bms, 200, q, seed=3)

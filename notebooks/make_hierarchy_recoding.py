@@ -16,16 +16,13 @@ Liu & Wang (PAKDD 2010, Fig. 1) and on the groceries baskets with their real 3-l
 * **MM** (Xu et al.) — total item suppression only, for (h,k,p)-coherence.
 
 Every release is checked with an independent audit."""),
-    ("code", """import matplotlib
+    ("code", """import matplotlib.pyplot as plt
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from graphanon.algorithms import anonymize_aa, anonymize_hghs, anonymize_mhghs, anonymize_mm  # noqa: E402
-from graphanon.datasets import load, load_taxonomy  # noqa: E402
-from graphanon.metrics import ncp, suppression_ratio  # noqa: E402
-from graphanon.privacy import HKPCoherence, KmAnonymity  # noqa: E402
-from graphanon.viz import draw_cut_lattice, draw_enumeration_tree, draw_taxonomy_cut  # noqa: E402"""),
+from graphanon.algorithms import anonymize_aa, anonymize_hghs, anonymize_mhghs, anonymize_mm
+from graphanon.datasets import load, load_taxonomy
+from graphanon.metrics import ncp, suppression_ratio
+from graphanon.privacy import HKPCoherence, KmAnonymity
+from graphanon.viz import draw_cut_lattice, draw_enumeration_tree, draw_taxonomy_cut"""),
     ("md", "## 1. The Fig. 1 example: 8 records, a taxonomy of 11 leaves"),
     ("code", """data, tax = load("liuwang_fig1"), load_taxonomy("liuwang_fig1")
 for i, rid in enumerate(data.record_ids):

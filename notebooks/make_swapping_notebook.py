@@ -99,7 +99,9 @@ runs = {
 }
 results = {}
 for name, run in runs.items():
-    t = time.perf_counter(); r = run(); sec = time.perf_counter() - t
+    t = time.perf_counter()
+    r = run()
+    sec = time.perf_counter() - t
     rep = TendencyHiding(cats50).audit(bms, r)
     results[name] = itemset_metrics(bms, r, supports=(0.002, 0.003, 0.004, 0.005))
     print(f"{name:12s} {sec:5.2f} s  rows {r.n_records:6d}  kept tendency {rep.details['kept_tendency']:4d}"
@@ -112,8 +114,10 @@ for name, m in results.items():
     axes[0].plot(s, [row["similarity"] for row in m["fi"]], marker="o", label=name)
     axes[1].plot(s, [row["released"] for row in m["fi"]], marker="o", label=name)
 axes[1].plot(s, [row["original"] for row in results["PartSwap"]["fi"]], "k--", label="original")
-axes[0].set(xlabel="support (%)", ylabel="FI similarity"); axes[1].set(xlabel="support (%)", ylabel="frequent itemsets")
-axes[1].legend(fontsize=8); fig.tight_layout()
+axes[0].set(xlabel="support (%)", ylabel="FI similarity")
+axes[1].set(xlabel="support (%)", ylabel="frequent itemsets")
+axes[1].legend(fontsize=8)
+fig.tight_layout()
 """)
 md("""
 PartSwap keeps the most frequent itemsets of the original (highest similarity at every support) and

@@ -41,8 +41,10 @@ def test_nr_k1_on_a_one_record_dataset_is_a_correct_release(run, tmp_path):
 
 
 def test_draw_constraints_of_a_large_dataset(run, tmp_path):
-    one_line_error(run("draw", "constraints", "chess", "-k", "5", "-o", "c.png"), "too many to draw")
-    assert not (tmp_path / "c.png").exists()
+    # was a traceback; now the drawing is capped at max_nodes and says what it left out
+    res = run("draw", "constraints", "chess", "-k", "5", "-o", "c.png")
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "c.png").stat().st_size > 0
 
 
 def test_draw_to_an_unknown_format_fails_before_drawing(run, tmp_path, monkeypatch):

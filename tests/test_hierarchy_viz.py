@@ -10,6 +10,7 @@ import pytest  # noqa: E402
 from graphanon.algorithms import anonymize_hghs, anonymize_mhghs  # noqa: E402
 from graphanon.datasets import load, load_taxonomy  # noqa: E402
 from graphanon.viz import draw_cut_lattice, draw_enumeration_tree, draw_taxonomy_cut, tree_layout  # noqa: E402
+from tests.drawing_checks import overlapping_labels  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -27,11 +28,24 @@ def test_tree_layout_places_parents_above_children():
     assert xs == [float(i) for i in range(len(tax.leaves))]
 
 
+def _colour_counts(ax) -> dict:
+    from matplotlib.collections import PathCollection
+    from matplotlib.colors import to_hex
+
+    counts: dict = {}
+    for c in ax.collections:
+        if isinstance(c, PathCollection) and len(c.get_offsets()) == 1:  # one scatter per node
+            key = to_hex(c.get_facecolors()[0])
+            counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
 def test_draw_taxonomy_cut_colours(rel):
     tax = load_taxonomy("liuwang_fig1")
     ax = draw_taxonomy_cut(tax, rel.details["cut"], rel.details["suppress"])
-    colors = ax.collections[-1].get_facecolors()
-    assert len(colors) == len(tax.nodes)
+    counts = _colour_counts(ax)
+    # cut {P,f,g,M,e,i}: 5 kept (blue), i suppressed (red), below the cut H,K,a,b,c,d,x,y,z faded
+    assert counts == {"#1f77b4": 5, "#d62728": 1, "#cccccc": 9, "#555555": 3}
     assert "1 suppressed" in ax.get_title()
     plt.close(ax.figure)
 
@@ -39,7 +53,8 @@ def test_draw_taxonomy_cut_colours(rel):
 def test_draw_lattice_and_tree(rel):
     ax = draw_cut_lattice(rel.search.lattice())
     texts = [t.get_text() for t in ax.texts]
-    assert any("cost 5.6" in t for t in texts) and any("cost 10.2" in t for t in texts)
+    # the search path ends at cost 5.6 after expanding N; expanding P first would cost 10.2
+    assert "+N\n5.6" in texts and "+P\n10.2" in texts
     plt.close(ax.figure)
     ax = draw_enumeration_tree(rel.search.enumeration_tree())
     assert "['i']" in ax.get_title()
@@ -54,4 +69,32 @@ def test_draw_on_groceries_mhghs():
     draw_cut_lattice(r.search.lattice(), ax=axes[1], max_nodes=20)
     draw_enumeration_tree(r.search.enumeration_tree(), ax=axes[2], max_nodes=20)
     assert all(a.get_title() for a in axes)
+    plt.close(fig)
+
+
+def test_groceries_level_2_taxonomy_is_legible():
+    """At its documented limit (169 leaves, a level-2 cut) every label has its own room."""
+    from graphanon.viz import draw_taxonomy
+
+    tax = load_taxonomy("groceries")
+    fig = draw_taxonomy(tax, highlight=tax.level(2))
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.texts]
+    assert len(labels) == 1 + len(tax.level(1)) + len(tax.level(2))  # collapsed below the cut, all named
+    assert "showing 66 of 235 nodes" in ax.get_title()
+    assert min(t.get_fontsize() for t in ax.texts) >= 7
+    assert overlapping_labels(ax) == []
+    plt.close(fig)
+
+
+def test_bms1_search_lattice_is_legible():
+    """The cut lattice of HgHs on bms1 (balanced taxonomy, k=5, m=2) as ``graphanon draw search`` shows it."""
+    from graphanon.taxonomy import Taxonomy
+
+    data = load("bms1")
+    r = anonymize_hghs(data, taxonomy=Taxonomy.balanced(data.items, 5), k=5, m=2)
+    fig, axes = plt.subplots(1, 3, figsize=(20, 15))
+    ax = draw_cut_lattice(r.search.lattice(), ax=axes[1], max_nodes=25)
+    assert "25 cuts shown" in ax.get_title()
+    assert overlapping_labels(ax) == []
     plt.close(fig)

@@ -141,6 +141,8 @@ _BASE = {  # a working command per algorithm, without the general options under 
     "coat": ["coat_fig1", "-k", "2"],
     "cahd": ["nr_table1", "-k", "2"],
     "nr": ["nr_table1", "-k", "2", "--param", "order=gray"],
+    "clump": ["clump_food", "-k", "2"],
+    "partition": ["clump_food", "-k", "2"],
     **{name: ["swap_table1", "--param", "categories=random:3"]
        for name in ("partswap", "fullswap", "partsupp", "splitperson")},
     "randswap": ["swap_table1"],

@@ -15,6 +15,7 @@ from graphanon.viz.nonreciprocal import (  # noqa: E402
     draw_closed_walk,
     draw_generalization_graph,
 )
+from tests.drawing_checks import overlapping_labels  # noqa: E402
 
 ORDER = [1, 3, 2, 0, 4, 5]
 
@@ -36,3 +37,19 @@ def test_drawings():
     with pytest.raises(ValueError, match="view"):
         draw_assignments(g, A, view="3d")
     assert np.array_equal(np.sort(A[0]), np.arange(6))
+
+
+def test_sixty_records_stay_legible():
+    """At the CLI's limit (60 records, k = 5, the figure `graphanon draw generalization` makes)."""
+    import matplotlib.pyplot as plt
+
+    n = 60
+    order = np.random.default_rng(0).permutation(n)
+    g = ring_graph(order, 5, [f"r{i + 1}" for i in range(n)])
+    fig, axes = plt.subplots(1, 2, figsize=(14, 0.16 * n + 1))
+    draw_generalization_graph(g, order, ax=axes[0])
+    draw_assignments(g, extract_assignments(g, rng=0), order, ax=axes[1])
+    for ax in axes:
+        assert overlapping_labels(ax) == []
+        assert min(t.get_fontsize() for t in ax.texts if t.get_text()) >= 4
+    plt.close(fig)

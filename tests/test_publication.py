@@ -73,6 +73,8 @@ METHODS = {
     "coat": (2, None, {"privacy": "km:2", "s": "100%"}, {"privacy": "km:2", "s": "100%"}),
     "nr": (3, None, {"order": "gray"}, {}),
     "cahd": (None, None, {"l": "3"}, {"l": "3"}),
+    "clump": (3, None, {}, {}),
+    "partition": (3, None, {}, {}),
 }
 
 

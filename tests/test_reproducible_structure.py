@@ -23,7 +23,7 @@ from graphanon.algorithms.registry import RunOptions, registered
 from graphanon.cli import main
 from graphanon.data import TransactionData
 from graphanon.datasets import load, load_taxonomy
-from graphanon.release import GlobalRecoding, NonreciprocalRelease, PerturbedRelease
+from graphanon.release import GlobalRecoding, LocalRecoding, NonreciprocalRelease, PerturbedRelease
 
 
 def _labelled(data, n_labels: int = 6, seed: int = 0) -> TransactionData:
@@ -47,6 +47,9 @@ def structure(release, *, with_labels: bool = False) -> str:
             strict=True,
         )
         shared = {"items": list(release.items)}
+    elif isinstance(release, LocalRecoding):
+        rows = [release.render_record(i) for i in range(release.n_records)]
+        shared = {"nodes": sorted([str(nd.label), sorted(map(str, nd.members)), nd.leaves] for nd in release.nodes)}
     elif isinstance(release, PerturbedRelease):
         rows = _rows(release.records, release.items)
         shared = {"items": list(release.items), "moves": release.moves}
@@ -77,6 +80,8 @@ def _setups():
         "coat": (load("coat_fig1"), dict(k=2), False),
         "cahd": (_labelled(chess), dict(params={"l": "3"}), True),
         "nr": (chess, dict(k=4, params={"min_segment": "100", "max_segment": "130"}), False),
+        "clump": (load("groceries").subset(np.arange(600)), dict(k=3, taxonomy=load_taxonomy("groceries")), False),
+        "partition": (load("groceries").subset(np.arange(600)), dict(k=3, taxonomy=load_taxonomy("groceries")), False),
         **{name: (load("bms1").subset(np.arange(3000)), dict(params={"categories": "random:20"}), False)
            for name in ("partswap", "fullswap", "partsupp", "splitperson")},
         "randswap": (load("bms1").subset(np.arange(3000)), {}, False),

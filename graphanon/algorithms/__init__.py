@@ -7,10 +7,12 @@ Importing this package registers the built-in methods.
 
 from graphanon.algorithms.apriori import anonymize_aa
 from graphanon.algorithms.cahd_release import anonymize_cahd
+from graphanon.algorithms.clump import anonymize_clump
 from graphanon.algorithms.coat import anonymize_coat, pgen
 from graphanon.algorithms.cut import anonymize_cut
 from graphanon.algorithms.hghs import anonymize_hghs, anonymize_mhghs
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
+from graphanon.algorithms.partition import anonymize_partition
 from graphanon.algorithms.registry import (
     AlgorithmSpec,
     RunOptions,
@@ -32,6 +34,7 @@ __all__ = [
     "RunOptions",
     "anonymize_aa",
     "anonymize_cahd",
+    "anonymize_clump",
     "anonymize_coat",
     "anonymize_cut",
     "anonymize_fullswap",
@@ -39,6 +42,7 @@ __all__ = [
     "anonymize_mhghs",
     "anonymize_mm",
     "anonymize_nonreciprocal",
+    "anonymize_partition",
     "anonymize_partsupp",
     "anonymize_partswap",
     "anonymize_randswap",

@@ -117,6 +117,46 @@ def _top_k_per_row(indptr, cols, sims, k):  # pragma: no cover - compiled
     return keep
 
 
+@numba.njit(cache=True)
+def _top_k_per_row_select(indptr, cols, sims, k):  # pragma: no cover - compiled
+    """The same mask as :func:`_top_k_per_row`, by selection: O(row length) per row.
+
+    The k-th best similarity ``t`` comes from ``np.partition``; entries above
+    ``t`` are kept, and of those equal to ``t`` the ones of lowest column (a
+    second selection), which is the insertion buffer's order. Faster when
+    ``k`` is more than a few tens.
+    """
+    keep = np.zeros(len(cols), dtype=np.bool_)
+    for row in range(len(indptr) - 1):
+        lo, hi = indptr[row], indptr[row + 1]
+        size = hi - lo
+        if size <= k:
+            keep[lo:hi] = True
+            continue
+        vals = sims[lo:hi]
+        t = np.partition(vals.copy(), size - k)[size - k]
+        above = 0
+        for q in range(lo, hi):
+            if sims[q] > t:
+                keep[q] = True
+                above += 1
+        need = k - above
+        ties = np.empty(size, dtype=np.int64)
+        n_ties = 0
+        for q in range(lo, hi):
+            if sims[q] == t:
+                ties[n_ties] = cols[q]
+                n_ties += 1
+        if n_ties <= need:
+            cut = np.iinfo(np.int64).max
+        else:
+            cut = np.partition(ties[:n_ties], need - 1)[need - 1]
+        for q in range(lo, hi):
+            if sims[q] == t and cols[q] <= cut:
+                keep[q] = True
+    return keep
+
+
 class RecordSimilarityGraph:
     """A sparse graph of records weighted by Jaccard similarity.
 
@@ -271,7 +311,8 @@ class RecordSimilarityGraph:
             # r is grouped by row (CSR order): per row, highest similarity first, then lower index
             starts = np.flatnonzero(np.r_[True, r[1:] != r[:-1]]) if len(r) else np.zeros(0, np.int64)
             indptr = np.r_[starts, len(r)].astype(np.int64)
-            ok = _top_k_per_row(indptr, c, sim, int(k))
+            select = _top_k_per_row if k <= 16 else _top_k_per_row_select
+            ok = select(indptr, c, sim, int(k))
             return r[ok], c[ok], sim[ok]
 
         return cls(cls._build(X, rows, keep, progress, "k nearest records"), kind="knn")

@@ -38,6 +38,14 @@ from graphanon.metrics.nonreciprocal import (  # noqa: E402
 )
 
 __all__ += ["error_rate", "evaluate_nonreciprocal", "nr_workload", "query_error"]
+from graphanon.metrics.clustering import (  # noqa: E402
+    ggd_per_record,
+    ggd_total,
+    ncp_he_naughton,
+    ncp_lm,
+)
+
+__all__ += ["ggd_per_record", "ggd_total", "ncp_he_naughton", "ncp_lm"]
 from graphanon.metrics.evaluate import evaluate_release  # noqa: E402
 
 __all__ += ["evaluate_release"]

@@ -17,18 +17,49 @@ from graphanon._validation import check_k
 from graphanon.containment import itemset_rows, record_supports, shrink_to_minimal
 from graphanon.errors import ParameterError
 from graphanon.privacy.consistency import recoding_mismatches
+from graphanon.privacy.local import local_recoding_mismatches
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.support import minimal_infrequent_itemsets
 
 __all__ = ["KmAnonymity", "TransactionalKAnonymity", "check_k"]
 
 
+def _is_local(release) -> bool:
+    return hasattr(release, "reading") and hasattr(release, "nodes")
+
+
 def require_global(release, model: str):
+    if _is_local(release):
+        return
     if not hasattr(release, "published_items") or not hasattr(release, "records"):
         raise ParameterError(
-            f"{model} audits releases that publish item-level records (global recodings); "
+            f"{model} audits releases that publish item-level records (global or local recodings); "
             f"got a {type(release).__name__}"
         )
+
+
+def _published(release) -> tuple[list, sp.csr_array]:
+    """Published item labels and the boolean published-record matrix (local recodings:
+    the ``t``-th copy of a node is its own item)."""
+    if _is_local(release):
+        return release.published_matrix()
+    return [pi.label for pi in release.published_items], release.records
+
+
+def _mismatches(original, release, max_examples: int):
+    if _is_local(release):
+        return local_recoding_mismatches(original, release, max_examples=max_examples)
+    return recoding_mismatches(original, release, max_examples=max_examples)
+
+
+def _row_keys(release) -> list[bytes]:
+    rec = release.records
+    if _is_local(release):
+        return [
+            rec.indices[rec.indptr[i] : rec.indptr[i + 1]].tobytes() + b"|" + rec.data[rec.indptr[i] : rec.indptr[i + 1]].tobytes()
+            for i in range(rec.shape[0])
+        ]
+    return [rec.indices[rec.indptr[i] : rec.indptr[i + 1]].tobytes() for i in range(rec.shape[0])]
 
 
 class KmAnonymity(PrivacyModel):
@@ -90,17 +121,16 @@ class KmAnonymity(PrivacyModel):
     def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
         require_global(release, "k^m-anonymity")
         check_k(self.k, original.n_records)
-        n_bad, problems = recoding_mismatches(original, release, max_examples=max_examples)
-        rec = release.records
+        n_bad, problems = _mismatches(original, release, max_examples)
+        labels, rec = _published(release)
         longest = int(np.diff(rec.indptr).max()) if rec.shape[0] else 0
         if self.m is None or self.m >= longest:
-            return self._audit_unbounded(release, n_bad, problems, max_examples)
+            return self._audit_unbounded(release, rec, labels, n_bad, problems, max_examples)
         m_text = f"m={self.m} (CLI: -m {self.m})"
         violations, _ = minimal_infrequent_itemsets(
             rec, self.k, self.m, what=f"the k^m audit (k={self.k}, m={self.m})",
             advice=f"audit with a smaller m than {m_text}",
         )
-        labels = [pi.label for pi in release.published_items]
         levels = [lvl for lvl in violations if len(lvl)]
         n_viol = sum(len(lvl) for lvl in levels)
         # Lowest support first (ties: smaller itemsets first), without listing all violations.
@@ -109,7 +139,7 @@ class KmAnonymity(PrivacyModel):
             take = np.argsort(lvl.supports, kind="stable")[:max_examples]
             ranked.extend((int(lvl.supports[i]), lvl.size, lvl.itemsets[i]) for i in take)
         ranked.sort(key=lambda t: (t[0], t[1]))
-        rec = release.records.tocsc()
+        rec = rec.tocsc()
         examples = list(problems)
         for sup, _, items in ranked[: max(0, max_examples - len(examples))]:
             rows = None
@@ -143,13 +173,10 @@ class KmAnonymity(PrivacyModel):
             },
         )
 
-
-    def _audit_unbounded(self, release, n_bad: int, problems: list, max_examples: int) -> AuditReport:
-        """k^infinity by containment counting (see :mod:`graphanon.containment`)."""
-        rec = release.records
+    def _audit_unbounded(self, release, rec, labels, n_bad: int, problems: list, max_examples: int) -> AuditReport:
+        """k^infinity by containment counting (see :mod:`graphanon.containment`); ``rec`` the published records."""
         sup = record_supports(rec)
         bad = np.flatnonzero((np.diff(rec.indptr) > 0) & (sup < self.k))
-        labels = [pi.label for pi in release.published_items]
         Xc = sp.csc_array(rec)
         Xc.sort_indices()
         examples, seen, worst = list(problems), set(), None
@@ -190,7 +217,10 @@ class TransactionalKAnonymity(PrivacyModel):
     """Transactional k-anonymity: each published record equals at least ``k - 1`` others.
 
     Empty published records count as records (they must also come in groups
-    of at least ``k``).
+    of at least ``k``). Audits global recodings and local recodings
+    (:class:`~graphanon.release.LocalRecoding`: rows are equal when they hold
+    the same copies of the same nodes); it first checks that the release is a
+    recoding of ``original`` (:mod:`graphanon.privacy.local` for local ones).
 
     Examples
     --------
@@ -211,9 +241,8 @@ class TransactionalKAnonymity(PrivacyModel):
     def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
         require_global(release, "transactional k-anonymity")
         check_k(self.k, original.n_records)
-        n_bad, problems = recoding_mismatches(original, release, max_examples=max_examples)
-        rec = release.records
-        keys = [rec.indices[rec.indptr[i] : rec.indptr[i + 1]].tobytes() for i in range(rec.shape[0])]
+        n_bad, problems = _mismatches(original, release, max_examples)
+        keys = _row_keys(release)
         size: dict[bytes, int] = {}
         for key in keys:
             size[key] = size.get(key, 0) + 1

@@ -13,6 +13,9 @@ Kinds
 GlobalRecoding
     Every original item maps to one published item (a taxonomy node or a set
     of items) or is suppressed.
+LocalRecoding
+    Each record a multiset of taxonomy nodes; equal records form groups
+    (Clump, Partition).
 NonreciprocalRelease
     Bit-voting records (base, distance, threshold, label).
 PerturbedRelease
@@ -23,6 +26,7 @@ from graphanon.release.base import FORMAT_TAG, Release, load_release, release_ki
 from graphanon.release.fingerprint import check_same_data, data_fingerprint
 from graphanon.release.global_recoding import GlobalRecoding, PublishedItem
 from graphanon.release.link import LINK_FORMAT_TAG, ReleaseLink, load_link
+from graphanon.release.local_recoding import LocalRecoding, PublishedNode
 from graphanon.release.nonreciprocal import NonreciprocalRelease
 from graphanon.release.perturbed import PerturbedRelease, SplitLink, load_split_link
 from graphanon.release.publish import publish
@@ -31,9 +35,11 @@ __all__ = [
     "FORMAT_TAG",
     "LINK_FORMAT_TAG",
     "GlobalRecoding",
+    "LocalRecoding",
     "NonreciprocalRelease",
     "PerturbedRelease",
     "PublishedItem",
+    "PublishedNode",
     "Release",
     "ReleaseLink",
     "SplitLink",

@@ -1,8 +1,11 @@
 """Matplotlib drawings of graphanon's graphs and evaluation results.
 
-Nothing in the core imports this package (it imports matplotlib).
+Nothing in the core imports this package (it imports matplotlib). It never selects a
+matplotlib backend: new figures come from pyplot, so a notebook shows them inline; pass ``ax``
+(for instance of a :class:`matplotlib.figure.Figure`) to draw without pyplot.
 """
 
+from graphanon.viz.clustering import draw_group_lcg, draw_similarity_neighborhood
 from graphanon.viz.coat import draw_constraint_graph, draw_merge_forest
 from graphanon.viz.hierarchy import draw_cut_lattice, draw_enumeration_tree, draw_taxonomy_cut
 from graphanon.viz.nonreciprocal import (
@@ -63,7 +66,9 @@ __all__ = [
     "draw_cut_lattice",
     "draw_enumeration_tree",
     "draw_generalization_graph",
+    "draw_group_lcg",
     "draw_merge_forest",
+    "draw_similarity_neighborhood",
     "draw_swap_graph",
     "draw_swap_pair",
     "draw_taxonomy",

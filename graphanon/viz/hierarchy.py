@@ -19,7 +19,7 @@ import matplotlib.pyplot as plt
 import networkx as nx
 
 from graphanon.labels import lookup_key
-from graphanon.viz.taxonomy import tree_layout
+from graphanon.viz.taxonomy import draw_taxonomy, taxonomy_figsize, tree_layout
 
 __all__ = ["draw_cut_lattice", "draw_enumeration_tree", "draw_taxonomy_cut"]
 
@@ -48,7 +48,8 @@ def draw_taxonomy_cut(
     """Draw a taxonomy with the chosen cut highlighted.
 
     Cut nodes are blue, suppressed cut nodes red, nodes below the cut
-    faded; edges above the cut are dark.
+    faded (or collapsed into their cut node when the tree is large, see
+    :func:`~graphanon.viz.draw_taxonomy`).
 
     Parameters
     ----------
@@ -57,7 +58,7 @@ def draw_taxonomy_cut(
         For instance ``release.details["cut"]`` and ``release.details["suppress"]``.
     ax : matplotlib Axes, optional
     labels : bool, optional
-        Node labels (default: when the taxonomy has at most 80 nodes).
+        Leaf labels (default: when the rows leave room for readable text).
     title : str, optional
 
     Examples
@@ -65,25 +66,17 @@ def draw_taxonomy_cut(
     >>> from graphanon.datasets import load_taxonomy
     >>> ax = draw_taxonomy_cut(load_taxonomy("liuwang_fig1"), ["P", "f", "g", "M", "e", "i"], ["i"])
     """
-    g = taxonomy.graph
     cut = {lookup_key(v) for v in cut}
     suppressed = {lookup_key(v) for v in suppressed}
-    ax = _ax(ax, (max(6, min(20, len(taxonomy.leaves) * 0.5)), 4))
-    pos = tree_layout(g, taxonomy.root)
     below = set()
     for v in cut:
-        below.update(nx.descendants(g, v))
-    colors = [
-        _SUPP if v in suppressed else _CUT if v in cut else _FADED if v in below else "#555555" for v in g.nodes
-    ]
-    edge_colors = [_FADED if (u in below or u in cut) else "#333333" for u, _ in g.edges]
-    n = g.number_of_nodes()
-    size = 300 if n <= 80 else max(10, 6000 // n)
-    nx.draw_networkx_edges(g, pos, ax=ax, edge_color=edge_colors, arrows=False, width=1.0)
-    nx.draw_networkx_nodes(g, pos, ax=ax, node_color=colors, node_size=size)
-    if labels if labels is not None else n <= 80:
-        nx.draw_networkx_labels(g, pos, ax=ax, font_size=8, font_color="white" if n <= 80 else "black")
-    ax.set_title(title or f"cut of {len(cut)} nodes ({len(suppressed)} suppressed in red)")
+        below.update(nx.descendants(taxonomy.graph, v))
+    colors = {v: _SUPP if v in suppressed else _CUT if v in cut else _FADED if v in below else "#555555"
+              for v in taxonomy.nodes}
+    if ax is None:
+        _, ax = plt.subplots(figsize=taxonomy_figsize(taxonomy, highlight=cut))
+    draw_taxonomy(taxonomy, highlight=cut, suppressed=suppressed, ax=ax, label_leaves=labels, colors=colors,
+                  title=title or f"cut of {len(cut)} nodes ({len(suppressed)} suppressed in red)")
     return ax
 
 
@@ -103,27 +96,40 @@ def draw_cut_lattice(lattice, *, ax=None, radius: int = 1, max_nodes: int = 40, 
     """
     g = lattice.to_networkx(radius=radius, max_nodes=max_nodes)
     ax = _ax(ax, (10, 6))
+    came_by = {}  # the node expanded to enter each cut, the search path's edge first
+    for _, b, d in sorted(g.edges(data=True), key=lambda e: bool(e[2].get("on_path"))):
+        came_by[b] = d.get("expanded")
     layers: dict = {}
     for v, d in g.nodes(data=True):
         layers.setdefault(d["rank"], []).append(v)
     pos = {}
-    for r, vs in layers.items():
-        vs.sort(key=lambda v: (g.nodes[v]["on_path"] is None, g.nodes[v]["label"]))
+    for r, vs in layers.items():  # the path in column 0, the other cuts of its rank to the right, cheapest first
+        vs.sort(key=lambda v: (g.nodes[v]["on_path"] is None, g.nodes[v]["cost"] is None, g.nodes[v]["cost"] or 0))
         for i, v in enumerate(vs):
-            pos[v] = (i - (len(vs) - 1) / 2.0, -float(r))
+            pos[v] = (float(i), -float(r))
     path_edges = [(a, b) for a, b, d in g.edges(data=True) if d.get("on_path")]
     other = [(a, b) for a, b, d in g.edges(data=True) if not d.get("on_path")]
     nx.draw_networkx_edges(g, pos, edgelist=other, ax=ax, edge_color=_FADED, arrows=False)
     nx.draw_networkx_edges(g, pos, edgelist=path_edges, ax=ax, edge_color=_PATH, width=2.5, arrows=True)
     colors = [_PATH if d["on_path"] is not None else "#dddddd" for _, d in g.nodes(data=True)]
-    nx.draw_networkx_nodes(g, pos, ax=ax, node_color=colors, node_size=120)
-    small = g.number_of_nodes() <= 30
+    nx.draw_networkx_nodes(g, pos, ax=ax, node_color=colors, node_size=60)
     for v, d in g.nodes(data=True):
-        text = d["label"] if small and len(v) <= 12 else f"{len(v)} nodes"
+        if len(v) <= 4:
+            text = d["label"]
+        elif came_by.get(v) is not None:
+            name = str(came_by[v])  # the node expanded to reach this cut; neighbours' names are shortened
+            text = "+" + (name if d["on_path"] is not None or len(name) <= 11 else name[:10] + "…")
+        else:
+            text = f"{len(v)} nodes"
         if d["cost"] is not None:
-            text += f"\ncost {d['cost']:.4g}"
-        ax.annotate(text, pos[v], fontsize=7, ha="center", va="bottom", xytext=(0, 6), textcoords="offset points")
-    ax.set_title(title or f"cut lattice: search path of {len(lattice.path)} cuts (orange)")
+            text += f"\n{d['cost']:.3g}"
+        up = pos[v][0] % 2 == 1  # neighbours alternate above and below their row, so long names do not collide
+        ax.annotate(text, pos[v], fontsize=6.5, ha="center", va="bottom" if up else "top",
+                    xytext=(0, 4 if up else -4), textcoords="offset points")
+    ax.margins(x=0.15, y=0.05)
+    shown = f"{g.number_of_nodes()} cuts shown (max_nodes={max_nodes})"
+    ax.set_title(title or f"cut lattice: search path of {len(lattice.path)} cuts (orange), {shown}\n"
+                 "each cut: +node expanded to reach it, cost", fontsize=9)
     return ax
 
 
@@ -150,13 +156,22 @@ def draw_enumeration_tree(tree, *, ax=None, max_nodes: int = 30, title: str | No
     other = [(a, b) for a, b, d in g.edges(data=True) if not d.get("on_path")]
     nx.draw_networkx_edges(g, pos, edgelist=other, ax=ax, edge_color=_FADED, arrows=False)
     nx.draw_networkx_edges(g, pos, edgelist=path_edges, ax=ax, edge_color=_PATH, width=2.5, arrows=False)
-    nx.draw_networkx_nodes(g, pos, ax=ax, node_color=colors, node_size=200)
+    depth = 1 + max(-y for _, y in pos.values())
+    row_points = ax.get_position().height * ax.figure.get_figheight() * 72 / depth
+    nx.draw_networkx_nodes(g, pos, ax=ax, node_color=colors, node_size=min(200.0, 0.6 * row_points**2))
+    every = max(1, int(-(-22 // row_points)))  # label every n-th level so that two 6-point lines fit
+    last_depth = depth - 1
     short = len(tree.order) <= 12
     for v, d in g.nodes(data=True):
+        level = int(-pos[v][1])
+        if level % every and level != last_depth:
+            continue
         head = ",".join(map(str, d["head"])) if short else f"{len(d['head'])} kept"
         tail = ",".join(map(str, d["tail"])) if short else f"{len(d['tail'])} left"
-        ax.annotate(f"{{{head}}}\n{{{tail}}}", pos[v], fontsize=6, ha="center", va="top", xytext=(0, -7),
+        ax.annotate(f"{{{head}}}\n{{{tail}}}", pos[v], fontsize=6, ha="center", va="top", xytext=(0, -5),
                     textcoords="offset points")
+    if every > 1:
+        ax.text(0.0, 0.0, f"labels every {every} levels", transform=ax.transAxes, fontsize=7, color="0.4")
     last = tree.greedy_path()[-1]
     ax.set_title(title or f"suppression enumeration tree: greedy path (orange) suppresses {tree.suppressed(last)}")
     return ax

@@ -25,24 +25,43 @@ def _circle_positions(order) -> dict:
     return {int(v): (float(np.cos(a)), float(np.sin(a))) for v, a in zip(order, ang, strict=True)}
 
 
-def _arrow(ax, p, q, color, rad=0.15, lw=1.4, alpha=1.0, style="-|>"):
-    if p == q:
-        ax.add_patch(
-            plt.Circle((p[0] * 1.12, p[1] * 1.12), 0.1, fill=False, color=color, lw=lw, alpha=alpha)
-        )
+def _axis_points(ax, which: str) -> float:
+    """Width or height of ``ax`` in points (text and marker sizes are in points)."""
+    box = ax.get_position()
+    fig = ax.figure
+    return 72.0 * (box.width * fig.get_figwidth() if which == "width" else box.height * fig.get_figheight())
+
+
+def _ring_spacing(ax, n: int) -> float:
+    """Distance in points between neighbours on the unit circle drawn in a 2.8-unit square."""
+    side = min(_axis_points(ax, "width"), _axis_points(ax, "height"))
+    return side / 2.8 * 2 * np.pi / max(n, 1)
+
+
+def _arrow(ax, p, q, color, rad=0.15, lw=1.4, alpha=1.0, style="-|>", node_points=22.0):
+    if p == q:  # a self-loop: a small circle just outside the node
+        r = 0.12 * min(1.0, node_points / 22.0)
+        ax.add_patch(plt.Circle((p[0] * (1 + r), p[1] * (1 + r)), r * 0.8, fill=False, color=color, lw=lw,
+                                alpha=alpha))
         return
     ax.add_patch(
         FancyArrowPatch(
-            p, q, arrowstyle=style, mutation_scale=12, color=color, lw=lw, alpha=alpha,
-            connectionstyle=f"arc3,rad={rad}", shrinkA=11, shrinkB=11,
+            p, q, arrowstyle=style, mutation_scale=min(12.0, 0.6 * node_points), color=color, lw=lw, alpha=alpha,
+            connectionstyle=f"arc3,rad={rad}", shrinkA=node_points / 2, shrinkB=node_points / 2,
         )
     )
 
 
+def _node_points(ax, n: int) -> float:
+    """Node diameter in points: 22 for small rings, less so that neighbours do not overlap."""
+    return float(min(22.0, 0.8 * _ring_spacing(ax, n)))
+
+
 def _nodes(ax, pos, names, color="#f4f4f4"):
+    d = _node_points(ax, len(pos))
     for v, (x, y) in pos.items():
-        ax.scatter([x], [y], s=520, color=color, edgecolors="black", zorder=3)
-        ax.text(x, y, str(names[v]), ha="center", va="center", fontsize=9, zorder=4)
+        ax.scatter([x], [y], s=d**2, color=color, edgecolors="black", linewidths=0.6 if d < 15 else 1.0, zorder=3)
+        ax.text(x, y, str(names[v]), ha="center", va="center", fontsize=max(4.0, min(9.0, 0.42 * d)), zorder=4)
     ax.set_aspect("equal")
     ax.axis("off")
     ax.set_xlim(-1.4, 1.4)
@@ -67,8 +86,9 @@ def draw_generalization_graph(graph, order=None, *, ax=None, title=None):
     order = np.arange(graph.n) if order is None else np.asarray(order)
     pos = _circle_positions(order)
     src, dst = graph.edges()
+    d = _node_points(ax, graph.n)
     for a, b in zip(src.tolist(), dst.tolist(), strict=True):
-        _arrow(ax, pos[a], pos[b], "#555555")
+        _arrow(ax, pos[a], pos[b], "#555555", lw=1.4 if d >= 15 else 0.6, node_points=d)
     _nodes(ax, pos, graph.record_ids)
     ax.set_title(title or f"{graph.k}-regular generalization graph (unified view)")
     return ax
@@ -97,25 +117,31 @@ def draw_assignments(graph, assignments, order=None, *, view="bipartite", ax=Non
     if view == "unified":
         ax = ax or plt.subplots(figsize=(5, 5))[1]
         pos = _circle_positions(order)
+        d = _node_points(ax, graph.n)
         for r, a in enumerate(A):
             for i, j in enumerate(a.tolist()):
-                _arrow(ax, pos[i], pos[j], _COLORS[r % 10], rad=0.1 + 0.08 * r)
+                _arrow(ax, pos[i], pos[j], _COLORS[r % 10], rad=0.1 + 0.08 * r, lw=1.4 if d >= 15 else 0.7,
+                       node_points=d)
         _nodes(ax, pos, names)
     elif view == "bipartite":
         ax = ax or plt.subplots(figsize=(4, 0.45 * graph.n + 1))[1]
         y = {int(v): -p for p, v in enumerate(order)}
+        ax.set_xlim(-0.4, 1.4)
+        ax.set_ylim(-graph.n + 0.4, 0.6)
+        d = float(min(19.0, 0.85 * _axis_points(ax, "height") / max(graph.n, 1)))  # node diameter, points
         for r, a in enumerate(A):
             for i, j in enumerate(a.tolist()):
                 ax.annotate(
                     "", xy=(1, y[j]), xytext=(0, y[i]),
-                    arrowprops={"arrowstyle": "-|>", "color": _COLORS[r % 10], "lw": 1.4, "shrinkA": 9, "shrinkB": 9},
+                    arrowprops={"arrowstyle": "-|>", "color": _COLORS[r % 10], "lw": 1.4 if d >= 15 else 0.7,
+                                "shrinkA": d / 2, "shrinkB": d / 2, "mutation_scale": min(10.0, 0.6 * d)},
                 )
+        font = max(4.0, min(8.0, 0.42 * d))
         for v in order.tolist():
-            ax.scatter([0], [y[v]], s=380, color="#f4f4f4", edgecolors="black", zorder=3)
-            ax.scatter([1], [y[v]], s=380, color="#dde8f6", edgecolors="black", zorder=3)
-            ax.text(0, y[v], str(names[v]), ha="center", va="center", fontsize=8, zorder=4)
-            ax.text(1, y[v], f"{names[v]}'", ha="center", va="center", fontsize=8, zorder=4)
-        ax.set_xlim(-0.4, 1.4)
+            ax.scatter([0], [y[v]], s=d**2, color="#f4f4f4", edgecolors="black", linewidths=0.6, zorder=3)
+            ax.scatter([1], [y[v]], s=d**2, color="#dde8f6", edgecolors="black", linewidths=0.6, zorder=3)
+            ax.text(0, y[v], str(names[v]), ha="center", va="center", fontsize=font, zorder=4)
+            ax.text(1, y[v], f"{names[v]}'", ha="center", va="center", fontsize=font, zorder=4)
         ax.axis("off")
     else:
         raise ValueError(f"view must be 'bipartite' or 'unified', got {view!r}")
@@ -166,9 +192,9 @@ def draw_closed_walk(graph, events, order=None, *, max_panels=12, ncols=4):
     axes = np.atleast_1d(axes).ravel()
     for ax, (title, edges, color) in zip(axes, panels, strict=False):
         for a, b in zip(src.tolist(), dst.tolist(), strict=True):
-            _arrow(ax, pos[a], pos[b], "#cccccc", lw=0.8)
+            _arrow(ax, pos[a], pos[b], "#cccccc", lw=0.8, node_points=_node_points(ax, graph.n))
         for s, (a, b) in enumerate(edges):
-            _arrow(ax, pos[a], pos[b], _COLORS[s % 10], lw=2.2)
+            _arrow(ax, pos[a], pos[b], _COLORS[s % 10], lw=2.2, node_points=_node_points(ax, graph.n))
         _nodes(ax, pos, graph.record_ids)
         ax.set_title(title, fontsize=8, color=color)
     for ax in axes[len(panels):]:

@@ -1,0 +1,57 @@
+"""The COAT constraint graph drawing: capped with a note, legible at its cap."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+
+from graphanon.algorithms.coat import pgen  # noqa: E402
+from graphanon.datasets import load  # noqa: E402
+from graphanon.errors import ParameterError  # noqa: E402
+from graphanon.graphs.constraints import ConstraintGraph  # noqa: E402
+from graphanon.viz import draw_constraint_graph  # noqa: E402
+from tests.drawing_checks import overlapping_labels  # noqa: E402
+
+
+def test_constraint_graph_cap_says_what_it_dropped():
+    data = load("groceries")
+    cg = ConstraintGraph(data, pgen(data, 5))
+    n_constraints = len(cg.privacy)
+    ax = draw_constraint_graph(cg, max_nodes=80)
+    note = ax.get_title().splitlines()[1]
+    assert note.startswith("showing the first ") and f"of {n_constraints} privacy constraints" in note
+    drawn = sum(len(c.get_offsets()) for c in ax.collections if hasattr(c, "get_sizes") and len(c.get_sizes()))
+    assert drawn <= 80
+    assert overlapping_labels(ax) == []
+    plt.close(ax.figure)
+    with pytest.raises(ParameterError, match="max_nodes"):
+        draw_constraint_graph(cg, max_nodes=3)
+
+
+def test_small_constraint_graph_is_drawn_whole():
+    from graphanon.datasets import load_constraints
+
+    data, c = load("coat_fig1"), load_constraints("coat_fig1")
+    ax = draw_constraint_graph(ConstraintGraph(data, c["privacy"], c["utility"]))
+    assert "showing" not in ax.get_title()
+    assert {t.get_text() for t in ax.texts} >= {"abc", "defgh", "u1", "a\n6", "b\n3"}
+    plt.close(ax.figure)
+
+
+def test_merge_forest_cap_and_labels():
+    """A COAT run on groceries merges long chains: the largest trees are drawn, labels do not collide."""
+    from graphanon.algorithms.coat import anonymize_coat
+    from graphanon.graphs import MergeForest
+    from graphanon.viz import draw_merge_forest
+
+    data = load("groceries")
+    trace = anonymize_coat(data, privacy=pgen(data, 5)[:30], utility=None, k=5, s=0.1).trace
+    forest = MergeForest(trace, data.items)
+    n = forest.to_networkx().number_of_nodes()
+    ax = draw_merge_forest(forest, max_nodes=120)
+    title = ax.get_title()
+    assert f"of {n} nodes, max_nodes=120" in title and "published or suppressed sets, the largest first" in title
+    assert overlapping_labels(ax) == []
+    plt.close(ax.figure)
