@@ -31,13 +31,11 @@ others. A group of records is published as one pattern of taxonomy nodes:
 We start with the Clump paper's food example, then run both methods on one month of groceries.
 """)
 code("""
-import matplotlib
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
 from graphanon.datasets import load, load_taxonomy
-from graphanon.graphs.lcg import NodeIndex, lcg_labels, ggd_fraction
+from graphanon.graphs.lcg import NodeIndex, ggd_fraction, lcg_labels
 from graphanon.viz import draw_group_lcg, draw_similarity_neighborhood, draw_taxonomy
 
 food, tax = load("clump_food"), load_taxonomy("clump_food")
@@ -72,10 +70,10 @@ gains 3/17, B only 2/17). Rows are published in a secret random order; the priva
 each record's own row.
 """)
 code("""
-from graphanon.algorithms import anonymize_partition, anonymize_clump
+from graphanon.algorithms import anonymize_clump, anonymize_partition
 from graphanon.data import from_iterable
-from graphanon.taxonomy import Taxonomy
 from graphanon.privacy import TransactionalKAnonymity
+from graphanon.taxonomy import Taxonomy
 
 t2 = Taxonomy.from_parent_map({"a1": "A", "a2": "A", "b1": "B", "b2": "B", "A": "ALL", "B": "ALL"})
 table2 = from_iterable([["a1"], ["a1", "a2"], ["b1", "b2"], ["b1", "b2"], ["a1", "a2", "b2"],
@@ -95,7 +93,8 @@ conventions and the average relative error of the same 300 COUNT queries.
 """)
 code("""
 import time
-from graphanon.metrics import generate_workload, average_relative_error, ncp_lm, ncp_he_naughton
+
+from graphanon.metrics import average_relative_error, generate_workload, ncp_he_naughton, ncp_lm
 
 groc, gtax = load("groceries"), load_taxonomy("groceries")
 workload = generate_workload(groc, 300, 2, seed=0)
