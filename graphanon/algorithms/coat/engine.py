@@ -36,7 +36,7 @@ import numpy as np
 from graphanon._progress import ProgressCallback
 from graphanon._random import check_random_state
 from graphanon._validation import check_k
-from graphanon.algorithms.coat.state import CoatState, CoatTrace, MergeStep, weight_function
+from graphanon.algorithms.coat.state import CoatState, CoatTrace, MergeStep, RunLog, weight_function
 from graphanon.constraint_sets import KmConstraints, as_utility_blocks, privacy_constraint_ids
 from graphanon.errors import ParameterError
 from graphanon.labels import set_label
@@ -308,7 +308,7 @@ def anonymize_coat(
         )
     block, blocks = as_utility_blocks(data, utility)
     wfun = weight_function(data, weights)
-    trace = CoatTrace()
+    trace = RunLog()
     state = CoatState(data, block, k, float(s), wfun, progress, trace)
     if isinstance(privacy, KmConstraints):
         _run_km(state, int(privacy.m))
@@ -333,5 +333,5 @@ def anonymize_coat(
     rel = publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
     if progress:
         progress(1, 1, f"done: {len(state.members)} published items, {state.n_suppressed} suppressed")
-    rel.trace = trace
+    rel.trace = trace.freeze()
     return rel

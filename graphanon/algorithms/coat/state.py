@@ -62,16 +62,42 @@ class MergeStep:
     constraint: tuple
 
 
-@dataclass
+@dataclass(frozen=True)
 class CoatTrace:
-    """What a COAT run did: operations in order and the constraints it worked on."""
+    """What a COAT run did (``release.trace``; in memory only, never saved).
+
+    Attributes
+    ----------
+    steps : tuple of MergeStep
+        The merges and suppressions, in order.
+    constraints_processed : int
+        Privacy constraints taken from the queue.
+    violations_found : int
+        Unsatisfied constraints found (k^m search).
+    suppressed : tuple
+        Labels of the suppressed items (keep the trace with the producer).
+    """
+
+    steps: tuple = ()
+    constraints_processed: int = 0
+    violations_found: int = 0
+    suppressed: tuple = ()
+
+
+@dataclass
+class RunLog:
+    """The mutable record a run keeps while it works; frozen into a :class:`CoatTrace` at the end."""
 
     steps: list[MergeStep] = field(default_factory=list)
     constraints_processed: int = 0
     violations_found: int = 0
     suppressed: list = field(default_factory=list)
 
+    def freeze(self) -> CoatTrace:
+        return CoatTrace(tuple(self.steps), self.constraints_processed, self.violations_found, tuple(self.suppressed))
 
+
+# ---------------------------------------------------------------------------- engine
 class CoatState:
     """Published groups with packed record bitmaps, the utility blocks and the loop."""
 
