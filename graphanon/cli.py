@@ -258,7 +258,7 @@ def algorithms(json_out: bool) -> None:
     from graphanon.privacy.registry import model_names
 
     rows = [{"name": spec.name, "summary": spec.summary, "model": spec.privacy_model,
-             "taxonomy": spec.needs_taxonomy, "options": list(spec.options), "params": list(spec.params)}
+             "taxonomy": spec.needs_taxonomy, "options": list(spec.options), "params": list(spec.param_names)}
             for spec in sorted(registered().values(), key=lambda spec: spec.name)]
     models = model_names()
     if json_out:
@@ -582,9 +582,8 @@ _MAX_DRAWN_RECORDS = 60
 def _draw_generalization(data, k, seed):
     from matplotlib.figure import Figure
 
-    from graphanon.graphs.assignment import extract_assignments
+    from graphanon.algorithms.nonreciprocal import extract_assignments, gray_tsp_order
     from graphanon.graphs.generalization import ring_graph
-    from graphanon.graphs.order import gray_tsp_order
     from graphanon.viz.nonreciprocal import draw_assignments, draw_generalization_graph
 
     if k is None:

@@ -31,6 +31,14 @@ class InfeasibleError(GraphanonError):
     """
 
 
+class InternalError(RuntimeError):
+    """A bug in graphanon: an internal invariant does not hold.
+
+    Not a :class:`GraphanonError` -- no input can cause it, so the CLI does
+    not turn it into a one-line message; please report it with the traceback.
+    """
+
+
 class ReleaseFormatError(GraphanonError, ValueError):
     """A saved release cannot be read (wrong format tag, missing field)."""
 

@@ -32,6 +32,7 @@ from collections.abc import Hashable, Iterable
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon._validation import check_m
 from graphanon.errors import ParameterError
 from graphanon.support import ItemsetLevel, minimal_infrequent_itemsets
 from graphanon.taxonomy import Taxonomy
@@ -47,17 +48,6 @@ except ImportError:  # pragma: no cover
 
 
 __all__ = ["HierarchyIndex", "ThreatSet", "check_m", "greedy_keep", "infrequent_on_columns"]
-
-
-def check_m(m, *, allow_none: bool = True, what: str = "m") -> int | None:
-    """Validate the attacker-knowledge bound ``m`` (>= 1, or None for unbounded)."""
-    if m is None and allow_none:
-        return None
-    if isinstance(m, bool) or not isinstance(m, (int, np.integer)):
-        raise ParameterError(f"{what} must be a whole number >= 1{' or None' if allow_none else ''}, got {m!r}")
-    if m < 1:
-        raise ParameterError(f"{what} must be at least 1 (the largest itemset an attacker knows), got {m}")
-    return int(m)
 
 
 class HierarchyIndex:

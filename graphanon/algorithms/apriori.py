@@ -38,12 +38,12 @@ from collections.abc import Callable
 
 import numpy as np
 
+from graphanon._validation import check_k
 from graphanon.algorithms._hierarchy import HierarchyIndex, check_m
 from graphanon.algorithms.cut import cut_recoding
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.errors import InfeasibleError
 from graphanon.metrics.loss import ncp
-from graphanon.privacy.km import check_k
 from graphanon.release import GlobalRecoding, publish
 from graphanon.support import VerticalBitmaps, minimal_infrequent_itemsets
 from graphanon.taxonomy import Taxonomy

@@ -35,11 +35,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from graphanon._validation import check_k
 from graphanon.algorithms._hierarchy import HierarchyIndex, ThreatSet, check_m
 from graphanon.algorithms.cut import cut_recoding
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.metrics.loss import ncp
-from graphanon.privacy.km import check_k
 from graphanon.release import GlobalRecoding, publish
 from graphanon.taxonomy import Taxonomy
 

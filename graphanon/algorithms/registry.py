@@ -12,11 +12,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphanon._progress import ProgressCallback
 from graphanon.errors import ParameterError
 from graphanon.labels import parse_name_list
 
 __all__ = [
     "AlgorithmSpec",
+    "Param",
     "RunOptions",
     "get_algorithm",
     "parse_bool",
@@ -25,7 +27,60 @@ __all__ = [
     "registered",
 ]
 
-Progress = Callable[[int, int, str], None]
+
+@dataclass(frozen=True)
+class Param:
+    """One ``--param name=value`` option of an algorithm, declared once.
+
+    The CLI parses ``--param`` with it (``type`` converts the text, ``choices``
+    limits the values, unknown names are refused), ``graphanon algorithms``
+    prints it and ``tests/test_common.py`` reads it.
+
+    Parameters
+    ----------
+    name : str
+        The name after ``--param``.
+    type : callable(str) -> value
+        Converts the text given on the command line (``int``, ``float``,
+        :func:`parse_bool`, :func:`parse_name_list`, ``str`` ...); a
+        ``ValueError`` or ``TypeError`` becomes a :class:`ParameterError`
+        naming the parameter.
+    default : object
+        The value when the option is not given (None: the method's default).
+    help : str
+        One line for ``graphanon algorithms``.
+    choices : tuple of str, optional
+        The allowed texts (checked before ``type``).
+
+    Examples
+    --------
+    >>> Param("l", int, None, "l-diversity").parse("3")
+    3
+    >>> Param("order", str, "gray-tsp", "record order", choices=("gray", "gray-tsp")).parse("tsp")
+    Traceback (most recent call last):
+    ...
+    graphanon.errors.ParameterError: --param order='tsp': expected one of gray, gray-tsp
+    """
+
+    name: str
+    type: Callable = str
+    default: Any = None
+    help: str = ""
+    choices: tuple[str, ...] | None = None
+
+    def parse(self, text: str):
+        """``text`` (as given on the command line) converted by ``type``."""
+        if self.choices is not None and text not in self.choices:
+            raise ParameterError(f"--param {self.name}={text!r}: expected one of {', '.join(self.choices)}")
+        try:
+            return self.type(text)
+        except (TypeError, ValueError) as exc:
+            raise ParameterError(f"--param {self.name}={text!r}: {exc}") from None
+
+    @property
+    def type_name(self) -> str:
+        """Short name of the value type, for listings."""
+        return getattr(self.type, "__name__", "value").removeprefix("parse_")
 
 
 def parse_bool(text: str) -> bool:
@@ -77,7 +132,7 @@ class RunOptions:
     seed: int | None = None
     unsafe_secret_seed: int | None = None
     params: dict[str, str] = field(default_factory=dict)
-    progress: Progress | None = None
+    progress: ProgressCallback | None = None
     given: frozenset[str] | None = None
 
     def is_given(self, name: str) -> bool:
@@ -129,8 +184,9 @@ class AlgorithmSpec:
         The audit model name that checks its releases (``km``, ``constraints``, ...).
     needs_taxonomy : bool
         Whether ``--taxonomy`` is required (bundled taxonomies count).
-    params : tuple of str
-        Names accepted as ``--param name=value``.
+    params : tuple of Param
+        The ``--param name=value`` options, declared once (a plain name is
+        accepted for now and becomes ``Param(name)``: text, no default).
     audit_params : tuple of str
         The subset of ``params`` that also configures the audit model
         (``graphanon bench`` forwards these to it).
@@ -151,10 +207,37 @@ class AlgorithmSpec:
     run: Callable
     privacy_model: str
     needs_taxonomy: bool = False
-    params: tuple[str, ...] = ()
+    params: tuple[Param, ...] = ()
     audit_params: tuple[str, ...] = ()
     options: tuple[str, ...] = ("k", "m", "taxonomy")
     verify: bool = False
+
+    def __post_init__(self) -> None:
+        params = tuple(p if isinstance(p, Param) else Param(str(p)) for p in self.params)
+        names = [p.name for p in params]
+        if len(set(names)) != len(names):
+            raise ValueError(f"algorithm {self.name!r} declares a --param twice: {names}")
+        object.__setattr__(self, "params", params)
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        """The names of :attr:`params`."""
+        return tuple(p.name for p in self.params)
+
+    def parse_params(self, raw: dict[str, str]) -> dict[str, Any]:
+        """``--param`` texts converted by their :class:`Param` (unknown names refused).
+
+        Returns a dict holding every declared parameter: the converted value
+        when given, its ``default`` otherwise.
+        """
+        known = {p.name: p for p in self.params}
+        extra = sorted(set(raw) - set(known))
+        if extra:
+            raise ParameterError(
+                f"unknown --param {', '.join(extra)} for algorithm {self.name!r}; it takes: "
+                f"{', '.join(sorted(known)) or 'none'}"
+            )
+        return {name: (p.parse(raw[name]) if name in raw else p.default) for name, p in known.items()}
 
     def check_options(self, opts: RunOptions) -> None:
         """Refuse general options this algorithm would ignore (:class:`ParameterError`)."""

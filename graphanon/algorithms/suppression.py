@@ -31,29 +31,16 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon._memory import cost_blocks
+from graphanon._validation import check_h, check_k
 from graphanon.algorithms._hierarchy import check_m, infrequent_on_columns, njit
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, parse_name_list, register
 from graphanon.errors import ParameterError
 from graphanon.labels import as_labels
-from graphanon.privacy.km import check_k
 from graphanon.release import GlobalRecoding, publish
 
 __all__ = ["anonymize_mm", "check_h", "check_private_items", "minimal_moles"]
 
 Progress = Callable[[int, int, str], None]
-
-
-def check_h(h) -> float:
-    """Validate the confidence bound ``h`` in (0, 1]."""
-    try:
-        h = float(h)
-    except (TypeError, ValueError):
-        raise ParameterError(f"h must be a number in (0, 1], got {h!r}") from None
-    if not 0.0 < h <= 1.0:
-        raise ParameterError(
-            f"h must be in (0, 1] (the largest allowed probability of inferring a private item), got {h}"
-        )
-    return h
 
 
 def check_private_items(data, private_items: Iterable[Hashable]) -> np.ndarray:
@@ -300,7 +287,7 @@ def anonymize_mm(
 
 
 def _run(data, opts: RunOptions) -> GlobalRecoding:
-    from graphanon.privacy.hkp import expand_params
+    from graphanon._params import expand_params
 
     opts.params = expand_params(opts.params, {"h", "private"})
     opts.unknown_params({"h", "private"})

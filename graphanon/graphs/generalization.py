@@ -24,28 +24,10 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
+from graphanon._validation import check_order
 from graphanon.errors import ParameterError
 
 __all__ = ["GeneralizationGraph", "check_order", "ring_graph"]
-
-
-def check_order(order, n: int) -> np.ndarray:
-    """Validate that ``order`` is a permutation of ``0..n-1``; return it as int64."""
-    arr = np.asarray(order)
-    if arr.ndim != 1 or len(arr) != n:
-        raise ParameterError(f"order must be a permutation of the {n} record indices, got shape {arr.shape}")
-    if n and not np.issubdtype(arr.dtype, np.integer):
-        raise ParameterError(f"order must hold integer record indices, got dtype {arr.dtype}")
-    arr = arr.astype(np.int64)
-    seen = np.zeros(n, dtype=bool)
-    if n and (arr.min() < 0 or arr.max() >= n):
-        bad = arr[(arr < 0) | (arr >= n)][0]
-        raise ParameterError(f"order holds record index {bad}, outside 0..{n - 1}")
-    seen[arr] = True
-    if not seen.all():
-        missing = int(np.flatnonzero(~seen)[0])
-        raise ParameterError(f"order is not a permutation: record {missing} is missing (and another repeated)")
-    return arr
 
 
 class GeneralizationGraph:

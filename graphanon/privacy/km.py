@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon._validation import check_k
 from graphanon.containment import itemset_rows, record_supports, shrink_to_minimal
 from graphanon.errors import ParameterError
 from graphanon.privacy.consistency import recoding_mismatches
@@ -23,25 +24,11 @@ from graphanon.support import minimal_infrequent_itemsets
 __all__ = ["KmAnonymity", "TransactionalKAnonymity", "check_k"]
 
 
-def check_k(k, n_records: int, what: str = "k") -> int:
-    """Validate ``1 <= k <= n_records``; return ``k`` as int."""
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise ParameterError(f"{what} must be a whole number, got {k!r}")
-    if k < 1:
-        raise ParameterError(f"{what} must be at least 1, got {k}")
-    if k > n_records:
-        raise ParameterError(
-            f"{what}={k} exceeds the number of records ({n_records}); no release can hide a record "
-            f"among more records than there are"
-        )
-    return int(k)
-
-
 def _is_local(release) -> bool:
     return hasattr(release, "reading") and hasattr(release, "nodes")
 
 
-def _require_global(release, model: str):
+def require_global(release, model: str):
     if _is_local(release):
         return
     if not hasattr(release, "published_items") or not hasattr(release, "records"):
@@ -132,7 +119,7 @@ class KmAnonymity(PrivacyModel):
         self.name = f"k^m-anonymity (k={self.k}, m={'inf' if self.m is None else self.m})"
 
     def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
-        _require_global(release, "k^m-anonymity")
+        require_global(release, "k^m-anonymity")
         check_k(self.k, original.n_records)
         n_bad, problems = _mismatches(original, release, max_examples)
         labels, rec = _published(release)
@@ -252,7 +239,7 @@ class TransactionalKAnonymity(PrivacyModel):
         self.name = f"transactional k-anonymity (k={self.k})"
 
     def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
-        _require_global(release, "transactional k-anonymity")
+        require_global(release, "transactional k-anonymity")
         check_k(self.k, original.n_records)
         n_bad, problems = _mismatches(original, release, max_examples)
         keys = _row_keys(release)

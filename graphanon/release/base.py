@@ -101,9 +101,13 @@ class Release(ABC):
         The PRIVATE link from original records to published rows, set by
         :func:`~graphanon.release.publish.publish`; in memory only, never saved
         with the release (``link.save(path)`` writes it to its own file).
-    details : dict
-        Producer-side facts an anonymizer reports (for example the full cut
-        and the suppressed nodes); in memory only, never saved.
+    trace : frozen dataclass or None
+        What the method found on the way, for drawings and experiments
+        (the cut and suppressed nodes, a search path, the record order and
+        generalization graph, pairs...): a method-specific frozen dataclass
+        defined in the method's module (for example
+        :class:`graphanon.algorithms.hghs.HierarchyTrace`). In memory only,
+        never written by :meth:`save`; None for loaded or hand-made releases.
     """
 
     kind: ClassVar[str] = ""
@@ -127,7 +131,8 @@ class Release(ABC):
         self._n_records = int(n_records)
         self.fingerprint = _check_fingerprint(fingerprint)
         self.link = None
-        self.details: dict = {}
+        self.trace = None
+        self.details: dict = {}  # deprecated: being replaced by ``trace`` (issue 12)
 
     @property
     def n_records(self) -> int:
