@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT))
 from graphanon.algorithms.apriori import anonymize_aa  # noqa: E402
 from graphanon.algorithms.cahd_release import anonymize_cahd  # noqa: E402
 from graphanon.algorithms.coat import anonymize_coat  # noqa: E402
-from graphanon.algorithms.coat_policies import km_policy  # noqa: E402
+from graphanon.algorithms.coat.policies import km_policy  # noqa: E402
 from graphanon.algorithms.cut import anonymize_cut  # noqa: E402
 from graphanon.algorithms.hghs import anonymize_mhghs  # noqa: E402
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal  # noqa: E402
@@ -106,7 +106,7 @@ def methods(tax, k):
         "aa": lambda d, s, o: anonymize_aa(d, taxonomy=tax, k=k, m=M),
         "mhghs": lambda d, s, o: anonymize_mhghs(d, taxonomy=tax, k=k, m=M),
         "mm": lambda d, s, o: anonymize_mm(d, k=k, m=M),
-        "coat": lambda d, s, o: anonymize_coat(d, km_policy(M), None, k, 1.0),
+        "coat": lambda d, s, o: anonymize_coat(d, privacy=km_policy(M), utility=None, k=k, s=1.0),
         f"nr k={k}": lambda d, s, o: anonymize_nonreciprocal(d, k=k, rng=s, order=o),
         f"nr l={l}": lambda d, s, o: anonymize_nonreciprocal(d, l=l, rng=s, order=o),
         f"cahd l={l}": lambda d, s, o: anonymize_cahd(d, l=l),

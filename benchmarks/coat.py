@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from graphanon.algorithms.coat import KmConstraints, anonymize_coat, pgen  # noqa: E402
-from graphanon.algorithms.coat_policies import pp_policy, up_policy  # noqa: E402
+from graphanon.algorithms.coat.policies import pp_policy, up_policy  # noqa: E402
 from graphanon.datasets import load  # noqa: E402
 from graphanon.errors import InfeasibleError, ParameterError  # noqa: E402
 from graphanon.metrics import average_relative_error, generate_workload, ul  # noqa: E402

@@ -25,10 +25,10 @@ from pathlib import Path
 
 import numpy as np
 
-import graphanon.graphs.assignment as current
+import graphanon.algorithms.nonreciprocal as current
+from graphanon.algorithms.nonreciprocal import gray_order
 from graphanon.datasets import load
 from graphanon.graphs.generalization import ring_graph
-from graphanon.graphs.order import gray_order
 
 sys.path.insert(0, str(Path(__file__).parent))
 from nonreciprocal import perturbed_copies  # noqa: E402

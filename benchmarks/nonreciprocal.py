@@ -32,12 +32,17 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
+from graphanon.algorithms.nonreciprocal import (
+    anonymize_nonreciprocal,
+    extract_assignments,
+    gray_order,
+    gray_tsp_order,
+    greedy_diverse_assignments,
+    hamming_cycle_length,
+)
 from graphanon.data import TransactionData
 from graphanon.datasets import load
-from graphanon.graphs.assignment import extract_assignments, greedy_diverse_assignments
 from graphanon.graphs.generalization import ring_graph
-from graphanon.graphs.order import gray_order, gray_tsp_order, hamming_cycle_length
 from graphanon.metrics.nonreciprocal import error_rate, nr_workload, query_error
 from graphanon.privacy import LDiversity, NonreciprocalKAnonymity
 

@@ -27,14 +27,14 @@ from pathlib import Path
 import numpy as np
 
 from graphanon.algorithms.cahd import cahd_groups
-from graphanon.datasets import load
-from graphanon.graphs.order import (
+from graphanon.algorithms.nonreciprocal import (
     DETERMINISTIC_STEP_LIMIT,
     consecutive_hamming,
     gray_order,
     gray_tsp_details,
     hamming_cycle_length,
 )
+from graphanon.datasets import load
 
 RESULTS = Path(__file__).resolve().parent / "results" / "order.json"
 

@@ -293,7 +293,7 @@ class TransactionData:
 
 
 # ---------------------------------------------------------------------- constructors
-def _from_id_lists(
+def from_id_lists(
     lengths: np.ndarray,
     flat_ids: np.ndarray,
     items: Sequence[Hashable],
@@ -387,7 +387,7 @@ def from_iterable(
                 f"record {r} holds item {exc.args[0]!r}, which is not in the given vocabulary"
             ) from None
         lengths[r] = len(rec)
-    return _from_id_lists(lengths, np.asarray(flat, dtype=np.int64), items, record_ids, labels, name)
+    return from_id_lists(lengths, np.asarray(flat, dtype=np.int64), items, record_ids, labels, name)
 
 
 def from_dataframe(

@@ -23,7 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.errors import ParameterError
-from graphanon.support import ItemsetLevel, _as_csr, _check_search, _rows_in
+from graphanon.support import ItemsetLevel, as_csr, check_search, rows_in
 
 __all__ = ["minimal_infrequent_itemsets", "pair_supports", "scatter_blocks"]
 
@@ -33,7 +33,7 @@ def scatter_blocks(X, client, n_partitions: int | None = None) -> list:
 
     ``n_partitions`` defaults to twice the number of workers.
     """
-    X = _as_csr(X)
+    X = as_csr(X)
     if n_partitions is None:
         n_partitions = 2 * max(1, len(client.scheduler_info().get("workers", {})))
     if n_partitions < 1:
@@ -107,7 +107,7 @@ def _candidates(prev: np.ndarray, n_items: int) -> np.ndarray:
     cand = np.concatenate([prev[left], prev[right, -1:]], axis=1)
     alive = np.ones(len(cand), dtype=bool)
     for drop in range(size - 2):
-        alive &= _rows_in(np.delete(cand, drop, axis=1), prev, n_items + 1)
+        alive &= rows_in(np.delete(cand, drop, axis=1), prev, n_items + 1)
     return cand[alive]
 
 
@@ -135,8 +135,8 @@ def minimal_infrequent_itemsets(X, k: int, m: int | None, *, client, n_partition
     client, O(frequent itemsets of the previous level^2) in the worst case
     per prefix group.
     """
-    _check_search(k, m)
-    X = _as_csr(X)
+    check_search(k, m)
+    X = as_csr(X)
     n, n_items = X.shape
     blocks = scatter_blocks(X, client, n_partitions)
     sup1 = _tree_sum(client, client.map(_items_block, blocks))

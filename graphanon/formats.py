@@ -88,7 +88,7 @@ def _open_text(path: Path) -> io.TextIOBase:
     return open(path, encoding="utf-8-sig", newline="")
 
 
-def _read_all(path: str | os.PathLike) -> str:
+def read_all(path: str | os.PathLike) -> str:
     """The whole file as text (UTF-8, a leading byte order mark dropped, ``.gz`` unpacked)."""
     path = Path(path)
     if not path.exists():
@@ -134,10 +134,10 @@ def _from_tokens(lengths: np.ndarray, tokens: list[str], name: str | None, *, pl
     zeros, so its text is ``str(int(token))`` and numeric order is the natural
     order; the tokens are then parsed as integers (much faster than sorting text).
     """
-    from graphanon.data import _from_id_lists
+    from graphanon.data import from_id_lists
 
     if not tokens:
-        return _from_id_lists(lengths, np.zeros(0, np.int64), [], name=name)
+        return from_id_lists(lengths, np.zeros(0, np.int64), [], name=name)
     if plain_integers:
         values = np.array(tokens, dtype=np.int64)
         distinct = _sorted_distinct(values)
@@ -155,7 +155,7 @@ def _from_tokens(lengths: np.ndarray, tokens: list[str], name: str | None, *, pl
     key = _sorted_distinct(rows * len(vocab) + ids)  # by record, then by item id; duplicates gone
     rows, ids = np.divmod(key, len(vocab))
     lengths = np.bincount(rows, minlength=len(lengths))
-    return _from_id_lists(lengths, ids, vocab, name=name)
+    return from_id_lists(lengths, ids, vocab, name=name)
 
 
 # ---------------------------------------------------------------------- FIMI
@@ -219,7 +219,7 @@ def read_fimi(path: str | os.PathLike, *, name: str | None = None):
     >>> read_fimi(p).items
     ('1', '2', '10')
     """
-    return parse_fimi(_read_all(path), source=str(path), name=name or Path(path).name)
+    return parse_fimi(read_all(path), source=str(path), name=name or Path(path).name)
 
 
 def write_fimi(data, path: str | os.PathLike) -> None:
@@ -362,7 +362,7 @@ def read_long_csv(
     ('-1', '001', '250')
     """
     return parse_long_csv(
-        _read_all(path), str(path), tid=tid, item=item, label=label, delimiter=delimiter,
+        read_all(path), str(path), tid=tid, item=item, label=label, delimiter=delimiter,
         name=name or Path(path).name,
     )
 
@@ -478,7 +478,7 @@ def read_basket(
     True
     """
     return parse_basket(
-        _read_all(path), str(path), delimiter=delimiter, quotechar=quotechar, name=name or Path(path).name
+        read_all(path), str(path), delimiter=delimiter, quotechar=quotechar, name=name or Path(path).name
     )
 
 
@@ -586,7 +586,7 @@ def read_any(
             f"{source}: {_say(option_names, 'label', label)} names a column of CSV input, and this file is read "
             f"as {fmt}, which has no labels: drop it, or give the data as {_say(option_names, 'fmt', 'csv')}"
         )
-    text = _read_all(path)
+    text = read_all(path)
     if fmt == "fimi":
         return parse_fimi(text, source, name, option_names=option_names)
     if fmt == "csv":

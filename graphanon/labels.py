@@ -26,7 +26,7 @@ Examples
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Sequence
 
 import numpy as np
 
@@ -142,3 +142,16 @@ def parse_name_list(text: str) -> list[str]:
     ['001', '250', '-1']
     """
     return [token for token in (t.strip() for t in text.split(",")) if token]
+
+
+def set_label(members: Sequence[Hashable]) -> Hashable:
+    """Label of a set-valued published item: the item itself, or ``"(a,b,c)"``.
+
+    Examples
+    --------
+    >>> set_label(["a"]), set_label(["a", "b"])
+    ('a', '(a,b)')
+    """
+    if len(members) == 1:
+        return members[0]
+    return "(" + ",".join(str(m) for m in members) + ")"

@@ -32,6 +32,7 @@ from graphanon.errors import ParameterError
 __all__ = [
     "ItemsetLevel",
     "VerticalBitmaps",
+    "bitmap_supports",
     "generalize_matrix",
     "itemset_supports",
     "minimal_infrequent_itemsets",
@@ -40,7 +41,7 @@ __all__ = [
 
 
 
-def _as_csr(X) -> sp.csr_array:
+def as_csr(X) -> sp.csr_array:
     X = sp.csr_array(X)
     if X.dtype != bool:
         X = X.astype(bool)
@@ -73,7 +74,7 @@ class VerticalBitmaps:
     """
 
     def __init__(self, X) -> None:
-        csc = sp.csc_array(_as_csr(X))
+        csc = sp.csc_array(as_csr(X))
         n, m = csc.shape
         self.n_records = n
         self.n_items = m
@@ -111,24 +112,8 @@ class VerticalBitmaps:
         return int(np.bitwise_count(self.bitmap(itemset)).sum())
 
     def supports(self, itemsets: Sequence[Iterable[int]]) -> np.ndarray:
-        """Supports of many itemsets; equal-size batches are vectorized."""
-        itemsets = [np.asarray(list(s), dtype=np.int64) for s in itemsets]
-        out = np.empty(len(itemsets), dtype=np.int64)
-        by_size: dict[int, list[int]] = {}
-        for i, s in enumerate(itemsets):
-            by_size.setdefault(len(s), []).append(i)
-        for size, idx in by_size.items():
-            if size == 0:
-                out[idx] = self.n_records
-                continue
-            arr = np.stack([itemsets[i] for i in idx])
-            for start in range(0, len(idx), 4096):
-                block = arr[start : start + 4096]
-                acc = self.bits[block[:, 0]].copy()
-                for c in range(1, size):
-                    acc &= self.bits[block[:, c]]
-                out[np.asarray(idx[start : start + 4096])] = np.bitwise_count(acc).sum(axis=1)
-        return out
+        """Supports of many itemsets; equal-size batches are vectorized (:func:`bitmap_supports`)."""
+        return bitmap_supports(self.bits, itemsets, self.n_records)
 
     def records_of(self, itemset: Iterable[int]) -> np.ndarray:
         """Indices of the records containing ``itemset``."""
@@ -137,9 +122,60 @@ class VerticalBitmaps:
         return np.flatnonzero(bits)
 
 
+def bitmap_supports(bits: np.ndarray, itemsets: Sequence[Iterable[int]], n_records: int, *, block: int = 4096) -> np.ndarray:
+    """Supports of many itemsets over vertical bitmaps: the one batched support loop.
+
+    Parameters
+    ----------
+    bits : ndarray of uint64, shape (n_columns, n_words)
+        Row ``j`` is the packed set of records holding column ``j`` (an item,
+        or a published item of a recoding).
+    itemsets : sequence of iterables of column indices
+    n_records : int
+        Support of the empty itemset (every record contains it).
+    block : int
+        Itemsets ANDed at once per size (bounds the temporary memory).
+
+    Returns
+    -------
+    ndarray of int64
+        ``out[i]`` = number of records holding every column of ``itemsets[i]``;
+        ``n_records`` for an empty itemset.
+
+    Complexity
+    ----------
+    O(sum of itemset sizes * n_words) word operations, grouped by size so
+    each group is one vectorized AND per position.
+
+    Examples
+    --------
+    >>> vb = VerticalBitmaps(np.array([[1, 1, 0], [1, 0, 1], [1, 1, 1]]))
+    >>> bitmap_supports(vb.bits, [[0], [0, 1], [1, 2], []], 3).tolist()
+    [3, 2, 1, 3]
+    """
+    sets = [np.asarray(list(t), dtype=np.int64) for t in itemsets]
+    out = np.empty(len(sets), dtype=np.int64)
+    by_size: dict[int, list[int]] = {}
+    for i, t in enumerate(sets):
+        by_size.setdefault(len(t), []).append(i)
+    for size, idx in by_size.items():
+        if size == 0:
+            out[idx] = n_records
+            continue
+        arr = np.stack([sets[i] for i in idx])
+        pos = np.asarray(idx)
+        for start in range(0, len(idx), block):
+            part = arr[start : start + block]
+            acc = bits[part[:, 0]].copy()
+            for c in range(1, size):
+                acc &= bits[part[:, c]]
+            out[pos[start : start + block]] = np.bitwise_count(acc).sum(axis=1)
+    return out
+
+
 def item_supports(X) -> np.ndarray:
     """Support of every item (column sums)."""
-    X = _as_csr(X)
+    X = as_csr(X)
     return np.bincount(X.indices, minlength=X.shape[1]).astype(np.int64)
 
 
@@ -154,7 +190,7 @@ def pair_supports(X, *, dense: bool | None = None):
     ----------
     O(sum over records of len(record)^2).
     """
-    X = _as_csr(X)
+    X = as_csr(X)
     Xi = sp.csr_array((np.ones(X.nnz, dtype=np.int32), X.indices, X.indptr), shape=X.shape)
     S = (Xi.T @ Xi).tocsr()
     if dense is None:
@@ -200,7 +236,7 @@ def _encode_rows(rows: np.ndarray, base: int) -> np.ndarray | None:
     return key
 
 
-def _rows_in(rows: np.ndarray, table: np.ndarray, base: int) -> np.ndarray:
+def rows_in(rows: np.ndarray, table: np.ndarray, base: int) -> np.ndarray:
     """Boolean mask: which ``rows`` appear among the rows of ``table``."""
     if len(rows) == 0:
         return np.zeros(0, dtype=bool)
@@ -268,7 +304,7 @@ def _project(base, Xc, prefix: np.ndarray, last: np.ndarray, slice_entries: np.n
     return sp.csc_array(sp.hstack(parts, format="csc"))
 
 
-def _check_search(k: int, m: int | None) -> None:
+def check_search(k: int, m: int | None) -> None:
     """The k and m of a level-wise search (shared with :mod:`graphanon.distributed`)."""
     if k < 1:
         raise ParameterError(f"k must be at least 1, got {k}")
@@ -362,14 +398,14 @@ def minimal_infrequent_itemsets(
     >>> [v.itemsets.tolist() for v in viol]
     [[[2]], []]
     """
-    _check_search(k, m)
-    X = _as_csr(X)
+    check_search(k, m)
+    X = as_csr(X)
     n, n_items = X.shape
     if items is not None:
         cols = np.unique(np.asarray(items, dtype=np.int64))
         mask = np.zeros(n_items, dtype=np.int32)
         mask[cols] = 1
-        X = _as_csr(sp.csr_array(X.astype(np.int32) @ sp.diags_array(mask, dtype=np.int32)))
+        X = as_csr(sp.csr_array(X.astype(np.int32) @ sp.diags_array(mask, dtype=np.int32)))
         X.eliminate_zeros()
     max_len = int(np.diff(X.indptr).max()) if n else 0
     m_eff = max_len if m is None else min(m, max_len)
@@ -422,7 +458,7 @@ def minimal_infrequent_itemsets(
             cand = np.concatenate([prev[rows[vi]], cols[vi, None]], axis=1)
             alive = np.ones(len(vi), dtype=bool)
             for drop in range(size - 1):
-                alive &= _rows_in(np.delete(cand, drop, axis=1), prev, n_items + 1)
+                alive &= rows_in(np.delete(cand, drop, axis=1), prev, n_items + 1)
             keep = np.ones(len(rows), dtype=bool)
             keep[vi[~alive]] = False
             rows, cols, sup, is_viol = rows[keep], cols[keep], sup[keep], is_viol[keep]
@@ -467,7 +503,7 @@ def generalize_matrix(X, mapping: np.ndarray, n_published: int) -> sp.csr_array:
     csr_array, shape (n_records, n_published), boolean
         Record r holds published item g when it holds any original item mapped to g.
     """
-    X = _as_csr(X)
+    X = as_csr(X)
     mapping = np.asarray(mapping, dtype=np.int64)
     keep = mapping >= 0
     R = sp.csr_array(

@@ -461,9 +461,9 @@ class Taxonomy:
 
 
 def _read_text(path) -> str:
-    from graphanon.formats import _read_all
+    from graphanon.formats import read_all
 
-    return _read_all(path)
+    return read_all(path)
 
 
 def read_taxonomy(path: str | os.PathLike, *, root: Hashable = "ALL") -> Taxonomy:

@@ -65,7 +65,8 @@ For `defgh`, `d` (support 4) is alone in its utility constraint and is suppresse
 and `e f (g,h)` reaches support 5.
 """)
 code("""
-rel, trace = anonymize_coat(data, c["privacy"], c["utility"], k=c["k"], s=c["s"], return_trace=True)
+rel = anonymize_coat(data, privacy=c["privacy"], utility=c["utility"], k=c["k"], s=c["s"])
+trace = rel.trace
 for st in trace.steps:
     print(st.step, st.kind, st.items, "->", st.result, "support", st.support, "for constraint", st.constraint)
 print()
@@ -93,7 +94,7 @@ rather than publish a violating release:
 """)
 code("""
 try:
-    anonymize_coat(data, c["privacy"], [[x] for x in data.items], k=5, s=0.0)
+    anonymize_coat(data, privacy=c["privacy"], utility=[[x] for x in data.items], k=5, s=0.0)
 except InfeasibleError as exc:
     print(exc)
 """)
@@ -121,7 +122,7 @@ t = time.perf_counter()
 P = pgen(bms, 5)
 print(f"Pgen: {len(P)} constraints in {time.perf_counter() - t:.2f} s")
 t = time.perf_counter()
-rel_b = anonymize_coat(bms, KmConstraints(2), None, k=5, s=0.005)
+rel_b = anonymize_coat(bms, privacy=KmConstraints(2), utility=None, k=5, s=0.005)
 print(f"COAT: {rel_b.n_published_items} published items, {rel_b.n_suppressed} suppressed, {time.perf_counter() - t:.1f} s")
 print(KmAnonymity(5, 2).audit(bms, rel_b))
 sizes = sorted((len(pi.members) for pi in rel_b.published_items), reverse=True)

@@ -19,7 +19,7 @@ import pytest
 from graphanon.algorithms.apriori import anonymize_aa
 from graphanon.algorithms.cahd_release import anonymize_cahd
 from graphanon.algorithms.coat import anonymize_coat
-from graphanon.algorithms.coat_policies import km_policy
+from graphanon.algorithms.coat.policies import km_policy
 from graphanon.algorithms.cut import anonymize_cut
 from graphanon.algorithms.hghs import anonymize_mhghs
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
@@ -79,7 +79,7 @@ def anonymize(method, data, tax, k, secret=SECRET, order="gray-tsp"):
     if method == "mm":
         return anonymize_mm(data, k=k, m=m, **s)
     if method == "coat":
-        return anonymize_coat(data, km_policy(m), None, k, 1.0, **s)
+        return anonymize_coat(data, privacy=km_policy(m), utility=None, k=k, s=1.0, **s)
     if method == "nr-k":
         return anonymize_nonreciprocal(data, k=k, rng=0, order=order, **s)
     if method == "nr-l":

@@ -91,7 +91,7 @@ def test_output_checked_before_reading_or_computing(run, monkeypatch):
     def boom(*args):
         raise AssertionError("read the input before checking -o")
 
-    monkeypatch.setattr(cli_anonymize, "_load_input", boom)
+    monkeypatch.setattr(cli_anonymize, "read_input", boom)
     one_line_error(run("anonymize", "liuwang_fig1", "-a", "cut", "--param", "level=1", "-o", "nodir/r.json"),
                    "nodir does not exist")
     one_line_error(run("anonymize", "liuwang_fig1", "-a", "cut", "--param", "level=1", "-o", "r.txt"),

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from graphanon.algorithms import get_algorithm
 from graphanon.algorithms.coat import KmConstraints, anonymize_coat, pgen
-from graphanon.algorithms.coat_policies import pp_policy, up_policy
+from graphanon.algorithms.coat.policies import pp_policy, up_policy
 from graphanon.algorithms.registry import RunOptions
 from graphanon.data import from_iterable
 from graphanon.datasets import load, load_constraints
@@ -40,7 +40,8 @@ def fig1():
 
 def test_golden_fig1_release(fig1):
     data, c = fig1
-    rel, trace = anonymize_coat(data, c["privacy"], c["utility"], k=c["k"], s=c["s"], return_trace=True)
+    rel = anonymize_coat(data, privacy=c["privacy"], utility=c["utility"], k=c["k"], s=c["s"])
+    trace = rel.trace
     got = dict(zip(data.record_ids, rows_by_record(rel), strict=True))
     assert got == EXPECTED_FIG1
     assert rel.mapping == {"a": "(a,b)", "b": "(a,b)", "c": "c", "e": "e", "f": "f", "g": "(g,h)", "h": "(g,h)"}
@@ -59,10 +60,10 @@ def test_fig1_too_strict_utility_raises_naming_constraint(fig1):
     data, c = fig1
     singletons = [[x] for x in data.items]
     with pytest.raises(InfeasibleError, match=r"privacy constraint \['a', 'b', 'c'\].*utility constraint.*12\.5% > s = 0%"):
-        anonymize_coat(data, c["privacy"], singletons, k=5, s=0.0)
+        anonymize_coat(data, privacy=c["privacy"], utility=singletons, k=5, s=0.0)
     # With s = 15% the first suppression is allowed, the second is not.
     with pytest.raises(InfeasibleError, match=r"2 of 8 items \(25% > s = 15%\)"):
-        anonymize_coat(data, c["privacy"], singletons, k=5, s=0.15)
+        anonymize_coat(data, privacy=c["privacy"], utility=singletons, k=5, s=0.15)
 
 
 def test_fig1_with_taxonomy_weights(fig1):
@@ -71,7 +72,7 @@ def test_fig1_with_taxonomy_weights(fig1):
         {"a": "A", "b": "A", "c": "B", "A": "AB", "B": "AB", "d": "D", "e": "E", "f": "E", "g": "G", "h": "G",
          "D": "DH", "E": "DH", "G": "DH", "AB": "ROOT", "DH": "ROOT"}
     )
-    rel = anonymize_coat(data, c["privacy"], None, k=5, s=0.15, weights=tax)
+    rel = anonymize_coat(data, privacy=c["privacy"], utility=None, k=5, s=0.15, weights=tax)
     assert PrivacyConstraints(c["privacy"], 5).audit(data, rel).satisfied
     assert check_utility_constraints(data, rel, None, 0.15).satisfied
 
@@ -79,19 +80,19 @@ def test_fig1_with_taxonomy_weights(fig1):
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        ({"privacy_constraints": [["a", "zz"]]}, r"privacy constraint #0 .* not in the data: \['zz'\]"),
-        ({"privacy_constraints": [[]]}, r"privacy constraint #0 is empty"),
-        ({"privacy_constraints": ["abc"]}, r"privacy constraint #0 is 'abc'"),
+        ({"privacy": [["a", "zz"]]}, r"privacy constraint #0 .* not in the data: \['zz'\]"),
+        ({"privacy": [[]]}, r"privacy constraint #0 is empty"),
+        ({"privacy": ["abc"]}, r"privacy constraint #0 is 'abc'"),
         ({"k": 0}, r"k must be at least 1"),
         ({"k": 11}, r"exceeds the number of records \(10\)"),
         ({"s": 1.5}, r"s is the largest fraction"),
-        ({"utility_constraints": [["a", "b"]]}, r"6 item\(s\) of the data .* are in no group"),
-        ({"utility_constraints": [["a", "b"], ["b", "c", "d", "e", "f", "g", "h"]]}, r"item 'b' is in two groups"),
+        ({"utility": [["a", "b"]]}, r"6 item\(s\) of the data .* are in no group"),
+        ({"utility": [["a", "b"], ["b", "c", "d", "e", "f", "g", "h"]]}, r"item 'b' is in two groups"),
     ],
 )
 def test_bad_input(fig1, kwargs, match):
     data, c = fig1
-    args = {"privacy_constraints": c["privacy"], "utility_constraints": c["utility"], "k": 5, "s": 0.15}
+    args = {"privacy": c["privacy"], "utility": c["utility"], "k": 5, "s": 0.15}
     args.update(kwargs)
     with pytest.raises(ParameterError, match=match):
         anonymize_coat(data, **args)
@@ -103,7 +104,7 @@ def bms1():
 
 
 def test_bms1_all_pairs_is_k2_anonymous(bms1):
-    rel = anonymize_coat(bms1, KmConstraints(2), None, k=5, s=0.005)
+    rel = anonymize_coat(bms1, privacy=KmConstraints(2), utility=None, k=5, s=0.005)
     assert rel.algorithm == "coat"
     assert KmAnonymity(5, 2).audit(bms1, rel).satisfied  # independent k^m audit
     assert PrivacyConstraints(KmConstraints(2), 5).audit(bms1, rel).satisfied
@@ -116,7 +117,7 @@ def test_bms1_pgen_constraints(bms1):
     sub = bms1.subset(range(0, bms1.n_records, 4))
     P = pgen(sub, 5)
     assert P and all(len(p) >= 1 for p in P)
-    rel = anonymize_coat(sub, P, None, k=5, s=0.005)
+    rel = anonymize_coat(sub, privacy=P, utility=None, k=5, s=0.005)
     assert PrivacyConstraints(P, 5).audit(sub, rel).satisfied
     assert check_utility_constraints(sub, rel, None, 0.005).satisfied
 
@@ -127,7 +128,7 @@ def test_bms1_policies(bms1, pp, up):
     tax = Taxonomy.balanced(sub.items, 5)
     P = pp_policy(sub, pp, rng=1)
     U = up_policy(tax, up, data=sub)
-    rel = anonymize_coat(sub, P, U, k=5, s=0.005)
+    rel = anonymize_coat(sub, privacy=P, utility=U, k=5, s=0.005)
     assert PrivacyConstraints(P, 5).audit(sub, rel).satisfied
     assert check_utility_constraints(sub, rel, U, 0.005).satisfied
 
@@ -139,7 +140,7 @@ def test_bms1_pp3_up2_is_infeasible_at_half_percent(bms1):
     U = up_policy(Taxonomy.balanced(sub.items, 5), 2, data=sub)
     pattern = r"privacy constraint \['\d+', '\d+'\] .*utility constraint #\d+ .*of 497 items \([\d.]+% > s = 0.5%\)"
     with pytest.raises(InfeasibleError, match=pattern):
-        anonymize_coat(sub, pp_policy(sub, 3, rng=1), U, k=5, s=0.005)
+        anonymize_coat(sub, privacy=pp_policy(sub, 3, rng=1), utility=U, k=5, s=0.005)
 
 
 @st.composite
@@ -165,7 +166,7 @@ def problems(draw):
 def test_random_releases_pass_audits(problem):
     data, cons, blocks, k, s = problem
     try:
-        rel = anonymize_coat(data, cons, blocks, k=k, s=s)
+        rel = anonymize_coat(data, privacy=cons, utility=blocks, k=k, s=s)
     except InfeasibleError as exc:
         assert s < 1.0 and "% > s =" in str(exc)
         return
@@ -178,7 +179,7 @@ def test_random_releases_pass_audits(problem):
 @given(problems(), st.integers(1, 3))
 def test_random_km_releases_pass_km_audit(problem, m):
     data, _, _, k, _ = problem
-    rel = anonymize_coat(data, KmConstraints(m), None, k=k, s=1.0)
+    rel = anonymize_coat(data, privacy=KmConstraints(m), utility=None, k=k, s=1.0)
     assert KmAnonymity(k, m).audit(data, rel).satisfied
     assert PrivacyConstraints(KmConstraints(m), k).audit(data, rel).satisfied
 
@@ -219,26 +220,26 @@ def test_cli_bundled_constraints_reproduce_the_golden_release(fig1):
     with pytest.raises(ParameterError, match="ships no constraints"):
         spec.run(load("liuwang_fig1"), RunOptions(k=2, params={"privacy": "bundled"}))
     with pytest.raises(ParameterError, match=r"on the command line, 15%"):
-        anonymize_coat(data, [["a", "b"]], None, k=2, s=15)
+        anonymize_coat(data, privacy=[["a", "b"]], utility=None, k=2, s=15)
 
 
 def test_stuck_item_lets_another_item_of_the_constraint_merge():
     # x is alone in its utility constraint with support 3 = k: it cannot be merged and must not be
     # suppressed while y can still be generalized (with z): x(y,z) then has support 3.
     data = from_iterable([["x", "y"], ["x", "z"], ["x", "z"]] + [["y"]] * 5 + [["z"]])
-    rel = anonymize_coat(data, [["x", "y"]], [["x"], ["y", "z"]], k=3, s=0.0)
+    rel = anonymize_coat(data, privacy=[["x", "y"]], utility=[["x"], ["y", "z"]], k=3, s=0.0)
     assert rel.mapping == {"x": "x", "y": "(y,z)", "z": "(y,z)"}
     assert PrivacyConstraints([["x", "y"]], 3).audit(data, rel).satisfied
     # When nothing can be merged any more, the suppression phase removes the least-supported item.
-    rel = anonymize_coat(data, [["x", "y"]], [["x"], ["y"], ["z"]], k=3, s=0.34)
+    rel = anonymize_coat(data, privacy=[["x", "y"]], utility=[["x"], ["y"], ["z"]], k=3, s=0.34)
     assert rel.suppressed_items(data) == ["x"]
     with pytest.raises(InfeasibleError, match=r"privacy constraint \['x', 'y'\]"):
-        anonymize_coat(data, [["x", "y"]], [["x"], ["y"], ["z"]], k=3, s=0.0)
+        anonymize_coat(data, privacy=[["x", "y"]], utility=[["x"], ["y"], ["z"]], k=3, s=0.0)
 
 
 def test_audit_model_with_utility_constraints(fig1, tmp_path):
     data, c = fig1
-    rel = anonymize_coat(data, c["privacy"], c["utility"], k=5, s=0.15)
+    rel = anonymize_coat(data, privacy=c["privacy"], utility=c["utility"], k=5, s=0.15)
     pfile = tmp_path / "p.txt"
     pfile.write_text("a,b,c\nd, e, f, g, h\n")
     ufile = tmp_path / "u.txt"
@@ -263,11 +264,11 @@ def test_weights_callable_progress_and_errors(fig1):
         seen.append(members)
         return 0.5
 
-    rel = anonymize_coat(data, c["privacy"], c["utility"], k=5, s=0.15, weights=w,
+    rel = anonymize_coat(data, privacy=c["privacy"], utility=c["utility"], k=5, s=0.15, weights=w,
                          progress=lambda d, t, msg: calls.append(msg))
     assert rows_by_record(rel)[0] == "(a,b) c e f (g,h)"  # constant weights do not change the choices
     assert ("a", "b") in seen and calls and calls[-1].startswith("done")
     with pytest.raises(ParameterError, match="weights must be in"):
-        anonymize_coat(data, c["privacy"], c["utility"], k=5, s=0.15, weights=lambda m: 2.0)
+        anonymize_coat(data, privacy=c["privacy"], utility=c["utility"], k=5, s=0.15, weights=lambda m: 2.0)
     with pytest.raises(ParameterError, match="weights must be None"):
-        anonymize_coat(data, c["privacy"], c["utility"], k=5, s=0.15, weights=3)
+        anonymize_coat(data, privacy=c["privacy"], utility=c["utility"], k=5, s=0.15, weights=3)

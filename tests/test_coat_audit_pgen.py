@@ -127,7 +127,7 @@ def test_saved_release_is_audited_after_loading(tmp_path):
     from graphanon.release.base import load_release
 
     data = load("bms1").subset(range(4000))
-    rel = anonymize_coat(data, KmConstraints(2), None, k=4, s=0.005)
+    rel = anonymize_coat(data, privacy=KmConstraints(2), utility=None, k=4, s=0.005)
     rel.save(tmp_path / "rel.json")
     back = load_release(tmp_path / "rel.json")
     assert back.algorithm == "coat" and back.params["k"] == 4

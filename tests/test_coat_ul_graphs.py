@@ -12,7 +12,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from graphanon.algorithms.coat import anonymize_coat  # noqa: E402
-from graphanon.algorithms.coat_policies import PP_TABLE2, all_itemsets, pp_policy, up_policy  # noqa: E402
+from graphanon.algorithms.coat.policies import PP_TABLE2, all_itemsets, pp_policy, up_policy  # noqa: E402
 from graphanon.data import from_iterable  # noqa: E402
 from graphanon.datasets import load, load_constraints  # noqa: E402
 from graphanon.errors import ParameterError  # noqa: E402
@@ -26,7 +26,7 @@ from graphanon.viz import draw_constraint_graph, draw_merge_forest  # noqa: E402
 
 def test_ul_fig1_example():
     data, c = load("coat_fig1"), load_constraints("coat_fig1")
-    rel = anonymize_coat(data, c["privacy"], c["utility"], k=5, s=0.15)
+    rel = anonymize_coat(data, privacy=c["privacy"], utility=c["utility"], k=5, s=0.15)
     r = ul(data, rel, weights={"(a,b)": 0.375})
     expect = (2**2 - 1) / (2**8 - 1) * 0.375 * 7 / 10  # N = 10 (the paper divides by 8)
     assert math.isclose(math.exp(r.per_item["(a,b)"]), expect, rel_tol=1e-12)
@@ -88,7 +88,8 @@ def test_constraint_graph_and_merge_forest():
     assert sorted(n[1] for n in g.neighbors(("constraint", 0))) == ["a", "b", "c"]
     assert [n for n in g.neighbors(("item", "d")) if n[0] == "block"] == [("block", 2)]
     assert g.nodes[("item", "b")]["support"] == 3
-    rel, trace = anonymize_coat(data, c["privacy"], c["utility"], k=5, s=0.15, return_trace=True)
+    rel = anonymize_coat(data, privacy=c["privacy"], utility=c["utility"], k=5, s=0.15)
+    trace = rel.trace
     forest = MergeForest(trace, data.items)
     f = forest.to_networkx()
     assert sorted(f.successors("(g,h)")) == ["g", "h"]

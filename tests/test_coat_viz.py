@@ -47,7 +47,7 @@ def test_merge_forest_cap_and_labels():
     from graphanon.viz import draw_merge_forest
 
     data = load("groceries")
-    _, trace = anonymize_coat(data, pgen(data, 5)[:30], None, k=5, s=0.1, return_trace=True)
+    trace = anonymize_coat(data, privacy=pgen(data, 5)[:30], utility=None, k=5, s=0.1).trace
     forest = MergeForest(trace, data.items)
     n = forest.to_networkx().number_of_nodes()
     ax = draw_merge_forest(forest, max_nodes=120)

@@ -23,12 +23,12 @@ import numpy as np
 import pytest
 from scipy.stats import chi2_contingency, chisquare
 
-from graphanon.graphs.assignment import (
-    _rng_below,
+from graphanon.algorithms.nonreciprocal import (
     check_assignments,
     closed_walk_trace,
     extract_assignments,
 )
+from graphanon.algorithms.nonreciprocal._kernels import rng_below as _rng_below
 from graphanon.graphs.generalization import GeneralizationGraph, ring_graph
 
 P_MIN = 1e-4  # deterministic seeds: a pass is a pass; this only sets the power

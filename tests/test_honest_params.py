@@ -10,12 +10,12 @@ from click.testing import CliRunner
 
 from graphanon.algorithms.cahd_release import anonymize_cahd
 from graphanon.algorithms.cut import anonymize_cut
+from graphanon.algorithms.nonreciprocal import DETERMINISTIC_STEP_LIMIT
 from graphanon.algorithms.registry import RunOptions, get_algorithm, registered
 from graphanon.cli import main
 from graphanon.data import TransactionData
 from graphanon.datasets import load, load_taxonomy
 from graphanon.errors import ParameterError
-from graphanon.graphs.order import DETERMINISTIC_STEP_LIMIT
 from graphanon.privacy import KmAnonymity, LDiversity, NonreciprocalKAnonymity
 
 

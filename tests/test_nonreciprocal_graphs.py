@@ -6,14 +6,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphanon.errors import InfeasibleError, ParameterError
-from graphanon.graphs.assignment import (
+from graphanon._bitset import pack_words as pack_rows
+from graphanon.algorithms.nonreciprocal import (
     check_assignments,
     closed_walk_trace,
     extract_assignments,
     greedy_diverse_assignments,
-    pack_rows,
 )
+from graphanon.errors import InfeasibleError, ParameterError
 from graphanon.graphs.generalization import GeneralizationGraph, ring_graph
 
 # Table 1 order r2 r4 r3 r1 r5 r6 (0-based indices)

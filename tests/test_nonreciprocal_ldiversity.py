@@ -18,16 +18,17 @@ from hypothesis import strategies as st
 from graphanon.algorithms import get_algorithm
 from graphanon.algorithms import nonreciprocal as nr_module
 from graphanon.algorithms.cahd_release import anonymize_cahd
-from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal, members_matrix
+from graphanon.algorithms.nonreciprocal import (
+    anonymize_nonreciprocal,
+    check_assignments,
+    greedy_diverse_assignments,
+    members_matrix,
+)
+from graphanon.algorithms.nonreciprocal.diverse_flow import _certificate_arcs
 from graphanon.algorithms.registry import RunOptions
 from graphanon.data import TransactionData, from_iterable
 from graphanon.datasets import load
 from graphanon.errors import InfeasibleError, ParameterError
-from graphanon.graphs.assignment import (
-    _certificate_arcs,
-    check_assignments,
-    greedy_diverse_assignments,
-)
 from graphanon.graphs.generalization import GeneralizationGraph
 from graphanon.metrics.nonreciprocal import error_rate
 from graphanon.privacy import LDiversity, NonreciprocalKAnonymity
@@ -201,9 +202,11 @@ def test_bad_parameters():
 def test_real_data_flow_releases(name, step, l):  # noqa: E741
     data = load(name).subset(np.arange(0, load(name).n_records, step))
     data = relabel(data, skewed_labels(data.n_records, seed=2))
-    rel, det = anonymize_nonreciprocal(
-        data, l=l, order="gray-tsp", min_segment=100, max_segment=130, tsp_step_limit=2000, rng=5, return_details=True
+    rel = anonymize_nonreciprocal(
+        data, l=l, order="gray-tsp", min_segment=100, max_segment=130, tsp_step_limit=2000, rng=5
     )
+    det = {"greedy_assignments": rel.trace.greedy_assignments, "assignments": rel.trace.assignments,
+           "graph": rel.trace.graph}
     rep = LDiversity(l).audit(data, rel)
     assert rep.satisfied, str(rep)
     rep = NonreciprocalKAnonymity(l).audit(data, rel)
@@ -279,7 +282,7 @@ def test_cli_l_method():
 def test_flow_without_certificate_is_a_clear_error(monkeypatch):
     # labels a a a b b b in this order, window 1: record 1's only neighbours (0, 2) share its
     # label, so without the certificate arcs the flow is infeasible -> InfeasibleError, no release
-    import graphanon.graphs.assignment as assignment
+    import graphanon.algorithms.nonreciprocal.diverse_flow as assignment
 
     empty = np.zeros(0, dtype=np.int64)
     monkeypatch.setattr(assignment, "_certificate_arcs", lambda lab, lv: (empty, empty))

@@ -7,8 +7,8 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
+from graphanon.algorithms.nonreciprocal import closed_walk_trace, extract_assignments  # noqa: E402
 from graphanon.datasets import load  # noqa: E402
-from graphanon.graphs.assignment import closed_walk_trace, extract_assignments  # noqa: E402
 from graphanon.graphs.generalization import ring_graph  # noqa: E402
 from graphanon.viz.nonreciprocal import (  # noqa: E402
     draw_assignments,

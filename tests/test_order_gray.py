@@ -1,4 +1,4 @@
-"""Gray order, Hamming lengths, breakpoint DP and Gray-TSP order (graphanon.graphs.order)."""
+"""Gray order, Hamming lengths, breakpoint DP and Gray-TSP order (graphanon.algorithms.nonreciprocal)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from graphanon.datasets import load
-from graphanon.errors import DataFormatError, ParameterError
-from graphanon.graphs.order import (
+from graphanon._bitset import pack_bytes as pack_rows
+from graphanon.algorithms.nonreciprocal import (
     consecutive_hamming,
     gray_order,
     gray_tsp_details,
@@ -21,9 +20,10 @@ from graphanon.graphs.order import (
     hamming_cycle_length,
     hamming_matrix,
     order_report,
-    pack_rows,
     segment_breakpoints,
 )
+from graphanon.datasets import load
+from graphanon.errors import DataFormatError, ParameterError
 
 # ---------------------------------------------------------------- helpers
 
@@ -297,7 +297,7 @@ def test_tsp_is_deterministic_with_solution_limit():
     assert a.tolist() == b.tolist()
     # segments are independent: worker processes give the same order, progress in order
     calls = []
-    c = gray_tsp_order(data, n_jobs=2, progress=lambda d, t: calls.append(d), **kw)
+    c = gray_tsp_order(data, n_jobs=2, progress=lambda d, t, msg: calls.append(d), **kw)
     assert c.tolist() == a.tolist()
     assert calls == list(range(1, len(calls) + 1)) and len(calls) >= 3
 
@@ -310,7 +310,7 @@ def test_tsp_improves_chess_and_reports_progress():
         min_segment=300,
         max_segment=350,
         time_limit=0.2,
-        progress=lambda d, t: calls.append((d, t)),
+        progress=lambda d, t, msg: calls.append((d, t)),
     )
     assert calls == [(1, 2), (2, 2)]
     assert res.solved.all()
@@ -372,9 +372,10 @@ def test_bad_inputs():
 def test_docstring_examples():
     import doctest
 
+    import graphanon._bitset as bitset_mod
     import graphanon.algorithms.cahd as cahd_mod
-    import graphanon.graphs.order as order_mod
+    import graphanon.algorithms.nonreciprocal.gray as order_mod
 
-    for mod in (order_mod, cahd_mod):
+    for mod in (bitset_mod, order_mod, cahd_mod):
         result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.attempted > 0 and result.failed == 0, mod.__name__

@@ -28,8 +28,10 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
+from graphanon._bitset import bytes_to_words, pack_bytes
+from graphanon._validation import check_diversity_feasible, check_order
+from graphanon.algorithms.nonreciprocal.gray import gray_order
 from graphanon.errors import ParameterError
-from graphanon.graphs.order import _check_order, _pad_words, gray_order, pack_rows
 
 __all__ = ["cahd_groups", "check_l_diverse_labels"]
 
@@ -39,7 +41,8 @@ _METRICS = ("hamming", "common_items")
 def check_l_diverse_labels(labels: Sequence[Hashable], l: int) -> tuple[np.ndarray, list]:  # noqa: E741
     """Encode sensitive labels and check that an l-diverse grouping can exist.
 
-    A partition of the records into groups in which no label exceeds
+    The check is :func:`graphanon._validation.check_diversity_feasible` (one
+    copy for every l-diverse method). A partition of the records into groups in which no label exceeds
     ``|group| / l`` exists iff at least ``l`` distinct labels occur and no label
     is on more than ``n / l`` records (summing the group condition over groups
     gives the second condition; the first follows from it).
@@ -69,31 +72,12 @@ def check_l_diverse_labels(labels: Sequence[Hashable], l: int) -> tuple[np.ndarr
     >>> check_l_diverse_labels(["a", "b", "a", "c"], 2)[0].tolist()
     [0, 1, 0, 2]
     """
-    if isinstance(l, bool) or not isinstance(l, (int, np.integer)) or l < 1:
-        raise ParameterError(f"l must be an integer >= 1, got {l!r}")
-    if labels is None:
-        raise ParameterError(
-            "l-diversity needs one sensitive label per record; got labels=None "
-            "(pass labels=..., or data with labels)"
-        )
+    check_diversity_feasible(labels, l)
     index: dict = {}
     codes = np.fromiter(
         (index.setdefault(lab, len(index)) for lab in labels), dtype=np.int64, count=len(labels)
     )
     values = list(index)
-    n = codes.size
-    counts = np.bincount(codes, minlength=len(values))
-    if len(values) < l:
-        raise ParameterError(
-            f"l={l} needs at least {l} distinct sensitive labels, the data has {len(values)}: "
-            f"{[str(v) for v in values]}; lower l to {len(values)}"
-        )
-    top = int(np.argmax(counts))
-    if counts[top] * l > n:
-        raise ParameterError(
-            f"l={l} is infeasible: label {values[top]!r} is on {int(counts[top])} of {n} records, "
-            f"more than n/l = {n / l:.1f}; lower l to at most {n // int(counts[top])}"
-        )
     return codes, values
 
 
@@ -204,16 +188,16 @@ def cahd_groups(
         raise ParameterError(f"alpha must be an integer >= 1, got {alpha!r}")
     if metric not in _METRICS:
         raise ParameterError(f"metric must be one of {_METRICS}, got {metric!r}")
-    packed, b = pack_rows(X)
+    packed, b = pack_bytes(X)
     n = packed.shape[0]
     if codes.size != n:
         raise ParameterError(
             f"labels has {codes.size} entries for {n} records; give one label per record"
         )
-    order = gray_order(X) if order is None else _check_order(order, n)
+    order = gray_order(X) if order is None else check_order(order, n)
     if l == 1:
         return [np.array([r], dtype=np.int64) for r in order]
-    words = _pad_words(packed)
+    words = bytes_to_words(packed)
     lab = codes[order]  # labels by position
     n_labels = len(values)
     counts = np.bincount(codes, minlength=n_labels).astype(np.int64)

@@ -22,10 +22,12 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon._random import secret_generator
+from graphanon._progress import ProgressCallback, report
+from graphanon._random import check_random_state, secret_generator
+from graphanon._validation import check_diversity_feasible
+from graphanon.algorithms.cahd import cahd_groups
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.errors import InfeasibleError, ParameterError
-from graphanon.graphs.assignment import check_diversity_feasible
 from graphanon.release import publish
 from graphanon.release.nonreciprocal import NonreciprocalRelease
 
@@ -84,7 +86,15 @@ def _largest_distinct_group(labels) -> int:
 
 
 def anonymize_cahd(
-    data, *, l: int, k: int | None = None, order=None, alpha: int = 3, unsafe_secret_seed: int | None = None  # noqa: E741
+    data,
+    *,
+    l: int,  # noqa: E741
+    k: int | None = None,
+    order=None,
+    alpha: int = 3,
+    rng=None,
+    unsafe_secret_seed: int | None = None,
+    progress: ProgressCallback | None = None,
 ):
     """CAHD l-diverse grouping, published by bit voting.
 
@@ -103,10 +113,15 @@ def anonymize_cahd(
         Record order for the grouping (default: CAHD's own, the Gray order).
     alpha : int
         CAHD candidate-list factor.
+    rng : None, int or numpy Generator
+        Accepted for the common convention (same ``rng``, same release
+        structure); the grouping is deterministic and draws nothing.
     unsafe_secret_seed : int, optional
         Tests only: fixes the within-group permutation and the row shuffle.
         The grouping itself is deterministic; both secret choices come from
         operating-system entropy otherwise. Never recorded in the release.
+    progress : callable(done, total, message), optional
+        Called before the grouping and after the publication.
 
     Returns
     -------
@@ -132,8 +147,7 @@ def anonymize_cahd(
     >>> rel.params["group_size"], rel.n_records
     (3, 6)
     """
-    from graphanon.algorithms.cahd import cahd_groups
-
+    check_random_state(rng)  # validated like every method's; CAHD draws nothing
     check_diversity_feasible(data.labels, l)
     if l > data.n_records:
         raise ParameterError(f"l={l} exceeds the number of records ({data.n_records})")
@@ -150,9 +164,13 @@ def anonymize_cahd(
                 f"fill groups of at most {top}; lower k to {top}, or use nonreciprocal recoding, which separates k "
                 f"from l (-a nr -k {k} --param l={l})"
             )
+    report(progress, 0, 2, "CAHD grouping")
     groups = cahd_groups(data.matrix, list(data.labels), size, order=order, alpha=alpha)
+    report(progress, 1, 2, "publishing by bit voting")
     params = {"k": int(k), "l": l, "alpha": alpha, "group_size": size}
-    return groups_release(data, groups, unsafe_secret_seed=unsafe_secret_seed, algorithm="cahd", params=params)
+    release = groups_release(data, groups, unsafe_secret_seed=unsafe_secret_seed, algorithm="cahd", params=params)
+    report(progress, 2, 2, "done")
+    return release
 
 
 def _run(data, opts: RunOptions) -> NonreciprocalRelease:
@@ -161,7 +179,8 @@ def _run(data, opts: RunOptions) -> NonreciprocalRelease:
     if l is None:
         raise ParameterError("algorithm 'cahd' needs --param l=L (or -k L)")
     return anonymize_cahd(
-        data, l=l, k=opts.k, alpha=opts.param("alpha", 3, int), unsafe_secret_seed=opts.unsafe_secret_seed
+        data, l=l, k=opts.k, alpha=opts.param("alpha", 3, int), unsafe_secret_seed=opts.unsafe_secret_seed,
+        progress=opts.progress,
     )
 
 

@@ -44,9 +44,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon._random import check_random_state
+from graphanon._validation import check_k
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.graphs.lcg import NodeIndex, groups_to_lcg
-from graphanon.privacy.km import check_k
 from graphanon.release.local_recoding import LocalRecoding, local_recoding_from_counts
 from graphanon.release.publish import publish
 

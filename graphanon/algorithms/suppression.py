@@ -300,7 +300,7 @@ def anonymize_mm(
 
 
 def _run(data, opts: RunOptions) -> GlobalRecoding:
-    from graphanon.privacy.hkp import expand_params
+    from graphanon._params import expand_params
 
     opts.params = expand_params(opts.params, {"h", "private"})
     opts.unknown_params({"h", "private"})

@@ -18,13 +18,13 @@ EXIT_BAD_INPUT = 2
 EXIT_VIOLATED = 1
 
 # Seeds are non-negative (numpy's SeedSequence takes no negative entropy).
-_SEED = click.IntRange(min=0)
+SEED = click.IntRange(min=0)
 
 # Release files the CLI writes (Release.save picks gzip by the ending).
 RELEASE_SUFFIXES = (".json", ".json.gz")
 
 
-def _fail(message: str) -> None:
+def fail(message: str) -> None:
     """Print ``graphanon: error: MESSAGE`` as ONE line on stderr and exit with code 2."""
     click.echo(f"graphanon: error: {' '.join(str(message).split())}", err=True)
     sys.exit(EXIT_BAD_INPUT)
@@ -34,7 +34,7 @@ def _usage_error(exc: click.ClickException) -> None:
     """A click usage error (bad option value, missing argument) in the same one-line form."""
     ctx = getattr(exc, "ctx", None)
     command = ctx.command_path if ctx is not None else "graphanon"
-    _fail(f"{exc.format_message()} (see `{command} --help`)")
+    fail(f"{exc.format_message()} (see `{command} --help`)")
 
 
 class _Group(click.Group):
@@ -52,27 +52,27 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except GraphanonError as exc:
-            _fail(str(exc))
+            fail(str(exc))
         except click.ClickException as exc:
             _usage_error(exc)
         except (OSError, MemoryError) as exc:
-            _fail(f"{type(exc).__name__}: {exc}")
+            fail(f"{type(exc).__name__}: {exc}")
 
 
-def _dumps_json(obj, **kwargs) -> str:
+def dumps_json(obj, **kwargs) -> str:
     from graphanon._io import dumps_json
 
     return dumps_json(obj, **kwargs)
 
 
-def _echo_json(obj, **kwargs) -> None:
+def echo_json(obj, **kwargs) -> None:
     """Print strict JSON (non-finite numbers become null, see graphanon._io.dumps_json)."""
     from graphanon._io import dumps_json
 
     click.echo(dumps_json(obj, **kwargs))
 
 
-def _check_output(output: str, *inputs: str | None, params: dict | None = None, suffixes=()) -> None:
+def check_output(output: str, *inputs: str | None, params: dict | None = None, suffixes=()) -> None:
     """Before any work: ``output`` is no input (INPUT, --taxonomy, --release, constraint
     files named by --param), its folder exists and is writable, its ending is one we write."""
     from graphanon._io import check_output
@@ -84,7 +84,7 @@ def _check_output(output: str, *inputs: str | None, params: dict | None = None, 
 
 
 @contextmanager
-def _progress(enabled: bool):
+def progress_bar(enabled: bool):
     """A rich progress bar fed by the package's ``progress(done, total, message)`` callbacks."""
     if not enabled:
         yield None
@@ -107,11 +107,11 @@ def _progress(enabled: bool):
         yield callback
 
 
-def _show_progress(json_out: bool) -> bool:
+def show_progress(json_out: bool) -> bool:
     return not json_out and sys.stderr.isatty()
 
 
-def _parse_m(value: str | None) -> int | None:
+def parse_m(value: str | None) -> int | None:
     if value is None or value.lower() in ("inf", "infinity", "none"):
         return None
     try:
@@ -123,7 +123,7 @@ def _parse_m(value: str | None) -> int | None:
     return m
 
 
-def _parse_params(pairs: tuple[str, ...]) -> dict[str, str]:
+def parse_param_pairs(pairs: tuple[str, ...]) -> dict[str, str]:
     out = {}
     for pair in pairs:
         if "=" not in pair:
@@ -137,7 +137,7 @@ def _parse_params(pairs: tuple[str, ...]) -> dict[str, str]:
 _OPTION_NAMES = {"fmt": "--format", "delimiter": "--delimiter", "tid": "--tid", "item": "--item", "label": "--label"}
 
 
-def _load_input(source: str, fmt: str | None, sep: str | None, tid: str, item: str, label: str | None):
+def read_input(source: str, fmt: str | None, sep: str | None, tid: str, item: str, label: str | None):
     """A bundled dataset name or a path (format and delimiter told by graphanon.formats.read_any)."""
     from graphanon import datasets
     from graphanon.formats import read_any
@@ -157,7 +157,7 @@ def _load_input(source: str, fmt: str | None, sep: str | None, tid: str, item: s
     return data, None
 
 
-def _load_taxonomy(spec: str | None, data, bundled: str | None):
+def taxonomy_option(spec: str | None, data, bundled: str | None):
     """``--taxonomy`` value: a file, ``balanced:FANOUT[:SEED]``, or the dataset's bundled taxonomy."""
     from graphanon import datasets
     from graphanon.taxonomy import Taxonomy, read_taxonomy

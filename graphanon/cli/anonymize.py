@@ -8,19 +8,19 @@ from pathlib import Path
 import click
 
 from graphanon.cli._app import (
-    _SEED,
     RELEASE_SUFFIXES,
-    _check_output,
-    _dumps_json,
-    _echo_json,
-    _load_input,
-    _load_taxonomy,
-    _parse_m,
-    _parse_params,
-    _progress,
-    _show_progress,
+    SEED,
+    check_output,
+    dumps_json,
+    echo_json,
     input_options,
     main,
+    parse_m,
+    parse_param_pairs,
+    progress_bar,
+    read_input,
+    show_progress,
+    taxonomy_option,
 )
 from graphanon.errors import GraphanonError
 
@@ -33,7 +33,7 @@ from graphanon.errors import GraphanonError
 @click.option("-m", "m_value", default=None, help="Attacker knowledge m (a number, or inf).")
 @click.option("--taxonomy", default=None,
               help="Taxonomy file (path file or level table CSV), balanced:FANOUT[:SEED], or a bundled name.")
-@click.option("--seed", type=_SEED, default=None,
+@click.option("--seed", type=SEED, default=None,
               help="Seed of the structure (order, graph, extraction): same seed, same structure. "
                    "Methods without structure randomness refuse it; secret choices never use it.")
 @click.option("--param", "params", multiple=True, help="Algorithm option name=value (repeatable).")
@@ -51,12 +51,12 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
     if link_out is not None and Path(link_out).resolve() == Path(output).resolve():
         raise GraphanonError(f"--link-out {link_out} is the release file: the private link needs a file of its own")
     spec = get_algorithm(algorithm)
-    param_dict = _parse_params(params)
-    _check_output(output, input_, taxonomy, params=param_dict, suffixes=RELEASE_SUFFIXES)
+    param_dict = parse_param_pairs(params)
+    check_output(output, input_, taxonomy, params=param_dict, suffixes=RELEASE_SUFFIXES)
     if link_out is not None:
-        _check_output(link_out, input_, taxonomy, params=param_dict)
-    data, bundled = _load_input(input_, fmt, sep, tid, item, label)
-    tax = _load_taxonomy(taxonomy, data, bundled)
+        check_output(link_out, input_, taxonomy, params=param_dict)
+    data, bundled = read_input(input_, fmt, sep, tid, item, label)
+    tax = taxonomy_option(taxonomy, data, bundled)
     if spec.needs_taxonomy and tax is None:
         raise GraphanonError(
             f"algorithm {spec.name!r} needs a taxonomy: pass --taxonomy FILE or --taxonomy balanced:5"
@@ -67,10 +67,10 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
         from graphanon.privacy import check_k
 
         check_k(k, data.n_records)
-    given = _given(k=k, m=m_value, taxonomy=taxonomy, seed=seed)
+    given = given_options(k=k, m=m_value, taxonomy=taxonomy, seed=seed)
     start = time.perf_counter()
-    with _progress(_show_progress(json_out)) as progress:
-        opts = RunOptions(k=k, m=_parse_m(m_value), taxonomy=tax, seed=seed,
+    with progress_bar(show_progress(json_out)) as progress:
+        opts = RunOptions(k=k, m=parse_m(m_value), taxonomy=tax, seed=seed,
                           params=param_dict, progress=progress, given=given)
         spec.check_options(opts)
         release = spec.run(data, opts)
@@ -83,7 +83,7 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
                "seconds": round(elapsed, 3), "output": str(output), "audit_model": spec.privacy_model,
                "private_link": None if link_out is None else str(link_out)}
     if json_out:
-        _echo_json(summary)
+        echo_json(summary)
     else:
         # "released", not "anonymized": what the release guarantees is what `graphanon audit` says
         click.echo(f"{spec.name}: {release.n_records} records released in {elapsed:.2f} s -> {output} "
@@ -93,7 +93,7 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
 
 
 
-def _given(**options) -> frozenset:
+def given_options(**options) -> frozenset:
     """The general options (k, m, taxonomy, seed) given on the command line."""
     return frozenset(name for name, value in options.items() if value is not None)
 
@@ -111,7 +111,7 @@ def _verify_claim(spec, data, release, opts) -> None:
     if report.satisfied:
         return
     example = report.worst or (report.counterexamples[0] if report.counterexamples else {})
-    example = ", e.g. " + _dumps_json(example) if example else ""
+    example = ", e.g. " + dumps_json(example) if example else ""
     what = f"{report.model} fails: {report.violations} violation(s){example}"
     if not opts.param("force", False, parse_bool):
         raise GraphanonError(f"{what}; nothing written. Publish a coarser cut or suppress more, "
@@ -127,7 +127,7 @@ def _verify_claim(spec, data, release, opts) -> None:
 @click.option("-k", type=int, default=None)
 @click.option("-m", "m_value", default=None)
 @click.option("--taxonomy", default=None)
-@click.option("--seed", type=_SEED, default=None)
+@click.option("--seed", type=SEED, default=None)
 @click.option("--param", "params", multiple=True)
 @click.option("--queries", default=200, show_default=True, type=click.IntRange(min=0))
 @click.option("--json", "json_out", is_flag=True)
@@ -139,17 +139,17 @@ def bench(input_, algorithm, k, m_value, taxonomy, seed, params, queries, json_o
     from graphanon.privacy.registry import build_model
 
     spec = get_algorithm(algorithm)
-    data, bundled = _load_input(input_, fmt, sep, tid, item, label)
-    tax = _load_taxonomy(taxonomy, data, bundled)
+    data, bundled = read_input(input_, fmt, sep, tid, item, label)
+    tax = taxonomy_option(taxonomy, data, bundled)
     if spec.needs_taxonomy and tax is None:
         raise GraphanonError(f"algorithm {spec.name!r} needs a taxonomy: pass --taxonomy FILE or balanced:5")
-    m = _parse_m(m_value)
-    param_dict = _parse_params(params)
+    m = parse_m(m_value)
+    param_dict = parse_param_pairs(params)
     # --seed also seeds the query workload, so a deterministic method is not refused for it
     run_seed = seed if "seed" in spec.options else None
-    given = _given(k=k, m=m_value, taxonomy=taxonomy, seed=run_seed)
+    given = given_options(k=k, m=m_value, taxonomy=taxonomy, seed=run_seed)
     start = time.perf_counter()
-    with _progress(_show_progress(json_out)) as progress:
+    with progress_bar(show_progress(json_out)) as progress:
         opts = RunOptions(k=k, m=m, taxonomy=tax, seed=run_seed, params=param_dict, progress=progress, given=given)
         spec.check_options(opts)
         release = spec.run(data, opts)
@@ -166,4 +166,4 @@ def bench(input_, algorithm, k, m_value, taxonomy, seed, params, queries, json_o
         report = build_model("nonreciprocal", k=used["k"], m=None, params={}, original=data).audit(data, release)
         result["audit_k"] = {"model": report.model, "satisfied": report.satisfied, "violations": report.violations}
     result["metrics"] = evaluate_release(data, release, queries=queries, seed=seed or 0)
-    _echo_json(result, indent=None if json_out else 2)
+    echo_json(result, indent=None if json_out else 2)

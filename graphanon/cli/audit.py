@@ -7,16 +7,16 @@ import sys
 import click
 
 from graphanon.cli._app import (
-    _SEED,
     EXIT_VIOLATED,
-    _echo_json,
-    _load_input,
-    _parse_m,
-    _parse_params,
-    _progress,
-    _show_progress,
+    SEED,
+    echo_json,
     input_options,
     main,
+    parse_m,
+    parse_param_pairs,
+    progress_bar,
+    read_input,
+    show_progress,
 )
 
 
@@ -38,15 +38,15 @@ def audit(input_, release_path, model, k, m_value, params, json_out, examples, a
     from graphanon.privacy.registry import build_model
     from graphanon.release import check_same_data, load_release
 
-    data, _ = _load_input(input_, fmt, sep, tid, item, label)
+    data, _ = read_input(input_, fmt, sep, tid, item, label)
     release = load_release(release_path)
     if not allow_mismatch:
         check_same_data(data, release)
-    privacy_model = build_model(model, k=k, m=_parse_m(m_value), params=_parse_params(params), original=data)
-    with _progress(_show_progress(json_out)) as progress:
+    privacy_model = build_model(model, k=k, m=parse_m(m_value), params=parse_param_pairs(params), original=data)
+    with progress_bar(show_progress(json_out)) as progress:
         report = privacy_model.audit(data, release, max_examples=examples, progress=progress)
     if json_out:
-        _echo_json(report.to_dict())
+        echo_json(report.to_dict())
     else:
         click.echo(str(report))
     sys.exit(0 if report.satisfied else EXIT_VIOLATED)
@@ -58,7 +58,7 @@ def audit(input_, release_path, model, k, m_value, params, json_out, examples, a
 @click.option("--queries", default=1000, show_default=True, type=click.IntRange(min=0),
               help="COUNT queries in the workload (0: none).")
 @click.option("-q", "q", default=2, show_default=True, type=click.IntRange(min=1), help="Items per query.")
-@click.option("--seed", default=0, show_default=True, type=_SEED, help="Workload seed.")
+@click.option("--seed", default=0, show_default=True, type=SEED, help="Workload seed.")
 @click.option("--link", "link_path", default=None, type=click.Path(dir_okay=False),
               help="PRIVATE link file from `anonymize --link-out`, for metrics that need each record's own row.")
 @click.option("--allow-mismatch", is_flag=True, help="Evaluate even when the release was not made from INPUT.")
@@ -69,12 +69,12 @@ def evaluate(input_, release_path, queries, q, seed, link_path, allow_mismatch, 
     from graphanon.metrics.evaluate import evaluate_release
     from graphanon.release import load_link, load_release
 
-    data, _ = _load_input(input_, fmt, sep, tid, item, label)
+    data, _ = read_input(input_, fmt, sep, tid, item, label)
     release = load_release(release_path)
     link = None if link_path is None else load_link(link_path)
     result = evaluate_release(data, release, queries=queries, q=q, seed=seed, link=link, allow_mismatch=allow_mismatch)
     if json_out:
-        _echo_json(result)
+        echo_json(result)
     else:
         for key, value in result.items():
             if key == "needs_link":

@@ -7,13 +7,13 @@ from pathlib import Path
 import click
 
 from graphanon.cli._app import (
-    _SEED,
-    _check_output,
-    _load_input,
-    _load_taxonomy,
-    _parse_m,
+    SEED,
+    check_output,
     input_options,
     main,
+    parse_m,
+    read_input,
+    taxonomy_option,
 )
 from graphanon.errors import GraphanonError
 
@@ -29,7 +29,7 @@ from graphanon.errors import GraphanonError
 @click.option("-k", type=int, default=None, help="Privacy parameter k.")
 @click.option("-m", "m_value", default=None, help="search: attacker knowledge m (a number, or inf).")
 @click.option("--taxonomy", default=None, help="search: taxonomy (as for anonymize).")
-@click.option("--seed", type=_SEED, default=0, show_default=True, help="generalization: walk seed.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="generalization: walk seed.")
 @input_options
 def draw(what, source, output, release_path, max_nodes, algorithm, k, m_value, taxonomy, seed,
          fmt, sep, tid, item, label):
@@ -46,13 +46,13 @@ def draw(what, source, output, release_path, max_nodes, algorithm, k, m_value, t
     # without selecting a backend, so an interactive session calling this keeps its own.
     from graphanon.viz import FIGURE_SUFFIXES, save_figure
 
-    _check_output(output, source, release_path, taxonomy, suffixes=FIGURE_SUFFIXES)
+    check_output(output, source, release_path, taxonomy, suffixes=FIGURE_SUFFIXES)
     if what == "taxonomy":
         fig = _draw_taxonomy(source, release_path, max_nodes)
     else:
-        data, bundled = _load_input(source, fmt, sep, tid, item, label)
+        data, bundled = read_input(source, fmt, sep, tid, item, label)
         if what == "search":
-            fig = _draw_search(data, bundled, algorithm, k, _parse_m(m_value), taxonomy)
+            fig = _draw_search(data, bundled, algorithm, k, parse_m(m_value), taxonomy)
         elif what == "constraints":
             fig = _draw_constraints(data, bundled, k)
         else:
@@ -95,7 +95,7 @@ def _draw_search(data, bundled, algorithm, k, m, taxonomy):
         raise GraphanonError(f"draw search: -a takes hghs or mhghs, got {algorithm!r}")
     if k is None:
         raise GraphanonError("draw search needs -k K")
-    tax = _load_taxonomy(taxonomy, data, bundled)
+    tax = taxonomy_option(taxonomy, data, bundled)
     if tax is None:
         raise GraphanonError("draw search needs a taxonomy: pass --taxonomy FILE or balanced:5")
     rel = methods[algorithm](data, taxonomy=tax, k=k, m=m)
@@ -134,9 +134,8 @@ _MAX_DRAWN_RECORDS = 60
 def _draw_generalization(data, k, seed):
     from matplotlib.figure import Figure
 
-    from graphanon.graphs.assignment import extract_assignments
+    from graphanon.algorithms.nonreciprocal import extract_assignments, gray_tsp_order
     from graphanon.graphs.generalization import ring_graph
-    from graphanon.graphs.order import gray_tsp_order
     from graphanon.viz.nonreciprocal import draw_assignments, draw_generalization_graph
 
     if k is None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from graphanon.cli._app import _echo_json, main
+from graphanon.cli._app import echo_json, main
 
 
 @main.command()
@@ -21,7 +21,7 @@ def datasets(json_out: bool) -> None:
         rows.append({**entry, "records": summary["records"], "items": summary["items"],
                      "mean_length": round(summary["mean_length"], 2)})
     if json_out:
-        _echo_json(rows)
+        echo_json(rows)
         return
     from rich.console import Console
     from rich.table import Table
@@ -51,7 +51,7 @@ def algorithms(json_out: bool) -> None:
             for spec in sorted(registered().values(), key=lambda spec: spec.name)]
     models = model_names()
     if json_out:
-        _echo_json({"algorithms": rows, "models": models})
+        echo_json({"algorithms": rows, "models": models})
         return
     from rich.console import Console
     from rich.table import Table
@@ -92,7 +92,7 @@ def taxonomy(source, json_out):
         "levels": [len(tax.level(d)) for d in range(tax.height + 1)],
     }
     if json_out:
-        _echo_json(info)
+        echo_json(info)
     else:
         for key, value in info.items():
             click.echo(f"{key:>10}: {value}")

@@ -19,7 +19,8 @@ from collections.abc import Hashable
 
 import networkx as nx
 
-from graphanon.release.global_recoding import set_label
+from graphanon.constraint_sets import as_utility_blocks
+from graphanon.labels import set_label
 
 __all__ = ["ConstraintGraph", "MergeForest"]
 
@@ -43,8 +44,6 @@ class ConstraintGraph:
     """
 
     def __init__(self, data, privacy_constraints, utility_constraints=None) -> None:
-        from graphanon.algorithms.coat import as_utility_blocks
-
         self.items = list(data.items)
         self.supports = dict(zip(data.items, data.supports().tolist(), strict=True))
         self.privacy = [tuple(p) for p in privacy_constraints]
@@ -75,7 +74,7 @@ class MergeForest:
     Parameters
     ----------
     trace : CoatTrace
-        From ``anonymize_coat(..., return_trace=True)``.
+        From ``anonymize_coat(...)``.
     items : sequence, optional
         All original items (so that untouched items appear as single-node trees).
 
@@ -84,7 +83,7 @@ class MergeForest:
     >>> from graphanon.algorithms.coat import anonymize_coat
     >>> from graphanon.datasets import load, load_constraints
     >>> data, c = load("coat_fig1"), load_constraints("coat_fig1")
-    >>> _, trace = anonymize_coat(data, c["privacy"], c["utility"], k=5, s=0.15, return_trace=True)
+    >>> trace = anonymize_coat(data, privacy=c["privacy"], utility=c["utility"], k=5, s=0.15).trace
     >>> f = MergeForest(trace, data.items).to_networkx()
     >>> sorted(n for n in f if f.out_degree(n))
     ['(a,b)', '(g,h)']

@@ -28,12 +28,14 @@ from collections.abc import Hashable, Iterable
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon.constraint_sets import parse_fraction, parse_privacy, parse_utility
 from graphanon.errors import ParameterError
 from graphanon.labels import as_labels
 from graphanon.privacy.consistency import recoding_mismatches
-from graphanon.privacy.km import _require_global, check_k
+from graphanon.privacy.km import check_k, require_global
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.support import VerticalBitmaps, minimal_infrequent_itemsets
+from graphanon.taxonomy import ItemGroups
 
 __all__ = ["PrivacyConstraints", "UtilityConstraints", "check_utility_constraints"]
 
@@ -52,7 +54,7 @@ class PrivacyConstraints(PrivacyModel):
     ----------
     constraints : iterable of item lists, or KmConstraints
         The privacy constraint set ``P`` over original item labels.
-        ``graphanon.algorithms.coat.KmConstraints(m)`` (all ``m``-itemsets)
+        ``graphanon.constraint_sets.KmConstraints(m)`` (all ``m``-itemsets)
         is audited as k^m-anonymity of the published records, to which it is
         equivalent.
     k : int
@@ -117,7 +119,7 @@ class PrivacyConstraints(PrivacyModel):
         return None
 
     def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
-        _require_global(release, "privacy constraints")
+        require_global(release, "privacy constraints")
         check_k(self.k, original.n_records)
         n_bad, problems = recoding_mismatches(original, release, max_examples=max_examples)
         labels = [pi.label for pi in release.published_items]
@@ -216,7 +218,6 @@ class PrivacyConstraints(PrivacyModel):
 
 def _blocks_of(original, utility_constraints) -> dict:
     """Original item -> block index, for 'all'/None, ItemGroups, mapping or list of lists."""
-    from graphanon.taxonomy import ItemGroups
 
     if utility_constraints is None or (isinstance(utility_constraints, str) and utility_constraints == "all"):
         return {x: 0 for x in original.items}
@@ -269,7 +270,7 @@ def check_utility_constraints(original, release, utility_constraints, s: float, 
     >>> check_utility_constraints(data, rel, [["a"], ["b"], ["c"]], s=0.5).violations
     1
     """
-    _require_global(release, "utility constraints")
+    require_global(release, "utility constraints")
     if not 0.0 <= float(s) <= 1.0:
         raise ParameterError(f"s must be a fraction in [0, 1], got {s!r}")
     owner = _blocks_of(original, utility_constraints)
@@ -340,7 +341,6 @@ class _PrivacyAndUtility(PrivacyModel):
 
 
 def _build_constraints(*, k, m, params, original):
-    from graphanon.algorithms.coat import parse_fraction, parse_privacy, parse_utility
     from graphanon.privacy.registry import require_k
 
     k = require_k(k, "constraints")

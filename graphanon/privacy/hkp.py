@@ -12,6 +12,7 @@ from collections.abc import Hashable, Iterable
 
 import numpy as np
 
+from graphanon._params import expand_params
 from graphanon._validation import check_h, check_k
 from graphanon.errors import ParameterError
 from graphanon.labels import as_labels
@@ -160,33 +161,6 @@ class HKPCoherence(PrivacyModel):
                 "p": self.p,
             },
         )
-
-
-def expand_params(params: dict, known: set) -> dict:
-    """Accept ``--param h=0.4,p=2,private=a,b`` as well as separate ``--param`` pairs.
-
-    A value holding ``,name=`` for a known ``name`` is split into several
-    parameters; other commas stay (they separate the items of a list).
-
-    Examples
-    --------
-    >>> expand_params({"h": "0.4,p=2,private=a,b"}, {"h", "p", "private"})
-    {'h': '0.4', 'p': '2', 'private': 'a,b'}
-    """
-    out: dict = {}
-    for name, value in params.items():
-        current = name
-        parts: dict = {current: []}
-        for tok in str(value).split(","):
-            key, sep, rest = tok.partition("=")
-            if sep and key.strip() in known:
-                current = key.strip()
-                parts[current] = [rest]
-            else:
-                parts[current].append(tok)
-        for key, toks in parts.items():
-            out[key] = ",".join(toks)
-    return out
 
 
 def _build_hkp(*, k, m, params, original):

@@ -28,7 +28,7 @@ def _is_local(release) -> bool:
     return hasattr(release, "reading") and hasattr(release, "nodes")
 
 
-def _require_global(release, model: str):
+def require_global(release, model: str):
     if _is_local(release):
         return
     if not hasattr(release, "published_items") or not hasattr(release, "records"):
@@ -119,7 +119,7 @@ class KmAnonymity(PrivacyModel):
         self.name = f"k^m-anonymity (k={self.k}, m={'inf' if self.m is None else self.m})"
 
     def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
-        _require_global(release, "k^m-anonymity")
+        require_global(release, "k^m-anonymity")
         check_k(self.k, original.n_records)
         n_bad, problems = _mismatches(original, release, max_examples)
         labels, rec = _published(release)
@@ -239,7 +239,7 @@ class TransactionalKAnonymity(PrivacyModel):
         self.name = f"transactional k-anonymity (k={self.k})"
 
     def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
-        _require_global(release, "transactional k-anonymity")
+        require_global(release, "transactional k-anonymity")
         check_k(self.k, original.n_records)
         n_bad, problems = _mismatches(original, release, max_examples)
         keys = _row_keys(release)

@@ -39,7 +39,7 @@ __all__ = ["MatchClasses", "match_classes", "nonreciprocal_matches", "row_classe
 
 
 
-def _require_nr(release, model: str) -> None:
+def require_nr(release, model: str) -> None:
     for attr in ("base", "distance", "threshold", "items", "n_records"):
         if not hasattr(release, attr):
             raise ParameterError(
@@ -332,7 +332,7 @@ def match_classes(
     >>> int(mc.degrees()[0].min()) >= 3
     True
     """
-    _require_nr(release, "the match graph")
+    require_nr(release, "the match graph")
     if by_label and release.labels is None:
         raise ParameterError("the release publishes no labels")
     Y, unknown = _original_in_release_columns(original, release)

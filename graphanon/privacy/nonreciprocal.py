@@ -26,9 +26,9 @@ import numpy as np
 from graphanon.errors import ParameterError
 from graphanon.privacy.match_graph import (
     MatchClasses,
-    _require_nr,
     match_classes,
     nonreciprocal_matches,
+    require_nr,
 )
 from graphanon.privacy.matchings import (
     FlowResult,
@@ -180,7 +180,7 @@ class NonreciprocalKAnonymity(PrivacyModel):
 
     def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
         """Check ``release`` against ``original`` (``progress(done, total, message)`` optional)."""
-        _require_nr(release, "nonreciprocal k-anonymity")
+        require_nr(release, "nonreciprocal k-anonymity")
         mc = match_classes(original, release, progress=progress)
         _stage(progress, 0, "k disjoint perfect matchings (max-flow)")
         flow = k_factor_flow(mc.record_size, mc.row_size, mc.edge_record, mc.edge_row, self.k)
@@ -270,7 +270,7 @@ class LDiversity(PrivacyModel):
 
     def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
         """Check ``release`` against ``original`` (``progress(done, total, message)`` optional)."""
-        _require_nr(release, "l-diversity")
+        require_nr(release, "l-diversity")
         if getattr(release, "labels", None) is None:
             raise ParameterError(
                 "l-diversity audits a release that publishes sensitive labels; this release has none "

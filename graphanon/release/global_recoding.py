@@ -10,7 +10,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.errors import ParameterError, ReleaseFormatError
-from graphanon.labels import as_label, as_labels
+from graphanon.labels import (
+    as_label,
+    as_labels,
+    set_label,  # noqa: F401  (re-exported: its old home)
+)
 from graphanon.release.base import Release, json_label
 from graphanon.support import generalize_matrix
 
@@ -42,13 +46,6 @@ class PublishedItem:
     @property
     def is_generalized(self) -> bool:
         return self.leaves > 1
-
-
-def set_label(members: Sequence[Hashable]) -> Hashable:
-    """Label of a set-valued published item: the item itself, or ``"(a,b,c)"``."""
-    if len(members) == 1:
-        return members[0]
-    return "(" + ",".join(str(m) for m in members) + ")"
 
 
 class GlobalRecoding(Release):

@@ -101,7 +101,7 @@ def draw_assignments(graph, assignments, order=None, *, view="bipartite", ax=Non
     ----------
     graph : GeneralizationGraph
     assignments : array (k, n)
-        From :func:`~graphanon.graphs.assignment.extract_assignments`.
+        From :func:`~graphanon.algorithms.nonreciprocal.extract_assignments`.
     order : permutation, optional
         Vertical (bipartite) or circular (unified) placement of the records.
     view : {"bipartite", "unified"}
@@ -156,7 +156,7 @@ def draw_closed_walk(graph, events, order=None, *, max_panels=12, ncols=4):
     ----------
     graph : GeneralizationGraph
     events : list
-        From :func:`~graphanon.graphs.assignment.closed_walk_trace`.
+        From :func:`~graphanon.algorithms.nonreciprocal.closed_walk_trace`.
     order : permutation, optional
         Circular placement.
     max_panels : int

@@ -26,29 +26,54 @@ nonreciprocal recoding. KDD 2012, Sec. 4.1-4.4.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
 from graphanon._memory import check_memory
+from graphanon._progress import ProgressCallback
 from graphanon._random import check_random_state, secret_generator
-from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
-from graphanon.errors import ParameterError
-from graphanon.graphs.assignment import (
+from graphanon._validation import check_k, check_order
+from graphanon.algorithms.nonreciprocal.diverse import (
     check_diversity_feasible,
-    extract_assignments,
     greedy_diverse_assignments,
 )
-from graphanon.graphs.generalization import GeneralizationGraph, check_order
-from graphanon.privacy.km import check_k
+from graphanon.algorithms.nonreciprocal.extraction import extract_assignments
+from graphanon.algorithms.nonreciprocal.gray import gray_order
+from graphanon.algorithms.nonreciprocal.tsp import DETERMINISTIC_STEP_LIMIT, gray_tsp_order
+from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
+from graphanon.errors import ParameterError
+from graphanon.graphs.generalization import GeneralizationGraph
 from graphanon.release import publish
 from graphanon.release.nonreciprocal import NonreciprocalRelease
 
-__all__ = ["anonymize_nonreciprocal", "members_matrix", "record_order", "tsp_budget"]
+__all__ = ["NonreciprocalTrace", "anonymize_nonreciprocal", "members_matrix", "record_order", "tsp_budget"]
 
-Progress = Callable[[int, int, str], None]
 _BYTES_PER_EDGE = 160  # graph, assignments, members matrix and bit-vote edge arrays (measured: chess, k = n)
+
+
+@dataclass(frozen=True)
+class NonreciprocalTrace:
+    """The structure of a nonreciprocal run (``release.trace``; in memory only, never saved).
+
+    Attributes
+    ----------
+    order : ndarray of int64
+        The cyclic record order.
+    graph : GeneralizationGraph
+        The k-regular (or l-regular) generalization graph.
+    assignments : ndarray of int64, shape (k, n)
+        The disjoint assignments extracted from ``graph``. Which one was
+        published is the secret: it is not here, only in ``release.link``.
+    greedy_assignments : ndarray or None
+        With ``l``: the l-diverse assignments the graph was built from.
+    """
+
+    order: np.ndarray
+    graph: GeneralizationGraph
+    assignments: np.ndarray
+    greedy_assignments: np.ndarray | None = None
 
 
 def tsp_budget(
@@ -64,8 +89,6 @@ def tsp_budget(
     >>> tsp_budget(None, None, reproducible=True), tsp_budget(None, None, reproducible=False)
     ((None, 40000), (0.2, None))
     """
-    from graphanon.graphs.order import DETERMINISTIC_STEP_LIMIT
-
     if not reproducible:
         return (0.2 if tsp_time_limit is None else tsp_time_limit), tsp_step_limit
     if tsp_time_limit is not None:
@@ -87,7 +110,7 @@ def record_order(
     tsp_step_limit: int | None = None,
     seed: int = 0,
     reproducible: bool = False,
-    progress: Progress | None = None,
+    progress: ProgressCallback | None = None,
 ) -> np.ndarray:
     """The cyclic record order: ``"gray-tsp"``, ``"gray"``, ``"identity"`` or a permutation.
 
@@ -104,7 +127,7 @@ def record_order(
     tsp_step_limit : int, optional
         Gray-TSP: solver steps per segment (a count of work). With
         ``reproducible=True`` it is the whole budget (default
-        :data:`~graphanon.graphs.order.DETERMINISTIC_STEP_LIMIT`, about
+        :data:`~graphanon.algorithms.nonreciprocal.DETERMINISTIC_STEP_LIMIT`, about
         0.2 s of search).
     seed : int
         Gray-TSP node numbering seed.
@@ -137,20 +160,18 @@ def record_order(
         if order == "identity":
             return np.arange(n, dtype=np.int64)
         if order in ("gray", "gray-tsp"):
-            from graphanon.graphs import order as order_mod
-
             X = data.matrix
             if order == "gray":
-                return check_order(order_mod.gray_order(X), n)
+                return check_order(gray_order(X), n)
             return check_order(
-                order_mod.gray_tsp_order(
+                gray_tsp_order(
                     X,
                     min_segment=min_segment,
                     max_segment=max_segment,
                     time_limit=time_limit,
                     step_limit=step_limit,
                     seed=seed,
-                    progress=None if progress is None else (lambda d, t: progress(d, t, "Gray-TSP segments")),
+                    progress=progress,
                 ),
                 n,
             )
@@ -179,8 +200,7 @@ def anonymize_nonreciprocal(
     extraction: str = "closed-walk",
     l_method: str = "flow",
     rng=None,
-    progress: Progress | None = None,
-    return_details: bool = False,
+    progress: ProgressCallback | None = None,
     unsafe_secret_seed: int | None = None,
 ):
     """Publish ``data`` by nonreciprocal recoding (k-anonymity, or l-diversity with ``l``).
@@ -198,7 +218,7 @@ def anonymize_nonreciprocal(
         Checked up front: fewer than ``l`` labels, or a label on more than
         ``n / l`` records, raises :class:`ParameterError`.
     order : {"gray-tsp", "gray", "identity"} or permutation
-        Cyclic record order (:mod:`graphanon.graphs.order`).
+        Cyclic record order (:mod:`graphanon.algorithms.nonreciprocal.tsp`).
     min_segment, max_segment, tsp_time_limit, tsp_step_limit :
         Gray-TSP parameters: segment length bounds (default 300 and 350) and
         the OR-Tools search budget per segment. Without ``rng`` the search
@@ -207,13 +227,13 @@ def anonymize_nonreciprocal(
         1.0 s shortens the order by another 3-6%, see docs/order.md). With
         ``rng`` the order must be reproducible, so the budget is
         ``tsp_step_limit`` solver steps (default
-        :data:`~graphanon.graphs.order.DETERMINISTIC_STEP_LIMIT`, about
+        :data:`~graphanon.algorithms.nonreciprocal.DETERMINISTIC_STEP_LIMIT`, about
         as long and as good as 0.2 s) and ``tsp_time_limit`` is refused.
     extraction : {"closed-walk", "backtracking"}
-        Assignment extraction (:func:`~graphanon.graphs.assignment.extract_assignments`).
+        Assignment extraction (:func:`~graphanon.algorithms.nonreciprocal.extract_assignments`).
     l_method : {"flow", "greedy-walk"}
         With ``l``: how the l-diverse generalization graph is built
-        (:func:`~graphanon.graphs.assignment.greedy_diverse_assignments`).
+        (:func:`~graphanon.algorithms.nonreciprocal.greedy_diverse_assignments`).
         ``"flow"`` (default): a minimum-cost l-diverse graph over pairs near
         in the order, by min-cost flow; always succeeds when ``l`` passes the
         feasibility check. ``"greedy-walk"``: the paper's Algorithm 2
@@ -227,9 +247,6 @@ def anonymize_nonreciprocal(
         fixes the structure only; the secret (which assignment is published,
         the row shuffle) always comes from operating-system entropy.
     progress : callable(done, total, message), optional
-    return_details : bool
-        Also return a dict with ``order``, ``graph``, ``assignments`` and
-        ``chosen`` (secret; for tests, drawings and experiments only).
     unsafe_secret_seed : int, optional
         Tests only: fixes the chosen assignment and the row shuffle. Anyone
         who knows or guesses it undoes the release's protection. Never
@@ -247,13 +264,19 @@ def anonymize_nonreciprocal(
         iii), which is what makes every record's ``l`` matches carry ``l``
         distinct labels.
 
+        ``release.trace`` (in memory only, never saved) is a
+        :class:`NonreciprocalTrace`: the order, the graph and the ``k``
+        assignments -- the structure, which the privacy model lets an
+        adversary know. Which assignment was published is the secret and is
+        only in ``release.link``.
+
     Complexity
     ----------
     Gray order O(n d log n); Gray-TSP adds ``n / min_segment`` OR-Tools runs
     of at most ``tsp_time_limit`` seconds; ring + extraction O(n k) walk
     steps in practice (quadratic worst case); bit voting O(n k avg|r|). With
     ``l`` and ``l_method="flow"`` add three min-cost flows on O(2 window n + l n) arcs (window 128)
-    (:func:`~graphanon.graphs.assignment.greedy_diverse_assignments`).
+    (:func:`~graphanon.algorithms.nonreciprocal.greedy_diverse_assignments`).
     Memory O(n k): the graph, the ``k`` assignments, the members matrix and
     the bit vote's edge arrays (about 160 bytes per edge; the bit vote
     gathers record rows in bounded blocks). Checked up front against the
@@ -343,14 +366,7 @@ def anonymize_nonreciprocal(
         labels = [data.labels[int(j)] for j in sigma]
     aligned = NonreciprocalRelease.from_preimages(data, members, sigma, labels=labels, algorithm="nr", params=params)
     release = publish(data, aligned, secret=secret)
-    if return_details:
-        return release, {
-            "order": perm,
-            "graph": graph,
-            "assignments": assignments,
-            "greedy_assignments": greedy,
-            "chosen": chosen,
-        }
+    release.trace = NonreciprocalTrace(order=perm, graph=graph, assignments=assignments, greedy_assignments=greedy)
     return release
 
 

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from graphanon.algorithms.coat import KmConstraints
+from graphanon.constraint_sets import KmConstraints
 from graphanon.errors import ParameterError
 from graphanon.taxonomy import ItemGroups
 

@@ -1,0 +1,174 @@
+"""Packed record bitmaps and the numba kernels on them (bottom layer).
+
+Two layouts, named for what they are:
+
+* :func:`pack_bytes` -- ``uint8`` rows, item 0 the most significant bit of
+  byte 0 (``numpy.packbits`` big-endian), so byte-wise lexicographic order
+  is bit-wise lexicographic order: what the Gray rank sorts on;
+  :func:`bytes_to_words` views them as big-endian-valued ``uint64`` words.
+* :func:`pack_words` -- ``uint64`` rows, item ``j`` bit ``j % 64`` of word
+  ``j // 64`` (little-endian): what the numba Hamming / vote kernels read.
+
+:func:`vote_words` is the one bit-vote kernel on packed rows; the sparse
+:func:`graphanon.release.nonreciprocal.bit_vote` computes the same majority
+(a tie gives 0) on CSR matrices and is checked against it in the tests.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import scipy.sparse as sp
+
+from graphanon.errors import DataFormatError
+
+__all__ = ["bytes_to_words", "hamming_words", "pack_bytes", "pack_words", "popcount64", "vote_words"]
+
+
+@numba.njit(cache=True)
+def popcount64(v):
+    v = v - ((v >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    v = (v & np.uint64(0x3333333333333333)) + ((v >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    v = (v + (v >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return (v * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+
+@numba.njit(cache=True)
+def hamming_words(P, a, b):
+    h = 0
+    for w in range(P.shape[1]):
+        h += popcount64(P[a, w] ^ P[b, w])
+    return h
+
+
+@numba.njit(cache=True)
+def vote_words(P, pre_ptr, pre_idx):
+    """Packed base bitmaps by bit voting: published record ``v``'s bit is 1 when
+    more than half of its preimages ``pre_idx[pre_ptr[v]:pre_ptr[v + 1]]`` have it
+    (a tie gives 0, as in :func:`graphanon.release.nonreciprocal.bit_vote`)."""
+    n = pre_ptr.shape[0] - 1
+    W = P.shape[1]
+    counts = np.zeros(W * 64, dtype=np.int64)
+    B = np.zeros((n, W), dtype=np.uint64)
+    for v in range(n):
+        counts[:] = 0
+        size = pre_ptr[v + 1] - pre_ptr[v]
+        for e in range(pre_ptr[v], pre_ptr[v + 1]):
+            x = pre_idx[e]
+            for w in range(W):
+                word = P[x, w]
+                while word:
+                    low = word & (~word + np.uint64(1))
+                    counts[w * 64 + int(popcount64(low - np.uint64(1)))] += 1
+                    word ^= low
+        for w in range(W):
+            word = np.uint64(0)
+            for b in range(64):
+                if 2 * counts[w * 64 + b] > size:
+                    word |= np.uint64(1) << np.uint64(b)
+            B[v, w] = word
+    return B
+
+
+def pack_words(X) -> np.ndarray:
+    """Rows of a boolean sparse/dense matrix packed into ``uint64`` words, shape (n, ceil(d/64))."""
+    import scipy.sparse as sp
+
+    if sp.issparse(X):
+        X = sp.csr_array(X)
+        n, d = X.shape
+        W = max(1, (d + 63) // 64)
+        out = np.zeros((n, W), dtype=np.uint64)
+        rows = np.repeat(np.arange(n), np.diff(X.indptr))
+        cols = X.indices.astype(np.int64)
+        np.bitwise_or.at(out, (rows, cols >> 6), np.left_shift(np.uint64(1), (cols & 63).astype(np.uint64)))
+        return out
+    X = np.asarray(X, dtype=bool)
+    n, d = X.shape
+    W = max(1, (d + 63) // 64)
+    pad = np.zeros((n, W * 64), dtype=bool)
+    pad[:, :d] = X
+    bits = np.packbits(pad.reshape(n, W, 64), axis=2, bitorder="little")
+    return bits.view(np.uint64).reshape(n, W)
+
+
+def pack_bytes(X) -> tuple[np.ndarray, int]:
+    """Pack the record bitmaps of ``X`` into bytes, item 0 as the most significant bit.
+
+    Parameters
+    ----------
+    X : TransactionData, scipy sparse matrix/array, or 2-D array-like of 0/1 or bool
+        Records x items. Sparse inputs are packed without densifying.
+
+    Returns
+    -------
+    packed : ndarray of uint8, shape (n, ceil(b / 8))
+        Row ``i`` holds record ``i``'s bitmap; bit ``j`` of the record is bit
+        ``7 - j % 8`` of byte ``j // 8`` (the ``numpy.packbits`` big-endian
+        layout), so byte-wise lexicographic order is bit-wise lexicographic
+        order. Padding bits are 0.
+    b : int
+        Number of items (bits per record).
+
+    Raises
+    ------
+    DataFormatError
+        If ``X`` is not two-dimensional or holds values other than 0/1.
+
+    Complexity
+    ----------
+    O(n * b / 8 + occurrences).
+
+    Examples
+    --------
+    >>> packed, b = pack_bytes([[1, 1, 0, 0], [0, 1, 1, 0]])
+    >>> packed[:, 0].tolist(), b
+    ([192, 96], 4)
+    """
+    matrix = getattr(X, "matrix", X)  # TransactionData -> its CSR matrix
+    if sp.issparse(matrix):
+        csr = sp.csr_array(matrix)
+        if csr.ndim != 2:
+            raise DataFormatError(
+                f"expected a 2-D records x items matrix, got {csr.ndim} dimensions"
+            )
+        n, b = csr.shape
+        csr.sum_duplicates()
+        data = csr.data
+        if data.size and not np.all((data == 0) | (data == 1)):
+            bad = np.flatnonzero((data != 0) & (data != 1))[0]
+            row = int(np.searchsorted(csr.indptr, bad, side="right") - 1)
+            raise DataFormatError(
+                f"record {row} item {int(csr.indices[bad])} has value {data[bad].item()!r}; bitmaps must be 0/1 "
+                "(binarize the matrix first, e.g. X != 0)"
+            )
+        nb = (b + 7) // 8
+        nz = np.asarray(data != 0)
+        rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(csr.indptr))[nz]
+        cols = csr.indices[nz].astype(np.int64)
+        weights = (1 << (7 - cols % 8)).astype(np.float64)
+        flat = np.bincount(rows * nb + cols // 8, weights=weights, minlength=n * nb)
+        return flat.astype(np.uint8).reshape(n, nb), int(b)
+    arr = np.asarray(matrix)
+    if arr.ndim != 2:
+        raise DataFormatError(
+            f"expected a 2-D records x items matrix, got an array of shape {arr.shape}"
+        )
+    if arr.dtype != np.bool_:
+        if arr.size and not np.all((arr == 0) | (arr == 1)):
+            row, col = np.argwhere((arr != 0) & (arr != 1))[0]
+            raise DataFormatError(
+                f"record {int(row)} item {int(col)} has value {arr[row, col].item()!r}; bitmaps must be 0/1 "
+                "(binarize the matrix first, e.g. X != 0)"
+            )
+        arr = arr != 0
+    return np.packbits(arr, axis=1, bitorder="big"), int(arr.shape[1])
+
+
+def bytes_to_words(packed: np.ndarray) -> np.ndarray:
+    """View packed rows as native uint64 words (big-endian value order), zero padded."""
+    n, nb = packed.shape
+    nw = max(1, (nb + 7) // 8)
+    buf = np.zeros((n, nw * 8), dtype=np.uint8)
+    buf[:, :nb] = packed
+    return buf.view(">u8").astype(np.uint64)

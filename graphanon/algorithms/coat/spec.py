@@ -1,0 +1,57 @@
+"""COAT's registration for the CLI (an AlgorithmSpec): the ``--param privacy=... utility=... s=...
+weights=...`` policies mapped to :func:`~graphanon.algorithms.coat.anonymize_coat`.
+
+The text specs are parsed by :mod:`graphanon.constraint_sets` (shared with
+the ``constraints`` audit model).
+"""
+
+from __future__ import annotations
+
+from graphanon.algorithms.coat.engine import anonymize_coat
+from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
+from graphanon.constraint_sets import parse_fraction, parse_privacy, parse_utility
+from graphanon.errors import ParameterError
+from graphanon.release import GlobalRecoding
+
+
+def _run(data, opts: RunOptions) -> GlobalRecoding:
+    opts.unknown_params({"privacy", "utility", "s", "weights"})
+    if opts.k is None:
+        raise ParameterError("algorithm 'coat' needs -k K")
+    privacy = opts.param("privacy", None, str)
+    if privacy is not None:
+        opts.refuse(("m",), f"--param privacy={privacy} sets COAT's privacy constraints (k^m ones: privacy=km:M)")
+    elif opts.is_given("m") and opts.m is None:
+        raise ParameterError("-m inf: COAT's k^m constraints need a whole number m (or --param privacy=pgen)")
+    else:
+        privacy = f"km:{opts.m}" if opts.m is not None else "pgen"
+    P = parse_privacy(privacy, data, opts.k)
+    U = parse_utility(opts.param("utility", "all", str), data, opts.taxonomy)
+    s = opts.param("s", 0.005, parse_fraction)
+    weights = opts.param("weights", "one", str)
+    if weights not in ("one", "taxonomy"):
+        raise ParameterError("--param weights= takes one or taxonomy")
+    if weights == "taxonomy" and opts.taxonomy is None:
+        raise ParameterError("--param weights=taxonomy needs --taxonomy FILE")
+    if weights != "taxonomy" and not opts.param("utility", "all", str).startswith("taxonomy-level:"):
+        opts.refuse(("taxonomy",), "COAT reads a taxonomy only with --param weights=taxonomy or utility=taxonomy-level:N")
+    return anonymize_coat(
+        data, privacy=P, utility=U, k=opts.k, s=s, weights=opts.taxonomy if weights == "taxonomy" else None, progress=opts.progress,
+        unsafe_secret_seed=opts.unsafe_secret_seed,
+    )
+
+
+register(
+    AlgorithmSpec(
+        name="coat",
+        summary=(
+            "COAT set-based generalization under constraints (--param privacy=pgen|km:M|bundled|FILE "
+            "utility=all|bundled|groups:FILE|taxonomy-level:N s=0.5% weights=one|taxonomy)"
+        ),
+        run=_run,
+        privacy_model="constraints",
+        needs_taxonomy=False,
+        params=("privacy", "utility", "s", "weights"),
+        audit_params=("privacy", "utility", "s"),
+    )
+)

@@ -1,0 +1,331 @@
+"""The state of a COAT run: published groups with packed record bitmaps,
+utility blocks, supports and utility loss (UL, Loukides et al. Sec. 3.3).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from graphanon.errors import InfeasibleError, ParameterError
+from graphanon.labels import set_label
+from graphanon.support import VerticalBitmaps, bitmap_supports, generalize_matrix
+from graphanon.taxonomy import Taxonomy
+
+LN2 = math.log(2.0)
+
+
+def weight_function(data, weights):
+    """Return ``f(member_ids, lca_state) -> weight`` helpers for UL, or None for weight 1."""
+    if weights is None:
+        return None
+    if isinstance(weights, Taxonomy):
+        weights.check_covers(data.items)
+        return ("taxonomy", weights)
+    if callable(weights):
+        return ("callable", weights)
+    raise ParameterError(
+        f"weights must be None (weight 1), a Taxonomy (semantic distance) or a callable on item label "
+        f"tuples, got {type(weights).__name__}"
+    )
+
+
+@dataclass(frozen=True)
+class MergeStep:
+    """One operation of a COAT run.
+
+    Attributes
+    ----------
+    step : int
+        Position in the run.
+    kind : {"merge", "suppress"}
+    items : tuple of tuples
+        ``merge``: the two published items (as member tuples) merged;
+        ``suppress``: one tuple, the published item removed.
+    result : tuple
+        Members of the published item produced (empty for ``suppress``).
+    support : int
+        Support of the result (or of the suppressed item) at that time.
+    constraint : tuple
+        The privacy constraint (original items) being satisfied.
+    """
+
+    step: int
+    kind: str
+    items: tuple
+    result: tuple
+    support: int
+    constraint: tuple
+
+
+@dataclass(frozen=True)
+class CoatTrace:
+    """What a COAT run did (``release.trace``; in memory only, never saved).
+
+    Attributes
+    ----------
+    steps : tuple of MergeStep
+        The merges and suppressions, in order.
+    constraints_processed : int
+        Privacy constraints taken from the queue.
+    violations_found : int
+        Unsatisfied constraints found (k^m search).
+    suppressed : tuple
+        Labels of the suppressed items (keep the trace with the producer).
+    """
+
+    steps: tuple = ()
+    constraints_processed: int = 0
+    violations_found: int = 0
+    suppressed: tuple = ()
+
+
+@dataclass
+class RunLog:
+    """The mutable record a run keeps while it works; frozen into a :class:`CoatTrace` at the end."""
+
+    steps: list[MergeStep] = field(default_factory=list)
+    constraints_processed: int = 0
+    violations_found: int = 0
+    suppressed: list = field(default_factory=list)
+
+    def freeze(self) -> CoatTrace:
+        return CoatTrace(tuple(self.steps), self.constraints_processed, self.violations_found, tuple(self.suppressed))
+
+
+# ---------------------------------------------------------------------------- engine
+class CoatState:
+    """Published groups with packed record bitmaps, the utility blocks and the loop."""
+
+    def __init__(self, data, block, k, s, weights, progress, trace):
+        self.data = data
+        self.n = data.n_records
+        self.M = data.n_items
+        self.k = k
+        self.max_suppressed = math.floor(s * self.M + 1e-9)
+        self.s = s
+        vb = VerticalBitmaps(data.matrix)
+        self.bits = vb.bits  # row g: bitmap of group whose representative is g
+        self.grp = np.arange(self.M, dtype=np.int64)  # group representative of each item, -1 = suppressed
+        self.members: dict[int, list[int]] = {i: [i] for i in range(self.M)}
+        self.sup = np.bitwise_count(self.bits).sum(axis=1).astype(np.int64)
+        self.block = block
+        self.live: dict[int, set] = {}
+        for i in range(self.M):
+            self.live.setdefault(int(block[i]), set()).add(i)
+        self.weights = weights
+        self.lca = {}
+        if weights is not None and weights[0] == "taxonomy":
+            tax = weights[1]
+            self.tax_total = len(tax.leaves)
+            self.lca = {i: data.items[i] for i in range(self.M)}
+        self.n_suppressed = 0
+        self.grp_list = list(range(self.M))  # Python mirror of grp for scalar lookups
+        self.changed_at = [0] * self.M  # clock of the last merge into each group
+        self.clock = 0
+        self.progress = progress
+        self.trace = trace
+        self.listeners: list[Callable[[str, int, list], None]] = []
+
+    # -------------------------------------------------------------- supports
+    def support_of(self, groups: Sequence[int]) -> int:
+        if len(groups) == 0:
+            return self.n
+        if len(groups) == 1:
+            return int(self.sup[groups[0]])
+        acc = np.bitwise_and.reduce(self.bits[np.asarray(groups)], axis=0)
+        return int(np.bitwise_count(acc).sum())
+
+    def supports_of(self, itemsets: list[tuple]) -> np.ndarray:
+        """Supports of many group itemsets at once (:func:`graphanon.support.bitmap_supports`; empty -> n)."""
+        return bitmap_supports(self.bits, itemsets, self.n)
+
+    def groups_of(self, items: np.ndarray) -> list[int]:
+        g = self.grp[items]
+        out: list[int] = []
+        seen = set()
+        for x in g.tolist():
+            if x >= 0 and x not in seen:
+                seen.add(x)
+                out.append(x)
+        return out
+
+    def labels(self, g: int) -> tuple:
+        return tuple(self.data.items[i] for i in sorted(self.members[g]))
+
+    # -------------------------------------------------------------- UL of a candidate merge
+    def _log_weight(self, g: int, cands: np.ndarray) -> np.ndarray:
+        if self.weights is None:
+            return np.zeros(len(cands))
+        kind, w = self.weights
+        out = np.empty(len(cands))
+        if kind == "taxonomy":
+            for j, h in enumerate(cands.tolist()):
+                node = w.lca(self.lca[g], self.lca[h])
+                out[j] = math.log(max(w.leaf_count(node), 1) / self.tax_total)
+        else:
+            mg = self.labels(g)
+            for j, h in enumerate(cands.tolist()):
+                val = float(w(tuple(sorted(mg + self.labels(h), key=self.data.item_id))))
+                if not 0.0 < val <= 1.0:
+                    raise ParameterError(f"the weight function returned {val} for a merge; weights must be in (0, 1]")
+                out[j] = math.log(val)
+        return out
+
+    def best_partner(self, g: int) -> int | None:
+        cands = [h for h in self.live[int(self.block[g])] if h != g]
+        if not cands:
+            return None
+        # Ties: input order (the item order of the data's vocabulary / block listing).
+        cands = np.array(sorted(cands, key=lambda h: min(self.members[h])), dtype=np.int64)
+        union = np.bitwise_count(self.bits[cands] | self.bits[g]).sum(axis=1).astype(np.float64)
+        size = np.array([len(self.members[h]) for h in cands.tolist()], dtype=np.float64) + len(self.members[g])
+        log_count = size * LN2 + np.log1p(-np.exp2(-size))  # log(2^size - 1)
+        key = log_count + self._log_weight(g, cands) + np.log(np.maximum(union, 0.5))
+        return int(cands[int(np.argmin(key))])
+
+    # -------------------------------------------------------------- operations
+    def merge(self, g: int, h: int, constraint: tuple) -> int:
+        if len(self.members[g]) < len(self.members[h]):
+            g, h = h, g
+        before = (self.labels(h), self.labels(g)) if min(self.members[h]) < min(self.members[g]) else (
+            self.labels(g), self.labels(h))
+        self.bits[g] |= self.bits[h]
+        self.sup[g] = int(np.bitwise_count(self.bits[g]).sum())
+        mh = self.members.pop(h)
+        self.members[g].extend(mh)
+        self.grp[np.asarray(mh)] = g
+        for i in mh:
+            self.grp_list[i] = g
+        self.clock += 1
+        self.changed_at[g] = self.clock
+        self.live[int(self.block[g])].discard(h)
+        if self.lca:
+            self.lca[g] = self.weights[1].lca(self.lca[g], self.lca.pop(h))
+        self.trace.steps.append(
+            MergeStep(len(self.trace.steps), "merge", before, self.labels(g), int(self.sup[g]), constraint)
+        )
+        for fn in self.listeners:
+            fn("merge", g, self.members[g])
+        return g
+
+    def suppress(self, g: int, constraint: tuple) -> None:
+        labels = self.labels(g)
+        self.n_suppressed += len(self.members[g])
+        if self.n_suppressed > self.max_suppressed:
+            b = int(self.block[g])
+            bmem = [self.data.items[i] for i in np.flatnonzero(self.block == b)]
+            btxt = f"{bmem[:10]}" + (f" ({len(bmem)} items)" if len(bmem) > 10 else "")
+            raise InfeasibleError(
+                f"COAT cannot satisfy the privacy constraint {list(constraint)} within the utility "
+                f"constraints: published item {set_label(labels)} (support {int(self.sup[g])}, k={self.k}) "
+                f"cannot be merged further inside its utility constraint #{b} "
+                f"{btxt} and suppressing it "
+                f"would suppress {self.n_suppressed} of {self.M} items "
+                f"({100.0 * self.n_suppressed / self.M:.3g}% > s = {100.0 * self.s:.3g}%); relax the utility "
+                f"constraints, raise s, or lower k"
+            )
+        mem = self.members.pop(g)
+        self.grp[np.asarray(mem)] = -1
+        for i in mem:
+            self.grp_list[i] = -1
+        self.clock += 1
+        self.live[int(self.block[g])].discard(g)
+        self.trace.steps.append(MergeStep(len(self.trace.steps), "suppress", (labels,), (), int(self.sup[g]), constraint))
+        self.trace.suppressed.extend(labels)
+        for fn in self.listeners:
+            fn("suppress", g, mem)
+
+    # -------------------------------------------------------------- Algorithm 1, steps 4-14
+    def satisfy(self, items: np.ndarray, constraint: tuple) -> None:
+        """Make the published itemset of ``items`` reach support >= k (or vanish)."""
+        k = self.k
+        while True:
+            pub = self.groups_of(items)
+            if not pub:
+                return
+            sup = self.support_of(pub)
+            if sup >= k or sup == 0:
+                return
+            # Step 4 reads "while p is unsatisfied and |I| > 1"; taken literally it would suppress
+            # every infrequent single item, which contradicts Sec. 6.2 (m = 1 runs suppress
+            # nothing). A single published item is merged like any other while its block allows.
+            sups = self.sup[np.asarray(pub)]
+            g = pub[int(np.argmin(sups))]  # least support, ties: order in the constraint
+            h = self.best_partner(g)
+            if h is not None:
+                self.merge(g, h, constraint)
+            elif self.sup[g] < k:
+                self.suppress(g, constraint)
+            else:
+                # g (support >= k) cannot be merged: generalize the least-supported item of the
+                # constraint that still can be; when none can, go to the suppression phase.
+                order = np.argsort(sups, kind="stable")
+                for j in order.tolist():
+                    g2 = pub[j]
+                    h2 = self.best_partner(g2) if g2 != g else None
+                    if h2 is not None:
+                        self.merge(g2, h2, constraint)
+                        break
+                else:
+                    break
+        # Suppression phase (steps 11-14): least-supported published items first.
+        while True:
+            pub = self.groups_of(items)
+            if not pub:
+                return
+            sup = self.support_of(pub)
+            if sup >= k or sup == 0:
+                return
+            g = pub[int(np.argmin(self.sup[np.asarray(pub)]))]
+            self.suppress(g, constraint)
+
+    # -------------------------------------------------------------- violation search on published groups
+    def violating_subset(self, groups: list[int]) -> list[int] | None:
+        """A subset of ``groups`` with support in (0, k), or None (level-wise, bitmaps)."""
+        k = self.k
+        arr = np.asarray(groups)
+        s1 = self.sup[arr]
+        bad = np.flatnonzero((s1 > 0) & (s1 < k))
+        if len(bad):
+            return [groups[int(bad[np.argmax(s1[bad])])]]
+        freq = [(g,) for g, s in zip(groups, s1.tolist(), strict=False) if s >= k]
+        maps = {(g,): self.bits[g] for g, in freq}
+        size = 1
+        while len(freq) > 1 and size < len(groups):
+            size += 1
+            nxt = []
+            prev = set(freq)
+            for a in range(len(freq)):
+                pa = freq[a]
+                for b in range(a + 1, len(freq)):
+                    pb = freq[b]
+                    if pa[:-1] != pb[:-1]:
+                        continue
+                    cand = pa + (pb[-1],)
+                    if size > 2 and any(cand[:j] + cand[j + 1 :] not in prev for j in range(size - 1)):
+                        continue
+                    bm = maps[pa] & self.bits[pb[-1]]
+                    c = int(np.bitwise_count(bm).sum())
+                    if 0 < c < k:
+                        return list(cand)
+                    if c >= k:
+                        maps[cand] = bm
+                        nxt.append(cand)
+            freq = nxt
+        return None
+
+    def published_matrix(self, rows: np.ndarray | None = None, drop: int | None = None) -> sp.csr_array:
+        X = self.data.matrix if rows is None else self.data.matrix[rows]
+        code = self.grp.copy()
+        if drop is not None:
+            code[code == drop] = -1
+        return generalize_matrix(X, code, self.M)
+
+    def records_of(self, g: int) -> np.ndarray:
+        bits = np.unpackbits(self.bits[g].view(np.uint8), bitorder="little")[: self.n]
+        return np.flatnonzero(bits)
