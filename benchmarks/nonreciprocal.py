@@ -43,7 +43,7 @@ from graphanon.algorithms.nonreciprocal import (
 from graphanon.data import TransactionData
 from graphanon.datasets import load
 from graphanon.graphs.generalization import ring_graph
-from graphanon.metrics.nonreciprocal import error_rate, nr_workload, query_error
+from graphanon.metrics import error_rate, generate_workload, query_error
 from graphanon.privacy import LDiversity, NonreciprocalKAnonymity
 
 
@@ -88,7 +88,7 @@ def quality_vs_k(name, ks, n_queries, tsp_time, audit, seed=0, draws=5):
     t = time.perf_counter()
     gt = gray_tsp_order(data.matrix, time_limit=tsp_time, seed=seed, n_jobs=2)
     t_tsp = time.perf_counter() - t
-    wl = nr_workload(data, n_queries, 3, 4, seed=seed)
+    wl = generate_workload(data, n_queries, 7, n_exclude=4, seed=seed, draw="uniform")  # 3 type I, 4 type II items
     rows = []
     for k in ks:
         for label, order in (("gray", go), ("gray-tsp", gt)):
@@ -97,7 +97,7 @@ def quality_vs_k(name, ks, n_queries, tsp_time, audit, seed=0, draws=5):
                 # reproducible draws for the benchmark tables (public data): the secret seed is fixed too
                 rel = anonymize_nonreciprocal(data, k=k, order=order, rng=seed + d, unsafe_secret_seed=seed + d)
                 row = {"error_rate": error_rate(data, rel)}
-                row.update(query_error(rel, wl, data.n_records))
+                row.update(query_error(data, rel, wl))
                 if audit:
                     row["audit_k"] = bool(NonreciprocalKAnonymity(k).audit(data, rel).satisfied)
                 draws_out.append(row)
@@ -153,7 +153,7 @@ def quality_vs_l(name, ls, n_queries, tsp_time, audit, seed=0, draws=5, walk_dra
     t = time.perf_counter()
     gt = gray_tsp_order(data.matrix, time_limit=tsp_time, seed=seed)
     t_order = time.perf_counter() - t
-    wl = nr_workload(data, n_queries, 3, 4, seed=seed)
+    wl = generate_workload(data, n_queries, 7, n_exclude=4, seed=seed, draw="uniform")  # 3 type I, 4 type II items
     from graphanon.algorithms.cahd_release import anonymize_cahd
 
     anonymize_nonreciprocal(relabel(load("nr_table1"), list("abcabc")), l=3, order="identity", rng=0)  # warm-up
@@ -172,7 +172,7 @@ def quality_vs_l(name, ls, n_queries, tsp_time, audit, seed=0, draws=5, walk_dra
                 t = time.perf_counter()
                 rel = run(l, seed + d)
                 row = {"time_s": time.perf_counter() - t, "error_rate": error_rate(data, rel)}
-                row.update(query_error(rel, wl, data.n_records))
+                row.update(query_error(data, rel, wl))
                 if audit:
                     row["audit_l"] = bool(LDiversity(l).audit(data, rel).satisfied) and bool(
                         NonreciprocalKAnonymity(l).audit(data, rel).satisfied

@@ -9,9 +9,11 @@ Two layouts, named for what they are:
 * :func:`pack_words` -- ``uint64`` rows, item ``j`` bit ``j % 64`` of word
   ``j // 64`` (little-endian): what the numba Hamming / vote kernels read.
 
-:func:`vote_words` is the one bit-vote kernel on packed rows; the sparse
-:func:`graphanon.release.nonreciprocal.bit_vote` computes the same majority
-(a tie gives 0) on CSR matrices and is checked against it in the tests.
+:func:`vote_words` is the one implementation of the bit-vote majority rule
+(a published bit is 1 when more than half of the preimages have it; a tie
+gives 0): the nonreciprocal kernels call it on packed rows and
+:func:`graphanon.release.nonreciprocal.bit_vote` calls it too, converting
+its CSR matrices with :func:`pack_words` / :func:`words_to_csr`.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import scipy.sparse as sp
 
 from graphanon.errors import DataFormatError
 
-__all__ = ["bytes_to_words", "hamming_words", "pack_bytes", "pack_words", "popcount64", "vote_words"]
+__all__ = ["bytes_to_words", "hamming_words", "pack_bytes", "pack_words", "popcount64", "vote_words", "words_to_csr"]
 
 
 @numba.njit(cache=True)
@@ -45,7 +47,7 @@ def hamming_words(P, a, b):
 def vote_words(P, pre_ptr, pre_idx):
     """Packed base bitmaps by bit voting: published record ``v``'s bit is 1 when
     more than half of its preimages ``pre_idx[pre_ptr[v]:pre_ptr[v + 1]]`` have it
-    (a tie gives 0, as in :func:`graphanon.release.nonreciprocal.bit_vote`)."""
+    (a tie gives 0). A preimage listed twice counts twice, in the votes and in the size."""
     n = pre_ptr.shape[0] - 1
     W = P.shape[1]
     counts = np.zeros(W * 64, dtype=np.int64)
@@ -90,6 +92,27 @@ def pack_words(X) -> np.ndarray:
     pad[:, :d] = X
     bits = np.packbits(pad.reshape(n, W, 64), axis=2, bitorder="little")
     return bits.view(np.uint64).reshape(n, W)
+
+
+def words_to_csr(B: np.ndarray, d: int, block: int = 1 << 15) -> sp.csr_array:
+    """Boolean CSR matrix (n, d) of rows packed by :func:`pack_words` (its inverse).
+
+    Rows are unpacked in blocks of ``block`` rows, so the dense scratch is
+    ``block * W * 64`` bytes whatever ``n``.
+
+    Examples
+    --------
+    >>> X = sp.csr_array(np.array([[1, 0, 1], [0, 0, 0]], dtype=bool))
+    >>> (words_to_csr(pack_words(X), 3) != X).nnz
+    0
+    """
+    B = np.ascontiguousarray(B, dtype="<u8")
+    n = B.shape[0]
+    parts = [sp.csr_array((0, d), dtype=bool)]
+    for a in range(0, n, block):
+        bits = np.unpackbits(B[a : a + block].view(np.uint8), axis=1, bitorder="little")[:, :d]
+        parts.append(sp.csr_array(bits.astype(bool)))
+    return sp.csr_array(sp.vstack(parts, format="csr"))
 
 
 def pack_bytes(X) -> tuple[np.ndarray, int]:

@@ -33,11 +33,10 @@ __all__ = [
 from graphanon.metrics.nonreciprocal import (  # noqa: E402
     error_rate,
     evaluate_nonreciprocal,
-    nr_workload,
     query_error,
 )
 
-__all__ += ["error_rate", "evaluate_nonreciprocal", "nr_workload", "query_error"]
+__all__ += ["error_rate", "evaluate_nonreciprocal", "query_error"]
 from graphanon.metrics.clustering import (  # noqa: E402
     ggd_per_record,
     ggd_total,

@@ -14,20 +14,13 @@ producer knows: it needs the release's private link (``release.link``, or
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import scipy.sparse as sp
 
 from graphanon.errors import ParameterError
+from graphanon.metrics.queries import CountQuery, generate_workload, true_counts
 
-__all__ = [
-    "NRWorkload",
-    "error_rate",
-    "evaluate_nonreciprocal",
-    "nr_workload",
-    "query_error",
-]
+__all__ = ["error_rate", "evaluate_nonreciprocal", "query_error"]
 
 
 def resolve_link(release, link=None):
@@ -96,47 +89,30 @@ def error_rate(original, release, *, link=None) -> float:
     return float(np.mean(h / np.maximum(ylen, 1))) if len(h) else 0.0
 
 
-@dataclass(frozen=True)
-class NRWorkload:
-    """Type I (``include``: items present) and type II (``exclude``: items absent)
-    COUNT queries with their true answers on the original data."""
+def query_error(original, release, workload) -> dict:
+    """Query error QE = mean ``|Co - Ca| / n`` of type I and type II COUNT queries.
 
-    include: tuple
-    exclude: tuple
-    answers_include: np.ndarray
-    answers_exclude: np.ndarray
-    seed: int
+    Parameters
+    ----------
+    original : TransactionData
+    release : Release
+    workload : QueryWorkload
+        From :func:`graphanon.metrics.generate_workload` with ``draw="uniform"``:
+        each query's ``include`` part is a type I query (all items present), its
+        ``exclude`` part a type II query (all items absent).
 
-
-def nr_workload(original, n_queries: int = 500, n_include: int = 3, n_exclude: int = 4, *, seed: int = 0):
-    """Random type I / type II queries (items drawn uniformly among items of support > 0)."""
-    rng = np.random.default_rng(seed)
-    sup = original.supports()
-    pool = np.flatnonzero(sup > 0)
-    if len(pool) < max(n_include, n_exclude):
-        raise ParameterError(f"need at least {max(n_include, n_exclude)} items with support > 0, got {len(pool)}")
-    Xc = sp.csc_array(original.matrix).astype(np.int32)
-    inc, exc, ai, ae = [], [], [], []
+    Returns
+    -------
+    dict
+        ``query_error_type1``, ``query_error_type2`` and their mean ``query_error``.
+    """
+    type1 = [CountQuery(q.include) for q in workload.queries]
+    type2 = [CountQuery((), q.exclude) for q in workload.queries]
+    e1 = np.array([release.estimate_count(q.include) for q in type1])
+    e2 = np.array([release.estimate_count((), q.exclude) for q in type2])
     n = original.n_records
-    for _ in range(n_queries):
-        a = rng.choice(pool, size=n_include, replace=False)
-        b = rng.choice(pool, size=n_exclude, replace=False)
-        cnt_a = np.asarray(Xc[:, a].sum(axis=1)).ravel()
-        cnt_b = np.asarray(Xc[:, b].sum(axis=1)).ravel()
-        inc.append(tuple(original.items[j] for j in a))
-        exc.append(tuple(original.items[j] for j in b))
-        ai.append(int((cnt_a == n_include).sum()))
-        ae.append(int((cnt_b == 0).sum()))
-    del n
-    return NRWorkload(tuple(inc), tuple(exc), np.array(ai), np.array(ae), seed)
-
-
-def query_error(release, workload: NRWorkload, n_records: int) -> dict:
-    """QE = mean ``|Co - Ca| / n`` for type I and type II queries (and their mean)."""
-    e1 = np.array([release.estimate_count(q) for q in workload.include])
-    e2 = np.array([release.estimate_count((), q) for q in workload.exclude])
-    q1 = float(np.mean(np.abs(workload.answers_include - e1)) / n_records)
-    q2 = float(np.mean(np.abs(workload.answers_exclude - e2)) / n_records)
+    q1 = float(np.mean(np.abs(true_counts(original, type1) - e1)) / n)
+    q2 = float(np.mean(np.abs(true_counts(original, type2) - e2)) / n)
     return {"query_error_type1": q1, "query_error_type2": q2, "query_error": (q1 + q2) / 2}
 
 
@@ -167,11 +143,11 @@ def evaluate_nonreciprocal(
         ``query_error_type1``, ``query_error_type2``, ``queries``, ``q``, ``seed``.
     """
     n_inc, n_exc = (3, 4) if q is None else (q, q)
-    wl = nr_workload(original, queries, n_inc, n_exc, seed=seed)
+    wl = generate_workload(original, queries, n_inc + n_exc, n_exclude=n_exc, seed=seed, draw="uniform")
     if link is None and getattr(release, "link", None) is None:
         out: dict = {"needs_link": ["error_rate"]}
     else:
         out = {"error_rate": error_rate(original, release, link=link)}
-    out.update(query_error(release, wl, original.n_records))
+    out.update(query_error(original, release, wl))
     out.update({"queries": queries, "q": [n_inc, n_exc] if q is None else q, "seed": seed})
     return out

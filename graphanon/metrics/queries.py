@@ -44,7 +44,7 @@ class QueryWorkload:
     seed : int
         The seed that generated it.
     answers : ndarray
-        True answers on the original data (all > 0 by construction).
+        True answers on the original data (all > 0 with ``draw="record"``).
     """
 
     queries: tuple
@@ -72,6 +72,10 @@ def true_counts(data, queries: Sequence[CountQuery], bitmaps: VerticalBitmaps | 
     return out
 
 
+def _labels(data, ids) -> tuple:
+    return tuple(data.items[j] for j in sorted(ids))
+
+
 def generate_workload(
     data,
     n_queries: int = 1000,
@@ -80,9 +84,23 @@ def generate_workload(
     seed: int = 0,
     among: Sequence[Hashable] | None = None,
     n_exclude: int = 0,
+    draw: str = "record",
     max_tries: int = 200,
 ) -> QueryWorkload:
-    """Random COUNT queries with a non-zero answer on ``data``.
+    """Random COUNT queries on ``data``: the one workload generator of graphanon.
+
+    Two drawing schemes, both reproducible from ``seed``:
+
+    * ``draw="record"`` (default; COAT, CAHD, clustering experiments): the
+      ``q - n_exclude`` included items come from one random record when it has
+      enough candidate items (else uniformly), the excluded ones uniformly among
+      the rest; a query is redrawn until its answer is non-zero.
+    * ``draw="uniform"`` (the nonreciprocal paper's type I / type II queries):
+      ``q - n_exclude`` included items, then ``n_exclude`` excluded items, each
+      drawn uniformly without replacement among the candidate items and
+      independently of each other; answers may be 0.
+      :func:`graphanon.metrics.nonreciprocal.query_error` splits each query
+      into its type I part (``include``) and type II part (``exclude``).
 
     Parameters
     ----------
@@ -99,18 +117,37 @@ def generate_workload(
         items of the release under study). Default: every item of support > 0.
     n_exclude : int
         How many of the ``q`` items are negated (``exclude``), default 0.
+    draw : {"record", "uniform"}
+        The drawing scheme (above).
     max_tries : int
-        Attempts per query to find one with a non-zero answer. Each query is
-        drawn as ``q`` items from one random record (restricted to ``among``)
-        when that record has enough of them, else uniformly.
+        ``draw="record"``: attempts per query to find one with a non-zero answer.
+
+    Returns
+    -------
+    QueryWorkload
+        Queries with their true answers on ``data``.
 
     Raises
     ------
     ParameterError
-        When ``q`` exceeds the candidate items or no non-zero query is found.
+        When ``q`` exceeds the candidate items, ``draw`` is unknown or no
+        non-zero query is found.
+
+    Complexity
+    ----------
+    O(n_queries * (q + tries) * n / 64) with vertical bitmaps.
+
+    Examples
+    --------
+    >>> from graphanon.datasets import load
+    >>> wl = generate_workload(load("chess"), 5, 7, n_exclude=4, seed=0, draw="uniform")
+    >>> len(wl), len(wl.queries[0].include), len(wl.queries[0].exclude)
+    (5, 3, 4)
     """
     if q < 1 or not 0 <= n_exclude < q:
         raise ParameterError(f"need q >= 1 and 0 <= n_exclude < q, got q={q}, n_exclude={n_exclude}")
+    if draw not in ("record", "uniform"):
+        raise ParameterError(f"draw must be 'record' or 'uniform', got {draw!r}")
     rng = np.random.default_rng(seed)
     sup = data.supports()
     if among is None:
@@ -118,13 +155,22 @@ def generate_workload(
     else:
         pool = np.unique(data.item_ids(among))
         pool = pool[sup[pool] > 0]
+    n_inc = q - n_exclude
+    if draw == "uniform":
+        if len(pool) < max(n_inc, n_exclude):
+            raise ParameterError(
+                f"need at least {max(n_inc, n_exclude)} candidate items with support > 0, got {len(pool)}"
+            )
+        drawn = [(rng.choice(pool, size=n_inc, replace=False), rng.choice(pool, size=n_exclude, replace=False))
+                 for _ in range(n_queries)]
+        queries = tuple(CountQuery(_labels(data, inc), _labels(data, exc)) for inc, exc in drawn)
+        return QueryWorkload(queries, q, seed, true_counts(data, queries))
     if len(pool) < q:
         raise ParameterError(f"q={q} items per query but only {len(pool)} candidate items have support > 0")
     in_pool = np.zeros(data.n_items, dtype=bool)
     in_pool[pool] = True
     vb = _vb(data)
     m = data.matrix
-    n_inc = q - n_exclude
     queries, answers = [], []
     for _ in range(n_queries):
         for _attempt in range(max_tries):
@@ -142,9 +188,7 @@ def generate_workload(
                 bm = bm & ~vb.bits[j]
             a = int(np.bitwise_count(bm).sum())
             if a > 0:
-                queries.append(
-                    CountQuery(tuple(data.items[j] for j in sorted(inc)), tuple(data.items[j] for j in sorted(exc)))
-                )
+                queries.append(CountQuery(_labels(data, inc), _labels(data, exc)))
                 answers.append(a)
                 break
         else:

@@ -22,6 +22,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon._bitset import pack_words, vote_words, words_to_csr
 from graphanon._memory import cost_blocks
 from graphanon.errors import ParameterError, ReleaseFormatError
 from graphanon.labels import as_labels
@@ -72,15 +73,18 @@ def bit_vote(X, members: sp.csr_array) -> tuple[sp.csr_array, sp.csr_array, np.n
     if (size == 0).any():
         j = int(np.flatnonzero(size == 0)[0])
         raise ParameterError(f"published record {j} has no preimage")
+    X.eliminate_zeros()
+    shape = (M.shape[0], X.shape[1])
+    # the majority rule lives in one place, the packed kernel shared with the nonreciprocal search
+    M.sort_indices()
+    B = vote_words(pack_words(X), M.indptr.astype(np.int64), M.indices.astype(np.int64))
+    base = _bool_csr(words_to_csr(B, X.shape[1]), shape)
+    del B
+    # distance: positions where some but not all preimages have the bit (0 < count < size)
     counts = sp.csr_array(M @ X)
     counts.eliminate_zeros()
     rows = np.repeat(np.arange(M.shape[0]), np.diff(counts.indptr))
-    c = counts.data
-    s = size[rows]
-    shape = (M.shape[0], X.shape[1])
-    ind, ptr = counts.indices.copy(), counts.indptr.copy()
-    base = _bool_csr(sp.csr_array(((2 * c > s).astype(np.int8), ind.copy(), ptr.copy()), shape=shape), shape)
-    dist = _bool_csr(sp.csr_array(((c < s).astype(np.int8), ind.copy(), ptr.copy()), shape=shape), shape)
+    dist = _bool_csr(sp.csr_array(((counts.data < size[rows]).astype(np.int8), counts.indices, counts.indptr), shape=shape), shape)
     # threshold: max over preimage edges of |base_j| + |x_i| - 2 |base_j & x_i|
     Mc = M.tocoo()
     ej, ei = Mc.row.astype(np.int64), Mc.col.astype(np.int64)
