@@ -144,3 +144,14 @@ def test_draw_refuses_what_it_cannot_show(run):
     assert res.exit_code == 2 and "at most 60 records" in res.output
     res = run("draw", "search", "liuwang_fig1", "-o", "g.png")
     assert res.exit_code == 2 and "needs -k" in res.output
+
+
+def test_bundled_dataset_lookup_one_helper(tmp_path, monkeypatch):
+    """Every command resolves a dataset name the same way: a bundled name, unless a file of that name exists."""
+    from graphanon.cli._app import bundled_names, is_bundled
+
+    assert "groceries" in bundled_names()
+    assert is_bundled("groceries") and not is_bundled("no-such-dataset")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "groceries").write_text("1 2\n", encoding="utf-8")
+    assert not is_bundled("groceries")

@@ -11,7 +11,7 @@ import dataclasses
 
 import pytest
 
-from graphanon.algorithms.registry import Param, RunOptions, registered
+from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, registered
 from graphanon.datasets import load, load_taxonomy
 from graphanon.errors import ParameterError
 from graphanon.metrics.evaluate import evaluate_release
@@ -75,6 +75,33 @@ def test_params_are_declared_once(name):
     assert set(EXAMPLES.get(name, ("", {}, {}, {}))[2]) <= set(spec.param_names)
     with pytest.raises(ParameterError, match="unknown --param"):
         spec.parse_params({"no_such_option": "1"})
+    for p in spec.params:  # a declared default is a value the option can take
+        assert p.choices is None or p.default in p.choices, (name, p)
+        assert p.help, (name, p.name)
+
+
+@pytest.mark.parametrize("name", ALGORITHMS)
+def test_declared_choices_are_enforced(name):
+    spec = registered()[name]
+    for p in spec.params:
+        if p.choices is not None:
+            with pytest.raises(ParameterError, match=f"--param {p.name}='no-such-choice': expected one of"):
+                spec.parse_params({p.name: "no-such-choice"})
+
+
+def test_params_must_be_param_objects():
+    """No plain names: a string in ``params`` is refused, not silently turned into a text option."""
+    with pytest.raises(TypeError, match="must be Param objects"):
+        AlgorithmSpec(name="x", summary="", run=lambda data, opts: None, privacy_model="km", params=("l",))
+
+
+def test_run_options_values_reads_declared_params():
+    params = (Param("l", int, None, "l"), Param("order", str, "gray", "order", choices=("gray", "identity")))
+    assert RunOptions(params={"l": "3"}).values(params) == {"l": 3, "order": "gray"}
+    with pytest.raises(ParameterError, match="--param l='x'"):
+        RunOptions(params={"l": "x"}).values(params)
+    with pytest.raises(ParameterError, match="unknown --param alpha"):
+        RunOptions(params={"alpha": "2"}).values(params)
 
 
 @pytest.mark.parametrize("name", ALGORITHMS)

@@ -26,7 +26,7 @@ from graphanon._progress import ProgressCallback, report
 from graphanon._random import check_random_state, secret_generator
 from graphanon._validation import check_diversity_feasible
 from graphanon.algorithms.cahd import cahd_groups
-from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
+from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, register
 from graphanon.errors import InfeasibleError, ParameterError
 from graphanon.release import publish
 from graphanon.release.nonreciprocal import NonreciprocalRelease
@@ -173,13 +173,19 @@ def anonymize_cahd(
     return release
 
 
+_PARAMS = (
+    Param("l", int, None, "l-diversity: groups of l distinct sensitive labels (default: -k)"),
+    Param("alpha", int, 3, "CAHD candidate list: alpha * l records on each side of the band"),
+)
+
+
 def _run(data, opts: RunOptions) -> NonreciprocalRelease:
-    opts.unknown_params({"l", "alpha"})
-    l = opts.param("l", opts.k, int)  # noqa: E741
+    values = opts.values(_PARAMS)
+    l = opts.k if values["l"] is None else values["l"]  # noqa: E741
     if l is None:
         raise ParameterError("algorithm 'cahd' needs --param l=L (or -k L)")
     return anonymize_cahd(
-        data, l=l, k=opts.k, alpha=opts.param("alpha", 3, int), unsafe_secret_seed=opts.unsafe_secret_seed,
+        data, l=l, k=opts.k, alpha=values["alpha"], unsafe_secret_seed=opts.unsafe_secret_seed,
         progress=opts.progress,
     )
 
@@ -191,7 +197,7 @@ register(
         "-k K > L: groups of K distinct labels)",
         run=_run,
         privacy_model="ldiversity",
-        params=("l", "alpha"),
+        params=_PARAMS,
         audit_params=("l",),
         options=("k",),
     )

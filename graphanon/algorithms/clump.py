@@ -52,7 +52,7 @@ import scipy.sparse as sp
 from graphanon._random import check_random_state
 from graphanon._validation import check_k
 from graphanon.algorithms.partition import GroupingTrace
-from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
+from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, register
 from graphanon.errors import ParameterError
 from graphanon.graphs.lcg import NodeIndex, groups_to_lcg
 from graphanon.graphs.similarity import RecordSimilarityGraph
@@ -193,11 +193,15 @@ def anonymize_clump(
     return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
 
 
+_PARAMS = (
+    Param("neighbors", int, 50, "neighbours per record in the similarity graph the candidates come from"),
+    Param("pool", int, 64, "fallback candidates when a group has no unassigned neighbour left"),
+)
+
+
 def _run_clump(data, opts: RunOptions) -> LocalRecoding:
-    opts.unknown_params({"neighbors", "pool"})
     return anonymize_clump(
-        data, taxonomy=opts.taxonomy, k=opts.k, neighbors=opts.param("neighbors", 50, int),
-        pool=opts.param("pool", 64, int), rng=opts.seed, unsafe_secret_seed=opts.unsafe_secret_seed,
+        data, taxonomy=opts.taxonomy, k=opts.k, **opts.values(_PARAMS), rng=opts.seed, unsafe_secret_seed=opts.unsafe_secret_seed,
         progress=opts.progress,
     )
 
@@ -210,6 +214,6 @@ register(
         privacy_model="transactional",
         needs_taxonomy=True,
         options=("k", "taxonomy", "seed"),
-        params=("neighbors", "pool"),
+        params=_PARAMS,
     )
 )

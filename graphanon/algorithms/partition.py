@@ -199,7 +199,7 @@ def anonymize_partition(
 
 
 def _run_partition(data, opts: RunOptions) -> LocalRecoding:
-    opts.unknown_params(set())
+    opts.values(())  # no --param options
     return anonymize_partition(
         data, taxonomy=opts.taxonomy, k=opts.k, rng=opts.seed, unsafe_secret_seed=opts.unsafe_secret_seed,
         progress=opts.progress,

@@ -166,6 +166,12 @@ class RunOptions:
         except (TypeError, ValueError) as exc:
             raise ParameterError(f"--param {name}={raw!r}: {exc}") from None
 
+    def values(self, params: tuple[Param, ...]) -> dict[str, Any]:
+        """The ``--param`` values converted by the declared ``params`` (their ``default`` when not
+        given); names not declared are refused (:class:`ParameterError`)."""
+        self.unknown_params({p.name for p in params})
+        return {p.name: (p.parse(self.params[p.name]) if p.name in self.params else p.default) for p in params}
+
     def unknown_params(self, known: set[str]) -> None:
         """Raise for ``--param`` names the algorithm does not take."""
         extra = sorted(set(self.params) - known)
@@ -195,8 +201,7 @@ class AlgorithmSpec:
     needs_taxonomy : bool
         Whether ``--taxonomy`` is required (bundled taxonomies count).
     params : tuple of Param
-        The ``--param name=value`` options, declared once (a plain name is
-        accepted for now and becomes ``Param(name)``: text, no default).
+        The ``--param name=value`` options, declared once.
     audit_params : tuple of str
         The subset of ``params`` that also configures the audit model
         (``graphanon bench`` forwards these to it).
@@ -223,11 +228,12 @@ class AlgorithmSpec:
     verify: bool = False
 
     def __post_init__(self) -> None:
-        params = tuple(p if isinstance(p, Param) else Param(str(p)) for p in self.params)
-        names = [p.name for p in params]
+        bad = [p for p in self.params if not isinstance(p, Param)]
+        if bad:
+            raise TypeError(f"algorithm {self.name!r}: params must be Param objects, got {bad!r}")
+        names = [p.name for p in self.params]
         if len(set(names)) != len(names):
             raise ValueError(f"algorithm {self.name!r} declares a --param twice: {names}")
-        object.__setattr__(self, "params", params)
 
     @property
     def param_names(self) -> tuple[str, ...]:

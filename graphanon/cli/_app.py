@@ -137,6 +137,26 @@ def parse_param_pairs(pairs: tuple[str, ...]) -> dict[str, str]:
 _OPTION_NAMES = {"fmt": "--format", "delimiter": "--delimiter", "tid": "--tid", "item": "--item", "label": "--label"}
 
 
+def bundled_names() -> list[str]:
+    """The names of the bundled datasets (``graphanon datasets``)."""
+    from graphanon import datasets
+
+    return [d["name"] for d in datasets.list_datasets()]
+
+
+def is_bundled(source: str) -> bool:
+    """Whether an INPUT/taxonomy argument names a bundled dataset (an existing file of that name wins)."""
+    return not Path(source).exists() and source in bundled_names()
+
+
+def read_taxonomy_source(source: str):
+    """A taxonomy argument: a bundled dataset's taxonomy (by dataset name) or a taxonomy file."""
+    from graphanon import datasets
+    from graphanon.taxonomy import read_taxonomy
+
+    return datasets.load_taxonomy(source) if is_bundled(source) else read_taxonomy(source)
+
+
 def read_input(source: str, fmt: str | None, sep: str | None, tid: str, item: str, label: str | None):
     """A bundled dataset name or a path (format and delimiter told by graphanon.formats.read_any)."""
     from graphanon import datasets
@@ -144,7 +164,7 @@ def read_input(source: str, fmt: str | None, sep: str | None, tid: str, item: st
 
     path = Path(source)
     if not path.exists():
-        names = [d["name"] for d in datasets.list_datasets()]
+        names = bundled_names()
         if source in names:
             if label is not None:
                 raise GraphanonError(f"--label names a column of CSV input; {source} is a bundled dataset "
@@ -160,7 +180,7 @@ def read_input(source: str, fmt: str | None, sep: str | None, tid: str, item: st
 def taxonomy_option(spec: str | None, data, bundled: str | None):
     """``--taxonomy`` value: a file, ``balanced:FANOUT[:SEED]``, or the dataset's bundled taxonomy."""
     from graphanon import datasets
-    from graphanon.taxonomy import Taxonomy, read_taxonomy
+    from graphanon.taxonomy import Taxonomy
 
     if spec is None:
         if bundled is None:
@@ -178,9 +198,7 @@ def taxonomy_option(spec: str | None, data, bundled: str | None):
             raise GraphanonError(f"--taxonomy {spec!r}: use balanced:FANOUT or balanced:FANOUT:SEED") from None
         order = "random" if seed is not None else "sorted"
         return Taxonomy.balanced(data.items, fanout, order=order, rng=seed)
-    if not Path(spec).exists() and spec in [d["name"] for d in datasets.list_datasets()]:
-        return datasets.load_taxonomy(spec)
-    return read_taxonomy(spec)
+    return read_taxonomy_source(spec)
 
 
 _input_options = [

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from graphanon.cli._app import (
@@ -13,6 +11,7 @@ from graphanon.cli._app import (
     main,
     parse_m,
     read_input,
+    read_taxonomy_source,
     taxonomy_option,
 )
 from graphanon.errors import GraphanonError
@@ -64,14 +63,9 @@ def draw(what, source, output, release_path, max_nodes, algorithm, k, m_value, t
 def _draw_taxonomy(source, release_path, max_nodes):
     from matplotlib.figure import Figure
 
-    from graphanon import datasets as ds
-    from graphanon.taxonomy import read_taxonomy
     from graphanon.viz.taxonomy import draw_taxonomy, taxonomy_figsize
 
-    if not Path(source).exists() and source in [d["name"] for d in ds.list_datasets()]:
-        tax = ds.load_taxonomy(source)
-    else:
-        tax = read_taxonomy(source)
+    tax = read_taxonomy_source(source)
     highlight, suppressed = (), ()
     if release_path:
         from graphanon.release import load_release

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
-from graphanon.cli._app import echo_json, main
+from graphanon.cli._app import echo_json, main, read_taxonomy_source
 
 
 @main.command()
@@ -76,13 +74,7 @@ def algorithms(json_out: bool) -> None:
 @click.option("--json", "json_out", is_flag=True)
 def taxonomy(source, json_out):
     """Check and summarize a taxonomy (a file or a bundled dataset's)."""
-    from graphanon import datasets as ds
-    from graphanon.taxonomy import read_taxonomy
-
-    if not Path(source).exists() and source in [d["name"] for d in ds.list_datasets()]:
-        tax = ds.load_taxonomy(source)
-    else:
-        tax = read_taxonomy(source)
+    tax = read_taxonomy_source(source)
     info = {
         "root": str(tax.root),
         "nodes": len(tax),

@@ -8,17 +8,24 @@ the ``constraints`` audit model).
 from __future__ import annotations
 
 from graphanon.algorithms.coat.engine import anonymize_coat
-from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
+from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, register
 from graphanon.constraint_sets import parse_fraction, parse_privacy, parse_utility
 from graphanon.errors import ParameterError
 from graphanon.release import GlobalRecoding
 
+_PARAMS = (
+    Param("privacy", str, None, "privacy constraints: pgen, km:M, bundled or a FILE (default: km:M from -m, else pgen)"),
+    Param("utility", str, "all", "utility constraints: all, bundled, groups:FILE or taxonomy-level:N"),
+    Param("s", parse_fraction, 0.005, "largest fraction of the items that may be suppressed (0.005 or 0.5%)"),
+    Param("weights", str, "one", "item weights of the information loss", choices=("one", "taxonomy")),
+)
+
 
 def _run(data, opts: RunOptions) -> GlobalRecoding:
-    opts.unknown_params({"privacy", "utility", "s", "weights"})
+    values = opts.values(_PARAMS)
     if opts.k is None:
         raise ParameterError("algorithm 'coat' needs -k K")
-    privacy = opts.param("privacy", None, str)
+    privacy = values["privacy"]
     if privacy is not None:
         opts.refuse(("m",), f"--param privacy={privacy} sets COAT's privacy constraints (k^m ones: privacy=km:M)")
     elif opts.is_given("m") and opts.m is None:
@@ -26,14 +33,12 @@ def _run(data, opts: RunOptions) -> GlobalRecoding:
     else:
         privacy = f"km:{opts.m}" if opts.m is not None else "pgen"
     P = parse_privacy(privacy, data, opts.k)
-    U = parse_utility(opts.param("utility", "all", str), data, opts.taxonomy)
-    s = opts.param("s", 0.005, parse_fraction)
-    weights = opts.param("weights", "one", str)
-    if weights not in ("one", "taxonomy"):
-        raise ParameterError("--param weights= takes one or taxonomy")
+    U = parse_utility(values["utility"], data, opts.taxonomy)
+    s = values["s"]
+    weights = values["weights"]
     if weights == "taxonomy" and opts.taxonomy is None:
         raise ParameterError("--param weights=taxonomy needs --taxonomy FILE")
-    if weights != "taxonomy" and not opts.param("utility", "all", str).startswith("taxonomy-level:"):
+    if weights != "taxonomy" and not values["utility"].startswith("taxonomy-level:"):
         opts.refuse(("taxonomy",), "COAT reads a taxonomy only with --param weights=taxonomy or utility=taxonomy-level:N")
     return anonymize_coat(
         data, privacy=P, utility=U, k=opts.k, s=s, weights=opts.taxonomy if weights == "taxonomy" else None, progress=opts.progress,
@@ -51,7 +56,7 @@ register(
         run=_run,
         privacy_model="constraints",
         needs_taxonomy=False,
-        params=("privacy", "utility", "s", "weights"),
+        params=_PARAMS,
         audit_params=("privacy", "utility", "s"),
     )
 )

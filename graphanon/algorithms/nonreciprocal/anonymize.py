@@ -42,7 +42,7 @@ from graphanon.algorithms.nonreciprocal.diverse import (
 from graphanon.algorithms.nonreciprocal.extraction import extract_assignments
 from graphanon.algorithms.nonreciprocal.gray import gray_order
 from graphanon.algorithms.nonreciprocal.tsp import DETERMINISTIC_STEP_LIMIT, gray_tsp_order
-from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
+from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, register
 from graphanon.errors import ParameterError
 from graphanon.graphs.generalization import GeneralizationGraph
 from graphanon.release import publish
@@ -370,14 +370,25 @@ def anonymize_nonreciprocal(
     return release
 
 
-_TSP_PARAMS = ("min_segment", "max_segment", "tsp_time_limit", "tsp_step_limit")
+_TSP_PARAMS = (
+    Param("min_segment", int, 300, "Gray-TSP order: shortest segment solved as one TSP"),
+    Param("max_segment", int, 350, "Gray-TSP order: longest segment solved as one TSP"),
+    Param("tsp_time_limit", float, None, "Gray-TSP order: seconds per segment (not reproducible with --seed)"),
+    Param("tsp_step_limit", int, None, "Gray-TSP order: deterministic search budget per segment"),
+)
+_PARAMS = (
+    Param("l", int, None, "l-diversity of the sensitive labels (records need a label column)"),
+    Param("l_method", str, "flow", "l-diverse assignment extraction (with l)", choices=("flow", "greedy-walk")),
+    Param("order", str, "gray-tsp", "cyclic record order", choices=("gray-tsp", "gray", "identity")),
+    Param("extraction", str, "closed-walk", "assignment extraction", choices=("closed-walk", "backtracking")),
+    *_TSP_PARAMS,
+)
 
 
 def _run(data, opts: RunOptions) -> NonreciprocalRelease:
-    known = {"l", "l_method", "order", "extraction", *_TSP_PARAMS}
-    opts.unknown_params(known)
-    order = opts.param("order", "gray-tsp")
-    unused = [name for name in _TSP_PARAMS if name in opts.params]
+    values = opts.values(_PARAMS)
+    order = values["order"]
+    unused = [p.name for p in _TSP_PARAMS if p.name in opts.params]
     if unused and order != "gray-tsp":
         raise ParameterError(
             f"--param {', '.join(unused)}: only the Gray-TSP order reads {'it' if len(unused) == 1 else 'them'} "
@@ -388,14 +399,7 @@ def _run(data, opts: RunOptions) -> NonreciprocalRelease:
     return anonymize_nonreciprocal(
         data,
         k=opts.k,
-        l=opts.param("l", None, int),
-        order=order,
-        extraction=opts.param("extraction", "closed-walk"),
-        l_method=opts.param("l_method", "flow"),
-        min_segment=opts.param("min_segment", 300, int),
-        max_segment=opts.param("max_segment", 350, int),
-        tsp_time_limit=opts.param("tsp_time_limit", None, float),
-        tsp_step_limit=opts.param("tsp_step_limit", None, int),
+        **values,
         rng=opts.seed,
         progress=opts.progress,
         unsafe_secret_seed=opts.unsafe_secret_seed,
@@ -410,7 +414,7 @@ register(
         "extraction=closed-walk|backtracking)",
         run=_run,
         privacy_model="nonreciprocal",
-        params=("l", "l_method", "order", "extraction", *_TSP_PARAMS),
+        params=_PARAMS,
         options=("k", "seed"),
     )
 )
