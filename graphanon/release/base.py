@@ -56,6 +56,33 @@ def json_label(label: Hashable, what: str = "label") -> Any:
     raise ReleaseFormatError(f"{what} {label!r} is a {type(label).__name__}; releases store str or int labels")
 
 
+def json_items(items, what: str) -> list[dict]:
+    """Published items (or nodes) with ``label``, ``members`` and ``leaves`` as JSON objects."""
+    return [
+        {
+            "label": json_label(it.label, what),
+            "members": [json_label(m, "item") for m in it.members],
+            "leaves": it.leaves,
+        }
+        for it in items
+    ]
+
+
+def json_labels(labels) -> list | None:
+    """Per-row sensitive labels as JSON values (None when the release has none)."""
+    return None if labels is None else [json_label(x, "sensitive label") for x in labels]
+
+
+def permute_rows(records, labels, order: np.ndarray):
+    """``records`` (sparse, rows) and ``labels`` (or None) in the row order ``order``."""
+    import scipy.sparse as sp
+
+    order = np.asarray(order, dtype=np.int64)
+    out = sp.csr_array(records[order])
+    out.sort_indices()
+    return out, (None if labels is None else tuple(labels[int(i)] for i in order))
+
+
 def json_params(params: dict) -> dict:
     """Parameters reduced to JSON-safe values (numbers, strings, lists)."""
     out = {}

@@ -15,7 +15,7 @@ from graphanon.labels import (
     as_labels,
     set_label,  # noqa: F401  (re-exported: its old home)
 )
-from graphanon.release.base import Release, json_label
+from graphanon.release.base import Release, json_items, json_labels, permute_rows
 from graphanon.support import generalize_matrix
 
 __all__ = ["GlobalRecoding", "PublishedItem", "set_label"]
@@ -310,27 +310,17 @@ class GlobalRecoding(Release):
 
     # ------------------------------------------------------------------ persistence
     def _permute_rows(self, order: np.ndarray) -> None:
-        self.records = sp.csr_array(self.records[np.asarray(order, dtype=np.int64)])
-        self.records.sort_indices()
+        self.records, self.labels = permute_rows(self.records, self.labels, order)
         self._csc = None
-        if self.labels is not None:
-            self.labels = tuple(self.labels[int(i)] for i in order)
 
     def _payload(self) -> dict:
         r = self.records
         return {
             "universe": self.universe,
             "n_suppressed": self.n_suppressed,
-            "published_items": [
-                {
-                    "label": json_label(pi.label, "published item"),
-                    "members": [json_label(m, "item") for m in pi.members],
-                    "leaves": pi.leaves,
-                }
-                for pi in self.published_items
-            ],
+            "published_items": json_items(self.published_items, "published item"),
             "records": [r.indices[r.indptr[i] : r.indptr[i + 1]].tolist() for i in range(r.shape[0])],
-            "labels": None if self.labels is None else [json_label(x, "sensitive label") for x in self.labels],
+            "labels": json_labels(self.labels),
         }
 
     @classmethod

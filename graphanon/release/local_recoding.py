@@ -38,7 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.errors import ParameterError, ReleaseFormatError
-from graphanon.release.base import Release, json_label
+from graphanon.release.base import Release, json_items, json_labels, permute_rows
 
 __all__ = ["LocalRecoding", "PublishedNode", "local_recoding_from_counts", "records_fitting"]
 
@@ -312,30 +312,20 @@ class LocalRecoding(Release):
 
     # ------------------------------------------------------------------ persistence
     def _permute_rows(self, order: np.ndarray) -> None:
-        self.records = sp.csr_array(self.records[np.asarray(order, dtype=np.int64)])
-        self.records.sort_indices()
+        self.records, self.labels = permute_rows(self.records, self.labels, order)
         self._cache.pop("logmiss", None)
-        if self.labels is not None:
-            self.labels = tuple(self.labels[int(i)] for i in order)
 
     def _payload(self) -> dict:
         r = self.records
         return {
             "universe": self.universe,
             "reading": self.reading,
-            "nodes": [
-                {
-                    "label": json_label(nd.label, "published node"),
-                    "members": [json_label(m, "item") for m in nd.members],
-                    "leaves": nd.leaves,
-                }
-                for nd in self.nodes
-            ],
+            "nodes": json_items(self.nodes, "published node"),
             "records": [
                 [int(x) for x, c in zip(r.indices[r.indptr[i] : r.indptr[i + 1]], r.data[r.indptr[i] : r.indptr[i + 1]]) for _ in range(int(c))]
                 for i in range(r.shape[0])
             ],
-            "labels": None if self.labels is None else [json_label(x, "sensitive label") for x in self.labels],
+            "labels": json_labels(self.labels),
         }
 
     @classmethod
