@@ -42,7 +42,7 @@ BOTTOM = {
     "graphanon._progress", "graphanon._memory", "graphanon._io", "graphanon._rows", "graphanon._bitset", "graphanon._params",
     "graphanon.support", "graphanon.containment", "graphanon.data", "graphanon.formats", "graphanon._textio",
     "graphanon.formats_csv",
-    "graphanon.formats_parquet", "graphanon.distributed",
+    "graphanon.formats_parquet", "graphanon.distributed", "graphanon.distributed._blocks", "graphanon.distributed.support",
 }
 TAXONOMY_LAYER = {
     "graphanon.taxonomy", "graphanon.taxonomy_build", "graphanon.itemgroups", "graphanon.categories", "graphanon.datasets", "graphanon.constraints_io",
@@ -54,6 +54,8 @@ BOTTOM_THIRD_PARTY = {"numpy", "scipy", "numba"}
 DATA_THIRD_PARTY = {
     "graphanon.data": {"pandas"}, "graphanon.formats": {"pandas"}, "graphanon.formats_parquet": {"pyarrow"},
     "graphanon.distributed": {"dask", "distributed"},
+    "graphanon.distributed._blocks": {"dask", "distributed"},
+    "graphanon.distributed.support": {"dask", "distributed"},
 }
 CLI_ONLY = {"click", "rich"}
 

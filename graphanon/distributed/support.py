@@ -22,36 +22,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.errors import ParameterError
+from graphanon.distributed._blocks import scatter_blocks, tree_sum
 from graphanon.support import ItemsetLevel, as_csr, check_search, rows_in
 
-__all__ = ["minimal_infrequent_itemsets", "pair_supports", "scatter_blocks"]
-
-
-def scatter_blocks(X, client, n_partitions: int | None = None) -> list:
-    """Cut ``X`` into row blocks and scatter them (one future per block).
-
-    ``n_partitions`` defaults to twice the number of workers.
-    """
-    X = as_csr(X)
-    if n_partitions is None:
-        n_partitions = 2 * max(1, len(client.scheduler_info().get("workers", {})))
-    if n_partitions < 1:
-        raise ParameterError(f"n_partitions must be at least 1, got {n_partitions}")
-    edges = np.linspace(0, X.shape[0], n_partitions + 1).astype(np.int64)
-    blocks = [X[a:b] for a, b in zip(edges[:-1], edges[1:], strict=True)]
-    return client.scatter(blocks, hash=False)  # fresh keys: equal blocks of an earlier call may be released
-
-
-def _tree_sum(client, futures):
-    while len(futures) > 1:
-        pairs = [client.submit(_add, a, b) for a, b in zip(futures[::2], futures[1::2], strict=False)]
-        futures = pairs + ([futures[-1]] if len(futures) % 2 else [])
-    return futures[0].result()
-
-
-def _add(a, b):
-    return a + b
+__all__ = ["minimal_infrequent_itemsets", "pair_supports"]
 
 
 def _pairs_block(Xb):
@@ -90,7 +64,7 @@ def pair_supports(X, *, client, n_partitions: int | None = None) -> sp.csr_array
     reduction moves O(log(blocks)) partial matrices per path.
     """
     blocks = scatter_blocks(X, client, n_partitions)
-    return _tree_sum(client, client.map(_pairs_block, blocks))
+    return tree_sum(client, client.map(_pairs_block, blocks))
 
 
 def _candidates(prev: np.ndarray, n_items: int) -> np.ndarray:
@@ -139,7 +113,7 @@ def minimal_infrequent_itemsets(X, k: int, m: int | None, *, client, n_partition
     X = as_csr(X)
     n, n_items = X.shape
     blocks = scatter_blocks(X, client, n_partitions)
-    sup1 = _tree_sum(client, client.map(_items_block, blocks))
+    sup1 = tree_sum(client, client.map(_items_block, blocks))
     present = np.flatnonzero(sup1 > 0)
     viol1, freq1 = present[sup1[present] < k], present[sup1[present] >= k]
     violations = [ItemsetLevel(1, viol1[:, None], sup1[viol1])]
@@ -150,7 +124,7 @@ def minimal_infrequent_itemsets(X, k: int, m: int | None, *, client, n_partition
     while size < m_eff and len(prev):
         size += 1
         if size == 2:  # the pair supports of the frequent items, tree-reduced X_b.T @ X_b
-            S = sp.triu(_tree_sum(client, client.map(_pairs_block, blocks))[freq1][:, freq1], k=1).tocsr()
+            S = sp.triu(tree_sum(client, client.map(_pairs_block, blocks))[freq1][:, freq1], k=1).tocsr()
             S.sort_indices()
             S = S.tocoo()
             cand = np.stack([freq1[S.row], freq1[S.col]], axis=1).astype(np.int64)
@@ -160,7 +134,7 @@ def minimal_infrequent_itemsets(X, k: int, m: int | None, *, client, n_partition
             sup = np.zeros(0, dtype=np.int64)
         if size > 2 and len(cand):
             cand_f = client.scatter(cand, broadcast=True, hash=False)
-            sup = _tree_sum(client, [client.submit(_count_block, b, cand_f) for b in blocks])
+            sup = tree_sum(client, [client.submit(_count_block, b, cand_f) for b in blocks])
         pos = sup > 0
         cand, sup = cand[pos], sup[pos]
         is_viol = sup < k
