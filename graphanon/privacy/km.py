@@ -118,19 +118,31 @@ class KmAnonymity(PrivacyModel):
         self.m = None if m is None else int(m)
         self.name = f"k^m-anonymity (k={self.k}, m={'inf' if self.m is None else self.m})"
 
-    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
+    def audit(self, original, release, *, max_examples: int = 10, progress=None, client=None) -> AuditReport:
+        """Audit ``release`` (see the class notes); ``client``: a ``dask.distributed.Client`` that
+        counts the supports over record blocks on its workers (:mod:`graphanon.distributed`) -
+        the report is the same."""
         require_global(release, "k^m-anonymity")
         check_k(self.k, original.n_records)
         n_bad, problems = _mismatches(original, release, max_examples)
         labels, rec = _published(release)
         longest = int(np.diff(rec.indptr).max()) if rec.shape[0] else 0
         if self.m is None or self.m >= longest:
-            return self._audit_unbounded(release, rec, labels, n_bad, problems, max_examples)
+            if client is None:
+                sup = record_supports(rec)
+            else:
+                from graphanon.distributed import record_supports as distributed_record_supports
+
+                sup = distributed_record_supports(rec, client=client, progress=progress)
+            return self._audit_unbounded(release, rec, sup, labels, n_bad, problems, max_examples)
         m_text = f"m={self.m} (CLI: -m {self.m})"
-        violations, _ = minimal_infrequent_itemsets(
-            rec, self.k, self.m, what=f"the k^m audit (k={self.k}, m={self.m})",
-            advice=f"audit with a smaller m than {m_text}",
-        )
+        search = {"what": f"the k^m audit (k={self.k}, m={self.m})", "advice": f"audit with a smaller m than {m_text}"}
+        if client is None:
+            violations, _ = minimal_infrequent_itemsets(rec, self.k, self.m, **search)
+        else:
+            from graphanon.distributed import minimal_infrequent_itemsets as distributed_search
+
+            violations, _ = distributed_search(rec, self.k, self.m, client=client, progress=progress, **search)
         levels = [lvl for lvl in violations if len(lvl)]
         n_viol = sum(len(lvl) for lvl in levels)
         # Lowest support first (ties: smaller itemsets first), without listing all violations.
@@ -173,9 +185,9 @@ class KmAnonymity(PrivacyModel):
             },
         )
 
-    def _audit_unbounded(self, release, rec, labels, n_bad: int, problems: list, max_examples: int) -> AuditReport:
-        """k^infinity by containment counting (see :mod:`graphanon.containment`); ``rec`` the published records."""
-        sup = record_supports(rec)
+    def _audit_unbounded(self, release, rec, sup, labels, n_bad: int, problems: list, max_examples: int) -> AuditReport:
+        """k^infinity by containment counting (see :mod:`graphanon.containment`): ``rec`` the published
+        records, ``sup`` their containment counts."""
         bad = np.flatnonzero((np.diff(rec.indptr) > 0) & (sup < self.k))
         Xc = sp.csc_array(rec)
         Xc.sort_indices()
