@@ -32,12 +32,13 @@ import scipy.sparse as sp
 from graphanon._io import atomic_write
 from graphanon.errors import DataFormatError, ParameterError
 
-__all__ = ["read_parquet", "write_parquet"]
+__all__ = ["read_parquet", "require_pyarrow", "table_form", "write_parquet"]
 
 _BATCH = 1 << 16
 
 
-def _arrow():
+def require_pyarrow():
+    """``(pyarrow, pyarrow.compute, pyarrow.parquet)``, or a ParameterError saying what to install."""
     try:
         import pyarrow as pa
         import pyarrow.compute as pc
@@ -67,7 +68,9 @@ class _Codes:
         return local[pc.index_in(arr, value_set=distinct).to_numpy(zero_copy_only=False)]
 
 
-def _form_of(schema, item: str, source: str) -> str:
+def table_form(schema, item: str, source: str) -> str:
+    """``"list"`` when the ``item`` column of ``schema`` is a list column, else ``"long"``
+    (a DataFormatError naming ``source`` when there is no such column)."""
     import pyarrow as pa
 
     if item not in schema.names:
@@ -129,14 +132,14 @@ def read_parquet(
     >>> d.items, d.n_records, d.matrix.nnz
     (('001', 'b'), 3, 3)
     """
-    pa, pc, pq = _arrow()
+    pa, pc, pq = require_pyarrow()
     source = str(path)
     try:
         f = pq.ParquetFile(path)
     except (OSError, pa.ArrowInvalid) as exc:
         raise DataFormatError(f"{source}: not a readable Parquet file ({exc})") from None
     schema = f.schema_arrow
-    form = _form_of(schema, item, source)
+    form = table_form(schema, item, source)
     has_tid = tid in schema.names
     if form == "long" and not has_tid:
         raise DataFormatError(f"{source}: no column {tid!r} (columns: {', '.join(schema.names)}); pass tid=NAME")
@@ -227,7 +230,7 @@ def write_parquet(
     ----------
     O(occurrences) in numpy/Arrow; no Python step per occurrence.
     """
-    pa, _, pq = _arrow()
+    pa, _, pq = require_pyarrow()
     if form not in ("long", "list"):
         raise ParameterError(f"form must be 'long' or 'list', got {form!r}")
     X = data.matrix

@@ -16,7 +16,7 @@ from graphanon._progress import ProgressCallback, report
 from graphanon.errors import ParameterError
 from graphanon.support import as_csr
 
-__all__ = ["Blocks", "as_blocks", "scatter_blocks", "tree_sum"]
+__all__ = ["Blocks", "as_blocks", "n_blocks", "scatter_blocks", "track", "tree", "tree_sum"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -64,7 +64,8 @@ class Blocks:
         return sp.csr_array(sp.vstack(parts, format="csr"))
 
 
-def _partitions(client, n_partitions: int | None) -> int:
+def n_blocks(client, n_partitions: int | None) -> int:
+    """``n_partitions`` checked (a whole number >= 1), or twice the workers of ``client`` when None."""
     if n_partitions is None:
         return 2 * max(1, len(client.scheduler_info().get("workers", {})))
     if isinstance(n_partitions, bool) or not isinstance(n_partitions, (int, np.integer)) or n_partitions < 1:
@@ -89,7 +90,7 @@ def scatter_blocks(X, client, n_partitions: int | None = None) -> Blocks:
     """
     X = as_csr(X)
     X.sort_indices()
-    n_partitions = _partitions(client, n_partitions)
+    n_partitions = n_blocks(client, n_partitions)
     edges = np.linspace(0, X.shape[0], n_partitions + 1).astype(np.int64)
     blocks = [X[a:b] for a, b in zip(edges[:-1], edges[1:], strict=True)]
     futures = client.scatter(blocks, hash=False)  # fresh keys: equal blocks of an earlier call may be released

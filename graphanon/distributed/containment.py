@@ -9,89 +9,58 @@ blocks:
 
 ``supp(t) = sum over blocks d of |{s in d : t <= s}|``.
 
-1. Each block is reduced to its distinct records with their multiplicities
-   (:func:`graphanon.containment.distinct_records`), its item posting lists
-   (CSC) and the sorted ``(record, item)`` keys: the *index* of the block.
+1. Each block ``q`` is reduced to its distinct records ``U_q``
+   (:func:`graphanon.containment.distinct_records`) and their containment
+   counts among themselves, ``c_q = record_supports(U_q)``.
 2. For every pair (query block ``q``, data block ``d``) one task counts, for
-   each distinct record of ``q``, the records of ``d`` containing it: the
-   candidates are the records of ``d`` holding the query's rarest item in
-   ``d`` (the pivot), each tested against the query's other items by binary
-   search in ``d``'s keys - the single-process kernel, with ``d``'s index.
+   each distinct record of ``q``, the records of ``d`` containing it, with
+   the single-process counter on the stacked rows:
+   ``record_supports(vstack(U_q, X_d))[:|U_q|] - c_q`` (a record of ``U_q``
+   is contained in rows of ``U_q`` and of ``X_d``; the first are ``c_q``).
 3. The ``B`` counts of each query block are summed as a tree on the workers,
-   and only the per-record supports (8 bytes a record) come back.
+   mapped back to the block's records, and only the per-record supports
+   (8 bytes a record) come back.
 
-Integer counts summed exactly: the result equals the single-process one.
+Integer counts summed exactly: the result equals the single-process one,
+and whatever speeds up the single-process counter speeds up this one.
 
 Complexity
 ----------
-``B^2`` tasks for ``B`` blocks; task ``(q, d)`` costs the candidate pairs
-``sum over distinct records r of q of |posting_d(pivot_d(r))|`` times the
-record length, the same total as one process (a record's pivot posting list
-is split over the blocks) up to the choice of pivot per block. Each block
-index travels to the workers that count against it.
+``B^2`` tasks for ``B`` blocks. Task ``(q, d)`` runs the single-process
+counter on ``|U_q| + |X_d|`` rows: about the work of both blocks' records as
+queries against both blocks, so in total about twice the single-process
+work (the rows of ``X_d`` are counted as queries too and thrown away), spread
+over the workers. Each block travels to the workers that count against it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon._memory import available_memory, cost_blocks
 from graphanon._progress import ProgressCallback
-from graphanon.containment import _block_supports, distinct_records
+from graphanon.containment import distinct_records
+from graphanon.containment import record_supports as local_record_supports
 from graphanon.distributed._blocks import as_blocks, track, tree
 
 __all__ = ["record_supports"]
 
-_PAIR_BYTES = 48  # per candidate pair: (row, candidate, key) arrays and the search's temporaries
-_MIN_PAIRS, _MAX_PAIRS = 1 << 16, 1 << 22
+
+def _distinct(Xb):
+    """``(U, inverse, c)``: the block's distinct records, which one each record is, their mutual containment counts."""
+    U, inverse, _ = distinct_records(Xb)
+    return U, inverse, local_record_supports(U)
 
 
-@dataclass(frozen=True)
-class _Index:
-    """One block's distinct records, their multiplicities and the lookup structures of the kernel."""
-
-    U: sp.csr_array  # distinct records (bool, sorted indices)
-    inverse: np.ndarray  # record i of the block is U[inverse[i]]
-    counts: np.ndarray  # multiplicity of each distinct record
-    Uc: sp.csc_array  # posting lists: the distinct records holding each item
-    keys: np.ndarray  # sorted row * n_items + item of U
-
-    @classmethod
-    def of(cls, Xb) -> _Index:
-        U, inverse, counts = distinct_records(Xb)
-        Uc = U.tocsc()
-        Uc.sort_indices()
-        lengths = np.diff(U.indptr)
-        keys = np.arange(U.shape[0], dtype=np.int64).repeat(lengths) * U.shape[1] + U.indices
-        return cls(U, inverse, counts, Uc, keys)
+def _contained(q, Xd) -> np.ndarray:
+    """For each distinct record of block ``q``: how many records of block ``Xd`` contain it."""
+    U, _, own = q
+    both = sp.csr_array(sp.vstack([U, Xd], format="csr"))
+    return local_record_supports(both)[: U.shape[0]] - own
 
 
-def _contained(q: _Index, d: _Index) -> np.ndarray:
-    """For each distinct record of ``q``: the records of ``d`` (with multiplicity) that contain it."""
-    U, n_items = q.U, q.U.shape[1]
-    lengths = np.diff(U.indptr)
-    out = np.zeros(U.shape[0], dtype=np.int64)
-    out[lengths == 0] = d.counts.sum()  # an empty record is contained in every record
-    nonempty = np.flatnonzero(lengths > 0)
-    if not len(nonempty) or d.U.nnz == 0:
-        return out
-    post = np.diff(d.Uc.indptr)
-    # Items of each query record, rarest in d first: the first one is the pivot.
-    row_of = np.repeat(np.arange(U.shape[0]), lengths)
-    items = U.indices[np.lexsort((U.indices, post[U.indices], row_of))].astype(np.int64)
-    pivot_len = post[items[U.indptr[nonempty]]]
-    budget = max(_MIN_PAIRS, min(_MAX_PAIRS, available_memory() // (2 * _PAIR_BYTES)))
-    for a, b in cost_blocks(pivot_len, budget):
-        rows = nonempty[a:b]
-        out[rows] = _block_supports(rows, U.indptr, items, d.Uc, d.keys, d.counts, n_items)
-    return out
-
-
-def _per_record(q: _Index, distinct_sup: np.ndarray) -> np.ndarray:
-    return distinct_sup[q.inverse]
+def _per_record(q, distinct_sup: np.ndarray) -> np.ndarray:
+    return distinct_sup[q[1]]
 
 
 def record_supports(
@@ -119,8 +88,8 @@ def record_supports(
 
     Complexity
     ----------
-    See the module docstring: ``B^2`` tasks, about the single-process work
-    in total, one index per block.
+    See the module docstring: ``B^2`` tasks, about twice the single-process
+    work in total.
 
     Examples
     --------
@@ -129,8 +98,8 @@ def record_supports(
     ...     record_supports(X, client=client)
     """
     blocks = as_blocks(X, client, n_partitions)
-    indexes = client.map(_Index.of, blocks.futures)
-    counts = [[client.submit(_contained, q, d) for d in indexes] for q in indexes]
+    indexes = client.map(_distinct, blocks.futures)
+    counts = [[client.submit(_contained, q, d) for d in blocks.futures] for q in indexes]
     distinct = [tree(client, row) for row in counts]
     track([c for row in counts for c in row], progress, "containment counts")
     parts = client.gather([client.submit(_per_record, q, s) for q, s in zip(indexes, distinct, strict=True)])

@@ -39,16 +39,16 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon._progress import ProgressCallback
-from graphanon.distributed._blocks import Blocks, _partitions, track, tree
+from graphanon.distributed._blocks import Blocks, n_blocks, track, tree
 from graphanon.errors import DataFormatError
-from graphanon.formats_parquet import _arrow, _form_of
+from graphanon.formats_parquet import require_pyarrow, table_form
 from graphanon.labels import natural_key
 
 __all__ = ["read_parquet_blocks"]
 
 
 def _open(path):
-    pa, _, pq = _arrow()
+    pa, _, pq = require_pyarrow()
     try:
         return pq.ParquetFile(path)
     except (OSError, pa.ArrowInvalid) as exc:
@@ -59,7 +59,7 @@ def _layout(path: str, tid: str, item: str) -> tuple[str, bool, list[int]]:
     """Form, whether a tid column exists, and the rows of each row group (read from the footer)."""
     f = _open(path)
     schema = f.schema_arrow
-    form = _form_of(schema, item, path)
+    form = table_form(schema, item, path)
     has_tid = tid in schema.names
     if form == "long" and not has_tid:
         raise DataFormatError(f"{path}: no column {tid!r} (columns: {', '.join(schema.names)}); pass tid=NAME")
@@ -67,13 +67,13 @@ def _layout(path: str, tid: str, item: str) -> tuple[str, bool, list[int]]:
 
 
 def _text(arr):
-    pa, pc, _ = _arrow()
+    pa, pc, _ = require_pyarrow()
     return pc.utf8_trim_whitespace(pc.cast(arr, pa.string()))
 
 
 def _columns(table, form: str, item: str):
     """``(row of each kept occurrence, item text)`` of a table: the rules of ``read_parquet``."""
-    pa, pc, _ = _arrow()
+    pa, pc, _ = require_pyarrow()
     col = table.column(item).combine_chunks()
     if form == "long":
         text = _text(col)
@@ -88,7 +88,7 @@ def _columns(table, form: str, item: str):
 
 def _runs(t) -> np.ndarray:
     """Record number of each row: rows with the same id as the row before belong to its record."""
-    _, pc, _ = _arrow()
+    _, pc, _ = require_pyarrow()
     if len(t) == 0:
         return np.zeros(0, dtype=np.int64)
     new = np.ones(len(t), dtype=bool)
@@ -98,7 +98,7 @@ def _runs(t) -> np.ndarray:
 
 def _scan(path: str, g: int, form: str, tid: str, item: str, has_tid: bool):
     """Summary of row group ``g`` and its transaction ids (one per record run, in order)."""
-    _, pc, _ = _arrow()
+    _, pc, _ = require_pyarrow()
     table = _open(path).read_row_group(g, columns=[c for c in (tid if has_tid else None, item) if c])
     _, values = _columns(table, form, item)
     summary = {"items": pc.unique(values).to_pylist(), "first": None, "last": None, "single": False, "repeated": None}
@@ -120,7 +120,7 @@ def _scan(path: str, g: int, form: str, tid: str, item: str, has_tid: bool):
 
 def _owned(ids, drop_first: bool):
     """The sorted distinct ids a row group starts (without the record continued from the group before)."""
-    _, pc, _ = _arrow()
+    _, pc, _ = require_pyarrow()
     if ids is None:
         return None
     return pc.unique(ids.slice(1) if drop_first else ids)
@@ -128,7 +128,7 @@ def _owned(ids, drop_first: bool):
 
 def _union(a, b):
     """Union of two id sets; a DataFormatError names an id found in both."""
-    pa, pc, _ = _arrow()
+    pa, pc, _ = require_pyarrow()
     if a is None or b is None:
         return a if b is None else b
     both = b.filter(pc.is_in(b, value_set=a))
@@ -146,7 +146,7 @@ def _scattered(t) -> str:
 
 def _leading(t, value) -> int:
     """How many leading entries of the text array ``t`` equal ``value``."""
-    pa, pc, _ = _arrow()
+    pa, pc, _ = require_pyarrow()
     differ = np.flatnonzero(pc.not_equal(t, pa.scalar(value, pa.string())).to_numpy(zero_copy_only=False))
     return int(differ[0]) if len(differ) else len(t)
 
@@ -158,7 +158,7 @@ def _build(path: str, groups: list, tail: list, skip, carry, spec: tuple, vocab)
     start of the row groups ``tail`` are included; the leading rows of record
     ``skip`` (continued from the block before) are left out.
     """
-    pa, pc, _ = _arrow()
+    pa, pc, _ = require_pyarrow()
     form, tid, item, has_tid = spec
     f = _open(path)
     columns = [c for c in (tid if has_tid else None, item) if c]
@@ -220,7 +220,7 @@ def read_parquet_blocks(
     ParameterError
         pyarrow is not installed.
     """
-    pa, _, _ = _arrow()
+    pa, _, _ = require_pyarrow()
     path = str(path)
     form, has_tid, group_rows = client.submit(_layout, path, tid, item, pure=False).result()
     n_groups = len(group_rows)
@@ -238,8 +238,8 @@ def read_parquet_blocks(
     if has_tid and n_groups:
         owned = [client.submit(_owned, client.submit(operator.getitem, s, 1), cont[g]) for g, s in enumerate(scans)]
         tree(client, owned, _union).result()  # raises the DataFormatError of a record found in two places
-    n_blocks = min(_partitions(client, n_partitions), max(1, n_groups))
-    cuts = np.searchsorted(np.cumsum(group_rows), np.linspace(0, sum(group_rows), n_blocks + 1)[1:-1], side="left") + 1
+    count = min(n_blocks(client, n_partitions), max(1, n_groups))
+    cuts = np.searchsorted(np.cumsum(group_rows), np.linspace(0, sum(group_rows), count + 1)[1:-1], side="left") + 1
     edges = np.unique(np.r_[0, np.minimum(cuts, n_groups), n_groups]).tolist() if n_groups else [0, 0]
     vocab_f = client.scatter(pa.array(vocab, type=pa.string()), broadcast=True, hash=False)
     futures = []
