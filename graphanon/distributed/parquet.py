@@ -222,6 +222,7 @@ def read_parquet_blocks(
     """
     pa, _, _ = require_pyarrow()
     path = str(path)
+    wanted = n_blocks(client, n_partitions)
     form, has_tid, group_rows = client.submit(_layout, path, tid, item, pure=False).result()
     n_groups = len(group_rows)
     scans = [client.submit(_scan, path, g, form, tid, item, has_tid, pure=False) for g in range(n_groups)]
@@ -238,7 +239,7 @@ def read_parquet_blocks(
     if has_tid and n_groups:
         owned = [client.submit(_owned, client.submit(operator.getitem, s, 1), cont[g]) for g, s in enumerate(scans)]
         tree(client, owned, _union).result()  # raises the DataFormatError of a record found in two places
-    count = min(n_blocks(client, n_partitions), max(1, n_groups))
+    count = min(wanted, max(1, n_groups))
     cuts = np.searchsorted(np.cumsum(group_rows), np.linspace(0, sum(group_rows), count + 1)[1:-1], side="left") + 1
     edges = np.unique(np.r_[0, np.minimum(cuts, n_groups), n_groups]).tolist() if n_groups else [0, 0]
     vocab_f = client.scatter(pa.array(vocab, type=pa.string()), broadcast=True, hash=False)
