@@ -112,3 +112,35 @@ def test_without_dask_the_package_imports_and_says_what_to_install():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "pip install 'graphanon[dask]'" in out
     assert require_dask().__name__ == "distributed"  # installed here
+
+
+def test_cli_audit_on_dask_prints_the_same_report(dask_client, tmp_path, monkeypatch):
+    import contextlib
+    import json
+
+    from click.testing import CliRunner
+
+    import graphanon.distributed
+    from graphanon.cli import main
+
+    used = []
+
+    @contextlib.contextmanager
+    def fake_connect(address):  # the test cluster instead of starting one
+        used.append(address)
+        yield dask_client
+
+    monkeypatch.setattr(graphanon.distributed, "connect", fake_connect)
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    assert runner.invoke(main, ["anonymize", "groceries", "-a", "aa", "-k", "5", "-m", "2", "-o", "rel.json"]).exit_code == 0
+    for m in ("2", "inf"):
+        args = ["audit", "groceries", "rel.json", "--model", "km", "-k", "10", "-m", m, "--json"]
+        local = runner.invoke(main, args)
+        dist = runner.invoke(main, [*args, "--scheduler", "local:2"])
+        assert dist.exit_code == local.exit_code and json.loads(dist.output) == json.loads(local.output)
+    assert used == ["local:2", "local:2"]
+    wrong = runner.invoke(main, ["audit", "groceries", "rel.json", "--model", "transactional", "-k", "5",
+                                 "--scheduler", "local:2"])
+    assert wrong.exit_code == 2 and "--scheduler runs the km audit on Dask" in wrong.output
+    assert len(wrong.output.strip().splitlines()) == 1
