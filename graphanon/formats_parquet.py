@@ -37,8 +37,7 @@ __all__ = ["read_parquet", "require_pyarrow", "table_form", "write_parquet"]
 _BATCH = 1 << 16
 
 
-def require_pyarrow():
-    """``(pyarrow, pyarrow.compute, pyarrow.parquet)``, or a ParameterError saying what to install."""
+def _arrow():
     try:
         import pyarrow as pa
         import pyarrow.compute as pc
@@ -68,15 +67,19 @@ class _Codes:
         return local[pc.index_in(arr, value_set=distinct).to_numpy(zero_copy_only=False)]
 
 
-def table_form(schema, item: str, source: str) -> str:
-    """``"list"`` when the ``item`` column of ``schema`` is a list column, else ``"long"``
-    (a DataFormatError naming ``source`` when there is no such column)."""
+def _form_of(schema, item: str, source: str) -> str:
     import pyarrow as pa
 
     if item not in schema.names:
         raise DataFormatError(f"{source}: no column {item!r} (columns: {', '.join(schema.names)}); pass item=NAME")
     t = schema.field(item).type
     return "list" if pa.types.is_list(t) or pa.types.is_large_list(t) else "long"
+
+
+# Public names for the reader that runs on Dask workers (graphanon.distributed.parquet):
+# the pyarrow modules (or the one-line install advice), and the table form of a schema.
+require_pyarrow = _arrow
+table_form = _form_of
 
 
 def read_parquet(
@@ -132,14 +135,14 @@ def read_parquet(
     >>> d.items, d.n_records, d.matrix.nnz
     (('001', 'b'), 3, 3)
     """
-    pa, pc, pq = require_pyarrow()
+    pa, pc, pq = _arrow()
     source = str(path)
     try:
         f = pq.ParquetFile(path)
     except (OSError, pa.ArrowInvalid) as exc:
         raise DataFormatError(f"{source}: not a readable Parquet file ({exc})") from None
     schema = f.schema_arrow
-    form = table_form(schema, item, source)
+    form = _form_of(schema, item, source)
     has_tid = tid in schema.names
     if form == "long" and not has_tid:
         raise DataFormatError(f"{source}: no column {tid!r} (columns: {', '.join(schema.names)}); pass tid=NAME")
@@ -230,7 +233,7 @@ def write_parquet(
     ----------
     O(occurrences) in numpy/Arrow; no Python step per occurrence.
     """
-    pa, _, pq = require_pyarrow()
+    pa, _, pq = _arrow()
     if form not in ("long", "list"):
         raise ParameterError(f"form must be 'long' or 'list', got {form!r}")
     X = data.matrix

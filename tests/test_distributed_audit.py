@@ -144,3 +144,13 @@ def test_cli_audit_on_dask_prints_the_same_report(dask_client, tmp_path, monkeyp
                                  "--scheduler", "local:2"])
     assert wrong.exit_code == 2 and "--scheduler runs the km audit on Dask" in wrong.output
     assert len(wrong.output.strip().splitlines()) == 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(small_records(max_records=15, max_items=5, min_records=0), small_records(max_records=15, max_items=5))
+def test_contained_counts_brute_force(queries, records):
+    Q = from_iterable(queries, items=list(range(5))).matrix
+    X = from_iterable(records, items=list(range(5))).matrix
+    want = [sum(set(q) <= set(r) for r in records) for q in queries]
+    np.testing.assert_array_equal(containment.contained_counts(Q, X), want)
+    np.testing.assert_array_equal(containment.contained_counts(X, X), containment.record_supports(X))

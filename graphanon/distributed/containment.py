@@ -10,13 +10,12 @@ blocks:
 ``supp(t) = sum over blocks d of |{s in d : t <= s}|``.
 
 1. Each block ``q`` is reduced to its distinct records ``U_q``
-   (:func:`graphanon.containment.distinct_records`) and their containment
-   counts among themselves, ``c_q = record_supports(U_q)``.
+   (:func:`graphanon.containment.distinct_records`).
 2. For every pair (query block ``q``, data block ``d``) one task counts, for
-   each distinct record of ``q``, the records of ``d`` containing it, with
-   the single-process counter on the stacked rows:
-   ``record_supports(vstack(U_q, X_d))[:|U_q|] - c_q`` (a record of ``U_q``
-   is contained in rows of ``U_q`` and of ``X_d``; the first are ``c_q``).
+   each distinct record of ``q``, the records of ``d`` containing it:
+   :func:`graphanon.containment.contained_counts` ``(U_q, X_d)``, the
+   single-process counter (candidates through the query's rarest item in
+   ``d``, tested by binary search in ``d``'s sorted keys).
 3. The ``B`` counts of each query block are summed as a tree on the workers,
    mapped back to the block's records, and only the per-record supports
    (8 bytes a record) come back.
@@ -26,37 +25,34 @@ and whatever speeds up the single-process counter speeds up this one.
 
 Complexity
 ----------
-``B^2`` tasks for ``B`` blocks. Task ``(q, d)`` runs the single-process
-counter on ``|U_q| + |X_d|`` rows: about the work of both blocks' records as
-queries against both blocks, so in total about twice the single-process
-work (the rows of ``X_d`` are counted as queries too and thrown away), spread
-over the workers. Each block travels to the workers that count against it.
+``B^2`` tasks for ``B`` blocks. Task ``(q, d)`` costs the candidate pairs
+``sum over distinct records r of q of |posting_d(pivot_d(r))|`` times the
+record length: a record's candidates in one process are split over the
+blocks, so the total is about the single-process work (the pivot is chosen
+per block, and each block's index is rebuilt by every task using it:
+``O(B nnz log)`` more). Each block travels to the workers that count against it.
 """
 
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from graphanon._progress import ProgressCallback
-from graphanon.containment import distinct_records
-from graphanon.containment import record_supports as local_record_supports
+from graphanon.containment import contained_counts, distinct_records
 from graphanon.distributed._blocks import as_blocks, track, tree
 
 __all__ = ["record_supports"]
 
 
 def _distinct(Xb):
-    """``(U, inverse, c)``: the block's distinct records, which one each record is, their mutual containment counts."""
+    """``(U, inverse)``: the block's distinct records, and which one each record is."""
     U, inverse, _ = distinct_records(Xb)
-    return U, inverse, local_record_supports(U)
+    return U, inverse
 
 
 def _contained(q, Xd) -> np.ndarray:
     """For each distinct record of block ``q``: how many records of block ``Xd`` contain it."""
-    U, _, own = q
-    both = sp.csr_array(sp.vstack([U, Xd], format="csr"))
-    return local_record_supports(both)[: U.shape[0]] - own
+    return contained_counts(q[0], Xd)
 
 
 def _per_record(q, distinct_sup: np.ndarray) -> np.ndarray:
@@ -88,8 +84,8 @@ def record_supports(
 
     Complexity
     ----------
-    See the module docstring: ``B^2`` tasks, about twice the single-process
-    work in total.
+    See the module docstring: ``B^2`` tasks, about the single-process work
+    in total.
 
     Examples
     --------

@@ -99,6 +99,11 @@ class KmAnonymity(PrivacyModel):
       O(occurrences) plus blocks sized to the budget, never an enumeration
       of itemsets.
 
+    ``audit(..., client=client)`` with a ``dask.distributed.Client`` counts
+    the same supports over record blocks on its workers
+    (:func:`graphanon.distributed.minimal_infrequent_itemsets`,
+    :func:`graphanon.distributed.record_supports`); the report is identical.
+
     Examples
     --------
     >>> from graphanon.datasets import load
