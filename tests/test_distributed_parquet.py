@@ -21,6 +21,15 @@ from graphanon.formats_parquet import read_parquet, write_parquet  # noqa: E402
 from .conftest import small_records  # noqa: E402
 
 
+def _write_long(records, path, row_group_size):
+    """Long form written directly (not by write_parquet): row groups of ``row_group_size`` rows, cut anywhere,
+    so a record's rows may continue into the next row groups; an empty record is one (tid, null) row."""
+    tids = [f"r{i}" for i, r in enumerate(records) for _ in (r or [None])]
+    items = [None if x is None else str(x) for r in records for x in (r or [None])]
+    pq.write_table(pa.table({"tid": pa.array(tids, pa.string()), "item": pa.array(items, pa.string())}), path,
+                   row_group_size=row_group_size)
+
+
 def _same_as_read_parquet(path, client, **kwargs):
     blocks = read_parquet_blocks(path, client, **kwargs)
     ref = read_parquet(path, **{k: v for k, v in kwargs.items() if k in ("tid", "item")})
@@ -36,16 +45,19 @@ def _same_as_read_parquet(path, client, **kwargs):
 def test_blocks_equal_read_parquet(dask_client, tmp_path_factory, records, form, group_rows, parts):
     # items 0..11 as text sort as 0, 1, 2, ..., 10, 11 in natural order (not 0, 1, 10, 11, 2)
     path = tmp_path_factory.mktemp("pq") / "t.parquet"
-    write_parquet(from_iterable(records, items=list(range(12))), path, form=form, row_group_size=group_rows)
+    if form == "long":
+        _write_long(records, path, group_rows)
+    else:
+        write_parquet(from_iterable(records, items=list(range(12))), path, form=form, row_group_size=group_rows)
     blocks, _ = _same_as_read_parquet(path, dask_client, n_partitions=parts)
     assert len(blocks) <= parts
 
 
 def test_record_spanning_many_row_groups_is_not_split(dask_client, tmp_path):
     # one row per row group: every record of length > 1 continues into the next row groups
-    data = from_iterable([["a", "b", "c", "d"], ["b"], [], ["a", "c"], ["d", "e", "f"]])
     path = tmp_path / "long.parquet"
-    write_parquet(data, path, row_group_size=1)
+    _write_long([["a", "b", "c", "d"], ["b"], [], ["a", "c"], ["d", "e", "f"]], path, 1)
+    assert pq.ParquetFile(path).num_row_groups == 11
     for parts in (1, 2, 3, 7, 11):
         blocks, _ = _same_as_read_parquet(path, dask_client, n_partitions=parts)
         assert blocks.n_rows.sum() == 5
@@ -54,7 +66,7 @@ def test_record_spanning_many_row_groups_is_not_split(dask_client, tmp_path):
 def test_bms1_row_groups_on_workers_then_counts(dask_client, tmp_path):
     data = load("bms1")
     path = tmp_path / "bms1.parquet"
-    write_parquet(data, path, row_group_size=10_000)  # records cross row-group boundaries
+    _write_long([data.record(i) for i in range(0, data.n_records, 3)], path, 5_000)  # records cross row groups
     seen = []
     blocks, ref = _same_as_read_parquet(path, dask_client, n_partitions=5, progress=lambda *a: seen.append(a))
     assert {m for _, _, m in seen} == {"scanning row groups", "building blocks"}
@@ -74,7 +86,11 @@ def test_integer_columns_and_list_form_without_tid(dask_client, tmp_path):
     assert blocks.items == ("1", "2", "10")
     path = tmp_path / "lists.parquet"
     pq.write_table(pa.table({"item": [["x", " y "], None, [], ["y", None]]}), path, row_group_size=3)
-    _same_as_read_parquet(path, dask_client)
+    blocks, _ = _same_as_read_parquet(path, dask_client)
+    # an empty item adds no item, in list form as in long form
+    pq.write_table(pa.table({"item": [["x", " y "], None, [""], ["y", None, " "]]}), path, row_group_size=3)
+    again = read_parquet_blocks(path, dask_client)
+    assert again.items == blocks.items and (again.gather(dask_client) != blocks.gather(dask_client)).nnz == 0
 
 
 @pytest.mark.parametrize("group_rows", [1, 100])

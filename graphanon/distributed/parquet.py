@@ -72,18 +72,18 @@ def _text(arr):
 
 
 def _columns(table, form: str, item: str):
-    """``(row of each kept occurrence, item text)`` of a table: the rules of ``read_parquet``."""
+    """``(row of each kept occurrence, item text)`` of a table: the rules of ``read_parquet``
+    (text trimmed; a null or empty item adds no item, in both forms)."""
     pa, pc, _ = require_pyarrow()
     col = table.column(item).combine_chunks()
     if form == "long":
-        text = _text(col)
-        valid = pc.fill_null(pc.greater(pc.utf8_length(text), 0), False).to_numpy(zero_copy_only=False)
-        return np.flatnonzero(valid), text.filter(pa.array(valid))
-    lengths = pc.fill_null(pc.list_value_length(col), 0).to_numpy(zero_copy_only=False)
-    values = pc.list_flatten(col)
-    keep = pc.is_valid(values).to_numpy(zero_copy_only=False)
-    rows = np.repeat(np.arange(table.num_rows), lengths)[keep]
-    return rows, _text(values.filter(pa.array(keep)))
+        rows, values = np.arange(table.num_rows), col
+    else:
+        lengths = pc.fill_null(pc.list_value_length(col), 0).to_numpy(zero_copy_only=False)
+        rows, values = np.repeat(np.arange(table.num_rows), lengths), pc.list_flatten(col)
+    text = _text(values)
+    valid = pc.fill_null(pc.greater(pc.utf8_length(text), 0), False).to_numpy(zero_copy_only=False)
+    return rows[valid], text.filter(pa.array(valid))
 
 
 def _runs(t) -> np.ndarray:
