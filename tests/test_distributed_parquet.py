@@ -97,7 +97,7 @@ def test_integer_columns_and_list_form_without_tid(dask_client, tmp_path):
 def test_scattered_record_is_a_clear_error(dask_client, tmp_path, group_rows):
     path = tmp_path / "scattered.parquet"
     pq.write_table(pa.table({"tid": ["a", "b", "a"], "item": ["x", "y", "z"]}), path, row_group_size=group_rows)
-    with pytest.raises(DataFormatError, match="rows of record 'a' are not together.*sort the file"):
+    with pytest.raises(DataFormatError, match="scattered.parquet: the rows of record 'a' are not together.*sort"):
         read_parquet_blocks(path, dask_client)
 
 

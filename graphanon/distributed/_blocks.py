@@ -26,8 +26,8 @@ class Blocks:
     Attributes
     ----------
     futures : list of distributed.Future
-        One per block, in record order; each holds a ``scipy.sparse.csr_array``
-        (bool, sorted indices) of shape ``(n_rows[b], n_items)``.
+        One per block, in record order; each holds a boolean
+        ``scipy.sparse.csr_array`` of shape ``(n_rows[b], n_items)``.
     n_rows : ndarray of int64
         Records per block; block ``b`` holds records
         ``n_rows[:b].sum()`` to ``n_rows[:b + 1].sum() - 1``.
@@ -89,7 +89,6 @@ def scatter_blocks(X, client, n_partitions: int | None = None) -> Blocks:
     Blocks
     """
     X = as_csr(X)
-    X.sort_indices()
     n_partitions = n_blocks(client, n_partitions)
     edges = np.linspace(0, X.shape[0], n_partitions + 1).astype(np.int64)
     blocks = [X[a:b] for a, b in zip(edges[:-1], edges[1:], strict=True)]

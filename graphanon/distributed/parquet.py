@@ -119,7 +119,7 @@ def _scan(path: str, g: int, form: str, tid: str, item: str, has_tid: bool):
 
 
 def _owned(ids, drop_first: bool):
-    """The sorted distinct ids a row group starts (without the record continued from the group before)."""
+    """The distinct ids a row group starts (without the record continued from the group before)."""
     _, pc, _ = require_pyarrow()
     if ids is None:
         return None
@@ -238,7 +238,10 @@ def read_parquet_blocks(
             for g in range(n_groups)]
     if has_tid and n_groups:
         owned = [client.submit(_owned, client.submit(operator.getitem, s, 1), cont[g]) for g, s in enumerate(scans)]
-        tree(client, owned, _union).result()  # raises the DataFormatError of a record found in two places
+        try:
+            tree(client, owned, _union).result()
+        except DataFormatError as exc:  # a record found in two places
+            raise DataFormatError(f"{path}: {exc}") from None
     count = min(wanted, max(1, n_groups))
     cuts = np.searchsorted(np.cumsum(group_rows), np.linspace(0, sum(group_rows), count + 1)[1:-1], side="left") + 1
     edges = np.unique(np.r_[0, np.minimum(cuts, n_groups), n_groups]).tolist() if n_groups else [0, 0]
