@@ -38,7 +38,7 @@ import numpy as np
 from graphanon._progress import ProgressCallback
 from graphanon._random import check_random_state
 from graphanon._validation import check_k
-from graphanon.algorithms._hierarchy import HierarchyIndex, ThreatSet, check_m
+from graphanon.algorithms._hierarchy import HierarchyIndex, ThreatSet, check_m, njit
 from graphanon.algorithms.cut import cut_recoding
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.metrics.loss import ncp
@@ -153,6 +153,8 @@ class HierarchySearch:
         lat.costs[cuts[0]] = rnd.start_cost[0]
         candidates = [st["candidates"] for st in rnd.steps] + [rnd.final_candidates]
         for cut, cands in zip(cuts, candidates, strict=True):
+            if cands is None:  # not kept on a large taxonomy (see SearchRound.steps)
+                continue
             children = dict(lat.children(cut))
             for node, cost, _ in cands:
                 lat.costs[children[node]] = cost
@@ -179,7 +181,19 @@ def _evaluate(index: HierarchyIndex, threats: ThreatSet, cut: np.ndarray):
     return g + s, g, s, sup
 
 
+_MAX_CANDIDATES = 200_000  # candidate entries kept in a round's trace (for the lattice drawing)
+
+
 def _walk(index, threats, k, m, expandable, progress, round_label, allowed=None, frontier=None) -> SearchRound:
+    """The top-down greedy walk of one round (see the module docstring).
+
+    When every threat is a single node (mHgHs round 1, HgHs with m=1) a node
+    is suppressed exactly when it is a threat, so the cost is a sum of
+    per-node terms and a child cut's cost is the current cost plus the
+    node's delta: each move evaluates all candidates in one vectorized step
+    (:func:`_walk_singletons`). Otherwise every candidate is evaluated by
+    :func:`_evaluate`.
+    """
     cur = np.array([0], dtype=np.int64)
     cost, g, s, sup = _evaluate(index, threats, cur)
     rnd = SearchRound(
@@ -187,16 +201,44 @@ def _walk(index, threats, k, m, expandable, progress, round_label, allowed=None,
         n_threats=len(threats), allowed=allowed, frontier=frontier,
     )
     n_exp = int(expandable.sum())
+    singletons = bool(len(threats) == 0 or threats.sizes.max() == 1)
+    if singletons:
+        is_threat = np.zeros(index.n_nodes, dtype=bool)
+        is_threat[threats.members[:, 0]] = True
+        node_cost = index.gen_cost + np.where(is_threat, index.sup_cost, 0.0)
+        delta = np.zeros(index.n_nodes)
+        delta_sup = np.zeros(index.n_nodes, dtype=np.int64)
+        parent = index.parent[1:]
+        np.add.at(delta, parent, node_cost[1:])
+        np.add.at(delta_sup, parent, is_threat[1:].astype(np.int64))
+        delta -= node_cost
+        delta_sup -= is_threat
+    kept = 0
     step = 0
     while True:
-        best = None
-        cands = []
-        for x in cur[expandable[cur]]:
-            cand = np.sort(np.concatenate([cur[cur != x], index.children(x)]))
-            c, cg, cs, csup = _evaluate(index, threats, cand)
-            cands.append((index.nodes[x], c, len(csup)))
-            if best is None or c < best[0] - _EPS * max(1.0, abs(best[0])):
-                best = (c, cg, cs, csup, x, cand)
+        xs = cur[expandable[cur]]
+        if singletons:
+            costs = cost + delta[xs]
+            n_sups = len(sup) + delta_sup[xs]
+            b = _first_best(costs) if len(xs) else -1
+            best = None
+            if b >= 0:
+                x = int(xs[b])
+                cand = np.sort(np.concatenate([cur[cur != x], index.children(x)]))
+                best = (*_evaluate(index, threats, cand), x, cand)
+            cands = list(zip(index.labels(xs), costs.tolist(), n_sups.tolist(), strict=True))
+        else:
+            best = None
+            cands = []
+            for x in xs:
+                cand = np.sort(np.concatenate([cur[cur != x], index.children(x)]))
+                c, cg, cs, csup = _evaluate(index, threats, cand)
+                cands.append((index.nodes[x], c, len(csup)))
+                if best is None or c < best[0] - _EPS * max(1.0, abs(best[0])):
+                    best = (c, cg, cs, csup, x, cand)
+        kept += len(cands)
+        if kept > _MAX_CANDIDATES:
+            cands = None  # the trace keeps the path, not every evaluated candidate, on large taxonomies
         if best is None or best[0] >= cost - _EPS * max(1.0, abs(cost)):
             rnd.final_candidates = cands
             break
@@ -216,6 +258,17 @@ def _walk(index, threats, k, m, expandable, progress, round_label, allowed=None,
         if progress:
             progress(step, n_exp, f"{round_label}: expanded {index.nodes[x]!r}, cost {cost:.4g}")
     return rnd
+
+
+@njit(cache=True)
+def _first_best(costs):  # pragma: no cover - compiled
+    """Index of the candidate the walk picks: scanning in order, a candidate replaces the best so
+    far only when it is cheaper by more than the relative tolerance ``_EPS``."""
+    best = 0
+    for j in range(1, len(costs)):
+        if costs[j] < costs[best] - 1e-9 * max(1.0, abs(costs[best])):
+            best = j
+    return best
 
 
 def _prepare(data, taxonomy, k, m):
