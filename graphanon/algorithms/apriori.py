@@ -46,7 +46,7 @@ from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.errors import InfeasibleError
 from graphanon.metrics.loss import ncp
 from graphanon.release import GlobalRecoding, publish
-from graphanon.support import VerticalBitmaps, minimal_infrequent_itemsets
+from graphanon.support import minimal_infrequent_itemsets, sparse_bitmaps
 from graphanon.taxonomy import Taxonomy
 
 __all__ = ["anonymize_aa"]
@@ -135,7 +135,7 @@ def anonymize_aa(
     m = check_m(m)
     index = HierarchyIndex(data, taxonomy)
     E = index.extended
-    bits = VerticalBitmaps(E)
+    bits = sparse_bitmaps(E)
     n = index.n_nodes
     in_cut = index.is_leaf.copy()
     owner = np.arange(n, dtype=np.int64)  # node -> its cut node (valid for nodes at or below the cut)
@@ -229,7 +229,15 @@ def _set_supports(bits: np.ndarray, sets: np.ndarray, sentinel: int) -> np.ndarr
     out = np.zeros(len(sets), dtype=np.int64)
     if not len(sets):
         return out
-    uniq, inverse = np.unique(sets, axis=0, return_inverse=True)
+    width = sets.shape[1]
+    if (sentinel + 1) ** width < 2**62:  # one int64 key per set: hash-based unique
+        key = np.zeros(len(sets), dtype=np.int64)
+        for c in range(width):
+            key = key * (sentinel + 1) + sets[:, c]
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        uniq = sets[first]
+    else:
+        uniq, inverse = np.unique(sets, axis=0, return_inverse=True)
     inverse = inverse.ravel()
     sizes = (uniq < sentinel).sum(axis=1)
     vals = np.zeros(len(uniq), dtype=np.int64)
@@ -251,15 +259,17 @@ def _sweep(index, members, sups, k, bits, owner, support, step_cost, generalize)
     current cut and fixing it when its support is still in (0, k); vectorized
     by noting that a violation's mapped itemset (hence its support) changes
     only when a generalization covers one of its original members. So the
-    supports are known up front (the search counted them), and after each
-    fix only the later violations with a member under a generalized node are
-    re-mapped and re-counted (distinct sets once, by bitmaps), found through
-    a node -> violation index. Returns the number of generalization steps.
+    supports are known up front (the search counted them); a fix marks the
+    later violations with a member under a generalized node (found through a
+    node -> violation index) as stale, and stale violations are re-mapped and
+    re-counted (distinct sets once, by bitmaps) in blocks just before the
+    scan reaches them, once however often they went stale. Returns the
+    number of generalization steps.
     """
     n_found, width = members.shape
     sentinel = index.n_nodes
-    cur_sup = sups.copy()
-    need = (cur_sup > 0) & (cur_sup < k)
+    need = (sups > 0) & (sups < k)
+    stale = np.zeros(n_found, dtype=bool)
     flat = members.ravel()
     ok = flat >= 0
     inc_node, inc_item = flat[ok], np.repeat(np.arange(n_found, dtype=np.int64), width)[ok]
@@ -267,21 +277,26 @@ def _sweep(index, members, sups, k, bits, owner, support, step_cost, generalize)
     inc_node, inc_item = inc_node[order], inc_item[order]
     steps = 0
     pos = 0
-    block = 1024
+    block = 256
     while pos < n_found:
-        hits = np.flatnonzero(need[pos : pos + block])
+        stop = min(n_found, pos + block)
+        redo = pos + np.flatnonzero(stale[pos:stop])
+        if len(redo):
+            new_sup = _set_supports(bits, _mapped(owner, members[redo], sentinel), sentinel)
+            need[redo] = (new_sup > 0) & (new_sup < k)
+            stale[redo] = False
+        hits = np.flatnonzero(need[pos:stop])
         if not len(hits):
-            pos += block
-            block = min(block * 2, 1 << 20)
+            pos = stop
+            block = min(block * 2, 1 << 16)
             continue
-        block = 1024
+        block = 256
         j = pos + int(hits[0])
         cur = _mapped(owner, members[j : j + 1], sentinel)[0]
         cur = cur[cur < sentinel]
-        sup = int(cur_sup[j])
         if len(cur) == 1 and cur[0] == 0:
             raise InfeasibleError(
-                f"k={k} cannot be met by generalization: only {sup} record(s) are non-empty, so "
+                f"k={k} cannot be met by generalization: only {support(cur)} record(s) are non-empty, so "
                 f"even the root {index.nodes[0]!r} has support below k; lower k"
             )
         fix = _cheapest_fix(index, cur, k, support, step_cost)
@@ -289,15 +304,10 @@ def _sweep(index, members, sups, k, bits, owner, support, step_cost, generalize)
             generalize(p)
             steps += 1
         pos = j + 1
-        # Re-map and re-count the later violations with an original member under a fixed node.
         lo = np.searchsorted(inc_node, np.asarray(fix), side="left")
         hi = np.searchsorted(inc_node, index.end[np.asarray(fix)], side="left")
-        touched = np.unique(np.concatenate([inc_item[a:b] for a, b in zip(lo.tolist(), hi.tolist())]))
-        touched = touched[touched >= pos]
-        if len(touched):
-            new_sup = _set_supports(bits, _mapped(owner, members[touched], sentinel), sentinel)
-            cur_sup[touched] = new_sup
-            need[touched] = (new_sup > 0) & (new_sup < k)
+        for a, b in zip(lo.tolist(), hi.tolist(), strict=True):
+            stale[inc_item[a:b]] = True
     return steps
 
 

@@ -13,7 +13,7 @@ import scipy.sparse as sp
 
 from graphanon.errors import InfeasibleError, ParameterError
 from graphanon.labels import set_label
-from graphanon.support import VerticalBitmaps, bitmap_supports, generalize_matrix
+from graphanon.support import bitmap_supports, generalize_matrix, sparse_bitmaps
 from graphanon.taxonomy import Taxonomy
 
 LN2 = math.log(2.0)
@@ -108,7 +108,7 @@ class CoatState:
         self.k = k
         self.max_suppressed = math.floor(s * self.M + 1e-9)
         self.s = s
-        vb = VerticalBitmaps(data.matrix)
+        vb = sparse_bitmaps(data.matrix)
         self.bits = vb.bits  # row g: bitmap of group whose representative is g
         self.grp = np.arange(self.M, dtype=np.int64)  # group representative of each item, -1 = suppressed
         self.members: dict[int, list[int]] = {i: [i] for i in range(self.M)}
