@@ -7,9 +7,9 @@ from hypothesis import strategies as st
 
 from graphanon.algorithms import anonymize_aa
 from graphanon.algorithms._hierarchy import HierarchyIndex
+from graphanon.algorithms._hierarchy_walk import EPS, evaluate_cut, walk_round
 from graphanon.algorithms.apriori import _cheapest_fix
 from graphanon.algorithms.coat.state import LN2, CoatState, RunLog
-from graphanon.algorithms.hghs import _EPS, _evaluate, _walk
 from graphanon.data import from_iterable
 from graphanon.errors import InfeasibleError
 from graphanon.support import VerticalBitmaps, minimal_infrequent_itemsets
@@ -91,16 +91,16 @@ def test_aa_sweep_equals_plain_loop(inst):
 def reference_walk(index, threats, expandable):
     """The HgHs walk evaluating every child cut in full."""
     cur = np.array([0])
-    cost = _evaluate(index, threats, cur)[0]
+    cost = evaluate_cut(index, threats, cur)[0]
     path = []
     while True:
         best = None
         for x in cur[expandable[cur]]:
             cand = np.sort(np.concatenate([cur[cur != x], index.children(x)]))
-            c = _evaluate(index, threats, cand)[0]
-            if best is None or c < best[0] - _EPS * max(1.0, abs(best[0])):
+            c = evaluate_cut(index, threats, cand)[0]
+            if best is None or c < best[0] - EPS * max(1.0, abs(best[0])):
                 best = (c, x, cand)
-        if best is None or best[0] >= cost - _EPS * max(1.0, abs(cost)):
+        if best is None or best[0] >= cost - EPS * max(1.0, abs(cost)):
             return path
         cost, x, cur = best
         path.append((index.nodes[x], cost))
@@ -112,7 +112,7 @@ def test_walk_deltas_equal_full_evaluation(inst):
     data, tax, k, m = inst
     index = HierarchyIndex(data, tax)
     threats = index.threats(k, m)
-    rnd = _walk(index, threats, k, m, ~index.is_leaf, None, "test")
+    rnd = walk_round(index, threats, k, m, ~index.is_leaf, None, "test")
     got = [(st_["expanded"], st_["cost"]) for st_ in rnd.steps]
     assert got == reference_walk(index, threats, ~index.is_leaf)
     # the candidates' costs (deltas) equal full evaluations up to summation order
@@ -121,7 +121,7 @@ def test_walk_deltas_equal_full_evaluation(inst):
         for node, c, n_sup in st_["candidates"]:
             x = index.pos[node]
             cand = np.sort(np.concatenate([cur[cur != x], index.children(x)]))
-            full = _evaluate(index, threats, cand)
+            full = evaluate_cut(index, threats, cand)
             assert abs(full[0] - c) <= 1e-9 * max(1.0, abs(c))
             assert len(full[3]) == n_sup
         cur = np.sort(index.positions(st_["cut"]))

@@ -107,13 +107,22 @@ def anonymize_aa(
     Complexity
     ----------
     Each recount is one level-wise search of size <= i over the current cut's
-    columns of the extended matrix (projected-database cost of Apriori); each
-    violation tries at most prod(depth + 1) candidate generalizations
-    (``(height + 1)^i``), each O(i * n / 64) bitmap work plus O(subtree) for
-    its cost, in ascending cost until one fixes it. The number of recounts per pass is small
-    in practice (each sweep fixes every violation it sees). Memory: the
-    vertical bitmaps of the extended matrix (nodes x records / 8 bytes) plus
-    the level-wise search of pass ``i``, whose frequent itemsets can grow
+    columns of the extended matrix (projected-database cost of Apriori). The
+    sweep over its ``V`` violations is vectorized: a violation is re-mapped
+    and re-counted (O(i * n / 64) bitmap words, distinct sets once) only when
+    a generalization covered one of its members since it was last counted,
+    in blocks just before the scan reaches it, so the sweep costs O(V) numpy
+    work plus that re-counting, and Python work only per *fix*. A fix tries at
+    most prod(depth + 1) candidate generalizations (``(height + 1)^i``),
+    each O(subtree) for its cost, in ascending cost until one fixes it. The
+    number of recounts per pass is small in practice (each sweep fixes every
+    violation it sees). Measured (k=5, m=2, retail-like data with 16,470
+    items, balanced fan-out-5 taxonomy; ``docs/performance.md``): the sweep
+    over 1.8 million pair violations went from 180 s to the time reported
+    there; 30,000 records take 22.8 s at load 15 under cProfile. Memory: the
+    vertical bitmaps of the extended matrix (nodes x records / 8 bytes,
+    packed from the nonzeros by :func:`~graphanon.support.sparse_bitmaps`)
+    plus the level-wise search of pass ``i``, whose frequent itemsets can grow
     exponentially in ``i`` on long records; each level is checked against
     the memory budget (:mod:`graphanon._memory`) and a
     :class:`~graphanon.errors.MemoryBudgetError` names ``m`` first.

@@ -31,16 +31,16 @@ cuts), Sec. 4.2 (mHgHs).
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
 from graphanon._progress import ProgressCallback
 from graphanon._random import check_random_state
 from graphanon._validation import check_k
-from graphanon.algorithms._hierarchy import HierarchyIndex, ThreatSet, check_m, njit
+from graphanon.algorithms._hierarchy import HierarchyIndex, check_m
+from graphanon.algorithms._hierarchy_search import HierarchySearch, SearchRound
+from graphanon.algorithms._hierarchy_walk import evaluate_cut, walk_round
 from graphanon.algorithms.cut import cut_recoding
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.metrics.loss import ncp
@@ -54,327 +54,6 @@ __all__ = [
     "anonymize_mhghs",
     "best_suppression",
 ]
-
-_EPS = 1e-9
-
-
-@dataclass
-class SearchRound:
-    """One top-down walk of the cut lattice (one HgHs run / one mHgHs round).
-
-    Attributes
-    ----------
-    k, m : int, int or None
-        The round enforces k^m-anonymity.
-    start : list
-        The starting cut (``[root]``).
-    steps : list of dict
-        One per move: ``expanded`` (the node replaced by its children),
-        ``cost``, ``cost_generalization``, ``cost_suppression``,
-        ``suppressed`` (labels) of the cut moved to, and ``candidates``: the
-        evaluated child cuts as ``(expanded node, cost, n_suppressed)``.
-    start_cost : tuple
-        (cost, cost_G, cost_S, suppressed labels) of the starting cut.
-    final_candidates : list
-        The child cuts evaluated at the stopping cut (none was cheaper).
-    n_threats : int
-        Minimal threats of all cuts of this round's taxonomy.
-    allowed : list or None
-        Nodes of the reduced taxonomy (None: the whole taxonomy).
-    frontier : list or None
-        The previous round's cut, whose nodes are the leaves of the reduced
-        taxonomy (None in the first round and for HgHs).
-    """
-
-    k: int
-    m: int | None
-    start: list
-    start_cost: tuple
-    steps: list = field(default_factory=list, repr=False)
-    final_candidates: list = field(default_factory=list, repr=False)
-    n_threats: int = 0
-    allowed: list | None = field(default=None, repr=False)
-    frontier: list | None = field(default=None, repr=False)
-
-    def cuts(self) -> list[list]:
-        """The cuts visited, from the start to the chosen one (labels, preorder)."""
-        out = [list(self.start)]
-        for st in self.steps:
-            out.append(list(st["cut"]))
-        return out
-
-    @property
-    def cut(self) -> list:
-        return self.cuts()[-1]
-
-    @property
-    def suppressed(self) -> list:
-        return list(self.steps[-1]["suppressed"]) if self.steps else list(self.start_cost[3])
-
-    @property
-    def cost(self) -> float:
-        return self.steps[-1]["cost"] if self.steps else self.start_cost[0]
-
-
-@dataclass
-class HierarchySearch:
-    """What HgHs/mHgHs did: ``release.trace.search`` (see :class:`~graphanon.algorithms.cut.HierarchyTrace`).
-
-    Attributes
-    ----------
-    taxonomy : Taxonomy
-    rounds : list of SearchRound
-        One for HgHs, one per round for mHgHs.
-    cut, suppressed : list
-        The chosen cut and suppression scenario (labels).
-    cost_generalization, cost_suppression : float
-        ``cost_G(Cut)`` and ``cost_S(SS)``; their sum is the total cost.
-    """
-
-    taxonomy: Taxonomy = field(repr=False)
-    rounds: list = field(repr=False)
-    cut: list
-    suppressed: list
-    cost_generalization: float
-    cost_suppression: float
-    _index: HierarchyIndex | None = field(default=None, repr=False)
-    _threats: ThreatSet | None = field(default=None, repr=False)
-
-    @property
-    def cost(self) -> float:
-        return self.cost_generalization + self.cost_suppression
-
-    def lattice(self, round: int = -1):
-        """The :class:`~graphanon.graphs.CutLattice` of a round with its search path."""
-        from graphanon.graphs.lattice import CutLattice
-
-        rnd = self.rounds[round]
-        lat = CutLattice(self.taxonomy, frontier=rnd.frontier)
-        cuts = [lat.key(c) for c in rnd.cuts()]
-        lat.path = cuts
-        lat.costs[cuts[0]] = rnd.start_cost[0]
-        candidates = [st["candidates"] for st in rnd.steps] + [rnd.final_candidates]
-        for cut, cands in zip(cuts, candidates, strict=True):
-            if cands is None:  # not kept on a large taxonomy (see SearchRound.steps)
-                continue
-            children = dict(lat.children(cut))
-            for node, cost, _ in cands:
-                lat.costs[children[node]] = cost
-        return lat
-
-    def enumeration_tree(self):
-        """The :class:`~graphanon.graphs.SuppressionEnumerationTree` of the chosen cut."""
-        from graphanon.graphs.enumeration import SuppressionEnumerationTree
-
-        idx, thr = self._index, self._threats
-        cut = idx.positions(self.cut)
-        order = cut[np.argsort(idx.rank[cut], kind="stable")]
-        threats = [idx.labels(t) for t in thr.within(order)]
-        costs = {idx.nodes[i]: float(idx.sup_cost[i]) for i in order}
-        return SuppressionEnumerationTree(idx.labels(order), threats, costs)
-
-
-def _evaluate(index: HierarchyIndex, threats: ThreatSet, cut: np.ndarray):
-    order = cut[np.argsort(index.rank[cut], kind="stable")]
-    keep = threats.keep(order)
-    sup = order[~keep]
-    g = float(index.gen_cost[cut].sum())
-    s = float(index.sup_cost[sup].sum())
-    return g + s, g, s, sup
-
-
-_MAX_CANDIDATES = 200_000  # candidate entries kept in a round's trace (for the lattice drawing)
-
-
-def _walk(index, threats, k, m, expandable, progress, round_label, allowed=None, frontier=None) -> SearchRound:
-    """The top-down greedy walk of one round (see the module docstring).
-
-    When every threat is a single node (mHgHs round 1, HgHs with m=1) a node
-    is suppressed exactly when it is a threat, so the cost is a sum of
-    per-node terms and a child cut's cost is the current cost plus the
-    node's delta: each move evaluates all candidates in one vectorized step
-    (:func:`_walk_singletons`). Otherwise every candidate is evaluated by
-    :func:`_evaluate`.
-    """
-    cur = np.array([0], dtype=np.int64)
-    cost, g, s, sup = _evaluate(index, threats, cur)
-    rnd = SearchRound(
-        k=k, m=m, start=index.labels(cur), start_cost=(cost, g, s, index.labels(np.sort(sup))),
-        n_threats=len(threats), allowed=allowed, frontier=frontier,
-    )
-    n_exp = int(expandable.sum())
-    singletons = bool(len(threats) == 0 or threats.sizes.max() == 1)
-    if singletons:
-        is_threat = np.zeros(index.n_nodes, dtype=bool)
-        is_threat[threats.members[:, 0]] = True
-        node_cost = index.gen_cost + np.where(is_threat, index.sup_cost, 0.0)
-        delta = np.zeros(index.n_nodes)
-        delta_sup = np.zeros(index.n_nodes, dtype=np.int64)
-        parent = index.parent[1:]
-        np.add.at(delta, parent, node_cost[1:])
-        np.add.at(delta_sup, parent, is_threat[1:].astype(np.int64))
-        delta -= node_cost
-        delta_sup -= is_threat
-    else:
-        local = _LocalDeltas(index, threats)
-    kept = 0
-    step = 0
-    while True:
-        xs = cur[expandable[cur]]
-        if singletons:
-            costs = cost + delta[xs]
-            n_sups = len(sup) + delta_sup[xs]
-            b = _first_best(costs) if len(xs) else -1
-            best = None
-            if b >= 0:
-                x = int(xs[b])
-                cand = np.sort(np.concatenate([cur[cur != x], index.children(x)]))
-                best = (*_evaluate(index, threats, cand), x, cand)
-            cands = list(zip(index.labels(xs), costs.tolist(), n_sups.tolist(), strict=True))
-        else:
-            local.move_to(cur, sup)
-            dc, dn = local.deltas(xs)
-            costs = cost + dc
-            b = _first_best(costs) if len(xs) else -1
-            best = None
-            if b >= 0:
-                x = int(xs[b])
-                cand = np.sort(np.concatenate([cur[cur != x], index.children(x)]))
-                best = (*_evaluate(index, threats, cand), x, cand)
-            cands = list(zip(index.labels(xs), costs.tolist(), (len(sup) + dn).tolist(), strict=True))
-        kept += len(cands)
-        if kept > _MAX_CANDIDATES:
-            cands = None  # the trace keeps the path, not every evaluated candidate, on large taxonomies
-        if best is None or best[0] >= cost - _EPS * max(1.0, abs(cost)):
-            rnd.final_candidates = cands
-            break
-        cost, g, s, sup, x, cur = best
-        step += 1
-        rnd.steps.append(
-            {
-                "expanded": index.nodes[x],
-                "cut": index.labels(cur),
-                "cost": cost,
-                "cost_generalization": g,
-                "cost_suppression": s,
-                "suppressed": index.labels(np.sort(sup)),
-                "candidates": cands,
-            }
-        )
-        if progress:
-            progress(step, n_exp, f"{round_label}: expanded {index.nodes[x]!r}, cost {cost:.4g}")
-    return rnd
-
-
-class _LocalDeltas:
-    """Cost changes of the child cuts of a cut, each found from the threat components it touches.
-
-    The greedy suppression of a cut decomposes over the connected components
-    of its threats (threats whose nodes all lie in the cut; a node in none is
-    kept): a node's fate depends only on the nodes sharing a threat with it.
-    Replacing ``x`` by its children changes only ``x``'s component, the new
-    threats of the children and the components those reach, so the child
-    cut's suppression is the current one there re-run by
-    :func:`~graphanon.algorithms._hierarchy.greedy_keep` on that region alone.
-    A candidate's change is cached and recomputed only when the walk's move
-    touches a node it depends on (its region, or a member of any threat of
-    its children). Same costs as evaluating every child cut in full, up to
-    floating-point summation order (the walk's comparisons have a relative
-    tolerance of ``1e-9``; the chosen cut is then evaluated in full).
-    """
-
-    def __init__(self, index: HierarchyIndex, threats: ThreatSet) -> None:
-        self.index, self.threats = index, threats
-        n = index.n_nodes
-        self.cache: dict[int, tuple[float, int]] = {}
-        self.users: dict[int, set] = {}  # node -> candidates whose cached change depends on it
-        self.in_cut = np.zeros(n, dtype=bool)
-        self.suppressed = np.zeros(n, dtype=bool)
-        self.prev = None
-        self.label = np.arange(n)
-
-    def move_to(self, cut: np.ndarray, sup: np.ndarray) -> None:
-        """Take the walk's current cut and its suppressed nodes; drop the cached changes that
-        depend on a node whose membership, suppression or component changed."""
-        thr = self.threats
-        n = self.index.n_nodes
-        in_cut = np.zeros(n, dtype=bool)
-        in_cut[cut] = True
-        suppressed = np.zeros(n, dtype=bool)
-        suppressed[sup] = True
-        changed = np.flatnonzero((in_cut != self.in_cut) | (suppressed != self.suppressed))
-        stale = [changed] + ([self.component_of(changed)] if self.prev is not None else [])
-        self.in_cut, self.suppressed = in_cut, suppressed
-        mem = thr.members
-        inside = np.where(mem >= 0, in_cut[np.maximum(mem, 0)], True).all(axis=1)
-        t = np.flatnonzero(inside)
-        width = mem.shape[1]
-        a = np.repeat(mem[t, 0], width)
-        b = mem[t].ravel()
-        ok = b >= 0
-        graph = sp.csr_array((np.ones(int(ok.sum()), dtype=np.int8), (a[ok], b[ok])), shape=(n, n))
-        _, self.label = connected_components(graph, directed=False)
-        order = np.argsort(self.label, kind="stable")
-        self.comp_ptr = np.searchsorted(self.label[order], np.arange(self.label.max() + 2))
-        self.comp_nodes = order
-        self.prev = True
-        stale.append(self.component_of(changed))
-        for y in np.unique(np.concatenate(stale)).tolist():
-            for x in self.users.pop(y, ()):
-                self.cache.pop(x, None)
-
-    def component_of(self, nodes: np.ndarray) -> np.ndarray:
-        """All nodes in the threat components of ``nodes`` (in the current cut)."""
-        if not len(nodes):
-            return np.zeros(0, dtype=np.int64)
-        comps = np.unique(self.label[nodes])
-        return np.concatenate([self.comp_nodes[self.comp_ptr[c] : self.comp_ptr[c + 1]] for c in comps.tolist()])
-
-    def deltas(self, xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(cost change, change in the number of suppressed nodes) of expanding each node of ``xs``."""
-        dc = np.empty(len(xs))
-        dn = np.empty(len(xs), dtype=np.int64)
-        for j, x in enumerate(xs.tolist()):
-            if x not in self.cache:
-                self.cache[x] = self._delta(x)
-            dc[j], dn[j] = self.cache[x]
-        return dc, dn
-
-    def _delta(self, x: int) -> tuple[float, int]:
-        idx, thr = self.index, self.threats
-        ch = idx.children(x)
-        tids = np.concatenate([thr.idx[thr.ptr[c] : thr.ptr[c + 1]] for c in ch.tolist()]) if len(ch) else np.zeros(0, np.int64)
-        tids = np.unique(tids)
-        mem = thr.members[tids]
-        live = np.where(mem >= 0, self.in_cut[np.maximum(mem, 0)] | np.isin(mem, ch), True).all(axis=1)
-        touched = np.unique(np.concatenate([mem[live].ravel(), [x]]))
-        touched = touched[touched >= 0]
-        old_nodes = touched[self.in_cut[touched]]
-        region = np.unique(np.concatenate([self.component_of(old_nodes), touched]))
-        region = region[(self.in_cut[region] | np.isin(region, ch)) & (region != x)]
-        order = region[np.argsort(idx.rank[region], kind="stable")]
-        keep = self.threats.keep(order)
-        new_sup = order[~keep]
-        before = region[self.in_cut[region]]
-        old_sup = np.concatenate([before, [x]])
-        old_sup = old_sup[self.suppressed[old_sup]]
-        dc = (float(idx.gen_cost[ch].sum()) - float(idx.gen_cost[x]) + float(idx.sup_cost[new_sup].sum())
-              - float(idx.sup_cost[old_sup].sum()))
-        deps = np.unique(np.concatenate([region, [x], thr.members[tids].ravel()]))
-        for y in deps[deps >= 0].tolist():
-            self.users.setdefault(y, set()).add(x)
-        return dc, len(new_sup) - len(old_sup)
-
-
-@njit(cache=True)
-def _first_best(costs):  # pragma: no cover - compiled
-    """Index of the candidate the walk picks: scanning in order, a candidate replaces the best so
-    far only when it is cheaper by more than the relative tolerance ``_EPS``."""
-    best = 0
-    for j in range(1, len(costs)):
-        if costs[j] < costs[best] - 1e-9 * max(1.0, abs(costs[best])):
-            best = j
-    return best
 
 
 def _prepare(data, taxonomy, k, m):
@@ -487,9 +166,18 @@ def anonymize_hghs(
     (:mod:`graphanon._memory`) and stops with a
     :class:`~graphanon.errors.MemoryBudgetError` that names ``m`` and mHgHs
     instead of exhausting memory. Search:
-    at most ``internal nodes`` moves, each evaluating one child cut per
-    internal cut node; an evaluation sorts the cut and walks the threats of
-    its nodes, ``O(|Cut| log |Cut| + incidences * m)``.
+    at most ``internal nodes`` moves, each choosing among one child cut per
+    internal cut node. With single-node threats (m=1, mHgHs round 1) a child
+    cut's cost is the current cost plus a per-node delta, so a move costs
+    O(|Cut|) numpy work (before: O(|Cut|^2 log |Cut|) per move; mHgHs round 1
+    on full retail-like data went from about 16 minutes to about 50 s at load
+    13-18). Otherwise a child cut's change is evaluated on the threat
+    components it touches and cached until a move changes a node it depends
+    on; a move then re-evaluates only those, ``O(region log region +
+    incidences * m)`` each. On data whose threats form one giant component
+    (retail-like, m=2) that region is most of the cut and a move still costs
+    about ``O(|Cut| * component)``: this is the open bottleneck of mHgHs
+    round 2 on full retail (``docs/performance.md``).
 
     Examples
     --------
@@ -506,9 +194,9 @@ def anonymize_hghs(
     check_random_state(rng)  # deterministic: accepted so that every method takes rng=
     index, m = _prepare(data, taxonomy, k, m)
     threats = index.threats(k, m)
-    rnd = _walk(index, threats, k, m, ~index.is_leaf, progress, "HgHs")
+    rnd = walk_round(index, threats, k, m, ~index.is_leaf, progress, "HgHs")
     cut = np.sort(index.positions(rnd.cut))
-    cost, g, s, sup = _evaluate(index, threats, cut)
+    cost, g, s, sup = evaluate_cut(index, threats, cut)
     search = HierarchySearch(taxonomy, [rnd], index.labels(cut), index.labels(np.sort(sup)), g, s, index, threats)
     return _release(data, index, search, "hghs", {"k": k, "m": m}, unsafe_secret_seed)
 
@@ -588,7 +276,7 @@ def anonymize_mhghs(
             expandable[prev_cut] = False
             expandable &= ~index.is_leaf
         threats = index.threats(k, i, None if prev_cut is None else allowed, algorithm="mhghs")
-        rnd = _walk(
+        rnd = walk_round(
             index, threats, k, i, expandable, progress, f"mHgHs round {i}",
             allowed=None if prev_cut is None else index.labels(np.flatnonzero(allowed)),
             frontier=None if prev_cut is None else index.labels(prev_cut),
@@ -596,7 +284,7 @@ def anonymize_mhghs(
         rounds.append(rnd)
         prev_cut = np.sort(index.positions(rnd.cut))
     cut = prev_cut
-    cost, g, s, sup = _evaluate(index, threats, cut)
+    cost, g, s, sup = evaluate_cut(index, threats, cut)
     search = HierarchySearch(taxonomy, rounds, index.labels(cut), index.labels(np.sort(sup)), g, s, index, threats)
     return _release(data, index, search, "mhghs", {"k": k, "m": m}, unsafe_secret_seed)
 
@@ -640,7 +328,7 @@ def best_suppression(data, *, taxonomy: Taxonomy, cut: Iterable[Hashable], k: in
     index, m = _prepare(data, taxonomy, k, m)
     cut = np.sort(index.positions(taxonomy.validate_cut(cut)))
     threats = index.threats(k, m)
-    cost, g, s, sup = _evaluate(index, threats, cut)
+    cost, g, s, sup = evaluate_cut(index, threats, cut)
     return {
         "suppressed": index.labels(np.sort(sup)),
         "cost": cost,
