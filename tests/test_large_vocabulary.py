@@ -19,7 +19,7 @@ SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[Healt
 
 
 @st.composite
-def instances(draw):
+def instances(draw, max_internal=7, min_m=1):
     """Random records over up to 24 items and a random taxonomy of depth up to ~4."""
     n_items = draw(st.integers(2, 24))
     n_rec = draw(st.integers(3, 40))
@@ -27,13 +27,13 @@ def instances(draw):
     records = [rng.choice(n_items, size=int(rng.integers(1, min(6, n_items) + 1)), replace=False).tolist()
                for _ in range(n_rec)]
     data = from_iterable(records)
-    n_int = draw(st.integers(1, 7))
+    n_int = draw(st.integers(1, max_internal))
     parent = {f"I{i}": f"I{int(rng.integers(0, i))}" for i in range(1, n_int)}
     for x in data.items:
         parent[x] = f"I{int(rng.integers(0, n_int))}"
     tax = Taxonomy.from_parent_map(parent)
     k = draw(st.integers(2, min(6, n_rec)))
-    m = draw(st.integers(1, 3))
+    m = draw(st.integers(min_m, 3))
     return data, tax, k, m
 
 
@@ -106,16 +106,13 @@ def reference_walk(index, threats, expandable):
         path.append((index.nodes[x], cost))
 
 
-@SETTINGS
-@given(instances())
-def test_walk_deltas_equal_full_evaluation(inst):
-    data, tax, k, m = inst
+def check_walk(data, tax, k, m):
     index = HierarchyIndex(data, tax)
     threats = index.threats(k, m)
     rnd = walk_round(index, threats, k, m, ~index.is_leaf, None, "test")
     got = [(st_["expanded"], st_["cost"]) for st_ in rnd.steps]
     assert got == reference_walk(index, threats, ~index.is_leaf)
-    # the candidates' costs (deltas) equal full evaluations up to summation order
+    # every candidate's cost (current cost + cached delta) equals a full evaluation
     cur = np.array([0])
     for st_ in rnd.steps:
         for node, c, n_sup in st_["candidates"]:
@@ -125,6 +122,27 @@ def test_walk_deltas_equal_full_evaluation(inst):
             assert abs(full[0] - c) <= 1e-9 * max(1.0, abs(c))
             assert len(full[3]) == n_sup
         cur = np.sort(index.positions(st_["cut"]))
+
+
+@SETTINGS
+@given(st.one_of(instances(), instances(max_internal=16, min_m=2)))
+def test_walk_deltas_equal_full_evaluation(inst):
+    check_walk(*inst)
+
+
+def test_walk_deltas_on_seeded_instances():
+    """Deeper taxonomies with pair and triple threats, where cached deltas go stale often."""
+    for seed in range(120):
+        rng = np.random.default_rng(seed)
+        n_items = int(rng.integers(8, 30))
+        records = [rng.choice(n_items, size=int(rng.integers(1, 6)), replace=False).tolist()
+                   for _ in range(int(rng.integers(10, 60)))]
+        data = from_iterable(records)
+        n_int = int(rng.integers(3, 16))
+        parent = {f"I{i}": f"I{int(rng.integers(0, i))}" for i in range(1, n_int)}
+        for x in data.items:
+            parent[x] = f"I{int(rng.integers(0, n_int))}"
+        check_walk(data, Taxonomy.from_parent_map(parent), int(rng.integers(2, 6)), int(rng.integers(2, 4)))
 
 
 @SETTINGS

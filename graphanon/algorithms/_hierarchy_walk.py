@@ -65,26 +65,18 @@ def walk_round(index, threats, k, m, expandable, progress, round_label, allowed=
     while True:
         xs = cur[expandable[cur]]
         if singletons:
-            costs = cost + delta[xs]
-            n_sups = len(sup) + delta_sup[xs]
-            b = _first_best(costs) if len(xs) else -1
-            best = None
-            if b >= 0:
-                x = int(xs[b])
-                cand = np.sort(np.concatenate([cur[cur != x], index.children(x)]))
-                best = (*evaluate_cut(index, threats, cand), x, cand)
-            cands = list(zip(index.labels(xs), costs.tolist(), n_sups.tolist(), strict=True))
+            dc, dn = delta[xs], delta_sup[xs]
         else:
             local.move_to(cur, sup)
             dc, dn = local.deltas(xs)
-            costs = cost + dc
-            b = _first_best(costs) if len(xs) else -1
-            best = None
-            if b >= 0:
-                x = int(xs[b])
-                cand = np.sort(np.concatenate([cur[cur != x], index.children(x)]))
-                best = (*evaluate_cut(index, threats, cand), x, cand)
-            cands = list(zip(index.labels(xs), costs.tolist(), (len(sup) + dn).tolist(), strict=True))
+        costs = cost + dc
+        b = _first_best(costs) if len(xs) else -1
+        best = None
+        if b >= 0:
+            x = int(xs[b])
+            cand = np.sort(np.concatenate([cur[cur != x], index.children(x)]))
+            best = (*evaluate_cut(index, threats, cand), x, cand)
+        cands = list(zip(index.labels(xs), costs.tolist(), (len(sup) + dn).tolist(), strict=True))
         kept += len(cands)
         if kept > _MAX_CANDIDATES:
             cands = None  # the trace keeps the path, not every evaluated candidate, on large taxonomies
