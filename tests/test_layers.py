@@ -43,6 +43,7 @@ BOTTOM = {
     "graphanon.support", "graphanon.containment", "graphanon.data", "graphanon.formats", "graphanon._textio",
     "graphanon.formats_csv",
     "graphanon.formats_parquet", "graphanon.distributed", "graphanon.distributed._blocks", "graphanon.distributed.support",
+    "graphanon.distributed.tasks",
 }
 TAXONOMY_LAYER = {
     "graphanon.taxonomy", "graphanon.taxonomy_build", "graphanon.itemgroups", "graphanon.categories", "graphanon.datasets", "graphanon.constraints_io",
@@ -56,6 +57,7 @@ DATA_THIRD_PARTY = {
     "graphanon.distributed": {"dask", "distributed"},
     "graphanon.distributed._blocks": {"dask", "distributed"},
     "graphanon.distributed.support": {"dask", "distributed"},
+    "graphanon.distributed.tasks": {"dask", "distributed"},
 }
 CLI_ONLY = {"click", "rich"}
 

@@ -201,6 +201,8 @@ def _class_candidates(
     x_idx,
     c_ptr,
     c_idx,
+    c_sig,
+    item_bit,
     empty_cls,
     flag,
     seen,
@@ -210,6 +212,10 @@ def _class_candidates(
     """Record classes matching row classes ``lo..hi-1`` (stops early when ``out`` may overflow).
 
     Returns (number of edges written, first row class not processed).
+    ``c_sig[r]`` is the item signature of the record class at posting entry
+    ``r`` (OR of ``item_bit`` over its items): a record class whose signature
+    has a bit outside the row's base and distance items, or lacks a bit of
+    its core items, cannot match, and is skipped without reading its items.
     """
     cap = len(out_a)
     n_a = len(x_ptr) - 1
@@ -222,9 +228,15 @@ def _class_candidates(
         n_core = 0
         n_bd = 0
         pivot = -1
+        allowed = np.uint64(0)
+        core_sig = np.uint64(0)
+        for q in range(d_ptr[p], d_ptr[p + 1]):
+            allowed |= item_bit[d_idx[q]]
         for q in range(b_ptr[p], b_ptr[p + 1]):
             it = b_idx[q]
+            allowed |= item_bit[it]
             if flag[it] == 1:
+                core_sig |= item_bit[it]
                 n_core += 1
                 if pivot < 0 or c_ptr[it + 1] - c_ptr[it] < c_ptr[pivot + 1] - c_ptr[pivot]:
                     pivot = it
@@ -235,6 +247,9 @@ def _class_candidates(
         for s in range(n_items):
             it = pivot if pivot >= 0 else d_idx[d_ptr[p] + s]
             for r in range(c_ptr[it], c_ptr[it + 1]):
+                sig = c_sig[r]
+                if (sig & ~allowed) != 0 or (sig & core_sig) != core_sig:
+                    continue  # an item outside base and distance, or a core item missing
                 a = c_idx[r]
                 if seen[a] == p + 1:
                     continue
@@ -361,6 +376,14 @@ def match_classes(
     x_len = np.diff(X.indptr)
     empties = np.flatnonzero(alive & (x_len == 0))
     empty_cls = int(empties[0]) if len(empties) else -1
+    # item signatures: one of 64 bits per item (Fibonacci hashing), ORed per record class
+    item_bit = np.left_shift(
+        np.uint64(1), (np.arange(len(release.items), dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(58)
+    )
+    x_sig = np.zeros(na, dtype=np.uint64)
+    filled = np.diff(X.indptr) > 0
+    if filled.any():  # reduceat over the starts of non-empty rows only: each range is one row
+        x_sig[filled] = np.bitwise_or.reduceat(item_bit[X.indices], X.indptr[:-1][filled])
     Bc, Dc, tc = B[rb], D[rb], thr[rb]
     i64 = np.int64
     args = (
@@ -373,6 +396,8 @@ def match_classes(
         X.indices.astype(i64),
         C.indptr.astype(i64),
         live[C.indices].astype(i64),
+        x_sig[live[C.indices]],
+        item_bit,
         empty_cls,
     )
     flag = np.zeros(len(release.items), dtype=np.int8)

@@ -110,6 +110,8 @@ def record_order(
     tsp_step_limit: int | None = None,
     seed: int = 0,
     reproducible: bool = False,
+    n_jobs: int = 1,
+    client=None,
     progress: ProgressCallback | None = None,
 ) -> np.ndarray:
     """The cyclic record order: ``"gray-tsp"``, ``"gray"``, ``"identity"`` or a permutation.
@@ -134,6 +136,11 @@ def record_order(
     reproducible : bool
         Search the Gray-TSP order with a deterministic budget (no clock), so
         the same ``seed`` gives the same order on any machine and load.
+    n_jobs : int
+        Gray-TSP: local worker processes solving segments.
+    client : dask.distributed.Client, optional
+        Gray-TSP: solve the segments on this client's workers. Neither
+        ``n_jobs`` nor ``client`` changes a reproducible order.
     progress : callable(done, total, message), optional
 
     Returns
@@ -163,18 +170,10 @@ def record_order(
             X = data.matrix
             if order == "gray":
                 return check_order(gray_order(X), n)
-            return check_order(
-                gray_tsp_order(
-                    X,
-                    min_segment=min_segment,
-                    max_segment=max_segment,
-                    time_limit=time_limit,
-                    step_limit=step_limit,
-                    seed=seed,
-                    progress=progress,
-                ),
-                n,
-            )
+            segments = {"min_segment": min_segment, "max_segment": max_segment, "seed": seed}
+            budget = {"time_limit": time_limit, "step_limit": step_limit}
+            workers = {"n_jobs": n_jobs, "client": client, "progress": progress}
+            return check_order(gray_tsp_order(X, **segments, **budget, **workers), n)
         raise ParameterError(f"order must be 'gray-tsp', 'gray', 'identity' or a permutation, got {order!r}")
     return check_order(order, n)
 
@@ -199,6 +198,7 @@ def anonymize_nonreciprocal(
     tsp_step_limit: int | None = None,
     extraction: str = "closed-walk",
     l_method: str = "flow",
+    client=None,
     rng=None,
     progress: ProgressCallback | None = None,
     unsafe_secret_seed: int | None = None,
@@ -239,6 +239,13 @@ def anonymize_nonreciprocal(
         feasibility check. ``"greedy-walk"``: the paper's Algorithm 2
         (``greedyPick``), round by round; can lose much utility in late
         rounds, or fail, under the label constraint.
+    client : dask.distributed.Client, optional
+        Solve the Gray-TSP segments on this client's workers
+        (:mod:`graphanon.distributed.tasks`). The segments are independent
+        and seeded one by one, so a seeded release has the same structure
+        (order, graph, assignments) with or without a client. The other
+        steps run here: the extraction rounds depend on each other, and a
+        walk crosses segment borders.
     rng : numpy Generator or int seed, optional
         Structure randomness: the Gray-TSP search, the l-diverse graph and
         the extraction of the ``k`` assignments. Given, the structure (order,
@@ -324,16 +331,14 @@ def anonymize_nonreciprocal(
     reproducible = rng is not None  # a seeded structure must not depend on the clock
     rng = check_random_state(rng)
     tsp_seed = int(rng.integers(2**31 - 1))
+    tsp_options = {
+        "min_segment": min_segment,
+        "max_segment": max_segment,
+        "tsp_time_limit": tsp_time_limit,
+        "tsp_step_limit": tsp_step_limit,
+    }
     perm = record_order(
-        data,
-        order,
-        min_segment=min_segment,
-        max_segment=max_segment,
-        tsp_time_limit=tsp_time_limit,
-        tsp_step_limit=tsp_step_limit,
-        seed=tsp_seed,
-        reproducible=reproducible,
-        progress=progress,
+        data, order, **tsp_options, seed=tsp_seed, reproducible=reproducible, client=client, progress=progress
     )
     params = {
         "k": k,
