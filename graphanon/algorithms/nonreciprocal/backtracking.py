@@ -14,7 +14,12 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from graphanon.algorithms.nonreciprocal._kernels import commit_edges, rng_below, rng_state, round_arrays
+from graphanon.algorithms.nonreciprocal._kernels import (
+    commit_edges,
+    rng_below,
+    rng_state,
+    round_arrays,
+)
 
 
 @numba.njit(cache=True)
