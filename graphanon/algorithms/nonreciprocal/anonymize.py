@@ -51,6 +51,8 @@ from graphanon.release.nonreciprocal import NonreciprocalRelease
 __all__ = ["NonreciprocalTrace", "anonymize_nonreciprocal", "members_matrix", "record_order", "tsp_budget"]
 
 _BYTES_PER_EDGE = 160  # graph, assignments, members matrix and bit-vote edge arrays (measured: chess, k = n)
+_BYTES_PER_VOTE = 24  # bit vote's preimage counts, per occurrence and assignment (measured: quest 10^6, k = 5)
+_ORDER_BYTES_PER_PACKED_BYTE = 16  # Gray order: packed rows, rank bits, words, sort keys (measured: quest 10^6)
 
 
 @dataclass(frozen=True)
@@ -168,6 +170,11 @@ def record_order(
             return np.arange(n, dtype=np.int64)
         if order in ("gray", "gray-tsp"):
             X = data.matrix
+            check_memory(
+                _ORDER_BYTES_PER_PACKED_BYTE * n * -(-X.shape[1] // 8),
+                what=f"the {order} order of {n} records over {X.shape[1]} items (packed bitmaps)",
+                advice="drop unused items, or pass order='identity' or your own permutation",
+            )
             if order == "gray":
                 return check_order(gray_order(X), n)
             segments = {"min_segment": min_segment, "max_segment": max_segment, "seed": seed}
@@ -284,9 +291,11 @@ def anonymize_nonreciprocal(
     steps in practice (quadratic worst case); bit voting O(n k avg|r|). With
     ``l`` and ``l_method="flow"`` add three min-cost flows on O(2 window n + l n) arcs (window 128)
     (:func:`~graphanon.algorithms.nonreciprocal.greedy_diverse_assignments`).
-    Memory O(n k): the graph, the ``k`` assignments, the members matrix and
-    the bit vote's edge arrays (about 160 bytes per edge; the bit vote
-    gathers record rows in bounded blocks). Checked up front against the
+    Memory O(n k + k nnz): the graph, the ``k`` assignments, the members
+    matrix and the bit vote's edge arrays (about 160 bytes per edge; the bit
+    vote gathers record rows in bounded blocks) and its preimage counts
+    (about 24 bytes per occurrence and assignment); the Gray order about 16
+    bytes per packed bitmap byte. Checked up front against the
     memory budget (:mod:`graphanon._memory`): a ``k`` near ``n`` on large
     data stops with a :class:`~graphanon.errors.MemoryBudgetError` naming ``k``.
 
@@ -324,7 +333,7 @@ def anonymize_nonreciprocal(
             raise ParameterError("give k (k-anonymity) or l (l-diversity)")
         k = check_k(k, n)
     check_memory(
-        _BYTES_PER_EDGE * n * k,
+        _BYTES_PER_EDGE * n * k + _BYTES_PER_VOTE * k * data.matrix.nnz,
         what=f"nonreciprocal recoding with k={k} on {n} records ({n * k} generalization-graph edges)",
         advice="lower k (CLI: -k): the graph, its k assignments and the bit vote all hold n x k entries",
     )
