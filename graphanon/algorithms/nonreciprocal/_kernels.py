@@ -68,6 +68,14 @@ def round_arrays(n, like):
 
 
 @numba.njit(cache=True, inline="always")
+def open_walk(s, A, stamp, walk):
+    """Start the next walk at record ``s``: stamp it; returns the walk's number and its target slot ``A[s]``."""
+    walk += 1
+    stamp[s] = walk
+    return walk, A[s]
+
+
+@numba.njit(cache=True, inline="always")
 def erase_cycle(onpath, path_x, p, plen):
     """Drop the deviant cycle after path position ``p``; returns the new path length ``p + 1``."""
     for q in range(p + 1, plen):

@@ -16,6 +16,7 @@ import numpy as np
 
 from graphanon.algorithms.nonreciprocal._kernels import (
     commit_edges,
+    open_walk,
     rng_below,
     rng_state,
     round_arrays,
@@ -47,9 +48,7 @@ def backtracking_round(ay, at, cnt, starts, seed, unmark):
     for s in starts:
         if not in_l[s]:
             continue
-        walk += 1
-        target = A[s]
-        stamp[s] = walk
+        walk, target = open_walk(s, A, stamp, walk)
         ystamp[target] = walk
         ptr[s] = 0
         path_x[0] = s

@@ -20,6 +20,7 @@ from graphanon.algorithms.nonreciprocal._kernels import (
     commit_edges,
     edge_lists,
     erase_cycle,
+    open_walk,
     push,
     rng_below,
     rng_state,
@@ -78,9 +79,7 @@ def closed_walk_round(ay, at, cnt, starts, seed, tries, trace):
     for s in starts:
         if not in_l[s]:
             continue
-        walk += 1
-        target = A[s]
-        stamp[s] = walk
+        walk, target = open_walk(s, A, stamp, walk)
         ystamp[target] = walk
         for w in range(W):
             tmask[s, w] = 0

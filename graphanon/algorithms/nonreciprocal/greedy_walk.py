@@ -15,7 +15,7 @@ import numba
 import numpy as np
 
 from graphanon._bitset import hamming_words
-from graphanon.algorithms.nonreciprocal._kernels import erase_cycle, push, round_arrays
+from graphanon.algorithms.nonreciprocal._kernels import erase_cycle, open_walk, push, round_arrays
 from graphanon.errors import InfeasibleError
 
 
@@ -130,9 +130,7 @@ def _greedy_round(order, rank, P, lab, ml, mlc, starts, seed, window, greedy, ma
     for s in starts:
         if not in_l[s]:
             continue
-        walk += 1
-        target = A[s]
-        stamp[s] = walk
+        walk, target = open_walk(s, A, stamp, walk)
         onpath[s] = 0
         path_x[0] = s
         plen = 1
