@@ -67,3 +67,13 @@ def rows_by_record(rel) -> list[str]:
     """Each original record's own published row, rendered, in the original order
     (through the release's private link: the saved release no longer knows it)."""
     return [rel.render_record(int(p)) for p in rel.link.row_of_record]
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    """A ``dask.distributed.Client`` on a 2-worker in-process LocalCluster (skips without dask)."""
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster, distributed.Client(cluster) as client:
+        yield client

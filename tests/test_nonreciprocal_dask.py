@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-distributed = pytest.importorskip("dask.distributed")
+pytest.importorskip("dask.distributed")
 
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal, gray_tsp_details  # noqa: E402
 from graphanon.data import TransactionData  # noqa: E402
@@ -17,13 +17,6 @@ from graphanon.errors import ParameterError  # noqa: E402
 from graphanon.privacy import LDiversity, NonreciprocalKAnonymity  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as c:
-        yield c
-
-
 def _slow_square(x):
     import time
 
@@ -31,14 +24,21 @@ def _slow_square(x):
     return x * x
 
 
-@pytest.mark.parametrize("where", ["local", "pool", "client"])
-def test_map_ordered_keeps_task_order_and_reports_progress(client, where):
+def _squares_in_order(**where):
     seen = []
-    options = {"local": {}, "pool": {"n_jobs": 2}, "client": {"client": client}}[where]
     out = list(map_ordered(_slow_square, iter(range(20)), total=20, in_flight=3,
-                           progress=lambda d, t, m: seen.append((d, t, m)), message="squares", **options))
+                           progress=lambda d, t, m: seen.append((d, t, m)), message="squares", **where))
     assert out == [x * x for x in range(20)]
     assert seen == [(d, 20, "squares") for d in range(1, 21)]
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_map_ordered_here_and_in_a_pool_keeps_order_and_reports_progress(n_jobs):
+    _squares_in_order(n_jobs=n_jobs)
+
+
+def test_map_ordered_on_a_client_keeps_order_and_reports_progress(dask_client):
+    _squares_in_order(client=dask_client)
 
 
 def test_map_ordered_refuses_bad_worker_counts():
@@ -48,11 +48,11 @@ def test_map_ordered_refuses_bad_worker_counts():
         list(map_ordered(abs, [1], in_flight=0))
 
 
-def test_gray_tsp_on_client_equals_single_process(client):
+def test_gray_tsp_on_client_equals_single_process(dask_client):
     X = quest(1500, n_items=120, rng=5).matrix
     options = {"min_segment": 40, "max_segment": 60, "time_limit": None, "step_limit": 3000, "seed": 7}
     ref = gray_tsp_details(X, **options)
-    got = gray_tsp_details(X, client=client, **options)
+    got = gray_tsp_details(X, client=dask_client, **options)
     assert len(ref.bounds) > 20  # many segments, spread over both workers
     assert ref.solved.any() and (ref.tsp_costs < ref.gray_costs).any()  # the search did change segments
     for name in ("order", "gray", "bounds", "gray_costs", "tsp_costs", "solved"):
@@ -67,21 +67,21 @@ def _same_release(a, b):
     np.testing.assert_array_equal(a.threshold, b.threshold)
 
 
-def test_anonymize_on_client_equals_single_process_and_passes_audit(client):
+def test_anonymize_on_client_equals_single_process_and_passes_audit(dask_client):
     data = load("chess")
     ref = anonymize_nonreciprocal(data, k=5, rng=3, unsafe_secret_seed=1, tsp_step_limit=4000)
-    got = anonymize_nonreciprocal(data, k=5, rng=3, unsafe_secret_seed=1, tsp_step_limit=4000, client=client)
+    got = anonymize_nonreciprocal(data, k=5, rng=3, unsafe_secret_seed=1, tsp_step_limit=4000, client=dask_client)
     _same_release(got, ref)
     assert not np.array_equal(ref.trace.order, np.sort(ref.trace.order))  # a real (non-identity) order
     assert NonreciprocalKAnonymity(5).audit(data, got).satisfied
 
 
-def test_ldiverse_on_client_equals_single_process(client):
+def test_ldiverse_on_client_equals_single_process(dask_client):
     X = quest(1200, n_items=150, rng=2)
     labels = [f"s{v}" for v in np.random.default_rng(0).integers(0, 6, size=X.n_records)]
     data = TransactionData(X.matrix.copy(), X.items, labels=labels)  # with_labels trips on read-only arrays
     ref = anonymize_nonreciprocal(data, l=3, rng=2, unsafe_secret_seed=0, tsp_step_limit=3000)
-    got = anonymize_nonreciprocal(data, l=3, rng=2, unsafe_secret_seed=0, tsp_step_limit=3000, client=client)
+    got = anonymize_nonreciprocal(data, l=3, rng=2, unsafe_secret_seed=0, tsp_step_limit=3000, client=dask_client)
     _same_release(got, ref)
     assert list(got.labels) == list(ref.labels)
     assert LDiversity(3).audit(data, got).satisfied
