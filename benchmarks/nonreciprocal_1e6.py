@@ -26,8 +26,8 @@ Usage::
     python benchmarks/nonreciprocal_1e6.py [--sizes 100000 1000000] [--k 5]
         [--order gray-tsp|gray] [--n-jobs 1]
 
-prints JSON (and writes ``benchmarks/results/nonreciprocal_1e6.json`` with
-``--save``).
+prints JSON (and writes ``benchmarks/results/nonreciprocal_1e6_<order>.json``
+with ``--save``).
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ import json
 import os
 import platform
 import resource
+import sys
 import threading
 import time
 from pathlib import Path
@@ -136,7 +137,10 @@ def main() -> None:
     ap.add_argument("--save", action="store_true")
     args = ap.parse_args()
     load_before = os.getloadavg()
-    runs = [run(n, args.k, args.order, args.n_jobs) for n in args.sizes]
+    runs = []
+    for n in args.sizes:  # each run also goes to stderr as it ends, so a long run's first sizes survive
+        runs.append(run(n, args.k, args.order, args.n_jobs))
+        print(json.dumps({**runs[-1], "load": [round(x, 2) for x in os.getloadavg()]}), file=sys.stderr, flush=True)
     out = {
         "benchmark": "nonreciprocal_1e6",
         "dataset": "graphanon.datasets.synthetic.quest(n, rng=0)",
@@ -149,7 +153,7 @@ def main() -> None:
     text = json.dumps(out, indent=2)
     print(text)
     if args.save:
-        path = Path(__file__).parent / "results" / "nonreciprocal_1e6.json"
+        path = Path(__file__).parent / "results" / f"nonreciprocal_1e6_{args.order}.json"
         path.write_text(text + "\n")
 
 
