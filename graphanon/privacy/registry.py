@@ -7,6 +7,7 @@ CLI's options: ``builder(k, m, params, original) -> PrivacyModel``, where
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
 from graphanon.errors import ParameterError
@@ -16,6 +17,9 @@ __all__ = ["build_model", "model_names", "register_model"]
 Builder = Callable[..., object]
 _MODELS: dict[str, tuple[Builder, str]] = {}
 
+#: The modules that register the built-in models when imported.
+BUILTIN_MODULES = tuple(f"graphanon.privacy.{name}" for name in ("constraints", "hkp", "km", "nonreciprocal", "tendency"))
+
 
 def register_model(name: str, builder: Builder, summary: str) -> None:
     """Register a CLI audit model ``name``."""
@@ -24,8 +28,8 @@ def register_model(name: str, builder: Builder, summary: str) -> None:
 
 def model_names() -> dict[str, str]:
     """Registered model names and one-line summaries."""
-    import graphanon.privacy  # noqa: F401  (registers the built-in models)
-
+    for module in BUILTIN_MODULES:
+        importlib.import_module(module)
     return {name: summary for name, (_, summary) in sorted(_MODELS.items())}
 
 
