@@ -3,16 +3,23 @@
 Each case runs in a fresh interpreter (a subprocess) and lists ``sys.modules``
 afterwards; the assertions are about *which* modules are loaded, never about
 time (the timings are in ``benchmarks/startup.py`` and docs/performance.md).
+
+The second half enforces the rule for function-local imports (issue 12): one
+is allowed only for a heavy dependency or with a stated reason.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+from tests.test_layers import PACKAGE, import_target, module_name
 
 #: compiled kernels, solvers, plotting, dataframes and the cluster engine: loaded only where used
 HEAVY = ("numba", "llvmlite", "ortools", "matplotlib", "pandas", "pyarrow", "dask", "distributed", "igraph")
@@ -135,3 +142,138 @@ def test_catalog_states_the_sizes_of_the_bundled_data():
         assert (entry["records"], entry["items"]) == (summary["records"], summary["items"]), entry["name"]
         assert entry["mean_length"] == pytest.approx(summary["mean_length"], rel=1e-12), entry["name"]
 
+
+# --- function-local imports (issue 12): each one has a reason ------------------------------------------
+#
+# An import inside a function hides a dependency from the reader and, between graphanon modules, used to
+# hide import cycles. It is allowed only
+#   (a) for a heavy or optional dependency, imported by the function that uses it (HEAVY_THIRD_PARTY), or a
+#       graphanon module that loads one at module level (a numba kernel module, a networkx-backed structure;
+#       computed from the source, see heavy_modules), or
+#   (b) where LOCAL_IMPORT_REASONS says why.
+# Every other import is at module level; the layer test (tests/test_layers.py) keeps those acyclic.
+
+#: (a) heavy or optional third-party modules (seconds or tens of MiB to import, or an optional extra)
+HEAVY_THIRD_PARTY = {
+    "numba", "llvmlite", "ortools", "matplotlib", "pandas", "pyarrow", "dask", "distributed", "networkx",
+    "igraph",
+    "rich",  # the CLI's tables and progress bars, loaded when something is printed
+    "scipy.special", "scipy.optimize", "scipy.stats",  # 0.1-0.5 s each on top of scipy.sparse
+}
+
+#: (b) the other function-local imports: (importing module, or a package prefix ending in ".";
+#: imported module) -> why it is inside a function
+LOCAL_IMPORT_REASONS = {
+    ("graphanon.cli.", "*"): "each command imports its engine when it runs, so `graphanon --help` and "
+                             "`graphanon datasets` start with click alone (test_entry_points_stay_light)",
+    ("graphanon._textio", "graphanon.data"): "cycle: graphanon.data re-exports the readers, which build "
+                                              "TransactionData (to split: readers above the data layer)",
+    ("graphanon.formats_csv", "graphanon.data"): "the same data <-> readers cycle",
+    ("graphanon.formats_parquet", "graphanon.data"): "the same data <-> readers cycle",
+    ("graphanon._memory", "resource"): "POSIX only; the budget falls back to a default elsewhere",
+    ("graphanon.algorithms.nonreciprocal.tsp", "multiprocessing"): "the segment process pool, started only "
+                                                                   "for n_jobs > 1",
+    ("graphanon.algorithms.nonreciprocal.tsp", "concurrent.futures"): "the same process pool",
+}
+
+
+def _is_module(name: str) -> bool:
+    path = PACKAGE.parent / name.replace(".", "/")
+    return path.is_dir() or path.with_suffix(".py").exists()
+
+
+def import_sites(path: Path) -> tuple[set[str], list[tuple[int, str]]]:
+    """(modules imported at module level, [(line, module) imported inside a function]) of one file.
+
+    ``from a.b import c`` counts as ``a.b`` and, when ``c`` is a graphanon submodule, ``a.b.c``;
+    relative imports are resolved.
+    """
+    mod = module_name(path)
+    package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    in_function = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                   for n in ast.walk(f) if n is not f}
+    top, local = set(), []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            target = import_target(node, package)
+            names = [target] + [f"{target}.{a.name}" for a in node.names if _is_module(f"{target}.{a.name}")]
+        else:
+            continue
+        if id(node) in in_function:
+            local.extend((node.lineno, name) for name in names)
+        else:
+            top.update(names)
+    return top, local
+
+
+def _is_heavy_third_party(name: str) -> bool:
+    return any(name == h or name.startswith(h + ".") for h in HEAVY_THIRD_PARTY)
+
+
+def heavy_modules(top_level: dict[str, set[str]]) -> set[str]:
+    """The graphanon modules whose module-level imports load a heavy dependency, directly or through
+    other graphanon modules (a package's ``__init__`` counts for its submodules)."""
+    def deps(mod: str) -> set[str]:
+        out = set(top_level.get(mod, ()))
+        parts = mod.split(".")
+        out.update(".".join(parts[:i]) for i in range(2, len(parts)))  # parent packages run first
+        return out
+
+    heavy: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for mod in top_level:
+            if mod not in heavy and any(_is_heavy_third_party(d) or d in heavy for d in deps(mod)):
+                heavy.add(mod)
+                changed = True
+    return heavy
+
+
+def unexplained_local_imports(sites: dict[str, tuple[set[str], list[tuple[int, str]]]]) -> list[str]:
+    """``module:line imports target`` for every function-local import with no reason (a) or (b)."""
+    heavy = heavy_modules({mod: top for mod, (top, _) in sites.items()})
+    out = []
+    for mod, (_, local) in sorted(sites.items()):
+        for line, target in local:
+            if _is_heavy_third_party(target) or target in heavy:
+                continue
+            if any((mod == m or (m.endswith(".") and mod.startswith(m))) and t in (target, "*")
+                   for m, t in LOCAL_IMPORT_REASONS):
+                continue
+            out.append(f"{mod}:{line} imports {target} inside a function")
+    return out
+
+
+def all_import_sites() -> dict[str, tuple[set[str], list[tuple[int, str]]]]:
+    return {module_name(p): import_sites(p) for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def test_function_local_imports_have_a_reason():
+    assert unexplained_local_imports(all_import_sites()) == []
+
+
+def test_every_listed_reason_is_still_used():
+    """A reason whose import moved to module level is dropped from the list."""
+    sites = all_import_sites()
+    used = {(m, t) for m, t in LOCAL_IMPORT_REASONS
+            if any((mod == m or (m.endswith(".") and mod.startswith(m))) and t in (target, "*")
+                   for mod, (_, local) in sites.items() for _, target in local)}
+    assert set(LOCAL_IMPORT_REASONS) - used == set()
+
+
+def test_checker_tells_heavy_from_light():
+    sites = {
+        "graphanon.kernels": ({"numba"}, []),
+        "graphanon.engine": ({"graphanon.kernels"}, []),
+        "graphanon.light": ({"numpy"}, []),
+        "graphanon.user": (set(), [(3, "graphanon.engine"), (4, "numba"), (5, "graphanon.light"), (6, "csv")]),
+    }
+    assert heavy_modules({m: top for m, (top, _) in sites.items()}) == {"graphanon.kernels", "graphanon.engine"}
+    assert unexplained_local_imports(sites) == [
+        "graphanon.user:5 imports graphanon.light inside a function",
+        "graphanon.user:6 imports csv inside a function",
+    ]
