@@ -123,14 +123,32 @@ def test_old_import_paths_still_work():
 
 
 def test_registry_lists_every_builtin_method_and_model():
-    """``registered()`` imports the declared method modules itself (the package imports none)."""
-    from graphanon.algorithms.registry import registered
-    from graphanon.privacy.registry import model_names
+    """``registered()`` imports the declared method modules itself (the package imports none), and each
+    built-in name maps to the module that declares it (what ``get_algorithm`` imports on demand)."""
+    from graphanon.algorithms import registry
+    from graphanon.privacy import registry as models
 
-    assert set(registered()) == {"aa", "cahd", "clump", "coat", "cut", "fullswap", "hghs", "mhghs", "mm", "nr",
-                                 "partition", "partsupp", "partswap", "randswap", "splitperson"}
-    assert set(model_names()) == {"constraints", "hkp", "km", "ldiversity", "nonreciprocal", "tendency",
-                                  "transactional"}
+    specs = registry.registered()
+    assert set(specs) == set(registry.BUILTIN) == {
+        "aa", "cahd", "clump", "coat", "cut", "fullswap", "hghs", "mhghs", "mm", "nr", "partition", "partsupp",
+        "partswap", "randswap", "splitperson"}
+    for name, spec in specs.items():
+        assert spec.run.__module__ == f"graphanon.algorithms.{registry.BUILTIN[name]}", name
+    assert set(models.model_names()) == set(models.BUILTIN) == {
+        "constraints", "hkp", "km", "ldiversity", "nonreciprocal", "tendency", "transactional"}
+    for name, (builder, _) in models._MODELS.items():
+        assert builder.__module__ == f"graphanon.privacy.{models.BUILTIN[name]}", name
+
+
+def test_anonymize_with_aa_loads_no_other_method(tmp_path):
+    """``graphanon anonymize -a aa`` imports AA's module only: no numba (AA has no compiled kernel), no
+    OR-Tools; and ``bench`` builds only the km audit model."""
+    out = tmp_path / "r.json"
+    code = cli("anonymize", "liuwang_fig1", "-a", "aa", "-k", "2", "-m", "2", "-o", str(out))
+    assert loaded_after(code) & set(HEAVY) == set()
+    assert out.exists()
+    code = cli("bench", "liuwang_fig1", "-a", "aa", "-k", "2", "-m", "2")
+    assert loaded_after(code) & set(HEAVY) == set()
 
 
 def test_catalog_states_the_sizes_of_the_bundled_data():

@@ -17,8 +17,16 @@ __all__ = ["build_model", "model_names", "register_model"]
 Builder = Callable[..., object]
 _MODELS: dict[str, tuple[Builder, str]] = {}
 
-#: The modules that register the built-in models when imported.
-BUILTIN_MODULES = tuple(f"graphanon.privacy.{name}" for name in ("constraints", "hkp", "km", "nonreciprocal", "tendency"))
+#: Built-in model name -> the module (under graphanon.privacy) that registers it when imported;
+#: :func:`build_model` imports only the module of the model asked for.
+BUILTIN = {
+    "constraints": "constraints", "hkp": "hkp", "km": "km", "transactional": "km", "nonreciprocal": "nonreciprocal",
+    "ldiversity": "nonreciprocal", "tendency": "tendency",
+}
+
+
+def _declare(name: str) -> None:
+    importlib.import_module(f"graphanon.privacy.{BUILTIN[name]}")
 
 
 def register_model(name: str, builder: Builder, summary: str) -> None:
@@ -28,16 +36,17 @@ def register_model(name: str, builder: Builder, summary: str) -> None:
 
 def model_names() -> dict[str, str]:
     """Registered model names and one-line summaries."""
-    for module in BUILTIN_MODULES:
-        importlib.import_module(module)
+    for name in BUILTIN:
+        _declare(name)
     return {name: summary for name, (_, summary) in sorted(_MODELS.items())}
 
 
 def build_model(name: str, *, k: int | None, m: int | None, params: dict[str, str], original):
     """Make the audit model ``name`` from CLI options (clear error for unknown names)."""
-    names = model_names()
-    if name not in names:
-        raise ParameterError(f"unknown audit model {name!r}; available: {', '.join(names)}")
+    if name not in _MODELS and name in BUILTIN:
+        _declare(name)
+    if name not in _MODELS:
+        raise ParameterError(f"unknown audit model {name!r}; available: {', '.join(model_names())}")
     return _MODELS[name][0](k=k, m=m, params=params, original=original)
 
 
