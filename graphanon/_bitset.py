@@ -10,9 +10,11 @@ Two layouts, named for what they are:
   ``j // 64`` (little-endian): what the numba Hamming / vote kernels of
   :mod:`graphanon._bitset_kernels` read.
 
-:func:`graphanon.release.nonreciprocal.bit_vote` converts its CSR matrices
-with :func:`pack_words` / :func:`words_to_csr` for the bit-vote kernel
-:func:`~graphanon._bitset_kernels.vote_words`.
+:func:`vote_words` is the one implementation of the bit-vote majority rule
+(a published bit is 1 when more than half of the preimages have it; a tie
+gives 0): the nonreciprocal kernels call it on packed rows and
+:func:`graphanon.release.nonreciprocal.bit_vote` calls it too, converting
+its CSR matrices with :func:`pack_words` / :func:`words_to_csr`.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from graphanon._bitset_kernels import hamming_words
+from graphanon._bitset import hamming_words
 from graphanon.errors import InfeasibleError
 
 
