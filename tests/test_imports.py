@@ -167,7 +167,7 @@ def test_catalog_states_the_sizes_of_the_bundled_data():
 # hide import cycles. It is allowed only
 #   (a) for a heavy or optional dependency, imported by the function that uses it (HEAVY_THIRD_PARTY), or a
 #       graphanon module that loads one at module level (a numba kernel module, a networkx-backed structure;
-#       computed from the source, see heavy_modules), or
+#       computed from the source, see heavy_modules) or exists for an optional extra (HEAVY_GRAPHANON), or
 #   (b) where LOCAL_IMPORT_REASONS says why.
 # Every other import is at module level; the layer test (tests/test_layers.py) keeps those acyclic.
 
@@ -178,6 +178,8 @@ HEAVY_THIRD_PARTY = {
     "rich",  # the CLI's tables and progress bars, loaded when something is printed
     "scipy.special", "scipy.optimize", "scipy.stats",  # 0.1-0.5 s each on top of scipy.sparse
 }
+#: (a) graphanon packages that exist for an optional extra: the Dask paths (``client=``) import them
+HEAVY_GRAPHANON = {"graphanon.distributed"}
 
 #: (b) the other function-local imports: (importing module, or a package prefix ending in ".";
 #: imported module) -> why it is inside a function
@@ -189,9 +191,8 @@ LOCAL_IMPORT_REASONS = {
     ("graphanon.formats_csv", "graphanon.data"): "the same data <-> readers cycle",
     ("graphanon.formats_parquet", "graphanon.data"): "the same data <-> readers cycle",
     ("graphanon._memory", "resource"): "POSIX only; the budget falls back to a default elsewhere",
-    ("graphanon.algorithms.nonreciprocal.tsp", "multiprocessing"): "the segment process pool, started only "
-                                                                   "for n_jobs > 1",
-    ("graphanon.algorithms.nonreciprocal.tsp", "concurrent.futures"): "the same process pool",
+    ("graphanon.", "multiprocessing"): "a process pool (the Gray-TSP segments), started only for n_jobs > 1",
+    ("graphanon.", "concurrent.futures"): "the same process pool",
 }
 
 
@@ -228,7 +229,7 @@ def import_sites(path: Path) -> tuple[set[str], list[tuple[int, str]]]:
 
 
 def _is_heavy_third_party(name: str) -> bool:
-    return any(name == h or name.startswith(h + ".") for h in HEAVY_THIRD_PARTY)
+    return any(name == h or name.startswith(h + ".") for h in HEAVY_THIRD_PARTY | HEAVY_GRAPHANON)
 
 
 def heavy_modules(top_level: dict[str, set[str]]) -> set[str]:
