@@ -60,6 +60,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon._memory import available_memory, check_memory, cost_blocks
+from graphanon.support import VerticalBitmaps
 
 __all__ = ["contained_counts", "distinct_records", "itemset_rows", "record_supports", "shrink_to_minimal"]
 
@@ -189,8 +190,6 @@ def record_supports(X, *, method: str = "auto") -> np.ndarray:
     if method == "bitmaps" or (
         method == "auto" and bitmap_fits and U.nnz * words < float((pivot_len * lengths).sum())
     ):
-        from graphanon.support import VerticalBitmaps
-
         rows = np.split(U.indices, U.indptr[1:-1])
         sup[nonempty] = VerticalBitmaps(X).supports([rows[i] for i in nonempty])
         return sup[inverse]

@@ -31,6 +31,7 @@ import scipy.sparse as sp
 
 from graphanon._io import atomic_write
 from graphanon.errors import DataFormatError, ParameterError
+from graphanon.labels import natural_key
 
 __all__ = ["read_parquet", "require_pyarrow", "table_form", "write_parquet"]
 
@@ -198,7 +199,6 @@ def read_parquet(
 
 def _build(rows, cols, n_records, item_values, record_ids, labels, name):
     from graphanon.data import TransactionData
-    from graphanon.labels import natural_key
 
     order = np.array(sorted(range(len(item_values)), key=lambda j: natural_key(item_values[j])), dtype=np.int64)
     rank = np.empty(len(order), dtype=np.int64)

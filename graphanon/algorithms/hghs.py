@@ -45,6 +45,7 @@ from graphanon.algorithms.cut import cut_recoding
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.metrics.loss import ncp
 from graphanon.release import GlobalRecoding, publish
+from graphanon.support import generalize_matrix
 from graphanon.taxonomy import Taxonomy
 
 __all__ = [
@@ -290,8 +291,6 @@ def anonymize_mhghs(
 
 
 def _published_max_len(index: HierarchyIndex, rnd: SearchRound) -> int:
-    from graphanon.support import generalize_matrix
-
     cut = index.positions(rnd.cut)
     code = index.cut_code(cut)
     sup = set(index.positions(rnd.suppressed).tolist())

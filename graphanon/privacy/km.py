@@ -18,6 +18,7 @@ from graphanon.containment import itemset_rows, record_supports, shrink_to_minim
 from graphanon.errors import ParameterError
 from graphanon.privacy.consistency import recoding_mismatches
 from graphanon.privacy.local import local_recoding_mismatches
+from graphanon.privacy.registry import register_model, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.support import minimal_infrequent_itemsets
 
@@ -290,20 +291,14 @@ class TransactionalKAnonymity(PrivacyModel):
 
 
 def _build_km(*, k, m, params, original):
-    from graphanon.privacy.registry import require_k
-
     return KmAnonymity(require_k(k, "km"), m)
 
 
 def _build_transactional(*, k, m, params, original):
-    from graphanon.privacy.registry import require_k
-
     return TransactionalKAnonymity(require_k(k, "transactional"))
 
 
 def _register() -> None:
-    from graphanon.privacy.registry import register_model
-
     register_model("km", _build_km, "k^m-anonymity of a global recoding (-k K -m M; omit -m for m = infinity)")
     register_model("transactional", _build_transactional, "transactional k-anonymity (-k K)")
 
