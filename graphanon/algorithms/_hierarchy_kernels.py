@@ -2,6 +2,8 @@
 
 * :func:`greedy_keep`: the suppression scenarios of
   :meth:`graphanon.algorithms._hierarchy.ThreatSet.keep` (HgHs, mHgHs, AA);
+* :func:`first_best`: the candidate the HgHs/mHgHs walk picks
+  (:mod:`graphanon.algorithms._hierarchy_walk`);
 * :func:`mm_greedy`: MM's greedy item suppression
   (:func:`graphanon.algorithms.suppression.anonymize_mm`).
 
@@ -15,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["greedy_keep", "mm_greedy"]
+__all__ = ["first_best", "greedy_keep", "mm_greedy"]
 
 
 @njit(cache=True)
@@ -84,3 +86,14 @@ def mm_greedy(members, ptr, idx, occ):  # pragma: no cover - compiled
                         count[y] -= 1
         count[best] = 0
     return out[:n_out]
+
+
+@njit(cache=True)
+def first_best(costs):  # pragma: no cover - compiled
+    """Index of the candidate the walk picks: scanning in order, a candidate replaces the best so
+    far only when it is cheaper by more than the relative tolerance ``EPS``."""
+    best = 0
+    for j in range(1, len(costs)):
+        if costs[j] < costs[best] - 1e-9 * max(1.0, abs(costs[best])):
+            best = j
+    return best

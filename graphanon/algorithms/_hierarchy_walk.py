@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from graphanon.algorithms._hierarchy import HierarchyIndex, ThreatSet, njit
+from graphanon.algorithms._hierarchy import HierarchyIndex, ThreatSet
 from graphanon.algorithms._hierarchy_search import SearchRound
 
 EPS = 1e-9  # relative tolerance of the walk's cost comparisons
@@ -39,6 +39,8 @@ def walk_round(index, threats, k, m, expandable, progress, round_label, allowed=
     node's delta: each move evaluates all candidates in one vectorized step.
     Otherwise each candidate's change comes from :class:`_LocalDeltas`.
     """
+    from graphanon.algorithms._hierarchy_kernels import first_best  # numba: loaded when a walk runs
+
     cur = np.array([0], dtype=np.int64)
     cost, g, s, sup = evaluate_cut(index, threats, cur)
     rnd = SearchRound(
@@ -70,7 +72,7 @@ def walk_round(index, threats, k, m, expandable, progress, round_label, allowed=
             local.move_to(cur, sup)
             dc, dn = local.deltas(xs)
         costs = cost + dc
-        b = _first_best(costs) if len(xs) else -1
+        b = first_best(costs) if len(xs) else -1
         best = None
         if b >= 0:
             x = int(xs[b])
@@ -199,14 +201,3 @@ class _LocalDeltas:
         for y in deps[deps >= 0].tolist():
             self.users.setdefault(y, set()).add(x)
         return dc, len(new_sup) - len(old_sup)
-
-
-@njit(cache=True)
-def _first_best(costs):  # pragma: no cover - compiled
-    """Index of the candidate the walk picks: scanning in order, a candidate replaces the best so
-    far only when it is cheaper by more than the relative tolerance ``EPS``."""
-    best = 0
-    for j in range(1, len(costs)):
-        if costs[j] < costs[best] - 1e-9 * max(1.0, abs(costs[best])):
-            best = j
-    return best

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from graphanon._progress import ProgressCallback, report
 from graphanon.errors import ParameterError
@@ -56,8 +57,6 @@ class Blocks:
 
     def gather(self, client):
         """The whole matrix on the client (for tests and small data): the blocks stacked."""
-        import scipy.sparse as sp
-
         parts = client.gather(self.futures)
         if not parts:
             return sp.csr_array((0, self.n_items), dtype=bool)
