@@ -43,11 +43,22 @@ def attach(package: str, namespace: dict, exports: dict[str, tuple[str, ...]]):
         ``exports`` fall back to the package's submodules (``graphanon.data``
         after ``import graphanon``), else raise :class:`AttributeError`.
 
+    Notes
+    -----
+    A public name equal to the name of the submodule that defines it is
+    imported at once: otherwise ``import package.name`` anywhere would leave
+    the submodule, not the value, under ``package.name``.
+
     Complexity
     ----------
     One dict lookup per first access; the submodule import is the cost.
     """
     owner = {name: module for module, names in exports.items() for name in names}
+    # A name its own submodule defines (``graphanon.release.publish.publish``) is bound eagerly:
+    # importing the submodule later would set the package attribute to the submodule itself.
+    for name, module in owner.items():
+        if module == f"{package}.{name}":
+            namespace[name] = getattr(importlib.import_module(module), name)
 
     def __getattr__(name: str):
         module = owner.get(name)
