@@ -15,7 +15,7 @@ from graphanon.errors import ParameterError, ReleaseFormatError
 from graphanon.graphs.generalization import ring_graph
 from graphanon.privacy import nonreciprocal_matches
 from graphanon.release import NonreciprocalRelease, load_release
-from graphanon.release.nonreciprocal import bit_vote, possible_world_counts
+from graphanon.release.bit_voting import bit_vote, possible_world_counts
 
 GOLD_ORDER = [1, 3, 2, 0, 4, 5]  # r2 r4 r3 r1 r5 r6
 # SPEC 5: base / distance / threshold of r'_x for ring k=3 on the order above

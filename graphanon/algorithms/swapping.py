@@ -74,7 +74,7 @@ from graphanon._random import check_random_state
 from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, register
 from graphanon.categories import category_codes, parse_categories
 from graphanon.errors import ParameterError
-from graphanon.graphs.similarity import least_similar_matching
+from graphanon.graphs.least_similar import least_similar_matching
 from graphanon.release.perturbed import PerturbedRelease, publish_split
 from graphanon.release.publish import publish
 from graphanon.taxonomy import ItemGroups
@@ -278,7 +278,7 @@ def anonymize_partswap(data, *, categories: ItemGroups, visit: str = "random", r
     Complexity
     ----------
     O(occurrences) for the weights and the exchange, plus the partner search
-    of :func:`~graphanon.graphs.similarity.least_similar_matching`.
+    of :func:`~graphanon.graphs.least_similar.least_similar_matching`.
 
     Examples
     --------
