@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon.attacks.result import check_release_size
 from graphanon.errors import ParameterError
 
 __all__ = ["CandidateSets", "candidate_sets", "label_codes", "row_signatures"]
@@ -182,12 +183,8 @@ def candidate_sets(original, release) -> CandidateSets:
     :func:`~graphanon.privacy.nonreciprocal.nonreciprocal_matches`
     (blocked sparse products, O(n^2) cells).
     """
+    check_release_size(original, release)
     n = original.n_records
-    if release.n_records != n:
-        raise ParameterError(
-            f"the original data has {n} records but the release {release.n_records}: "
-            "attacks compare a release with the data it was made from"
-        )
     if getattr(release, "kind", None) == "global_recoding":
         from graphanon.support import generalize_matrix
 
