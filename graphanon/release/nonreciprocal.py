@@ -28,7 +28,7 @@ import scipy.sparse as sp
 from graphanon._rows import bool_csr
 from graphanon.errors import ParameterError, ReleaseFormatError
 from graphanon.labels import as_labels
-from graphanon.release.base import Release, json_label
+from graphanon.release.base import Release, json_label, match_digraph
 from graphanon.release.bit_voting import (
     bit_vote,
     log_cum_binom,
@@ -227,16 +227,9 @@ class NonreciprocalRelease(Release):
         """Bipartite DiGraph ``("orig", i) -> ("pub", j)``: original record ``i`` lies in the
         possible worlds of published record ``j`` (equal to the base outside the distance
         positions, within the threshold on them)."""
-        import networkx as nx
-
-        po, _pp, eo, ep, overflow = self._matches(original, max_edges)
-        if overflow:
-            raise ParameterError(f"the match graph has more than max_edges={max_edges} edges")
-        g = nx.DiGraph()
-        g.add_nodes_from((("orig", i) for i in range(original.n_records)), bipartite=0)
-        g.add_nodes_from((("pub", j) for j in range(self.n_records)), bipartite=1)
-        g.add_edges_from((("orig", int(a)), ("pub", int(b))) for a, b in zip(eo, ep, strict=True))
-        return g
+        eo, ep = self.match_arrays(original, max_edges=max_edges)
+        return match_digraph(original.n_records, self.n_records, zip(eo, ep, strict=True), n_edges=len(eo),
+                             max_edges=max_edges)
 
     def match_arrays(self, original, *, max_edges: int = 20_000_000):
         """Match edges as arrays ``(orig, pub)`` (faster than :meth:`match_graph`)."""
