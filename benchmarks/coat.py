@@ -63,7 +63,7 @@ def generalized_items(rel) -> set:
 
 
 def compare(data, tax, k, m, s, n_queries, seed):
-    coat, t_coat = timed(anonymize_coat, data, KmConstraints(m), None, k=k, s=s)
+    coat, t_coat = timed(anonymize_coat, data, privacy=KmConstraints(m), utility=None, k=k, s=s)
     row = {
         "k": k,
         "m": m,
@@ -114,7 +114,7 @@ def policies(data, tax, s, n_q, seed, quick=False):
     wl2 = generate_workload(data, n_q, 2, seed=seed + 2)
     for number in ([1, 6] if quick else [1, 2, 3, 4, 5, 6, 7, 8, 9]):
         P = pp_policy(data, number, rng=seed)
-        rel, t = timed(anonymize_coat, data, P, None, k=5, s=s)
+        rel, t = timed(anonymize_coat, data, privacy=P, utility=None, k=5, s=s)
         row = {
             "policy": f"PP{number}",
             "constraints": len(P),
@@ -135,7 +135,7 @@ def policies(data, tax, s, n_q, seed, quick=False):
         U = up_policy(tax, number, data=data)
         row = {"policy": f"UP{number}", "blocks": len(U)}
         try:
-            rel, t = timed(anonymize_coat, data, KmConstraints(2), U, k=5, s=s)
+            rel, t = timed(anonymize_coat, data, privacy=KmConstraints(2), utility=U, k=5, s=s)
         except InfeasibleError as exc:
             row["coat_infeasible"] = str(exc)[:300]
             rel = None
@@ -185,7 +185,7 @@ def main(argv=None) -> dict:
     }
     P, t_pgen = timed(pgen, data, 5)
     res["pgen"] = {"k": 5, "seconds": round(t_pgen, 3), "constraints": len(P), "largest": max(map(len, P)) if P else 0}
-    rel, t = timed(anonymize_coat, data, P, None, k=5, s=s)
+    rel, t = timed(anonymize_coat, data, privacy=P, utility=None, k=5, s=s)
     res["coat_pgen"] = {
         "seconds": round(t, 3),
         "published_items": rel.n_published_items,
@@ -200,7 +200,7 @@ def main(argv=None) -> dict:
     scal = []
     for n in sizes:
         sub = full.subset(np.sort(rng.choice(full.n_records, size=n, replace=False))) if n < full.n_records else full
-        _, tc = timed(anonymize_coat, sub, KmConstraints(2), None, k=5, s=s)
+        _, tc = timed(anonymize_coat, sub, privacy=KmConstraints(2), utility=None, k=5, s=s)
         row = {"records": n, "coat_seconds": round(tc, 3)}
         if anonymize_aa is not None:
             _, ta = timed(anonymize_aa, sub, taxonomy=Taxonomy.balanced(sub.items, 5), k=5, m=2)

@@ -13,7 +13,7 @@ Two layouts, named for what they are:
 :func:`vote_words` is the one implementation of the bit-vote majority rule
 (a published bit is 1 when more than half of the preimages have it; a tie
 gives 0): the nonreciprocal kernels call it on packed rows and
-:func:`graphanon.release.nonreciprocal.bit_vote` calls it too, converting
+:func:`graphanon.release.bit_voting.bit_vote` calls it too, converting
 its CSR matrices with :func:`pack_words` / :func:`words_to_csr`.
 """
 

@@ -1,6 +1,8 @@
-"""Order-free handling of sparse rows: a 128-bit set hash per row.
+"""Sparse boolean rows: one canonical form, and a 128-bit order-free set hash per row.
 
-Two places compare *multisets* of sparse boolean rows without caring about
+:func:`bool_csr` brings any record x item matrix to the one form the kernels
+read (boolean CSR, duplicates merged, explicit zeros dropped, sorted
+column indices). Two places compare *multisets* of sparse boolean rows without caring about
 their order: the data fingerprint of a release (canonical order of the
 records) and the global-recoding consistency audit (published rows against
 the expected recodings). Both sort rows by :func:`row_hashes` -- a sum of
@@ -22,9 +24,50 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["canonical_row_order", "row_hashes"]
+from graphanon.errors import ParameterError
+
+__all__ = ["bool_csr", "canonical_row_order", "row_hashes"]
 
 _WEIGHT_SEED = 0x6A09E667F3BCC908  # fixed: the hash must be the same in every process
+
+
+def bool_csr(M, shape: tuple[int, int] | None = None) -> sp.csr_array:
+    """``M`` as a boolean CSR array with sorted indices, no duplicates and no explicit zeros.
+
+    A stored entry is True when its (summed) value is non-zero. The input is
+    copied, never modified.
+
+    Parameters
+    ----------
+    M : sparse matrix or array-like, shape (n, d)
+    shape : (int, int), optional
+        The shape, when ``M`` is a tuple of CSR arrays or must be widened.
+
+    Returns
+    -------
+    csr_array of bool, int32 indices, int64 index pointer
+
+    Raises
+    ------
+    ParameterError
+        When ``M`` is not two-dimensional.
+
+    Examples
+    --------
+    >>> B = bool_csr([[0, 2, 0], [1, 0, -1]])
+    >>> B.dtype.name, B.toarray().tolist()
+    ('bool', [[False, True, False], [True, False, True]])
+    """
+    M = sp.csr_array(M, shape=shape, copy=True)
+    if M.ndim != 2:
+        raise ParameterError(f"records must be a 2-d record x item matrix, got {M.ndim} dimensions")
+    M.sum_duplicates()
+    M.eliminate_zeros()
+    out = sp.csr_array(
+        (np.ones(M.nnz, dtype=bool), M.indices.astype(np.int32), M.indptr.astype(np.int64)), shape=M.shape
+    )
+    out.sort_indices()
+    return out
 
 
 def _weights(n_columns: int) -> np.ndarray:

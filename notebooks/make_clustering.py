@@ -1,18 +1,9 @@
 """Write notebooks/clustering.ipynb (outputs cleared). Run: python notebooks/make_clustering.py"""
 
-from pathlib import Path
+from _nbgen import NotebookCells  # notebooks/_nbgen.py, beside this script
 
-import nbformat as nbf
-
-cells = []
-
-
-def md(text):
-    cells.append(nbf.v4.new_markdown_cell(text.strip()))
-
-
-def code(text):
-    cells.append(nbf.v4.new_code_cell(text.strip()))
+cells = NotebookCells()
+md, code = cells.md, cells.code
 
 
 md("""
@@ -122,9 +113,4 @@ print("its group:", [sorted(groc.record(i)) for i in members])
 print("published as:", rel.render_record(int(rel.link.row_of_record[r])))
 """)
 
-nb = nbf.v4.new_notebook()
-nb["cells"] = cells
-nb["metadata"]["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-out = Path(__file__).with_name("clustering.ipynb")
-nbf.write(nb, out)
-print("wrote", out)
+cells.write("clustering.ipynb")

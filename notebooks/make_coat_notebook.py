@@ -1,18 +1,9 @@
 """Write notebooks/coat.ipynb (outputs cleared). Run: python notebooks/make_coat_notebook.py"""
 
-from pathlib import Path
+from _nbgen import NotebookCells  # notebooks/_nbgen.py, beside this script
 
-import nbformat as nbf
-
-cells = []
-
-
-def md(text):
-    cells.append(nbf.v4.new_markdown_cell(text.strip()))
-
-
-def code(text):
-    cells.append(nbf.v4.new_code_cell(text.strip()))
+cells = NotebookCells()
+md, code = cells.md, cells.code
 
 
 md("""
@@ -139,9 +130,4 @@ for q in (1, 3):
     print(f"q={q}: AvgRE COAT {average_relative_error(rel_b, wl):.3f}   AA {average_relative_error(aa, wl):.3f}")
 """)
 
-nb = nbf.v4.new_notebook()
-nb["cells"] = cells
-nb["metadata"]["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-out = Path(__file__).with_name("coat.ipynb")
-nbf.write(nb, out)
-print("wrote", out)
+cells.write("coat.ipynb")

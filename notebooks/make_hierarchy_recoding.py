@@ -1,10 +1,8 @@
 """Generate notebooks/hierarchy_recoding.ipynb (outputs cleared). Run: python notebooks/make_hierarchy_recoding.py"""
 
-from pathlib import Path
+from _nbgen import NotebookCells  # notebooks/_nbgen.py, beside this script
 
-import nbformat as nbf
-
-cells = [
+sources = [
     ("md", """# Hierarchy-based global recoding: HgHs / mHgHs, AA and MM
 
 This notebook walks through the taxonomy-driven k^m-anonymizers of graphanon on the worked example of
@@ -79,9 +77,7 @@ print(HKPCoherence(0.4, 10, 2, private).audit(gdata, hkp))
 print(f"suppressed {len(hkp.trace.suppressed)} public items, NCP {ncp(gdata, hkp):.3f}")"""),
 ]
 
-nb = nbf.v4.new_notebook()
-nb["cells"] = [nbf.v4.new_markdown_cell(src) if kind == "md" else nbf.v4.new_code_cell(src) for kind, src in cells]
-nb["metadata"]["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-out = Path(__file__).with_name("hierarchy_recoding.ipynb")
-nbf.write(nb, out)
-print("wrote", out)
+cells = NotebookCells()
+for kind, src in sources:
+    (cells.md if kind == "md" else cells.code)(src)
+cells.write("hierarchy_recoding.ipynb")

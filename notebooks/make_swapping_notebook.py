@@ -1,18 +1,9 @@
 """Write notebooks/swapping.ipynb (outputs cleared). Run: python notebooks/make_swapping_notebook.py"""
 
-from pathlib import Path
+from _nbgen import NotebookCells  # notebooks/_nbgen.py, beside this script
 
-import nbformat as nbf
-
-cells = []
-
-
-def md(text):
-    cells.append(nbf.v4.new_markdown_cell(text.strip()))
-
-
-def code(text):
-    cells.append(nbf.v4.new_code_cell(text.strip()))
+cells = NotebookCells()
+md, code = cells.md, cells.code
 
 
 md("""
@@ -36,13 +27,19 @@ The paper's Table 1 first, with categories of our own (its Figure 1 is lost), th
 """)
 code("""
 import matplotlib.pyplot as plt
-from graphanon.datasets import load
-from graphanon.taxonomy import ItemGroups
-from graphanon.algorithms import (anonymize_partswap, anonymize_fullswap, anonymize_randswap,
-                                  anonymize_partsupp, anonymize_splitperson)
+
+from graphanon.algorithms import (
+    anonymize_fullswap,
+    anonymize_partsupp,
+    anonymize_partswap,
+    anonymize_randswap,
+    anonymize_splitperson,
+)
 from graphanon.algorithms.swapping import tendencies
+from graphanon.datasets import load
 from graphanon.privacy import TendencyHiding
-from graphanon.viz import draw_swap_pair, draw_swap_graph
+from graphanon.taxonomy import ItemGroups
+from graphanon.viz import draw_swap_graph, draw_swap_pair
 
 data = load("swap_table1")
 cats = ItemGroups({"News": ["1", "2", "3", "8"], "Shopping": ["6", "7"],
@@ -85,6 +82,7 @@ and Dif.
 """)
 code("""
 import time
+
 from graphanon.categories import random_categories
 from graphanon.metrics.itemsets import itemset_metrics
 
@@ -128,9 +126,4 @@ are shuffled anyway), so it only changes the private link -- a person who knows 
 single-category record still finds it in the release.
 """)
 
-nb = nbf.v4.new_notebook()
-nb["cells"] = cells
-nb["metadata"]["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-out = Path(__file__).with_name("swapping.ipynb")
-nbf.write(nb, out)
-print("wrote", out)
+cells.write("swapping.ipynb")

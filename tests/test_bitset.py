@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 from graphanon._bitset import bytes_to_words, pack_bytes, pack_words, vote_words
-from graphanon.release.nonreciprocal import bit_vote
+from graphanon.release.bit_voting import bit_vote
 from graphanon.support import VerticalBitmaps, bitmap_supports
 
 

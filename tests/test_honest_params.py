@@ -223,3 +223,26 @@ def test_bench_reports_the_parameters_used(run):
     # a deterministic method takes --seed in bench: it seeds the query workload
     res = run("bench", "liuwang_fig1", "-a", "hghs", "-k", "2", "--seed", "4", "--queries", "10", "--json")
     assert res.exit_code == 0 and json.loads(res.output)["params"]
+
+
+def test_adapters_read_declared_params_only():
+    # every adapter reads --param through its Param declarations: RunOptions has no untyped reader
+    assert not hasattr(RunOptions, "param")
+    data = load("liuwang_fig1")
+    mm = get_algorithm("mm")
+    assert mm.combined_params and mm.parse_params({"h": "0.5,private=a"}) == {"h": 0.5, "private": ["a"]}
+    with pytest.raises(ParameterError, match=r"--param h='half'"):
+        mm.run(data, RunOptions(k=2, params={"h": "half", "private": "a"}))
+    with pytest.raises(ParameterError, match="without --param private"):
+        mm.run(data, RunOptions(k=2, params={"h": "1"}))  # given, even at its default value
+    with pytest.raises(ParameterError, match="unknown --param p; this algorithm takes: h, private"):
+        mm.run(data, RunOptions(k=2, params={"p": "2", "private": "a"}))
+    with pytest.raises(ParameterError, match="--param h='0.5,p=2'"):  # p is not mm's: the text stays h's
+        mm.run(data, RunOptions(k=2, params={"h": "0.5,p=2,private=a"}))
+    with pytest.raises(ParameterError, match="--param visit='sorted': expected one of random, input"):
+        get_algorithm("partswap").run(data, RunOptions(params={"categories": "random:2", "visit": "sorted"}))
+    tax = load_taxonomy("liuwang_fig1")
+    with pytest.raises(ParameterError, match="--param level='top'"):
+        get_algorithm("cut").run(data, RunOptions(taxonomy=tax, params={"level": "top"}))
+    rel = get_algorithm("cut").run(data, RunOptions(taxonomy=tax, params={"level": "1"}))
+    assert rel.params["level"] == 1

@@ -14,7 +14,7 @@ from graphanon.algorithms import anonymize_hghs, anonymize_mhghs, anonymize_nonr
 from graphanon.algorithms.nonreciprocal import members_matrix
 from graphanon.datasets import load, load_taxonomy
 from graphanon.errors import MemoryBudgetError, ParameterError
-from graphanon.release.nonreciprocal import bit_vote
+from graphanon.release.bit_voting import bit_vote
 
 
 @pytest.fixture(autouse=True)
@@ -79,7 +79,7 @@ def test_nr_with_k_equal_to_n_publishes_the_common_vote():
 
 
 def test_bit_vote_blocks_match_one_shot(monkeypatch):
-    import graphanon.release.nonreciprocal as nr_release
+    import graphanon.release.bit_voting as nr_release
 
     data = load("chess").subset(np.arange(300))
     n = data.n_records

@@ -15,7 +15,7 @@ from graphanon.errors import ParameterError, ReleaseFormatError
 from graphanon.graphs.generalization import ring_graph
 from graphanon.privacy import nonreciprocal_matches
 from graphanon.release import NonreciprocalRelease, load_release
-from graphanon.release.nonreciprocal import bit_vote, possible_world_counts
+from graphanon.release.bit_voting import bit_vote, possible_world_counts
 
 GOLD_ORDER = [1, 3, 2, 0, 4, 5]  # r2 r4 r3 r1 r5 r6
 # SPEC 5: base / distance / threshold of r'_x for ring k=3 on the order above
@@ -151,3 +151,30 @@ def test_empty_records_and_unknown_items():
     ao, ap, _ = nonreciprocal_matches(data, rel)
     assert sorted(zip(eo.tolist(), ep.tolist(), strict=True)) == sorted(zip(ao.tolist(), ap.tolist(), strict=True))
     assert sp.issparse(rel.base)
+
+
+def test_split_modules_keep_their_old_import_paths():
+    # issue 12 split release/nonreciprocal.py and graphs/similarity.py; the old paths still work
+    import graphanon.graphs.least_similar as least_similar
+    import graphanon.graphs.similarity as similarity
+    import graphanon.release.bit_voting as bit_voting
+    import graphanon.release.nonreciprocal as nr_release
+
+    assert nr_release.bit_vote is bit_voting.bit_vote
+    assert nr_release.possible_world_counts is bit_voting.possible_world_counts
+    assert similarity.least_similar_matching is least_similar.least_similar_matching
+
+
+def test_match_edges_beyond_max_edges_are_counted_not_stored():
+    import scipy.sparse as sp
+
+    from graphanon.release.bit_voting import match_possible_worlds
+
+    base = sp.csr_array(np.array([[1, 0, 0], [1, 0, 0]], dtype=bool))
+    dist = sp.csr_array(np.array([[0, 1, 1], [0, 1, 0]], dtype=bool))
+    Y = sp.csr_array(np.array([[1, 0, 0], [1, 1, 0], [1, 1, 1], [0, 0, 0]], dtype=bool))
+    po, pp, eo, ep, over = match_possible_worlds(base, dist, [2, 1], Y, 100)
+    assert po.tolist() == [2, 2, 1, 0] and pp.tolist() == [3, 2] and not over  # record 3 lacks the base item
+    po2, pp2, eo2, ep2, over2 = match_possible_worlds(base, dist, [2, 1], Y, 2)
+    assert over2 and len(eo2) == 2 and po2.tolist() == po.tolist() and pp2.tolist() == pp.tolist()
+    assert set(zip(eo2.tolist(), ep2.tolist())) <= set(zip(eo.tolist(), ep.tolist()))

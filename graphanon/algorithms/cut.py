@@ -199,13 +199,21 @@ def anonymize_cut(
     return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
 
 
+_PARAMS = (
+    Param("cut", parse_name_list, None, "the cut's nodes, comma-separated"),
+    Param("level", int, None, "instead of cut: the cut at this taxonomy depth (0 = the root)"),
+    Param("suppress", parse_name_list, (), "cut nodes to suppress, comma-separated"),
+    Param("force", parse_bool, False, "with -k: publish even when the k^m audit fails"),
+)
+
+
 def _run(data, opts: RunOptions) -> GlobalRecoding:
     """CLI adapter. ``-k`` (with ``-m``) is a claim the CLI checks: the release
     records ``k`` and ``m`` in its params, and the CLI audits it with the
     independent k^m audit before writing it (``spec.verify``); ``--param
     force=true`` publishes a violating release anyway, with the audit result
     in its params. Without ``-k`` the release claims nothing."""
-    opts.unknown_params({"cut", "level", "suppress", "force"})
+    values = opts.values(_PARAMS)  # force is checked here, acted on by the CLI
     if opts.k is not None:
         check_k(opts.k, data.n_records)
         check_m(opts.m)
@@ -213,10 +221,7 @@ def _run(data, opts: RunOptions) -> GlobalRecoding:
         opts.refuse(("m",), "algorithm 'cut' claims k^m-anonymity only with -k K (then it audits its release)")
         if "force" in opts.params:
             raise ParameterError("--param force only applies with -k K (it publishes a release that fails its k^m audit)")
-    opts.param("force", False, parse_bool)  # checked here, acted on by the CLI
-    cut = opts.param("cut", None, parse_name_list)
-    level = opts.param("level", None, int)
-    suppress = opts.param("suppress", [], parse_name_list)
+    cut, level, suppress = values["cut"], values["level"], values["suppress"]
     if cut is None and level is None:
         raise ParameterError("algorithm 'cut' needs --param cut=NODE,NODE,... or --param level=DEPTH")
     release = anonymize_cut(
@@ -235,12 +240,7 @@ register(
         run=_run,
         privacy_model="km",
         needs_taxonomy=True,
-        params=(
-            Param("cut", parse_name_list, None, "the cut's nodes, comma-separated"),
-            Param("level", int, None, "instead of cut: the cut at this taxonomy depth (0 = the root)"),
-            Param("suppress", parse_name_list, (), "cut nodes to suppress, comma-separated"),
-            Param("force", parse_bool, False, "with -k: publish even when the k^m audit fails"),
-        ),
+        params=_PARAMS,
         verify=True,
     )
 )

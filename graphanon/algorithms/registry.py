@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphanon._params import expand_params
 from graphanon._progress import ProgressCallback
 from graphanon.errors import ParameterError
 from graphanon.labels import parse_name_list
@@ -157,25 +158,20 @@ class RunOptions:
             flags = ", ".join(_FLAGS[name] for name in extra)
             raise ParameterError(f"{flags}: {why}; drop {'it' if len(extra) == 1 else 'them'}")
 
-    def param(self, name: str, default=None, cast: Callable = str):
-        """A ``--param`` value converted by ``cast`` (clear error when it does not convert)."""
-        if name not in self.params:
-            return default
-        raw = self.params[name]
-        try:
-            return cast(raw)
-        except (TypeError, ValueError) as exc:
-            raise ParameterError(f"--param {name}={raw!r}: {exc}") from None
-
-    def values(self, params: tuple[Param, ...]) -> dict[str, Any]:
+    def values(self, params: tuple[Param, ...], *, combined: bool = False) -> dict[str, Any]:
         """The ``--param`` values converted by the declared ``params`` (their ``default`` when not
-        given); names not declared are refused (:class:`ParameterError`)."""
-        self.unknown_params({p.name for p in params})
-        return {p.name: (p.parse(self.params[p.name]) if p.name in self.params else p.default) for p in params}
+        given); names not declared are refused (:class:`ParameterError`).
 
-    def unknown_params(self, known: set[str]) -> None:
-        """Raise for ``--param`` names the algorithm does not take."""
-        extra = sorted(set(self.params) - known)
+        With ``combined``, one ``--param`` may hold several declared parameters
+        (``h=0.5,private=a,b``; see :func:`graphanon._params.expand_params`).
+        """
+        raw = expand_params(self.params, {p.name for p in params}) if combined else self.params
+        self.unknown_params({p.name for p in params}, raw)
+        return {p.name: (p.parse(raw[p.name]) if p.name in raw else p.default) for p in params}
+
+    def unknown_params(self, known: set[str], given: dict[str, str] | None = None) -> None:
+        """Raise for ``--param`` names (of ``given``, default :attr:`params`) the algorithm does not take."""
+        extra = sorted(set(self.params if given is None else given) - known)
         if extra:
             raise ParameterError(
                 f"unknown --param {', '.join(extra)}; this algorithm takes: {', '.join(sorted(known)) or 'none'}"
@@ -211,6 +207,10 @@ class AlgorithmSpec:
         ``taxonomy`` and ``seed``; :meth:`check_options` refuses the others
         (an ignored option would make a release look like something it is
         not). ``seed`` is listed only by algorithms with structure randomness.
+    combined_params : bool
+        One ``--param`` may hold several declared parameters
+        (``--param h=0.5,private=a,b``); the adapter reads them with
+        ``opts.values(params, combined=True)``.
     verify : bool
         The method promises nothing by construction (a user-given cut): when
         its release claims ``k`` in its params, the CLI audits it with
@@ -226,6 +226,7 @@ class AlgorithmSpec:
     params: tuple[Param, ...] = ()
     audit_params: tuple[str, ...] = ()
     options: tuple[str, ...] = ("k", "m", "taxonomy")
+    combined_params: bool = False
     verify: bool = False
 
     def __post_init__(self) -> None:
@@ -248,6 +249,8 @@ class AlgorithmSpec:
         when given, its ``default`` otherwise.
         """
         known = {p.name: p for p in self.params}
+        if self.combined_params:
+            raw = expand_params(raw, set(known))
         extra = sorted(set(raw) - set(known))
         if extra:
             raise ParameterError(

@@ -31,7 +31,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon._memory import cost_blocks
-from graphanon._params import expand_params
 from graphanon._progress import ProgressCallback
 from graphanon._random import check_random_state
 from graphanon._validation import check_h, check_k
@@ -266,18 +265,24 @@ def anonymize_mm(
     return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
 
 
+_PARAMS = (
+    Param("h", float, None, "largest allowed confidence of inferring a private item, a number in (0, 1] "
+          "(default 1: no bound); needs private"),
+    Param("private", parse_name_list, (), "private (sensitive) items, comma-separated"),
+)
+
+
 def _run(data, opts: RunOptions) -> GlobalRecoding:
-    opts.params = expand_params(opts.params, {"h", "private"})
-    opts.unknown_params({"h", "private"})
-    h = opts.param("h", 1.0, float)
-    private = opts.param("private", [], parse_name_list)
-    if "h" in opts.params and not private:
+    """CLI adapter; one ``--param h=0.5,private=a,b`` gives both (``combined_params``)."""
+    values = opts.values(_PARAMS, combined=True)
+    h, private = values["h"], values["private"]
+    if h is not None and not private:
         raise ParameterError(
             "--param h bounds the confidence of inferring a private item; without --param private=ITEM,... "
             "there is none, so h would change nothing: give the private items or drop h"
         )
     return anonymize_mm(
-        data, k=opts.k, m=opts.m, h=h, private_items=private, progress=opts.progress,
+        data, k=opts.k, m=opts.m, h=1.0 if h is None else h, private_items=private, progress=opts.progress,
         unsafe_secret_seed=opts.unsafe_secret_seed,
     )
 
@@ -289,11 +294,8 @@ register(
         "--param h=0.8 private=a,b)",
         run=_run,
         privacy_model="km",
-        params=(
-        # text: "h=0.5,private=a,b" (both in one --param) is also accepted (privacy.hkp.expand_params)
-        Param("h", str, 1.0, "largest allowed confidence of inferring a private item, a number in (0, 1]"),
-        Param("private", parse_name_list, (), "private (sensitive) items, comma-separated"),
-    ),
+        params=_PARAMS,
+        combined_params=True,
         options=("k", "m"),
     )
 )

@@ -74,7 +74,7 @@ from graphanon._random import check_random_state
 from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, register
 from graphanon.categories import category_codes, parse_categories
 from graphanon.errors import ParameterError
-from graphanon.graphs.similarity import least_similar_matching
+from graphanon.graphs.least_similar import least_similar_matching
 from graphanon.release.perturbed import PerturbedRelease, publish_split
 from graphanon.release.publish import publish
 from graphanon.taxonomy import ItemGroups
@@ -278,7 +278,7 @@ def anonymize_partswap(data, *, categories: ItemGroups, visit: str = "random", r
     Complexity
     ----------
     O(occurrences) for the weights and the exchange, plus the partner search
-    of :func:`~graphanon.graphs.similarity.least_similar_matching`.
+    of :func:`~graphanon.graphs.least_similar.least_similar_matching`.
 
     Examples
     --------
@@ -437,10 +437,14 @@ def anonymize_splitperson(data, *, categories: ItemGroups, rng=None, unsafe_secr
 
 
 # ---------------------------------------------------------------------- CLI
-def _categories(data, opts: RunOptions, name: str) -> ItemGroups:
+_CATEGORIES = Param("categories", str, None, "random:N[:SEED], taxonomy-level:DEPTH or an item,category CSV file")
+_VISIT = Param("visit", str, "random", "visiting order and tie-break of the partner search",
+               choices=("random", "input"))
+
+
+def _categories(data, opts: RunOptions, name: str, spec: str | None) -> ItemGroups:
     if opts.k is not None or opts.m is not None:
         raise ParameterError(f"{name} takes no -k or -m: it hides tendencies, it does not count records")
-    spec = opts.param("categories")
     if opts.is_given("taxonomy") and not str(spec or "").startswith("taxonomy-level:"):
         raise ParameterError(f"{name} reads --taxonomy only for categories=taxonomy-level:DEPTH; drop it")
     if spec is None:
@@ -450,39 +454,36 @@ def _categories(data, opts: RunOptions, name: str) -> ItemGroups:
     return parse_categories(spec, data, opts.taxonomy)
 
 
-def _runner(func, *, with_visit: bool):
+def _runner(func, params: tuple[Param, ...]):
     name = func.__name__.removeprefix("anonymize_")
 
     def run(data, opts: RunOptions):
-        known = {"categories", "visit"} if with_visit else {"categories"}
-        opts.unknown_params(known)
-        kwargs = {"visit": opts.param("visit", "random")} if with_visit else {}
-        return func(data, categories=_categories(data, opts, name), rng=opts.seed,
-                    unsafe_secret_seed=opts.unsafe_secret_seed, progress=opts.progress, **kwargs)
+        values = opts.values(params)
+        categories = _categories(data, opts, name, values.pop("categories"))
+        return func(data, categories=categories, rng=opts.seed, unsafe_secret_seed=opts.unsafe_secret_seed,
+                    progress=opts.progress, **values)
 
     return run
 
 
 def _run_randswap(data, opts: RunOptions):
-    opts.unknown_params(set())
+    opts.values(())  # no --param options
     if opts.k is not None or opts.m is not None:
         raise ParameterError("randswap takes no -k or -m")
     return anonymize_randswap(data, rng=opts.seed, unsafe_secret_seed=opts.unsafe_secret_seed,
                               progress=opts.progress)
 
 
-_CATEGORIES = Param("categories", str, None, "random:N[:SEED], taxonomy-level:DEPTH or an item,category CSV file")
-_VISIT = Param("visit", str, "random", "visiting order and tie-break of the partner search",
-               choices=("random", "input"))
 for _func, _summary, _visit_opt in (
     (anonymize_partswap, "PartSwap: swap each tendency's items with the least similar record (Gunawan & Mambo)", True),
     (anonymize_fullswap, "FullSwap: PartSwap plus full swaps of single-category records", True),
     (anonymize_partsupp, "PartSupp baseline: remove each record's heaviest category", False),
     (anonymize_splitperson, "SplitPerson baseline: one record per category of each record", False),
 ):
+    _params = (_CATEGORIES, _VISIT) if _visit_opt else (_CATEGORIES,)
     register(AlgorithmSpec(
-        name=_func.__name__.removeprefix("anonymize_"), summary=_summary, run=_runner(_func, with_visit=_visit_opt),
-        privacy_model="tendency", params=(_CATEGORIES, _VISIT) if _visit_opt else (_CATEGORIES,),
+        name=_func.__name__.removeprefix("anonymize_"), summary=_summary, run=_runner(_func, _params),
+        privacy_model="tendency", params=_params,
         audit_params=("categories",), options=("taxonomy", "seed") if _visit_opt else ("taxonomy",),
     ))
 register(AlgorithmSpec(name="randswap", summary="RandSwap baseline: random pairs exchange random halves",

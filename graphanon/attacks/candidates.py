@@ -19,6 +19,7 @@ import hashlib
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon.attacks.result import check_release_size
 from graphanon.errors import ParameterError
 from graphanon.support import generalize_matrix
 
@@ -183,12 +184,8 @@ def candidate_sets(original, release) -> CandidateSets:
     :func:`~graphanon.privacy.nonreciprocal.nonreciprocal_matches`
     (blocked sparse products, O(n^2) cells).
     """
+    check_release_size(original, release)
     n = original.n_records
-    if release.n_records != n:
-        raise ParameterError(
-            f"the original data has {n} records but the release {release.n_records}: "
-            "attacks compare a release with the data it was made from"
-        )
     if getattr(release, "kind", None) == "global_recoding":
         words = _item_words([pi.label for pi in release.published_items])
         code = release.code_for(original)

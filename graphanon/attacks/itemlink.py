@@ -30,7 +30,7 @@ import scipy.sparse as sp
 
 from graphanon._random import check_random_state
 from graphanon.attacks.linkage import model_level
-from graphanon.attacks.result import AttackResult, make_result, resolve_targets, truth_rows
+from graphanon.attacks.result import AttackResult, attack_targets, make_result
 from graphanon.errors import ParameterError
 from graphanon.support import generalize_matrix
 
@@ -197,14 +197,8 @@ def m_item_linkage(
         raise ParameterError(
             f"m (items the adversary knows) must be a whole number >= 1, got {m!r}"
         )
-    n = original.n_records
-    if release.n_records != n:
-        raise ParameterError(
-            f"the original data has {n} records but the release {release.n_records}"
-        )
-    rows = truth_rows(truth, n)
     gen = check_random_state(rng)
-    t = resolve_targets(targets, n, gen)
+    t, truth_t = attack_targets(original, release, targets, gen, truth=truth)
     Q = known_items(original.matrix, t, int(m), gen)
     level = model_level(release, k, ("k", "l"), "k")
     if level is None:
@@ -212,9 +206,9 @@ def m_item_linkage(
             "the release publishes no k; pass k= (the level the m-item attack is compared with)"
         )
     if getattr(release, "kind", None) == "global_recoding":
-        sizes, has_truth = _global_candidates(release, original, Q, rows[t])
+        sizes, has_truth = _global_candidates(release, original, Q, truth_t)
     elif all(hasattr(release, a) for a in ("base", "distance", "threshold", "items")):
-        sizes, has_truth = _nonreciprocal_candidates(release, original, Q, rows[t])
+        sizes, has_truth = _nonreciprocal_candidates(release, original, Q, truth_t)
     else:
         raise ParameterError(
             f"the m-item attack knows global recodings and nonreciprocal releases, not {type(release).__name__}"

@@ -41,7 +41,7 @@ import scipy.sparse as sp
 
 from graphanon.attacks.candidates import candidate_sets, label_codes
 from graphanon.attacks.linkage import guess_rows, model_level
-from graphanon.attacks.result import AttackResult, make_result, resolve_targets
+from graphanon.attacks.result import AttackResult, attack_targets, make_result
 from graphanon.errors import ParameterError
 
 __all__ = ["label_inference"]
@@ -108,8 +108,7 @@ def label_inference(
         )
     if strategy not in ("candidates", "position", "id"):
         raise ParameterError(f"strategy must be 'candidates', 'position' or 'id', got {strategy!r}")
-    n = original.n_records
-    t = resolve_targets(targets, n, rng)
+    t, _ = attack_targets(original, release, targets, rng, scored=False)
     C = candidates if candidates is not None else candidate_sets(original, release)
     (orig_code, pub_code), n_labels = label_codes(original.labels, pub_labels)
     LC = sp.csr_array(C.label_counts(t, pub_code, n_labels))

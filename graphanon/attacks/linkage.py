@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphanon.attacks.candidates import candidate_sets
-from graphanon.attacks.result import AttackResult, make_result, resolve_targets, truth_rows
+from graphanon.attacks.result import AttackResult, attack_targets, make_result
 from graphanon.errors import ParameterError
 
 __all__ = ["STRATEGIES", "guess_rows", "row_linkage"]
@@ -164,16 +164,14 @@ def row_linkage(
     >>> res.success, res.bound, res.within_bound()
     (1.0, 0.025, False)
     """
-    n = original.n_records
-    rows = truth_rows(truth, n)
-    t = resolve_targets(targets, n, rng)
+    t, truth_t = attack_targets(original, release, targets, rng, truth=truth)
     C = candidates if candidates is not None else candidate_sets(original, release)
     guess = guess_rows(original, release, t, strategy)
     size = C.sizes(t)
     usable = C.contains(t, guess)
-    truth_in = C.contains(t, rows[t])
+    truth_in = C.contains(t, truth_t)
     inv = np.where(size > 0, 1.0 / np.maximum(size, 1), 0.0)
-    per = np.where(usable, (guess == rows[t]).astype(float), truth_in * inv)
+    per = np.where(usable, (guess == truth_t).astype(float), truth_in * inv)
     level, bound, kind = linkage_bound(release, k, size)
     baseline = float(inv.mean()) if len(t) else 0.0
     return make_result(

@@ -11,7 +11,9 @@ import numpy as np
 from graphanon._random import check_random_state
 from graphanon.errors import ParameterError
 
-__all__ = ["AttackResult", "chernoff_margin", "resolve_targets", "truth_rows"]
+__all__ = [
+    "AttackResult", "attack_targets", "chernoff_margin", "check_release_size", "resolve_targets", "truth_rows",
+]
 
 
 def _kl(q: float, p: float) -> float:
@@ -215,3 +217,43 @@ def resolve_targets(targets, n: int, rng=None) -> np.ndarray:
     if len(t) and (t.min() < 0 or t.max() >= n):
         raise ParameterError(f"target record indices must lie in 0..{n - 1}")
     return t
+
+
+def check_release_size(original, release) -> None:
+    """Refuse a release that does not publish one row per original record."""
+    n = original.n_records
+    if release.n_records != n:
+        raise ParameterError(
+            f"the original data has {n} records but the release {release.n_records}: "
+            "attacks compare a release with the data it was made from"
+        )
+
+
+def attack_targets(original, release, targets, rng=None, *, truth=None, scored: bool = True):
+    """The records an attack targets and, when it is scored against the link, their true rows.
+
+    Parameters
+    ----------
+    original : TransactionData
+    release : Release
+        Must publish one row per record of ``original``.
+    targets, rng :
+        As in :func:`resolve_targets`.
+    truth : ReleaseLink or array of int, optional
+        The private link; required when ``scored``.
+    scored : bool
+        Whether the attack is scored against ``truth`` (label inference is
+        scored against the original labels instead).
+
+    Returns
+    -------
+    targets : ndarray of int64
+    truth_rows : ndarray of int64 or None
+        ``truth[targets]`` (None when not ``scored``).
+    """
+    check_release_size(original, release)
+    n = original.n_records
+    rows = truth_rows(truth, n) if scored else None
+    t = resolve_targets(targets, n, rng)
+    return t, (None if rows is None else rows[t])
+

@@ -26,7 +26,7 @@ import numpy as np
 
 from graphanon.attacks.candidates import candidate_sets, row_signatures
 from graphanon.attacks.linkage import linkage_bound
-from graphanon.attacks.result import AttackResult, chernoff_margin, resolve_targets, truth_rows
+from graphanon.attacks.result import AttackResult, attack_targets, chernoff_margin
 from graphanon.errors import ParameterError
 
 __all__ = ["seed_recovery"]
@@ -134,9 +134,7 @@ def seed_recovery(
     >>> res.details["identical"], res.success, res.within_bound()
     ([7], 1.0, False)
     """
-    n = original.n_records
-    rows = truth_rows(truth, n)
-    t = resolve_targets(targets, n, rng)
+    t, truth_t = attack_targets(original, release, targets, rng, truth=truth)
     if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 1:
         raise ParameterError(f"draws must be a whole number >= 1, got {draws!r}")
     pub_sig = row_signatures(release)
@@ -169,11 +167,11 @@ def seed_recovery(
             if len(t) == 0:
                 per_draw.append(0.0)
             elif np.array_equal(sig, pub_sig):
-                per_draw.append(float((mine == rows[t]).mean()))
+                per_draw.append(float((mine == truth_t).mean()))
             else:
                 rid, pid = _signature_ids(sig, pub_sig)
                 same = np.bincount(pid, minlength=int(max(rid.max(), pid.max()) + 1))
-                hit = pid[rows[t]] == rid[mine]
+                hit = pid[truth_t] == rid[mine]
                 per_draw.append(float(np.where(hit, 1.0 / same[rid[mine]], 0.0).mean()))
     C = candidate_sets(original, release)
     size = C.sizes(t)
@@ -185,7 +183,7 @@ def seed_recovery(
         # chance is itself so unlikely that, when it happens, the recovery is verified.
         n_units = len(t) if exact and chance <= 1 - confidence else len(per_draw)
     else:
-        per = np.where(C.contains(t, rows[t]), 1.0 / np.maximum(size, 1), 0.0)
+        per = np.where(C.contains(t, truth_t), 1.0 / np.maximum(size, 1), 0.0)
         success, n_units = (float(per.mean()) if len(t) else 0.0), len(t)
     return AttackResult(
         attack="seed-recovery",

@@ -103,7 +103,6 @@ def _verify_claim(spec, data, release, opts) -> None:
     against the ``-k``/``-m`` it claims; refuse a violating one unless ``--param force=true``."""
     if not spec.verify or opts.k is None:
         return
-    from graphanon.algorithms.registry import parse_bool
     from graphanon.privacy.registry import build_model
 
     model = build_model(spec.privacy_model, k=opts.k, m=opts.m, params={}, original=data)
@@ -113,7 +112,7 @@ def _verify_claim(spec, data, release, opts) -> None:
     example = report.worst or (report.counterexamples[0] if report.counterexamples else {})
     example = ", e.g. " + dumps_json(example) if example else ""
     what = f"{report.model} fails: {report.violations} violation(s){example}"
-    if not opts.param("force", False, parse_bool):
+    if not spec.parse_params(opts.params)["force"]:
         raise GraphanonError(f"{what}; nothing written. Publish a coarser cut or suppress more, "
                              "or pass --param force=true to write it anyway")
     release.params["audit"] = {"model": report.model, "satisfied": False, "violations": report.violations}

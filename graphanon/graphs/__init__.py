@@ -14,7 +14,9 @@ the structures of each method family live in the modules below:
   (nonreciprocal recoding; the engines that build them are in
   :mod:`graphanon.algorithms.nonreciprocal`);
 * :mod:`~graphanon.graphs.similarity`: record-similarity graphs (Jaccard overlap
-  and k nearest records) for clustering and swapping.
+  and k nearest records) for clustering and swapping;
+  :mod:`~graphanon.graphs.least_similar`: the least-similar partner matching
+  of the swapping methods.
 """
 
 from graphanon._lazy import attach

@@ -28,7 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon._io import atomic_write, dumps_json
-from graphanon.errors import GraphanonError, ReleaseFormatError
+from graphanon.errors import GraphanonError, ParameterError, ReleaseFormatError
 from graphanon.release.fingerprint import FINGERPRINT_KEYS
 
 __all__ = ["FORMAT_TAG", "Release", "load_release", "release_kinds"]
@@ -80,6 +80,35 @@ def permute_rows(records, labels, order: np.ndarray):
     out = sp.csr_array(records[order])
     out.sort_indices()
     return out, (None if labels is None else tuple(labels[int(i)] for i in order))
+
+
+def match_digraph(n_original: int, n_published: int, edges, *, n_edges: int, max_edges: int, note: str = ""):
+    """The match graph: a bipartite :class:`networkx.DiGraph` ``("orig", i) -> ("pub", j)``.
+
+    Parameters
+    ----------
+    n_original, n_published : int
+        Node counts of the two sides (every node is present, matched or not).
+    edges : iterable of (int, int)
+        The pairs ``(i, j)``.
+    n_edges : int
+        Their number, known before they are listed (an iterable is not consumed to count it).
+    max_edges, note :
+        More than ``max_edges`` edges raise a :class:`~graphanon.errors.ParameterError`
+        (``note`` says why the graph is large).
+    """
+    import networkx as nx
+
+    if n_edges > max_edges:
+        raise ParameterError(
+            f"the match graph would have {n_edges} edges{note} (> max_edges={max_edges}); "
+            "use match_counts() or raise max_edges"
+        )
+    g = nx.DiGraph()
+    g.add_nodes_from((("orig", i) for i in range(n_original)), bipartite=0)
+    g.add_nodes_from((("pub", j) for j in range(n_published)), bipartite=1)
+    g.add_edges_from((("orig", int(i)), ("pub", int(j))) for i, j in edges)
+    return g
 
 
 def json_params(params: dict) -> dict:

@@ -16,7 +16,7 @@ from graphanon.labels import (
     as_labels,
     set_label,  # noqa: F401  (re-exported: its old home)
 )
-from graphanon.release.base import Release, json_items, json_labels, permute_rows
+from graphanon.release.base import Release, json_items, json_labels, match_digraph, permute_rows
 from graphanon.support import generalize_matrix
 
 __all__ = ["GlobalRecoding", "PublishedItem", "set_label"]
@@ -295,17 +295,8 @@ class GlobalRecoding(Release):
         for j, key in enumerate(keys_pub):
             by_key.setdefault(key, []).append(j)
         n_edges = sum(len(by_key.get(key, ())) for key in keys_orig)
-        if n_edges > max_edges:
-            raise ParameterError(
-                f"the match graph would have {n_edges} edges (> max_edges={max_edges}); use "
-                f"match_counts() or raise max_edges"
-            )
-        g = nx.DiGraph()
-        g.add_nodes_from((("orig", i) for i in range(self.n_records)), bipartite=0)
-        g.add_nodes_from((("pub", j) for j in range(self.n_records)), bipartite=1)
-        for i, key in enumerate(keys_orig):
-            g.add_edges_from((("orig", i), ("pub", j)) for j in by_key.get(key, ()))
-        return g
+        edges = ((i, j) for i, key in enumerate(keys_orig) for j in by_key.get(key, ()))
+        return match_digraph(self.n_records, self.n_records, edges, n_edges=n_edges, max_edges=max_edges)
 
     # ------------------------------------------------------------------ persistence
     def _permute_rows(self, order: np.ndarray) -> None:

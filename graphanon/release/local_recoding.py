@@ -38,7 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.errors import ParameterError, ReleaseFormatError
-from graphanon.release.base import Release, json_items, json_labels, permute_rows
+from graphanon.release.base import Release, json_items, json_labels, match_digraph, permute_rows
 
 __all__ = ["LocalRecoding", "PublishedNode", "local_recoding_from_counts", "records_fitting"]
 
@@ -298,17 +298,8 @@ class LocalRecoding(Release):
     def match_graph(self, original, *, max_edges: int = 2_000_000) -> nx.DiGraph:
         sets = self._match_sets(original)
         n_edges = sum(len(a) * len(b) for a, b in sets)
-        if n_edges > max_edges:
-            raise ParameterError(
-                f"the match graph would have {n_edges} edges (> max_edges={max_edges}); use "
-                f"match_counts() or raise max_edges"
-            )
-        g = nx.DiGraph()
-        g.add_nodes_from((("orig", i) for i in range(self.n_records)), bipartite=0)
-        g.add_nodes_from((("pub", j) for j in range(self.n_records)), bipartite=1)
-        for rows, recs in sets:
-            g.add_edges_from((("orig", int(i)), ("pub", int(j))) for i in recs for j in rows)
-        return g
+        edges = ((i, j) for rows, recs in sets for i in recs for j in rows)
+        return match_digraph(self.n_records, self.n_records, edges, n_edges=n_edges, max_edges=max_edges)
 
     # ------------------------------------------------------------------ persistence
     def _permute_rows(self, order: np.ndarray) -> None:

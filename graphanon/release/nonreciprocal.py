@@ -7,6 +7,10 @@ Together the distance bitmap and the threshold define the record's *possible
 worlds*: every bitmap equal to the base outside the distance positions and
 within ``threshold`` flips on them. Its true preimage is one of them.
 
+This module holds the release object; the bit vote, the world counts and the
+matching kernel are in :mod:`graphanon.release.bit_voting` (``bit_vote`` and
+``possible_world_counts`` are importable from here too).
+
 References
 ----------
 Xue, Karras, Raïssi, Vaidya, Tan. Anonymizing set-valued data by
@@ -18,194 +22,21 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon._bitset import pack_words, vote_words, words_to_csr
-from graphanon._memory import cost_blocks
+from graphanon._rows import bool_csr
 from graphanon.errors import ParameterError, ReleaseFormatError
 from graphanon.labels import as_labels
-from graphanon.release.base import Release, json_label
+from graphanon.release.base import Release, json_label, match_digraph
+from graphanon.release.bit_voting import (
+    bit_vote,
+    log_cum_binom,
+    match_possible_worlds,
+    possible_world_counts,
+)
 
 __all__ = ["NonreciprocalRelease", "bit_vote", "possible_world_counts"]
-
-
-def _bool_csr(M, shape) -> sp.csr_array:
-    M = sp.csr_array(M, shape=shape, copy=True)
-    M.sum_duplicates()
-    M.eliminate_zeros()
-    out = sp.csr_array((np.ones(M.nnz, dtype=bool), M.indices.astype(np.int32), M.indptr.astype(np.int64)), shape=shape)
-    out.sort_indices()
-    return out
-
-
-def bit_vote(X, members: sp.csr_array) -> tuple[sp.csr_array, sp.csr_array, np.ndarray]:
-    """Base bitmap, distance bitmap and threshold of published records by bit voting.
-
-    Parameters
-    ----------
-    X : sparse boolean matrix, shape (n, d)
-        Original record bitmaps.
-    members : sparse matrix, shape (m, n)
-        ``members[j, i] != 0`` when original record ``i`` is a preimage of
-        published record ``j``.
-
-    Returns
-    -------
-    base : csr_array (m, d)
-        Majority vote of the preimages per position (a tie gives 0).
-    distance : csr_array (m, d)
-        Positions where the preimages disagree.
-    threshold : ndarray (m,)
-        ``max_i H(base_j, X_i)`` over the preimages ``i`` of ``j``.
-
-    Complexity
-    ----------
-    O(nnz(members) * average record length) time; memory O(nnz(members) +
-    nnz(X)) plus one block of gathered rows (the thresholds are computed
-    in edge blocks).
-    """
-    X = sp.csr_array(X).astype(np.int32)
-    M = sp.csr_array(members).astype(np.int32)
-    M.data[:] = 1
-    size = np.asarray(M.sum(axis=1)).ravel()
-    if (size == 0).any():
-        j = int(np.flatnonzero(size == 0)[0])
-        raise ParameterError(f"published record {j} has no preimage")
-    X.eliminate_zeros()
-    shape = (M.shape[0], X.shape[1])
-    # the majority rule lives in one place, the packed kernel shared with the nonreciprocal search
-    M.sort_indices()
-    B = vote_words(pack_words(X), M.indptr.astype(np.int64), M.indices.astype(np.int64))
-    base = _bool_csr(words_to_csr(B, X.shape[1]), shape)
-    del B
-    # distance: positions where some but not all preimages have the bit (0 < count < size)
-    counts = sp.csr_array(M @ X)
-    counts.eliminate_zeros()
-    rows = np.repeat(np.arange(M.shape[0]), np.diff(counts.indptr))
-    dist = _bool_csr(sp.csr_array(((counts.data < size[rows]).astype(np.int8), counts.indices, counts.indptr), shape=shape), shape)
-    # threshold: max over preimage edges of |base_j| + |x_i| - 2 |base_j & x_i|
-    Mc = M.tocoo()
-    ej, ei = Mc.row.astype(np.int64), Mc.col.astype(np.int64)
-    bl = np.diff(base.indptr)
-    xl = np.diff(X.indptr)
-    # |base_j & x_i| per edge, in edge blocks of about 2^24 gathered entries: with k near n the
-    # edges are n^2 and gathering all rows at once needs n^2 x record length entries.
-    based = base.astype(np.int32)
-    inter = np.empty(len(ej), dtype=np.int64)
-    for a, b in cost_blocks(bl[ej] + xl[ei], 1 << 24):
-        inter[a:b] = np.asarray(sp.csr_array(based[ej[a:b]]).multiply(X[ei[a:b]]).sum(axis=1)).ravel()
-    h = bl[ej] + xl[ei] - 2 * inter
-    thr = np.zeros(M.shape[0], dtype=np.int64)
-    np.maximum.at(thr, ej, h)
-    return base, dist, thr
-
-
-def _log_cum_binom(mmax: int) -> np.ndarray:
-    """``out[f, t] = log(sum_{j<=t} C(f, j))`` for 0 <= f, t <= mmax (t > f saturates)."""
-    from scipy.special import gammaln
-
-    f = np.arange(mmax + 1)[:, None]
-    j = np.arange(mmax + 1)[None, :]
-    with np.errstate(invalid="ignore"):
-        logc = gammaln(f + 1) - gammaln(j + 1) - gammaln(np.maximum(f - j, 0) + 1)
-    logc = np.where(j <= f, logc, -np.inf)
-    return np.logaddexp.accumulate(logc, axis=1)
-
-
-def possible_world_counts(distance_sizes, thresholds) -> np.ndarray:
-    """Number of possible worlds of each published record: ``sum_{j<=t} C(|d|, j)`` (float)."""
-    m = np.asarray(distance_sizes, dtype=np.int64)
-    t = np.minimum(np.asarray(thresholds, dtype=np.int64), m)
-    if len(m) == 0:
-        return np.zeros(0)
-    table = _log_cum_binom(int(m.max()))
-    return np.exp(table[m, t])
-
-
-@numba.njit(cache=True)
-def _match_kernel(b_ptr, b_idx, d_ptr, d_idx, thr, x_ptr, x_idx, c_ptr, c_idx, d_items, max_edges):
-    """Original records matching each published record (postings over the record CSC)."""
-    m = len(thr)
-    n = len(x_ptr) - 1
-    xlen = np.diff(x_ptr)
-    cnt = np.zeros(n, dtype=np.int64)
-    cd = np.zeros(n, dtype=np.int64)
-    cbd = np.zeros(n, dtype=np.int64)
-    ccore = np.zeros(n, dtype=np.int64)
-    touched = np.empty(n, dtype=np.int64)
-    flag = np.zeros(d_items, dtype=np.int8)  # 1 = base only, 2 = distance only, 3 = both
-    per_orig = np.zeros(n, dtype=np.int64)
-    per_pub = np.zeros(m, dtype=np.int64)
-    e_o = np.empty(max_edges, dtype=np.int64)
-    e_p = np.empty(max_edges, dtype=np.int64)
-    ne = 0
-    overflow = False
-    empties = np.flatnonzero(xlen == 0)
-    for p in range(m):
-        for q in range(b_ptr[p], b_ptr[p + 1]):
-            flag[b_idx[q]] |= 1
-        for q in range(d_ptr[p], d_ptr[p + 1]):
-            flag[d_idx[q]] |= 2
-        n_core = 0
-        n_bd = 0
-        nt = 0
-        # union of base and distance items
-        for src in range(2):
-            lo = b_ptr[p] if src == 0 else d_ptr[p]
-            hi = b_ptr[p + 1] if src == 0 else d_ptr[p + 1]
-            for q in range(lo, hi):
-                it = b_idx[q] if src == 0 else d_idx[q]
-                f = flag[it]
-                if src == 1 and (f & 1):
-                    continue  # already counted via the base list
-                if f == 1:
-                    n_core += 1
-                elif f == 3:
-                    n_bd += 1
-                for r in range(c_ptr[it], c_ptr[it + 1]):
-                    rec = c_idx[r]
-                    if cnt[rec] == 0:
-                        touched[nt] = rec
-                        nt += 1
-                    cnt[rec] += 1
-                    if f & 2:
-                        cd[rec] += 1
-                    if f == 3:
-                        cbd[rec] += 1
-                    if f == 1:
-                        ccore[rec] += 1
-        for q in range(nt):
-            rec = touched[q]
-            if cnt[rec] == xlen[rec] and ccore[rec] == n_core and cd[rec] + n_bd - 2 * cbd[rec] <= thr[p]:
-                per_orig[rec] += 1
-                per_pub[p] += 1
-                if ne < max_edges:
-                    e_o[ne] = rec
-                    e_p[ne] = p
-                    ne += 1
-                else:
-                    overflow = True
-            cnt[rec] = 0
-            cd[rec] = 0
-            cbd[rec] = 0
-            ccore[rec] = 0
-        if n_core == 0 and n_bd <= thr[p]:
-            for rec in empties:
-                per_orig[rec] += 1
-                per_pub[p] += 1
-                if ne < max_edges:
-                    e_o[ne] = rec
-                    e_p[ne] = p
-                    ne += 1
-                else:
-                    overflow = True
-        for q in range(b_ptr[p], b_ptr[p + 1]):
-            flag[b_idx[q]] = 0
-        for q in range(d_ptr[p], d_ptr[p + 1]):
-            flag[d_idx[q]] = 0
-    return per_orig, per_pub, e_o[:ne], e_p[:ne], overflow
 
 
 class NonreciprocalRelease(Release):
@@ -262,8 +93,8 @@ class NonreciprocalRelease(Release):
         if len(self._index) != len(self.items):
             raise ReleaseFormatError("item labels of a nonreciprocal release must be distinct")
         n, d = self.n_records, len(self.items)
-        self.base = _bool_csr(base, (n, d))
-        self.distance = _bool_csr(distance, (n, d))
+        self.base = bool_csr(base, (n, d))
+        self.distance = bool_csr(distance, (n, d))
         self.threshold = threshold
         dsize = np.diff(self.distance.indptr)
         bad = np.flatnonzero((self.threshold < 0) | (self.threshold > dsize))
@@ -338,7 +169,7 @@ class NonreciprocalRelease(Release):
         m = np.diff(self.distance.indptr)
         t = self.threshold
         if self._logcum is None:
-            self._logcum = _log_cum_binom(int(m.max()) if n else 0)
+            self._logcum = log_cum_binom(int(m.max()) if n else 0)
         free = m - fixed
         budget = t - flips
         good = ok & (budget >= 0)
@@ -375,24 +206,11 @@ class NonreciprocalRelease(Release):
             (np.ones(coo.nnz, dtype=bool), (coo.row, cols[keep][coo.col])),
             shape=(original.n_records, len(self.items)),
         )
-        return _bool_csr(Y, Y.shape), unknown
+        return bool_csr(Y, Y.shape), unknown
 
     def _matches(self, original, max_edges: int):
         Y, unknown = self._original_matrix(original)
-        C = Y.tocsc()
-        po, pp, eo, ep, overflow = _match_kernel(
-            self.base.indptr.astype(np.int64),
-            self.base.indices.astype(np.int64),
-            self.distance.indptr.astype(np.int64),
-            self.distance.indices.astype(np.int64),
-            self.threshold,
-            Y.indptr.astype(np.int64),
-            Y.indices.astype(np.int64),
-            C.indptr.astype(np.int64),
-            C.indices.astype(np.int64),
-            len(self.items),
-            int(max_edges),
-        )
+        po, pp, eo, ep, overflow = match_possible_worlds(self.base, self.distance, self.threshold, Y, max_edges)
         if unknown.any():
             keep = ~unknown[eo]
             po = po.copy()
@@ -409,16 +227,9 @@ class NonreciprocalRelease(Release):
         """Bipartite DiGraph ``("orig", i) -> ("pub", j)``: original record ``i`` lies in the
         possible worlds of published record ``j`` (equal to the base outside the distance
         positions, within the threshold on them)."""
-        import networkx as nx
-
-        po, _pp, eo, ep, overflow = self._matches(original, max_edges)
-        if overflow:
-            raise ParameterError(f"the match graph has more than max_edges={max_edges} edges")
-        g = nx.DiGraph()
-        g.add_nodes_from((("orig", i) for i in range(original.n_records)), bipartite=0)
-        g.add_nodes_from((("pub", j) for j in range(self.n_records)), bipartite=1)
-        g.add_edges_from((("orig", int(a)), ("pub", int(b))) for a, b in zip(eo, ep, strict=True))
-        return g
+        eo, ep = self.match_arrays(original, max_edges=max_edges)
+        return match_digraph(original.n_records, self.n_records, zip(eo, ep, strict=True), n_edges=len(eo),
+                             max_edges=max_edges)
 
     def match_arrays(self, original, *, max_edges: int = 20_000_000):
         """Match edges as arrays ``(orig, pub)`` (faster than :meth:`match_graph`)."""
@@ -430,8 +241,8 @@ class NonreciprocalRelease(Release):
     # ------------------------------------------------------------------ persistence
     def _permute_rows(self, order: np.ndarray) -> None:
         order = np.asarray(order, dtype=np.int64)
-        self.base = _bool_csr(self.base[order], self.base.shape)
-        self.distance = _bool_csr(self.distance[order], self.distance.shape)
+        self.base = bool_csr(self.base[order], self.base.shape)
+        self.distance = bool_csr(self.distance[order], self.distance.shape)
         self.threshold = self.threshold[order]
         if self.labels is not None:
             self.labels = tuple(self.labels[int(i)] for i in order)

@@ -51,7 +51,7 @@ from graphanon._io import atomic_write
 from graphanon._random import secret_generator
 from graphanon.data import TransactionData
 from graphanon.errors import ParameterError, ReleaseFormatError
-from graphanon.release.base import Release, json_label, read_json_file
+from graphanon.release.base import Release, json_label, match_digraph, read_json_file
 from graphanon.release.fingerprint import data_fingerprint, ordered_digest
 from graphanon.support import VerticalBitmaps
 
@@ -185,17 +185,9 @@ class PerturbedRelease(Release):
 
     def match_graph(self, original, *, max_edges: int = 2_000_000) -> nx.DiGraph:
         """The complete bipartite graph (refused beyond ``max_edges``)."""
-        n_edges = original.n_records * self.n_records
-        if n_edges > max_edges:
-            raise ParameterError(
-                f"the match graph of a perturbed release is complete: {n_edges} edges (> max_edges={max_edges}); "
-                "use match_counts()"
-            )
-        g = nx.DiGraph()
-        g.add_nodes_from((("orig", i) for i in range(original.n_records)), bipartite=0)
-        g.add_nodes_from((("pub", j) for j in range(self.n_records)), bipartite=1)
-        g.add_edges_from((("orig", i), ("pub", j)) for i in range(original.n_records) for j in range(self.n_records))
-        return g
+        n, m = original.n_records, self.n_records
+        edges = ((i, j) for i in range(n) for j in range(m))
+        return match_digraph(n, m, edges, n_edges=n * m, max_edges=max_edges, note=" (a perturbed release's is complete)")
 
     # ------------------------------------------------------------------ persistence
     def _permute_rows(self, order: np.ndarray) -> None:
