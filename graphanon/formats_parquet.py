@@ -303,7 +303,7 @@ def write_parquet(
                 cols["label"] = pa.DictionaryArray.from_arrays(local, labels.slice(first, span))
             table = pa.table(cols)
             writer = writer or pq.ParquetWriter(buf, table.schema)
-            writer.write_table(table, row_group_size=row_group_size)
+            writer.write_table(table, row_group_size=b - a)  # one row group
         if writer is None:
             pq.write_table(pa.table({tid: pa.array([], pa.string()), item: pa.array([], pa.string())}), buf)
         else:
