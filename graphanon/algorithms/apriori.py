@@ -46,7 +46,7 @@ from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.errors import InfeasibleError
 from graphanon.metrics.loss import ncp
 from graphanon.release import GlobalRecoding, publish
-from graphanon.support import VerticalBitmaps, minimal_infrequent_itemsets, select_columns
+from graphanon.support import VerticalBitmaps, minimal_infrequent_itemsets
 from graphanon.taxonomy import Taxonomy
 
 __all__ = ["anonymize_aa"]
@@ -163,7 +163,7 @@ def anonymize_aa(
         while True:
             cut = np.flatnonzero(in_cut)
             viol, _ = minimal_infrequent_itemsets(
-                select_columns(E, cut), k, i, what=f"AA pass {i} (k={k}, m={'inf' if m is None else m})",
+                E[:, cut], k, i, what=f"AA pass {i} (k={k}, m={'inf' if m is None else m})",
                 advice=f"bound the attacker knowledge, e.g. m={max(i - 1, 1)} (CLI: -m {max(i - 1, 1)})",
             )
             found = [(int(lvl.supports[r]), cut[lvl.itemsets[r]]) for lvl in viol for r in range(len(lvl))]
