@@ -218,7 +218,11 @@ def main() -> None:
     ap.add_argument("--steps", default=",".join(STEPS))
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per step")
     ap.add_argument("--out", help="merge the rows into this JSON file (same records/path/step replaced)")
+    ap.add_argument("--markdown", metavar="JSON", help="print the table of a results file as Markdown and exit")
     args = ap.parse_args()
+    if args.markdown:
+        print(markdown(json.loads(Path(args.markdown).read_text())["rows"]))
+        return
     if args.child:
         step, n, work = args.child
         res = child(step, int(n), Path(work), args.dask)
@@ -254,6 +258,27 @@ def main() -> None:
         doc["rows"].sort(key=lambda r: (r["records"], r["path"] != "single", STEPS.index(r["step"])))
         doc["machine"] = {"cores": os.cpu_count(), "memory_gb": round(_total_memory() / 2**30, 1)}
         path.write_text(json.dumps(doc, indent=1) + "\n")
+
+
+def markdown(rows: list[dict]) -> str:
+    """The scaling table: one line per (records, path, step)."""
+    names = {"generate": "generate (quest)", "write": "write Parquet (long)", "load": "load = read Parquet (long)",
+             "pairs": "pair supports", "k2_audit": "k^2 audit, k=5", "aa": "AA k=5 m=2 (fan-out 5)"}
+    out = ["| records | path | step | time (s) | CPU (s) | peak memory (MB) | load avg | result |",
+           "|---:|---|---|---:|---:|---:|---:|---|"]
+    for r in rows:
+        if "seconds" not in r:
+            out.append(f"| {r['records']:,} | {r['path']} | {names[r['step']]} | - | - | - | - | "
+                       f"{r.get('note') or r.get('error', '')} |")
+            continue
+        facts = []
+        for key in ("occurrences", "parquet_mb", "pairs_nonzero", "violations", "published_items"):
+            if key in r:
+                facts.append(f"{key.replace('_', ' ')} {r[key]:,}")
+        out.append(f"| {r['records']:,} | {r['path']} | {names[r['step']]} | {r['seconds']:.1f} | "
+                   f"{r.get('cpu_s', float('nan')):.1f} | {r['peak_tree_mb']:,} | {r['load_avg_1min']:.1f} | "
+                   f"{', '.join(facts)} |")
+    return "\n".join(out)
 
 
 def _aa_takes_client() -> bool:
