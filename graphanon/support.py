@@ -61,8 +61,8 @@ class VerticalBitmaps:
 
     Complexity
     ----------
-    Building is O(occurrences) work (the bits of each byte summed from the
-    sorted column indices) and ``n_items * n / 8`` bytes; a support query of an s-itemset costs O(s * n / 64).
+    Building is O(n_items * n / 8) bytes of work and memory (dense packing
+    in item chunks); a support query of an s-itemset costs O(s * n / 64).
 
     Examples
     --------
@@ -85,17 +85,13 @@ class VerticalBitmaps:
             advice="run on fewer records (a sample) or fewer items (a coarser taxonomy cut)",
         )
         bits = np.zeros((m, n_words), dtype=np.uint64)
-        flat = bits.view(np.uint8).reshape(-1)
-        csc.sum_duplicates()  # sorted, distinct rows per column: bits of one byte are adjacent
-        for a, b in cost_blocks(np.diff(csc.indptr), 1 << 24):  # ~16M occurrences at a time
-            lo, hi = int(csc.indptr[a]), int(csc.indptr[b])
-            if lo == hi:
-                continue
-            rows = csc.indices[lo:hi].astype(np.int64)
-            col = np.repeat(np.arange(a, b, dtype=np.int64), np.diff(csc.indptr[a : b + 1]))
-            pos = col * (8 * n_words) + (rows >> 3)  # byte of (item, record): little-endian words
-            starts = np.flatnonzero(np.concatenate([[True], pos[1:] != pos[:-1]]))
-            flat[pos[starts]] = np.add.reduceat(np.left_shift(1, rows & 7).astype(np.uint8), starts, dtype=np.uint8)
+        as_bytes = bits.view(np.uint8).reshape(m, n_words * 8)
+        chunk = max(1, (64 << 20) // max(n, 1))  # ~64 MB of dense bools per chunk
+        for start in range(0, m, chunk):
+            stop = min(m, start + chunk)
+            dense = csc[:, start:stop].toarray().T  # (items, records) bool
+            packed = np.packbits(dense, axis=1, bitorder="little")
+            as_bytes[start:stop, : packed.shape[1]] = packed
         self.bits = bits
 
     def bitmap(self, itemset: Iterable[int]) -> np.ndarray:
