@@ -275,8 +275,9 @@ def markdown(rows: list[dict]) -> str:
         for key in ("occurrences", "parquet_mb", "pairs_nonzero", "violations", "published_items"):
             if key in r:
                 facts.append(f"{key.replace('_', ' ')} {r[key]:,}")
+        cpu = f"{r['cpu_s']:.1f}" if "cpu_s" in r else "-"
         out.append(f"| {r['records']:,} | {r['path']} | {names[r['step']]} | {r['seconds']:.1f} | "
-                   f"{r.get('cpu_s', float('nan')):.1f} | {r['peak_tree_mb']:,} | {r['load_avg_1min']:.1f} | "
+                   f"{cpu} | {r['peak_tree_mb']:,} | {r['load_avg_1min']:.1f} | "
                    f"{', '.join(facts)} |")
     return "\n".join(out)
 
