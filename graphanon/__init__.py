@@ -2,26 +2,19 @@
 
 The flow is ``read -> TransactionData -> anonymize_<method>(...) -> Release ->
 audit / evaluate / save / draw``. See the package README and ``docs/``.
+
+The names below are imported on first use (:mod:`graphanon._lazy`), so the
+command line and light methods start without the heavy dependencies.
 """
 
-from graphanon._memory import get_max_memory, max_memory, set_max_memory
-from graphanon.data import TransactionData, from_iterable, read_basket, read_fimi, read_long_csv
-from graphanon.errors import GraphanonError
-from graphanon.taxonomy import ItemGroups, Taxonomy
+from graphanon._lazy import attach
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "GraphanonError",
-    "ItemGroups",
-    "Taxonomy",
-    "TransactionData",
-    "from_iterable",
-    "get_max_memory",
-    "max_memory",
-    "read_basket",
-    "read_fimi",
-    "read_long_csv",
-    "set_max_memory",
-    "__version__",
-]
+__getattr__, __dir__, __all__ = attach(__name__, globals(), {
+    "graphanon._memory": ("get_max_memory", "max_memory", "set_max_memory"),
+    "graphanon.data": ("TransactionData", "from_iterable", "read_basket", "read_fimi", "read_long_csv"),
+    "graphanon.errors": ("GraphanonError",),
+    "graphanon.taxonomy": ("ItemGroups", "Taxonomy"),
+})
+__all__ += ["__version__"]

@@ -1,4 +1,4 @@
-"""Packed record bitmaps and the numba kernels on them (bottom layer).
+"""Packed record bitmaps (bottom layer; their numba kernels are in :mod:`graphanon._bitset_kernels`).
 
 Two layouts, named for what they are:
 
@@ -7,7 +7,8 @@ Two layouts, named for what they are:
   is bit-wise lexicographic order: what the Gray rank sorts on;
   :func:`bytes_to_words` views them as big-endian-valued ``uint64`` words.
 * :func:`pack_words` -- ``uint64`` rows, item ``j`` bit ``j % 64`` of word
-  ``j // 64`` (little-endian): what the numba Hamming / vote kernels read.
+  ``j // 64`` (little-endian): what the numba Hamming / vote kernels of
+  :mod:`graphanon._bitset_kernels` read.
 
 :func:`vote_words` is the one implementation of the bit-vote majority rule
 (a published bit is 1 when more than half of the preimages have it; a tie
@@ -18,64 +19,28 @@ its CSR matrices with :func:`pack_words` / :func:`words_to_csr`.
 
 from __future__ import annotations
 
-import numba
+import importlib
+
 import numpy as np
 import scipy.sparse as sp
 
 from graphanon.errors import DataFormatError
 
-__all__ = ["bytes_to_words", "hamming_words", "pack_bytes", "pack_words", "popcount64", "vote_words", "words_to_csr"]
+__all__ = ["bytes_to_words", "pack_bytes", "pack_words", "words_to_csr"]
+
+#: The numba kernels live in :mod:`graphanon._bitset_kernels` (importing them imports numba);
+#: these names stay importable from here, resolved on first use (PEP 562).
+_KERNELS = ("hamming_words", "popcount64", "vote_words")
 
 
-@numba.njit(cache=True)
-def popcount64(v):
-    v = v - ((v >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    v = (v & np.uint64(0x3333333333333333)) + ((v >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    v = (v + (v >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return (v * np.uint64(0x0101010101010101)) >> np.uint64(56)
-
-
-@numba.njit(cache=True)
-def hamming_words(P, a, b):
-    h = 0
-    for w in range(P.shape[1]):
-        h += popcount64(P[a, w] ^ P[b, w])
-    return h
-
-
-@numba.njit(cache=True)
-def vote_words(P, pre_ptr, pre_idx):
-    """Packed base bitmaps by bit voting: published record ``v``'s bit is 1 when
-    more than half of its preimages ``pre_idx[pre_ptr[v]:pre_ptr[v + 1]]`` have it
-    (a tie gives 0). A preimage listed twice counts twice, in the votes and in the size."""
-    n = pre_ptr.shape[0] - 1
-    W = P.shape[1]
-    counts = np.zeros(W * 64, dtype=np.int64)
-    B = np.zeros((n, W), dtype=np.uint64)
-    for v in range(n):
-        counts[:] = 0
-        size = pre_ptr[v + 1] - pre_ptr[v]
-        for e in range(pre_ptr[v], pre_ptr[v + 1]):
-            x = pre_idx[e]
-            for w in range(W):
-                word = P[x, w]
-                while word:
-                    low = word & (~word + np.uint64(1))
-                    counts[w * 64 + int(popcount64(low - np.uint64(1)))] += 1
-                    word ^= low
-        for w in range(W):
-            word = np.uint64(0)
-            for b in range(64):
-                if 2 * counts[w * 64 + b] > size:
-                    word |= np.uint64(1) << np.uint64(b)
-            B[v, w] = word
-    return B
+def __getattr__(name: str):
+    if name in _KERNELS:
+        return getattr(importlib.import_module("graphanon._bitset_kernels"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def pack_words(X) -> np.ndarray:
     """Rows of a boolean sparse/dense matrix packed into ``uint64`` words, shape (n, ceil(d/64))."""
-    import scipy.sparse as sp
-
     if sp.issparse(X):
         X = sp.csr_array(X)
         n, d = X.shape

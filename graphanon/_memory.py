@@ -40,6 +40,8 @@ import os
 import re
 from contextlib import contextmanager
 
+import numpy as np
+
 from graphanon.errors import MemoryBudgetError, ParameterError
 
 __all__ = [
@@ -189,8 +191,6 @@ def cost_blocks(costs, limit: int) -> list[tuple[int, int]]:
     >>> cost_blocks([3, 3, 3, 10, 1], 6)
     [(0, 2), (2, 3), (3, 4), (4, 5)]
     """
-    import numpy as np
-
     costs = np.asarray(costs, dtype=np.int64)
     edges, start, total = [0], 0, np.cumsum(costs)
     while start < len(costs):

@@ -54,6 +54,7 @@ from graphanon.formats_csv import (
     write_basket,
     write_long_csv,
 )
+from graphanon.formats_parquet import read_parquet
 
 __all__ = [
     "parse_basket",
@@ -227,7 +228,6 @@ def read_any(
     if fmt == "parquet":
         if delimiter is not None:
             raise ParameterError(f"{source}: Parquet has no delimiter; drop {say_option(option_names, 'delimiter', delimiter)}")
-        from graphanon.formats_parquet import read_parquet
 
         return read_parquet(path, tid=tid, item=item, label=label, name=name)
     if label is not None and fmt != "csv":

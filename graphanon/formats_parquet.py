@@ -31,8 +31,9 @@ import scipy.sparse as sp
 
 from graphanon._io import atomic_write
 from graphanon.errors import DataFormatError, ParameterError
+from graphanon.labels import natural_key
 
-__all__ = ["read_parquet", "write_parquet"]
+__all__ = ["read_parquet", "require_pyarrow", "table_form", "write_parquet"]
 
 _BATCH = 1 << 16
 
@@ -104,6 +105,12 @@ def _form_of(schema, item: str, source: str) -> str:
         raise DataFormatError(f"{source}: no column {item!r} (columns: {', '.join(schema.names)}); pass item=NAME")
     t = schema.field(item).type
     return "list" if pa.types.is_list(t) or pa.types.is_large_list(t) else "long"
+
+
+# Public names for the reader that runs on Dask workers (graphanon.distributed.parquet):
+# the pyarrow modules (or the one-line install advice), and the table form of a schema.
+require_pyarrow = _arrow
+table_form = _form_of
 
 
 def read_parquet(
@@ -223,7 +230,6 @@ def read_parquet(
 
 def _build(rows, cols, n_records, item_values, record_ids, labels, name):
     from graphanon.data import TransactionData
-    from graphanon.labels import natural_key
 
     order = np.array(sorted(range(len(item_values)), key=lambda j: natural_key(item_values[j])), dtype=np.int64)
     rank = np.empty(len(order), dtype=np.int64)

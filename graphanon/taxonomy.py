@@ -35,6 +35,7 @@ import networkx as nx
 import numpy as np
 
 from graphanon.errors import DataFormatError, ParameterError, TaxonomyError
+from graphanon.formats import read_all
 from graphanon.itemgroups import ItemGroups
 from graphanon.labels import as_label, lookup_key, natural_key
 from graphanon.taxonomy_build import balanced_graph, level_table_graph
@@ -461,8 +462,6 @@ class Taxonomy:
 
 
 def _read_text(path) -> str:
-    from graphanon.formats import read_all
-
     return read_all(path)
 
 

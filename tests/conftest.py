@@ -67,3 +67,12 @@ def rows_by_record(rel) -> list[str]:
     """Each original record's own published row, rendered, in the original order
     (through the release's private link: the saved release no longer knows it)."""
     return [rel.render_record(int(p)) for p in rel.link.row_of_record]
+
+
+@pytest.fixture(scope="session")
+def dask_client():
+    """A 2-worker LocalCluster (threads, no dashboard) shared by the distributed tests; skipped without dask."""
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        yield client

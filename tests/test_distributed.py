@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-distributed = pytest.importorskip("dask.distributed")
+pytest.importorskip("dask.distributed")
 
 from graphanon import support  # noqa: E402
 from graphanon.datasets import load  # noqa: E402
@@ -13,11 +13,9 @@ from graphanon.datasets.synthetic import quest  # noqa: E402
 from graphanon.distributed import minimal_infrequent_itemsets, pair_supports  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as c:
-        yield c
+@pytest.fixture
+def client(dask_client):
+    return dask_client
 
 
 def _same_levels(a, b):

@@ -37,17 +37,7 @@ from graphanon.errors import ParameterError
 from graphanon.support import ItemsetLevel, minimal_infrequent_itemsets
 from graphanon.taxonomy import Taxonomy
 
-try:  # numba is a dependency; the pure-Python fallback keeps the module importable
-    from numba import njit
-except ImportError:  # pragma: no cover
-    def njit(*args, **kwargs):
-        def wrap(f):
-            return f
-
-        return wrap if not args or not callable(args[0]) else args[0]
-
-
-__all__ = ["HierarchyIndex", "ThreatSet", "check_m", "greedy_keep", "infrequent_on_columns"]
+__all__ = ["HierarchyIndex", "ThreatSet", "check_m", "infrequent_on_columns"]
 
 
 class HierarchyIndex:
@@ -260,38 +250,8 @@ class ThreatSet:
         return sorted(out)
 
     def keep(self, order: np.ndarray) -> np.ndarray:
-        """Greedy suppression scenario: see :func:`greedy_keep`."""
+        """Greedy suppression scenario: see :func:`~graphanon.algorithms._hierarchy_kernels.greedy_keep`."""
+        from graphanon.algorithms._hierarchy_kernels import greedy_keep
+
         return greedy_keep(np.ascontiguousarray(order, dtype=np.int64), self.ptr, self.idx, self.members, self.sizes,
                            len(self.ptr) - 1)
-
-
-@njit(cache=True)
-def greedy_keep(order, ptr, idx, members, sizes, n_nodes):  # pragma: no cover - compiled
-    """Keep each node of ``order`` (in that order) unless it completes a threat with kept nodes.
-
-    This is the greedy first-valid-child descent of the suppression scenario
-    enumeration tree (Liu & Wang, Sec. 3.2): headlist = kept nodes. Returns
-    a boolean mask over ``order``. Threats with a node outside ``order`` can
-    never complete, so no cut filter is needed. O(sum of threat incidences of
-    the nodes in ``order`` x threat size).
-    """
-    kept = np.zeros(n_nodes, dtype=np.bool_)
-    out = np.zeros(len(order), dtype=np.bool_)
-    for a in range(len(order)):
-        x = order[a]
-        ok = True
-        for q in range(ptr[x], ptr[x + 1]):
-            t = idx[q]
-            complete = True
-            for c in range(sizes[t]):
-                y = members[t, c]
-                if y != x and not kept[y]:
-                    complete = False
-                    break
-            if complete:
-                ok = False
-                break
-        if ok:
-            kept[x] = True
-            out[a] = True
-    return out

@@ -19,6 +19,8 @@ data by nonreciprocal recoding. KDD 2012, Sec. 5.1 (CAHD under bit voting).
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -79,8 +81,6 @@ def groups_release(
 
 def _largest_distinct_group(labels) -> int:
     """The largest ``p`` for which groups of ``p`` pairwise distinct labels can cover the records."""
-    from collections import Counter
-
     counts = Counter(labels)
     return min(len(counts), len(labels) // max(counts.values()))
 

@@ -44,15 +44,14 @@ k-anonymization using clustering techniques, DASFAA 2007 (k-member).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon._progress import ProgressCallback
 from graphanon._random import check_random_state
 from graphanon._validation import check_k
-from graphanon.algorithms.partition import GroupingTrace
-from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, register
+from graphanon.algorithms.partition import GroupingTrace, grouping_runner
+from graphanon.algorithms.registry import AlgorithmSpec, Param, register
 from graphanon.errors import ParameterError
 from graphanon.graphs.lcg import NodeIndex, groups_to_lcg
 from graphanon.graphs.similarity import RecordSimilarityGraph
@@ -98,7 +97,7 @@ def anonymize_clump(
     pool: int = 64,
     rng=None,
     unsafe_secret_seed: int | None = None,
-    progress: Callable[[int, int, str], None] | None = None,
+    progress: ProgressCallback | None = None,
 ) -> LocalRecoding:
     """Transactional k-anonymity by Clump: groups of >= k similar records, each published as its LCG.
 
@@ -199,18 +198,11 @@ _PARAMS = (
 )
 
 
-def _run_clump(data, opts: RunOptions) -> LocalRecoding:
-    return anonymize_clump(
-        data, taxonomy=opts.taxonomy, k=opts.k, **opts.values(_PARAMS), rng=opts.seed, unsafe_secret_seed=opts.unsafe_secret_seed,
-        progress=opts.progress,
-    )
-
-
 register(
     AlgorithmSpec(
         name="clump",
         summary="Clump: groups of >= k similar records published as their least common generalization",
-        run=_run_clump,
+        run=grouping_runner(anonymize_clump, _PARAMS),
         privacy_model="transactional",
         needs_taxonomy=True,
         options=("k", "taxonomy", "seed"),

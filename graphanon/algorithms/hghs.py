@@ -31,18 +31,21 @@ cuts), Sec. 4.2 (mHgHs).
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 
 from graphanon._progress import ProgressCallback
 from graphanon._random import check_random_state
 from graphanon._validation import check_k
-from graphanon.algorithms._hierarchy import HierarchyIndex, ThreatSet, check_m
+from graphanon.algorithms._hierarchy import HierarchyIndex, check_m
+from graphanon.algorithms._hierarchy_search import HierarchySearch, SearchRound
+from graphanon.algorithms._hierarchy_walk import evaluate_cut, walk_round
 from graphanon.algorithms.cut import cut_recoding
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.metrics.loss import ncp
 from graphanon.release import GlobalRecoding, publish
+from graphanon.support import generalize_matrix
 from graphanon.taxonomy import Taxonomy
 
 __all__ = [
@@ -52,170 +55,6 @@ __all__ = [
     "anonymize_mhghs",
     "best_suppression",
 ]
-
-_EPS = 1e-9
-
-
-@dataclass
-class SearchRound:
-    """One top-down walk of the cut lattice (one HgHs run / one mHgHs round).
-
-    Attributes
-    ----------
-    k, m : int, int or None
-        The round enforces k^m-anonymity.
-    start : list
-        The starting cut (``[root]``).
-    steps : list of dict
-        One per move: ``expanded`` (the node replaced by its children),
-        ``cost``, ``cost_generalization``, ``cost_suppression``,
-        ``suppressed`` (labels) of the cut moved to, and ``candidates``: the
-        evaluated child cuts as ``(expanded node, cost, n_suppressed)``.
-    start_cost : tuple
-        (cost, cost_G, cost_S, suppressed labels) of the starting cut.
-    final_candidates : list
-        The child cuts evaluated at the stopping cut (none was cheaper).
-    n_threats : int
-        Minimal threats of all cuts of this round's taxonomy.
-    allowed : list or None
-        Nodes of the reduced taxonomy (None: the whole taxonomy).
-    frontier : list or None
-        The previous round's cut, whose nodes are the leaves of the reduced
-        taxonomy (None in the first round and for HgHs).
-    """
-
-    k: int
-    m: int | None
-    start: list
-    start_cost: tuple
-    steps: list = field(default_factory=list, repr=False)
-    final_candidates: list = field(default_factory=list, repr=False)
-    n_threats: int = 0
-    allowed: list | None = field(default=None, repr=False)
-    frontier: list | None = field(default=None, repr=False)
-
-    def cuts(self) -> list[list]:
-        """The cuts visited, from the start to the chosen one (labels, preorder)."""
-        out = [list(self.start)]
-        for st in self.steps:
-            out.append(list(st["cut"]))
-        return out
-
-    @property
-    def cut(self) -> list:
-        return self.cuts()[-1]
-
-    @property
-    def suppressed(self) -> list:
-        return list(self.steps[-1]["suppressed"]) if self.steps else list(self.start_cost[3])
-
-    @property
-    def cost(self) -> float:
-        return self.steps[-1]["cost"] if self.steps else self.start_cost[0]
-
-
-@dataclass
-class HierarchySearch:
-    """What HgHs/mHgHs did: ``release.trace.search`` (see :class:`~graphanon.algorithms.cut.HierarchyTrace`).
-
-    Attributes
-    ----------
-    taxonomy : Taxonomy
-    rounds : list of SearchRound
-        One for HgHs, one per round for mHgHs.
-    cut, suppressed : list
-        The chosen cut and suppression scenario (labels).
-    cost_generalization, cost_suppression : float
-        ``cost_G(Cut)`` and ``cost_S(SS)``; their sum is the total cost.
-    """
-
-    taxonomy: Taxonomy = field(repr=False)
-    rounds: list = field(repr=False)
-    cut: list
-    suppressed: list
-    cost_generalization: float
-    cost_suppression: float
-    _index: HierarchyIndex | None = field(default=None, repr=False)
-    _threats: ThreatSet | None = field(default=None, repr=False)
-
-    @property
-    def cost(self) -> float:
-        return self.cost_generalization + self.cost_suppression
-
-    def lattice(self, round: int = -1):
-        """The :class:`~graphanon.graphs.CutLattice` of a round with its search path."""
-        from graphanon.graphs.lattice import CutLattice
-
-        rnd = self.rounds[round]
-        lat = CutLattice(self.taxonomy, frontier=rnd.frontier)
-        cuts = [lat.key(c) for c in rnd.cuts()]
-        lat.path = cuts
-        lat.costs[cuts[0]] = rnd.start_cost[0]
-        candidates = [st["candidates"] for st in rnd.steps] + [rnd.final_candidates]
-        for cut, cands in zip(cuts, candidates, strict=True):
-            children = dict(lat.children(cut))
-            for node, cost, _ in cands:
-                lat.costs[children[node]] = cost
-        return lat
-
-    def enumeration_tree(self):
-        """The :class:`~graphanon.graphs.SuppressionEnumerationTree` of the chosen cut."""
-        from graphanon.graphs.enumeration import SuppressionEnumerationTree
-
-        idx, thr = self._index, self._threats
-        cut = idx.positions(self.cut)
-        order = cut[np.argsort(idx.rank[cut], kind="stable")]
-        threats = [idx.labels(t) for t in thr.within(order)]
-        costs = {idx.nodes[i]: float(idx.sup_cost[i]) for i in order}
-        return SuppressionEnumerationTree(idx.labels(order), threats, costs)
-
-
-def _evaluate(index: HierarchyIndex, threats: ThreatSet, cut: np.ndarray):
-    order = cut[np.argsort(index.rank[cut], kind="stable")]
-    keep = threats.keep(order)
-    sup = order[~keep]
-    g = float(index.gen_cost[cut].sum())
-    s = float(index.sup_cost[sup].sum())
-    return g + s, g, s, sup
-
-
-def _walk(index, threats, k, m, expandable, progress, round_label, allowed=None, frontier=None) -> SearchRound:
-    cur = np.array([0], dtype=np.int64)
-    cost, g, s, sup = _evaluate(index, threats, cur)
-    rnd = SearchRound(
-        k=k, m=m, start=index.labels(cur), start_cost=(cost, g, s, index.labels(np.sort(sup))),
-        n_threats=len(threats), allowed=allowed, frontier=frontier,
-    )
-    n_exp = int(expandable.sum())
-    step = 0
-    while True:
-        best = None
-        cands = []
-        for x in cur[expandable[cur]]:
-            cand = np.sort(np.concatenate([cur[cur != x], index.children(x)]))
-            c, cg, cs, csup = _evaluate(index, threats, cand)
-            cands.append((index.nodes[x], c, len(csup)))
-            if best is None or c < best[0] - _EPS * max(1.0, abs(best[0])):
-                best = (c, cg, cs, csup, x, cand)
-        if best is None or best[0] >= cost - _EPS * max(1.0, abs(cost)):
-            rnd.final_candidates = cands
-            break
-        cost, g, s, sup, x, cur = best
-        step += 1
-        rnd.steps.append(
-            {
-                "expanded": index.nodes[x],
-                "cut": index.labels(cur),
-                "cost": cost,
-                "cost_generalization": g,
-                "cost_suppression": s,
-                "suppressed": index.labels(np.sort(sup)),
-                "candidates": cands,
-            }
-        )
-        if progress:
-            progress(step, n_exp, f"{round_label}: expanded {index.nodes[x]!r}, cost {cost:.4g}")
-    return rnd
 
 
 def _prepare(data, taxonomy, k, m):
@@ -328,9 +167,18 @@ def anonymize_hghs(
     (:mod:`graphanon._memory`) and stops with a
     :class:`~graphanon.errors.MemoryBudgetError` that names ``m`` and mHgHs
     instead of exhausting memory. Search:
-    at most ``internal nodes`` moves, each evaluating one child cut per
-    internal cut node; an evaluation sorts the cut and walks the threats of
-    its nodes, ``O(|Cut| log |Cut| + incidences * m)``.
+    at most ``internal nodes`` moves, each choosing among one child cut per
+    internal cut node. With single-node threats (m=1, mHgHs round 1) a child
+    cut's cost is the current cost plus a per-node delta, so a move costs
+    O(|Cut|) numpy work (before: O(|Cut|^2 log |Cut|) per move; mHgHs round 1
+    on full retail-like data went from about 16 minutes to about 50 s at load
+    13-18). Otherwise a child cut's change is evaluated on the threat
+    components it touches and cached until a move changes a node it depends
+    on; a move then re-evaluates only those, ``O(region log region +
+    incidences * m)`` each. On data whose threats form one giant component
+    (retail-like, m=2) that region is most of the cut and a move still costs
+    about ``O(|Cut| * component)``: this is the open bottleneck of mHgHs
+    round 2 on full retail (``docs/performance.md``).
 
     Examples
     --------
@@ -347,9 +195,9 @@ def anonymize_hghs(
     check_random_state(rng)  # deterministic: accepted so that every method takes rng=
     index, m = _prepare(data, taxonomy, k, m)
     threats = index.threats(k, m)
-    rnd = _walk(index, threats, k, m, ~index.is_leaf, progress, "HgHs")
+    rnd = walk_round(index, threats, k, m, ~index.is_leaf, progress, "HgHs")
     cut = np.sort(index.positions(rnd.cut))
-    cost, g, s, sup = _evaluate(index, threats, cut)
+    cost, g, s, sup = evaluate_cut(index, threats, cut)
     search = HierarchySearch(taxonomy, [rnd], index.labels(cut), index.labels(np.sort(sup)), g, s, index, threats)
     return _release(data, index, search, "hghs", {"k": k, "m": m}, unsafe_secret_seed)
 
@@ -429,7 +277,7 @@ def anonymize_mhghs(
             expandable[prev_cut] = False
             expandable &= ~index.is_leaf
         threats = index.threats(k, i, None if prev_cut is None else allowed, algorithm="mhghs")
-        rnd = _walk(
+        rnd = walk_round(
             index, threats, k, i, expandable, progress, f"mHgHs round {i}",
             allowed=None if prev_cut is None else index.labels(np.flatnonzero(allowed)),
             frontier=None if prev_cut is None else index.labels(prev_cut),
@@ -437,14 +285,12 @@ def anonymize_mhghs(
         rounds.append(rnd)
         prev_cut = np.sort(index.positions(rnd.cut))
     cut = prev_cut
-    cost, g, s, sup = _evaluate(index, threats, cut)
+    cost, g, s, sup = evaluate_cut(index, threats, cut)
     search = HierarchySearch(taxonomy, rounds, index.labels(cut), index.labels(np.sort(sup)), g, s, index, threats)
     return _release(data, index, search, "mhghs", {"k": k, "m": m}, unsafe_secret_seed)
 
 
 def _published_max_len(index: HierarchyIndex, rnd: SearchRound) -> int:
-    from graphanon.support import generalize_matrix
-
     cut = index.positions(rnd.cut)
     code = index.cut_code(cut)
     sup = set(index.positions(rnd.suppressed).tolist())
@@ -481,7 +327,7 @@ def best_suppression(data, *, taxonomy: Taxonomy, cut: Iterable[Hashable], k: in
     index, m = _prepare(data, taxonomy, k, m)
     cut = np.sort(index.positions(taxonomy.validate_cut(cut)))
     threats = index.threats(k, m)
-    cost, g, s, sup = _evaluate(index, threats, cut)
+    cost, g, s, sup = evaluate_cut(index, threats, cut)
     return {
         "suppressed": index.labels(np.sort(sup)),
         "cost": cost,

@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon._progress import ProgressCallback
 from graphanon._random import check_random_state
 from graphanon._validation import check_k
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
@@ -50,7 +51,7 @@ from graphanon.graphs.lcg import NodeIndex, groups_to_lcg
 from graphanon.release.local_recoding import LocalRecoding, local_recoding_from_counts
 from graphanon.release.publish import publish
 
-__all__ = ["anonymize_partition", "ancestor_table"]
+__all__ = ["anonymize_partition", "ancestor_table", "grouping_runner"]
 
 
 @dataclass(frozen=True)
@@ -114,17 +115,18 @@ def anonymize_partition(
     k: int,
     rng=None,
     unsafe_secret_seed: int | None = None,
-    progress: Callable[[int, int, str], None] | None = None,
+    progress: ProgressCallback | None = None,
 ) -> LocalRecoding:
     """Transactional k-anonymity by He & Naughton's Partition (top-down local generalization).
 
     Parameters
     ----------
     data : TransactionData
-        Items must be leaves of ``taxonomy``.
+        Records over the leaves of ``taxonomy``.
     taxonomy : Taxonomy
+        The hierarchy whose cuts generalize the records.
     k : int
-        Every published record equals at least ``k - 1`` others (1 <= k <= n).
+        Group size: each published record is shared by ``k`` or more records (1 <= k <= n).
     rng : None, int or Generator
         Accepted for the common signature; Partition is deterministic.
     unsafe_secret_seed : int, optional
@@ -198,19 +200,29 @@ def anonymize_partition(
     return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
 
 
-def _run_partition(data, opts: RunOptions) -> LocalRecoding:
-    opts.values(())  # no --param options
-    return anonymize_partition(
-        data, taxonomy=opts.taxonomy, k=opts.k, rng=opts.seed, unsafe_secret_seed=opts.unsafe_secret_seed,
-        progress=opts.progress,
-    )
+def grouping_runner(anonymize: Callable, params: tuple = ()) -> Callable:
+    """The command-line adapter of a grouping method over a taxonomy (Clump, Partition).
+
+    Returns ``run(data, opts)`` calling ``anonymize(data, taxonomy=..., k=...,
+    **params, rng=..., unsafe_secret_seed=..., progress=...)`` from the
+    :class:`~graphanon.algorithms.registry.RunOptions`; ``params`` are the
+    method's declared ``--param`` options (none refuses every ``--param``).
+    """
+
+    def run(data, opts: RunOptions):
+        return anonymize(
+            data, taxonomy=opts.taxonomy, k=opts.k, **opts.values(params), rng=opts.seed,
+            unsafe_secret_seed=opts.unsafe_secret_seed, progress=opts.progress,
+        )  # fmt: skip
+
+    return run
 
 
 register(
     AlgorithmSpec(
         name="partition",
         summary="Partition/LG: top-down local generalization into groups of >= k identical records (He & Naughton 2009)",
-        run=_run_partition,
+        run=grouping_runner(anonymize_partition),
         privacy_model="transactional",
         needs_taxonomy=True,
         options=("k", "taxonomy"),

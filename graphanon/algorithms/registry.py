@@ -8,6 +8,7 @@ the registry only serves the command line and benchmarks.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -283,15 +284,33 @@ def register(spec: AlgorithmSpec) -> AlgorithmSpec:
     return spec
 
 
-def registered() -> dict[str, AlgorithmSpec]:
-    """All registered algorithms by name."""
-    from graphanon import algorithms  # noqa: F401  (importing registers the built-in ones)
+#: Built-in method name -> the module (under graphanon.algorithms) that declares it; importing the
+#: module registers the method. :func:`get_algorithm` imports only the module of the method asked
+#: for, so ``graphanon anonymize -a aa`` loads none of the other methods' kernels.
+BUILTIN = {
+    "aa": "apriori", "cahd": "cahd_release", "clump": "clump", "coat": "coat.spec", "cut": "cut",
+    "hghs": "hghs", "mhghs": "hghs", "mm": "suppression", "nr": "nonreciprocal.anonymize",
+    "partition": "partition", "fullswap": "swapping", "partsupp": "swapping", "partswap": "swapping",
+    "randswap": "swapping", "splitperson": "swapping",
+}
 
+
+def _declare(name: str) -> None:
+    """Import the module that registers built-in method ``name``."""
+    importlib.import_module(f"graphanon.algorithms.{BUILTIN[name]}")
+
+
+def registered() -> dict[str, AlgorithmSpec]:
+    """All registered algorithms by name (imports every built-in method module)."""
+    for name in BUILTIN:
+        _declare(name)
     return dict(sorted(_REGISTRY.items()))
 
 
 def get_algorithm(name: str) -> AlgorithmSpec:
-    algs = registered()
-    if name not in algs:
-        raise ParameterError(f"unknown algorithm {name!r}; available: {', '.join(algs)}")
-    return algs[name]
+    """The algorithm registered as ``name`` (a built-in one is imported on demand)."""
+    if name not in _REGISTRY and name in BUILTIN:
+        _declare(name)
+    if name not in _REGISTRY:
+        raise ParameterError(f"unknown algorithm {name!r}; available: {', '.join(registered())}")
+    return _REGISTRY[name]

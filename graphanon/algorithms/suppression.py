@@ -31,10 +31,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon._memory import cost_blocks
+from graphanon._params import expand_params
 from graphanon._progress import ProgressCallback
 from graphanon._random import check_random_state
 from graphanon._validation import check_h, check_k
-from graphanon.algorithms._hierarchy import check_m, infrequent_on_columns, njit
+from graphanon.algorithms._hierarchy import check_m, infrequent_on_columns
 from graphanon.algorithms.cut import HierarchyTrace
 from graphanon.algorithms.registry import (
     AlgorithmSpec,
@@ -151,42 +152,6 @@ def minimal_moles(X, *, k: int, p: int | None, h: float, private: np.ndarray) ->
     return np.concatenate([out, conf])
 
 
-@njit(cache=True)
-def _mm_greedy(members, ptr, idx, occ):  # pragma: no cover - compiled
-    """Suppress argmax (live minimal moles containing e) / occ(e) until no mole lives."""
-    n_items = len(ptr) - 1
-    n_moles = members.shape[0]
-    count = np.zeros(n_items, dtype=np.float64)
-    for j in range(n_items):
-        count[j] = ptr[j + 1] - ptr[j]
-    alive = np.ones(n_moles, dtype=np.bool_)
-    left = n_moles
-    out = np.empty(n_items, dtype=np.int64)
-    n_out = 0
-    while left > 0:
-        best = -1
-        best_score = -1.0
-        for j in range(n_items):
-            if count[j] > 0:
-                sc = count[j] / occ[j] if occ[j] > 0 else np.inf
-                if sc > best_score:
-                    best_score = sc
-                    best = j
-        out[n_out] = best
-        n_out += 1
-        for q in range(ptr[best], ptr[best + 1]):
-            t = idx[q]
-            if alive[t]:
-                alive[t] = False
-                left -= 1
-                for c in range(members.shape[1]):
-                    y = members[t, c]
-                    if y >= 0:
-                        count[y] -= 1
-        count[best] = 0
-    return out[:n_out]
-
-
 def anonymize_mm(
     data,
     *,
@@ -264,13 +229,15 @@ def anonymize_mm(
     p = check_m(m, what="m (p)")
     h = check_h(h)
     private = check_private_items(data, private_items)
+    from graphanon.algorithms._hierarchy_kernels import mm_greedy
+
     moles = minimal_moles(data.matrix, k=k, p=p, h=h, private=private)
     occ = data.supports().astype(np.float64)
     t_idx, col = np.nonzero(moles >= 0)
     nodes = moles[t_idx, col]
     order = np.argsort(nodes, kind="stable")
     ptr = np.concatenate([[0], np.cumsum(np.bincount(nodes, minlength=data.n_items))]).astype(np.int64)
-    suppressed = [int(e) for e in _mm_greedy(np.ascontiguousarray(moles), ptr, t_idx[order].astype(np.int64), occ)]
+    suppressed = [int(e) for e in mm_greedy(np.ascontiguousarray(moles), ptr, t_idx[order].astype(np.int64), occ)]
     if progress:
         progress(1, 1, f"MM: {len(suppressed)} items suppressed for {len(moles)} minimal moles")
     sup_set = set(suppressed)
@@ -300,8 +267,6 @@ def anonymize_mm(
 
 
 def _run(data, opts: RunOptions) -> GlobalRecoding:
-    from graphanon._params import expand_params
-
     opts.params = expand_params(opts.params, {"h", "private"})
     opts.unknown_params({"h", "private"})
     h = opts.param("h", 1.0, float)

@@ -14,18 +14,19 @@ one random word per item): two distinct rows collide with probability 2^-64.
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import scipy.sparse as sp
 
 from graphanon.errors import ParameterError
+from graphanon.support import generalize_matrix
 
 __all__ = ["CandidateSets", "candidate_sets", "label_codes", "row_signatures"]
 
 
 def _item_words(labels) -> np.ndarray:
     """One pseudo-random 64-bit word per item label, a function of the label's text only."""
-    import hashlib
-
     out = np.empty(len(labels), dtype=np.uint64)
     for j, x in enumerate(labels):
         digest = hashlib.blake2b(
@@ -189,8 +190,6 @@ def candidate_sets(original, release) -> CandidateSets:
             "attacks compare a release with the data it was made from"
         )
     if getattr(release, "kind", None) == "global_recoding":
-        from graphanon.support import generalize_matrix
-
         words = _item_words([pi.label for pi in release.published_items])
         code = release.code_for(original)
         recoded = generalize_matrix(original.matrix, code, release.n_published_items)

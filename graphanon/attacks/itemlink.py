@@ -32,6 +32,7 @@ from graphanon._random import check_random_state
 from graphanon.attacks.linkage import model_level
 from graphanon.attacks.result import AttackResult, make_result, resolve_targets, truth_rows
 from graphanon.errors import ParameterError
+from graphanon.support import generalize_matrix
 
 __all__ = ["known_items", "m_item_linkage"]
 
@@ -78,8 +79,6 @@ def _rows_blocks(n_targets: int, n_rows: int, cells: int = 4_000_000):
 
 
 def _global_candidates(release, original, Q, truth_t):
-    from graphanon.support import generalize_matrix
-
     code = release.code_for(original)
     Qg = sp.csr_array(generalize_matrix(Q, code, release.n_published_items), dtype=np.int32)
     qlen = np.diff(Qg.indptr)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from graphanon.datasets.catalog import names
 from graphanon.errors import GraphanonError
 
 EXIT_BAD_INPUT = 2
@@ -139,9 +140,7 @@ _OPTION_NAMES = {"fmt": "--format", "delimiter": "--delimiter", "tid": "--tid", 
 
 def bundled_names() -> list[str]:
     """The names of the bundled datasets (``graphanon datasets``)."""
-    from graphanon import datasets
-
-    return [d["name"] for d in datasets.list_datasets()]
+    return names()
 
 
 def is_bundled(source: str) -> bool:

@@ -31,9 +31,12 @@ from graphanon.cli._app import (
 @click.option("--examples", default=10, show_default=True, type=click.IntRange(min=0),
               help="Counter-examples to report.")
 @click.option("--allow-mismatch", is_flag=True, help="Audit even when the release was not made from INPUT.")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Count on Dask: a scheduler address (tcp://host:8786) or local:N for N local workers "
+                   "(needs graphanon[dask]; km model).")
 @input_options
-def audit(input_, release_path, model, k, m_value, params, json_out, examples, allow_mismatch, fmt, sep, tid, item,
-          label):
+def audit(input_, release_path, model, k, m_value, params, json_out, examples, allow_mismatch, scheduler, fmt, sep,
+          tid, item, label):
     """Audit RELEASE against INPUT for a privacy model (exit 1 when violated)."""
     from graphanon.privacy.registry import build_model
     from graphanon.release import check_same_data, load_release
@@ -44,12 +47,29 @@ def audit(input_, release_path, model, k, m_value, params, json_out, examples, a
         check_same_data(data, release)
     privacy_model = build_model(model, k=k, m=parse_m(m_value), params=parse_param_pairs(params), original=data)
     with progress_bar(show_progress(json_out)) as progress:
-        report = privacy_model.audit(data, release, max_examples=examples, progress=progress)
+        if scheduler is None:
+            report = privacy_model.audit(data, release, max_examples=examples, progress=progress)
+        else:
+            report = _audit_on_dask(privacy_model, model, scheduler, data, release, examples, progress)
     if json_out:
         echo_json(report.to_dict())
     else:
         click.echo(str(report))
     sys.exit(0 if report.satisfied else EXIT_VIOLATED)
+
+
+def _audit_on_dask(privacy_model, model: str, scheduler: str, data, release, examples: int, progress):
+    """The audit with ``client=`` a Dask client for ``--scheduler`` (closed afterwards)."""
+    import inspect
+
+    from graphanon.distributed import connect
+    from graphanon.errors import ParameterError
+
+    if "client" not in inspect.signature(privacy_model.audit).parameters:
+        raise ParameterError(f"--scheduler runs the km audit on Dask; the {model!r} audit runs in one process "
+                             "(drop --scheduler)")
+    with connect(scheduler) as client:
+        return privacy_model.audit(data, release, max_examples=examples, progress=progress, client=client)
 
 
 @main.command()

@@ -6,13 +6,34 @@ tree-reduced, so results equal the single-process ones exactly. The client
 decides where the work runs: ``Client(LocalCluster(...))`` on one machine,
 ``Client("tcp://scheduler:8786")`` on a cluster (see docs/scale.md).
 
+The package imports without dask (nothing here imports it at module level);
+the functions take the ``client`` the caller made, and :func:`connect` says
+what to install when dask is missing.
+
 Submodules
 ----------
 support
     Pair supports and the level-wise search for k^m violations.
+containment
+    Per-record containment counts (the k^infinity audit).
+parquet
+    Parquet row groups read on the workers into blocks.
 """
 
-from graphanon.distributed._blocks import scatter_blocks, tree_sum
+from graphanon.distributed._blocks import Blocks, scatter_blocks, tree_sum
+from graphanon.distributed._client import connect, require_dask
+from graphanon.distributed.containment import record_supports
+from graphanon.distributed.parquet import read_parquet_blocks
 from graphanon.distributed.support import minimal_infrequent_itemsets, pair_supports
 
-__all__ = ["minimal_infrequent_itemsets", "pair_supports", "scatter_blocks", "tree_sum"]
+__all__ = [
+    "Blocks",
+    "connect",
+    "minimal_infrequent_itemsets",
+    "pair_supports",
+    "read_parquet_blocks",
+    "record_supports",
+    "require_dask",
+    "scatter_blocks",
+    "tree_sum",
+]

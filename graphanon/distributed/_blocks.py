@@ -1,39 +1,143 @@
-"""Row blocks on Dask workers: scatter a record matrix, sum per-block results as a tree.
+"""Row blocks on Dask workers: scatter a record matrix, sum per-block results as a tree, report progress.
 
 Shared by every distributed computation of :mod:`graphanon.distributed`.
+Nothing here imports dask at module level: a :class:`Blocks` is made from a
+``dask.distributed.Client`` the caller already has, and
+:func:`as_completed` is imported when progress is reported.
 """
 
 from __future__ import annotations
 
-import numpy as np
+from dataclasses import dataclass
 
+import numpy as np
+import scipy.sparse as sp
+
+from graphanon._progress import ProgressCallback, report
 from graphanon.errors import ParameterError
 from graphanon.support import as_csr
 
-__all__ = ["scatter_blocks", "tree_sum"]
+__all__ = ["Blocks", "as_blocks", "n_blocks", "scatter_blocks", "track", "tree", "tree_sum"]
 
 
-def scatter_blocks(X, client, n_partitions: int | None = None) -> list:
-    """Cut ``X`` into row blocks and scatter them (one future per block).
+@dataclass(frozen=True, eq=False)
+class Blocks:
+    """The row blocks of one boolean record matrix, held on the workers of a Dask client.
 
-    ``n_partitions`` defaults to twice the number of workers.
+    Attributes
+    ----------
+    futures : list of distributed.Future
+        One per block, in record order; each holds a boolean
+        ``scipy.sparse.csr_array`` of shape ``(n_rows[b], n_items)``.
+    n_rows : ndarray of int64
+        Records per block; block ``b`` holds records
+        ``n_rows[:b].sum()`` to ``n_rows[:b + 1].sum() - 1``.
+    n_items : int
+        Columns (items) of every block.
+    items : tuple of str, optional
+        The column labels, when the blocks were read from a file
+        (:func:`graphanon.distributed.read_parquet_blocks`).
+    """
+
+    futures: list
+    n_rows: np.ndarray
+    n_items: int
+    items: tuple | None = None
+
+    @property
+    def n_records(self) -> int:
+        return int(self.n_rows.sum())
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.n_records, self.n_items
+
+    def __len__(self) -> int:
+        return len(self.futures)
+
+    def gather(self, client):
+        """The whole matrix on the client (for tests and small data): the blocks stacked."""
+        parts = client.gather(self.futures)
+        if not parts:
+            return sp.csr_array((0, self.n_items), dtype=bool)
+        return sp.csr_array(sp.vstack(parts, format="csr"))
+
+
+def n_blocks(client, n_partitions: int | None) -> int:
+    """``n_partitions`` checked (a whole number >= 1), or twice the workers of ``client`` when None."""
+    if n_partitions is None:
+        return 2 * max(1, len(client.scheduler_info().get("workers", {})))
+    if isinstance(n_partitions, bool) or not isinstance(n_partitions, (int, np.integer)) or n_partitions < 1:
+        raise ParameterError(f"n_partitions must be a whole number >= 1, got {n_partitions!r}")
+    return int(n_partitions)
+
+
+def scatter_blocks(X, client, n_partitions: int | None = None) -> Blocks:
+    """Cut ``X`` into ``n_partitions`` row blocks of near-equal size and scatter them.
+
+    Parameters
+    ----------
+    X : sparse matrix, shape (n_records, n_items)
+        Boolean incidence matrix (on the client).
+    client : dask.distributed.Client
+    n_partitions : int, optional
+        Number of blocks; default twice the number of workers.
+
+    Returns
+    -------
+    Blocks
     """
     X = as_csr(X)
-    if n_partitions is None:
-        n_partitions = 2 * max(1, len(client.scheduler_info().get("workers", {})))
-    if n_partitions < 1:
-        raise ParameterError(f"n_partitions must be at least 1, got {n_partitions}")
+    n_partitions = n_blocks(client, n_partitions)
     edges = np.linspace(0, X.shape[0], n_partitions + 1).astype(np.int64)
     blocks = [X[a:b] for a, b in zip(edges[:-1], edges[1:], strict=True)]
-    return client.scatter(blocks, hash=False)  # fresh keys: equal blocks of an earlier call may be released
+    futures = client.scatter(blocks, hash=False)  # fresh keys: equal blocks of an earlier call may be released
+    return Blocks(futures, np.diff(edges), X.shape[1])
 
 
-def tree_sum(client, futures):
-    """Sum the results of ``futures`` on the workers, pairwise (a tree of additions), and fetch the total."""
+def as_blocks(X, client, n_partitions: int | None = None) -> Blocks:
+    """``X`` itself when it is already :class:`Blocks`, else :func:`scatter_blocks` of it."""
+    if client is None:
+        raise ParameterError("client must be a dask.distributed.Client (got None)")
+    if isinstance(X, Blocks):
+        if n_partitions is not None:
+            raise ParameterError("n_partitions cuts a matrix into blocks; these records are already Blocks")
+        return X
+    return scatter_blocks(X, client, n_partitions)
+
+
+def track(futures, progress: ProgressCallback | None, message: str) -> None:
+    """Report ``progress(done, len(futures), message)`` as each of ``futures`` finishes (returns when all have)."""
+    if progress is None or not futures:
+        return
+    from distributed import as_completed
+
+    report(progress, 0, len(futures), message)
+    for done, _ in enumerate(as_completed(futures), start=1):
+        report(progress, done, len(futures), message)
+
+
+def tree(client, futures, combine=None):
+    """The sum of the results of ``futures`` as one future: pairwise additions on the workers (a tree).
+
+    ``combine(a, b)`` replaces the addition (any associative operation).
+    """
+    combine = combine or _add
     while len(futures) > 1:
-        pairs = [client.submit(_add, a, b) for a, b in zip(futures[::2], futures[1::2], strict=False)]
+        pairs = [client.submit(combine, a, b) for a, b in zip(futures[::2], futures[1::2], strict=False)]
         futures = pairs + ([futures[-1]] if len(futures) % 2 else [])
-    return futures[0].result()
+    return futures[0]
+
+
+def tree_sum(client, futures, progress: ProgressCallback | None = None, message: str = "counting blocks"):
+    """Sum the results of ``futures`` on the workers, pairwise (a tree of additions), and fetch the total.
+
+    The whole tree is submitted at once; with ``progress`` the leaves
+    (``futures``, one per block) are reported as they complete.
+    """
+    total = tree(client, list(futures))
+    track(futures, progress, message)
+    return total.result()
 
 
 def _add(a, b):

@@ -22,8 +22,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.distributed._blocks import scatter_blocks, tree_sum
-from graphanon.support import ItemsetLevel, as_csr, check_search, rows_in
+from graphanon._memory import check_memory
+from graphanon._progress import ProgressCallback
+from graphanon.distributed._blocks import as_blocks, tree_sum
+from graphanon.support import ItemsetLevel, check_search, rows_in
 
 __all__ = ["minimal_infrequent_itemsets", "pair_supports"]
 
@@ -53,21 +55,39 @@ def _count_block(Xb, cand, chunk: int = 4096):
     return out
 
 
-def pair_supports(X, *, client, n_partitions: int | None = None) -> sp.csr_array:
+def _max_length(Xb) -> int:
+    return int(np.diff(Xb.indptr).max()) if Xb.shape[0] else 0
+
+
+def pair_supports(
+    X, *, client, n_partitions: int | None = None, progress: ProgressCallback | None = None
+) -> sp.csr_array:
     """All pair supports ``X.T @ X`` (int64, CSR) summed over record blocks on ``client``.
 
     Equals :func:`graphanon.support.pair_supports` ``(X, dense=False)``.
+
+    Parameters
+    ----------
+    X : sparse matrix or Blocks
+        The records (a matrix is cut into ``n_partitions`` blocks and
+        scattered; :class:`~graphanon.distributed.Blocks` are already on the
+        workers).
+    client : dask.distributed.Client
+    n_partitions : int, optional
+        Record blocks (default twice the workers).
+    progress : callable(done, total, message), optional
+        Called as each block's product finishes.
 
     Complexity
     ----------
     O(sum over records of len(record)^2) work spread over the blocks; the
     reduction moves O(log(blocks)) partial matrices per path.
     """
-    blocks = scatter_blocks(X, client, n_partitions)
-    return tree_sum(client, client.map(_pairs_block, blocks))
+    blocks = as_blocks(X, client, n_partitions)
+    return tree_sum(client, client.map(_pairs_block, blocks.futures), progress, "pair supports")
 
 
-def _candidates(prev: np.ndarray, n_items: int) -> np.ndarray:
+def _candidates(prev: np.ndarray, n_items: int, what: str, advice: str) -> np.ndarray:
     """Apriori join: pairs of frequent itemsets sharing all but the last item, every subset frequent."""
     size = prev.shape[1] + 1
     prefix = prev[:, :-1]
@@ -76,6 +96,11 @@ def _candidates(prev: np.ndarray, n_items: int) -> np.ndarray:
     group = np.cumsum(new_group) - 1
     end = np.flatnonzero(np.r_[new_group[1:], True]) + 1  # one past the last row of each group
     partners = end[group] - np.arange(len(prev)) - 1
+    check_memory(
+        float(partners.sum()) * (size + 2) * 8,
+        what=f"{what} at level {size} ({len(prev)} frequent {size - 1}-itemsets to extend)",
+        advice=advice.replace("{m}", str(size - 1)),
+    )
     left = np.repeat(np.arange(len(prev)), partners)
     right = left + 1 + np.arange(len(left)) - np.repeat(np.cumsum(partners) - partners, partners)
     cand = np.concatenate([prev[left], prev[right, -1:]], axis=1)
@@ -85,17 +110,34 @@ def _candidates(prev: np.ndarray, n_items: int) -> np.ndarray:
     return cand[alive]
 
 
-def minimal_infrequent_itemsets(X, k: int, m: int | None, *, client, n_partitions: int | None = None):
+def minimal_infrequent_itemsets(
+    X,
+    k: int,
+    m: int | None,
+    *,
+    client,
+    n_partitions: int | None = None,
+    progress: ProgressCallback | None = None,
+    what: str | None = None,
+    advice: str | None = None,
+):
     """:func:`graphanon.support.minimal_infrequent_itemsets` with counts summed over blocks on ``client``.
 
     Parameters
     ----------
-    X : sparse matrix, shape (n_records, n_items)
+    X : sparse matrix, shape (n_records, n_items), or Blocks
+        The records (see :func:`pair_supports`).
     k, m :
         Support threshold and largest itemset size (None: unbounded).
     client : dask.distributed.Client
     n_partitions : int, optional
         Record blocks (default twice the workers).
+    progress : callable(done, total, message), optional
+        Called as each block's count of a level finishes.
+    what, advice : str, optional
+        How a :class:`~graphanon.errors.MemoryBudgetError` (candidates of a
+        level too many for the client's memory budget) names the search and
+        what to change; ``{m}`` in ``advice`` becomes the last level that fits.
 
     Returns
     -------
@@ -110,31 +152,34 @@ def minimal_infrequent_itemsets(X, k: int, m: int | None, *, client, n_partition
     per prefix group.
     """
     check_search(k, m)
-    X = as_csr(X)
-    n, n_items = X.shape
-    blocks = scatter_blocks(X, client, n_partitions)
-    sup1 = tree_sum(client, client.map(_items_block, blocks))
+    blocks = as_blocks(X, client, n_partitions)
+    n_items = blocks.n_items
+    what = what or f"the itemset search (k={k}, m={'inf' if m is None else m})"
+    advice = advice or "bound the attacker knowledge, e.g. m={m} (CLI: -m {m})"
+    sup1 = tree_sum(client, client.map(_items_block, blocks.futures), progress, "level 1: counting items")
     present = np.flatnonzero(sup1 > 0)
     viol1, freq1 = present[sup1[present] < k], present[sup1[present] >= k]
     violations = [ItemsetLevel(1, viol1[:, None], sup1[viol1])]
     frequent = [ItemsetLevel(1, freq1[:, None], sup1[freq1])]
-    max_len = int(np.diff(X.indptr).max()) if n else 0
+    max_len = max(client.gather(client.map(_max_length, blocks.futures)), default=0)
     m_eff = max_len if m is None else min(m, max_len)
     prev, size = frequent[0].itemsets, 1
     while size < m_eff and len(prev):
         size += 1
         if size == 2:  # the pair supports of the frequent items, tree-reduced X_b.T @ X_b
-            S = sp.triu(tree_sum(client, client.map(_pairs_block, blocks))[freq1][:, freq1], k=1).tocsr()
+            S = tree_sum(client, client.map(_pairs_block, blocks.futures), progress, "level 2: counting pairs")
+            S = sp.triu(S[freq1][:, freq1], k=1).tocsr()
             S.sort_indices()
             S = S.tocoo()
             cand = np.stack([freq1[S.row], freq1[S.col]], axis=1).astype(np.int64)
             sup = S.data.astype(np.int64)
         else:
-            cand = _candidates(prev, n_items)
+            cand = _candidates(prev, n_items, what, advice)
             sup = np.zeros(0, dtype=np.int64)
         if size > 2 and len(cand):
             cand_f = client.scatter(cand, broadcast=True, hash=False)
-            sup = tree_sum(client, [client.submit(_count_block, b, cand_f) for b in blocks])
+            counts = [client.submit(_count_block, b, cand_f) for b in blocks.futures]
+            sup = tree_sum(client, counts, progress, f"level {size}: counting {len(cand)} candidates")
         pos = sup > 0
         cand, sup = cand[pos], sup[pos]
         is_viol = sup < k

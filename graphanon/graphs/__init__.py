@@ -17,21 +17,13 @@ the structures of each method family live in the modules below:
   and k nearest records) for clustering and swapping.
 """
 
-from graphanon.graphs.constraints import ConstraintGraph, MergeForest
-from graphanon.graphs.enumeration import SuppressionEnumerationTree
-from graphanon.graphs.generalization import GeneralizationGraph, ring_graph
-from graphanon.graphs.lattice import CutLattice
-from graphanon.graphs.order import GrayTSPResult, OrderReport
-from graphanon.graphs.similarity import RecordSimilarityGraph
+from graphanon._lazy import attach
 
-__all__ = [
-    "ConstraintGraph",
-    "CutLattice",
-    "GeneralizationGraph",
-    "GrayTSPResult",
-    "MergeForest",
-    "OrderReport",
-    "RecordSimilarityGraph",
-    "SuppressionEnumerationTree",
-    "ring_graph",
-]
+__getattr__, __dir__, __all__ = attach(__name__, globals(), {
+    "graphanon.graphs.constraints": ("ConstraintGraph", "MergeForest"),
+    "graphanon.graphs.enumeration": ("SuppressionEnumerationTree",),
+    "graphanon.graphs.generalization": ("GeneralizationGraph", "ring_graph"),
+    "graphanon.graphs.lattice": ("CutLattice",),
+    "graphanon.graphs.order": ("GrayTSPResult", "OrderReport"),
+    "graphanon.graphs.similarity": ("RecordSimilarityGraph",),
+})

@@ -4,47 +4,15 @@ Query workloads are generated from a seed over the ORIGINAL data and reused
 across methods, so that every method is measured on the same queries.
 """
 
-from graphanon.metrics.loss import RecodingLoss, ncp, ncp_taxonomy, recoding_loss, suppression_ratio
-from graphanon.metrics.queries import (
-    CountQuery,
-    QueryWorkload,
-    average_relative_error,
-    generate_workload,
-    true_counts,
-)
-from graphanon.metrics.utility_loss import ULReport, semantic_weight, ul, ul_metrics
+from graphanon._lazy import attach
 
-__all__ = [
-    "CountQuery",
-    "QueryWorkload",
-    "RecodingLoss",
-    "average_relative_error",
-    "generate_workload",
-    "ncp",
-    "ncp_taxonomy",
-    "recoding_loss",
-    "suppression_ratio",
-    "true_counts",
-    "ULReport",
-    "semantic_weight",
-    "ul",
-    "ul_metrics",
-]
-from graphanon.metrics.nonreciprocal import (  # noqa: E402
-    error_rate,
-    evaluate_nonreciprocal,
-    query_error,
-)
-
-__all__ += ["error_rate", "evaluate_nonreciprocal", "query_error"]
-from graphanon.metrics.clustering import (  # noqa: E402
-    ggd_per_record,
-    ggd_total,
-    ncp_he_naughton,
-    ncp_lm,
-)
-
-__all__ += ["ggd_per_record", "ggd_total", "ncp_he_naughton", "ncp_lm"]
-from graphanon.metrics.evaluate import evaluate_release  # noqa: E402
-
-__all__ += ["evaluate_release"]
+__getattr__, __dir__, __all__ = attach(__name__, globals(), {
+    "graphanon.metrics.loss": ("RecodingLoss", "ncp", "ncp_taxonomy", "recoding_loss", "suppression_ratio"),
+    "graphanon.metrics.queries": (
+        "CountQuery", "QueryWorkload", "average_relative_error", "generate_workload", "true_counts",
+    ),
+    "graphanon.metrics.utility_loss": ("ULReport", "semantic_weight", "ul", "ul_metrics"),
+    "graphanon.metrics.nonreciprocal": ("error_rate", "evaluate_nonreciprocal", "query_error"),
+    "graphanon.metrics.clustering": ("ggd_per_record", "ggd_total", "ncp_he_naughton", "ncp_lm"),
+    "graphanon.metrics.evaluate": ("evaluate_release",),
+})

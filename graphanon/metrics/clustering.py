@@ -117,35 +117,3 @@ def ncp_lm(original, release) -> float:
 def ncp_he_naughton(original, release) -> float:
     """He & Naughton's NCP (0 for a leaf, ``leaves/M`` otherwise; suppressed occurrences cost 1)."""
     return local_ncp(original, release, "hn")
-
-
-def _evaluate_local(original, release, *, queries: int, q: int, seed: int, link=None) -> dict:
-    from graphanon.metrics.queries import average_relative_error, generate_workload
-
-    if link is not None and release.link is None:
-        release.link = link
-    out: dict = {"groups": int(release.group_ids().max()) + 1 if release.n_records else 0, "reading": release.reading}
-    try:
-        out.update(
-            ncp=ncp_lm(original, release),
-            ncp_taxonomy=local_ncp(original, release, "taxonomy"),
-            ncp_he_naughton=ncp_he_naughton(original, release),
-        )
-        if release.reading == "one":
-            out["ggd"] = ggd_total(original, release)
-    except ParameterError:
-        out["needs_link"] = ["ncp", "ncp_taxonomy", "ncp_he_naughton"]
-    if queries > 0:
-        workload = generate_workload(original, queries, q, seed=seed)
-        out["avg_relative_error"] = average_relative_error(release, workload)
-        out.update({"queries": queries, "q": q, "seed": seed})
-    return out
-
-
-def _register() -> None:
-    from graphanon.metrics.evaluate import register_evaluator
-
-    register_evaluator("local_recoding", _evaluate_local)
-
-
-_register()

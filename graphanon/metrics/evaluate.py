@@ -10,6 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from graphanon.errors import ParameterError
+from graphanon.metrics.clustering import ggd_total, local_ncp, ncp_he_naughton, ncp_lm
+from graphanon.metrics.itemsets import itemset_metrics
+from graphanon.metrics.loss import ncp_taxonomy, recoding_loss
+from graphanon.metrics.nonreciprocal import evaluate_nonreciprocal
+from graphanon.metrics.queries import average_relative_error, generate_workload
+from graphanon.metrics.utility_loss import ul_metrics
+from graphanon.release.fingerprint import check_same_data
 
 __all__ = ["evaluate_release", "register_evaluator"]
 
@@ -29,9 +36,6 @@ def register_evaluator(kind: str, evaluator: Evaluator) -> None:
 
 
 def _evaluate_global(original, release, *, queries: int, q: int, seed: int, link=None) -> dict:
-    from graphanon.metrics.loss import ncp_taxonomy, recoding_loss
-    from graphanon.metrics.queries import average_relative_error, generate_workload
-
     loss = recoding_loss(original, release)
     out = {
         "ncp": loss.ncp,
@@ -50,21 +54,14 @@ def _evaluate_global(original, release, *, queries: int, q: int, seed: int, link
 
 
 def _evaluate_utility_loss(original, release, *, queries: int, q: int, seed: int, link=None) -> dict:
-    from graphanon.metrics.utility_loss import ul_metrics
-
     return ul_metrics(original, release)
 
 
 def _evaluate_nonreciprocal(original, release, *, queries: int, q: int, seed: int, link=None) -> dict:
-    from graphanon.metrics.nonreciprocal import evaluate_nonreciprocal
-
     return evaluate_nonreciprocal(original, release, queries=queries, q=q, seed=seed, link=link)
 
 
 def _evaluate_perturbed(original, release, *, queries: int, q: int, seed: int, link=None) -> dict:
-    from graphanon.metrics.itemsets import itemset_metrics
-    from graphanon.metrics.queries import average_relative_error, generate_workload
-
     m = itemset_metrics(original, release, supports=(0.005,))
     fi = m["fi"][0]
     out = {"dif": m["dif"], "fi_support": fi["support"], "fi_original": fi["original"],
@@ -76,10 +73,32 @@ def _evaluate_perturbed(original, release, *, queries: int, q: int, seed: int, l
     return out
 
 
+def _evaluate_local(original, release, *, queries: int, q: int, seed: int, link=None) -> dict:
+    if link is not None and release.link is None:
+        release.link = link
+    out: dict = {"groups": int(release.group_ids().max()) + 1 if release.n_records else 0, "reading": release.reading}
+    try:
+        out.update(
+            ncp=ncp_lm(original, release),
+            ncp_taxonomy=local_ncp(original, release, "taxonomy"),
+            ncp_he_naughton=ncp_he_naughton(original, release),
+        )
+        if release.reading == "one":
+            out["ggd"] = ggd_total(original, release)
+    except ParameterError:
+        out["needs_link"] = ["ncp", "ncp_taxonomy", "ncp_he_naughton"]
+    if queries > 0:
+        workload = generate_workload(original, queries, q, seed=seed)
+        out["avg_relative_error"] = average_relative_error(release, workload)
+        out.update({"queries": queries, "q": q, "seed": seed})
+    return out
+
+
 register_evaluator("global_recoding", _evaluate_global)
 register_evaluator("global_recoding", _evaluate_utility_loss)
 register_evaluator("nonreciprocal", _evaluate_nonreciprocal)
 register_evaluator("perturbed", _evaluate_perturbed)
+register_evaluator("local_recoding", _evaluate_local)
 
 
 def evaluate_release(
@@ -125,8 +144,6 @@ def evaluate_release(
     DataMismatchError
         When the release's data fingerprint does not match ``original``.
     """
-    from graphanon.release.fingerprint import check_same_data
-
     if not allow_mismatch:
         check_same_data(original, release)
     if original.n_records != release.n_records and getattr(release, "moves", None) != "split":

@@ -17,17 +17,15 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.errors import ParameterError
+from graphanon.errors import DataMismatchError, ParameterError
 from graphanon.metrics.queries import CountQuery, generate_workload, true_counts
+from graphanon.release.fingerprint import same_fingerprint
 
 __all__ = ["error_rate", "evaluate_nonreciprocal", "query_error"]
 
 
 def resolve_link(release, link=None):
     """The private link to use: ``link`` if given, else ``release.link``; a clear error when neither."""
-    from graphanon.errors import DataMismatchError
-    from graphanon.release.fingerprint import same_fingerprint
-
     if link is None:
         link = getattr(release, "link", None)
         if link is None:

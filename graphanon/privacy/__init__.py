@@ -6,33 +6,15 @@ of violations, the worst case and concrete counter-examples. Audits share no
 code with the anonymizers besides support counting.
 """
 
-from graphanon.privacy.constraints import (
-    PrivacyConstraints,
-    UtilityConstraints,
-    check_utility_constraints,
-)
-from graphanon.privacy.hkp import HKPCoherence
-from graphanon.privacy.km import KmAnonymity, TransactionalKAnonymity, check_k
-from graphanon.privacy.report import AuditReport, PrivacyModel
+from graphanon._lazy import attach
 
-__all__ = [
-    "AuditReport",
-    "HKPCoherence",
-    "KmAnonymity",
-    "PrivacyConstraints",
-    "PrivacyModel",
-    "UtilityConstraints",
-    "check_utility_constraints",
-    "TransactionalKAnonymity",
-    "check_k",
-]
-from graphanon.privacy.nonreciprocal import (  # noqa: E402
-    LDiversity,
-    NonreciprocalKAnonymity,
-    nonreciprocal_matches,
-)
-
-__all__ += ["LDiversity", "NonreciprocalKAnonymity", "nonreciprocal_matches"]
-from graphanon.privacy.tendency import TendencyHiding  # noqa: E402
-
-__all__ += ["TendencyHiding"]
+__getattr__, __dir__, __all__ = attach(__name__, globals(), {
+    "graphanon.privacy.constraints": (
+        "PrivacyConstraints", "UtilityConstraints", "check_utility_constraints",
+    ),
+    "graphanon.privacy.hkp": ("HKPCoherence",),
+    "graphanon.privacy.km": ("KmAnonymity", "TransactionalKAnonymity", "check_k"),
+    "graphanon.privacy.report": ("AuditReport", "PrivacyModel"),
+    "graphanon.privacy.nonreciprocal": ("LDiversity", "NonreciprocalKAnonymity", "nonreciprocal_matches"),
+    "graphanon.privacy.tendency": ("TendencyHiding",),
+})

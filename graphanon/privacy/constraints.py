@@ -33,6 +33,7 @@ from graphanon.errors import ParameterError
 from graphanon.labels import as_labels
 from graphanon.privacy.consistency import recoding_mismatches
 from graphanon.privacy.km import check_k, require_global
+from graphanon.privacy.registry import register_model, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.support import VerticalBitmaps, minimal_infrequent_itemsets
 from graphanon.taxonomy import ItemGroups
@@ -341,8 +342,6 @@ class _PrivacyAndUtility(PrivacyModel):
 
 
 def _build_constraints(*, k, m, params, original):
-    from graphanon.privacy.registry import require_k
-
     k = require_k(k, "constraints")
     extra = sorted(set(params) - {"privacy", "utility", "s"})
     if extra:
@@ -363,8 +362,6 @@ def _build_constraints(*, k, m, params, original):
 
 
 def _register() -> None:
-    from graphanon.privacy.registry import register_model
-
     register_model(
         "constraints",
         _build_constraints,

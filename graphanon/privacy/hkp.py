@@ -15,8 +15,9 @@ import numpy as np
 from graphanon._params import expand_params
 from graphanon._validation import check_h, check_k
 from graphanon.errors import ParameterError
-from graphanon.labels import as_labels
+from graphanon.labels import as_labels, parse_name_list
 from graphanon.privacy.consistency import recoding_mismatches
+from graphanon.privacy.registry import register_model, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.support import VerticalBitmaps, minimal_infrequent_itemsets
 
@@ -164,9 +165,6 @@ class HKPCoherence(PrivacyModel):
 
 
 def _build_hkp(*, k, m, params, original):
-    from graphanon.labels import parse_name_list
-    from graphanon.privacy.registry import require_k
-
     params = expand_params(params, {"h", "p", "private"})
     extra = sorted(set(params) - {"h", "p", "private"})
     if extra:
@@ -181,8 +179,6 @@ def _build_hkp(*, k, m, params, original):
 
 
 def _register() -> None:
-    from graphanon.privacy.registry import register_model
-
     register_model(
         "hkp",
         _build_hkp,

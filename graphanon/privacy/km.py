@@ -18,6 +18,7 @@ from graphanon.containment import itemset_rows, record_supports, shrink_to_minim
 from graphanon.errors import ParameterError
 from graphanon.privacy.consistency import recoding_mismatches
 from graphanon.privacy.local import local_recoding_mismatches
+from graphanon.privacy.registry import register_model, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.support import minimal_infrequent_itemsets
 
@@ -99,6 +100,11 @@ class KmAnonymity(PrivacyModel):
       O(occurrences) plus blocks sized to the budget, never an enumeration
       of itemsets.
 
+    ``audit(..., client=client)`` with a ``dask.distributed.Client`` counts
+    the same supports over record blocks on its workers
+    (:func:`graphanon.distributed.minimal_infrequent_itemsets`,
+    :func:`graphanon.distributed.record_supports`); the report is identical.
+
     Examples
     --------
     >>> from graphanon.datasets import load
@@ -118,19 +124,31 @@ class KmAnonymity(PrivacyModel):
         self.m = None if m is None else int(m)
         self.name = f"k^m-anonymity (k={self.k}, m={'inf' if self.m is None else self.m})"
 
-    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
+    def audit(self, original, release, *, max_examples: int = 10, progress=None, client=None) -> AuditReport:
+        """Audit ``release`` (see the class notes); ``client``: a ``dask.distributed.Client`` that
+        counts the supports over record blocks on its workers (:mod:`graphanon.distributed`) -
+        the report is the same."""
         require_global(release, "k^m-anonymity")
         check_k(self.k, original.n_records)
         n_bad, problems = _mismatches(original, release, max_examples)
         labels, rec = _published(release)
         longest = int(np.diff(rec.indptr).max()) if rec.shape[0] else 0
         if self.m is None or self.m >= longest:
-            return self._audit_unbounded(release, rec, labels, n_bad, problems, max_examples)
+            if client is None:
+                sup = record_supports(rec)
+            else:
+                from graphanon.distributed import record_supports as distributed_record_supports
+
+                sup = distributed_record_supports(rec, client=client, progress=progress)
+            return self._audit_unbounded(release, rec, sup, labels, n_bad, problems, max_examples)
         m_text = f"m={self.m} (CLI: -m {self.m})"
-        violations, _ = minimal_infrequent_itemsets(
-            rec, self.k, self.m, what=f"the k^m audit (k={self.k}, m={self.m})",
-            advice=f"audit with a smaller m than {m_text}",
-        )
+        search = {"what": f"the k^m audit (k={self.k}, m={self.m})", "advice": f"audit with a smaller m than {m_text}"}
+        if client is None:
+            violations, _ = minimal_infrequent_itemsets(rec, self.k, self.m, **search)
+        else:
+            from graphanon.distributed import minimal_infrequent_itemsets as distributed_search
+
+            violations, _ = distributed_search(rec, self.k, self.m, client=client, progress=progress, **search)
         levels = [lvl for lvl in violations if len(lvl)]
         n_viol = sum(len(lvl) for lvl in levels)
         # Lowest support first (ties: smaller itemsets first), without listing all violations.
@@ -173,9 +191,9 @@ class KmAnonymity(PrivacyModel):
             },
         )
 
-    def _audit_unbounded(self, release, rec, labels, n_bad: int, problems: list, max_examples: int) -> AuditReport:
-        """k^infinity by containment counting (see :mod:`graphanon.containment`); ``rec`` the published records."""
-        sup = record_supports(rec)
+    def _audit_unbounded(self, release, rec, sup, labels, n_bad: int, problems: list, max_examples: int) -> AuditReport:
+        """k^infinity by containment counting (see :mod:`graphanon.containment`): ``rec`` the published
+        records, ``sup`` their containment counts."""
         bad = np.flatnonzero((np.diff(rec.indptr) > 0) & (sup < self.k))
         Xc = sp.csc_array(rec)
         Xc.sort_indices()
@@ -273,20 +291,14 @@ class TransactionalKAnonymity(PrivacyModel):
 
 
 def _build_km(*, k, m, params, original):
-    from graphanon.privacy.registry import require_k
-
     return KmAnonymity(require_k(k, "km"), m)
 
 
 def _build_transactional(*, k, m, params, original):
-    from graphanon.privacy.registry import require_k
-
     return TransactionalKAnonymity(require_k(k, "transactional"))
 
 
 def _register() -> None:
-    from graphanon.privacy.registry import register_model
-
     register_model("km", _build_km, "k^m-anonymity of a global recoding (-k K -m M; omit -m for m = infinity)")
     register_model("transactional", _build_transactional, "transactional k-anonymity (-k K)")
 

@@ -126,6 +126,21 @@ class _Audit:
             out.append(ex)
         return out
 
+    def report(self, model: str, problems, low, extra, worst: dict, details: dict, max_examples: int, progress):
+        """The audit report: ``problems`` and the record classes ``low`` below the level
+        (``extra(a)`` adds to each example), ``worst`` when violated, ``details`` merged."""
+        examples = problems[:max_examples] + self.record_examples(low, extra, max_examples - len(problems))
+        violations = int(self.mc.record_size[low].sum()) + len(problems)
+        _stage(progress, 2, "done")
+        return AuditReport(
+            model=model,
+            satisfied=violations == 0,
+            violations=violations,
+            worst=None if violations == 0 else {**worst, "flow_deficit": self.flow.deficit},
+            counterexamples=examples,
+            details={**details, **self.details()},
+        )
+
     def details(self) -> dict:
         ls = self.mc.record_size
         return {
@@ -187,26 +202,13 @@ class NonreciprocalKAnonymity(PrivacyModel):
         au = _Audit(original, release, mc, flow, self.k, progress)
         problems = au.problems() + au.flow_example(f"{self.k} disjoint perfect matchings")
         low = np.flatnonzero(au.cand < self.k)
-        examples = problems[:max_examples] + au.record_examples(
-            low, lambda a: {}, max_examples - len(problems)
-        )
-        violations = int(mc.record_size[low].sum()) + len(problems)
-        _stage(progress, 2, "done")
-        return AuditReport(
-            model=self.name,
-            satisfied=violations == 0,
-            violations=violations,
-            worst=None
-            if violations == 0
-            else {"min_viable_candidates": int(au.cand.min()), "flow_deficit": flow.deficit},
-            counterexamples=examples,
-            details={
-                "unit": "records with fewer than k viable candidates + problems (record count, unknown items, "
-                "no k disjoint perfect matchings)",
-                "k_disjoint_perfect_matchings": flow.full and au.n == au.m,
-                **au.details(),
-            },
-        )
+        details = {
+            "unit": "records with fewer than k viable candidates + problems (record count, unknown items, "
+            "no k disjoint perfect matchings)",
+            "k_disjoint_perfect_matchings": flow.full and au.n == au.m,
+        }
+        worst = {"min_viable_candidates": int(au.cand.min())} if len(au.cand) else {}
+        return au.report(self.name, problems, low, lambda a: {}, worst, details, max_examples, progress)
 
 
 def _label_problems(original, release) -> list[dict]:
@@ -292,29 +294,19 @@ class LDiversity(PrivacyModel):
         viable_labels = _distinct(ea[au.viable], lab[au.viable], len(mc.record_size))
         match_labels = _distinct(ea, lab, len(mc.record_size))
         low = np.flatnonzero(viable_labels < self.l)
-        examples = problems[:max_examples] + au.record_examples(
-            low, lambda a: {"viable_labels": int(viable_labels[a])}, max_examples - len(problems)
-        )
-        violations = int(mc.record_size[low].sum()) + len(problems)
-        _stage(progress, 2, "done")
-        return AuditReport(
-            model=self.name,
-            satisfied=violations == 0,
-            violations=violations,
-            worst=None
-            if violations == 0
-            else {"min_viable_labels": int(viable_labels.min()), "flow_deficit": flow.deficit},
-            counterexamples=examples,
-            details={
-                "unit": "records whose viable candidates carry fewer than l labels + problems "
-                "(record count, unknown items, labels, no l-diverse subgraph)",
-                "l_diverse_subgraph": flow.full and au.n == au.m,
-                "labels_match_original": not labels_ok,
-                "min_viable_labels": int(viable_labels.min()) if len(viable_labels) else 0,
-                "min_distinct_labels": int(match_labels.min()) if len(match_labels) else 0,
-                **au.details(),
-            },
-        )
+        details = {
+            "unit": "records whose viable candidates carry fewer than l labels + problems "
+            "(record count, unknown items, labels, no l-diverse subgraph)",
+            "l_diverse_subgraph": flow.full and au.n == au.m,
+            "labels_match_original": not labels_ok,
+            "min_viable_labels": int(viable_labels.min()) if len(viable_labels) else 0,
+            "min_distinct_labels": int(match_labels.min()) if len(match_labels) else 0,
+        }
+        worst = {"min_viable_labels": int(viable_labels.min())} if len(viable_labels) else {}
+        return au.report(
+            self.name, problems, low, lambda a: {"viable_labels": int(viable_labels[a])}, worst, details,
+            max_examples, progress,
+        )  # fmt: skip
 
 
 def _distinct(a: np.ndarray, lab: np.ndarray, n: int) -> np.ndarray:

@@ -22,32 +22,15 @@ PerturbedRelease
     Plain transactions after items were swapped, removed or split (tendency hiding).
 """
 
-from graphanon.release.base import FORMAT_TAG, Release, load_release, release_kinds
-from graphanon.release.fingerprint import check_same_data, data_fingerprint
-from graphanon.release.global_recoding import GlobalRecoding, PublishedItem
-from graphanon.release.link import LINK_FORMAT_TAG, ReleaseLink, load_link
-from graphanon.release.local_recoding import LocalRecoding, PublishedNode
-from graphanon.release.nonreciprocal import NonreciprocalRelease
-from graphanon.release.perturbed import PerturbedRelease, SplitLink, load_split_link
-from graphanon.release.publish import publish
+from graphanon._lazy import attach
 
-__all__ = [
-    "FORMAT_TAG",
-    "LINK_FORMAT_TAG",
-    "GlobalRecoding",
-    "LocalRecoding",
-    "NonreciprocalRelease",
-    "PerturbedRelease",
-    "PublishedItem",
-    "PublishedNode",
-    "Release",
-    "ReleaseLink",
-    "SplitLink",
-    "check_same_data",
-    "data_fingerprint",
-    "load_link",
-    "load_release",
-    "load_split_link",
-    "publish",
-    "release_kinds",
-]
+__getattr__, __dir__, __all__ = attach(__name__, globals(), {
+    "graphanon.release.base": ("FORMAT_TAG", "Release", "load_release", "release_kinds"),
+    "graphanon.release.fingerprint": ("check_same_data", "data_fingerprint"),
+    "graphanon.release.global_recoding": ("GlobalRecoding", "PublishedItem"),
+    "graphanon.release.link": ("LINK_FORMAT_TAG", "ReleaseLink", "load_link"),
+    "graphanon.release.local_recoding": ("LocalRecoding", "PublishedNode"),
+    "graphanon.release.nonreciprocal": ("NonreciprocalRelease",),
+    "graphanon.release.perturbed": ("PerturbedRelease", "SplitLink", "load_split_link"),
+    "graphanon.release.publish": ("publish",),
+})

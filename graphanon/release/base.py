@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
+import scipy.sparse as sp
 
 from graphanon._io import atomic_write, dumps_json
 from graphanon.errors import GraphanonError, ReleaseFormatError
@@ -75,8 +76,6 @@ def json_labels(labels) -> list | None:
 
 def permute_rows(records, labels, order: np.ndarray):
     """``records`` (sparse, rows) and ``labels`` (or None) in the row order ``order``."""
-    import scipy.sparse as sp
-
     order = np.asarray(order, dtype=np.int64)
     out = sp.csr_array(records[order])
     out.sort_indices()

@@ -9,6 +9,7 @@ import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon.data import TransactionData
 from graphanon.errors import ParameterError, ReleaseFormatError
 from graphanon.labels import (
     as_label,
@@ -222,8 +223,6 @@ class GlobalRecoding(Release):
     def published_data(self):
         """The published records as :class:`~graphanon.data.TransactionData`
         over published item labels."""
-        from graphanon.data import TransactionData
-
         return TransactionData(
             self.records,
             [pi.label for pi in self.published_items],

@@ -49,9 +49,11 @@ import scipy.sparse as sp
 
 from graphanon._io import atomic_write
 from graphanon._random import secret_generator
+from graphanon.data import TransactionData
 from graphanon.errors import ParameterError, ReleaseFormatError
 from graphanon.release.base import Release, json_label, read_json_file
 from graphanon.release.fingerprint import data_fingerprint, ordered_digest
+from graphanon.support import VerticalBitmaps
 
 __all__ = ["MOVES", "PerturbedRelease", "SplitLink", "load_split_link", "publish_split"]
 
@@ -137,8 +139,6 @@ class PerturbedRelease(Release):
     # ------------------------------------------------------------------ views
     def published_data(self):
         """The rows as :class:`~graphanon.data.TransactionData` (record ids are the pseudonyms)."""
-        from graphanon.data import TransactionData
-
         return TransactionData(self.records, self.items, record_ids=self.pseudonyms, name=f"release of {self.algorithm}")
 
     def matrix_over(self, items: Sequence[Hashable]) -> sp.csr_array:
@@ -167,8 +167,6 @@ class PerturbedRelease(Release):
     # ------------------------------------------------------------------ queries
     def estimate_count(self, include: Iterable[Hashable], exclude: Iterable[Hashable] = ()) -> float:
         """Records of the release holding every ``include`` item and no ``exclude`` item (the data as is)."""
-        from graphanon.support import VerticalBitmaps
-
         include, exclude = set(include), set(exclude)
         if include & exclude or any(x not in self._index for x in include):
             return 0.0

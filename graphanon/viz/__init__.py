@@ -5,6 +5,11 @@ matplotlib backend: new figures come from pyplot, so a notebook shows them inlin
 (for instance of a :class:`matplotlib.figure.Figure`) to draw without pyplot.
 """
 
+import io
+import warnings
+from pathlib import Path
+
+from graphanon._io import atomic_write, check_output
 from graphanon.viz.clustering import draw_group_lcg, draw_similarity_neighborhood
 from graphanon.viz.coat import draw_constraint_graph, draw_merge_forest
 from graphanon.viz.hierarchy import draw_cut_lattice, draw_enumeration_tree, draw_taxonomy_cut
@@ -38,12 +43,6 @@ def save_figure(fig, path, *, dpi: int = 120, close: bool = False) -> None:
     graphanon.errors.OutputError
         When the ending is not one of ``FIGURE_SUFFIXES``.
     """
-    import io
-    import warnings
-    from pathlib import Path
-
-    from graphanon._io import atomic_write, check_output
-
     path = check_output(path, suffixes=FIGURE_SUFFIXES)
     buffer = io.BytesIO()
     try:

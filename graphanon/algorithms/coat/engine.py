@@ -278,8 +278,11 @@ def anonymize_coat(
 
     Complexity
     ----------
-    Each merge costs O(B * n / 64) word operations for the ``B`` members of
-    the utility block (UL of every candidate through packed bitmaps); each
+    Each merge costs O(B + L) for the ``B`` members of the utility block and
+    the total length ``L`` of the records of the item being merged (UL of
+    every candidate from co-supports counted on those records, see
+    :meth:`CoatState.best_partner`; before: O(B * n / 64) bitmap words, 36%
+    of the run on full retail-like data). Each
     constraint evaluation O(|p| * n / 64). With ``KmConstraints(m)`` the
     initial violations come from one level-wise search, and after each merge
     only the records of the merged item are searched again (new violations

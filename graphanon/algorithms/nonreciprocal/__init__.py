@@ -22,51 +22,23 @@ The structures these build live in :mod:`graphanon.graphs`
 CAHD, the other method on record orders, is :mod:`graphanon.algorithms.cahd`.
 """
 
-from graphanon._validation import check_diversity_feasible
-from graphanon.algorithms.nonreciprocal._kernels import ExtractionStats
-from graphanon.algorithms.nonreciprocal.anonymize import (
-    NonreciprocalTrace,
-    anonymize_nonreciprocal,
-    members_matrix,
-    record_order,
-    tsp_budget,
-)
-from graphanon.algorithms.nonreciprocal.closed_walk import closed_walk_trace
-from graphanon.algorithms.nonreciprocal.diverse import greedy_diverse_assignments
-from graphanon.algorithms.nonreciprocal.extraction import check_assignments, extract_assignments
-from graphanon.algorithms.nonreciprocal.gray import (
-    consecutive_hamming,
-    gray_order,
-    hamming_cycle_length,
-    hamming_matrix,
-)
-from graphanon.algorithms.nonreciprocal.report import order_report
-from graphanon.algorithms.nonreciprocal.segments import segment_breakpoints
-from graphanon.algorithms.nonreciprocal.tsp import (
-    DETERMINISTIC_STEP_LIMIT,
-    gray_tsp_details,
-    gray_tsp_order,
-)
+from graphanon._lazy import attach
 
-__all__ = [
-    "DETERMINISTIC_STEP_LIMIT",
-    "ExtractionStats",
-    "NonreciprocalTrace",
-    "anonymize_nonreciprocal",
-    "check_assignments",
-    "check_diversity_feasible",
-    "closed_walk_trace",
-    "consecutive_hamming",
-    "extract_assignments",
-    "gray_order",
-    "gray_tsp_details",
-    "gray_tsp_order",
-    "greedy_diverse_assignments",
-    "hamming_cycle_length",
-    "hamming_matrix",
-    "members_matrix",
-    "order_report",
-    "record_order",
-    "segment_breakpoints",
-    "tsp_budget",
-]
+__getattr__, __dir__, __all__ = attach(__name__, globals(), {
+    "graphanon._validation": ("check_diversity_feasible",),
+    "graphanon.algorithms.nonreciprocal._kernels": ("ExtractionStats",),
+    "graphanon.algorithms.nonreciprocal.anonymize": (
+        "NonreciprocalTrace", "anonymize_nonreciprocal", "members_matrix", "record_order", "tsp_budget",
+    ),
+    "graphanon.algorithms.nonreciprocal.closed_walk": ("closed_walk_trace",),
+    "graphanon.algorithms.nonreciprocal.diverse": ("greedy_diverse_assignments",),
+    "graphanon.algorithms.nonreciprocal.extraction": ("check_assignments", "extract_assignments"),
+    "graphanon.algorithms.nonreciprocal.gray": (
+        "consecutive_hamming", "gray_order", "hamming_cycle_length", "hamming_matrix",
+    ),
+    "graphanon.algorithms.nonreciprocal.report": ("order_report",),
+    "graphanon.algorithms.nonreciprocal.segments": ("segment_breakpoints",),
+    "graphanon.algorithms.nonreciprocal.tsp": (
+        "DETERMINISTIC_STEP_LIMIT", "gray_tsp_details", "gray_tsp_order",
+    ),
+})

@@ -43,6 +43,67 @@ def rng_below(state, c):
     return np.int64(m >> np.uint64(32))
 
 
+@numba.njit(cache=True)
+def rng_state(seed):
+    """A splitmix64 state (one word in a 1-element array) seeded with ``seed``."""
+    state = np.empty(1, dtype=np.uint64)
+    state[0] = np.uint64(seed)
+    return state
+
+
+# The arrays every extraction round keeps: the bijection ``A`` (record -> published
+# record, initially the identity) and its inverse, the unprocessed records ``in_l``,
+# the per-walk stamps of visited records and the walk's path (records and their
+# chosen next hops), all of the index type of ``like``.
+@numba.njit(cache=True)
+def round_arrays(n, like):
+    """``(A, inv, in_l, stamp, path_x, path_y)`` of a fresh round over ``n`` records."""
+    A = np.arange(n).astype(like.dtype)
+    inv = np.arange(n).astype(like.dtype)
+    in_l = np.ones(n, dtype=np.bool_)
+    stamp = np.zeros(n, dtype=like.dtype)
+    path_x = np.empty(n + 1, dtype=like.dtype)
+    path_y = np.empty(n + 1, dtype=like.dtype)
+    return A, inv, in_l, stamp, path_x, path_y
+
+
+@numba.njit(cache=True, inline="always")
+def open_walk(s, A, stamp, walk):
+    """Start the next walk at record ``s``: stamp it; returns the walk's number and its target slot ``A[s]``."""
+    walk += 1
+    stamp[s] = walk
+    return walk, A[s]
+
+
+@numba.njit(cache=True, inline="always")
+def erase_cycle(onpath, path_x, p, plen):
+    """Drop the deviant cycle after path position ``p``; returns the new path length ``p + 1``."""
+    for q in range(p + 1, plen):
+        onpath[path_x[q]] = -1
+    return p + 1
+
+
+@numba.njit(cache=True, inline="always")
+def push(onpath, path_x, z, plen):
+    """Append record ``z`` to the walk's path; returns the new path length."""
+    onpath[z] = plen
+    path_x[plen] = z
+    return plen + 1
+
+
+@numba.njit(cache=True, inline="always")
+def commit_edges(path_x, path_j, plen, ay, at, A, inv, slot, in_l):
+    """Write the closed path's matchings (``x -> ay[x, j]``, edge column ``at[x, j]``) into ``A``."""
+    for q in range(plen):
+        xq = path_x[q]
+        j = path_j[q]
+        y = ay[xq, j]
+        A[xq] = y
+        inv[y] = xq
+        slot[xq] = at[xq, j]
+        in_l[xq] = False
+
+
 # Unused edges of every record, kept across rounds: ``ay[x, :cnt[x]]`` are the
 # published records ``x`` may still be matched to and ``at[x, :cnt[x]]`` the
 # columns of those edges in ``graph.successors``. After a round the edge it

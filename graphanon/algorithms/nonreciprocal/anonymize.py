@@ -51,6 +51,8 @@ from graphanon.release.nonreciprocal import NonreciprocalRelease
 __all__ = ["NonreciprocalTrace", "anonymize_nonreciprocal", "members_matrix", "record_order", "tsp_budget"]
 
 _BYTES_PER_EDGE = 160  # graph, assignments, members matrix and bit-vote edge arrays (measured: chess, k = n)
+_BYTES_PER_VOTE = 24  # bit vote's preimage counts, per occurrence and assignment (measured: quest 10^6, k = 5)
+_ORDER_BYTES_PER_PACKED_BYTE = 16  # Gray order: packed rows, rank bits, words, sort keys (measured: quest 10^6)
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,8 @@ def record_order(
     tsp_step_limit: int | None = None,
     seed: int = 0,
     reproducible: bool = False,
+    n_jobs: int = 1,
+    client=None,
     progress: ProgressCallback | None = None,
 ) -> np.ndarray:
     """The cyclic record order: ``"gray-tsp"``, ``"gray"``, ``"identity"`` or a permutation.
@@ -134,6 +138,11 @@ def record_order(
     reproducible : bool
         Search the Gray-TSP order with a deterministic budget (no clock), so
         the same ``seed`` gives the same order on any machine and load.
+    n_jobs : int
+        Gray-TSP: local worker processes solving segments.
+    client : dask.distributed.Client, optional
+        Gray-TSP: solve the segments on this client's workers. Neither
+        ``n_jobs`` nor ``client`` changes a reproducible order.
     progress : callable(done, total, message), optional
 
     Returns
@@ -161,20 +170,17 @@ def record_order(
             return np.arange(n, dtype=np.int64)
         if order in ("gray", "gray-tsp"):
             X = data.matrix
+            check_memory(
+                _ORDER_BYTES_PER_PACKED_BYTE * n * -(-X.shape[1] // 8),
+                what=f"the {order} order of {n} records over {X.shape[1]} items (packed bitmaps)",
+                advice="drop unused items, or pass order='identity' or your own permutation",
+            )
             if order == "gray":
                 return check_order(gray_order(X), n)
-            return check_order(
-                gray_tsp_order(
-                    X,
-                    min_segment=min_segment,
-                    max_segment=max_segment,
-                    time_limit=time_limit,
-                    step_limit=step_limit,
-                    seed=seed,
-                    progress=progress,
-                ),
-                n,
-            )
+            segments = {"min_segment": min_segment, "max_segment": max_segment, "seed": seed}
+            budget = {"time_limit": time_limit, "step_limit": step_limit}
+            workers = {"n_jobs": n_jobs, "client": client, "progress": progress}
+            return check_order(gray_tsp_order(X, **segments, **budget, **workers), n)
         raise ParameterError(f"order must be 'gray-tsp', 'gray', 'identity' or a permutation, got {order!r}")
     return check_order(order, n)
 
@@ -199,6 +205,7 @@ def anonymize_nonreciprocal(
     tsp_step_limit: int | None = None,
     extraction: str = "closed-walk",
     l_method: str = "flow",
+    client=None,
     rng=None,
     progress: ProgressCallback | None = None,
     unsafe_secret_seed: int | None = None,
@@ -239,6 +246,13 @@ def anonymize_nonreciprocal(
         feasibility check. ``"greedy-walk"``: the paper's Algorithm 2
         (``greedyPick``), round by round; can lose much utility in late
         rounds, or fail, under the label constraint.
+    client : dask.distributed.Client, optional
+        Solve the Gray-TSP segments on this client's workers
+        (:mod:`graphanon.distributed.tasks`). The segments are independent
+        and seeded one by one, so a seeded release has the same structure
+        (order, graph, assignments) with or without a client. The other
+        steps run here: the extraction rounds depend on each other, and a
+        walk crosses segment borders.
     rng : numpy Generator or int seed, optional
         Structure randomness: the Gray-TSP search, the l-diverse graph and
         the extraction of the ``k`` assignments. Given, the structure (order,
@@ -277,9 +291,11 @@ def anonymize_nonreciprocal(
     steps in practice (quadratic worst case); bit voting O(n k avg|r|). With
     ``l`` and ``l_method="flow"`` add three min-cost flows on O(2 window n + l n) arcs (window 128)
     (:func:`~graphanon.algorithms.nonreciprocal.greedy_diverse_assignments`).
-    Memory O(n k): the graph, the ``k`` assignments, the members matrix and
-    the bit vote's edge arrays (about 160 bytes per edge; the bit vote
-    gathers record rows in bounded blocks). Checked up front against the
+    Memory O(n k + k nnz): the graph, the ``k`` assignments, the members
+    matrix and the bit vote's edge arrays (about 160 bytes per edge; the bit
+    vote gathers record rows in bounded blocks) and its preimage counts
+    (about 24 bytes per occurrence and assignment); the Gray order about 16
+    bytes per packed bitmap byte. Checked up front against the
     memory budget (:mod:`graphanon._memory`): a ``k`` near ``n`` on large
     data stops with a :class:`~graphanon.errors.MemoryBudgetError` naming ``k``.
 
@@ -317,23 +333,21 @@ def anonymize_nonreciprocal(
             raise ParameterError("give k (k-anonymity) or l (l-diversity)")
         k = check_k(k, n)
     check_memory(
-        _BYTES_PER_EDGE * n * k,
+        _BYTES_PER_EDGE * n * k + _BYTES_PER_VOTE * k * data.matrix.nnz,
         what=f"nonreciprocal recoding with k={k} on {n} records ({n * k} generalization-graph edges)",
         advice="lower k (CLI: -k): the graph, its k assignments and the bit vote all hold n x k entries",
     )
     reproducible = rng is not None  # a seeded structure must not depend on the clock
     rng = check_random_state(rng)
     tsp_seed = int(rng.integers(2**31 - 1))
+    tsp_options = {
+        "min_segment": min_segment,
+        "max_segment": max_segment,
+        "tsp_time_limit": tsp_time_limit,
+        "tsp_step_limit": tsp_step_limit,
+    }
     perm = record_order(
-        data,
-        order,
-        min_segment=min_segment,
-        max_segment=max_segment,
-        tsp_time_limit=tsp_time_limit,
-        tsp_step_limit=tsp_step_limit,
-        seed=tsp_seed,
-        reproducible=reproducible,
-        progress=progress,
+        data, order, **tsp_options, seed=tsp_seed, reproducible=reproducible, client=client, progress=progress
     )
     params = {
         "k": k,

@@ -14,7 +14,13 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from graphanon.algorithms.nonreciprocal._kernels import rng_below
+from graphanon.algorithms.nonreciprocal._kernels import (
+    commit_edges,
+    open_walk,
+    rng_below,
+    rng_state,
+    round_arrays,
+)
 
 
 @numba.njit(cache=True)
@@ -31,26 +37,18 @@ def backtracking_round(ay, at, cnt, starts, seed, unmark):
     here) a record left by backtracking stays blocked for the rest of the
     search; with ``unmark`` true it is freed (pure backtracking, exponential).
     """
-    state = np.empty(1, dtype=np.uint64)
-    state[0] = np.uint64(seed)
+    state = rng_state(seed)
     n = ay.shape[0]
-    A = np.arange(n).astype(ay.dtype)
-    inv = np.arange(n).astype(ay.dtype)
-    in_l = np.ones(n, dtype=np.bool_)
+    A, inv, in_l, stamp, path_x, path_j = round_arrays(n, ay)
     slot = np.full(n, -1, dtype=np.int64)
-    stamp = np.zeros(n, dtype=ay.dtype)
     ystamp = np.zeros(n, dtype=ay.dtype)
     ptr = np.zeros(n, dtype=ay.dtype)
-    path_x = np.empty(n + 1, dtype=ay.dtype)
-    path_j = np.empty(n + 1, dtype=ay.dtype)
     steps = 0
     walk = 0
     for s in starts:
         if not in_l[s]:
             continue
-        walk += 1
-        target = A[s]
-        stamp[s] = walk
+        walk, target = open_walk(s, A, stamp, walk)
         ystamp[target] = walk
         ptr[s] = 0
         path_x[0] = s
@@ -97,12 +95,5 @@ def backtracking_round(ay, at, cnt, starts, seed, unmark):
             plen -= 1
             if plen == 0:
                 return A, slot, steps, False
-        for q in range(plen):
-            xq = path_x[q]
-            p = path_j[q]
-            y = ay[xq, p]
-            A[xq] = y
-            inv[y] = xq
-            slot[xq] = at[xq, p]
-            in_l[xq] = False
+        commit_edges(path_x, path_j, plen, ay, at, A, inv, slot, in_l)
     return A, slot, steps, True

@@ -17,8 +17,14 @@ import numpy as np
 
 from graphanon._random import check_random_state
 from graphanon.algorithms.nonreciprocal._kernels import (
+    commit_edges,
     edge_lists,
+    erase_cycle,
+    open_walk,
+    push,
     rng_below,
+    rng_state,
+    round_arrays,
 )
 from graphanon.errors import InfeasibleError, ParameterError
 from graphanon.graphs.generalization import GeneralizationGraph
@@ -26,6 +32,18 @@ from graphanon.graphs.generalization import GeneralizationGraph
 # Uniform proposals the closed walk makes before it scans all edges of a record
 # (any value gives the same distribution; 2 was fastest on chess rings, k = 4..20).
 CW_PROPOSALS = 2
+
+
+@numba.njit(cache=True, inline="always")
+def _event(trace, tl, walk, x, y, kind):
+    """Record event ``(walk, x, y, kind)`` in row ``tl`` of ``trace`` if it has room; returns the next row."""
+    if tl < trace.shape[0]:
+        trace[tl, 0] = walk
+        trace[tl, 1] = x
+        trace[tl, 2] = y
+        trace[tl, 3] = kind
+        return tl + 1
+    return tl
 
 
 @numba.njit(cache=True)
@@ -44,33 +62,24 @@ def closed_walk_round(ay, at, cnt, starts, seed, tries, trace):
     ``onpath[z] >= 0`` gives the position of ``z`` on the loop-erased path and
     bit ``j`` of ``tmask[z]`` that ``z`` walked its ``j``-th unused edge.
     """
-    state = np.empty(1, dtype=np.uint64)
-    state[0] = np.uint64(seed)
+    state = rng_state(seed)
     n, k = ay.shape
     W = (k + 63) >> 6
-    A = np.arange(n).astype(ay.dtype)
-    inv = np.arange(n).astype(ay.dtype)
-    in_l = np.ones(n, dtype=np.bool_)
+    A, inv, in_l, stamp, path_x, path_j = round_arrays(n, ay)
     slot = np.full(n, -1, dtype=np.int64)
-    stamp = np.zeros(n, dtype=ay.dtype)
     ystamp = np.zeros(n, dtype=ay.dtype)
     onpath = np.full(n, -1, dtype=ay.dtype)
     tmask = np.zeros((n, W), dtype=np.uint64)
-    path_x = np.empty(n + 1, dtype=ay.dtype)
-    path_j = np.empty(n + 1, dtype=ay.dtype)
     pref = np.empty(k, dtype=np.int64)
     other = np.empty(k, dtype=np.int64)
     one = np.uint64(1)
     steps = 0
     walk = 0
     tl = 0
-    tmax = trace.shape[0]
     for s in starts:
         if not in_l[s]:
             continue
-        walk += 1
-        target = A[s]
-        stamp[s] = walk
+        walk, target = open_walk(s, A, stamp, walk)
         ystamp[target] = walk
         for w in range(W):
             tmask[s, w] = 0
@@ -119,55 +128,28 @@ def closed_walk_round(ay, at, cnt, starts, seed, tries, trace):
             steps += 1
             y = ay[x, j]
             path_j[plen - 1] = j
-            if tl < tmax:
-                trace[tl, 0] = walk
-                trace[tl, 1] = x
-                trace[tl, 2] = y
-                trace[tl, 3] = 0
-                tl += 1
+            tl = _event(trace, tl, walk, x, y, 0)
             if y == target:
                 break
             z = inv[y]
             if stamp[z] == walk:
                 p = onpath[z]
                 if p >= 0:  # deviant cycle z -> ... -> z: erase it
-                    for q in range(p + 1, plen):
-                        onpath[path_x[q]] = -1
-                    plen = p + 1
-                    if tl < tmax:
-                        trace[tl, 0] = walk
-                        trace[tl, 1] = z
-                        trace[tl, 2] = -1
-                        trace[tl, 3] = 1
-                        tl += 1
+                    plen = erase_cycle(onpath, path_x, p, plen)
+                    tl = _event(trace, tl, walk, z, -1, 1)
                 else:  # visited earlier, dropped with a deviant cycle since
-                    onpath[z] = plen
-                    path_x[plen] = z
-                    plen += 1
+                    plen = push(onpath, path_x, z, plen)
             else:
                 stamp[z] = walk
                 ystamp[y] = walk
                 for w in range(W):
                     tmask[z, w] = 0
-                onpath[z] = plen
-                path_x[plen] = z
-                plen += 1
+                plen = push(onpath, path_x, z, plen)
             x = z
+        commit_edges(path_x, path_j, plen, ay, at, A, inv, slot, in_l)
         for q in range(plen):
-            xq = path_x[q]
-            j = path_j[q]
-            y = ay[xq, j]
-            A[xq] = y
-            inv[y] = xq
-            slot[xq] = at[xq, j]
-            in_l[xq] = False
-            onpath[xq] = -1
-        if tl < tmax:
-            trace[tl, 0] = walk
-            trace[tl, 1] = s
-            trace[tl, 2] = plen
-            trace[tl, 3] = 2
-            tl += 1
+            onpath[path_x[q]] = -1
+        tl = _event(trace, tl, walk, s, plen, 2)
     return A, slot, steps, True, tl
 
 

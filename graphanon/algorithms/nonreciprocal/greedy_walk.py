@@ -15,7 +15,17 @@ import numba
 import numpy as np
 
 from graphanon._bitset import hamming_words
+from graphanon.algorithms.nonreciprocal._kernels import erase_cycle, open_walk, push, round_arrays
 from graphanon.errors import InfeasibleError
+
+
+@numba.njit(cache=True, inline="always")
+def _label_used(ml, mlc, x, label):
+    """Whether an earlier round already matched record ``x`` to a record labelled ``label``."""
+    for c in range(mlc[x]):
+        if ml[x, c] == label:
+            return True
+    return False
 
 
 @numba.njit(cache=True)
@@ -44,13 +54,9 @@ def _greedy_pick(
                 if p == (i + d) % n:
                     continue
             y = order[p]
-            bad = False
-            for c in range(mlc[x]):
-                if ml[x, c] == lab[y]:
-                    bad = True
-                    break
-            if bad:
+            if _label_used(ml, mlc, x, lab[y]):
                 continue
+            bad = False
             if ehead_stamp[x] == walk:
                 e = ehead[x]
                 while e >= 0:
@@ -94,12 +100,7 @@ def _random_pick(x, n, lab, ml, mlc, inv, stamp, walk, target):
     first = -1
     for _ in range(256):
         y = np.random.randint(n)
-        bad = False
-        for c in range(mlc[x]):
-            if ml[x, c] == lab[y]:
-                bad = True
-                break
-        if bad:
+        if _label_used(ml, mlc, x, lab[y]):
             continue
         if y == target or stamp[inv[y]] != walk:
             return y
@@ -108,12 +109,7 @@ def _random_pick(x, n, lab, ml, mlc, inv, stamp, walk, target):
     if first >= 0:
         return first
     for y in range(n):
-        bad = False
-        for c in range(mlc[x]):
-            if ml[x, c] == lab[y]:
-                bad = True
-                break
-        if not bad:
+        if not _label_used(ml, mlc, x, lab[y]):
             return y
     return -1
 
@@ -123,13 +119,8 @@ def _greedy_round(order, rank, P, lab, ml, mlc, starts, seed, window, greedy, ma
     """One round of greedy (or label-aware random) closed-walk extraction on the complete graph."""
     np.random.seed(seed)
     n = order.shape[0]
-    A = np.arange(n)
-    inv = np.arange(n)
-    in_l = np.ones(n, dtype=np.bool_)
-    stamp = np.zeros(n, dtype=np.int64)
+    A, inv, in_l, stamp, path_x, path_y = round_arrays(n, order)
     onpath = np.full(n, -1, dtype=np.int64)
-    path_x = np.empty(n + 1, dtype=np.int64)
-    path_y = np.empty(n + 1, dtype=np.int64)
     ehead_stamp = np.zeros(n, dtype=np.int64)
     ehead = np.full(n, -1, dtype=np.int64)
     enext = np.empty(max_steps + 1, dtype=np.int64)
@@ -139,9 +130,7 @@ def _greedy_round(order, rank, P, lab, ml, mlc, starts, seed, window, greedy, ma
     for s in starts:
         if not in_l[s]:
             continue
-        walk += 1
-        target = A[s]
-        stamp[s] = walk
+        walk, target = open_walk(s, A, stamp, walk)
         onpath[s] = 0
         path_x[0] = s
         plen = 1
@@ -172,15 +161,10 @@ def _greedy_round(order, rank, P, lab, ml, mlc, starts, seed, window, greedy, ma
                 break
             z = inv[y]
             if stamp[z] == walk and onpath[z] >= 0:
-                p = onpath[z]
-                for q in range(p + 1, plen):
-                    onpath[path_x[q]] = -1
-                plen = p + 1
+                plen = erase_cycle(onpath, path_x, onpath[z], plen)
             else:
                 stamp[z] = walk
-                onpath[z] = plen
-                path_x[plen] = z
-                plen += 1
+                plen = push(onpath, path_x, z, plen)
             x = z
         for q in range(plen):
             xq = path_x[q]

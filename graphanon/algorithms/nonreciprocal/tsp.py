@@ -1,5 +1,6 @@
 """The Gray-TSP order: the Gray order cut by the breakpoint DP, each segment
-re-ordered by an OR-Tools TSP path with fixed ends (optionally in a process pool).
+re-ordered by an OR-Tools TSP path with fixed ends (optionally in a process pool
+or on a Dask client, :mod:`graphanon.distributed.tasks`).
 """
 
 from __future__ import annotations
@@ -7,13 +8,14 @@ from __future__ import annotations
 import numpy as np
 
 from graphanon._bitset import bytes_to_words, pack_bytes
-from graphanon._progress import ProgressCallback, report
+from graphanon._progress import ProgressCallback
 from graphanon.algorithms.nonreciprocal.gray import (
     consecutive_packed,
     gray_order_packed,
     hamming_matrix_words,
 )
 from graphanon.algorithms.nonreciprocal.segments import check_lengths, segment_bounds
+from graphanon.distributed.tasks import map_ordered
 from graphanon.errors import ParameterError
 from graphanon.graphs.order import GrayTSPResult
 
@@ -153,112 +155,9 @@ def gray_tsp_details(
     seed: int | None = 0,
     progress: ProgressCallback | None = None,
     n_jobs: int = 1,
+    client=None,
 ) -> GrayTSPResult:
-    """Compute the Gray-TSP order and return it with its segments and costs.
-
-    Same parameters as :func:`gray_tsp_order`, which returns ``.order`` of
-    this result.
-    """
-    m, M = check_lengths(min_segment, max_segment, ("min_segment", "max_segment"))
-    if time_limit is not None and (
-        isinstance(time_limit, bool)
-        or not isinstance(time_limit, (int, float, np.integer, np.floating))
-        or not (time_limit > 0 and np.isfinite(time_limit))
-    ):
-        raise ParameterError(
-            f"time_limit must be a positive number of seconds per segment or None, got {time_limit!r}"
-        )
-    for name, value in (("solution_limit", solution_limit), ("step_limit", step_limit)):
-        if value is not None and (
-            isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1
-        ):
-            raise ParameterError(f"{name} must be a positive integer or None, got {value!r}")
-    if time_limit is None and step_limit is None:
-        step_limit = DETERMINISTIC_STEP_LIMIT
-    if metaheuristic not in _METAHEURISTICS:
-        raise ParameterError(
-            f"metaheuristic must be one of {_METAHEURISTICS}, got {metaheuristic!r}"
-        )
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
-        raise ParameterError(f"seed must be an integer or None, got {seed!r}")
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
-        raise ParameterError(f"n_jobs must be an integer >= 1, got {n_jobs!r}")
-    packed, b = pack_bytes(X)
-    n = packed.shape[0]
-    words = bytes_to_words(packed)
-    gray = gray_order_packed(packed, b)
-    h = consecutive_packed(words, gray, cyclic=False)
-    bounds = segment_bounds(h, n, m, M, strict=False)
-    t = len(bounds) - 1
-    # One independent stream per segment: results do not depend on n_jobs.
-    seeds = np.random.SeedSequence(seed).spawn(t)
-    order = gray.copy()
-    gray_costs = np.zeros(t, dtype=np.int64)
-    tsp_costs = np.zeros(t, dtype=np.int64)
-    solved = np.zeros(t, dtype=bool)
-    solver = (None if time_limit is None else float(time_limit), solution_limit, step_limit, metaheuristic)
-
-    def tasks():
-        for s in range(t):
-            lo, hi = int(bounds[s]), int(bounds[s + 1])
-            yield words[gray[lo:hi]], int(h[lo : hi - 1].sum()), seeds[s], solver
-
-    def apply(s, result):
-        lo, hi = int(bounds[s]), int(bounds[s + 1])
-        gcost, path, cost, was_solved = result
-        gray_costs[s] = gcost
-        tsp_costs[s] = cost
-        solved[s] = was_solved
-        if path is not None:
-            order[lo:hi] = gray[lo:hi][path]
-        report(progress, s + 1, t, "Gray-TSP segments")
-
-    if n_jobs == 1 or t <= 1:
-        for s, task in enumerate(tasks()):
-            apply(s, _solve_segment(task))
-    else:
-        import multiprocessing as mp
-        from concurrent.futures import ProcessPoolExecutor
-
-        method = "fork" if "fork" in mp.get_all_start_methods() else None
-        with ProcessPoolExecutor(max_workers=n_jobs, mp_context=mp.get_context(method)) as ex:
-            pending = []
-            it = tasks()
-            for task in it:  # keep at most 2 * n_jobs segments in flight
-                pending.append(ex.submit(_solve_segment, task))
-                if len(pending) >= 2 * n_jobs:
-                    break
-            done = 0
-            while pending:
-                apply(done, pending.pop(0).result())
-                done += 1
-                task = next(it, None)
-                if task is not None:
-                    pending.append(ex.submit(_solve_segment, task))
-    return GrayTSPResult(
-        order=order,
-        gray=gray,
-        bounds=bounds,
-        gray_costs=gray_costs,
-        tsp_costs=tsp_costs,
-        solved=solved,
-    )
-
-
-def gray_tsp_order(
-    X,
-    *,
-    min_segment: int = 300,
-    max_segment: int = 350,
-    time_limit: float | None = 0.2,
-    solution_limit: int | None = None,
-    step_limit: int | None = None,
-    metaheuristic: str = "guided_local_search",
-    seed: int | None = 0,
-    progress: ProgressCallback | None = None,
-    n_jobs: int = 1,
-) -> np.ndarray:
-    """The cyclic Gray-TSP order of the records.
+    """The Gray-TSP order of the records, with its segments and their costs.
 
     Sorts the records by Gray rank (:func:`gray_order`), cuts the order into
     segments with :func:`segment_breakpoints`, and re-orders each segment's
@@ -305,11 +204,17 @@ def gray_tsp_order(
         independent and each has its own seed stream, so the result does not
         depend on ``n_jobs`` when ``time_limit=None`` makes the search
         deterministic).
+    client : dask.distributed.Client, optional
+        Solve the segments on this client's workers instead
+        (:func:`graphanon.distributed.tasks.map_ordered`); with
+        ``time_limit=None`` the order equals the single-process one.
 
     Returns
     -------
-    order : ndarray of int64
-        A permutation of ``range(n)``.
+    GrayTSPResult
+        ``order`` (a permutation of ``range(n)``), the Gray order ``gray``,
+        the segment ``bounds`` and per segment the Gray and TSP path costs and
+        whether the solver ran (:func:`gray_tsp_order` returns ``order`` alone).
 
     Raises
     ------
@@ -343,7 +248,7 @@ def gray_tsp_order(
     >>> from graphanon.algorithms.nonreciprocal import hamming_cycle_length
     >>> from graphanon.datasets import load
     >>> data = load("nr_table1")
-    >>> order = gray_tsp_order(data, time_limit=None)  # deterministic budget
+    >>> order = gray_tsp_details(data, time_limit=None).order  # deterministic budget
     >>> hamming_cycle_length(data, order)  # Gray order: 12
     10
     >>> data.record_ids[order[0]], data.record_ids[order[-1]]  # fixed segment ends
@@ -354,15 +259,95 @@ def gray_tsp_order(
     Xue et al., Anonymizing set-valued data by nonreciprocal recoding, KDD 2012,
     Sec. 4.1 (Gray-TSP order) and Figure 4(a).
     """
-    return gray_tsp_details(
-        X,
-        min_segment=min_segment,
-        max_segment=max_segment,
-        time_limit=time_limit,
-        solution_limit=solution_limit,
-        step_limit=step_limit,
-        metaheuristic=metaheuristic,
-        seed=seed,
+    m, M = check_lengths(min_segment, max_segment, ("min_segment", "max_segment"))
+    if time_limit is not None and (
+        isinstance(time_limit, bool)
+        or not isinstance(time_limit, (int, float, np.integer, np.floating))
+        or not (time_limit > 0 and np.isfinite(time_limit))
+    ):
+        raise ParameterError(
+            f"time_limit must be a positive number of seconds per segment or None, got {time_limit!r}"
+        )
+    for name, value in (("solution_limit", solution_limit), ("step_limit", step_limit)):
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1
+        ):
+            raise ParameterError(f"{name} must be a positive integer or None, got {value!r}")
+    if time_limit is None and step_limit is None:
+        step_limit = DETERMINISTIC_STEP_LIMIT
+    if metaheuristic not in _METAHEURISTICS:
+        raise ParameterError(
+            f"metaheuristic must be one of {_METAHEURISTICS}, got {metaheuristic!r}"
+        )
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
+        raise ParameterError(f"seed must be an integer or None, got {seed!r}")
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
+        raise ParameterError(f"n_jobs must be an integer >= 1, got {n_jobs!r}")
+    packed, b = pack_bytes(X)
+    n = packed.shape[0]
+    words = bytes_to_words(packed)
+    gray = gray_order_packed(packed, b)
+    h = consecutive_packed(words, gray, cyclic=False)
+    bounds = segment_bounds(h, n, m, M, strict=False)
+    t = len(bounds) - 1
+    # One independent stream per segment: results do not depend on n_jobs or client.
+    seeds = np.random.SeedSequence(seed).spawn(t)
+    order = gray.copy()
+    gray_costs = np.zeros(t, dtype=np.int64)
+    tsp_costs = np.zeros(t, dtype=np.int64)
+    solved = np.zeros(t, dtype=bool)
+    solver = (None if time_limit is None else float(time_limit), solution_limit, step_limit, metaheuristic)
+
+    def tasks():
+        for s in range(t):
+            lo, hi = int(bounds[s]), int(bounds[s + 1])
+            yield words[gray[lo:hi]], int(h[lo : hi - 1].sum()), seeds[s], solver
+
+    results = map_ordered(
+        _solve_segment,
+        tasks(),
+        client=client,
+        n_jobs=1 if t <= 1 else int(n_jobs),
+        total=t,
         progress=progress,
-        n_jobs=n_jobs,
-    ).order
+        message="Gray-TSP segments",
+    )
+    for s, (gcost, path, cost, was_solved) in enumerate(results):
+        lo, hi = int(bounds[s]), int(bounds[s + 1])
+        gray_costs[s] = gcost
+        tsp_costs[s] = cost
+        solved[s] = was_solved
+        if path is not None:
+            order[lo:hi] = gray[lo:hi][path]
+    return GrayTSPResult(
+        order=order,
+        gray=gray,
+        bounds=bounds,
+        gray_costs=gray_costs,
+        tsp_costs=tsp_costs,
+        solved=solved,
+    )
+
+
+def gray_tsp_order(X, **options) -> np.ndarray:
+    """The cyclic Gray-TSP order of the records: ``gray_tsp_details(X, **options).order``.
+
+    Parameters
+    ----------
+    X : TransactionData, scipy sparse matrix, or 2-D array-like of 0/1
+    **options
+        The keyword parameters of :func:`gray_tsp_details` (segment lengths,
+        search budget, seed, ``n_jobs``, ``client``, progress).
+
+    Returns
+    -------
+    ndarray of int64
+        A permutation of ``range(n)``.
+
+    Examples
+    --------
+    >>> from graphanon.datasets import load
+    >>> gray_tsp_order(load("nr_table1"), time_limit=None).tolist()
+    [1, 4, 0, 2, 3, 5]
+    """
+    return gray_tsp_details(X, **options).order

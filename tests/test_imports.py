@@ -1,0 +1,304 @@
+"""What importing graphanon costs: which heavy dependencies each entry point loads.
+
+Each case runs in a fresh interpreter (a subprocess) and lists ``sys.modules``
+afterwards; the assertions are about *which* modules are loaded, never about
+time (the timings are in ``benchmarks/startup.py`` and docs/performance.md).
+
+The second half enforces the rule for function-local imports (issue 12): one
+is allowed only for a heavy dependency or with a stated reason.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.test_layers import PACKAGE, import_target, module_name
+
+#: compiled kernels, solvers, plotting, dataframes and the cluster engine: loaded only where used
+HEAVY = ("numba", "llvmlite", "ortools", "matplotlib", "pandas", "pyarrow", "dask", "distributed", "igraph")
+#: what the command line must not need just to start
+SCIENTIFIC = ("numpy", "scipy", "networkx")
+
+
+def loaded_after(code: str) -> set[str]:
+    """Top-level package names in ``sys.modules`` after running ``code`` in a fresh interpreter."""
+    probe = (
+        f"{code}\n"
+        "import sys, json\n"
+        "sys.stdout.write('\\nMODULES ' + json.dumps(sorted({m.split('.')[0] for m in sys.modules})))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return set(json.loads(out.stdout.rpartition("\nMODULES ")[2]))
+
+
+def cli(*args: str) -> str:
+    """Code that runs ``graphanon ARGS`` in-process (what the console script does) and returns."""
+    return (
+        "from graphanon.cli import main\n"
+        "try:\n"
+        f"    main({list(args)!r})\n"
+        "except SystemExit as exc:\n"
+        "    assert exc.code in (0, None), exc.code\n"
+    )
+
+
+@pytest.mark.parametrize("code, forbidden", [
+    ("import graphanon", HEAVY + SCIENTIFIC),
+    ("import graphanon.algorithms", HEAVY + ("scipy", "networkx")),
+    ("import graphanon.privacy, graphanon.release, graphanon.metrics, graphanon.graphs", HEAVY + SCIENTIFIC),
+    (cli("--help"), HEAVY + SCIENTIFIC),
+    (cli("anonymize", "--help"), HEAVY + SCIENTIFIC),
+    (cli("datasets"), HEAVY + SCIENTIFIC),
+    (cli("datasets", "--json"), HEAVY + ("scipy", "networkx")),  # JSON output converts numpy scalars
+])
+def test_entry_points_stay_light(code, forbidden):
+    assert loaded_after(code) & set(forbidden) == set()
+
+
+@pytest.mark.parametrize("name", [
+    "anonymize_aa", "anonymize_hghs", "anonymize_mhghs", "anonymize_mm", "anonymize_cut", "anonymize_coat",
+    "anonymize_partition",
+])
+def test_light_methods_import_no_kernels(name):
+    """Importing a method that needs no compiled kernel at import time loads none of them
+    (AA and HgHs load numba when their first suppression scenario runs, not before)."""
+    assert loaded_after(f"from graphanon.algorithms import {name}") & set(HEAVY) == set()
+
+
+def test_light_method_runs_and_loads_its_kernel_on_use():
+    """The kernel is imported where it is needed: running mHgHs on a worked example loads numba."""
+    code = (
+        "from graphanon.algorithms import anonymize_mhghs\n"
+        "from graphanon.datasets import load, load_taxonomy\n"
+        "import sys\n"
+        "assert 'numba' not in sys.modules\n"
+        "anonymize_mhghs(load('liuwang_fig1'), k=2, m=2, taxonomy=load_taxonomy('liuwang_fig1'))\n"
+    )
+    assert "numba" in loaded_after(code)
+
+
+FACADES = ["graphanon", "graphanon.algorithms", "graphanon.algorithms.nonreciprocal", "graphanon.datasets",
+           "graphanon.graphs", "graphanon.metrics", "graphanon.privacy", "graphanon.release"]
+
+
+@pytest.mark.parametrize("package", FACADES)
+def test_lazy_facades_resolve_every_public_name(package):
+    """Every name in a lazy package's ``__all__`` resolves, to an object defined where the facade says."""
+    module = importlib.import_module(package)
+    for name in module.__all__:
+        if name == "__version__":
+            continue
+        value = getattr(module, name)
+        assert value is not None, f"{package}.{name}"
+        assert name in dir(module)
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        module.no_such_name  # noqa: B018
+
+
+def test_old_import_paths_still_work():
+    from graphanon import Taxonomy, TransactionData, from_iterable
+    from graphanon.algorithms import anonymize_aa, anonymize_nonreciprocal, pgen, registered
+    from graphanon.algorithms.nonreciprocal import DETERMINISTIC_STEP_LIMIT, gray_order
+    from graphanon.privacy import KmAnonymity
+    from graphanon.release import GlobalRecoding
+
+    data = from_iterable([["a", "b"], ["a"], ["b"], ["a", "b"]])
+    assert isinstance(data, TransactionData)
+    assert anonymize_aa.__module__ == "graphanon.algorithms.apriori"
+    assert callable(anonymize_nonreciprocal) and callable(pgen) and callable(gray_order)
+    assert DETERMINISTIC_STEP_LIMIT > 0
+    assert {"aa", "nr", "coat", "mm"} <= set(registered())
+    taxonomy = Taxonomy.from_parent_map({"a": "*", "b": "*"})
+    release = anonymize_aa(data, taxonomy=taxonomy, k=3, m=1, unsafe_secret_seed=0)
+    assert isinstance(release, GlobalRecoding)
+    assert KmAnonymity(3, 1).audit(data, release).satisfied
+
+
+def test_registry_lists_every_builtin_method_and_model():
+    """``registered()`` imports the declared method modules itself (the package imports none), and each
+    built-in name maps to the module that declares it (what ``get_algorithm`` imports on demand)."""
+    from graphanon.algorithms import registry
+    from graphanon.privacy import registry as models
+
+    specs = registry.registered()
+    assert set(specs) == set(registry.BUILTIN) == {
+        "aa", "cahd", "clump", "coat", "cut", "fullswap", "hghs", "mhghs", "mm", "nr", "partition", "partsupp",
+        "partswap", "randswap", "splitperson"}
+    probe = (
+        "import importlib\nfrom graphanon.algorithms import registry\n"
+        "for name, module in registry.BUILTIN.items():\n"
+        "    importlib.import_module('graphanon.algorithms.' + module)\n"
+        "    assert name in registry._REGISTRY, (name, module)\n"
+    )  # importing the mapped module registers the name (what get_algorithm relies on)
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert set(models.model_names()) == set(models.BUILTIN) == {
+        "constraints", "hkp", "km", "ldiversity", "nonreciprocal", "tendency", "transactional"}
+    for name, (builder, _) in models._MODELS.items():
+        assert builder.__module__ == f"graphanon.privacy.{models.BUILTIN[name]}", name
+
+
+def test_anonymize_with_aa_loads_no_other_method(tmp_path):
+    """``graphanon anonymize -a aa`` imports AA's module only: no numba (AA has no compiled kernel), no
+    OR-Tools; and ``bench`` builds only the km audit model."""
+    out = tmp_path / "r.json"
+    code = cli("anonymize", "liuwang_fig1", "-a", "aa", "-k", "2", "-m", "2", "-o", str(out))
+    assert loaded_after(code) & set(HEAVY) == set()
+    assert out.exists()
+    code = cli("bench", "liuwang_fig1", "-a", "aa", "-k", "2", "-m", "2")
+    assert loaded_after(code) & set(HEAVY) == set()
+
+
+def test_catalog_states_the_sizes_of_the_bundled_data():
+    """``graphanon datasets`` prints the catalog without loading the data; the catalog is the data's truth."""
+    from graphanon.datasets import list_datasets, load
+
+    for entry in list_datasets():
+        summary = load(entry["name"]).summary()
+        assert (entry["records"], entry["items"]) == (summary["records"], summary["items"]), entry["name"]
+        assert entry["mean_length"] == pytest.approx(summary["mean_length"], rel=1e-12), entry["name"]
+
+
+# --- function-local imports (issue 12): each one has a reason ------------------------------------------
+#
+# An import inside a function hides a dependency from the reader and, between graphanon modules, used to
+# hide import cycles. It is allowed only
+#   (a) for a heavy or optional dependency, imported by the function that uses it (HEAVY_THIRD_PARTY), or a
+#       graphanon module that loads one at module level (a numba kernel module, a networkx-backed structure;
+#       computed from the source, see heavy_modules) or exists for an optional extra (HEAVY_GRAPHANON), or
+#   (b) where LOCAL_IMPORT_REASONS says why.
+# Every other import is at module level; the layer test (tests/test_layers.py) keeps those acyclic.
+
+#: (a) heavy or optional third-party modules (seconds or tens of MiB to import, or an optional extra)
+HEAVY_THIRD_PARTY = {
+    "numba", "llvmlite", "ortools", "matplotlib", "pandas", "pyarrow", "dask", "distributed", "networkx",
+    "igraph",
+    "rich",  # the CLI's tables and progress bars, loaded when something is printed
+    "scipy.special", "scipy.optimize", "scipy.stats",  # 0.1-0.5 s each on top of scipy.sparse
+}
+#: (a) graphanon packages that exist for an optional extra: the Dask paths (``client=``) import them
+HEAVY_GRAPHANON = {"graphanon.distributed"}
+
+#: (b) the other function-local imports: (importing module, or a package prefix ending in ".";
+#: imported module) -> why it is inside a function
+LOCAL_IMPORT_REASONS = {
+    ("graphanon.cli.", "*"): "each command imports its engine when it runs, so `graphanon --help` and "
+                             "`graphanon datasets` start with click alone (test_entry_points_stay_light)",
+    ("graphanon._textio", "graphanon.data"): "cycle: graphanon.data re-exports the readers, which build "
+                                              "TransactionData (to split: readers above the data layer)",
+    ("graphanon.formats_csv", "graphanon.data"): "the same data <-> readers cycle",
+    ("graphanon.formats_parquet", "graphanon.data"): "the same data <-> readers cycle",
+    ("graphanon._memory", "resource"): "POSIX only; the budget falls back to a default elsewhere",
+    ("graphanon.", "multiprocessing"): "a process pool (the Gray-TSP segments), started only for n_jobs > 1",
+    ("graphanon.", "concurrent.futures"): "the same process pool",
+}
+
+
+def _is_module(name: str) -> bool:
+    path = PACKAGE.parent / name.replace(".", "/")
+    return path.is_dir() or path.with_suffix(".py").exists()
+
+
+def import_sites(path: Path) -> tuple[set[str], list[tuple[int, str]]]:
+    """(modules imported at module level, [(line, module) imported inside a function]) of one file.
+
+    ``from a.b import c`` counts as ``a.b`` and, when ``c`` is a graphanon submodule, ``a.b.c``;
+    relative imports are resolved.
+    """
+    mod = module_name(path)
+    package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    in_function = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                   for n in ast.walk(f) if n is not f}
+    top, local = set(), []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            target = import_target(node, package)
+            names = [target] + [f"{target}.{a.name}" for a in node.names if _is_module(f"{target}.{a.name}")]
+        else:
+            continue
+        if id(node) in in_function:
+            local.extend((node.lineno, name) for name in names)
+        else:
+            top.update(names)
+    return top, local
+
+
+def _is_heavy_third_party(name: str) -> bool:
+    return any(name == h or name.startswith(h + ".") for h in HEAVY_THIRD_PARTY | HEAVY_GRAPHANON)
+
+
+def heavy_modules(top_level: dict[str, set[str]]) -> set[str]:
+    """The graphanon modules whose module-level imports load a heavy dependency, directly or through
+    other graphanon modules (a package's ``__init__`` counts for its submodules)."""
+    def deps(mod: str) -> set[str]:
+        out = set(top_level.get(mod, ()))
+        parts = mod.split(".")
+        out.update(".".join(parts[:i]) for i in range(2, len(parts)))  # parent packages run first
+        return out
+
+    heavy: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for mod in top_level:
+            if mod not in heavy and any(_is_heavy_third_party(d) or d in heavy for d in deps(mod)):
+                heavy.add(mod)
+                changed = True
+    return heavy
+
+
+def unexplained_local_imports(sites: dict[str, tuple[set[str], list[tuple[int, str]]]]) -> list[str]:
+    """``module:line imports target`` for every function-local import with no reason (a) or (b)."""
+    heavy = heavy_modules({mod: top for mod, (top, _) in sites.items()})
+    out = []
+    for mod, (_, local) in sorted(sites.items()):
+        for line, target in local:
+            if _is_heavy_third_party(target) or target in heavy:
+                continue
+            if any((mod == m or (m.endswith(".") and mod.startswith(m))) and t in (target, "*")
+                   for m, t in LOCAL_IMPORT_REASONS):
+                continue
+            out.append(f"{mod}:{line} imports {target} inside a function")
+    return out
+
+
+def all_import_sites() -> dict[str, tuple[set[str], list[tuple[int, str]]]]:
+    return {module_name(p): import_sites(p) for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def test_function_local_imports_have_a_reason():
+    assert unexplained_local_imports(all_import_sites()) == []
+
+
+def test_every_listed_reason_is_still_used():
+    """A reason whose import moved to module level is dropped from the list."""
+    sites = all_import_sites()
+    used = {(m, t) for m, t in LOCAL_IMPORT_REASONS
+            if any((mod == m or (m.endswith(".") and mod.startswith(m))) and t in (target, "*")
+                   for mod, (_, local) in sites.items() for _, target in local)}
+    assert set(LOCAL_IMPORT_REASONS) - used == set()
+
+
+def test_checker_tells_heavy_from_light():
+    sites = {
+        "graphanon.kernels": ({"numba"}, []),
+        "graphanon.engine": ({"graphanon.kernels"}, []),
+        "graphanon.light": ({"numpy"}, []),
+        "graphanon.user": (set(), [(3, "graphanon.engine"), (4, "numba"), (5, "graphanon.light"), (6, "csv")]),
+    }
+    assert heavy_modules({m: top for m, (top, _) in sites.items()}) == {"graphanon.kernels", "graphanon.engine"}
+    assert unexplained_local_imports(sites) == [
+        "graphanon.user:5 imports graphanon.light inside a function",
+        "graphanon.user:6 imports csv inside a function",
+    ]

@@ -1,0 +1,182 @@
+"""The vectorized large-vocabulary paths of AA, HgHs/mHgHs and COAT against their plain
+definitions (the pre-vectorization loops, kept here as references), on random inputs."""
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from graphanon.algorithms import anonymize_aa
+from graphanon.algorithms._hierarchy import HierarchyIndex
+from graphanon.algorithms._hierarchy_walk import EPS, evaluate_cut, walk_round
+from graphanon.algorithms.apriori import _cheapest_fix
+from graphanon.algorithms.coat.state import LN2, CoatState, RunLog
+from graphanon.data import from_iterable
+from graphanon.errors import InfeasibleError
+from graphanon.support import VerticalBitmaps, minimal_infrequent_itemsets
+from graphanon.taxonomy import Taxonomy
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def instances(draw, max_internal=7, min_m=1):
+    """Random records over up to 24 items and a random taxonomy of depth up to ~4."""
+    n_items = draw(st.integers(2, 24))
+    n_rec = draw(st.integers(3, 40))
+    rng = np.random.default_rng(draw(st.integers(0, 2**31)))
+    records = [rng.choice(n_items, size=int(rng.integers(1, min(6, n_items) + 1)), replace=False).tolist()
+               for _ in range(n_rec)]
+    data = from_iterable(records)
+    n_int = draw(st.integers(1, max_internal))
+    parent = {f"I{i}": f"I{int(rng.integers(0, i))}" for i in range(1, n_int)}
+    for x in data.items:
+        parent[x] = f"I{int(rng.integers(0, n_int))}"
+    tax = Taxonomy.from_parent_map(parent)
+    k = draw(st.integers(2, min(6, n_rec)))
+    m = draw(st.integers(min_m, 3))
+    return data, tax, k, m
+
+
+def reference_aa_cut(data, tax, k, m):
+    """AA's cut by the plain loop: every violation, in ascending support, mapped through the
+    current cut and fixed when its support is still in (0, k)."""
+    index = HierarchyIndex(data, tax)
+    E = index.extended
+    bits = VerticalBitmaps(E)
+    in_cut = index.is_leaf.copy()
+    owner = np.arange(index.n_nodes)
+
+    def step_cost(p):
+        sl = slice(p, int(index.end[p]))
+        return float(index.gen_cost[p] - index.gen_cost[sl][in_cut[sl]].sum())
+
+    max_len = int(np.diff(data.matrix.indptr).max())
+    for i in range(1, min(m, max_len) + 1):
+        while True:
+            cut = np.flatnonzero(in_cut)
+            viol, _ = minimal_infrequent_itemsets(E[:, cut], k, i)
+            found = [(int(lvl.supports[r]), cut[lvl.itemsets[r]]) for lvl in viol for r in range(len(lvl))]
+            if not found:
+                break
+            found.sort(key=lambda t: t[0])
+            for _, itemset in found:
+                cur = np.unique(owner[itemset])
+                sup = bits.support(cur)
+                if 0 < sup < k:
+                    if len(cur) == 1 and cur[0] == 0:
+                        raise InfeasibleError("root")
+                    for p in _cheapest_fix(index, cur, k, bits.support, step_cost):
+                        sl = slice(p, int(index.end[p]))
+                        in_cut[sl] = False
+                        in_cut[p] = True
+                        owner[sl] = p
+    return tuple(index.labels(np.flatnonzero(in_cut)))
+
+
+@SETTINGS
+@given(instances())
+def test_aa_sweep_equals_plain_loop(inst):
+    data, tax, k, m = inst
+    try:
+        expected = reference_aa_cut(data, tax, k, m)
+    except InfeasibleError:
+        expected = None
+    try:
+        got = anonymize_aa(data, taxonomy=tax, k=k, m=m, unsafe_secret_seed=0).trace.cut
+    except InfeasibleError:
+        got = None
+    assert got == expected
+
+
+def reference_walk(index, threats, expandable):
+    """The HgHs walk evaluating every child cut in full."""
+    cur = np.array([0])
+    cost = evaluate_cut(index, threats, cur)[0]
+    path = []
+    while True:
+        best = None
+        for x in cur[expandable[cur]]:
+            cand = np.sort(np.concatenate([cur[cur != x], index.children(x)]))
+            c = evaluate_cut(index, threats, cand)[0]
+            if best is None or c < best[0] - EPS * max(1.0, abs(best[0])):
+                best = (c, x, cand)
+        if best is None or best[0] >= cost - EPS * max(1.0, abs(cost)):
+            return path
+        cost, x, cur = best
+        path.append((index.nodes[x], cost))
+
+
+def check_walk(data, tax, k, m):
+    index = HierarchyIndex(data, tax)
+    threats = index.threats(k, m)
+    rnd = walk_round(index, threats, k, m, ~index.is_leaf, None, "test")
+    got = [(st_["expanded"], st_["cost"]) for st_ in rnd.steps]
+    assert got == reference_walk(index, threats, ~index.is_leaf)
+    # every candidate's cost (current cost + cached delta) equals a full evaluation
+    cur = np.array([0])
+    for st_ in rnd.steps:
+        for node, c, n_sup in st_["candidates"]:
+            x = index.pos[node]
+            cand = np.sort(np.concatenate([cur[cur != x], index.children(x)]))
+            full = evaluate_cut(index, threats, cand)
+            assert abs(full[0] - c) <= 1e-9 * max(1.0, abs(c))
+            assert len(full[3]) == n_sup
+        cur = np.sort(index.positions(st_["cut"]))
+
+
+@SETTINGS
+@given(st.one_of(instances(), instances(max_internal=16, min_m=2)))
+def test_walk_deltas_equal_full_evaluation(inst):
+    check_walk(*inst)
+
+
+def test_walk_deltas_on_seeded_instances():
+    """Deeper taxonomies with pair and triple threats, where cached deltas go stale often."""
+    for seed in range(120):
+        rng = np.random.default_rng(seed)
+        n_items = int(rng.integers(8, 30))
+        records = [rng.choice(n_items, size=int(rng.integers(1, 6)), replace=False).tolist()
+                   for _ in range(int(rng.integers(10, 60)))]
+        data = from_iterable(records)
+        n_int = int(rng.integers(3, 16))
+        parent = {f"I{i}": f"I{int(rng.integers(0, i))}" for i in range(1, n_int)}
+        for x in data.items:
+            parent[x] = f"I{int(rng.integers(0, n_int))}"
+        check_walk(data, Taxonomy.from_parent_map(parent), int(rng.integers(2, 6)), int(rng.integers(2, 4)))
+
+
+@SETTINGS
+@given(instances(), st.integers(0, 2**31))
+def test_coat_partner_equals_bitmap_union(inst, seed):
+    data, _, k, _ = inst
+    rng = np.random.default_rng(seed)
+    state = CoatState(data, np.zeros(data.n_items, dtype=np.int64), k, 1.0, None, None, RunLog())
+    for _ in range(int(rng.integers(0, data.n_items))):  # random merges and suppressions first
+        live = np.flatnonzero(state.is_live)
+        if len(live) < 3:
+            break
+        g, h = rng.choice(live, 2, replace=False).tolist()
+        if rng.random() < 0.2:
+            state.suppress(g, ())
+        else:
+            state.merge(g, h, ())
+    for g in np.flatnonzero(state.is_live).tolist():
+        cands = sorted((h for h in state.members if h != g), key=lambda h: min(state.members[h]))
+        if not cands:
+            assert state.best_partner(g) is None
+            continue
+        union = np.array([np.bitwise_count(state.bits[h] | state.bits[g]).sum() for h in cands], dtype=float)
+        size = np.array([len(state.members[h]) + len(state.members[g]) for h in cands], dtype=float)
+        key = size * LN2 + np.log1p(-np.exp2(-size)) + np.log(np.maximum(union, 0.5))
+        assert state.best_partner(g) == cands[int(np.argmin(key))]
+
+
+@SETTINGS
+@given(st.integers(0, 200), st.integers(1, 70), st.floats(0.0, 1.0), st.integers(0, 2**31))
+def test_sparse_bitmaps_equal_dense_packing(n, m, density, seed):
+    import scipy.sparse as sp
+
+    from graphanon.support import sparse_bitmaps
+
+    X = sp.random_array((n, m), density=density, rng=np.random.default_rng(seed), format="csr").astype(bool)
+    assert np.array_equal(sparse_bitmaps(X).bits, VerticalBitmaps(X).bits)
