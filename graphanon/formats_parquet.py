@@ -51,21 +51,51 @@ def _arrow():
 
 
 class _Codes:
-    """Text values -> dense codes in order of first appearance, fed batch by batch."""
+    """Text values -> dense codes in order of first appearance, fed batch by batch.
+
+    Per batch, :meth:`encode` dictionary-encodes the column (or takes the
+    dictionary the file already has), keeps only the batch's distinct values
+    (trimmed text, in order of first appearance) and returns *provisional*
+    codes: positions in the concatenation of all batches' distinct values.
+    :meth:`finish` dictionary-encodes that concatenation once, which gives
+    the final codes (first appearance over the whole file) as one lookup
+    array. No Python step per value, only Arrow and numpy kernels.
+    """
 
     def __init__(self) -> None:
-        self.index: dict[str, int] = {}
-        self.values: list[str] = []
+        self.parts: list = []
+        self.n_provisional = 0
 
-    def encode(self, pa, pc, arr) -> np.ndarray:
-        arr = pc.utf8_trim_whitespace(pc.cast(arr, pa.string()))
-        distinct = pc.unique(arr)
-        local = np.empty(len(distinct), dtype=np.int64)
-        for i, v in enumerate(distinct.to_pylist()):  # distinct values of one batch only
-            local[i] = self.index.setdefault(v, len(self.values))
-            if local[i] == len(self.values):
-                self.values.append(v)
-        return local[pc.index_in(arr, value_set=distinct).to_numpy(zero_copy_only=False)]
+    def encode(self, pa, pc, arr) -> tuple[np.ndarray, np.ndarray]:
+        """Provisional codes of ``arr`` (0 for nulls), and which entries are non-null with non-empty text."""
+        if isinstance(arr, pa.ChunkedArray):
+            arr = arr.combine_chunks()
+        if not pa.types.is_dictionary(arr.type):
+            arr = pc.dictionary_encode(arr)
+        null = arr.is_null().to_numpy(zero_copy_only=False)
+        ind = pc.fill_null(arr.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+        ind[null] = -1
+        uniq, first, inverse = np.unique(ind, return_index=True, return_inverse=True)
+        skip = int(len(uniq) > 0 and uniq[0] == -1)  # the null marker is no value
+        appear = np.argsort(first[skip:], kind="stable")  # the batch's values in order of first appearance
+        rank = np.zeros(len(uniq), dtype=np.int64)
+        rank[skip + appear] = np.arange(len(appear)) + self.n_provisional
+        values = pc.utf8_trim_whitespace(pc.cast(arr.dictionary.take(pa.array(uniq[skip:][appear])), pa.string()))
+        nonempty = np.zeros(len(uniq), dtype=bool)
+        nonempty[skip + appear] = pc.fill_null(pc.greater(pc.utf8_length(values), 0), False).to_numpy(
+            zero_copy_only=False
+        )
+        self.parts.append(values)
+        self.n_provisional += len(appear)
+        inverse = inverse.reshape(-1)
+        return rank[inverse], nonempty[inverse]
+
+    def finish(self, pa, pc) -> tuple[list[str], np.ndarray]:
+        """The distinct values in order of first appearance, and provisional code -> final code."""
+        if not self.parts:
+            return [], np.zeros(0, dtype=np.int64)
+        enc = pc.dictionary_encode(pa.concat_arrays(self.parts))
+        return enc.dictionary.to_pylist(), enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 def _form_of(schema, item: str, source: str) -> str:
@@ -123,8 +153,9 @@ def read_parquet(
 
     Complexity
     ----------
-    O(rows) in Arrow kernels plus O(distinct values per batch) Python steps;
-    memory is one batch plus the growing occurrence arrays.
+    O(rows) in Arrow and numpy kernels (a dictionary encoding and a sort of
+    the codes per batch), no Python step per value or per distinct value;
+    memory is one batch plus the occurrence arrays.
 
     Examples
     --------
@@ -156,45 +187,45 @@ def read_parquet(
     for batch in f.iter_batches(batch_size=batch_size, columns=columns):
         if has_tid and batch.column(tid).null_count:
             raise DataFormatError(f"{source}: column {tid!r} has an empty (null) transaction id")
+        row_rec = tids.encode(pa, pc, batch.column(tid))[0] if has_tid else np.arange(n_rows, n_rows + batch.num_rows)
         if form == "long":
-            rec = tids.encode(pa, pc, batch.column(tid))
-            col = batch.column(item)
-            text = pc.utf8_trim_whitespace(pc.cast(col, pa.string()))
-            valid = pc.fill_null(pc.greater(pc.utf8_length(text), 0), False).to_numpy(zero_copy_only=False)
-            row_rec, occ_rec, values = rec, rec[valid], col.filter(pa.array(valid))
+            occ_rec, values = row_rec, batch.column(item)
         else:
-            row_rec = tids.encode(pa, pc, batch.column(tid)) if has_tid else np.arange(n_rows, n_rows + batch.num_rows)
             col = batch.column(item)
             lengths = pc.fill_null(pc.list_value_length(col), 0).to_numpy(zero_copy_only=False)
-            values = pc.list_flatten(col)
-            occ_rec = np.repeat(row_rec, lengths)
-            keep = pc.is_valid(values).to_numpy(zero_copy_only=False)
-            values, occ_rec = values.filter(pa.array(keep)), occ_rec[keep]
+            occ_rec, values = np.repeat(row_rec, lengths), pc.list_flatten(col)
+        codes, present = items.encode(pa, pc, values)
+        rec_parts.append(occ_rec[present])
+        item_parts.append(codes[present])
         n_rows += batch.num_rows
-        rec_parts.append(occ_rec)
-        item_parts.append(items.encode(pa, pc, values) if len(values) else np.zeros(0, dtype=np.int64))
         if label is not None:
             lab_rec.append(row_rec)
-            lab_code.append(labels.encode(pa, pc, pc.fill_null(pc.cast(batch.column(label), pa.string()), "")))
-    n_records = len(tids.values) if has_tid else n_rows
-    record_ids = tids.values if has_tid else [str(i + 1) for i in range(n_rows)]
+            lab_code.append(labels.encode(pa, pc, pc.fill_null(pc.cast(batch.column(label), pa.string()), ""))[0])
+    tid_values, tid_code = tids.finish(pa, pc)
+    item_values, item_code = items.finish(pa, pc)
+    n_records = len(tid_values) if has_tid else n_rows
+    record_ids = tid_values if has_tid else [str(i + 1) for i in range(n_rows)]
     rows = np.concatenate(rec_parts) if rec_parts else np.zeros(0, dtype=np.int64)
-    cols = np.concatenate(item_parts) if item_parts else np.zeros(0, dtype=np.int64)
+    cols = item_code[np.concatenate(item_parts)] if item_parts else np.zeros(0, dtype=np.int64)
+    if has_tid:
+        rows = tid_code[rows]
     per_record = None
     if label is not None:
         r = np.concatenate(lab_rec) if lab_rec else np.zeros(0, dtype=np.int64)
-        c = np.concatenate(lab_code) if lab_code else np.zeros(0, dtype=np.int64)
+        label_values, label_code = labels.finish(pa, pc)
+        c = label_code[np.concatenate(lab_code)] if lab_code else np.zeros(0, dtype=np.int64)
+        r = tid_code[r] if has_tid else r
         first = np.full(n_records, -1, dtype=np.int64)
         first[r[::-1]] = c[::-1]  # the first row's label of each record
         bad = np.flatnonzero(first[r] != c)
         if len(bad):
             t = record_ids[r[bad[0]]]
             raise DataFormatError(
-                f"{source}: record {t!r} has two sensitive labels ({labels.values[first[r[bad[0]]]]!r} and "
-                f"{labels.values[c[bad[0]]]!r}) in column {label!r}"
+                f"{source}: record {t!r} has two sensitive labels ({label_values[first[r[bad[0]]]]!r} and "
+                f"{label_values[c[bad[0]]]!r}) in column {label!r}"
             )
-        per_record = [labels.values[x] for x in first]
-    return _build(rows, cols, n_records, items.values, record_ids, per_record, name or Path(path).name)
+        per_record = [label_values[x] for x in first]
+    return _build(rows, cols, n_records, item_values, record_ids, per_record, name or Path(path).name)
 
 
 def _build(rows, cols, n_records, item_values, record_ids, labels, name):
@@ -208,6 +239,16 @@ def _build(rows, cols, n_records, item_values, record_ids, labels, name):
         shape=(n_records, len(item_values)),
     )
     return TransactionData(X, [item_values[j] for j in order], record_ids=record_ids, labels=labels, name=name)
+
+
+def _record_aligned_groups(rec: np.ndarray, size: int) -> list[tuple[int, int]]:
+    """Row ranges of about ``size`` rows of the sorted record numbers ``rec``, cut only between records."""
+    n = len(rec)
+    if n == 0:
+        return []
+    cuts = np.searchsorted(rec, rec[np.arange(size, n, max(size, 1))], side="left")
+    edges = np.unique(np.concatenate([[0], cuts, [n]]))
+    return list(zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True))
 
 
 def write_parquet(
@@ -227,7 +268,9 @@ def write_parquet(
     tid, item : str
         Column names.
     row_group_size : int
-        Rows per Parquet row group.
+        Rows per Parquet row group (long form: about that many, cut between
+        records, so a record never spans two row groups and a row group's id
+        dictionary holds only its own records).
 
     Complexity
     ----------
@@ -241,7 +284,8 @@ def write_parquet(
     item_dict = pa.array([str(x) for x in data.items], type=pa.string())
     id_dict = pa.array([str(x) for x in data.record_ids], type=pa.string())
     items = pa.DictionaryArray.from_arrays(pa.array(X.indices.astype(np.int32)), item_dict)
-    cols: dict[str, object] = {}
+    buf = io.BytesIO()
+    labels = None if data.labels is None else pa.array([str(x) for x in data.labels], type=pa.string())
     if form == "long":
         empty = np.flatnonzero(lengths == 0)
         rec = np.repeat(np.arange(data.n_records), lengths)
@@ -251,19 +295,30 @@ def write_parquet(
         mask = np.concatenate([np.zeros(X.nnz, dtype=bool), np.ones(len(empty), dtype=bool)])
         order = np.argsort(rec, kind="stable")
         rec, idx, mask = rec[order], idx[order], mask[order]
-        cols[tid] = pa.DictionaryArray.from_arrays(pa.array(rec.astype(np.int32)), id_dict)
-        cols[item] = pa.DictionaryArray.from_arrays(pa.array(idx, mask=mask), item_dict)
-        label_rows = rec
+        writer = None
+        for a, b in _record_aligned_groups(rec, row_group_size):
+            # a row group holds whole records, numbered from its first one: the id (and label)
+            # dictionaries are zero-copy slices of the records it holds, not all of them
+            first, local = rec[a], pa.array((rec[a:b] - rec[a]).astype(np.int32))
+            span = int(rec[b - 1] - first + 1)
+            cols = {
+                tid: pa.DictionaryArray.from_arrays(local, id_dict.slice(first, span)),
+                item: pa.DictionaryArray.from_arrays(pa.array(idx[a:b], mask=mask[a:b]), item_dict),
+            }
+            if labels is not None:
+                cols["label"] = pa.DictionaryArray.from_arrays(local, labels.slice(first, span))
+            table = pa.table(cols)
+            writer = writer or pq.ParquetWriter(buf, table.schema)
+            writer.write_table(table, row_group_size=b - a)  # one row group
+        if writer is None:
+            pq.write_table(pa.table({tid: pa.array([], pa.string()), item: pa.array([], pa.string())}), buf)
+        else:
+            writer.close()
     else:
         offsets = pa.array(X.indptr.astype(np.int32))
-        cols[tid] = id_dict
         # plain strings inside lists: Arrow cannot read dictionary values nested in lists back in batches
-        cols[item] = pa.ListArray.from_arrays(offsets, items.dictionary_decode())
-        label_rows = np.arange(data.n_records)
-    if data.labels is not None:
-        lab = pa.array([str(x) for x in data.labels], type=pa.string())
-        cols["label"] = pa.DictionaryArray.from_arrays(pa.array(label_rows.astype(np.int32)), lab)
-    table = pa.table(cols)
-    buf = io.BytesIO()
-    pq.write_table(table, buf, row_group_size=row_group_size)
+        cols = {tid: id_dict, item: pa.ListArray.from_arrays(offsets, items.dictionary_decode())}
+        if labels is not None:
+            cols["label"] = labels
+        pq.write_table(pa.table(cols), buf, row_group_size=row_group_size)
     atomic_write(path, buf.getvalue())

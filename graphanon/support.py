@@ -180,6 +180,82 @@ def item_supports(X) -> np.ndarray:
     return np.bincount(X.indices, minlength=X.shape[1]).astype(np.int64)
 
 
+_DENSE_PAIRS = 4096  # up to this many items the pair supports are a dense array
+_PAIR_BLOCK = 1 << 23  # pair codes counted per bincount (64 MB of int64)
+
+
+def canonical_csr(X) -> sp.csr_array:
+    """``X`` as a boolean CSR array with sorted, distinct column indices per row (copied only when needed)."""
+    X = as_csr(X)
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X
+
+
+def select_columns(X, cols: np.ndarray, *, renumber: bool = True) -> sp.csr_array:
+    """Columns ``cols`` (sorted, distinct) of ``X`` as a canonical boolean CSR array.
+
+    With ``renumber`` the result has ``len(cols)`` columns (``cols[i]``
+    becomes ``i``); otherwise the shape is kept and the other columns are
+    emptied.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> X = sp.csr_array([[1, 1, 0], [0, 1, 1]], dtype=bool)
+    >>> select_columns(X, np.array([1, 2])).toarray().astype(int).tolist()
+    [[1, 0], [1, 1]]
+    >>> select_columns(X, np.array([0]), renumber=False).toarray().astype(int).tolist()
+    [[1, 0, 0], [0, 0, 0]]
+    """
+    X = canonical_csr(X)
+    if renumber:  # scipy's column gather keeps the sorted order of the (sorted) columns
+        return canonical_csr(X[:, np.asarray(cols, dtype=np.int64)])
+    pos = np.full(X.shape[1], -1, dtype=np.int32 if X.shape[1] < 2**31 else np.int64)
+    pos[cols] = cols
+    new = pos[X.indices]
+    kept = np.flatnonzero(new >= 0)
+    return sp.csr_array((np.ones(len(kept), dtype=bool), new[kept], np.searchsorted(kept, X.indptr)), shape=X.shape)
+
+
+def _pair_counts_dense(X: sp.csr_array) -> np.ndarray:
+    """``(n_items, n_items)`` int64 pair supports of a canonical CSR ``X`` by counting pair codes.
+
+    Records are grouped by length ``l``: the items of ``c`` records of one
+    length form a dense ``c x l`` array ``A``, and every pair of positions
+    ``i < j`` gives the code ``A[:, i] * n_items + A[:, j]`` (``a < b``: the
+    indices are sorted), counted by ``np.bincount``. Blocks hold about
+    ``2^23`` codes, so the work is a few passes over the ``sum l(l-1)/2``
+    pairs and memory is one block plus the result.
+    """
+    n_items = X.shape[1]
+    indptr = X.indptr.astype(np.int64)
+    lengths = np.diff(indptr)
+    acc = np.zeros(n_items * n_items, dtype=np.int64)
+    if len(lengths) and lengths.max() >= 2:
+        key = lengths.astype(np.uint16) if lengths.max() < 1 << 16 else lengths
+        order = np.argsort(key, kind="stable")  # radix sort for 16-bit keys
+        sorted_len = lengths[order]
+        edges = np.flatnonzero(np.diff(sorted_len)) + 1
+        idx = X.indices.astype(np.int32 if n_items * n_items < 2**31 else np.int64)
+        for a, b in zip(np.r_[0, edges], np.r_[edges, len(order)], strict=True):
+            length = int(sorted_len[a])
+            if length < 2:
+                continue
+            first, second = np.triu_indices(length, 1)
+            chunk = max(1, _PAIR_BLOCK // len(first))
+            for c in range(a, b, chunk):
+                A = idx[indptr[order[c : min(b, c + chunk)], None] + np.arange(length)]
+                codes = (A * idx.dtype.type(n_items))[:, first]
+                codes += A[:, second]
+                acc += np.bincount(codes.ravel(), minlength=n_items * n_items)
+    counts = acc.reshape(n_items, n_items)
+    counts += counts.T
+    counts[np.diag_indices(n_items)] = np.bincount(X.indices, minlength=n_items)
+    return counts
+
+
 def pair_supports(X, *, dense: bool | None = None):
     """All pair supports: ``S[a, b]`` = records holding both ``a`` and ``b``.
 
@@ -187,15 +263,42 @@ def pair_supports(X, *, dense: bool | None = None):
     Dense (``numpy``) when the item count is at most 4096 or ``dense=True``,
     otherwise a ``scipy.sparse`` CSR array.
 
+    Parameters
+    ----------
+    X : sparse matrix, shape (n_records, n_items)
+        Boolean incidence matrix.
+    dense : bool, optional
+        Force the dense (True) or sparse (False) result.
+
+    Returns
+    -------
+    ndarray or csr_array of int32, shape (n_items, n_items)
+        (int64 from 2^31 records on.)
+
     Complexity
     ----------
-    O(sum over records of len(record)^2).
+    O(sum over records of len(record)^2). Up to 4096 items the pairs of each
+    record are encoded ``a * n_items + b`` and counted with ``np.bincount``
+    (records grouped by length, blocks of 2^23 codes): memory
+    ``8 * n_items^2`` bytes plus one block. Beyond, scipy's sparse product.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> X = sp.csr_array([[1, 1, 0], [1, 1, 1], [0, 1, 1]], dtype=bool)
+    >>> pair_supports(X).tolist()
+    [[2, 2, 1], [2, 3, 2], [1, 2, 2]]
     """
-    X = as_csr(X)
-    Xi = sp.csr_array((np.ones(X.nnz, dtype=np.int32), X.indices, X.indptr), shape=X.shape)
-    S = (Xi.T @ Xi).tocsr()
+    X = canonical_csr(X)
+    n, n_items = X.shape
+    dtype = np.int32 if n < 2**31 else np.int64
     if dense is None:
-        dense = X.shape[1] <= 4096
+        dense = n_items <= _DENSE_PAIRS
+    if n_items <= _DENSE_PAIRS:
+        S = _pair_counts_dense(X).astype(dtype)
+        return S if dense else sp.csr_array(S)
+    Xi = sp.csr_array((np.ones(X.nnz, dtype=dtype), X.indices, X.indptr), shape=X.shape)
+    S = (Xi.T @ Xi).tocsr()
     return S.toarray() if dense else S
 
 
@@ -251,15 +354,23 @@ def rows_in(rows: np.ndarray, table: np.ndarray, base: int) -> np.ndarray:
     return np.isin(a, b)
 
 
-def _pair_level(Xi: sp.csr_array, freq1: np.ndarray):
-    """Supports of all pairs of frequent items, as (prefix index, item, support) triples."""
-    Xf = Xi[:, freq1]
-    S = (Xf.T @ Xf).tocsr()
-    S = sp.triu(S, k=1).tocsr()
-    S.sort_indices()
-    S = S.tocoo()
+def _pair_level(X: sp.csr_array, freq1: np.ndarray):
+    """Supports of all pairs of frequent items, as (prefix index, item, support) triples.
+
+    The triples come sorted by (prefix, item) and hold only positive supports.
+    """
+    S = pair_supports(select_columns(X, freq1), dense=len(freq1) <= _DENSE_PAIRS)
+    if isinstance(S, np.ndarray):
+        upper = np.triu(S, 1)
+        rows, cols = np.nonzero(upper)
+        sup = upper[rows, cols]
+    else:
+        S = sp.triu(S, k=1).tocsr()
+        S.sort_indices()
+        S = S.tocoo()
+        rows, cols, sup = S.row, S.col, S.data
     # Prefix index = position of the first item in freq1 (the level-1 frontier).
-    return S.row.astype(np.int64), freq1[S.col].astype(np.int64), S.data.astype(np.int64)
+    return rows.astype(np.int64), freq1[cols].astype(np.int64), sup.astype(np.int64)
 
 
 _CANDIDATE_BYTES = 64  # per candidate count: CSR product, COO copies, int64 triples, filters
@@ -400,18 +511,14 @@ def minimal_infrequent_itemsets(
     [[[2]], []]
     """
     check_search(k, m)
-    X = as_csr(X)
+    X = canonical_csr(X)
     n, n_items = X.shape
     if items is not None:
-        cols = np.unique(np.asarray(items, dtype=np.int64))
-        mask = np.zeros(n_items, dtype=np.int32)
-        mask[cols] = 1
-        X = as_csr(sp.csr_array(X.astype(np.int32) @ sp.diags_array(mask, dtype=np.int32)))
-        X.eliminate_zeros()
+        X = select_columns(X, np.unique(np.asarray(items, dtype=np.int64)), renumber=False)
     max_len = int(np.diff(X.indptr).max()) if n else 0
     m_eff = max_len if m is None else min(m, max_len)
     Xi = sp.csr_array((np.ones(X.nnz, dtype=np.int32), X.indices, X.indptr), shape=X.shape)
-    Xc = Xi.tocsc()
+    Xc = Xi.tocsc() if prune is not None or m_eff > 2 else None  # columns: only for projections
 
     sup1 = np.bincount(X.indices, minlength=n_items).astype(np.int64)
     present = np.flatnonzero(sup1 > 0)
@@ -435,11 +542,14 @@ def minimal_infrequent_itemsets(
             break
         size += 1
         # Candidate counts of itemset c: at most min(items, total length of the records holding c).
-        holders = Xc[:, prev[:, 0]] if size == 2 else P
-        n_cand = float(np.minimum(holders.T @ lengths, n_items).sum())
+        if size == 2:  # per item, the total length of the records holding it
+            held = np.bincount(X.indices, weights=np.repeat(lengths, lengths), minlength=n_items)[prev[:, 0]]
+        else:
+            held = P.T @ lengths
+        n_cand = float(np.minimum(held, n_items).sum())
         _check_level(n_cand, size, len(prev), what, advice)
         if size == 2:
-            rows, cols, sup = _pair_level(Xi, prev[:, 0])
+            rows, cols, sup = _pair_level(X, prev[:, 0])
         else:
             # P: records x frequent (size-1)-itemsets, P[r, c] = 1 when record r holds itemset c.
             # Supports of (itemset c) + (item j) for all j: one sparse product.

@@ -102,3 +102,24 @@ def test_read_any_and_cli(tmp_path, monkeypatch):
                         catch_exceptions=False)
     assert res.exit_code == 0, res.output
     assert json.loads(res.output)["satisfied"] is True
+
+
+def test_long_row_groups_hold_whole_records_and_round_trip(tmp_path):
+    gen = np.random.default_rng(5)
+    records = [[f"i{j}" for j in gen.choice(30, size=gen.integers(0, 9), replace=False)] for _ in range(400)]
+    labels = [f"l{gen.integers(3)}" for _ in records]
+    data = from_iterable(records, labels=labels)
+    path = tmp_path / "groups.parquet"
+    write_parquet(data, path, row_group_size=50)
+    f = pq.ParquetFile(path)
+    assert f.metadata.num_row_groups > 5
+    seen = set()
+    for g in range(f.metadata.num_row_groups):
+        ids = set(f.read_row_group(g, columns=["tid"]).column("tid").to_pylist())
+        assert not ids & seen  # no record spans two row groups
+        seen |= ids
+    for batch in (7, 1 << 16):
+        back = read_parquet(path, label="label", batch_size=batch)
+        assert _records(back) == _records(data)
+        assert list(back.record_ids) == [str(x) for x in data.record_ids]
+        assert list(back.labels) == list(data.labels)

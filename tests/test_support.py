@@ -93,3 +93,43 @@ def test_bms1_level_counts_are_consistent():
     vals = sub[iu]
     assert len(viol[1]) == int(((vals > 0) & (vals < 5)).sum())
     assert len(freq[1]) == int((vals >= 5).sum())
+
+
+@settings(max_examples=60, deadline=None)
+@given(small_records(max_records=40, max_items=12), st.integers(1, 40), st.booleans(), st.integers(0, 2**31 - 1))
+def test_pair_code_counting_matches_brute_force(records, block, dense_limit, seed):
+    """The pair-code counter in any block size, on unsorted input with repeated entries,
+    equals brute force; so does the sparse-product path (used beyond 4096 items)."""
+    from graphanon import support
+
+    rows = [i for i, r in enumerate(records) for _ in r]
+    cols = [j for r in records for j in r]
+    gen = np.random.default_rng(seed)
+    perm = gen.permutation(len(rows))
+    extra = gen.integers(0, max(len(rows), 1), size=3 if rows else 0)  # repeat a few entries
+    r = np.concatenate([np.asarray(rows, dtype=np.int64)[perm], np.asarray(rows, dtype=np.int64)[extra]])
+    c = np.concatenate([np.asarray(cols, dtype=np.int64)[perm], np.asarray(cols, dtype=np.int64)[extra]])
+    X = sp.csr_array((np.ones(len(r), dtype=bool), (r, c)), shape=(len(records), 12))
+    X = sp.csr_array((X.data, X.indices, X.indptr), shape=X.shape)  # may keep duplicates / unsorted order
+    old = support._PAIR_BLOCK, support._DENSE_PAIRS
+    support._PAIR_BLOCK, support._DENSE_PAIRS = block, (12 if dense_limit else 0)
+    try:
+        S = pair_supports(X, dense=True)
+    finally:
+        support._PAIR_BLOCK, support._DENSE_PAIRS = old
+    want = [[brute_support(records, {a, b}) for b in range(12)] for a in range(12)]
+    assert S.tolist() == want
+
+
+@settings(max_examples=40, deadline=None)
+@given(small_records(max_records=30, max_items=10), st.data())
+def test_select_columns_keeps_exactly_the_chosen_columns(records, data):
+    from graphanon.support import select_columns
+
+    d = from_iterable(records, items=list(range(10)))
+    cols = np.array(sorted(data.draw(st.sets(st.integers(0, 9)))), dtype=np.int64)
+    dense = d.matrix.toarray()
+    assert np.array_equal(select_columns(d.matrix, cols).toarray(), dense[:, cols])
+    kept = np.zeros_like(dense)
+    kept[:, cols] = dense[:, cols]
+    assert np.array_equal(select_columns(d.matrix, cols, renumber=False).toarray(), kept)

@@ -142,6 +142,39 @@ def _fill(targets, copy_sizes, keep_coin):  # pragma: no cover - compiled
     return owner
 
 
+_SLOT_BLOCK = 1 << 22  # copies expanded at once (bounds the temporary slot arrays)
+
+
+def _expand_copies(used, owner, kept, picks, ptr, items, rng):
+    """Occurrences (record, item) of the used copies: a random ``kept[i]``-subset of each copy's pattern.
+
+    The slots of the copies are expanded block by block (``_SLOT_BLOCK``
+    copies); each block draws one uniform key per slot and keeps the slots
+    whose rank within their copy is below ``kept``. The keys are drawn in
+    order, so the blocks consume the random stream as one draw would.
+    Returns int32 (or int64) ``rows`` (sorted) and ``cols``.
+    """
+    sizes = np.diff(ptr)
+    index_type = np.int32 if max(len(owner), len(items), int(ptr[-1])) < 2**31 else np.int64
+    row_parts, col_parts = [], []
+    for a in range(0, len(used), _SLOT_BLOCK):
+        block = used[a : a + _SLOT_BLOCK]
+        used_sizes = sizes[picks[block]]
+        slot_copy = np.repeat(np.arange(len(block)), used_sizes)
+        offset = np.arange(len(slot_copy)) - np.repeat(np.cumsum(used_sizes) - used_sizes, used_sizes)
+        order = np.argsort(slot_copy + rng.random(len(slot_copy)))
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = offset  # slots of one copy are contiguous, so offset is the rank within the copy
+        keep = np.flatnonzero(rank < kept[block][slot_copy])
+        del order, rank
+        copy = slot_copy[keep]
+        row_parts.append(owner[block][copy].astype(index_type))
+        col_parts.append(items[ptr[picks[block]][copy] + offset[keep]].astype(index_type))
+    if not row_parts:
+        return np.zeros(0, dtype=index_type), np.zeros(0, dtype=index_type)
+    return np.concatenate(row_parts), np.concatenate(col_parts)
+
+
 def quest(
     n_records: int = 100_000,
     *,
@@ -221,21 +254,15 @@ def quest(
         dropped = np.where(c > 0, np.floor(np.log(rng.random(n_copies)) / np.log(np.maximum(c, 1e-300))), 0)
     dropped = np.where(c >= 1, sizes[picks], dropped)
     kept = (sizes[picks] - np.minimum(dropped, sizes[picks])).astype(np.int64)
+    del c, dropped
     owner = _fill(targets, kept, rng.random(n_copies) < 0.5)
     used = np.flatnonzero(owner >= 0)
-    # Expand the used copies into item slots; keep a random kept[i]-subset of each copy.
-    used_sizes = sizes[picks[used]]
-    slot_copy = np.repeat(used, used_sizes)
-    start = np.repeat(ptr[picks[used]], used_sizes)
-    offset = np.arange(len(slot_copy)) - np.repeat(np.cumsum(used_sizes) - used_sizes, used_sizes)
-    order = np.argsort(np.arange(len(used)).repeat(used_sizes) + rng.random(len(slot_copy)))
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = offset  # slots of one copy are contiguous, so offset is the rank within the copy
-    keep = rank < kept[slot_copy]
-    rows = owner[slot_copy[keep]]
-    cols = items[start[keep] + offset[keep]]
-    X = sp.csr_array((np.ones(len(rows), dtype=bool), (rows, cols)), shape=(n_records, n_items))
-    X.sum_duplicates()
+    rows, cols = _expand_copies(used, owner, kept, picks, ptr, items, rng)
+    # copies are used in record order, so the rows come sorted: the CSR structure directly
+    indptr = np.zeros(n_records + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n_records), out=indptr[1:])
+    X = sp.csr_array((np.ones(len(cols), dtype=bool), cols, indptr), shape=(n_records, n_items))
+    X.sum_duplicates()  # a record may get an item from two copies
     present = np.flatnonzero(np.bincount(X.indices, minlength=n_items))
     name = f"quest T{avg_record_length:g}I{avg_pattern_length:g}D{n_records}"
     return TransactionData(X[:, present], [str(j) for j in present], name=name)
