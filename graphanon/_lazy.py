@@ -19,6 +19,9 @@ True
 from __future__ import annotations
 
 import importlib
+import sys
+import types
+from functools import cache
 
 __all__ = ["attach"]
 
@@ -45,20 +48,20 @@ def attach(package: str, namespace: dict, exports: dict[str, tuple[str, ...]]):
 
     Notes
     -----
-    A public name equal to the name of the submodule that defines it is
-    imported at once: otherwise ``import package.name`` anywhere would leave
-    the submodule, not the value, under ``package.name``.
+    A public name equal to the name of the submodule that defines it
+    (``graphanon.release.publish.publish``) stays the value when the
+    submodule is imported: the import system's ``setattr(package, name,
+    submodule)`` is turned into the submodule's value (what the eager
+    ``from .publish import publish`` of a classic ``__init__`` leaves).
 
     Complexity
     ----------
     One dict lookup per first access; the submodule import is the cost.
     """
     owner = {name: module for module, names in exports.items() for name in names}
-    # A name its own submodule defines (``graphanon.release.publish.publish``) is bound eagerly:
-    # importing the submodule later would set the package attribute to the submodule itself.
-    for name, module in owner.items():
-        if module == f"{package}.{name}":
-            namespace[name] = getattr(importlib.import_module(module), name)
+    shadowed = {name for name, module in owner.items() if module == f"{package}.{name}"}
+    if shadowed:  # e.g. graphanon.release.publish.publish
+        sys.modules[package].__class__ = _facade_class(frozenset(shadowed))
 
     def __getattr__(name: str):
         module = owner.get(name)
@@ -80,3 +83,16 @@ def attach(package: str, namespace: dict, exports: dict[str, tuple[str, ...]]):
         return sorted(set(namespace) | set(owner))
 
     return __getattr__, __dir__, sorted(owner)
+
+
+@cache
+def _facade_class(shadowed: frozenset[str]) -> type:
+    """A module class whose attributes ``shadowed`` keep the value of the like-named submodule."""
+
+    class LazyFacade(types.ModuleType):
+        def __setattr__(self, name, value):
+            if name in shadowed and isinstance(value, types.ModuleType):
+                value = getattr(value, name)
+            super().__setattr__(name, value)
+
+    return LazyFacade

@@ -26,9 +26,17 @@ import scipy.sparse as sp
 
 from graphanon.errors import ParameterError
 
-__all__ = ["bool_csr", "canonical_row_order", "row_hashes"]
+__all__ = ["as_csr", "bool_csr", "canonical_row_order", "row_hashes"]
 
 _WEIGHT_SEED = 0x6A09E667F3BCC908  # fixed: the hash must be the same in every process
+
+
+def as_csr(X) -> sp.csr_array:
+    """``X`` as a boolean CSR array (a copy only when the type or dtype differs)."""
+    X = sp.csr_array(X)
+    if X.dtype != bool:
+        X = X.astype(bool)
+    return X
 
 
 def bool_csr(M, shape: tuple[int, int] | None = None) -> sp.csr_array:

@@ -302,3 +302,16 @@ def test_checker_tells_heavy_from_light():
         "graphanon.user:5 imports graphanon.light inside a function",
         "graphanon.user:6 imports csv inside a function",
     ]
+
+
+def test_submodule_import_does_not_shadow_its_public_name():
+    """``graphanon.release.publish`` is both a submodule and the function it defines: importing the
+    submodule first must leave the package attribute the function (order-dependent before)."""
+    probe = (
+        "import graphanon.release.publish\n"
+        "from graphanon.release import publish\n"
+        "import graphanon.release as r\n"
+        "assert callable(publish) and r.publish is publish, publish\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr

@@ -41,7 +41,7 @@ BOTTOM = {
     "graphanon.errors", "graphanon.labels", "graphanon._validation", "graphanon._random",
     "graphanon._progress", "graphanon._memory", "graphanon._io", "graphanon._rows", "graphanon._bitset", "graphanon._params",
     "graphanon._lazy", "graphanon._bitset_kernels",
-    "graphanon.support", "graphanon.containment", "graphanon.data", "graphanon.formats", "graphanon._textio",
+    "graphanon.support", "graphanon.bitmaps", "graphanon.containment", "graphanon.data", "graphanon.formats", "graphanon._textio",
     "graphanon.formats_csv",
     "graphanon.formats_parquet", "graphanon.distributed", "graphanon.distributed._blocks", "graphanon.distributed.support",
     "graphanon.distributed._client", "graphanon.distributed.containment", "graphanon.distributed.parquet",
