@@ -86,3 +86,38 @@ def test_ldiverse_on_client_equals_single_process(dask_client):
     assert list(got.labels) == list(ref.labels)
     assert LDiversity(3).audit(data, got).satisfied
 
+
+
+def test_cli_anonymize_scheduler_gives_the_one_process_release(dask_client, monkeypatch, tmp_path):
+    """``anonymize -a nr --scheduler`` solves the Gray-TSP segments on Dask and publishes the same rows
+    (as a multiset: the row order is the secret shuffle); a method without a distributed part refuses it."""
+    import contextlib
+
+    from click.testing import CliRunner
+
+    import graphanon.distributed
+    from graphanon.cli import main
+    from graphanon.release import load_release
+
+    used = []
+
+    @contextlib.contextmanager
+    def fake_connect(address):  # the test cluster instead of starting one
+        used.append(address)
+        yield dask_client
+
+    monkeypatch.setattr(graphanon.distributed, "connect", fake_connect)
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    args = ["anonymize", "chess", "-a", "nr", "-k", "5", "--seed", "3", "--param", "tsp_step_limit=4000"]
+    assert runner.invoke(main, [*args, "-o", "one.json"]).exit_code == 0
+    result = runner.invoke(main, [*args, "-o", "dask.json", "--scheduler", "local:2"])
+    assert result.exit_code == 0, result.output
+    assert used == ["local:2"]
+    one, dist = load_release("one.json"), load_release("dask.json")
+    rows = [sorted(r.render_record(i) for i in range(r.n_records)) for r in (one, dist)]
+    assert rows[0] == rows[1]
+    refused = runner.invoke(main, ["anonymize", "groceries", "-a", "aa", "-k", "5", "-m", "2", "-o", "aa.json",
+                                   "--scheduler", "local:2"])
+    assert refused.exit_code == 2 and "does not use --scheduler" in refused.output
+    assert used == ["local:2"] and not (tmp_path / "aa.json").exists()

@@ -136,6 +136,9 @@ class RunOptions:
         taxonomy is not); options given but unused are refused. None (the
         default, for callers other than the CLI): nothing is refused for
         being given.
+    client : dask.distributed.Client or None
+        ``--scheduler``: where a method that takes ``client=`` runs its
+        distributed part (None: in this process).
     """
 
     k: int | None = None
@@ -146,6 +149,7 @@ class RunOptions:
     params: dict[str, str] = field(default_factory=dict)
     progress: ProgressCallback | None = None
     given: frozenset[str] | None = None
+    client: Any = None
 
     def is_given(self, name: str) -> bool:
         """Whether the user typed option ``name`` (``k``, ``m``, ``taxonomy`` or ``seed``)."""
@@ -155,7 +159,7 @@ class RunOptions:
         """Raise when any option of ``names`` was given: ``why`` says why it would be ignored."""
         extra = [name for name in names if self.is_given(name)]
         if extra:
-            flags = ", ".join(_FLAGS[name] for name in extra)
+            flags = ", ".join(OPTION_FLAGS[name] for name in extra)
             raise ParameterError(f"{flags}: {why}; drop {'it' if len(extra) == 1 else 'them'}")
 
     def values(self, params: tuple[Param, ...], *, combined: bool = False) -> dict[str, Any]:
@@ -178,7 +182,8 @@ class RunOptions:
             )
 
 
-_FLAGS = {"k": "-k", "m": "-m", "taxonomy": "--taxonomy", "seed": "--seed"}
+#: The general options of the CLI by name, as typed (the `options` of an AlgorithmSpec).
+OPTION_FLAGS = {"k": "-k", "m": "-m", "taxonomy": "--taxonomy", "seed": "--seed", "scheduler": "--scheduler"}
 
 
 @dataclass(frozen=True)
@@ -204,7 +209,8 @@ class AlgorithmSpec:
         (``graphanon bench`` forwards these to it).
     options : tuple of str
         The general options the algorithm reads, among ``k``, ``m``,
-        ``taxonomy`` and ``seed``; :meth:`check_options` refuses the others
+        ``taxonomy``, ``seed`` and ``scheduler`` (runs on Dask);
+        :meth:`check_options` refuses the others
         (an ignored option would make a release look like something it is
         not). ``seed`` is listed only by algorithms with structure randomness.
     combined_params : bool
@@ -263,9 +269,9 @@ class AlgorithmSpec:
         """Refuse general options this algorithm would ignore, and ``--param`` options it does not
         declare or whose text does not convert (:class:`ParameterError`)."""
         self.parse_params(opts.params)
-        extra = [name for name in _FLAGS if name not in self.options and opts.is_given(name)]
+        extra = [name for name in OPTION_FLAGS if name not in self.options and opts.is_given(name)]
         if extra:
-            what = ", ".join(_FLAGS[name] for name in extra)
+            what = ", ".join(OPTION_FLAGS[name] for name in extra)
             note = (
                 " (it has no structure randomness for a seed to fix; secret choices, if any, use OS entropy)"
                 if "seed" in extra

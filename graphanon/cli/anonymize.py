@@ -42,9 +42,12 @@ from graphanon.errors import GraphanonError
 @click.option("--link-out", "link_out", default=None, type=click.Path(dir_okay=False),
               help="Also write the PRIVATE link (record -> published row) here; never publish it.")
 @click.option("--json", "json_out", is_flag=True, help="Print a JSON summary.")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Run the method's distributed part on Dask (nr: the Gray-TSP segments): a scheduler address "
+                   "(tcp://host:8786) or local:N for N local workers; the release equals the one-process release.")
 @input_options
-def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, link_out, json_out, fmt, sep, tid,
-              item, label):
+def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, link_out, json_out, scheduler, fmt, sep,
+              tid, item, label):
     """Anonymize INPUT with an algorithm and save the release (rows shuffled, pseudonyms, no ids)."""
     from graphanon.algorithms.registry import RunOptions, get_algorithm
 
@@ -67,13 +70,20 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
         from graphanon.privacy import check_k
 
         check_k(k, data.n_records)
-    given = given_options(k=k, m=m_value, taxonomy=taxonomy, seed=seed)
+    given = given_options(k=k, m=m_value, taxonomy=taxonomy, seed=seed, scheduler=scheduler)
     start = time.perf_counter()
     with progress_bar(show_progress(json_out)) as progress:
         opts = RunOptions(k=k, m=parse_m(m_value), taxonomy=tax, seed=seed,
                           params=param_dict, progress=progress, given=given)
         spec.check_options(opts)
-        release = spec.run(data, opts)
+        if scheduler is None:
+            release = spec.run(data, opts)
+        else:
+            from graphanon import distributed
+
+            with distributed.connect(scheduler) as client:
+                opts.client = client
+                release = spec.run(data, opts)
     elapsed = time.perf_counter() - start
     _verify_claim(spec, data, release, opts)
     release.save(output)
@@ -94,7 +104,7 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
 
 
 def given_options(**options) -> frozenset:
-    """The general options (k, m, taxonomy, seed) given on the command line."""
+    """The general options (k, m, taxonomy, seed, scheduler) given on the command line."""
     return frozenset(name for name, value in options.items() if value is not None)
 
 

@@ -35,7 +35,7 @@ def _param_text(p: dict) -> str:
 @click.option("--json", "json_out", is_flag=True, help="Print JSON.")
 def algorithms(json_out: bool) -> None:
     """List the anonymizers (audit model, the options they read, --param names) and the audit models."""
-    from graphanon.algorithms.registry import registered
+    from graphanon.algorithms.registry import OPTION_FLAGS, registered
     from graphanon.privacy.registry import model_names
 
     rows = [{"name": spec.name, "summary": spec.summary, "model": spec.privacy_model,
@@ -50,10 +50,9 @@ def algorithms(json_out: bool) -> None:
     from rich.table import Table
 
     table = Table("algorithm", "audit model", "taxonomy", "options", "--param", "summary")
-    flags = {"k": "-k", "m": "-m", "taxonomy": "--taxonomy", "seed": "--seed"}
     for r in rows:
         table.add_row(r["name"], r["model"], "required" if r["taxonomy"] else "",
-                      " ".join(flags[o] for o in r["options"]),
+                      " ".join(OPTION_FLAGS[o] for o in r["options"]),
                       ", ".join(_param_text(p) for p in r["param_details"]), r["summary"])
     console = Console()
     console.print(table)

@@ -417,6 +417,7 @@ def _run(data, opts: RunOptions) -> NonreciprocalRelease:
         rng=opts.seed,
         progress=opts.progress,
         unsafe_secret_seed=opts.unsafe_secret_seed,
+        client=opts.client,
     )
 
 
@@ -429,6 +430,6 @@ register(
         run=_run,
         privacy_model="nonreciprocal",
         params=_PARAMS,
-        options=("k", "seed"),
+        options=("k", "seed", "scheduler"),
     )
 )
