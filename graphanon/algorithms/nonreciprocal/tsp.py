@@ -92,6 +92,8 @@ def _tsp_path(
     # before it (it only tells OR-Tools the guided local search has a timeout)
     seconds = _SAFETY_SECONDS if time_limit is None else time_limit
     params.time_limit.FromNanoseconds(max(1, int(seconds * 1e9)))
+    if time_limit is None:  # no clock anywhere: OR-Tools' per-neighbour completion limit is 0.1 s by default
+        params.lns_time_limit.FromNanoseconds(int(_SAFETY_SECONDS * 1e9))
     if solution_limit is not None:
         params.solution_limit = int(solution_limit)
     if step_limit is not None:  # a deterministic budget: count the solver's limit checks
