@@ -156,3 +156,21 @@ def test_trace_is_frozen_and_not_saved(name):
         assert dataclasses.is_dataclass(release.trace)
         assert type(release.trace).__dataclass_params__.frozen
     assert "trace" not in release.to_dict() and "details" not in release.to_dict()
+
+
+@pytest.mark.parametrize("name", ["aa", "partition", "nr", "randswap"])  # one per release kind
+def test_saved_release_loads_in_a_fresh_interpreter(name, tmp_path):
+    """``load_release`` in a new process (nothing imported but the lazy ``graphanon.release``) knows
+    every built-in kind: the kind's module is imported on demand."""
+    import subprocess
+    import sys
+
+    _, _, _, release = _run(name)
+    release.save(tmp_path / "rel.json")
+    probe = (
+        "import sys\nfrom graphanon.release import load_release\n"
+        f"r = load_release(sys.argv[1])\nassert r.n_records == {release.n_records} and r.kind == {release.kind!r}\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "rel.json")], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr

@@ -16,6 +16,7 @@ re-run the anonymizer.
 from __future__ import annotations
 
 import gzip
+import importlib
 import json
 import os
 import re
@@ -40,9 +41,25 @@ FORBIDDEN_PARAMS = frozenset({"seed", "rng", "unsafe_secret_seed", "random_state
 
 _KINDS: dict[str, type[Release]] = {}
 
+#: Built-in release kind -> the module (under graphanon.release) that defines it; imported on demand
+#: (the package facade is lazy, so a kind is registered only once its module runs).
+BUILTIN_KINDS = {
+    "global_recoding": "global_recoding",
+    "local_recoding": "local_recoding",
+    "nonreciprocal": "nonreciprocal",
+    "perturbed": "perturbed",
+}
+
+
+def _declare_kind(kind) -> None:
+    if kind not in _KINDS and kind in BUILTIN_KINDS:
+        importlib.import_module(f"graphanon.release.{BUILTIN_KINDS[kind]}")
+
 
 def release_kinds() -> dict[str, type[Release]]:
-    """Registered release kinds, by the ``kind`` tag written in saved files."""
+    """Registered release kinds, by the ``kind`` tag written in saved files (the built-in ones included)."""
+    for kind in BUILTIN_KINDS:
+        _declare_kind(kind)
     return dict(_KINDS)
 
 
@@ -279,8 +296,10 @@ class Release(ABC):
         if got != FORMAT_TAG:
             raise ReleaseFormatError(f"not a {FORMAT_TAG} document (format tag: {got!r})")
         kind = doc.get("kind")
+        if isinstance(kind, str):
+            _declare_kind(kind)
         if kind not in _KINDS:
-            raise ReleaseFormatError(f"unknown release kind {kind!r}; known: {sorted(_KINDS)}")
+            raise ReleaseFormatError(f"unknown release kind {kind!r}; known: {sorted(release_kinds())}")
         for key in ("algorithm", "params", "n_records"):
             if key not in doc:
                 raise ReleaseFormatError(f"release document has no {key!r} field")
