@@ -76,3 +76,22 @@ def dask_client():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as client:
         yield client
+
+
+@pytest.fixture
+def cli_on_test_cluster(dask_client, monkeypatch):
+    """``--scheduler ADDRESS`` of the CLI connects to the test cluster instead of starting one; yields the
+    list of addresses the CLI asked for."""
+    import contextlib
+
+    import graphanon.distributed
+
+    used = []
+
+    @contextlib.contextmanager
+    def fake_connect(address):
+        used.append(address)
+        yield dask_client
+
+    monkeypatch.setattr(graphanon.distributed, "connect", fake_connect)
+    return used

@@ -114,23 +114,14 @@ def test_without_dask_the_package_imports_and_says_what_to_install():
     assert require_dask().__name__ == "distributed"  # installed here
 
 
-def test_cli_audit_on_dask_prints_the_same_report(dask_client, tmp_path, monkeypatch):
-    import contextlib
+def test_cli_audit_on_dask_prints_the_same_report(cli_on_test_cluster, tmp_path, monkeypatch):
     import json
 
     from click.testing import CliRunner
 
-    import graphanon.distributed
     from graphanon.cli import main
 
-    used = []
-
-    @contextlib.contextmanager
-    def fake_connect(address):  # the test cluster instead of starting one
-        used.append(address)
-        yield dask_client
-
-    monkeypatch.setattr(graphanon.distributed, "connect", fake_connect)
+    used = cli_on_test_cluster
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
     assert runner.invoke(main, ["anonymize", "groceries", "-a", "aa", "-k", "5", "-m", "2", "-o", "rel.json"]).exit_code == 0

@@ -88,25 +88,16 @@ def test_ldiverse_on_client_equals_single_process(dask_client):
 
 
 
-def test_cli_anonymize_scheduler_gives_the_one_process_release(dask_client, monkeypatch, tmp_path):
+def test_cli_anonymize_scheduler_gives_the_one_process_release(cli_on_test_cluster, monkeypatch, tmp_path):
     """``anonymize -a nr --scheduler`` solves the Gray-TSP segments on Dask and publishes the same rows
     (as a multiset: the row order is the secret shuffle); a method without a distributed part refuses it."""
-    import contextlib
 
     from click.testing import CliRunner
 
-    import graphanon.distributed
     from graphanon.cli import main
     from graphanon.release import load_release
 
-    used = []
-
-    @contextlib.contextmanager
-    def fake_connect(address):  # the test cluster instead of starting one
-        used.append(address)
-        yield dask_client
-
-    monkeypatch.setattr(graphanon.distributed, "connect", fake_connect)
+    used = cli_on_test_cluster
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
     args = ["anonymize", "chess", "-a", "nr", "-k", "5", "--seed", "3", "--param", "tsp_step_limit=4000"]
