@@ -105,7 +105,7 @@ def test_golden_cycle_lengths(table1):
 
 
 def test_golden_tsp_single_segment_reaches_10(table1):
-    res = gray_tsp_details(table1, time_limit=0.5, solution_limit=100)
+    res = gray_tsp_details(table1, time_limit=None, step_limit=4000)
     assert res.bounds.tolist() == [0, 6]  # n < min_segment: one segment
     order = res.order
     assert sorted(order.tolist()) == list(range(6))
@@ -123,11 +123,11 @@ def test_golden_tsp_single_segment_reaches_10(table1):
 
 
 def test_golden_report(table1):
-    rep = order_report(table1, time_limit=0.5, solution_limit=100)
+    rep = order_report(table1, time_limit=None, step_limit=4000)
     assert (rep.identity, rep.gray, rep.gray_tsp) == (14, 12, 10)
     assert rep.n_records == 6 and rep.n_items == 4 and rep.n_segments == 1
     d = rep.as_dict()
-    assert d["gray"] == 12 and d["params"]["solution_limit"] == 100
+    assert d["gray"] == 12 and d["params"]["step_limit"] == 4000
 
 
 # ---------------------------------------------------------------- Gray order properties
