@@ -284,13 +284,7 @@ class CoatState:
     def satisfy(self, items: np.ndarray, constraint: tuple) -> None:
         """Make the published itemset of ``items`` reach support >= k (or vanish)."""
         k = self.k
-        while True:
-            pub = self.groups_of(items)
-            if not pub:
-                return
-            sup = self.support_of(pub)
-            if sup >= k or sup == 0:
-                return
+        while (pub := self._unsatisfied(items)) is not None:
             # Step 4 reads "while p is unsatisfied and |I| > 1"; taken literally it would suppress
             # every infrequent single item, which contradicts Sec. 6.2 (m = 1 runs suppress
             # nothing). A single published item is merged like any other while its block allows.
@@ -312,17 +306,21 @@ class CoatState:
                         self.merge(g2, h2, constraint)
                         break
                 else:
-                    break
+                    break  # nothing can be merged: suppression phase
+        else:
+            return  # satisfied without suppressing
         # Suppression phase (steps 11-14): least-supported published items first.
-        while True:
-            pub = self.groups_of(items)
-            if not pub:
-                return
-            sup = self.support_of(pub)
-            if sup >= k or sup == 0:
-                return
+        while (pub := self._unsatisfied(items)) is not None:
             g = pub[int(np.argmin(self.sup[np.asarray(pub)]))]
             self.suppress(g, constraint)
+
+    def _unsatisfied(self, items: np.ndarray):
+        """The published items of ``items`` while their itemset has support in (0, k), else None."""
+        pub = self.groups_of(items)
+        if not pub:
+            return None
+        sup = self.support_of(pub)
+        return None if sup >= self.k or sup == 0 else pub
 
     # -------------------------------------------------------------- violation search on published groups
     def violating_subset(self, groups: list[int]) -> list[int] | None:
