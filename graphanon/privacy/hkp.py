@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable
 
 import numpy as np
+import scipy.sparse as sp
 
 from graphanon._params import expand_params
 from graphanon._validation import check_h, check_k
@@ -19,7 +20,8 @@ from graphanon.labels import as_labels, parse_name_list
 from graphanon.privacy.consistency import recoding_mismatches
 from graphanon.privacy.registry import register_model, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
-from graphanon.support import VerticalBitmaps, minimal_infrequent_itemsets
+from graphanon._memory import cost_blocks
+from graphanon.support import minimal_infrequent_itemsets
 
 __all__ = ["HKPCoherence", "expand_params"]
 
@@ -49,10 +51,17 @@ class HKPCoherence(PrivacyModel):
     data by its own published mapping, (2) searches the public columns of
     the published records for minimal itemsets of size <= p with support in
     (0, k), and (3) for every public itemset of size <= p with support >= k,
-    counts its co-occurrence with each private published item on packed
-    bitmaps and flags confidences above ``h``. With no private items and
+    counts its co-occurrence with every private published item (one sparse
+    product per level: records holding the itemsets, transposed, times the
+    private columns) and flags confidences above ``h``; each (itemset,
+    private item) pair above ``h`` is one violation. With no private items and
     ``h = 1`` the verdict equals :class:`~graphanon.privacy.KmAnonymity`
     ``(k, p)``.
+
+    Complexity: the level-wise search over the public columns
+    (:func:`~graphanon.support.minimal_infrequent_itemsets`) plus, per level,
+    work proportional to the sum over records of (frequent public itemsets
+    held) x (private items held), in blocks of about ``2^22`` incidences.
 
     Examples
     --------
@@ -106,30 +115,20 @@ class HKPCoherence(PrivacyModel):
         examples = list(problems)
         found = []  # (kind, itemset, support, extra)
         if len(public_cols):
-            viol, freq = minimal_infrequent_itemsets(R[:, public_cols], self.k, self.p)
+            confidence = _ConfidenceCounter(R, public_cols, private_cols, self.h, max_examples)
+            viol, _ = minimal_infrequent_itemsets(
+                R[:, public_cols], self.k, self.p, prune=confidence if confidence.active else None
+            )
             viol = [(lvl.size, public_cols[lvl.itemsets], lvl.supports) for lvl in viol]
-            freq = [(lvl.size, public_cols[lvl.itemsets], lvl.supports) for lvl in freq]
         else:
-            viol, freq = [], []
+            viol, confidence = [], None
         for _, sets, sups in viol:
             for row, sup in zip(sets, sups, strict=True):
                 found.append(("support", tuple(int(x) for x in row), int(sup), None))
         n_conf = 0
-        if self.h < 1.0 and len(private_cols):
-            bits = VerticalBitmaps(R)
-            for _, sets, sups in freq:
-                if not len(sups):
-                    continue
-                for e in private_cols:
-                    ext = np.concatenate([sets, np.full((len(sets), 1), e)], axis=1)
-                    joint = bits.supports(ext)
-                    bad = np.flatnonzero(joint > self.h * sups)
-                    n_conf += len(bad)
-                    for b in bad[:max_examples]:
-                        found.append(
-                            ("confidence", tuple(int(x) for x in sets[b]), int(sups[b]),
-                             (int(e), int(joint[b]) / int(sups[b])))
-                        )
+        if confidence is not None and confidence.active:
+            n_conf = confidence.count
+            found.extend(confidence.examples())
         n_support = sum(1 for f in found if f[0] == "support")
         found.sort(key=lambda f: (f[0] != "support", f[2]))
         for kind, items, sup, extra in found[: max(0, max_examples - len(examples))]:
@@ -162,6 +161,53 @@ class HKPCoherence(PrivacyModel):
                 "p": self.p,
             },
         )
+
+
+class _ConfidenceCounter:
+    """Counts, level by level, the (frequent public itemset, private item) pairs with confidence > ``h``.
+
+    Passed to :func:`~graphanon.support.minimal_infrequent_itemsets` as its
+    ``prune`` hook, it sees every level's itemsets of support >= k with their
+    record incidence ``P`` and flags none (the audit checks all of them, not
+    just the minimal ones). ``P.T @ R[:, private]`` gives every joint support
+    of a level at once. Examples keep, per level and private item, the first
+    ``max_examples`` offending itemsets in the search's order.
+    """
+
+    def __init__(self, R, public_cols, private_cols, h: float, max_examples: int) -> None:
+        self.active = h < 1.0 and len(private_cols) > 0
+        self.public, self.private, self.h, self.max_examples = public_cols, private_cols, h, max_examples
+        self.Rp = sp.csr_array(R)[:, private_cols].astype(np.int32) if self.active else None
+        self.count = 0
+        self._found: list = []  # (level, private column, itemset row, itemset, support, joint)
+
+    def __call__(self, itemsets: np.ndarray, supports: np.ndarray, P) -> np.ndarray:
+        P = sp.csc_array(P)
+        level = itemsets.shape[1]
+        taken = np.zeros(len(self.private), dtype=np.int64)  # examples kept per private column, this level
+        for a, b in cost_blocks(np.diff(P.indptr), 1 << 22):
+            C = (P[:, a:b].T @ self.Rp).tocoo()
+            rows, cols, joint = C.row.astype(np.int64) + a, C.col.astype(np.int64), C.data.astype(np.int64)
+            bad = np.flatnonzero(joint > self.h * supports[rows])
+            self.count += len(bad)
+            # the first max_examples offending itemsets (in search order) of each private column
+            order = bad[np.lexsort((rows[bad], cols[bad]))]
+            c = cols[order]
+            first = np.searchsorted(c, c)  # start of each column's run
+            keep = order[(np.arange(len(order)) - first) < self.max_examples - taken[c]]
+            np.add.at(taken, cols[keep], 1)
+            self._found.extend(
+                (level, cc, r, itemsets[r], int(supports[r]), j)
+                for cc, r, j in zip(cols[keep].tolist(), rows[keep].tolist(), joint[keep].tolist(), strict=True)
+            )
+        return np.zeros(len(itemsets), dtype=bool)  # flags none: every frequent itemset is checked
+
+    def examples(self) -> list:
+        """``("confidence", itemset, support, (private column, confidence))``, in search order."""
+        return [
+            ("confidence", tuple(int(x) for x in self.public[items]), sup, (int(self.private[c]), joint / sup))
+            for _, c, _, items, sup, joint in sorted(self._found, key=lambda f: f[:3])
+        ]
 
 
 def _build_hkp(*, k, m, params, original):
