@@ -13,6 +13,7 @@ from collections.abc import Hashable, Iterable
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon._memory import cost_blocks
 from graphanon._params import expand_params
 from graphanon._validation import check_h, check_k
 from graphanon.errors import ParameterError
@@ -20,7 +21,6 @@ from graphanon.labels import as_labels, parse_name_list
 from graphanon.privacy.consistency import recoding_mismatches
 from graphanon.privacy.registry import register_model, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
-from graphanon._memory import cost_blocks
 from graphanon.support import minimal_infrequent_itemsets
 
 __all__ = ["HKPCoherence", "expand_params"]
