@@ -17,10 +17,9 @@ prints JSON and writes ``benchmarks/results/audit_nonreciprocal.json``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
-import time
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -32,21 +31,16 @@ from graphanon.privacy import LDiversity, NonreciprocalKAnonymity
 from graphanon.privacy.match_graph import match_classes
 from graphanon.release import load_release
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._common import best_of, print_and_save  # noqa: E402
+
 
 def skewed_labels(n, n_labels=30, ratio=0.95, seed=0):
     """The labels of ``benchmarks/nonreciprocal.py``: a fixed geometric distribution, seeded."""
     p = ratio ** np.arange(n_labels)
     p /= p.sum()
     return [f"s{int(v)}" for v in np.random.default_rng(seed).choice(n_labels, size=n, p=p)]
-
-
-def best_of(fn, repeat):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
 
 
 def measure(name, data, release, model, repeat):
@@ -98,12 +92,7 @@ def main() -> None:
         "repeat": args.repeat,
         "rows": rows,
     }
-    text = json.dumps(out, indent=1)
-    print(text)
-    path = Path(__file__).parent / "results" / "audit_nonreciprocal.json"
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(text + "\n")
-
+    print_and_save(out, "audit_nonreciprocal", indent=1)
 
 if __name__ == "__main__":
     main()

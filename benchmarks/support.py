@@ -9,23 +9,17 @@ Prints one JSON document and writes it to benchmarks/results/support.json.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
-import time
+import sys
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-def best_of(func, repeat: int = 5) -> tuple[float, object]:
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = func()
-        best = min(best, time.perf_counter() - start)
-    return best, out
+from benchmarks._common import best_of, print_and_save  # noqa: E402
 
 
 def main() -> dict:
@@ -53,8 +47,8 @@ def main() -> dict:
     result["dataset"] = {"name": "bms1" + (" (every 10th record)" if args.quick else ""), **data.summary()}
     X = data.matrix
     Xi = sp.csr_array((np.ones(X.nnz, np.int32), X.indices, X.indptr), shape=X.shape)
-    floor_s, _ = best_of(lambda: (Xi.T @ Xi).toarray())
-    pairs_s, _ = best_of(lambda: pair_supports(X))
+    floor_s, _ = best_of(lambda: (Xi.T @ Xi).toarray(), 5)
+    pairs_s, _ = best_of(lambda: pair_supports(X), 5)
     result["pair_supports"] = {"graphanon_s": round(pairs_s, 4), "floor_XtX_s": round(floor_s, 4),
                                "ratio_to_floor": round(pairs_s / floor_s, 2)}
     bm_s, vb = best_of(lambda: VerticalBitmaps(X), 3)
@@ -75,11 +69,7 @@ def main() -> dict:
                            "satisfied": report.satisfied, "violations": report.violations,
                            "by_size": report.details["violations_by_size"]})
     result["km_audits"] = audits
-    out = Path(__file__).resolve().parent / "results"
-    out.mkdir(exist_ok=True)
-    if not args.quick:
-        (out / "support.json").write_text(json.dumps(result, indent=2))
-    print(json.dumps(result, indent=2))
+    print_and_save(result, "support", save=not args.quick)
     return result
 
 

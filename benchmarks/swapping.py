@@ -15,24 +15,18 @@ Prints one JSON document and writes it to benchmarks/results/swapping.json.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
-import time
+import sys
 from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._common import best_of, print_and_save  # noqa: E402
+
 SUPPORTS = (0.002, 0.003, 0.004, 0.005)
-
-
-def best_of(func, repeat: int = 3) -> tuple[float, object]:
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = func()
-        best = min(best, time.perf_counter() - start)
-    return best, out
 
 
 def methods(data, cats):
@@ -143,11 +137,7 @@ def main() -> dict:
         result["partswap_growth"] = growth
         result["fi_engines"] = fi_engines(data)
     result["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    out = Path(__file__).resolve().parent / "results"
-    out.mkdir(exist_ok=True)
-    if not args.quick:
-        (out / "swapping.json").write_text(json.dumps(result, indent=2))
-    print(json.dumps(result, indent=2))
+    print_and_save(result, "swapping", save=not args.quick)
     return result
 
 
