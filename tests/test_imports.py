@@ -85,6 +85,16 @@ def test_light_method_runs_and_loads_its_kernel_on_use():
     assert "numba" in loaded_after(code)
 
 
+def test_mm_runs_without_numba():
+    """MM's greedy is vectorized numpy: a first MM run pays no numba import or kernel load."""
+    code = (
+        "from graphanon.algorithms import anonymize_mm\n"
+        "from graphanon.datasets import load\n"
+        "anonymize_mm(load('liuwang_fig1'), k=2, m=2)\n"
+    )
+    assert "numba" not in loaded_after(code)
+
+
 FACADES = ["graphanon", "graphanon.algorithms", "graphanon.algorithms.nonreciprocal", "graphanon.datasets",
            "graphanon.graphs", "graphanon.metrics", "graphanon.privacy", "graphanon.release"]
 

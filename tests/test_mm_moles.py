@@ -6,9 +6,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from graphanon.algorithms._hierarchy import infrequent_on_columns
-from graphanon.algorithms.suppression import anonymize_mm, check_private_items, minimal_moles
+from graphanon.algorithms.suppression import (
+    anonymize_mm,
+    check_private_items,
+    minimal_moles,
+    mm_greedy,
+)
 from graphanon.data import TransactionData
 from graphanon.datasets import load
 from graphanon.privacy import HKPCoherence
@@ -100,3 +107,30 @@ def test_release_is_coherent_and_equals_reference_greedy(bms1_part):
     index = {x: j for j, x in enumerate(data.items)}
     assert all(any(data.items[j] in gone for j in mole) for mole in ref)
     assert not gone & {x for x in private if x in index}
+
+
+def reference_mm_greedy(moles, occ):
+    """Algorithm MM as the paper states it, one item and one mole at a time."""
+    live = [set(int(x) for x in row if x >= 0) for row in moles]
+    out = []
+    while live:
+        items = sorted(set().union(*live))
+        score = {e: (sum(e in m for m in live) / occ[e] if occ[e] > 0 else float("inf")) for e in items}
+        best = max(items, key=lambda e: (score[e], -e))  # ties: the smallest item id
+        out.append(best)
+        live = [m for m in live if best not in m]
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 9).flatmap(lambda n: st.tuples(
+    st.lists(st.sets(st.integers(0, n - 1), min_size=1, max_size=3), max_size=25),
+    st.lists(st.integers(0, 5), min_size=n, max_size=n),
+)))
+def test_mm_greedy_matches_the_papers_loop(case):
+    moles_sets, occ = case
+    moles = np.full((len(moles_sets), 3), -1, dtype=np.int64)
+    for i, m in enumerate(moles_sets):
+        moles[i, : len(m)] = sorted(m)
+    occ = np.array(occ, dtype=np.float64)
+    assert mm_greedy(moles, occ) == reference_mm_greedy(moles, occ)
