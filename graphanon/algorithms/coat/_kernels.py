@@ -1,7 +1,7 @@
-"""Compiled parts of COAT's k^m loop (numba): the violation queue and the co-support count.
+"""Compiled parts of COAT's k^m loop (numba): the violation queue and the partner search.
 
 Imported by the functions that run them (:func:`graphanon.algorithms.coat.engine._run_km`,
-:meth:`graphanon.algorithms.coat.state.CoatState.co_supports`), never at package import, so
+:meth:`graphanon.algorithms.coat.state.CoatState.best_partner`), never at package import, so
 ``import graphanon.algorithms`` stays free of numba (tests/test_imports.py).
 
 The queue holds *entries*: a minimal violation found by the level-wise search (its items,
@@ -10,8 +10,9 @@ The queue holds *entries*: a minimal violation found by the level-wise search (i
 Python loop this replaces, a heap on ``(-support, seq)`` with ``seq`` a push counter: largest
 support first, then first pushed. Supports in the queue lie in ``(0, k)``, so the queue is a
 *bucket queue*: one first-in-first-out list per support (linked through ``nxt``), and the top
-is the head of the fullest nonempty bucket. Pushes and pops are O(1) and walk no heap (the
-binary heap of entry ids was 5 s of cache misses on full retail).
+is the head of the fullest nonempty bucket; pushes and pops are O(1). When the top is stale,
+the next entries are re-counted in a batch as before; an entry of the batch whose published
+items did not change keeps its support without a count.
 """
 
 from __future__ import annotations

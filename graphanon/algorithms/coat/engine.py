@@ -158,10 +158,12 @@ def _run_km(state: CoatState, m: int) -> None:
 
     A round finds the minimal published itemsets of <= m items with support
     in (0, k) (the only unsatisfiable constraints' cores) by level-wise search,
-    then satisfies them by largest support first (ties: search order), re-counting
-    stale entries :data:`RECOUNT_BATCH` at a time. Rounds repeat until the search
-    finds nothing. The queue is compiled (:func:`~._kernels.next_fresh`); it
-    returns to Python only to satisfy its next current violation.
+    then satisfies them by largest current support first (ties: first queued),
+    re-counting stale entries :data:`RECOUNT_BATCH` at a time. Rounds repeat
+    until the search finds nothing. The queue is compiled
+    (:func:`~graphanon.algorithms.coat._kernels.next_fresh`): it returns to
+    Python only to satisfy its next current violation, and pops exactly what the
+    Python ``heapq`` loop it replaced popped (tests/test_coat_engine.py).
     """
     from graphanon.algorithms.coat import _kernels  # numba: compiled on first use
 
@@ -257,15 +259,27 @@ def anonymize_coat(
 
     Complexity
     ----------
-    Each merge costs O(B + L) for the ``B`` members of the utility block and
-    the total length ``L`` of the records of the item being merged (UL of
-    every candidate from co-supports counted on those records, see
-    :meth:`CoatState.best_partner`; before: O(B * n / 64) bitmap words, 36%
-    of the run on full retail-like data). Each
-    constraint evaluation O(|p| * n / 64). With ``KmConstraints(m)`` the
-    initial violations come from one level-wise search, and after each merge
-    only the records of the merged item are searched again (new violations
-    must contain it).
+    Each merge costs O(n / 64 + L + G): the co-supports of the item being
+    merged are counted on its records (total length ``L``), then one pass over
+    the ``G`` live published items of its block (with weight 1 only the first
+    candidate of least union per merged size is scored, see
+    :meth:`CoatState.best_partner`). Each constraint evaluation costs
+    O(|p| * n / 64). With ``KmConstraints(m)`` a round is one level-wise search
+    for the ``V`` minimal violations (the Apriori projected-database cost of
+    :func:`~graphanon.support.minimal_infrequent_itemsets`), then a compiled
+    queue: O(1) per push and pop (a bucket queue: supports lie in ``(0, k)``),
+    and a stale top re-counts the next 4,096 entries, each in O(m) when none of
+    its published items changed since its count, else in O(m * n / 4096 + w)
+    (AND + popcount over the ``w`` words nonzero in all of its published items,
+    stopping at ``k``). Rounds repeat until a search finds nothing (three
+    searches on the data below). Memory: the bitmaps (items x n / 8 bytes)
+    plus O(V * m) for the queue. Measured on full retail-like data (88,162 records, 16,470 items,
+    k=5, m=2, s=0.5%; 1.83 M violations, 2.6 M re-counts, 7,807 constraints
+    satisfied in 16,141 steps): 10.9 s and 562 MiB peak RSS at load 8.6 on 2
+    cores (before: 54.5 s and 1.0 GB on an idle machine, 91 s at load 6);
+    T10I4D100K-like data (100,000 records): under 4 s. Details in
+    ``docs/performance.md``. The kernels compile once per installation (about
+    7 s, cached by numba).
 
     Examples
     --------
