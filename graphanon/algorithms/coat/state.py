@@ -97,6 +97,14 @@ class RunLog:
         return CoatTrace(tuple(self.steps), self.constraints_processed, self.violations_found, tuple(self.suppressed))
 
 
+def nonzero_words(bits: np.ndarray) -> np.ndarray:
+    """A one-bit-per-word index of packed bitmaps: bit ``w`` of row ``g`` is set when word ``w``
+    of ``bits[g]`` is nonzero (so an AND of rows need only visit the words set in all of them)."""
+    packed = np.packbits(bits != 0, axis=1, bitorder="little")
+    packed = np.pad(packed, ((0, 0), (0, -packed.shape[1] % 8)))
+    return np.ascontiguousarray(packed).view(np.uint64)
+
+
 # ---------------------------------------------------------------------------- engine
 class CoatState:
     """Published groups with packed record bitmaps, the utility blocks and the loop."""
@@ -110,6 +118,7 @@ class CoatState:
         self.s = s
         vb = sparse_bitmaps(data.matrix)
         self.bits = vb.bits  # row g: bitmap of group whose representative is g
+        self.words = nonzero_words(self.bits)  # row g: which words of bits[g] are nonzero
         self.grp = np.arange(self.M, dtype=np.int64)  # group representative of each item, -1 = suppressed
         self.members: dict[int, list[int]] = {i: [i] for i in range(self.M)}
         self.sup = np.bitwise_count(self.bits).sum(axis=1).astype(np.int64)
@@ -121,6 +130,7 @@ class CoatState:
         # is live (neither merged away nor suppressed), its smallest member, its size.
         self.is_live = np.ones(self.M, dtype=bool)
         self.min_member = np.arange(self.M, dtype=np.int64)
+        self.rep_of_min = np.arange(self.M, dtype=np.int64)  # live group whose smallest member is i, or -1
         self.size = np.ones(self.M, dtype=np.int64)
         self.one_block = bool(self.M == 0 or (self.block == self.block[0]).all())
         self._Xc = None  # items x records (CSR of the transpose): record lists per item
@@ -131,8 +141,7 @@ class CoatState:
             self.tax_total = len(tax.leaves)
             self.lca = {i: data.items[i] for i in range(self.M)}
         self.n_suppressed = 0
-        self.grp_list = list(range(self.M))  # Python mirror of grp for scalar lookups
-        self.changed_at = [0] * self.M  # clock of the last merge into each group
+        self.changed_at = np.zeros(self.M, dtype=np.int64)  # clock of the last merge into each group
         self.clock = 0
         self.progress = progress
         self.trace = trace
@@ -183,42 +192,26 @@ class CoatState:
                 out[j] = math.log(val)
         return out
 
-    def co_supports(self, g: int) -> np.ndarray:
-        """``out[h]`` = records holding both group ``g`` and group ``h`` (every representative ``h``).
-
-        Read from the records of ``g`` only: their items, mapped to groups and
-        deduplicated per record, counted. O(total length of ``g``'s records),
-        small for the least-supported item of a violation.
-        """
-        X = self.data.matrix
-        rows = self.records_of(g)
-        starts, stops = X.indptr[rows], X.indptr[rows + 1]
-        lengths = (stops - starts).astype(np.int64)
-        pos = np.repeat(stops - np.cumsum(lengths), lengths) + np.arange(int(lengths.sum()))
-        grp = self.grp[X.indices[pos]]
-        rec = np.repeat(np.arange(len(rows), dtype=np.int64), lengths)
-        ok = grp >= 0
-        key = np.unique(rec[ok] * self.M + grp[ok])
-        return np.bincount(key % self.M, minlength=self.M)
-
     def best_partner(self, g: int) -> int | None:
         """The live group of ``g``'s utility block whose merge with ``g`` has the least UL.
 
         UL of the merged set: ``(2^size - 1) * weight * support``; the support of
-        the union is ``sup(g) + sup(h) - co-support(g, h)``, all counted at
-        once (:meth:`co_supports`). Ties: input order (the smallest member,
-        i.e. the item order of the data's vocabulary / block listing).
-        Complexity: O(items + total length of ``g``'s records).
+        the union is ``sup(g) + sup(h) - co-support(g, h)``, the co-supports all
+        counted at once on the records of ``g`` (their items, mapped to groups,
+        each group once per record). Ties: input order (the smallest member, i.e.
+        the item order of the data's vocabulary / block listing). With weight 1
+        only the first candidate of least union per merged size is scored (the
+        others cannot be least, see :func:`~._kernels.partner_candidates`).
+        Complexity: O(items + n / 64 + total length of ``g``'s records).
         """
-        live = self.is_live.copy()
-        live[g] = False
-        if not self.one_block:
-            live &= self.block == self.block[g]
-        cands = np.flatnonzero(live)
+        from graphanon.algorithms.coat._kernels import partner_candidates  # numba: compiled on first use
+
+        X = self.data.matrix
+        cands, union = partner_candidates(g, self.bits, X.indptr, X.indices, self.grp, self.rep_of_min, self.block,
+                                          self.one_block, self.sup, self.size, self.weights is None)
         if not len(cands):
             return None
-        cands = cands[np.argsort(self.min_member[cands], kind="stable")]
-        union = (self.sup[g] + self.sup[cands] - self.co_supports(g)[cands]).astype(np.float64)
+        union = union.astype(np.float64)
         size = (self.size[cands] + self.size[g]).astype(np.float64)
         log_count = size * LN2 + np.log1p(-np.exp2(-size))  # log(2^size - 1)
         key = log_count + self._log_weight(g, cands) + np.log(np.maximum(union, 0.5))
@@ -231,15 +224,17 @@ class CoatState:
         before = (self.labels(h), self.labels(g)) if min(self.members[h]) < min(self.members[g]) else (
             self.labels(g), self.labels(h))
         self.bits[g] |= self.bits[h]
+        self.words[g] |= self.words[h]
         self.sup[g] = int(np.bitwise_count(self.bits[g]).sum())
         mh = self.members.pop(h)
         self.members[g].extend(mh)
         self.is_live[h] = False
+        self.rep_of_min[self.min_member[h]] = -1
+        self.rep_of_min[self.min_member[g]] = -1
         self.min_member[g] = min(self.min_member[g], self.min_member[h])
+        self.rep_of_min[self.min_member[g]] = g
         self.size[g] += self.size[h]
         self.grp[np.asarray(mh)] = g
-        for i in mh:
-            self.grp_list[i] = g
         self.clock += 1
         self.changed_at[g] = self.clock
         self.live[int(self.block[g])].discard(h)
@@ -270,9 +265,8 @@ class CoatState:
             )
         mem = self.members.pop(g)
         self.is_live[g] = False
+        self.rep_of_min[self.min_member[g]] = -1
         self.grp[np.asarray(mem)] = -1
-        for i in mem:
-            self.grp_list[i] = -1
         self.clock += 1
         self.live[int(self.block[g])].discard(g)
         self.trace.steps.append(MergeStep(len(self.trace.steps), "suppress", (labels,), (), int(self.sup[g]), constraint))
@@ -363,7 +357,3 @@ class CoatState:
         if drop is not None:
             code[code == drop] = -1
         return generalize_matrix(X, code, self.M)
-
-    def records_of(self, g: int) -> np.ndarray:
-        bits = np.unpackbits(self.bits[g].view(np.uint8), bitorder="little")[: self.n]
-        return np.flatnonzero(bits)
