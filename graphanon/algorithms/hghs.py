@@ -38,9 +38,9 @@ import numpy as np
 from graphanon._progress import ProgressCallback
 from graphanon._random import check_random_state
 from graphanon._validation import check_k
-from graphanon.algorithms._hierarchy import HierarchyIndex, check_m
+from graphanon.algorithms._hierarchy import HierarchyIndex, check_m, evaluate_cut
 from graphanon.algorithms._hierarchy_search import HierarchySearch, SearchRound
-from graphanon.algorithms._hierarchy_walk import evaluate_cut, walk_round
+from graphanon.algorithms._hierarchy_walk import walk_round
 from graphanon.algorithms.cut import cut_recoding
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.metrics.loss import ncp
