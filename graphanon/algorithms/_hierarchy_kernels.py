@@ -148,8 +148,10 @@ def child_cut_deltas(xs, in_cut, kept, rank, by_rank, child_ptr, child_idx, ptr,
     the cut's kept nodes only). Node ``y``'s threats are read from
     ``idx[ptr[y]:ptr[y] + live_n[y]]``: the full incidence lists, or the
     walk's near lists (:func:`near_enter`) holding every threat that lies
-    wholly in the current cut or in one of its child cuts. In the greedy scenario a node's fate depends
-    only on the threat partners ranked before it, so replacing ``x`` changes
+    wholly in the current cut or in one of its child cuts.
+
+    In the greedy scenario a node's fate depends only on the threat
+    partners ranked before it, so replacing ``x`` changes
     the fate of a node only if it is a child of ``x`` or a partner ranked
     after a node whose fate changed (``x`` itself, when it was kept, counts
     as changed: it leaves the cut). The changes are found in rank order from
