@@ -25,6 +25,22 @@ __all__ = ["child_cut_deltas", "first_best", "greedy_keep", "incidence", "mm_gre
 
 
 @njit(cache=True)
+def _completes(y, ry, ptr, idx, live_n, members, sizes, rank, kept):  # pragma: no cover - compiled
+    """Whether ``y`` completes a threat whose other members are all kept and ranked before ``ry``."""
+    for q in range(ptr[y], ptr[y] + live_n[y]):
+        t = idx[q]
+        complete = True
+        for a in range(sizes[t]):
+            z = members[t, a]
+            if z != y and (rank[z] >= ry or not kept[z]):
+                complete = False
+                break
+        if complete:
+            return True
+    return False
+
+
+@njit(cache=True)
 def greedy_keep(order, ptr, idx, live_n, members, sizes, n_nodes):  # pragma: no cover - compiled
     """Keep each node of ``order`` (in that order) unless it completes a threat with kept nodes.
 
@@ -36,22 +52,12 @@ def greedy_keep(order, ptr, idx, live_n, members, sizes, n_nodes):  # pragma: no
     ``idx[ptr[x]:ptr[x] + live_n[x]]`` (see :func:`child_cut_deltas`).
     """
     kept = np.zeros(n_nodes, dtype=np.bool_)
+    pos = np.zeros(n_nodes, dtype=np.int64)
     out = np.zeros(len(order), dtype=np.bool_)
     for a in range(len(order)):
         x = order[a]
-        ok = True
-        for q in range(ptr[x], ptr[x] + live_n[x]):
-            t = idx[q]
-            complete = True
-            for c in range(sizes[t]):
-                y = members[t, c]
-                if y != x and not kept[y]:
-                    complete = False
-                    break
-            if complete:
-                ok = False
-                break
-        if ok:
+        pos[x] = a
+        if not _completes(x, a, ptr, idx, live_n, members, sizes, pos, kept):
             kept[x] = True
             out[a] = True
     return out
@@ -160,13 +166,14 @@ def child_cut_deltas(xs, in_cut, kept, rank, by_rank, child_ptr, child_idx, ptr,
     when it differs from the current scenario (or the node is a new, kept
     child) are its later partners pushed. Nodes never pushed keep their fate.
 
-    Every candidate gets its own stamp in the scratch arrays, so nothing is
-    reset between candidates. Cost per candidate: the threat incidences of
+    Every candidate gets its own stamp in the scratch arrays, and the fates
+    it changed are restored afterwards, so a candidate costs only what it
+    touches. Cost per candidate: the threat incidences of
     the popped nodes times the threat size, plus O(log) per heap operation.
     """
     n = len(in_cut)
-    stamp = np.zeros(n, dtype=np.int64)  # == s: fate under candidate s stored in new_kept
-    new_kept = np.zeros(n, dtype=np.bool_)
+    now = kept.copy()  # fates under the candidate being evaluated; restored after each one
+    changed = np.empty(n, dtype=np.int64)  # nodes whose entry of ``now`` the candidate set
     child = np.zeros(n, dtype=np.int64)  # == s: a child of candidate s's node
     queued = np.zeros(n, dtype=np.int64)  # == s: pushed for candidate s
     heap = np.empty(n, dtype=np.int64)
@@ -183,8 +190,9 @@ def child_cut_deltas(xs, in_cut, kept, rank, by_rank, child_ptr, child_idx, ptr,
             queued[c] = s
             d += gen_cost[c]
             hn = _heap_push(heap, hn, rank[c])
-        stamp[x] = s
-        new_kept[x] = False
+        now[x] = False  # x leaves the cut
+        changed[0] = x
+        n_changed = 1
         if kept[x]:
             hn = _push_later(x, s, x, hn, heap, queued, in_cut, child, rank, ptr, idx, live_n, members, sizes)
         else:
@@ -193,22 +201,10 @@ def child_cut_deltas(xs, in_cut, kept, rank, by_rank, child_ptr, child_idx, ptr,
         while hn > 0:
             r, hn = _heap_pop(heap, hn)
             y = by_rank[r]
-            ok = True
-            for q in range(ptr[y], ptr[y] + live_n[y]):
-                t = idx[q]
-                complete = True
-                for a in range(sizes[t]):
-                    z = members[t, a]
-                    if z == y:
-                        continue
-                    if rank[z] > r or not (new_kept[z] if stamp[z] == s else kept[z]):
-                        complete = False
-                        break
-                if complete:
-                    ok = False
-                    break
-            stamp[y] = s
-            new_kept[y] = ok
+            ok = not _completes(y, r, ptr, idx, live_n, members, sizes, rank, now)
+            now[y] = ok
+            changed[n_changed] = y
+            n_changed += 1
             was = kept[y]  # False for a new child
             if child[y] == s:
                 if not ok:
@@ -223,6 +219,8 @@ def child_cut_deltas(xs, in_cut, kept, rank, by_rank, child_ptr, child_idx, ptr,
                     dn[j] += 1
             if ok != was:
                 hn = _push_later(y, s, x, hn, heap, queued, in_cut, child, rank, ptr, idx, live_n, members, sizes)
+        for a in range(n_changed):
+            now[changed[a]] = kept[changed[a]]
         dc[j] = d
     return dc, dn
 
