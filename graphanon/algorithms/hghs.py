@@ -184,11 +184,12 @@ def anonymize_hghs(
     when read.
 
     Measured (``benchmarks/large_vocabulary.py``, k=5, m=2, 2 cores at load
-    average 7-8): full retail-like data (88,162 records, 16,470 items,
+    average 5-13): full retail-like data (88,162 records, 16,470 items,
     fan-out-5 taxonomy of 20,578 nodes): 8.1 M pair threats, 81 moves,
-    14.5-31 s (two runs), of which threat mining (the pair supports of the
-    extended matrix) is 9-19 s and the walk about 1 s; peak RSS 1.05 GB
-    (before: 314 s at the same load, nearly all of it the walk).
+    5.4 s at load 5, 14.5-31 s at load 7-13, of which threat mining (the
+    pair supports of the extended matrix) is nearly all and the walk about
+    1 s; peak RSS 1.05 GB (before: 314 s at load 7, nearly all of it the
+    walk).
 
     Examples
     --------
@@ -251,13 +252,14 @@ def anonymize_mhghs(
     peak).
 
     Measured (``benchmarks/large_vocabulary.py``, k=5, m=2, 2 cores at load
-    average 7): full retail-like data (88,162 records, 16,470 items,
-    fan-out-5 taxonomy): 10.5 s, peak RSS 984 MiB (round 1: 3,081 moves to a
-    12,322-node cut, about 2 s; round 2: 7.2 M pair threats mined in about
-    8.6 s, 81 moves in 0.6 s); before: 195 s on an idle machine (the walk
+    average 6-12): full retail-like data (88,162 records, 16,470 items,
+    fan-out-5 taxonomy): 8.7 s at load 6, 10.5 s at load 7, 19 s at load
+    12; peak RSS 984 MiB (at load 7, round 1: 3,081 moves to a 12,322-node
+    cut, about 2 s; round 2: 7.2 M pair threats mined in about 8.6 s, 81
+    moves in 0.6 s); before: 195 s on an idle machine (the walk
     copied every visited cut and re-ran the greedy scenario on a giant threat
-    component per candidate). T10I4D100K-like data (100,000 records): 1.75 s,
-    378 MiB.
+    component per candidate). T10I4D100K-like data (100,000 records):
+    1.1-3.2 s, 378 MiB.
 
     Examples
     --------
