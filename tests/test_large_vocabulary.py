@@ -89,30 +89,42 @@ def test_aa_sweep_equals_plain_loop(inst):
 
 
 def reference_walk(index, threats, expandable):
-    """The HgHs walk evaluating every child cut in full."""
+    """The HgHs walk evaluating every child cut in full: the path and each visited (cut, suppressed)."""
     cur = np.array([0])
     cost = evaluate_cut(index, threats, cur)[0]
-    path = []
+    path, visited = [], []
     while True:
         best = None
         for x in cur[expandable[cur]]:
             cand = np.sort(np.concatenate([cur[cur != x], index.children(x)]))
-            c = evaluate_cut(index, threats, cand)[0]
+            c, _, _, sup = evaluate_cut(index, threats, cand)
             if best is None or c < best[0] - EPS * max(1.0, abs(best[0])):
-                best = (c, x, cand)
+                best = (c, x, cand, sup)
         if best is None or best[0] >= cost - EPS * max(1.0, abs(cost)):
-            return path
-        cost, x, cur = best
+            return path, visited
+        cost, x, cur, sup = best
         path.append((index.nodes[x], cost))
+        visited.append((index.labels(cur), index.labels(np.sort(sup))))
 
 
-def check_walk(data, tax, k, m):
+def check_walk(data, tax, k, m, expandable_seed=None):
+    """The walk equals the plain loop: path, every candidate's cost, and each step's replayed
+    cut and scenario (read backwards first, then in order). With ``expandable_seed`` only a
+    random part of the internal nodes may be expanded (as in mHgHs rounds past the first)."""
     index = HierarchyIndex(data, tax)
     threats = index.threats(k, m)
-    rnd = walk_round(index, threats, k, m, ~index.is_leaf, None, "test")
+    expandable = ~index.is_leaf
+    if expandable_seed is not None:
+        expandable &= np.random.default_rng(expandable_seed).random(index.n_nodes) < 0.7
+    rnd = walk_round(index, threats, k, m, expandable, None, "test")
     got = [(st_["expanded"], st_["cost"]) for st_ in rnd.steps]
-    assert got == reference_walk(index, threats, ~index.is_leaf)
-    # every candidate's cost (current cost + cached delta) equals a full evaluation
+    path, visited = reference_walk(index, threats, expandable)
+    assert got == path
+    for st_, (cut, sup) in list(zip(rnd.steps, visited, strict=True))[::-1]:
+        assert (st_["cut"], st_["suppressed"]) == (cut, sup)
+    assert rnd.cuts() == [index.labels([0])] + [cut for cut, _ in visited]
+    assert (rnd.cut, rnd.suppressed) == (visited[-1] if visited else (index.labels([0]), rnd.start_cost[3]))
+    # every candidate's cost (current cost + its change) equals a full evaluation
     cur = np.array([0])
     for st_ in rnd.steps:
         for node, c, n_sup in st_["candidates"]:
@@ -130,8 +142,26 @@ def test_walk_deltas_equal_full_evaluation(inst):
     check_walk(*inst)
 
 
+@SETTINGS
+@given(instances(max_internal=16, min_m=2), st.integers(0, 2**31))
+def test_walk_with_restricted_expansions_equals_full_evaluation(inst, seed):
+    """Only some internal nodes expandable: the near-threat lists follow the expandable children."""
+    check_walk(*inst, expandable_seed=seed)
+
+
+@SETTINGS
+@given(instances(max_internal=16, min_m=2))
+def test_threat_incidence_lists_every_threat_of_a_node_ascending(inst):
+    data, tax, k, m = inst
+    index = HierarchyIndex(data, tax)
+    threats = index.threats(k, m)
+    for x in range(index.n_nodes):
+        expected = [t for t in range(len(threats)) if x in threats.members[t].tolist()]
+        assert threats.idx[threats.ptr[x] : threats.ptr[x + 1]].tolist() == expected
+
+
 def test_walk_deltas_on_seeded_instances():
-    """Deeper taxonomies with pair and triple threats, where cached deltas go stale often."""
+    """Deeper taxonomies with pair and triple threats, where changes cascade through partners."""
     for seed in range(120):
         rng = np.random.default_rng(seed)
         n_items = int(rng.integers(8, 30))

@@ -37,7 +37,7 @@ from graphanon.errors import ParameterError
 from graphanon.support import ItemsetLevel, minimal_infrequent_itemsets
 from graphanon.taxonomy import Taxonomy
 
-__all__ = ["HierarchyIndex", "ThreatSet", "check_m", "infrequent_on_columns"]
+__all__ = ["HierarchyIndex", "ThreatSet", "check_m", "evaluate_cut", "infrequent_on_columns"]
 
 
 class HierarchyIndex:
@@ -94,8 +94,9 @@ class HierarchyIndex:
         self.sup_cost = self.occ * (1.0 - self.lm)
         self.total_occurrences = float(data.matrix.nnz)
         # suppression priority: descending O*IL_S, ties by preorder (the paper's Fig. 2 order)
+        self.by_rank = np.lexsort((np.arange(n), -self.sup_cost)).astype(np.int64)  # rank -> node
         self.rank = np.empty(n, dtype=np.int64)
-        self.rank[np.lexsort((np.arange(n), -self.sup_cost))] = np.arange(n)
+        self.rank[self.by_rank] = np.arange(n)
         self._ext = None
 
     # ------------------------------------------------------------------ structure
@@ -188,6 +189,23 @@ class HierarchyIndex:
         return ThreatSet(members, supports.astype(np.int64), self.n_nodes)
 
 
+def evaluate_cut(index: HierarchyIndex, threats: ThreatSet, cut: np.ndarray):
+    """(cost, cost_G, cost_S, suppressed positions in rank order) of a cut with its greedy scenario.
+
+    The cut's nodes are taken in rank order (descending ``O * IL_S``, ties by
+    preorder) by filtering the precomputed rank order with a node mask, O(nodes)
+    vectorized work instead of sorting the cut.
+    """
+    mask = np.zeros(index.n_nodes, dtype=bool)
+    mask[cut] = True
+    order = index.by_rank[mask[index.by_rank]]
+    keep = threats.keep(order)
+    sup = order[~keep]
+    g = float(index.gen_cost[cut].sum())
+    s = float(index.sup_cost[sup].sum())
+    return g + s, g, s, sup
+
+
 def infrequent_on_columns(X, k: int, m: int | None, cols: np.ndarray | None, progress=None, **guard):
     """:func:`~graphanon.support.minimal_infrequent_itemsets` on the columns ``cols`` of ``X``.
 
@@ -226,14 +244,14 @@ class ThreatSet:
     """
 
     def __init__(self, members: np.ndarray, supports: np.ndarray, n_nodes: int) -> None:
+        from graphanon.algorithms._hierarchy_kernels import (
+            incidence,  # numba: loaded when threats are built
+        )
+
         self.members = np.ascontiguousarray(members, dtype=np.int64)
         self.supports = supports
         self.sizes = (self.members >= 0).sum(axis=1).astype(np.int64)
-        t_idx, col = np.nonzero(self.members >= 0)
-        nodes = self.members[t_idx, col]
-        order = np.argsort(nodes, kind="stable")
-        self.idx = t_idx[order].astype(np.int64)
-        self.ptr = np.concatenate([[0], np.cumsum(np.bincount(nodes, minlength=n_nodes))]).astype(np.int64)
+        self.ptr, self.idx = incidence(self.members, n_nodes)
 
     def __len__(self) -> int:
         return len(self.sizes)
@@ -253,5 +271,5 @@ class ThreatSet:
         """Greedy suppression scenario: see :func:`~graphanon.algorithms._hierarchy_kernels.greedy_keep`."""
         from graphanon.algorithms._hierarchy_kernels import greedy_keep
 
-        return greedy_keep(np.ascontiguousarray(order, dtype=np.int64), self.ptr, self.idx, self.members, self.sizes,
-                           len(self.ptr) - 1)
+        return greedy_keep(np.ascontiguousarray(order, dtype=np.int64), self.ptr, self.idx, np.diff(self.ptr),
+                           self.members, self.sizes, len(self.ptr) - 1)

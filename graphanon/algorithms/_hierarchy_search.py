@@ -6,14 +6,90 @@ Split from :mod:`graphanon.algorithms.hghs` (issue 12: modules under ~500 lines)
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from graphanon.algorithms._hierarchy import HierarchyIndex, ThreatSet
+from graphanon.algorithms._hierarchy import HierarchyIndex, ThreatSet, evaluate_cut
 from graphanon.taxonomy import Taxonomy
 
-__all__ = ["HierarchySearch", "SearchRound"]
+__all__ = ["CutReplay", "HierarchySearch", "SearchRound", "WalkStep"]
+
+
+class CutReplay:
+    """The cuts of one walk, replayed from its start and its expanded nodes on demand.
+
+    A walk on a large taxonomy makes thousands of moves over cuts of
+    thousands of nodes; storing every visited cut and scenario would take
+    O(moves x cut) time and memory. Instead the walk records the expanded
+    node of each move here, and a step's cut is rebuilt by replaying the
+    expansions (O(moves x fan-out + nodes); the last replayed cut is kept, so
+    reading the steps in order costs O(total moves x fan-out + nodes) per
+    read) and its suppression scenario by evaluating that cut
+    (:func:`~graphanon.algorithms._hierarchy.evaluate_cut`, the same
+    evaluation the walk made).
+    """
+
+    def __init__(self, index: HierarchyIndex, threats: ThreatSet, start: np.ndarray) -> None:
+        self.index, self.threats = index, threats
+        self.start = np.asarray(start, dtype=np.int64)
+        self.expanded: list[int] = []
+        self._at = None  # (step, node mask) of the last replayed cut
+
+    def positions(self, step: int) -> np.ndarray:
+        """The cut after move ``step`` (0-based; -1: the start), as sorted node positions."""
+        if self._at is None or self._at[0] > step:
+            mask = np.zeros(self.index.n_nodes, dtype=bool)
+            mask[self.start] = True
+            self._at = (-1, mask)
+        at, mask = self._at
+        for x in self.expanded[at + 1 : step + 1]:
+            mask[x] = False
+            mask[self.index.children(x)] = True
+        self._at = (step, mask)
+        return np.flatnonzero(mask)
+
+    def cut(self, step: int) -> list:
+        return self.index.labels(self.positions(step))
+
+    def suppressed(self, step: int) -> list:
+        sup = evaluate_cut(self.index, self.threats, self.positions(step))[3]
+        return self.index.labels(np.sort(sup))
+
+
+class WalkStep(Mapping):
+    """One move of the walk, read like a dict (see :attr:`SearchRound.steps`).
+
+    ``cut`` and ``suppressed`` are rebuilt on access by the round's
+    :class:`CutReplay`; the other entries are stored.
+    """
+
+    _KEYS = ("expanded", "cut", "cost", "cost_generalization", "cost_suppression", "suppressed", "candidates")
+
+    def __init__(self, replay: CutReplay, step: int, x: int, cost: float, g: float, s: float, candidates) -> None:
+        replay.expanded.append(int(x))
+        self._replay, self._step = replay, step
+        self._values = {
+            "expanded": replay.index.nodes[int(x)], "cost": cost, "cost_generalization": g,
+            "cost_suppression": s, "candidates": candidates,
+        }
+
+    def __getitem__(self, key):
+        if key == "cut":
+            return self._replay.cut(self._step)
+        if key == "suppressed":
+            return self._replay.suppressed(self._step)
+        return self._values[key]
+
+    def __iter__(self):
+        return iter(self._KEYS)
+
+    def __len__(self) -> int:
+        return len(self._KEYS)
+
+    def __repr__(self) -> str:
+        return f"WalkStep(expanded={self._values['expanded']!r}, cost={self._values['cost']!r})"
 
 
 @dataclass
@@ -26,11 +102,14 @@ class SearchRound:
         The round enforces k^m-anonymity.
     start : list
         The starting cut (``[root]``).
-    steps : list of dict
-        One per move: ``expanded`` (the node replaced by its children),
-        ``cost``, ``cost_generalization``, ``cost_suppression``,
-        ``suppressed`` (labels) of the cut moved to, and ``candidates``: the
-        evaluated child cuts as ``(expanded node, cost, n_suppressed)``.
+    steps : list of mappings
+        One per move (a read-only :class:`WalkStep` mapping): ``expanded``
+        (the node replaced by its children), ``cut``, ``cost``,
+        ``cost_generalization``, ``cost_suppression``, ``suppressed``
+        (labels) of the cut moved to, and ``candidates``: the evaluated child
+        cuts as ``(expanded node, cost, n_suppressed)`` (None once a round has
+        kept 200,000 of them: large taxonomies keep the path only). ``cut``
+        and ``suppressed`` are rebuilt when read.
     start_cost : tuple
         (cost, cost_G, cost_S, suppressed labels) of the starting cut.
     final_candidates : list
@@ -63,7 +142,7 @@ class SearchRound:
 
     @property
     def cut(self) -> list:
-        return self.cuts()[-1]
+        return list(self.steps[-1]["cut"]) if self.steps else list(self.start)
 
     @property
     def suppressed(self) -> list:
@@ -126,7 +205,7 @@ class HierarchySearch:
 
         idx, thr = self._index, self._threats
         cut = idx.positions(self.cut)
-        order = cut[np.argsort(idx.rank[cut], kind="stable")]
+        order = idx.by_rank[np.isin(idx.by_rank, cut)]
         threats = [idx.labels(t) for t in thr.within(order)]
         costs = {idx.nodes[i]: float(idx.sup_cost[i]) for i in order}
         return SuppressionEnumerationTree(idx.labels(order), threats, costs)
