@@ -17,7 +17,7 @@ from graphanon._progress import ProgressCallback, report
 from graphanon.errors import ParameterError
 from graphanon.support import as_csr
 
-__all__ = ["Blocks", "as_blocks", "n_blocks", "scatter_blocks", "track", "tree", "tree_sum"]
+__all__ = ["Blocks", "as_blocks", "map_blocks", "n_blocks", "scatter_blocks", "sum_blocks", "track", "tree", "tree_sum"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -104,6 +104,40 @@ def as_blocks(X, client, n_partitions: int | None = None) -> Blocks:
             raise ParameterError("n_partitions cuts a matrix into blocks; these records are already Blocks")
         return X
     return scatter_blocks(X, client, n_partitions)
+
+
+def _broadcast(client, args: tuple) -> list:
+    """``args`` with every array of over 1 MB sent to all workers once (a future each); smaller
+    values travel inside the tasks."""
+    return [client.scatter(a, broadcast=True, hash=False) if _nbytes(a) > 1 << 20 else a for a in args]
+
+
+def _nbytes(a) -> int:
+    if isinstance(a, np.ndarray):
+        return a.nbytes
+    if isinstance(a, (sp.sparray, sp.spmatrix)) and hasattr(a, "indices"):
+        return a.data.nbytes + a.indices.nbytes + a.indptr.nbytes
+    return 0
+
+
+def map_blocks(blocks: Blocks, client, fn, *args, n_items: int | None = None) -> Blocks:
+    """The :class:`Blocks` of ``fn(X_b, *args)`` for every block ``X_b`` of ``blocks``, computed on the workers.
+
+    ``fn`` must keep the rows of a block (a column selection, a product with
+    an items x columns matrix); ``n_items`` is the columns of its results
+    (default: those of ``blocks``). Array arguments are broadcast to the
+    workers once.
+    """
+    args = _broadcast(client, args)
+    futures = [client.submit(fn, b, *args) for b in blocks.futures]
+    return Blocks(futures, blocks.n_rows, blocks.n_items if n_items is None else int(n_items))
+
+
+def sum_blocks(client, futures, fn, *args, progress: ProgressCallback | None = None, message: str = "counting blocks"):
+    """``sum over blocks b of fn(b, *args)`` for the block results ``futures`` on the workers, tree-reduced
+    (:func:`tree_sum`); array arguments are broadcast to the workers once."""
+    args = _broadcast(client, args)
+    return tree_sum(client, [client.submit(fn, b, *args) for b in futures], progress, message)
 
 
 def track(futures, progress: ProgressCallback | None, message: str) -> None:
