@@ -9,10 +9,10 @@ from hypothesis import strategies as st
 
 pytest.importorskip("dask.distributed")
 
-from graphanon.algorithms import anonymize_aa, anonymize_partition  # noqa: E402
+from graphanon.algorithms import anonymize_aa  # noqa: E402
 from graphanon.datasets import load, load_taxonomy  # noqa: E402
 from graphanon.datasets.synthetic import quest, quest_taxonomy  # noqa: E402
-from graphanon.privacy import KmAnonymity, TransactionalKAnonymity  # noqa: E402
+from graphanon.privacy import KmAnonymity  # noqa: E402
 
 _SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

@@ -6,9 +6,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphanon.algorithms import anonymize_aa
+from graphanon.algorithms._apriori_counts import LocalCounts
 from graphanon.algorithms._hierarchy import HierarchyIndex
 from graphanon.algorithms._hierarchy_walk import EPS, evaluate_cut, walk_round
-from graphanon.algorithms._apriori_counts import LocalCounts
 from graphanon.algorithms.apriori import _cheapest_fix
 from graphanon.algorithms.coat.state import LN2, CoatState, RunLog
 from graphanon.data import from_iterable
