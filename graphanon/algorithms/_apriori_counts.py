@@ -120,7 +120,7 @@ class BlockCounts:
     batch: int | None = None
 
     def __init__(self, index, client, n_partitions: int | None, progress: ProgressCallback | None) -> None:
-        from graphanon import distributed
+        import graphanon.distributed as distributed
 
         self.distributed = distributed
         self.client = client
