@@ -107,8 +107,8 @@ def block_bits(Eb) -> np.ndarray:
 class BlockCounts:
     """AA's counts summed over record blocks on the workers of a ``dask.distributed.Client``.
 
-    The records of ``index.data`` are cut into ``n_partitions`` row blocks and
-    scattered; each worker builds its blocks of the extended matrix
+    The records of ``index.data`` are cut into ``n_partitions`` row blocks
+    (default one per worker) and scattered; each worker builds its blocks of the extended matrix
     (:func:`extend`) and their vertical bitmaps, which stay there. ``batch =
     None``: the candidate fixes of a violation are counted in one round trip.
 
@@ -125,6 +125,8 @@ class BlockCounts:
         self.distributed = distributed
         self.client = client
         self.progress = progress
+        if n_partitions is None:  # one block per worker: AA asks many short questions, each costs a task per block
+            n_partitions = max(1, len(client.scheduler_info().get("workers", {})))
         X = distributed.scatter_blocks(index.data.matrix, client, n_partitions)
         self.E = distributed.map_blocks(X, client, extend, index.ancestor_matrix(), n_items=index.n_nodes)
         self.bits = client.map(block_bits, self.E.futures)
@@ -141,4 +143,4 @@ class BlockCounts:
         """:func:`padded_supports` of ``sets`` summed over the blocks (one round trip)."""
         if not len(sets):
             return np.zeros(0, dtype=np.int64)
-        return self.distributed.sum_blocks(self.client, self.bits, padded_supports, sets, sentinel)
+        return self.distributed.sum_blocks(self.client, self.bits, padded_supports, sets, sentinel, small=True)

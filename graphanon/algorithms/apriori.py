@@ -98,7 +98,8 @@ def anonymize_aa(
         arrays and the cut, never the extended matrix or its bitmaps. The
         release equals the one-process release.
     n_partitions : int, optional
-        With ``client``: record blocks (default twice the workers).
+        With ``client``: record blocks (default one per worker: a sweep asks
+        hundreds of short questions, and each costs one task per block).
 
     Returns
     -------
@@ -271,8 +272,11 @@ def _sweep(index, members, sups, k, counts, owner, step_cost, generalize) -> int
     node -> violation index) as stale, and stale violations are re-mapped and
     re-counted (distinct sets once, by bitmaps) in blocks just before the
     scan reaches them, once however often they went stale. ``counts``
-    (:mod:`graphanon.algorithms._apriori_counts`) does the counting. Returns
-    the number of generalization steps.
+    (:mod:`graphanon.algorithms._apriori_counts`) does the counting; when it
+    counts all candidate fixes at once (Dask, where a question costs a round
+    trip), the next block's re-count under the cheapest candidate rides along
+    and is used when that candidate is the fix. Returns the number of
+    generalization steps.
     """
     n_found, width = members.shape
     sentinel = index.n_nodes
@@ -283,16 +287,28 @@ def _sweep(index, members, sups, k, counts, owner, step_cost, generalize) -> int
     inc_node, inc_item = flat[ok], np.repeat(np.arange(n_found, dtype=np.int64), width)[ok]
     order = np.argsort(inc_node, kind="stable")
     inc_node, inc_item = inc_node[order], inc_item[order]
+
+    def covered(fix) -> np.ndarray:
+        """The violations with a member under a node of ``fix`` (they go stale when it is applied)."""
+        lo = np.searchsorted(inc_node, np.asarray(fix), side="left")
+        hi = np.searchsorted(inc_node, index.end[np.asarray(fix)], side="left")
+        return np.concatenate([inc_item[a:b] for a, b in zip(lo.tolist(), hi.tolist(), strict=True)])
+
     steps = 0
     pos = 0
     block = 256
+    ahead = None  # (pos, stop, supports): the re-count of the next block, counted with the last fix
     while pos < n_found:
         stop = min(n_found, pos + block)
         redo = pos + np.flatnonzero(stale[pos:stop])
         if len(redo):
-            new_sup = _set_supports(counts, _mapped(owner, members[redo], sentinel), sentinel)
+            if ahead is not None and ahead[:2] == (pos, stop):
+                new_sup = ahead[2]
+            else:
+                new_sup = _set_supports(counts, _mapped(owner, members[redo], sentinel), sentinel)
             need[redo] = (new_sup > 0) & (new_sup < k)
             stale[redo] = False
+        ahead = None
         hits = np.flatnonzero(need[pos:stop])
         if not len(hits):
             pos = stop
@@ -308,28 +324,39 @@ def _sweep(index, members, sups, k, counts, owner, step_cost, generalize) -> int
                 f"record(s) are non-empty, so "
                 f"even the root {index.nodes[0]!r} has support below k; lower k"
             )
-        fix = _cheapest_fix(index, cur, k, counts, step_cost)
+        tops = _fix_candidates(index, cur, step_cost)
+        if counts.batch is None:  # one question: every candidate, and the next block's re-count under tops[0]
+            nxt, stop2 = j + 1, min(n_found, j + 1 + block)
+            moved = owner.copy()
+            for p in tops[0]:
+                moved[p : index.end[p]] = p
+            window = stale[nxt:stop2].copy()
+            hit = covered(tops[0])
+            window[hit[(hit >= nxt) & (hit < stop2)] - nxt] = True
+            redo2 = nxt + np.flatnonzero(window)
+            sets = _recoded(index, cur, tops, sentinel, width)
+            both = _set_supports(counts, np.concatenate([sets, _mapped(moved, members[redo2], sentinel)]), sentinel)
+            good = np.flatnonzero(both[: len(tops)] >= k)
+            fix = list(tops[int(good[0])]) if len(good) else [0]
+            if len(good) and good[0] == 0:
+                ahead = (nxt, stop2, both[len(tops) :])
+        else:
+            fix = _cheapest_fix(index, cur, k, counts, step_cost, tops)
         for p in fix:
             generalize(p)
             steps += 1
         pos = j + 1
-        lo = np.searchsorted(inc_node, np.asarray(fix), side="left")
-        hi = np.searchsorted(inc_node, index.end[np.asarray(fix)], side="left")
-        for a, b in zip(lo.tolist(), hi.tolist(), strict=True):
-            stale[inc_item[a:b]] = True
+        stale[covered(fix)] = True
     return steps
 
 
-def _cheapest_fix(index: HierarchyIndex, cur: np.ndarray, k: int, counts, step_cost) -> list[int]:
-    """The cheapest full-subtree generalization that lifts the itemset ``cur`` to support >= k.
+def _fix_candidates(index: HierarchyIndex, cur: np.ndarray, step_cost) -> list[tuple]:
+    """The candidate fixes of the itemset ``cur``, in ascending cost (ties: fewer nodes, then the nodes).
 
-    Candidates: every choice of one ancestor-or-self per member (the product
-    of the members' root paths); the generalization nodes of a choice are its
+    Every choice of one ancestor-or-self per member (the product of the
+    members' root paths); the generalization nodes of a choice are its
     maximal proper ancestors, its cost the NCP increase of replacing the cut
-    nodes under each by it. Candidates are tried in ascending cost; the first
-    whose recoded itemset has support >= k is returned (the root always is,
-    when the problem is feasible). O(prod of (depth + 1)) candidates,
-    counted ``counts.batch`` at a time (all at once on Dask: one round trip).
+    nodes under each by it. O(prod of (depth + 1)) choices.
     """
     end = index.end
     chains = []
@@ -356,23 +383,41 @@ def _cheapest_fix(index: HierarchyIndex, cur: np.ndarray, k: int, counts, step_c
             cost += memo[p]
         cands.append((cost, len(top), top))
     cands.sort()
+    return [top for _, _, top in cands]
+
+
+def _recoded(index: HierarchyIndex, cur: np.ndarray, tops: list[tuple], sentinel: int, width: int) -> np.ndarray:
+    """The itemset ``cur`` recoded by each fix of ``tops``: sorted rows padded with ``sentinel`` to ``width``."""
+    end = index.end
+    sets = np.full((len(tops), width), sentinel, dtype=np.int64)
+    for row, top in enumerate(tops):
+        mapped = set()
+        for u in cur:
+            v = int(u)
+            for p in top:
+                if p <= v < end[p]:
+                    v = p
+                    break
+            mapped.add(v)
+        sets[row, : len(mapped)] = sorted(mapped)
+    return sets
+
+
+def _cheapest_fix(index: HierarchyIndex, cur: np.ndarray, k: int, counts, step_cost, tops=None) -> list[int]:
+    """The cheapest full-subtree generalization that lifts the itemset ``cur`` to support >= k.
+
+    The candidates (:func:`_fix_candidates`, or ``tops``) are tried in
+    ascending cost, ``counts.batch`` at a time (all at once when None); the
+    first whose recoded itemset has support >= k is returned (the root
+    always is, when the problem is feasible).
+    """
+    tops = _fix_candidates(index, cur, step_cost) if tops is None else tops
     sentinel = index.n_nodes
-    batch = counts.batch or len(cands)
-    for a in range(0, len(cands), batch):
-        sets = np.full((min(batch, len(cands) - a), len(cur)), sentinel, dtype=np.int64)
-        for row, (_, _, top) in enumerate(cands[a : a + batch]):
-            mapped = set()
-            for u in cur:
-                v = int(u)
-                for p in top:
-                    if p <= v < end[p]:
-                        v = p
-                        break
-                mapped.add(v)
-            sets[row, : len(mapped)] = sorted(mapped)
-        ok = np.flatnonzero(counts.padded(sets, sentinel) >= k)
+    batch = counts.batch or len(tops)
+    for a in range(0, len(tops), batch):
+        ok = np.flatnonzero(counts.padded(_recoded(index, cur, tops[a : a + batch], sentinel, len(cur)), sentinel) >= k)
         if len(ok):
-            return list(cands[a + int(ok[0])][2])
+            return list(tops[a + int(ok[0])])
     return [0]
 
 

@@ -133,11 +133,25 @@ def map_blocks(blocks: Blocks, client, fn, *args, n_items: int | None = None) ->
     return Blocks(futures, blocks.n_rows, blocks.n_items if n_items is None else int(n_items))
 
 
-def sum_blocks(client, futures, fn, *args, progress: ProgressCallback | None = None, message: str = "counting blocks"):
-    """``sum over blocks b of fn(b, *args)`` for the block results ``futures`` on the workers, tree-reduced
-    (:func:`tree_sum`); array arguments are broadcast to the workers once."""
+def sum_blocks(client, futures, fn, *args, small: bool = False, progress: ProgressCallback | None = None,
+               message: str = "counting blocks"):
+    """``sum over blocks b of fn(b, *args)`` for the block results ``futures`` on the workers.
+
+    Tree-reduced on the workers (:func:`tree_sum`), or with ``small`` (a
+    result of a few kilobytes, such as a vector of counts) gathered and
+    added here: one round trip instead of ``log2(blocks)`` hops, which is
+    what a short question costs. Array arguments of over 1 MB are broadcast
+    to the workers once.
+    """
     args = _broadcast(client, args)
-    return tree_sum(client, [client.submit(fn, b, *args) for b in futures], progress, message)
+    parts = [client.submit(fn, b, *args, pure=False) for b in futures]
+    if not small:
+        return tree_sum(client, parts, progress, message)
+    track(parts, progress, message)
+    total = None
+    for part in client.gather(parts):
+        total = part if total is None else total + part
+    return total
 
 
 def track(futures, progress: ProgressCallback | None, message: str) -> None:
