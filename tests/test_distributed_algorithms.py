@@ -139,3 +139,16 @@ def test_partition_on_client_bundled_data_and_cli(dask_client, cli_on_test_clust
     one, dist = load_release("one.json"), load_release("dask.json")
     rows = [sorted(r.render_record(i) for i in range(r.n_records)) for r in (one, dist)]
     assert rows[0] == rows[1]
+
+
+def test_aa_on_client_infeasible_and_partition_bad_partitions_are_clear_errors(dask_client):
+    from graphanon.data import from_iterable
+    from graphanon.errors import InfeasibleError, ParameterError
+    from graphanon.taxonomy import Taxonomy
+
+    data = from_iterable([["a"], ["b"], [], [], []])
+    tax = Taxonomy.balanced(["a", "b"], 2)
+    with pytest.raises(InfeasibleError, match="only 2 record"):
+        anonymize_aa(data, taxonomy=tax, k=3, m=1, client=dask_client)
+    with pytest.raises(ParameterError, match="n_partitions"):
+        anonymize_partition(data, taxonomy=tax, k=2, client=dask_client, n_partitions=0)
