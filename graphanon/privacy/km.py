@@ -230,6 +230,10 @@ class TransactionalKAnonymity(PrivacyModel):
     (:class:`~graphanon.release.LocalRecoding`: rows are equal when they hold
     the same copies of the same nodes); it first checks that the release is a
     recoding of ``original`` (:mod:`graphanon.privacy.local` for local ones).
+    ``audit(..., client=client)`` with a ``dask.distributed.Client`` groups
+    the records on its workers (:func:`graphanon.distributed.equal_row_groups`:
+    exact per-block keys, counters tree-summed there, only the records in
+    groups smaller than ``k`` come back); the report is identical.
 
     Examples
     --------
