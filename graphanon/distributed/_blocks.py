@@ -129,7 +129,10 @@ def map_blocks(blocks: Blocks, client, fn, *args, n_items: int | None = None) ->
     workers once.
     """
     args = _broadcast(client, args)
-    futures = [client.submit(fn, b, *args) for b in blocks.futures]
+    # fresh keys (pure=False): an equal call made before (AA asks for the same cut's columns at the end of
+    # one pass and the start of the next) may be in the middle of being released, and a task taking its
+    # key would be cancelled with it ("already forgotten")
+    futures = [client.submit(fn, b, *args, pure=False) for b in blocks.futures]
     return Blocks(futures, blocks.n_rows, blocks.n_items if n_items is None else int(n_items))
 
 
@@ -172,7 +175,7 @@ def tree(client, futures, combine=None):
     """
     combine = combine or _add
     while len(futures) > 1:
-        pairs = [client.submit(combine, a, b) for a, b in zip(futures[::2], futures[1::2], strict=False)]
+        pairs = [client.submit(combine, a, b, pure=False) for a, b in zip(futures[::2], futures[1::2], strict=False)]
         futures = pairs + ([futures[-1]] if len(futures) % 2 else [])
     return futures[0]
 
