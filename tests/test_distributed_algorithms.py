@@ -170,3 +170,16 @@ def test_map_blocks_gives_fresh_keys_to_equal_calls(dask_client):
     assert {f.key for f in a.futures}.isdisjoint(f.key for f in b.futures)
     assert (a.gather(dask_client) != b.gather(dask_client)).nnz == 0
     assert (a.gather(dask_client) != X[:, cut]).nnz == 0
+
+
+@pytest.mark.parametrize("chunk", [64, 640, 1 << 18])
+def test_workers_build_extended_blocks_and_bitmaps_in_chunks_alike(chunk):
+    from graphanon.algorithms._apriori_counts import block_bits, extend
+    from graphanon.algorithms._hierarchy import HierarchyIndex
+    from graphanon.support import sparse_bitmaps
+
+    data = quest(3000, n_items=80, rng=3)
+    index = HierarchyIndex(data, quest_taxonomy(data, fanout=3, rng=3))
+    E = extend(data.matrix, index.ancestor_matrix(), chunk)
+    assert E.dtype == bool and (E != index.extended).nnz == 0
+    np.testing.assert_array_equal(block_bits(index.extended, chunk), sparse_bitmaps(index.extended).bits)

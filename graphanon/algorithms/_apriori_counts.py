@@ -87,12 +87,29 @@ class LocalCounts:
         return padded_supports(self.bits, sets, sentinel)
 
 
-def extend(Xb, A) -> sp.csr_array:
-    """The records x nodes boolean matrix of the records ``Xb`` (items) and the ancestor matrix ``A``."""
-    Xi = sp.csr_array((np.ones(Xb.nnz, dtype=np.int32), Xb.indices, Xb.indptr), shape=Xb.shape)
-    E = (Xi @ A).tocsr()
-    E.sort_indices()
-    return sp.csr_array((np.ones(E.nnz, dtype=bool), E.indices, E.indptr), shape=E.shape)
+#: rows handled at once when a worker builds its extended block and bitmaps (a multiple of 64): the
+#: product and the bitmap packing take 8 to 32 bytes per nonzero while they run, so a whole block of
+#: 5 million Quest records at once would add gigabytes to the worker's peak
+CHUNK_ROWS = 1 << 18
+
+
+def extend(Xb, A, chunk: int = CHUNK_ROWS) -> sp.csr_array:
+    """The records x nodes boolean matrix of the records ``Xb`` (items) and the ancestor matrix ``A``.
+
+    Built ``chunk`` rows at a time (``Xb[a:b] @ A``), so the integer product
+    never holds more than one chunk.
+    """
+    indices, counts = [], []
+    for a in range(0, Xb.shape[0], chunk):
+        part = Xb[a : a + chunk]
+        Xi = sp.csr_array((np.ones(part.nnz, dtype=np.int32), part.indices, part.indptr), shape=part.shape)
+        E = (Xi @ A).tocsr()
+        E.sort_indices()
+        indices.append(E.indices.astype(np.int32, copy=False))
+        counts.append(np.diff(E.indptr))
+    ind = np.concatenate(indices) if indices else np.zeros(0, dtype=np.int32)
+    ptr = np.r_[0, np.cumsum(np.concatenate(counts))] if counts else np.zeros(1, dtype=np.int64)
+    return sp.csr_array((np.ones(len(ind), dtype=bool), ind, ptr), shape=(Xb.shape[0], A.shape[1]))
 
 
 def columns(Eb, cut: np.ndarray) -> sp.csr_array:
@@ -100,8 +117,15 @@ def columns(Eb, cut: np.ndarray) -> sp.csr_array:
     return sp.csr_array(Eb[:, cut])
 
 
-def block_bits(Eb) -> np.ndarray:
-    return sparse_bitmaps(Eb).bits
+def block_bits(Eb, chunk: int = CHUNK_ROWS) -> np.ndarray:
+    """The vertical bitmaps of a block (:func:`graphanon.support.sparse_bitmaps`), packed ``chunk``
+    rows (``chunk / 64`` words) at a time."""
+    n_words = max(1, (Eb.shape[0] + 63) // 64)
+    bits = np.zeros((Eb.shape[1], n_words), dtype=np.uint64)
+    for a in range(0, Eb.shape[0], chunk):
+        part = sparse_bitmaps(Eb[a : a + chunk]).bits
+        bits[:, a // 64 : a // 64 + part.shape[1]] = part
+    return bits
 
 
 class BlockCounts:
