@@ -260,7 +260,7 @@ def main() -> None:
         doc = json.loads(path.read_text()) if path.exists() else {"rows": []}
         keys = {(r["records"], r["path"], r["step"]) for r in rows}
         doc["rows"] = [r for r in doc["rows"] if (r["records"], r["path"], r["step"]) not in keys] + rows
-        doc["rows"].sort(key=lambda r: (r["records"], r["path"] != "single", STEPS.index(r["step"])))
+        doc["rows"].sort(key=lambda r: (r["records"], STEPS.index(r["step"]), r["path"] != "single"))
         doc["machine"] = {"cores": os.cpu_count(), "memory_gb": round(_total_memory() / 2**30, 1)}
         path.write_text(json.dumps(doc, indent=1) + "\n")
 
