@@ -26,6 +26,7 @@ from graphanon.algorithms import anonymize_partition
 from graphanon.datasets.synthetic import quest, quest_taxonomy
 from graphanon.privacy import TransactionalKAnonymity
 
+
 def timed(fn):
     """``(fn(), wall seconds, CPU seconds of this process)``."""
     t, c = time.perf_counter(), time.process_time()
