@@ -15,12 +15,15 @@ Steps, each in its own child process so that its peak memory is its own:
   :func:`graphanon.distributed.minimal_infrequent_itemsets` ``(X, 5, 2)``,
   whose violations are the audit's verdict);
 * ``aa`` - ``anonymize_aa(k=5, m=2)`` over ``quest_taxonomy(fanout=5)``
-  (Dask: with ``client=``, run only when ``anonymize_aa`` takes one).
+  (Dask: with ``client=``: the recounts, re-counts and candidate fixes
+  counted over 4 record blocks on the workers).
 
 Time is wall clock inside the child around the step only (not the imports or
 reading the cached input); ``cpu_s`` is the child's CPU time over the same
-span (for Dask the client process only, not the workers), which a loaded
-machine inflates far less than the wall clock. Peak memory is the largest resident set of the
+span (for Dask the client process only), which a loaded machine inflates
+far less than the wall clock; ``workers_cpu_s`` (Dask) is the CPU time the
+worker processes spent over the step (``client.run(time.process_time)``
+before and after). Peak memory is the largest resident set of the
 whole process tree (the child plus, for Dask, the ``LocalCluster`` worker
 processes and their nanny), sampled every 50 ms with psutil, and the child's
 own ``ru_maxrss`` (exact, the child process alone).
@@ -30,12 +33,12 @@ Usage::
     python benchmarks/scale.py 100000 1000000            # single process and Dask, print JSON lines
     python benchmarks/scale.py 10000000 --paths dask --steps generate,write,load,pairs,k2_audit
     python benchmarks/scale.py 100000 --out benchmarks/results/scale.json   # merge into the results file
+    python benchmarks/scale.py 1000000 --steps aa --paths single,dask      # one row of the table
 """
 
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import os
 import resource
@@ -107,6 +110,7 @@ def child(step: str, n: int, work: Path, dask_path: bool) -> dict:
     cluster = client = None
     if dask_path:
         cluster, client = _client(2)
+        workers_cpu = sum(client.run(time.process_time).values())
     try:
         if step == "pairs":
             t, cpu = time.perf_counter(), time.process_time()
@@ -155,8 +159,11 @@ def child(step: str, n: int, work: Path, dask_path: bool) -> dict:
             out["seconds"], out["cpu_s"] = time.perf_counter() - t, round(time.process_time() - cpu, 2)
             out["distributed"] = bool(kwargs)
             out["published_items"] = rel.n_published_items
+            out["cut_cost"] = rel.params["cost"]  # equal on both paths (the same cut)
         else:
             raise SystemExit(f"unknown step {step!r}")
+        if client is not None:  # the workers' CPU time over the step (they idle outside it)
+            out["workers_cpu_s"] = round(sum(client.run(time.process_time).values()) - workers_cpu, 2)
     finally:
         if client is not None:
             client.close()
@@ -235,16 +242,14 @@ def main() -> None:
     for n in args.records:
         with tempfile.TemporaryDirectory(prefix="graphanon-scale-") as tmp:
             work = Path(tmp)
-            if "generate" not in steps:  # the later steps need the data
+            if "generate" not in steps:  # the later steps need the data (not timed in the table)
                 run_step("generate", n, work, False, args.timeout)
+            if "load" in steps and "write" not in steps:  # load reads the file write makes
+                run_step("write", n, work, False, args.timeout)
             for step in steps:
                 for path in paths:
                     if path == "dask" and step in ("generate", "write", "load"):
                         continue  # single-process steps: the same code runs before either path
-                    if path == "dask" and step == "aa" and not _aa_takes_client():
-                        rows.append({"step": step, "records": n, "path": path,
-                                     "note": "not run: anonymize_aa has no client= on this branch"})
-                        continue
                     row = run_step(step, n, work, path == "dask", args.timeout)
                     print(json.dumps(row), flush=True)
                     rows.append(row)
@@ -255,7 +260,7 @@ def main() -> None:
         doc = json.loads(path.read_text()) if path.exists() else {"rows": []}
         keys = {(r["records"], r["path"], r["step"]) for r in rows}
         doc["rows"] = [r for r in doc["rows"] if (r["records"], r["path"], r["step"]) not in keys] + rows
-        doc["rows"].sort(key=lambda r: (r["records"], r["path"] != "single", STEPS.index(r["step"])))
+        doc["rows"].sort(key=lambda r: (r["records"], STEPS.index(r["step"]), r["path"] != "single"))
         doc["machine"] = {"cores": os.cpu_count(), "memory_gb": round(_total_memory() / 2**30, 1)}
         path.write_text(json.dumps(doc, indent=1) + "\n")
 
@@ -276,16 +281,12 @@ def markdown(rows: list[dict]) -> str:
             if key in r:
                 facts.append(f"{key.replace('_', ' ')} {r[key]:,}")
         cpu = f"{r['cpu_s']:.1f}" if "cpu_s" in r else "-"
+        if "workers_cpu_s" in r:
+            cpu += f" + {r['workers_cpu_s']:.1f}"
         out.append(f"| {r['records']:,} | {r['path']} | {names[r['step']]} | {r['seconds']:.1f} | "
                    f"{cpu} | {r['peak_tree_mb']:,} | {r['load_avg_1min']:.1f} | "
                    f"{', '.join(facts)} |")
     return "\n".join(out)
-
-
-def _aa_takes_client() -> bool:
-    from graphanon.algorithms.apriori import anonymize_aa
-
-    return "client" in inspect.signature(anonymize_aa).parameters
 
 
 def _total_memory() -> int:

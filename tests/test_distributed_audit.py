@@ -17,9 +17,9 @@ from graphanon import containment  # noqa: E402
 from graphanon.algorithms import anonymize_partition  # noqa: E402
 from graphanon.data import from_iterable  # noqa: E402
 from graphanon.datasets import load, load_taxonomy  # noqa: E402
-from graphanon.distributed import connect, record_supports, require_dask  # noqa: E402
+from graphanon.distributed import connect, equal_row_groups, record_supports, require_dask  # noqa: E402
 from graphanon.errors import ParameterError  # noqa: E402
-from graphanon.privacy import KmAnonymity  # noqa: E402
+from graphanon.privacy import KmAnonymity, TransactionalKAnonymity  # noqa: E402
 from graphanon.release import GlobalRecoding  # noqa: E402
 
 from .conftest import small_records  # noqa: E402
@@ -125,15 +125,18 @@ def test_cli_audit_on_dask_prints_the_same_report(cli_on_test_cluster, tmp_path,
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
     assert runner.invoke(main, ["anonymize", "groceries", "-a", "aa", "-k", "5", "-m", "2", "-o", "rel.json"]).exit_code == 0
-    for m in ("2", "inf"):
-        args = ["audit", "groceries", "rel.json", "--model", "km", "-k", "10", "-m", m, "--json"]
+    codes = []
+    for model in (["km", "-m", "2"], ["km", "-m", "inf"], ["transactional"]):
+        args = ["audit", "groceries", "rel.json", "--model", *model, "-k", "10", "--json"]
         local = runner.invoke(main, args)
         dist = runner.invoke(main, [*args, "--scheduler", "local:2"])
         assert dist.exit_code == local.exit_code and json.loads(dist.output) == json.loads(local.output)
-    assert used == ["local:2", "local:2"]
-    wrong = runner.invoke(main, ["audit", "groceries", "rel.json", "--model", "transactional", "-k", "5",
+        codes.append(local.exit_code)
+    assert codes[-1] == 1  # transactional k=10 of a k^2 release: real violations, reported alike
+    assert used == ["local:2"] * 3
+    wrong = runner.invoke(main, ["audit", "groceries", "rel.json", "--model", "nonreciprocal", "-k", "5",
                                  "--scheduler", "local:2"])
-    assert wrong.exit_code == 2 and "--scheduler runs the km audit on Dask" in wrong.output
+    assert wrong.exit_code == 2 and "--scheduler runs the km and transactional audits on Dask" in wrong.output
     assert len(wrong.output.strip().splitlines()) == 1
 
 
@@ -145,3 +148,30 @@ def test_contained_counts_brute_force(queries, records):
     want = [sum(set(q) <= set(r) for r in records) for q in queries]
     np.testing.assert_array_equal(containment.contained_counts(Q, X), want)
     np.testing.assert_array_equal(containment.contained_counts(X, X), containment.record_supports(X))
+
+
+@_SETTINGS
+@given(small_records(max_records=40, max_items=6, min_records=0), st.integers(1, 5), st.integers(1, 3),
+       st.integers(1, 6))
+def test_transactional_audit_equals_single_process(dask_client, records, k, width, parts):
+    data = from_iterable(records, items=list(range(6)))
+    if not 1 <= k <= data.n_records:
+        return
+    release = _coarsened(data, width)
+    model = TransactionalKAnonymity(k)
+    local = model.audit(data, release, max_examples=3).to_dict()
+    assert model.audit(data, release, max_examples=3, client=dask_client).to_dict() == local
+    groups, smallest, rows, sizes = equal_row_groups(release.records, k, client=dask_client, n_partitions=parts)
+    keys = [tuple(r) for r in release.records.tolil().rows]
+    assert groups == len(set(keys)) and smallest == min(keys.count(t) for t in keys)
+    assert rows.tolist() == [i for i, t in enumerate(keys) if keys.count(t) < k]
+    assert sizes.tolist() == [keys.count(keys[i]) for i in rows]
+
+
+def test_transactional_audit_of_local_recodings_equal(dask_client):
+    data, tax = load("groceries"), load_taxonomy("groceries")
+    release = anonymize_partition(data, taxonomy=tax, k=3, unsafe_secret_seed=0)
+    for k in (3, 4, 12):
+        local = TransactionalKAnonymity(k).audit(data, release).to_dict()
+        assert TransactionalKAnonymity(k).audit(data, release, client=dask_client).to_dict() == local
+    assert local["violations"] > 0  # k=12 > the groups' size 3: the report lists real violations

@@ -6,6 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphanon.algorithms import anonymize_aa
+from graphanon.algorithms._apriori_counts import LocalCounts
 from graphanon.algorithms._hierarchy import HierarchyIndex
 from graphanon.algorithms._hierarchy_walk import EPS, evaluate_cut, walk_round
 from graphanon.algorithms.apriori import _cheapest_fix
@@ -65,7 +66,7 @@ def reference_aa_cut(data, tax, k, m):
                 if 0 < sup < k:
                     if len(cur) == 1 and cur[0] == 0:
                         raise InfeasibleError("root")
-                    for p in _cheapest_fix(index, cur, k, bits.support, step_cost):
+                    for p in _cheapest_fix(index, cur, k, LocalCounts(index), step_cost):
                         sl = slice(p, int(index.end[p]))
                         in_cut[sl] = False
                         in_cut[p] = True

@@ -45,7 +45,7 @@ BOTTOM = {
     "graphanon.formats_csv",
     "graphanon.formats_parquet", "graphanon.distributed", "graphanon.distributed._blocks", "graphanon.distributed.support",
     "graphanon.distributed._client", "graphanon.distributed.containment", "graphanon.distributed.parquet",
-    "graphanon.distributed.tasks",
+    "graphanon.distributed.tasks", "graphanon.distributed.groups",
 }
 TAXONOMY_LAYER = {
     "graphanon.taxonomy", "graphanon.taxonomy_build", "graphanon.itemgroups", "graphanon.categories", "graphanon.datasets", "graphanon.constraints_io",
@@ -64,6 +64,7 @@ DATA_THIRD_PARTY = {
     "graphanon.distributed.containment": {"dask", "distributed"},
     "graphanon.distributed.parquet": {"dask", "distributed", "pyarrow"},
     "graphanon.distributed.tasks": {"dask", "distributed"},
+    "graphanon.distributed.groups": {"dask", "distributed"},
 }
 CLI_ONLY = {"click", "rich"}
 

@@ -3,6 +3,13 @@
 Each item occurrence carries its current cut node (``cur``); a partition is a
 segment of a row permutation plus a list of *frozen* nodes (expansions that
 already failed for it). The recursion is an explicit stack.
+
+:func:`partition_run` starts from any list of partitions (records, their
+occurrences' cut nodes, their frozen lists) and can stop at partitions
+smaller than a size, listing them instead (*deferred*): partitions are
+independent once split, so the deferred ones can be finished elsewhere
+(:func:`run_deferred`, on Dask workers) and the groups renumbered in the
+order the whole recursion would have made them.
 """
 
 from __future__ import annotations
@@ -19,12 +26,63 @@ def _mix(h, v):  # pragma: no cover - compiled
     return z ^ (z >> np.uint64(31))
 
 
-@numba.njit(cache=True)
-def partition_groups(o_ptr, anc, depth, is_leaf, ncp, k, n_nodes):  # pragma: no cover - compiled
-    """Return (group of each record, final cut node of each occurrence)."""
+def partition_groups(o_ptr, anc, depth, is_leaf, ncp, k, n_nodes):
+    """Return (group of each record, final cut node of each occurrence): the whole recursion from the root."""
     n = len(o_ptr) - 1
-    n_occ = o_ptr[n]
-    cur = np.zeros(n_occ, dtype=np.int64)  # everything starts at the root (node 0)
+    cur = np.zeros(o_ptr[n], dtype=np.int64)  # everything starts at the root (node 0)
+    group, _, _, _ = partition_run(
+        o_ptr, anc, depth, is_leaf, ncp, k, n_nodes, cur,
+        np.array([0, n], dtype=np.int64), np.zeros(2, dtype=np.int64), np.zeros(0, dtype=np.int64), 0,
+    )
+    return group, cur
+
+
+def run_deferred(task):
+    """Finish deferred partitions (one task of :func:`graphanon.algorithms.partition.anonymize_partition`
+    on Dask): ``task = (o_ptr, anc, cur, bounds, f_ptr, frozen, depth, is_leaf, ncp, k)`` over the
+    partitions' records only, in their order. Returns (group of each record, numbered from 0 in
+    processing order, and the final cut node of each occurrence)."""
+    o_ptr, anc, cur, bounds, f_ptr, frozen, depth, is_leaf, ncp, k = task
+    cur = cur.copy()
+    group, _, _, _ = partition_run(o_ptr, anc, depth, is_leaf, ncp, k, len(depth), cur, bounds, f_ptr, frozen, 0)
+    return group, cur
+
+
+@numba.njit(cache=True)
+def partition_run(o_ptr, anc, depth, is_leaf, ncp, k, n_nodes, cur, bounds, f_ptr, frozen0, defer_below):  # pragma: no cover - compiled
+    """Run the recursion from given partitions; optionally stop at small ones (defer them).
+
+    Parameters
+    ----------
+    o_ptr : int64 array (n + 1)
+        Occurrences of record ``r``: ``o_ptr[r]:o_ptr[r + 1]``.
+    anc : int64 array (occurrences, height + 1)
+        Each occurrence's ancestor at every depth.
+    cur : int64 array (occurrences)
+        Each occurrence's current cut node (0, the root, at the start); updated in place.
+    bounds : int64 array (p + 1)
+        The starting partitions: records ``bounds[j]:bounds[j + 1]``, in this
+        order (they are processed in this order, each with its whole subtree).
+    f_ptr, frozen0 : int64 arrays
+        Partition ``j``'s frozen nodes: ``frozen0[f_ptr[j]:f_ptr[j + 1]]``.
+    defer_below : int
+        When > 0, a partition of fewer records is not processed but
+        *deferred*: it takes one group number (a placeholder) and is listed.
+
+    Returns
+    -------
+    group : int64 array (n)
+        Group of each record, numbered in processing order (depth first);
+        a deferred partition's records hold its placeholder.
+    rows : int64 array (n)
+        The records in final order; a deferred partition is a segment of it.
+    deferred : int64 array (d, 4)
+        Per deferred partition, in placeholder order: placeholder group,
+        segment start and end in ``rows``, and the index of its frozen list.
+    frozen : tuple (f_ptr, nodes)
+        The deferred partitions' frozen lists, CSR-like.
+    """
+    n = len(o_ptr) - 1
     rows = np.arange(n, dtype=np.int64)
     group = np.full(n, -1, dtype=np.int64)
     gain = np.zeros(n_nodes, dtype=np.float64)
@@ -34,21 +92,29 @@ def partition_groups(o_ptr, anc, depth, is_leaf, ncp, k, n_nodes):  # pragma: no
     rgain = np.zeros(n, dtype=np.float64)
     moved = np.zeros(n, dtype=np.bool_)
     childbuf = np.empty(n_nodes, dtype=np.int64)
+    n_start = len(bounds) - 1
     # stack of partitions: start, end, frozen start, frozen length
-    cap = 1024
+    cap = 1024 + n_start
     st_s = np.empty(cap, dtype=np.int64)
     st_e = np.empty(cap, dtype=np.int64)
     st_fs = np.empty(cap, dtype=np.int64)
     st_fl = np.empty(cap, dtype=np.int64)
-    fcap = 1024
+    fcap = 1024 + len(frozen0)
     frozen = np.empty(fcap, dtype=np.int64)
-    f_top = 0
+    frozen[: len(frozen0)] = frozen0
+    f_top = len(frozen0)
     top = 0
-    st_s[0] = 0
-    st_e[0] = n
-    st_fs[0] = 0
-    st_fl[0] = 0
-    top = 1
+    for j in range(n_start - 1, -1, -1):  # the first partition on top: processed first
+        st_s[top] = bounds[j]
+        st_e[top] = bounds[j + 1]
+        st_fs[top] = f_ptr[j]
+        st_fl[top] = f_ptr[j + 1] - f_ptr[j]
+        top += 1
+    d_cap = 64
+    deferred = np.empty((d_cap, 4), dtype=np.int64)
+    n_def = 0
+    d_fptr = np.zeros(d_cap + 1, dtype=np.int64)
+    d_nodes = np.empty(64, dtype=np.int64)
     n_groups = 0
     while top > 0:
         top -= 1
@@ -56,6 +122,26 @@ def partition_groups(o_ptr, anc, depth, is_leaf, ncp, k, n_nodes):  # pragma: no
         e = st_e[top]
         fs = st_fs[top]
         fl = st_fl[top]
+        if e - s < defer_below:
+            if n_def == d_cap:
+                d_cap *= 2
+                grown = np.empty((d_cap, 4), dtype=np.int64)
+                grown[:n_def] = deferred[:n_def]
+                deferred = grown
+                d_fptr = _grow(d_fptr, d_cap + 1)
+            if d_fptr[n_def] + fl > len(d_nodes):
+                d_nodes = _grow(d_nodes, 2 * (len(d_nodes) + fl))
+            deferred[n_def, 0] = n_groups
+            deferred[n_def, 1] = s
+            deferred[n_def, 2] = e
+            deferred[n_def, 3] = n_def
+            d_nodes[d_fptr[n_def] : d_fptr[n_def] + fl] = frozen[fs : fs + fl]
+            d_fptr[n_def + 1] = d_fptr[n_def] + fl
+            n_def += 1
+            for i in range(s, e):
+                group[rows[i]] = n_groups
+            n_groups += 1
+            continue
         # --- pick node: largest total information gain among expandable cut nodes
         n_t = 0
         for i in range(s, e):
@@ -216,7 +302,7 @@ def partition_groups(o_ptr, anc, depth, is_leaf, ncp, k, n_nodes):  # pragma: no
             st_fl[top] = fl + 1
             f_top += fl + 1
             top += 1
-    return group, cur
+    return group, rows, deferred[:n_def].copy(), (d_fptr[: n_def + 1].copy(), d_nodes[: d_fptr[n_def]].copy())
 
 
 @numba.njit(cache=True)

@@ -40,13 +40,13 @@ import numpy as np
 from graphanon._progress import ProgressCallback
 from graphanon._random import check_random_state
 from graphanon._validation import check_k
+from graphanon.algorithms._apriori_counts import BlockCounts, LocalCounts
 from graphanon.algorithms._hierarchy import HierarchyIndex, check_m
 from graphanon.algorithms.cut import cut_recoding
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.errors import InfeasibleError
 from graphanon.metrics.loss import ncp
 from graphanon.release import GlobalRecoding, publish
-from graphanon.support import minimal_infrequent_itemsets, sparse_bitmaps
 from graphanon.taxonomy import Taxonomy
 
 __all__ = ["anonymize_aa"]
@@ -62,6 +62,8 @@ def anonymize_aa(
     rng=None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
+    client=None,
+    n_partitions: int | None = None,
 ) -> GlobalRecoding:
     """k^m-anonymize ``data`` by Apriori Anonymization (global full-subtree generalization).
 
@@ -85,6 +87,19 @@ def anonymize_aa(
         Tests only: fixes the secret row shuffle, which otherwise comes from
         operating-system entropy (:func:`~graphanon.release.publish`). Never
         recorded in the release.
+    client : dask.distributed.Client, optional
+        Count on Dask: the records are cut into ``n_partitions`` row blocks
+        on the workers, each worker builds its blocks of the extended
+        (records x nodes) matrix and their vertical bitmaps, and every count
+        of the run is a sum over blocks: each recount's level-wise search
+        (:func:`graphanon.distributed.minimal_infrequent_itemsets` on the
+        cut's columns), the sweep's re-counts of stale violations and the
+        candidate fixes' supports. The client keeps the data, the taxonomy
+        arrays and the cut, never the extended matrix or its bitmaps. The
+        release equals the one-process release.
+    n_partitions : int, optional
+        With ``client``: record blocks (default one per worker: a sweep asks
+        hundreds of short questions, and each costs one task per block).
 
     Returns
     -------
@@ -143,8 +158,7 @@ def anonymize_aa(
     check_k(k, data.n_records)
     m = check_m(m)
     index = HierarchyIndex(data, taxonomy)
-    E = index.extended
-    bits = sparse_bitmaps(E)
+    counts = LocalCounts(index) if client is None else BlockCounts(index, client, n_partitions, progress)
     n = index.n_nodes
     in_cut = index.is_leaf.copy()
     owner = np.arange(n, dtype=np.int64)  # node -> its cut node (valid for nodes at or below the cut)
@@ -152,9 +166,6 @@ def anonymize_aa(
     # passes beyond the longest record find nothing new (no longer itemset has support > 0)
     m_eff = max(1, max_len) if m is None else min(m, max(1, max_len))
     steps_per_pass = []
-
-    def support(nodes) -> int:
-        return bits.support(nodes)
 
     def step_cost(p: int) -> float:
         sl = slice(p, int(index.end[p]))
@@ -171,8 +182,8 @@ def anonymize_aa(
         steps = 0
         while True:
             cut = np.flatnonzero(in_cut)
-            viol, _ = minimal_infrequent_itemsets(
-                E[:, cut], k, i, what=f"AA pass {i} (k={k}, m={'inf' if m is None else m})",
+            viol = counts.violations(
+                cut, k, i, what=f"AA pass {i} (k={k}, m={'inf' if m is None else m})",
                 advice=f"bound the attacker knowledge, e.g. m={max(i - 1, 1)} (CLI: -m {max(i - 1, 1)})",
             )
             members, sups = _violations(viol, cut, i)
@@ -181,7 +192,7 @@ def anonymize_aa(
                 progress(i, m_eff, f"AA pass {i}: {len(sups)} violating itemsets, cut of {len(cut)} nodes")
             if not len(sups):
                 break
-            steps += _sweep(index, members, sups, k, bits.bits, owner, support, step_cost, generalize)
+            steps += _sweep(index, members, sups, k, counts, owner, step_cost, generalize)
         steps_per_pass.append(steps)
     cut = np.flatnonzero(in_cut)
     g = float(index.gen_cost[cut].sum())
@@ -232,12 +243,11 @@ def _mapped(owner: np.ndarray, members: np.ndarray, sentinel: int) -> np.ndarray
     return out
 
 
-def _set_supports(bits: np.ndarray, sets: np.ndarray, sentinel: int) -> np.ndarray:
+def _set_supports(counts, sets: np.ndarray, sentinel: int) -> np.ndarray:
     """Supports of node sets (rows of ``sets``, ``sentinel``-padded at the end), each distinct set
-    counted once: AND of the vertical bitmaps, grouped by size."""
-    out = np.zeros(len(sets), dtype=np.int64)
+    counted once by ``counts`` (AND of the vertical bitmaps, grouped by size)."""
     if not len(sets):
-        return out
+        return np.zeros(0, dtype=np.int64)
     width = sets.shape[1]
     if (sentinel + 1) ** width < 2**62:  # one int64 key per set: hash-based unique
         key = np.zeros(len(sets), dtype=np.int64)
@@ -247,21 +257,10 @@ def _set_supports(bits: np.ndarray, sets: np.ndarray, sentinel: int) -> np.ndarr
         uniq = sets[first]
     else:
         uniq, inverse = np.unique(sets, axis=0, return_inverse=True)
-    inverse = inverse.ravel()
-    sizes = (uniq < sentinel).sum(axis=1)
-    vals = np.zeros(len(uniq), dtype=np.int64)
-    for size in np.unique(sizes).tolist():
-        idx = np.flatnonzero(sizes == size)
-        for a in range(0, len(idx), 2048):
-            part = uniq[idx[a : a + 2048], :size]
-            acc = bits[part[:, 0]].copy()
-            for c in range(1, size):
-                acc &= bits[part[:, c]]
-            vals[idx[a : a + 2048]] = np.bitwise_count(acc).sum(axis=1)
-    return vals[inverse]
+    return counts.padded(uniq, sentinel)[inverse.ravel()]
 
 
-def _sweep(index, members, sups, k, bits, owner, support, step_cost, generalize) -> int:
+def _sweep(index, members, sups, k, counts, owner, step_cost, generalize) -> int:
     """Fix the violations ``members`` (ascending support) one by one through the moving cut.
 
     Equivalent to visiting every violation in order, mapping it through the
@@ -272,8 +271,12 @@ def _sweep(index, members, sups, k, bits, owner, support, step_cost, generalize)
     later violations with a member under a generalized node (found through a
     node -> violation index) as stale, and stale violations are re-mapped and
     re-counted (distinct sets once, by bitmaps) in blocks just before the
-    scan reaches them, once however often they went stale. Returns the
-    number of generalization steps.
+    scan reaches them, once however often they went stale. ``counts``
+    (:mod:`graphanon.algorithms._apriori_counts`) does the counting; when it
+    counts all candidate fixes at once (Dask, where a question costs a round
+    trip), the next block's re-count under the cheapest candidate rides along
+    and is used when that candidate is the fix. Returns the number of
+    generalization steps.
     """
     n_found, width = members.shape
     sentinel = index.n_nodes
@@ -284,16 +287,28 @@ def _sweep(index, members, sups, k, bits, owner, support, step_cost, generalize)
     inc_node, inc_item = flat[ok], np.repeat(np.arange(n_found, dtype=np.int64), width)[ok]
     order = np.argsort(inc_node, kind="stable")
     inc_node, inc_item = inc_node[order], inc_item[order]
+
+    def covered(fix) -> np.ndarray:
+        """The violations with a member under a node of ``fix`` (they go stale when it is applied)."""
+        lo = np.searchsorted(inc_node, np.asarray(fix), side="left")
+        hi = np.searchsorted(inc_node, index.end[np.asarray(fix)], side="left")
+        return np.concatenate([inc_item[a:b] for a, b in zip(lo.tolist(), hi.tolist(), strict=True)])
+
     steps = 0
     pos = 0
     block = 256
+    ahead = None  # (pos, stop, supports): the re-count of the next block, counted with the last fix
     while pos < n_found:
         stop = min(n_found, pos + block)
         redo = pos + np.flatnonzero(stale[pos:stop])
         if len(redo):
-            new_sup = _set_supports(bits, _mapped(owner, members[redo], sentinel), sentinel)
+            if ahead is not None and ahead[:2] == (pos, stop):
+                new_sup = ahead[2]
+            else:
+                new_sup = _set_supports(counts, _mapped(owner, members[redo], sentinel), sentinel)
             need[redo] = (new_sup > 0) & (new_sup < k)
             stale[redo] = False
+        ahead = None
         hits = np.flatnonzero(need[pos:stop])
         if not len(hits):
             pos = stop
@@ -305,30 +320,43 @@ def _sweep(index, members, sups, k, bits, owner, support, step_cost, generalize)
         cur = cur[cur < sentinel]
         if len(cur) == 1 and cur[0] == 0:
             raise InfeasibleError(
-                f"k={k} cannot be met by generalization: only {support(cur)} record(s) are non-empty, so "
+                f"k={k} cannot be met by generalization: only {int(counts.padded(cur[None], sentinel)[0])} "
+                f"record(s) are non-empty, so "
                 f"even the root {index.nodes[0]!r} has support below k; lower k"
             )
-        fix = _cheapest_fix(index, cur, k, support, step_cost)
+        tops = _fix_candidates(index, cur, step_cost)
+        if counts.batch is None:  # one question: every candidate, and the next block's re-count under tops[0]
+            nxt, stop2 = j + 1, min(n_found, j + 1 + block)
+            moved = owner.copy()
+            for p in tops[0]:
+                moved[p : index.end[p]] = p
+            window = stale[nxt:stop2].copy()
+            hit = covered(tops[0])
+            window[hit[(hit >= nxt) & (hit < stop2)] - nxt] = True
+            redo2 = nxt + np.flatnonzero(window)
+            sets = _recoded(index, cur, tops, sentinel, width)
+            both = _set_supports(counts, np.concatenate([sets, _mapped(moved, members[redo2], sentinel)]), sentinel)
+            good = np.flatnonzero(both[: len(tops)] >= k)
+            fix = list(tops[int(good[0])]) if len(good) else [0]
+            if len(good) and good[0] == 0:
+                ahead = (nxt, stop2, both[len(tops) :])
+        else:
+            fix = _cheapest_fix(index, cur, k, counts, step_cost, tops)
         for p in fix:
             generalize(p)
             steps += 1
         pos = j + 1
-        lo = np.searchsorted(inc_node, np.asarray(fix), side="left")
-        hi = np.searchsorted(inc_node, index.end[np.asarray(fix)], side="left")
-        for a, b in zip(lo.tolist(), hi.tolist(), strict=True):
-            stale[inc_item[a:b]] = True
+        stale[covered(fix)] = True
     return steps
 
 
-def _cheapest_fix(index: HierarchyIndex, cur: np.ndarray, k: int, support, step_cost) -> list[int]:
-    """The cheapest full-subtree generalization that lifts the itemset ``cur`` to support >= k.
+def _fix_candidates(index: HierarchyIndex, cur: np.ndarray, step_cost) -> list[tuple]:
+    """The candidate fixes of the itemset ``cur``, in ascending cost (ties: fewer nodes, then the nodes).
 
-    Candidates: every choice of one ancestor-or-self per member (the product
-    of the members' root paths); the generalization nodes of a choice are its
+    Every choice of one ancestor-or-self per member (the product of the
+    members' root paths); the generalization nodes of a choice are its
     maximal proper ancestors, its cost the NCP increase of replacing the cut
-    nodes under each by it. Candidates are tried in ascending cost; the first
-    whose recoded itemset has support >= k is returned (the root always is,
-    when the problem is feasible). O(prod of (depth + 1)) candidates.
+    nodes under each by it. O(prod of (depth + 1)) choices.
     """
     end = index.end
     chains = []
@@ -355,7 +383,14 @@ def _cheapest_fix(index: HierarchyIndex, cur: np.ndarray, k: int, support, step_
             cost += memo[p]
         cands.append((cost, len(top), top))
     cands.sort()
-    for _, _, top in cands:
+    return [top for _, _, top in cands]
+
+
+def _recoded(index: HierarchyIndex, cur: np.ndarray, tops: list[tuple], sentinel: int, width: int) -> np.ndarray:
+    """The itemset ``cur`` recoded by each fix of ``tops``: sorted rows padded with ``sentinel`` to ``width``."""
+    end = index.end
+    sets = np.full((len(tops), width), sentinel, dtype=np.int64)
+    for row, top in enumerate(tops):
         mapped = set()
         for u in cur:
             v = int(u)
@@ -364,8 +399,25 @@ def _cheapest_fix(index: HierarchyIndex, cur: np.ndarray, k: int, support, step_
                     v = p
                     break
             mapped.add(v)
-        if support(sorted(mapped)) >= k:
-            return list(top)
+        sets[row, : len(mapped)] = sorted(mapped)
+    return sets
+
+
+def _cheapest_fix(index: HierarchyIndex, cur: np.ndarray, k: int, counts, step_cost, tops=None) -> list[int]:
+    """The cheapest full-subtree generalization that lifts the itemset ``cur`` to support >= k.
+
+    The candidates (:func:`_fix_candidates`, or ``tops``) are tried in
+    ascending cost, ``counts.batch`` at a time (all at once when None); the
+    first whose recoded itemset has support >= k is returned (the root
+    always is, when the problem is feasible).
+    """
+    tops = _fix_candidates(index, cur, step_cost) if tops is None else tops
+    sentinel = index.n_nodes
+    batch = counts.batch or len(tops)
+    for a in range(0, len(tops), batch):
+        ok = np.flatnonzero(counts.padded(_recoded(index, cur, tops[a : a + batch], sentinel, len(cur)), sentinel) >= k)
+        if len(ok):
+            return list(tops[a + int(ok[0])])
     return [0]
 
 
@@ -373,7 +425,7 @@ def _run(data, opts: RunOptions) -> GlobalRecoding:
     opts.unknown_params(set())
     return anonymize_aa(
         data, taxonomy=opts.taxonomy, k=opts.k, m=opts.m, progress=opts.progress,
-        unsafe_secret_seed=opts.unsafe_secret_seed,
+        unsafe_secret_seed=opts.unsafe_secret_seed, client=opts.client,
     )
 
 
@@ -384,5 +436,6 @@ register(
         run=_run,
         privacy_model="km",
         needs_taxonomy=True,
+        options=("k", "m", "taxonomy", "scheduler"),
     )
 )

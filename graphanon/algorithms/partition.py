@@ -47,6 +47,8 @@ from graphanon._progress import ProgressCallback
 from graphanon._random import check_random_state
 from graphanon._validation import check_k
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
+from graphanon.distributed.tasks import map_ordered
+from graphanon.errors import ParameterError
 from graphanon.graphs.lcg import NodeIndex, groups_to_lcg
 from graphanon.release.local_recoding import LocalRecoding, local_recoding_from_counts
 from graphanon.release.publish import publish
@@ -116,6 +118,8 @@ def anonymize_partition(
     rng=None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
+    client=None,
+    n_partitions: int | None = None,
 ) -> LocalRecoding:
     """Transactional k-anonymity by He & Naughton's Partition (top-down local generalization).
 
@@ -132,6 +136,17 @@ def anonymize_partition(
     unsafe_secret_seed : int, optional
         Tests only: fixes the secret row shuffle.
     progress : callable(done, total, message), optional
+    client : dask.distributed.Client, optional
+        Finish the recursion on Dask: the top levels run here until every
+        partition has fewer than ``n / n_partitions`` records; those
+        partitions are independent, and they are finished on the workers in
+        consecutive batches of about that many records
+        (:func:`graphanon.distributed.tasks.map_ordered`). Their groups are
+        renumbered in the order the whole recursion makes them, so the
+        release (and ``release.trace``) equals the one-process one.
+    n_partitions : int, optional
+        With ``client``: the size below which a partition is sent to the
+        workers is ``n_records / n_partitions`` (default twice the workers).
 
     Returns
     -------
@@ -163,8 +178,6 @@ def anonymize_partition(
     index = NodeIndex(taxonomy, data.items)
     if progress:
         progress(0, 1, "partitioning")
-    from graphanon.algorithms._partition_kernel import partition_groups
-
     n = data.n_records
     lengths = np.diff(data.matrix.indptr)
     empty = _empty_records(lengths, k)
@@ -173,10 +186,14 @@ def anonymize_partition(
     group = np.zeros(n, dtype=np.int64)
     rec, cur = np.zeros(0, np.int64), np.zeros(0, np.int64)
     if len(rest):
-        sub_group, cur = partition_groups(
-            X.indptr.astype(np.int64), ancestor_table(index, X), index.depth, index.is_leaf,
-            index.ncp_hn.astype(np.float64), int(k), index.n_nodes,
-        )
+        args = (X.indptr.astype(np.int64), ancestor_table(index, X), index.depth, index.is_leaf,
+                index.ncp_hn.astype(np.float64), int(k))
+        if client is None:
+            from graphanon.algorithms._partition_kernel import partition_groups
+
+            sub_group, cur = partition_groups(*args, index.n_nodes)
+        else:
+            sub_group, cur = _groups_on_client(*args, client=client, n_partitions=n_partitions, progress=progress)
         group[rest] = sub_group + (1 if empty.any() else 0)
         rec = np.repeat(rest, np.diff(X.indptr))
     pattern = sp.csr_array((np.ones(len(cur), np.int64), (rec, cur)), shape=(n, index.n_nodes))
@@ -200,6 +217,68 @@ def anonymize_partition(
     return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
 
 
+def _groups_on_client(o_ptr, anc, depth, is_leaf, ncp, k: int, *, client, n_partitions, progress):
+    """``partition_groups`` with the partitions below ``n / n_partitions`` records finished on Dask.
+
+    The recursion runs here with deferral (:func:`partition_run`); the
+    deferred partitions are cut, in order, into tasks of about that many
+    records, each the partitions' records, occurrences, cut nodes and frozen
+    lists (:func:`run_deferred`). A deferred partition held one group number
+    (its placeholder); it becomes the run of numbers of the groups it split
+    into, and every later number moves up accordingly.
+    """
+    from graphanon.algorithms._partition_kernel import partition_run, run_deferred
+
+    n = len(o_ptr) - 1
+    if n_partitions is None:
+        n_partitions = 2 * max(1, len(client.scheduler_info().get("workers", {})))
+    elif isinstance(n_partitions, bool) or not isinstance(n_partitions, (int, np.integer)) or n_partitions < 1:
+        raise ParameterError(f"n_partitions must be a whole number >= 1, got {n_partitions!r}")
+    size = -(-n // int(n_partitions))
+    cur = np.zeros(o_ptr[n], dtype=np.int64)
+    group, rows, deferred, (f_ptr, frozen) = partition_run(
+        o_ptr, anc, depth, is_leaf, ncp, k, len(depth), cur, np.array([0, n], dtype=np.int64),
+        np.zeros(2, dtype=np.int64), np.zeros(0, dtype=np.int64), size,
+    )
+    lens = deferred[:, 2] - deferred[:, 1]
+    task_of = (np.cumsum(lens) - lens) // size  # consecutive partitions, about `size` records a task
+    cuts = np.flatnonzero(np.r_[True, task_of[1:] != task_of[:-1], True]) if len(lens) else np.zeros(1, np.int64)
+
+    def members(t: int):
+        a, b = int(cuts[t]), int(cuts[t + 1])
+        recs = np.concatenate([rows[s:e] for s, e in deferred[a:b, 1:3]])
+        starts, lengths = o_ptr[recs], o_ptr[recs + 1] - o_ptr[recs]
+        sub_ptr = np.r_[0, np.cumsum(lengths)].astype(np.int64)
+        occ = np.arange(sub_ptr[-1], dtype=np.int64) - np.repeat(sub_ptr[:-1] - starts, lengths)
+        return a, b, recs, sub_ptr, occ
+
+    def task(t: int):
+        a, b, _, sub_ptr, occ = members(t)
+        bounds = np.r_[0, np.cumsum(lens[a:b])].astype(np.int64)
+        fp = f_ptr[a : b + 1] - f_ptr[a]  # deferred partition d has frozen list d
+        return sub_ptr, anc[occ], cur[occ], bounds, fp, frozen[f_ptr[a] : f_ptr[b]], depth, is_leaf, ncp, k
+
+    n_tasks = len(cuts) - 1
+    extra = np.zeros(len(deferred), dtype=np.int64)  # groups a deferred partition split into, minus 1
+    local = np.zeros(n, dtype=np.int64)  # a deferred record's group within its partition
+    results = map_ordered(run_deferred, (task(t) for t in range(n_tasks)), client=client,
+                                      total=n_tasks, progress=progress, message="finishing sub-partitions")
+    for t, (sub_group, sub_cur) in enumerate(results):
+        a, b, recs, _, occ = members(t)
+        cur[occ] = sub_cur
+        first = np.minimum.reduceat(sub_group, np.r_[0, np.cumsum(lens[a : b - 1])])  # partitions' groups are runs
+        extra[a:b] = np.r_[first[1:], sub_group.max() + 1] - first - 1
+        local[recs] = sub_group - np.repeat(first, lens[a:b])
+    shift = np.r_[0, np.cumsum(extra)]
+    placeholder = deferred[:, 0]
+    new = group + shift[np.searchsorted(placeholder, group, side="left")]
+    is_deferred = np.zeros(n, dtype=bool)
+    for s, e in deferred[:, 1:3]:
+        is_deferred[rows[s:e]] = True
+    new[is_deferred] += local[is_deferred]
+    return new, cur
+
+
 def grouping_runner(anonymize: Callable, params: tuple = ()) -> Callable:
     """The command-line adapter of a grouping method over a taxonomy (Clump, Partition).
 
@@ -213,6 +292,7 @@ def grouping_runner(anonymize: Callable, params: tuple = ()) -> Callable:
         return anonymize(
             data, taxonomy=opts.taxonomy, k=opts.k, **opts.values(params), rng=opts.seed,
             unsafe_secret_seed=opts.unsafe_secret_seed, progress=opts.progress,
+            **({} if opts.client is None else {"client": opts.client}),
         )  # fmt: skip
 
     return run
@@ -225,6 +305,6 @@ register(
         run=grouping_runner(anonymize_partition),
         privacy_model="transactional",
         needs_taxonomy=True,
-        options=("k", "taxonomy"),
+        options=("k", "taxonomy", "scheduler"),
     )
 )

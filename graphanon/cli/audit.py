@@ -33,7 +33,7 @@ from graphanon.cli._app import (
 @click.option("--allow-mismatch", is_flag=True, help="Audit even when the release was not made from INPUT.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Count on Dask: a scheduler address (tcp://host:8786) or local:N for N local workers "
-                   "(needs graphanon[dask]; km model).")
+                   "(needs graphanon[dask]; km and transactional models).")
 @input_options
 def audit(input_, release_path, model, k, m_value, params, json_out, examples, allow_mismatch, scheduler, fmt, sep,
           tid, item, label):
@@ -66,7 +66,8 @@ def _audit_on_dask(privacy_model, model: str, scheduler: str, data, release, exa
     from graphanon.errors import ParameterError
 
     if "client" not in inspect.signature(privacy_model.audit).parameters:
-        raise ParameterError(f"--scheduler runs the km audit on Dask; the {model!r} audit runs in one process "
+        raise ParameterError(f"--scheduler runs the km and transactional audits on Dask; the {model!r} audit runs "
+                             "in one process "
                              "(drop --scheduler)")
     with connect(scheduler) as client:
         return privacy_model.audit(data, release, max_examples=examples, progress=progress, client=client)

@@ -16,24 +16,30 @@ support
     Pair supports and the level-wise search for k^m violations.
 containment
     Per-record containment counts (the k^infinity audit).
+groups
+    Groups of equal records (the transactional k-anonymity audit).
 parquet
     Parquet row groups read on the workers into blocks.
 """
 
-from graphanon.distributed._blocks import Blocks, scatter_blocks, tree_sum
+from graphanon.distributed._blocks import Blocks, map_blocks, scatter_blocks, sum_blocks, tree_sum
 from graphanon.distributed._client import connect, require_dask
 from graphanon.distributed.containment import record_supports
+from graphanon.distributed.groups import equal_row_groups
 from graphanon.distributed.parquet import read_parquet_blocks
 from graphanon.distributed.support import minimal_infrequent_itemsets, pair_supports
 
 __all__ = [
     "Blocks",
     "connect",
+    "equal_row_groups",
+    "map_blocks",
     "minimal_infrequent_itemsets",
     "pair_supports",
     "read_parquet_blocks",
     "record_supports",
     "require_dask",
     "scatter_blocks",
+    "sum_blocks",
     "tree_sum",
 ]

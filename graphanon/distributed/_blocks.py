@@ -17,7 +17,7 @@ from graphanon._progress import ProgressCallback, report
 from graphanon.errors import ParameterError
 from graphanon.support import as_csr
 
-__all__ = ["Blocks", "as_blocks", "n_blocks", "scatter_blocks", "track", "tree", "tree_sum"]
+__all__ = ["Blocks", "as_blocks", "map_blocks", "n_blocks", "scatter_blocks", "sum_blocks", "track", "tree", "tree_sum"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -106,6 +106,57 @@ def as_blocks(X, client, n_partitions: int | None = None) -> Blocks:
     return scatter_blocks(X, client, n_partitions)
 
 
+def _broadcast(client, args: tuple) -> list:
+    """``args`` with every array of over 1 MB sent to all workers once (a future each); smaller
+    values travel inside the tasks."""
+    return [client.scatter(a, broadcast=True, hash=False) if _nbytes(a) > 1 << 20 else a for a in args]
+
+
+def _nbytes(a) -> int:
+    if isinstance(a, np.ndarray):
+        return a.nbytes
+    if isinstance(a, (sp.sparray, sp.spmatrix)) and hasattr(a, "indices"):
+        return a.data.nbytes + a.indices.nbytes + a.indptr.nbytes
+    return 0
+
+
+def map_blocks(blocks: Blocks, client, fn, *args, n_items: int | None = None) -> Blocks:
+    """The :class:`Blocks` of ``fn(X_b, *args)`` for every block ``X_b`` of ``blocks``, computed on the workers.
+
+    ``fn`` must keep the rows of a block (a column selection, a product with
+    an items x columns matrix); ``n_items`` is the columns of its results
+    (default: those of ``blocks``). Array arguments are broadcast to the
+    workers once.
+    """
+    args = _broadcast(client, args)
+    # fresh keys (pure=False): an equal call made before (AA asks for the same cut's columns at the end of
+    # one pass and the start of the next) may be in the middle of being released, and a task taking its
+    # key would be cancelled with it ("already forgotten")
+    futures = [client.submit(fn, b, *args, pure=False) for b in blocks.futures]
+    return Blocks(futures, blocks.n_rows, blocks.n_items if n_items is None else int(n_items))
+
+
+def sum_blocks(client, futures, fn, *args, small: bool = False, progress: ProgressCallback | None = None,
+               message: str = "counting blocks"):
+    """``sum over blocks b of fn(b, *args)`` for the block results ``futures`` on the workers.
+
+    Tree-reduced on the workers (:func:`tree_sum`), or with ``small`` (a
+    result of a few kilobytes, such as a vector of counts) gathered and
+    added here: one round trip instead of ``log2(blocks)`` hops, which is
+    what a short question costs. Array arguments of over 1 MB are broadcast
+    to the workers once.
+    """
+    args = _broadcast(client, args)
+    parts = [client.submit(fn, b, *args, pure=False) for b in futures]
+    if not small:
+        return tree_sum(client, parts, progress, message)
+    track(parts, progress, message)
+    total = None
+    for part in client.gather(parts):
+        total = part if total is None else total + part
+    return total
+
+
 def track(futures, progress: ProgressCallback | None, message: str) -> None:
     """Report ``progress(done, len(futures), message)`` as each of ``futures`` finishes (returns when all have)."""
     if progress is None or not futures:
@@ -124,7 +175,7 @@ def tree(client, futures, combine=None):
     """
     combine = combine or _add
     while len(futures) > 1:
-        pairs = [client.submit(combine, a, b) for a, b in zip(futures[::2], futures[1::2], strict=False)]
+        pairs = [client.submit(combine, a, b, pure=False) for a, b in zip(futures[::2], futures[1::2], strict=False)]
         futures = pairs + ([futures[-1]] if len(futures) % 2 else [])
     return futures[0]
 

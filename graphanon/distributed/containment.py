@@ -94,8 +94,8 @@ def record_supports(
     ...     record_supports(X, client=client)
     """
     blocks = as_blocks(X, client, n_partitions)
-    indexes = client.map(_distinct, blocks.futures)
-    counts = [[client.submit(_contained, q, d) for d in blocks.futures] for q in indexes]
+    indexes = client.map(_distinct, blocks.futures, pure=False)
+    counts = [[client.submit(_contained, q, d, pure=False) for d in blocks.futures] for q in indexes]
     distinct = [tree(client, row) for row in counts]
     track([c for row in counts for c in row], progress, "containment counts")
     parts = client.gather([client.submit(_per_record, q, s) for q, s in zip(indexes, distinct, strict=True)])

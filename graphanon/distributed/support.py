@@ -84,7 +84,7 @@ def pair_supports(
     reduction moves O(log(blocks)) partial matrices per path.
     """
     blocks = as_blocks(X, client, n_partitions)
-    return tree_sum(client, client.map(_pairs_block, blocks.futures), progress, "pair supports")
+    return tree_sum(client, client.map(_pairs_block, blocks.futures, pure=False), progress, "pair supports")
 
 
 def _candidates(prev: np.ndarray, n_items: int, what: str, advice: str) -> np.ndarray:
@@ -156,18 +156,18 @@ def minimal_infrequent_itemsets(
     n_items = blocks.n_items
     what = what or f"the itemset search (k={k}, m={'inf' if m is None else m})"
     advice = advice or "bound the attacker knowledge, e.g. m={m} (CLI: -m {m})"
-    sup1 = tree_sum(client, client.map(_items_block, blocks.futures), progress, "level 1: counting items")
+    sup1 = tree_sum(client, client.map(_items_block, blocks.futures, pure=False), progress, "level 1: counting items")
     present = np.flatnonzero(sup1 > 0)
     viol1, freq1 = present[sup1[present] < k], present[sup1[present] >= k]
     violations = [ItemsetLevel(1, viol1[:, None], sup1[viol1])]
     frequent = [ItemsetLevel(1, freq1[:, None], sup1[freq1])]
-    max_len = max(client.gather(client.map(_max_length, blocks.futures)), default=0)
+    max_len = max(client.gather(client.map(_max_length, blocks.futures, pure=False)), default=0)
     m_eff = max_len if m is None else min(m, max_len)
     prev, size = frequent[0].itemsets, 1
     while size < m_eff and len(prev):
         size += 1
         if size == 2:  # the pair supports of the frequent items, tree-reduced X_b.T @ X_b
-            S = tree_sum(client, client.map(_pairs_block, blocks.futures), progress, "level 2: counting pairs")
+            S = tree_sum(client, client.map(_pairs_block, blocks.futures, pure=False), progress, "level 2: counting pairs")
             S = sp.triu(S[freq1][:, freq1], k=1).tocsr()
             S.sort_indices()
             S = S.tocoo()
@@ -178,7 +178,7 @@ def minimal_infrequent_itemsets(
             sup = np.zeros(0, dtype=np.int64)
         if size > 2 and len(cand):
             cand_f = client.scatter(cand, broadcast=True, hash=False)
-            counts = [client.submit(_count_block, b, cand_f) for b in blocks.futures]
+            counts = [client.submit(_count_block, b, cand_f, pure=False) for b in blocks.futures]
             sup = tree_sum(client, counts, progress, f"level {size}: counting {len(cand)} candidates")
         pos = sup > 0
         cand, sup = cand[pos], sup[pos]

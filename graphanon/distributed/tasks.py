@@ -55,7 +55,8 @@ def map_ordered(
         Independent tasks, drawn lazily.
     client : dask.distributed.Client, optional
         Submit the tasks to this client's workers (``pure=False``: every task
-        runs, none is taken from an earlier call's cache).
+        runs, none is taken from an earlier call's cache); each task's data is
+        scattered first, so it travels as data, not in the task graph.
     n_jobs : int, default 1
         Without ``client``: worker processes of a local pool (``fork`` where
         available); 1 runs the tasks here, one after the other.
@@ -113,7 +114,8 @@ def map_ordered(
         return
     if client is not None:
         width = in_flight or 2 * _workers(client)
-        yield from (count(r) for r in _windowed(lambda t: client.submit(fn, t, pure=False), tasks, width))
+        yield from (count(r) for r in _windowed(lambda t: client.submit(fn, _scattered(client, t), pure=False),
+                                                tasks, width))
         return
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
@@ -122,6 +124,12 @@ def map_ordered(
     with ProcessPoolExecutor(max_workers=n_jobs, mp_context=mp.get_context(method)) as pool:
         width = in_flight or 2 * n_jobs
         yield from (count(r) for r in _windowed(lambda t: pool.submit(fn, t), tasks, width))
+
+
+def _scattered(client, task):
+    """``task`` sent to the workers ahead of the task that uses it (a future), so large arrays travel as
+    data and not inside the task graph (which Dask warns about from a few MB)."""
+    return client.scatter([task], hash=False)[0]
 
 
 def _windowed(submit: Callable, tasks: Iterable, width: int) -> Iterator:

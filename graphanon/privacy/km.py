@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon._rows import row_keys
 from graphanon._validation import check_k
 from graphanon.containment import itemset_rows, record_supports, shrink_to_minimal
 from graphanon.errors import ParameterError
@@ -51,16 +52,6 @@ def _mismatches(original, release, max_examples: int):
     if _is_local(release):
         return local_recoding_mismatches(original, release, max_examples=max_examples)
     return recoding_mismatches(original, release, max_examples=max_examples)
-
-
-def _row_keys(release) -> list[bytes]:
-    rec = release.records
-    if _is_local(release):
-        return [
-            rec.indices[rec.indptr[i] : rec.indptr[i + 1]].tobytes() + b"|" + rec.data[rec.indptr[i] : rec.indptr[i + 1]].tobytes()
-            for i in range(rec.shape[0])
-        ]
-    return [rec.indices[rec.indptr[i] : rec.indptr[i + 1]].tobytes() for i in range(rec.shape[0])]
 
 
 class KmAnonymity(PrivacyModel):
@@ -239,6 +230,10 @@ class TransactionalKAnonymity(PrivacyModel):
     (:class:`~graphanon.release.LocalRecoding`: rows are equal when they hold
     the same copies of the same nodes); it first checks that the release is a
     recoding of ``original`` (:mod:`graphanon.privacy.local` for local ones).
+    ``audit(..., client=client)`` with a ``dask.distributed.Client`` groups
+    the records on its workers (:func:`graphanon.distributed.equal_row_groups`:
+    exact per-block keys, counters tree-summed there, only the records in
+    groups smaller than ``k`` come back); the report is identical.
 
     Examples
     --------
@@ -256,34 +251,47 @@ class TransactionalKAnonymity(PrivacyModel):
         self.k = int(k)
         self.name = f"transactional k-anonymity (k={self.k})"
 
-    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
+    def audit(self, original, release, *, max_examples: int = 10, progress=None, client=None) -> AuditReport:
+        """Audit ``release``; ``client``: a ``dask.distributed.Client`` that groups the records on its
+        workers (:func:`graphanon.distributed.equal_row_groups`) - the report is the same."""
         require_global(release, "transactional k-anonymity")
         check_k(self.k, original.n_records)
         n_bad, problems = _mismatches(original, release, max_examples)
-        keys = _row_keys(release)
-        size: dict[bytes, int] = {}
-        for key in keys:
-            size[key] = size.get(key, 0) + 1
-        small = [i for i, key in enumerate(keys) if size[key] < self.k]
-        examples = list(problems)
-        for i in small[: max(0, max_examples - len(examples))]:
-            examples.append(
-                {"published_record": release.pseudonyms[i], "published": release.render_record(i), "group_size": size[keys[i]]}
+        if client is None:
+            keys = row_keys(release.records, _is_local(release))
+            size: dict[bytes, int] = {}
+            for key in keys:
+                size[key] = size.get(key, 0) + 1
+            sizes = np.array([size[key] for key in keys], dtype=np.int64)
+            small = np.flatnonzero(sizes < self.k)
+            small_sizes, groups = sizes[small], len(size)
+            smallest = min(size.values()) if size else 0
+        else:
+            from graphanon.distributed import equal_row_groups
+
+            groups, smallest, small, small_sizes = equal_row_groups(
+                release.records, self.k, client=client, with_values=_is_local(release), progress=progress
             )
+        examples = list(problems)
+        n_shown = max(0, max_examples - len(examples))
+        for i, s in zip(small[:n_shown].tolist(), small_sizes[:n_shown].tolist(), strict=True):
+            examples.append({"published_record": release.pseudonyms[i], "published": release.render_record(i), "group_size": s})
         worst = None
-        if small:
-            i = min(small, key=lambda r: size[keys[r]])
-            worst = {"published_record": release.pseudonyms[i], "published": release.render_record(i), "group_size": size[keys[i]]}
+        if len(small):
+            j = int(np.argmin(small_sizes))  # the first record of the smallest group
+            i = int(small[j])
+            worst = {"published_record": release.pseudonyms[i], "published": release.render_record(i),
+                     "group_size": int(small_sizes[j])}
         return AuditReport(
             model=self.name,
-            satisfied=(not small and n_bad == 0),
+            satisfied=(not len(small) and n_bad == 0),
             violations=len(small) + n_bad,
             worst=worst,
             counterexamples=examples,
             details={
                 "unit": "records in groups of fewer than k identical published records",
-                "groups": len(size),
-                "smallest_group": min(size.values()) if size else 0,
+                "groups": groups,
+                "smallest_group": smallest,
                 "recoding_mismatches": n_bad,
                 "k": self.k,
             },
