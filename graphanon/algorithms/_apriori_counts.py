@@ -23,6 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon._progress import ProgressCallback
+from graphanon.algorithms._hierarchy import CHUNK_ROWS, extended_matrix
 from graphanon.support import minimal_infrequent_itemsets, sparse_bitmaps
 
 __all__ = ["BlockCounts", "LocalCounts", "padded_supports"]
@@ -76,7 +77,7 @@ class LocalCounts:
 
     def __init__(self, index) -> None:
         self.E = index.extended
-        self.bits = sparse_bitmaps(self.E).bits
+        self.bits = block_bits(self.E)
 
     def violations(self, cut: np.ndarray, k: int, size: int, *, what: str, advice: str) -> list:
         """The minimal itemsets of at most ``size`` cut nodes with support in ``(0, k)``, by level."""
@@ -87,39 +88,15 @@ class LocalCounts:
         return padded_supports(self.bits, sets, sentinel)
 
 
-#: rows handled at once when a worker builds its extended block and bitmaps (a multiple of 64): the
-#: product and the bitmap packing take 8 to 32 bytes per nonzero while they run, so a whole block of
-#: 5 million Quest records at once would add gigabytes to the worker's peak
-CHUNK_ROWS = 1 << 18
-
-
-def extend(Xb, A, chunk: int = CHUNK_ROWS) -> sp.csr_array:
-    """The records x nodes boolean matrix of the records ``Xb`` (items) and the ancestor matrix ``A``.
-
-    Built ``chunk`` rows at a time (``Xb[a:b] @ A``), so the integer product
-    never holds more than one chunk.
-    """
-    indices, counts = [], []
-    for a in range(0, Xb.shape[0], chunk):
-        part = Xb[a : a + chunk]
-        Xi = sp.csr_array((np.ones(part.nnz, dtype=np.int32), part.indices, part.indptr), shape=part.shape)
-        E = (Xi @ A).tocsr()
-        E.sort_indices()
-        indices.append(E.indices.astype(np.int32, copy=False))
-        counts.append(np.diff(E.indptr))
-    ind = np.concatenate(indices) if indices else np.zeros(0, dtype=np.int32)
-    ptr = np.r_[0, np.cumsum(np.concatenate(counts))] if counts else np.zeros(1, dtype=np.int64)
-    return sp.csr_array((np.ones(len(ind), dtype=bool), ind, ptr), shape=(Xb.shape[0], A.shape[1]))
-
-
 def columns(Eb, cut: np.ndarray) -> sp.csr_array:
     """The columns ``cut`` of a block (the records as published by the cut)."""
     return sp.csr_array(Eb[:, cut])
 
 
 def block_bits(Eb, chunk: int = CHUNK_ROWS) -> np.ndarray:
-    """The vertical bitmaps of a block (:func:`graphanon.support.sparse_bitmaps`), packed ``chunk``
-    rows (``chunk / 64`` words) at a time."""
+    """The vertical bitmaps of an extended matrix or block (:func:`graphanon.support.sparse_bitmaps`),
+    packed ``chunk`` rows (``chunk / 64`` words) at a time, so the packing's temporaries (8 to 32
+    bytes per nonzero) never hold more than one chunk."""
     n_words = max(1, (Eb.shape[0] + 63) // 64)
     bits = np.zeros((Eb.shape[1], n_words), dtype=np.uint64)
     for a in range(0, Eb.shape[0], chunk):
@@ -133,7 +110,7 @@ class BlockCounts:
 
     The records of ``index.data`` are cut into ``n_partitions`` row blocks
     (default one per worker) and scattered; each worker builds its blocks of the extended matrix
-    (:func:`extend`) and their vertical bitmaps, which stay there. ``batch =
+    (:func:`~graphanon.algorithms._hierarchy.extended_matrix`) and their vertical bitmaps, which stay there. ``batch =
     None``: the candidate fixes of a violation are counted in one round trip.
 
     Memory: the workers hold the extended blocks (``occurrences x (height +
@@ -152,7 +129,7 @@ class BlockCounts:
         if n_partitions is None:  # one block per worker: AA asks many short questions, each costs a task per block
             n_partitions = max(1, len(client.scheduler_info().get("workers", {})))
         X = distributed.scatter_blocks(index.data.matrix, client, n_partitions)
-        self.E = distributed.map_blocks(X, client, extend, index.ancestor_matrix(), n_items=index.n_nodes)
+        self.E = distributed.map_blocks(X, client, extended_matrix, index.ancestor_matrix(), n_items=index.n_nodes)
         self.bits = client.map(block_bits, self.E.futures)
 
     def violations(self, cut: np.ndarray, k: int, size: int, *, what: str, advice: str) -> list:

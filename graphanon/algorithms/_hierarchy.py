@@ -127,11 +127,7 @@ class HierarchyIndex:
     def extended(self) -> sp.csr_array:
         """Records x nodes boolean matrix: record r holds node x when it holds a leaf under x."""
         if self._ext is None:
-            X = self.data.matrix
-            Xi = sp.csr_array((np.ones(X.nnz, dtype=np.int32), X.indices, X.indptr), shape=X.shape)
-            E = (Xi @ self.ancestor_matrix()).tocsr()
-            E.sort_indices()
-            self._ext = sp.csr_array((np.ones(E.nnz, dtype=bool), E.indices, E.indptr), shape=E.shape)
+            self._ext = extended_matrix(self.data.matrix, self.ancestor_matrix())
         return self._ext
 
     # ------------------------------------------------------------------ cuts
@@ -204,6 +200,32 @@ def evaluate_cut(index: HierarchyIndex, threats: ThreatSet, cut: np.ndarray):
     g = float(index.gen_cost[cut].sum())
     s = float(index.sup_cost[sup].sum())
     return g + s, g, s, sup
+
+
+#: rows multiplied at once when the extended matrix is built (a multiple of 64, for the bitmaps packed
+#: from it): the integer product, its CSR conversion and sort take 8 to 32 bytes per nonzero while they
+#: run, so one product over 10^6 Quest records would add about 1.7 GB to the peak
+CHUNK_ROWS = 1 << 18
+
+
+def extended_matrix(X, A, chunk: int = CHUNK_ROWS) -> sp.csr_array:
+    """The records x nodes boolean matrix of the records ``X`` (items) and the ancestor matrix ``A``.
+
+    Built ``chunk`` rows at a time (``X[a:b] @ A``), so the integer product
+    never holds more than one chunk; indices sorted within each row.
+    (Also what each Dask worker runs on its block of records for AA.)
+    """
+    indices, counts = [], []
+    for a in range(0, X.shape[0], chunk):
+        part = X[a : a + chunk]
+        Xi = sp.csr_array((np.ones(part.nnz, dtype=np.int32), part.indices, part.indptr), shape=part.shape)
+        E = (Xi @ A).tocsr()
+        E.sort_indices()
+        indices.append(E.indices.astype(np.int32, copy=False))
+        counts.append(np.diff(E.indptr))
+    ind = np.concatenate(indices) if indices else np.zeros(0, dtype=np.int32)
+    ptr = np.r_[0, np.cumsum(np.concatenate(counts))] if counts else np.zeros(1, dtype=np.int64)
+    return sp.csr_array((np.ones(len(ind), dtype=bool), ind, ptr), shape=(X.shape[0], A.shape[1]))
 
 
 def infrequent_on_columns(X, k: int, m: int | None, cols: np.ndarray | None, progress=None, **guard):

@@ -204,7 +204,8 @@ class CoatState:
         others cannot be least, see :func:`~._kernels.partner_candidates`).
         Complexity: O(items + n / 64 + total length of ``g``'s records).
         """
-        from graphanon.algorithms.coat._kernels import partner_candidates  # numba: compiled on first use
+        # numba: compiled on first use
+        from graphanon.algorithms.coat._kernels import partner_candidates
 
         X = self.data.matrix
         cands, union = partner_candidates(g, self.bits, X.indptr, X.indices, self.grp, self.rep_of_min, self.block,
