@@ -3,7 +3,7 @@
 The records are cut into row blocks, scattered to the workers of a
 ``dask.distributed.Client``, and every count is a sum of per-block counts:
 
-* :func:`pair_supports` - ``X_b.T @ X_b`` per block, summed pairwise (a tree
+* :func:`pair_supports` - each block's pair supports, summed pairwise (a tree
   of additions, so no single worker receives every block's matrix);
 * :func:`minimal_infrequent_itemsets` - the level-wise search of
   :func:`graphanon.support.minimal_infrequent_itemsets`: levels 1 and 2 from
@@ -26,13 +26,16 @@ from graphanon._memory import check_memory
 from graphanon._progress import ProgressCallback
 from graphanon.distributed._blocks import as_blocks, tree_sum
 from graphanon.support import ItemsetLevel, check_search, rows_in
+from graphanon.support import pair_supports as support_pairs
 
 __all__ = ["minimal_infrequent_itemsets", "pair_supports"]
 
 
 def _pairs_block(Xb):
-    Xi = sp.csr_array((np.ones(Xb.nnz, dtype=np.int64), Xb.indices, Xb.indptr), shape=Xb.shape)
-    return (Xi.T @ Xi).tocsr()
+    """One block's pair supports, counted as :func:`graphanon.support.pair_supports` counts them (pair
+    codes tallied with ``np.bincount`` up to 4,096 items: a dense int64 array; a sparse product above)."""
+    S = support_pairs(Xb)
+    return S.astype(np.int64) if isinstance(S, np.ndarray) else sp.csr_array(S, dtype=np.int64)
 
 
 def _items_block(Xb):
@@ -84,7 +87,8 @@ def pair_supports(
     reduction moves O(log(blocks)) partial matrices per path.
     """
     blocks = as_blocks(X, client, n_partitions)
-    return tree_sum(client, client.map(_pairs_block, blocks.futures, pure=False), progress, "pair supports")
+    S = tree_sum(client, client.map(_pairs_block, blocks.futures, pure=False), progress, "pair supports")
+    return sp.csr_array(S) if isinstance(S, np.ndarray) else S
 
 
 def _candidates(prev: np.ndarray, n_items: int, what: str, advice: str) -> np.ndarray:
@@ -166,9 +170,10 @@ def minimal_infrequent_itemsets(
     prev, size = frequent[0].itemsets, 1
     while size < m_eff and len(prev):
         size += 1
-        if size == 2:  # the pair supports of the frequent items, tree-reduced X_b.T @ X_b
+        if size == 2:  # the pair supports of the frequent items, tree-reduced over the blocks
             S = tree_sum(client, client.map(_pairs_block, blocks.futures, pure=False), progress, "level 2: counting pairs")
-            S = sp.triu(S[freq1][:, freq1], k=1).tocsr()
+            S = sp.csr_array(S)[freq1][:, freq1]
+            S = sp.triu(S, k=1).tocsr()
             S.sort_indices()
             S = S.tocoo()
             cand = np.stack([freq1[S.row], freq1[S.col]], axis=1).astype(np.int64)
