@@ -336,9 +336,9 @@ def _sweep(index, members, sups, k, counts, owner, step_cost, generalize) -> int
             redo2 = nxt + np.flatnonzero(window)
             sets = _recoded(index, cur, tops, sentinel, width)
             both = _set_supports(counts, np.concatenate([sets, _mapped(moved, members[redo2], sentinel)]), sentinel)
-            good = np.flatnonzero(both[: len(tops)] >= k)
-            fix = list(tops[int(good[0])]) if len(good) else [0]
-            if len(good) and good[0] == 0:
+            first = _first_fixing(both[: len(tops)], k)
+            fix = [0] if first is None else list(tops[first])
+            if first == 0:
                 ahead = (nxt, stop2, both[len(tops) :])
         else:
             fix = _cheapest_fix(index, cur, k, counts, step_cost, tops)
@@ -415,10 +415,16 @@ def _cheapest_fix(index: HierarchyIndex, cur: np.ndarray, k: int, counts, step_c
     sentinel = index.n_nodes
     batch = counts.batch or len(tops)
     for a in range(0, len(tops), batch):
-        ok = np.flatnonzero(counts.padded(_recoded(index, cur, tops[a : a + batch], sentinel, len(cur)), sentinel) >= k)
-        if len(ok):
-            return list(tops[a + int(ok[0])])
+        first = _first_fixing(counts.padded(_recoded(index, cur, tops[a : a + batch], sentinel, len(cur)), sentinel), k)
+        if first is not None:
+            return list(tops[a + first])
     return [0]
+
+
+def _first_fixing(supports: np.ndarray, k: int) -> int | None:
+    """Position of the first candidate fix whose recoded itemset has support >= k (None: none has)."""
+    ok = np.flatnonzero(supports >= k)
+    return int(ok[0]) if len(ok) else None
 
 
 def _run(data, opts: RunOptions) -> GlobalRecoding:

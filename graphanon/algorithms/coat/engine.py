@@ -275,9 +275,9 @@ def anonymize_coat(
     searches on the data below). Memory: the bitmaps (items x n / 8 bytes)
     plus O(V * m) for the queue. Measured on full retail-like data (88,162 records, 16,470 items,
     k=5, m=2, s=0.5%; 1.83 M violations, 2.6 M re-counts, 7,807 constraints
-    satisfied in 16,141 steps): 10.9 s and 562 MiB peak RSS at load 8.6 on 2
-    cores (before: 54.5 s and 1.0 GB on an idle machine, 91 s at load 6);
-    T10I4D100K-like data (100,000 records): under 4 s. Details in
+    satisfied in 16,141 steps): 3.8 s and 560 MiB peak RSS on an idle 2-core
+    machine, 10.9 s at load 8.6 (before: 54.5 s and 1.0 GB idle, 91 s at load 6);
+    T10I4D100K-like data (100,000 records): 0.5 s idle. Details in
     ``docs/performance.md``. The kernels compile once per installation (about
     7 s, cached by numba).
 

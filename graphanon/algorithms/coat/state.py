@@ -133,7 +133,6 @@ class CoatState:
         self.rep_of_min = np.arange(self.M, dtype=np.int64)  # live group whose smallest member is i, or -1
         self.size = np.ones(self.M, dtype=np.int64)
         self.one_block = bool(self.M == 0 or (self.block == self.block[0]).all())
-        self._Xc = None  # items x records (CSR of the transpose): record lists per item
         self.weights = weights
         self.lca = {}
         if weights is not None and weights[0] == "taxonomy":
