@@ -19,6 +19,19 @@ Datasets without sensitive labels get 30 labels drawn from a fixed skewed
 distribution (p_i ~ 0.95^i, seeded), as in benchmarks/nonreciprocal.py.
 Releases are scored against their private link (``release.link``).
 
+``--seed-attacks`` runs only the attacks of issue 20 and stores them under
+``"seed_attacks"`` in the result file (the other rows are kept): (e) the
+known-label + seed adversary (:func:`graphanon.attacks.known_label_attack`)
+on e-book-like sessions (3,000 sessions, 6 labels), ``nr`` k=5 with
+``--label``, 1, 2, 5 and 10 known (person, label) pairs, 10 trials each
+(fresh release, fresh known pairs); (f) two releases made with one seed
+(:func:`graphanon.attacks.same_seed_attack`), 10 trials, k=5 and l=3. Each
+is run on the fixed ``nr`` and on the old seeded ``nr`` (tests/old_nr.py:
+the seed also decided the k assignments). Then the saved ``hghs`` /
+``mhghs`` files (groceries, k,m = 5,2 / 10,2 / 20,3): does a parameter
+replay the walk and rebuild the cut, and does the coarsest completion of
+the leaves no published node covers name the suppressed nodes.
+
 Usage: ``python benchmarks/attacks.py [--quick] [--datasets a,b]``; prints
 JSON and writes ``benchmarks/results/attacks.json``;
 ``--methods cut,nr`` re-runs some methods only (their rows replace the
@@ -60,6 +73,7 @@ from graphanon.data import TransactionData  # noqa: E402
 from graphanon.datasets import load, load_taxonomy  # noqa: E402
 from graphanon.taxonomy import Taxonomy  # noqa: E402
 from tests.ebook_sessions import ebook_sessions  # noqa: E402
+from tests.old_nr import old_seeded_nr  # noqa: E402
 from tests.test_attacks import leaky  # noqa: E402
 
 K, M, L = 5, 2, 3
@@ -153,6 +167,99 @@ def attack_release(data, release, run, k, quick):
     return results, old, t_cand
 
 
+def _summary(results) -> dict:
+    """Mean success, bound and margin over trials, and how many trials stayed within the bound."""
+    return {
+        "success_mean": round(float(np.mean([r.success for r in results])), 4),
+        "success_max": round(float(np.max([r.success for r in results])), 4),
+        "bound_mean": round(float(np.mean([r.bound for r in results])), 4),
+        "margin": round(float(np.mean([r.margin for r in results])), 4),
+        "within_bound": int(sum(r.within_bound() for r in results)),
+        "trials": len(results),
+    }
+
+
+def seed_attacks(trials: int, n_sessions: int = 3000) -> dict:
+    """Issue 20's attacks (e), (f) and the hghs cut rebuild, on the fixed and the old code."""
+    from graphanon.attacks import known_label_attack, same_seed_attack
+
+    data = ebook_sessions(n_sessions, seed=1)
+    seed, k, l = 11, 5, 3  # noqa: E741
+    makers = {
+        "fixed": lambda d, secret=None: anonymize_nonreciprocal(d, k=k, order="gray", rng=seed,
+                                                                unsafe_secret_seed=secret),
+        "old": lambda d, secret=None: old_seeded_nr(d, k=k, rng=seed, unsafe_secret_seed=secret),
+    }
+    out = {"data": f"e-book-like sessions, {n_sessions} sessions, 6 labels (tests/ebook_sessions.py, seed 1)",
+           "k": k, "l": l, "seed": seed, "order": "gray", "known_labels": [], "same_seed": []}
+    for version, make in makers.items():
+        for n_known in (1, 2, 5, 10):
+            rows, labels, pinned = [], [], 0
+            for trial in range(trials):
+                release = make(data)
+                res = known_label_attack(data, release, make, known=n_known, truth=release.link,
+                                         rng=1000 * n_known + trial)
+                rows.append(res["row"])
+                labels.append(res["label"])
+                # pinned: one hypothesis left, and it is the published assignment
+                pinned += res["row"].details["surviving"] == 1 and res["row"].details.get("surviving_success",
+                                                                                          [0])[0] > 0.9
+            out["known_labels"].append({"version": version, "known": n_known, "pinned_trials": pinned,
+                                        "row": _summary(rows), "label": _summary(labels)})
+            print(f"known-labels {version:5s} N={n_known:2d}: row {out['known_labels'][-1]['row']}, "
+                  f"label {out['known_labels'][-1]['label']}, pinned {pinned}/{trials}", file=sys.stderr)
+    same_seed_makers = {
+        **{f"{v} k={k}": m for v, m in makers.items()},
+        f"fixed l={l}": lambda d, secret=None: anonymize_nonreciprocal(d, l=l, order="gray", rng=seed,
+                                                                       unsafe_secret_seed=secret),
+    }
+    for version, make in same_seed_makers.items():
+        rows, labels, only_true = [], [], 0
+        for _ in range(trials):
+            r1, r2 = make(data), make(data)
+            res = same_seed_attack(data, r1, r2, make, truth1=r1.link)
+            rows.append(res["row"])
+            labels.append(res["label"])
+            only_true += bool(res["row"].details["true_pair_only"])
+        out["same_seed"].append({"version": version, "true_pair_only_trials": only_true,
+                                 "row": _summary(rows), "label": _summary(labels)})
+        print(f"same-seed {version}: {out['same_seed'][-1]}", file=sys.stderr)
+    out["hghs_cut"] = hghs_cut_rebuild()
+    return out
+
+
+def _coarsest_completion(tax, published) -> set:
+    """The maximal taxonomy nodes none of whose leaves a published node covers."""
+    covered = {leaf for node in published for leaf in tax.leaves_under(node)}
+    full = {v for v in tax.nodes if not covered & set(tax.leaves_under(v))}
+    return {v for v in full if tax.parent(v) not in full}
+
+
+def hghs_cut_rebuild() -> list:
+    """Saved hghs / mhghs files on groceries: replay of the walk, and the coarsest-completion adversary."""
+    import tempfile
+
+    from graphanon.algorithms.hghs import anonymize_hghs
+    from graphanon.release import load_release
+
+    data, tax = load("groceries"), load_taxonomy("groceries")
+    rows = []
+    for name, run in (("hghs", anonymize_hghs), ("mhghs", anonymize_mhghs)):
+        for k, m in ((5, 2), (10, 2), (20, 3)):
+            rel = run(data, taxonomy=tax, k=k, m=m)
+            with tempfile.TemporaryDirectory() as folder:
+                rel.save(Path(folder) / "r.json")
+                saved = load_release(Path(folder) / "r.json")
+            walk_in_file = any(isinstance(v, list) and v and isinstance(v[0], list) and v[0]
+                               and isinstance(v[0][0], str) for v in saved.params.values())
+            guess = _coarsest_completion(tax, [pi.label for pi in saved.published_items])
+            rows.append({"method": name, "k": k, "m": m, "suppressed_nodes": len(rel.trace.suppressed),
+                         "walk_in_file": walk_in_file,
+                         "coarsest_completion_equals_suppressed": guess == set(rel.trace.suppressed),
+                         "suppressed_named_by_completion": len(guess & set(rel.trace.suppressed))})
+    return rows
+
+
 def markdown(doc: dict) -> str:
     """Tables of a result file: one per dataset, a row per method, success / bound per attack."""
     cols = [
@@ -208,9 +315,22 @@ def main() -> None:
     ap.add_argument(
         "--markdown", metavar="RESULTS_JSON", help="print the tables of a result file and exit"
     )
+    ap.add_argument("--seed-attacks", action="store_true",
+                    help="run only issue 20's seed / known-label / two-release / hghs attacks")
+    ap.add_argument("--trials", type=int, default=10, help="with --seed-attacks: trials per setting")
     args = ap.parse_args()
     if args.markdown:
         print(markdown(json.loads(Path(args.markdown).read_text(encoding="utf-8"))))
+        return
+    if args.seed_attacks:
+        path = ROOT / "benchmarks" / "results" / "attacks.json"
+        t0 = time.perf_counter()
+        result = {**seed_attacks(args.trials), "seconds": None, "load_average_before": os.getloadavg()}
+        result["seconds"] = round(time.perf_counter() - t0, 1)
+        print(json.dumps(result, indent=1))
+        if not args.quick:
+            previous = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+            path.write_text(json.dumps({**previous, "seed_attacks": result}, indent=1) + "\n", encoding="utf-8")
         return
     rows = []
     load_before = os.getloadavg()

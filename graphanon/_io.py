@@ -41,7 +41,9 @@ def _current_umask() -> int:
     return mask
 
 
-def atomic_write(path: str | os.PathLike, content: str | bytes, *, encoding: str = "utf-8") -> None:
+def atomic_write(
+    path: str | os.PathLike, content: str | bytes, *, encoding: str = "utf-8", private: bool = False
+) -> None:
     """Write ``content`` to ``path`` atomically (temporary file + rename).
 
     Parameters
@@ -52,17 +54,32 @@ def atomic_write(path: str | os.PathLike, content: str | bytes, *, encoding: str
         Text (encoded with ``encoding``) or bytes.
     encoding : str
         Encoding of text content.
+    private : bool
+        Write the file with mode 0600 (owner read/write only), whatever the
+        umask: for private link files. The temporary file is created 0600
+        (:func:`tempfile.mkstemp`) and keeps that mode, so the content is
+        never readable by others, not even before the rename. Otherwise the
+        file gets the usual mode ``0666 & ~umask``.
 
     Raises
     ------
     OSError
         When the folder does not exist or is not writable (nothing is left behind).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, stat
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "PRIVATE-link.json"
+    >>> atomic_write(out, "{}", private=True)
+    >>> oct(stat.S_IMODE(out.stat().st_mode))
+    '0o600'
     """
     path = Path(path)
     data = content.encode(encoding) if isinstance(content, str) else bytes(content)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
     try:
-        os.chmod(tmp, 0o666 & ~_current_umask())  # mkstemp makes 0600; give the usual mode
+        # mkstemp makes 0600 before any byte is written; private files keep it, others get the usual mode
+        os.chmod(tmp, 0o600 if private else 0o666 & ~_current_umask())
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()

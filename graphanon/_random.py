@@ -3,13 +3,15 @@
 Two kinds of randomness meet in an anonymizer, and they must never share a
 source:
 
-* **Structure** -- a record order, a generalization graph, the extraction of
-  disjoint assignments, a query workload. Reproducing it from a seed is what
+* **Structure** -- a record order, a generalization graph, a query
+  workload. Reproducing it from a seed is what
   experiments need, and knowing it gives an adversary nothing the privacy
   model does not already grant. Functions take ``rng`` (``None``, an int seed
   or a :class:`numpy.random.Generator`) and convert it once with
   :func:`check_random_state`.
-* **Secrets** -- which of the ``k`` disjoint assignments is published, the
+* **Secrets** -- the decomposition of a generalization graph into ``k``
+  disjoint assignments and which of them is published (a seed that fixed
+  the decomposition let known labels pin the published one; issue 20), the
   order in which published rows are shuffled. Anyone who can recompute a
   secret choice undoes the protection, so secrets are drawn by
   :func:`secret_generator` from operating-system entropy. Tests that need a

@@ -171,9 +171,12 @@ def test_unseeded_runs_publish_different_row_orders(name, data, tax):
 
 def test_nr_assignment_is_secret_not_a_function_of_the_seed(data):
     rels = [anonymize_nonreciprocal(data, k=5, order="gray", rng=7) for _ in range(8)]
-    for rel in rels:  # same rng -> same structure; the secret is never in the trace
-        assert np.array_equal(rel.trace.assignments, rels[0].trace.assignments)
+    for rel in rels:  # same rng -> same public structure (order, graph); the secret is never in the trace
+        assert np.array_equal(rel.trace.order, rels[0].trace.order)
+        assert np.array_equal(rel.trace.graph.successors, rels[0].trace.graph.successors)
         assert not hasattr(rel.trace, "chosen")
+    # the k assignments themselves are secret: the seed does not reproduce them (issue 20, item 1)
+    assert len({rel.trace.assignments.tobytes() for rel in rels}) > 1
     # what each record is published as (its true row's bitmaps) depends on the chosen assignment only
     keys = {tuple(rel.bitmap_strings(int(rel.link.row_of_record[i])) for i in range(rel.n_records)) for rel in rels}
     assert len(keys) > 1  # the same assignment 8 times: probability 5**-7
@@ -181,6 +184,48 @@ def test_nr_assignment_is_secret_not_a_function_of_the_seed(data):
     r2 = anonymize_nonreciprocal(data, k=5, order="gray", rng=7, unsafe_secret_seed=1)
     assert np.array_equal(r1.link.row_of_record, r2.link.row_of_record)
     assert np.array_equal(r1.trace.assignments, r2.trace.assignments)
+
+
+def _published_factor(rel, data):
+    """The chosen assignment of an nr release, read from its rows: record i's row has the bit vote of
+    published record sigma[i]; exactly one of the k extracted assignments fits every record."""
+    from graphanon.algorithms.nonreciprocal import members_matrix
+    from graphanon.release.bit_voting import bit_vote
+
+    A = rel.trace.assignments
+    base, _, thr = bit_vote(data.matrix, members_matrix(A, data.n_records))
+    rows = np.asarray(rel.link.row_of_record)
+    got = [(rel.base[rows] != base[A[r]]).nnz == 0 and np.array_equal(rel.threshold[rows], thr[A[r]])
+           for r in range(A.shape[0])]
+    assert sum(got) == 1, "the test data must make the k factors tell apart"
+    return A[got.index(True)]
+
+
+def _distinct_records(n: int) -> TransactionData:
+    return from_iterable([[f"i{j}" for j in range(8) if (r * 37 >> j) & 1] + [f"u{r}"] for r in range(n)])
+
+
+def test_nr_every_edge_is_the_true_link_with_probability_one_over_k():
+    """For a seed holder, each edge of the (public) ring is the published link with marginal 1/k: every
+    edge lies in exactly one of the k secret factors and the chosen factor is uniform. 400 runs with the
+    same seed, 12 records, k=3: every edge's frequency within 5 binomial standard errors of 1/k."""
+    small = _distinct_records(12)
+    n, k, runs = 12, 3, 400
+    counts = collections.Counter()
+    pairs = collections.Counter()
+    for s in range(runs):
+        rel = anonymize_nonreciprocal(small, k=k, order="identity", rng=5, unsafe_secret_seed=1000 + s)
+        sigma = _published_factor(rel, small)
+        counts.update((i, int(j)) for i, j in enumerate(sigma))
+        pairs[(int(sigma[0]), int(sigma[6]))] += 1
+    edges = [(i, int(j)) for i in range(n) for j in rel.trace.graph.successors[i]]
+    assert len(set(edges)) == n * k and sum(counts[e] for e in edges) == n * runs
+    se = (runs * (1 / k) * (1 - 1 / k)) ** 0.5
+    worst = max(abs(counts[e] - runs / k) for e in edges)
+    assert worst < 5 * se, (worst, se)
+    # the seed no longer fixes the factors: with seed-fixed factors, records 0 and 6 (far apart on the
+    # ring) could only be linked in k combinations; here all k * k occur
+    assert len(pairs) == k * k, pairs
 
 
 def test_link_round_trip_and_errors(data, tax, tmp_path):

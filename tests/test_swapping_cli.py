@@ -39,8 +39,11 @@ def test_categories_file_and_randswap(cli, tmp_path):
     (tmp_path / "cats.csv").write_text("".join(f"{i},{'even' if i % 2 == 0 else 'odd'}\n" for i in range(1, 13)))
     res = cli("anonymize", "swap_table1", "-a", "partswap", "--param", "categories=cats.csv", "-o", "r.json")
     assert res.exit_code == 0, res.output
-    res = cli("anonymize", "swap_table1", "-a", "randswap", "--seed", "1", "-o", "x.json")
+    res = cli("anonymize", "swap_table1", "-a", "randswap", "-o", "x.json")
     assert res.exit_code == 0, res.output
+    # RandSwap's pairs are secret: a seed would fix nothing, so it is refused (issue 20)
+    res = cli("anonymize", "swap_table1", "-a", "randswap", "--seed", "1", "-o", "y.json")
+    assert res.exit_code == 2 and "seed" in res.output
 
 
 @pytest.mark.parametrize("args, message", [

@@ -86,12 +86,13 @@ def _release(
                     "cut_size": len(r.cut),
                     "n_suppressed": len(r.suppressed),
                     "cost": r.cost,
-                    "steps": len(r.steps),
                     "threats": r.n_threats,
                 }
                 for r in search.rounds
             ],
-            "path": [[st["expanded"], st["cost"]] for st in search.rounds[-1].steps],
+            # never the walk (expanded nodes in order, nor its length): replayed on the public
+            # taxonomy it rebuilds the full cut, suppressed nodes included; it stays in
+            # release.trace.search (in memory only)
         },
     )
     rel.params["ncp"] = ncp(data, rel)

@@ -70,7 +70,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon._progress import ProgressCallback, report
-from graphanon._random import check_random_state
+from graphanon._random import check_random_state, secret_generator
 from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, register
 from graphanon.categories import category_codes, parse_categories
 from graphanon.errors import ParameterError
@@ -317,11 +317,19 @@ def anonymize_randswap(data, *, rng=None, unsafe_secret_seed: int | None = None,
                        progress: ProgressCallback | None = None):
     """RandSwap: random record pairs exchange random halves of their items (collisions lose items).
 
+    The pairs and the items exchanged are *secret* (operating-system entropy,
+    :func:`graphanon._random.secret_generator`): they depend on nothing but
+    the number of records (public) and the record lengths, so drawing them
+    from a shared seed would tell a seed holder which input position swapped
+    with which, and hence whose items a known target's row received.
+
     Parameters
     ----------
     data : TransactionData
-    rng : structure randomness (pairs and items exchanged)
-    unsafe_secret_seed, progress : as :func:`anonymize_partswap`
+    rng : accepted for the common signature and validated; nothing is drawn from it
+    unsafe_secret_seed : int, optional
+        Tests only: fixes the pairs, the items exchanged and the row shuffle.
+    progress : as :func:`anonymize_partswap`
 
     Returns
     -------
@@ -335,11 +343,17 @@ def anonymize_randswap(data, *, rng=None, unsafe_secret_seed: int | None = None,
     Examples
     --------
     >>> from graphanon.data import from_iterable
-    >>> rel = anonymize_randswap(from_iterable([["a", "b"], ["c", "d"]]), rng=0, unsafe_secret_seed=0)
+    >>> rel = anonymize_randswap(from_iterable([["a", "b"], ["c", "d"]]), unsafe_secret_seed=0)
     >>> sorted(len(rel.render_record(i).split()) for i in range(2))
     [2, 2]
+
+    References
+    ----------
+    Reiss, S. P. Practical data-swapping: the first steps. ACM TODS 9(1), 1984;
+    issue 20 (what a shared seed may fix).
     """
-    gen = check_random_state(rng)
+    check_random_state(rng)
+    gen = secret_generator(unsafe_secret_seed)  # the pairs are the secret: never from the seed
     X = data.matrix
     n = X.shape[0]
     perm = gen.permutation(n)
@@ -357,7 +371,7 @@ def anonymize_randswap(data, *, rng=None, unsafe_secret_seed: int | None = None,
                                            algorithm="randswap", params={})
     release.trace = SwapTrace(pairs=_pairs_list(partner))
     report(progress, 1, 1, "random swap")
-    return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
+    return publish(data, release, secret=gen)
 
 
 def anonymize_partsupp(data, *, categories: ItemGroups, rng=None, unsafe_secret_seed: int | None = None,
@@ -470,8 +484,7 @@ def _run_randswap(data, opts: RunOptions):
     opts.values(())  # no --param options
     if opts.k is not None or opts.m is not None:
         raise ParameterError("randswap takes no -k or -m")
-    return anonymize_randswap(data, rng=opts.seed, unsafe_secret_seed=opts.unsafe_secret_seed,
-                              progress=opts.progress)
+    return anonymize_randswap(data, unsafe_secret_seed=opts.unsafe_secret_seed, progress=opts.progress)
 
 
 for _func, _summary, _visit_opt in (
@@ -486,5 +499,6 @@ for _func, _summary, _visit_opt in (
         privacy_model="tendency", params=_params,
         audit_params=("categories",), options=("taxonomy", "seed") if _visit_opt else ("taxonomy",),
     ))
-register(AlgorithmSpec(name="randswap", summary="RandSwap baseline: random pairs exchange random halves",
-                       run=_run_randswap, privacy_model="tendency", params=(), options=("seed",)))
+register(AlgorithmSpec(name="randswap", summary="RandSwap baseline: random pairs exchange random halves "
+                       "(secret pairs: no --seed)", run=_run_randswap, privacy_model="tendency", params=(),
+                       options=()))

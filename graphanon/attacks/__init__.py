@@ -16,6 +16,13 @@ attack                adversary knows                            bound
 :func:`m_item_linkage`  m items of the target (k^m model)         1/k
 :func:`seed_recovery` the seed (or a seed range), the method      1/k
                       and the data
+:func:`known_label_attack` the seed, the data, N (person, label)  1/k; labels: 1/l
+                      pairs; re-runs the method, keeps the       or the link-free
+                      consistent assignments (else the match     reference
+                      graph pruned to feasible edges)
+:func:`same_seed_attack` the seed, the data, two releases made    1/k; labels: as
+                      with it; keeps assignment pairs            above
+                      consistent on every record
 ===================== ========================================== ==================
 
 Candidates are the published rows an adversary cannot rule out
@@ -39,6 +46,7 @@ row-linkage/position: success 0.0500 vs bound 0.5000 (1/k) + margin 0.2850 over 
 
 from graphanon.attacks.candidates import CandidateSets, candidate_sets, row_signatures
 from graphanon.attacks.itemlink import known_items, m_item_linkage
+from graphanon.attacks.known_labels import feasible_edges, known_label_attack, same_seed_attack
 from graphanon.attacks.labels import label_inference
 from graphanon.attacks.linkage import guess_rows, row_linkage
 from graphanon.attacks.result import AttackResult, chernoff_margin
@@ -49,11 +57,14 @@ __all__ = [
     "CandidateSets",
     "candidate_sets",
     "chernoff_margin",
+    "feasible_edges",
     "guess_rows",
     "known_items",
+    "known_label_attack",
     "label_inference",
     "m_item_linkage",
     "row_linkage",
     "row_signatures",
+    "same_seed_attack",
     "seed_recovery",
 ]

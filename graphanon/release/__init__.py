@@ -25,7 +25,8 @@ PerturbedRelease
 from graphanon._lazy import attach
 
 __getattr__, __dir__, __all__ = attach(__name__, globals(), {
-    "graphanon.release.base": ("FORMAT_TAG", "Release", "load_release", "release_kinds"),
+    "graphanon.release.base": ("FORMAT_TAG", "PUBLISHED_PARAMS", "Release", "check_published_params", "load_release",
+                               "release_kinds"),
     "graphanon.release.fingerprint": ("check_same_data", "data_fingerprint"),
     "graphanon.release.global_recoding": ("GlobalRecoding", "PublishedItem"),
     "graphanon.release.link": ("LINK_FORMAT_TAG", "ReleaseLink", "load_link"),

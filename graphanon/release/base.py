@@ -32,12 +32,92 @@ from graphanon._io import atomic_write, dumps_json
 from graphanon.errors import GraphanonError, ParameterError, ReleaseFormatError
 from graphanon.release.fingerprint import FINGERPRINT_KEYS
 
-__all__ = ["FORMAT_TAG", "Release", "load_release", "release_kinds"]
+__all__ = ["FORMAT_TAG", "PUBLISHED_PARAMS", "Release", "check_published_params", "load_release", "release_kinds"]
 
 FORMAT_TAG = "graphanon-release/2"
 _OLD_FORMATS = {"graphanon-release/1"}
 #: Parameter names that would give a secret away; a release refuses to record them.
 FORBIDDEN_PARAMS = frozenset({"seed", "rng", "unsafe_secret_seed", "random_state"})
+
+_GLOBAL_COSTS = ("cost", "cost_generalization", "cost_suppression", "ncp")
+_TSP = ("order", "extraction", "min_segment", "max_segment", "tsp_time_limit", "tsp_step_limit")
+#: Method -> the parameter fields its release may publish (docs/privacy.md, "Published parameters").
+#: ``Release.save`` refuses any other field. Each is a setting the user chose, a count, or a cost /
+#: information-loss number; none rebuilds the full cut, a suppressed name, an order, an assignment, a
+#: group or a seed, nor tells whether the run was seeded. Fields holding a list of objects name the
+#: object fields allowed (``_PUBLISHED_NESTED``).
+PUBLISHED_PARAMS: dict[str, frozenset] = {
+    "cut": frozenset({"level", "n_suppressed_nodes", "k", "m", "audit"}),
+    "aa": frozenset({"k", "m", "n_suppressed_nodes", *_GLOBAL_COSTS, "ncp_taxonomy", "steps_per_pass", "recounts"}),
+    "hghs": frozenset({"k", "m", "n_suppressed_nodes", *_GLOBAL_COSTS, "ncp_taxonomy", "rounds"}),
+    "mhghs": frozenset({"k", "m", "n_suppressed_nodes", *_GLOBAL_COSTS, "ncp_taxonomy", "rounds"}),
+    "mm": frozenset({"k", "m", "p", "h", "private", "n_moles", *_GLOBAL_COSTS}),
+    "coat": frozenset({"k", "s", "privacy", "utility_blocks", "suppression_penalty"}),
+    "nr": frozenset({"k", "l", "l_method", *_TSP}),
+    "cahd": frozenset({"k", "l", "alpha", "group_size"}),
+    "clump": frozenset({"k", "neighbors", "ggd", "ggd_lcg", "ncp_taxonomy"}),
+    "partition": frozenset({"k", "ncp_hn", "ncp_taxonomy", "ggd_lcg"}),
+    "partswap": frozenset({"n_categories", "visit"}),
+    "fullswap": frozenset({"n_categories", "visit"}),
+    "randswap": frozenset(),
+    "partsupp": frozenset({"n_categories"}),
+    "splitperson": frozenset({"n_categories"}),
+}
+#: Releases made by hand (``algorithm="custom"`` and any name not above) may publish only these.
+GENERIC_PUBLISHED_PARAMS = frozenset({"k", "m", "l", "n_suppressed_nodes", "audit"})
+#: (method, field) -> the fields allowed in each object of that list field. HgHs rounds publish
+#: counts and costs only: the walk (``path``, the expanded nodes in order, and its step count) would
+#: rebuild the full cut on the public taxonomy, so it stays in ``release.trace.search``.
+_PUBLISHED_NESTED = {
+    (name, "rounds"): frozenset({"m", "cut_size", "n_suppressed", "cost", "threats"}) for name in ("hghs", "mhghs")
+} | {("cut", "audit"): frozenset({"model", "satisfied", "violations"})}
+
+
+def check_published_params(algorithm: str, params: dict) -> None:
+    """Raise unless every parameter field of a release is on its method's allowlist.
+
+    Parameters
+    ----------
+    algorithm : str
+        The method's name (a key of :data:`PUBLISHED_PARAMS`; any other name
+        gets :data:`GENERIC_PUBLISHED_PARAMS`).
+    params : dict
+        The release's (JSON-safe) parameters.
+
+    Raises
+    ------
+    ReleaseFormatError
+        Naming the first field that is not on the allowlist.
+
+    Examples
+    --------
+    >>> check_published_params("nr", {"k": 5, "order": "gray"})
+    >>> check_published_params("hghs", {"k": 5, "path": [["ROOT", 3.0]]})
+    Traceback (most recent call last):
+    ...
+    graphanon.errors.ReleaseFormatError: a 'hghs' release may not publish parameter 'path': it is not on the allowlist of published parameters (docs/privacy.md)
+
+    References
+    ----------
+    docs/privacy.md, "Published parameters"; issue 20 (published parameters).
+    """
+    allowed = PUBLISHED_PARAMS.get(algorithm, GENERIC_PUBLISHED_PARAMS)
+    for key, value in params.items():
+        if key not in allowed:
+            raise ReleaseFormatError(
+                f"a {algorithm!r} release may not publish parameter {key!r}: it is not on the allowlist of "
+                "published parameters (docs/privacy.md)"
+            )
+        nested = _PUBLISHED_NESTED.get((algorithm, key))
+        if nested is not None:
+            objects = value if isinstance(value, list) else [value]
+            for obj in objects:
+                extra = sorted(set(obj) - nested) if isinstance(obj, dict) else ["(not an object)"]
+                if extra:
+                    raise ReleaseFormatError(
+                        f"a {algorithm!r} release may not publish parameter {key}.{extra[0]}: it is not on the "
+                        "allowlist of published parameters (docs/privacy.md)"
+                    )
 
 _KINDS: dict[str, type[Release]] = {}
 
@@ -278,7 +358,14 @@ class Release(ABC):
         The file holds only :meth:`to_dict`: never the private link, the seed
         or anything else that pins a row to a person. The same release gives
         the same bytes (gzip without a timestamp).
+
+        Raises
+        ------
+        ReleaseFormatError
+            When a parameter field is not on the method's allowlist
+            (:func:`check_published_params`); nothing is written.
         """
+        check_published_params(self.algorithm, self.params)
         doc = dumps_json(self.to_dict(), separators=(",", ":"))
         path = Path(path)
         atomic_write(path, gzip.compress(doc.encode("utf-8"), mtime=0) if path.suffix == ".gz" else doc)

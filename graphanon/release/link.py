@@ -151,11 +151,11 @@ class ReleaseLink:
         }
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write the link (JSON, or gzip-compressed JSON for ``.gz``); keep the file private."""
+        """Write the link (JSON, or gzip-compressed JSON for ``.gz``), mode 0600; keep the file private."""
         doc = json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False)
         path = Path(path)
         data = gzip.compress(doc.encode("utf-8"), mtime=0) if path.suffix == ".gz" else doc
-        atomic_write(path, data)
+        atomic_write(path, data, private=True)
 
     def __repr__(self) -> str:
         return f"<ReleaseLink (private): {len(self)} records>"

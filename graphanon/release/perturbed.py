@@ -276,8 +276,8 @@ class SplitLink:
         }
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write the link as JSON; keep the file private."""
-        atomic_write(Path(path), json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False))
+        """Write the link as JSON, mode 0600; keep the file private."""
+        atomic_write(Path(path), json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False), private=True)
 
     def __repr__(self) -> str:
         return f"<SplitLink (private): {len(self.record_of_row)} rows of {self.n_records} records>"

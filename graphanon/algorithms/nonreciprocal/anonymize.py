@@ -11,12 +11,19 @@ baseline); (4) one assignment chosen uniformly at random; (5) publication by
 bit voting (:class:`~graphanon.release.NonreciprocalRelease`), rows shuffled.
 
 Privacy note: the chosen assignment is the secret. ``rng`` (the seed) fixes
-the *structure* only -- order, graph, the ``k`` assignments -- which the
-privacy model lets an adversary know. The chosen assignment and the row
-shuffle come from operating-system entropy
-(:func:`graphanon._random.secret_generator`), so knowing the seed does not
-reveal them; ``unsafe_secret_seed`` fixes them for tests only, and no release
-file records either number.
+the *public structure* only -- the record order and the generalization graph
+built on it (for k-anonymity the k-regular ring, for l-diversity the
+l-regular l-diverse graph), which the privacy model lets an adversary know
+and which the published rows show anyway. The decomposition of that graph
+into ``k`` disjoint perfect matchings (the randomized closed walk or
+backtracking extraction), the choice among them and the row shuffle all
+come from operating-system entropy
+(:func:`graphanon._random.secret_generator`). Every edge of the graph lies in
+exactly one of the ``k`` matchings and the chosen one is uniform, so for a
+seed holder every edge is the true link with probability exactly ``1/k``;
+known (person, label) pairs do not pin a seed-determined matching, because
+there is none. ``unsafe_secret_seed`` fixes all three for tests only, and no
+release file records either number.
 
 References
 ----------
@@ -66,8 +73,9 @@ class NonreciprocalTrace:
     graph : GeneralizationGraph
         The k-regular (or l-regular) generalization graph.
     assignments : ndarray of int64, shape (k, n)
-        The disjoint assignments extracted from ``graph``. Which one was
-        published is the secret: it is not here, only in ``release.link``.
+        The disjoint assignments extracted from ``graph`` with the secret
+        generator (private: the seed does not reproduce them). Which one was
+        published is not here, only in ``release.link``.
     greedy_assignments : ndarray or None
         With ``l``: the l-diverse assignments the graph was built from.
     """
@@ -83,23 +91,53 @@ def tsp_budget(
 ) -> tuple[float | None, int | None]:
     """The Gray-TSP search budget per segment, ``(time_limit, step_limit)``.
 
-    Reproducible runs search a fixed number of solver steps (a count of work)
-    and never read the clock; the others search 0.2 s by default.
+    The default is a fixed number of solver steps (a count of work, no
+    clock), seeded or not: the order then never depends on machine load, and
+    the recorded budget (``params``) is the same whether a run was seeded or
+    not. A wall-clock budget is used only when asked for with
+    ``tsp_time_limit``, and refused for reproducible (seeded) runs.
+
+    Parameters
+    ----------
+    tsp_time_limit : float or None
+        Seconds of search per segment, only when the caller asks for them.
+    tsp_step_limit : int or None
+        Solver steps per segment (default
+        :data:`~graphanon.algorithms.nonreciprocal.DETERMINISTIC_STEP_LIMIT`
+        when no time limit is given).
+    reproducible : bool
+        True for seeded runs: a clock would make the order depend on load.
+
+    Returns
+    -------
+    (float or None, int or None)
+
+    Raises
+    ------
+    ParameterError
+        ``tsp_time_limit`` with ``reproducible=True``.
 
     Examples
     --------
-    >>> tsp_budget(None, None, reproducible=True), tsp_budget(None, None, reproducible=False)
-    ((None, 40000), (0.2, None))
+    >>> tsp_budget(None, None, reproducible=True) == tsp_budget(None, None, reproducible=False)
+    True
+    >>> tsp_budget(None, None, reproducible=False), tsp_budget(0.5, None, reproducible=False)
+    ((None, 40000), (0.5, None))
+
+    References
+    ----------
+    Xue et al., KDD 2012, Sec. 4.1 (the Gray-TSP order); docs/order.md
+    ("Deterministic budget").
     """
-    if not reproducible:
-        return (0.2 if tsp_time_limit is None else tsp_time_limit), tsp_step_limit
-    if tsp_time_limit is not None:
+    if tsp_time_limit is None:
+        return None, (DETERMINISTIC_STEP_LIMIT if tsp_step_limit is None else tsp_step_limit)
+    if reproducible:
         raise ParameterError(
             f"tsp_time_limit={tsp_time_limit} stops the Gray-TSP search on wall-clock time, so a seeded run "
             "would not be reproducible; drop it, or set the deterministic budget with tsp_step_limit=N "
             f"(solver steps per segment, default {DETERMINISTIC_STEP_LIMIT})"
         )
-    return None, (DETERMINISTIC_STEP_LIMIT if tsp_step_limit is None else tsp_step_limit)
+    return tsp_time_limit, tsp_step_limit
 
 
 def record_order(
@@ -125,14 +163,14 @@ def record_order(
     min_segment, max_segment : int
         Gray-TSP segment lengths.
     tsp_time_limit : float, optional
-        Gray-TSP: wall-clock seconds of search per segment (default 0.2 when
-        not ``reproducible``). Refused with ``reproducible=True``: a clock
-        makes the order depend on machine load.
+        Gray-TSP: wall-clock seconds of search per segment, only when asked
+        for. Refused with ``reproducible=True``: a clock makes the order
+        depend on machine load.
     tsp_step_limit : int, optional
-        Gray-TSP: solver steps per segment (a count of work). With
-        ``reproducible=True`` it is the whole budget (default
+        Gray-TSP: solver steps per segment (a count of work). Without
+        ``tsp_time_limit`` it is the whole budget (default
         :data:`~graphanon.algorithms.nonreciprocal.DETERMINISTIC_STEP_LIMIT`, about
-        0.2 s of search).
+        0.2 s of search), seeded or not.
     seed : int
         Gray-TSP node numbering seed.
     reproducible : bool
@@ -228,14 +266,14 @@ def anonymize_nonreciprocal(
         Cyclic record order (:mod:`graphanon.algorithms.nonreciprocal.tsp`).
     min_segment, max_segment, tsp_time_limit, tsp_step_limit :
         Gray-TSP parameters: segment length bounds (default 300 and 350) and
-        the OR-Tools search budget per segment. Without ``rng`` the search
-        runs ``tsp_time_limit`` seconds (default 0.2 s, which keeps a full
-        run of chess under 3 s and of bms1 under a minute on two cores;
-        1.0 s shortens the order by another 3-6%, see docs/order.md). With
-        ``rng`` the order must be reproducible, so the budget is
-        ``tsp_step_limit`` solver steps (default
+        the OR-Tools search budget per segment. By default, seeded or not,
+        the budget is ``tsp_step_limit`` solver steps (default
         :data:`~graphanon.algorithms.nonreciprocal.DETERMINISTIC_STEP_LIMIT`, about
-        as long and as good as 0.2 s) and ``tsp_time_limit`` is refused.
+        as long and as good as 0.2 s of search; docs/order.md), so the
+        published parameters do not show whether a run was seeded. A
+        wall-clock budget ``tsp_time_limit`` (seconds; 1.0 s shortens the
+        order by another 3-6%) is used only when given, and is refused with
+        ``rng`` (the order would depend on machine load).
     extraction : {"closed-walk", "backtracking"}
         Assignment extraction (:func:`~graphanon.algorithms.nonreciprocal.extract_assignments`).
     l_method : {"flow", "greedy-walk"}
@@ -254,15 +292,17 @@ def anonymize_nonreciprocal(
         steps run here: the extraction rounds depend on each other, and a
         walk crosses segment borders.
     rng : numpy Generator or int seed, optional
-        Structure randomness: the Gray-TSP search, the l-diverse graph and
-        the extraction of the ``k`` assignments. Given, the structure (order,
-        graph, assignments) is the same on every run and machine (the
-        Gray-TSP then searches a step budget, never the clock). The seed
-        fixes the structure only; the secret (which assignment is published,
-        the row shuffle) always comes from operating-system entropy.
+        Structure randomness: the Gray-TSP search and the l-diverse graph.
+        Given, the public structure (order, generalization graph, hence the
+        published rows as a multiset) is the same on every run and machine.
+        The seed fixes nothing secret: the decomposition of the graph into
+        ``k`` disjoint assignments, the choice among them and the row
+        shuffle always come from operating-system entropy (see the module's
+        privacy note).
     progress : callable(done, total, message), optional
     unsafe_secret_seed : int, optional
-        Tests only: fixes the chosen assignment and the row shuffle. Anyone
+        Tests only: fixes the extracted assignments, the chosen one and the
+        row shuffle. Anyone
         who knows or guesses it undoes the release's protection. Never
         recorded in the release.
 
@@ -279,10 +319,10 @@ def anonymize_nonreciprocal(
         distinct labels.
 
         ``release.trace`` (in memory only, never saved) is a
-        :class:`NonreciprocalTrace`: the order, the graph and the ``k``
-        assignments -- the structure, which the privacy model lets an
-        adversary know. Which assignment was published is the secret and is
-        only in ``release.link``.
+        :class:`NonreciprocalTrace`: the order and the graph (public
+        structure) and the ``k`` assignments drawn from the secret generator
+        (private: a seed does not reproduce them). Which assignment was
+        published is only in ``release.link``.
 
     Complexity
     ----------
@@ -358,7 +398,7 @@ def anonymize_nonreciprocal(
         "min_segment": min_segment,
         "max_segment": max_segment,
     }
-    if isinstance(order, str) and order == "gray-tsp":  # the search budget used (no clock when seeded)
+    if isinstance(order, str) and order == "gray-tsp":  # the budget used: the same fields, seeded or not
         params["tsp_time_limit"], params["tsp_step_limit"] = tsp_budget(
             tsp_time_limit, tsp_step_limit, reproducible
         )
@@ -370,8 +410,10 @@ def anonymize_nonreciprocal(
             data.matrix, data.labels, l, perm, rng=rng, method=l_method, progress=progress
         )
         graph = GeneralizationGraph.from_assignments(greedy, data.record_ids)
-    assignments = extract_assignments(graph, method=extraction, rng=rng, progress=progress)
+    # The graph is public structure; its decomposition into k disjoint matchings is secret: drawn
+    # from OS entropy, so every edge is the true link with probability exactly 1/k for a seed holder.
     secret = secret_generator(unsafe_secret_seed)
+    assignments = extract_assignments(graph, method=extraction, rng=secret, progress=progress)
     chosen = int(secret.integers(assignments.shape[0]))
     sigma = assignments[chosen]
     members = members_matrix(assignments, n)
@@ -387,8 +429,9 @@ def anonymize_nonreciprocal(
 _TSP_PARAMS = (
     Param("min_segment", int, 300, "Gray-TSP order: shortest segment solved as one TSP"),
     Param("max_segment", int, 350, "Gray-TSP order: longest segment solved as one TSP"),
-    Param("tsp_time_limit", float, None, "Gray-TSP order: seconds per segment (not reproducible with --seed)"),
-    Param("tsp_step_limit", int, None, "Gray-TSP order: deterministic search budget per segment"),
+    Param("tsp_time_limit", float, None, "Gray-TSP order: seconds per segment instead of the default step budget "
+          "(refused with --seed)"),
+    Param("tsp_step_limit", int, None, "Gray-TSP order: deterministic search budget per segment (the default)"),
 )
 _PARAMS = (
     Param("l", int, None, "l-diversity of the sensitive labels (records need a label column)"),
