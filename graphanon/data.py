@@ -104,6 +104,8 @@ class TransactionData:
         name: str | None = None,
     ) -> None:
         m = sp.csr_array(matrix)
+        if not all(a.flags.writeable for a in (m.data, m.indices, m.indptr)):
+            m = m.copy()  # the frozen matrix of another TransactionData (with_labels): normalized in a copy
         m.sum_duplicates()
         m.eliminate_zeros()
         m = sp.csr_array(

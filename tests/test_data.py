@@ -168,3 +168,15 @@ def test_equality_and_constructor_validation():
         TransactionData(m, ["x"])
     with pytest.raises(DataFormatError, match="appears twice in the vocabulary"):
         TransactionData(m, ["x", "x"])
+
+
+def test_with_labels_on_loaded_data_keeps_the_original_frozen():
+    """A bundled dataset's matrix is read-only; labelling it builds a new TransactionData from it
+    (the constructor once normalized the frozen arrays in place: 'WRITEBACKIFCOPY base is read-only')."""
+    from graphanon.datasets import load
+
+    data = load("groceries")
+    labelled = data.with_labels([str(n % 3) for n in data.record_lengths()])
+    assert labelled.labels[:3] == tuple(str(n % 3) for n in data.record_lengths()[:3])
+    assert (labelled.matrix != data.matrix).nnz == 0
+    assert not data.matrix.indices.flags.writeable and not labelled.matrix.indices.flags.writeable
