@@ -42,6 +42,7 @@ __all__ = [
     "label_codes",
     "label_preserving_assignment",
     "linked_pair_problems",
+    "nonreciprocal_assignment_check",
 ]
 
 
@@ -220,3 +221,77 @@ def linked_pair_problems(allowed: np.ndarray, row_of_record: np.ndarray, record_
         for i in bad[:max_examples]
     ]
     return len(bad), examples
+
+
+def nonreciprocal_assignment_check(original, release, mc, *, with_labels: bool, max_examples: int = 10
+                                   ) -> tuple[list[dict], dict]:
+    """The one-to-one check of a nonreciprocal release, exact, for the audits of ``privacy/nonreciprocal.py``.
+
+    With the private link (``release.link``): every record must match its own
+    row (an edge of the match graph) and, ``with_labels``, carry its label.
+    Without it, ``with_labels``: a perfect matching of the match graph that
+    preserves labels must exist (:func:`label_preserving_assignment`); the
+    label multiset alone is necessary only. (Without labels and without the
+    link the k-factor flow of the audit already decides a perfect matching.)
+
+    Parameters
+    ----------
+    original : TransactionData
+    release : NonreciprocalRelease
+    mc : MatchClasses
+        Built with ``by_label=with_labels``.
+    with_labels : bool
+    max_examples : int
+
+    Returns
+    -------
+    problems : list of dict
+        One entry per failed check (each counts as one violation), with examples.
+    details : dict
+        ``audited_with_link``; ``label_preserving_assignment`` (bool or
+        None when not checked) and ``unplaced_records``.
+
+    Examples
+    --------
+    >>> from graphanon.algorithms.cahd_release import anonymize_cahd
+    >>> from graphanon.datasets import load
+    >>> from graphanon.privacy.match_graph import match_classes
+    >>> table = load("nr_table1")
+    >>> rel = anonymize_cahd(table, l=2)
+    >>> rel.link = None
+    >>> nonreciprocal_assignment_check(table, rel, match_classes(table, rel, by_label=True), with_labels=True)[1]
+    {'audited_with_link': False, 'label_preserving_assignment': True, 'unplaced_records': 0}
+    """
+    link = getattr(release, "link", None)
+    has_labels = with_labels and original.labels is not None and getattr(release, "labels", None) is not None
+    if link is not None and hasattr(link, "rows_for"):
+        rows = np.asarray(link.rows_for(original), dtype=np.int64)
+        nb = len(mc.row_size)
+        edge_keys = np.unique(mc.edge_record * nb + mc.edge_row)
+        pair = mc.record_class * nb + mc.row_class[rows]
+        pos = np.minimum(np.searchsorted(edge_keys, pair), max(len(edge_keys) - 1, 0))
+        matched = (edge_keys[pos] == pair) if len(edge_keys) else np.zeros(len(pair), dtype=bool)
+        same_label = np.ones(len(rows), dtype=bool)
+        if has_labels:
+            orig_code, pub_code, _ = label_codes(original.labels, release.labels)
+            same_label = orig_code == pub_code[rows]
+        why = np.where(matched, "label", "the record is not in the row's possible worlds").astype(object)
+        n_bad, examples = linked_pair_problems(matched & same_label, rows, original.record_ids, release.pseudonyms,
+                                               why, max_examples)
+        problems = [] if n_bad == 0 else [{"problem": "records not published faithfully by their own row "
+                                           "(private link)", "records": n_bad, "e.g.": examples[:3]}]
+        return problems, {"audited_with_link": True, "linked_records_not_matching": n_bad}
+    if not has_labels:
+        return [], {"audited_with_link": False, "label_preserving_assignment": None, "unplaced_records": None}
+    result = label_preserving_assignment(mc, original.labels)
+    problems = []
+    if not result.exists:
+        problems.append({
+            "problem": "no perfect matching of records to rows gives every record a row with its own label "
+                       "(labels were moved between rows)",
+            "unplaced": result.unplaced,
+            "e.g.": [{"record": original.record_ids[i], "label": str(original.labels[i])}
+                     for i in (result.witness or {}).get("examples", [])[:3]],
+        })
+    return problems, {"audited_with_link": False, "label_preserving_assignment": result.exists,
+                      "unplaced_records": result.unplaced}

@@ -50,7 +50,13 @@ def _requirement(original, release, member: sp.csr_array) -> sp.csr_array:
     size = member.sum(axis=0)
     coo = overlap.tocoo()
     keep = coo.data == size[coo.row]
-    contain = sp.csr_array((np.ones(keep.sum(), np.int64), (coo.row[keep], coo.col[keep])), shape=overlap.shape)
+    # every node contains itself, also one with no item of the data (its copies then need items nobody has)
+    d = overlap.shape[0]
+    rows = np.concatenate([coo.row[keep], np.arange(d)])
+    cols = np.concatenate([coo.col[keep], np.arange(d)])
+    contain = sp.csr_array((np.ones(len(rows), np.int64), (rows, cols)), shape=overlap.shape)
+    contain.sum_duplicates()
+    contain.data[:] = 1  # the diagonal was summed with itself where already present
     return sp.csr_array(sp.csr_array(recs @ contain).multiply(mask))
 
 
