@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon._rows import canonical_row_order, row_hashes
-from graphanon.privacy.label_matching import label_codes
+from graphanon.privacy.label_matching import label_codes, linked_rows
 
 __all__ = ["recoding_mismatches"]
 
@@ -147,7 +147,9 @@ def recoding_mismatches(original, release, *, max_examples: int = 10) -> tuple[i
 
 def _linked_mismatches(original, release, expected, published, link, text, max_examples):
     """Each record against its own row (the private link): rows that differ, exactly."""
-    rows = np.asarray(link.rows_for(original), dtype=np.int64)
+    rows, unfit = linked_rows(original, link)
+    if rows is None:
+        return 1, unfit
     diff = sp.csr_array(expected != sp.csr_array(published[rows]))
     bad = np.flatnonzero(np.diff(diff.indptr))
     problems = [

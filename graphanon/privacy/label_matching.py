@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from graphanon.errors import DataMismatchError
 from graphanon.privacy.matchings import hall_witness, k_factor_flow
 
 __all__ = [
@@ -41,7 +42,9 @@ __all__ = [
     "class_assignment",
     "label_codes",
     "label_preserving_assignment",
+    "labels_follow_link",
     "linked_pair_problems",
+    "linked_rows",
     "nonreciprocal_assignment_check",
 ]
 
@@ -188,6 +191,19 @@ def label_preserving_assignment(mc, original_labels) -> Assignment:
     return result
 
 
+def linked_rows(original, link) -> tuple[np.ndarray | None, list[dict]]:
+    """Each original record's row by the private link, or None and a problem when the link does not fit the data.
+
+    The link names records by id (:meth:`graphanon.release.ReleaseLink.rows_for`); data with other ids, or
+    other records under them, cannot be checked with it -- the audit then reports one violation instead
+    of raising.
+    """
+    try:
+        return np.asarray(link.rows_for(original), dtype=np.int64), []
+    except DataMismatchError as exc:
+        return None, [{"problem": f"the private link does not fit this data: {exc}"}]
+
+
 def linked_pair_problems(allowed: np.ndarray, row_of_record: np.ndarray, record_ids, pseudonyms, why: np.ndarray,
                          max_examples: int) -> tuple[int, list[dict]]:
     """Records whose own row (by the private link) is not allowed for them.
@@ -223,16 +239,29 @@ def linked_pair_problems(allowed: np.ndarray, row_of_record: np.ndarray, record_
     return len(bad), examples
 
 
+def labels_follow_link(release) -> bool:
+    """Whether a nonreciprocal release puts each record's label on the row the private link gives it.
+
+    True for ``cahd`` and for ``nr`` with ``k`` only (labels travel with the
+    chosen assignment); False for ``nr`` with ``l``, whose rows carry the
+    label of the record whose own postimage they are (Xue et al., Fig. 4b),
+    not of the record the chosen assignment gives them.
+    """
+    return not (release.algorithm == "nr" and (release.params or {}).get("l") is not None)
+
+
 def nonreciprocal_assignment_check(original, release, mc, *, with_labels: bool, max_examples: int = 10
                                    ) -> tuple[list[dict], dict]:
     """The one-to-one check of a nonreciprocal release, exact, for the audits of ``privacy/nonreciprocal.py``.
 
-    With the private link (``release.link``): every record must match its own
-    row (an edge of the match graph) and, ``with_labels``, carry its label.
-    Without it, ``with_labels``: a perfect matching of the match graph that
-    preserves labels must exist (:func:`label_preserving_assignment`); the
-    label multiset alone is necessary only. (Without labels and without the
-    link the k-factor flow of the audit already decides a perfect matching.)
+    ``with_labels`` (and labels on both sides): a perfect matching of the
+    match graph that gives every record a row with its own label must exist
+    (:func:`label_preserving_assignment`); the label multiset alone is
+    necessary only. With the private link (``release.link``) each record must
+    also match its own row (an edge of the match graph) and, when the
+    release's labels follow the link (:func:`labels_follow_link`), carry its
+    label. (Without labels and without the link the k-factor flow of the
+    audit already decides that a perfect matching exists.)
 
     Parameters
     ----------
@@ -248,8 +277,9 @@ def nonreciprocal_assignment_check(original, release, mc, *, with_labels: bool, 
     problems : list of dict
         One entry per failed check (each counts as one violation), with examples.
     details : dict
-        ``audited_with_link``; ``label_preserving_assignment`` (bool or
-        None when not checked) and ``unplaced_records``.
+        ``audited_with_link``; ``linked_records_not_matching`` (with the
+        link); ``label_preserving_assignment`` (bool, or None when not
+        checked) and ``unplaced_records``.
 
     Examples
     --------
@@ -264,27 +294,32 @@ def nonreciprocal_assignment_check(original, release, mc, *, with_labels: bool, 
     """
     link = getattr(release, "link", None)
     has_labels = with_labels and original.labels is not None and getattr(release, "labels", None) is not None
-    if link is not None and hasattr(link, "rows_for"):
-        rows = np.asarray(link.rows_for(original), dtype=np.int64)
+    problems: list[dict] = []
+    details: dict = {"audited_with_link": False}
+    rows = None
+    if link is not None and hasattr(link, "rows_for") and original.n_records == release.n_records:
+        rows, problems = linked_rows(original, link)
+        details = {"audited_with_link": True, "linked_records_not_matching": None}
+    if rows is not None:
         nb = len(mc.row_size)
         edge_keys = np.unique(mc.edge_record * nb + mc.edge_row)
         pair = mc.record_class * nb + mc.row_class[rows]
         pos = np.minimum(np.searchsorted(edge_keys, pair), max(len(edge_keys) - 1, 0))
         matched = (edge_keys[pos] == pair) if len(edge_keys) else np.zeros(len(pair), dtype=bool)
         same_label = np.ones(len(rows), dtype=bool)
-        if has_labels:
+        if has_labels and labels_follow_link(release):
             orig_code, pub_code, _ = label_codes(original.labels, release.labels)
             same_label = orig_code == pub_code[rows]
         why = np.where(matched, "label", "the record is not in the row's possible worlds").astype(object)
         n_bad, examples = linked_pair_problems(matched & same_label, rows, original.record_ids, release.pseudonyms,
                                                why, max_examples)
-        problems = [] if n_bad == 0 else [{"problem": "records not published faithfully by their own row "
-                                           "(private link)", "records": n_bad, "e.g.": examples[:3]}]
-        return problems, {"audited_with_link": True, "linked_records_not_matching": n_bad}
+        if n_bad:
+            problems.append({"problem": "records not published faithfully by their own row (private link)",
+                             "records": n_bad, "e.g.": examples[:3]})
+        details = {"audited_with_link": True, "linked_records_not_matching": n_bad}
     if not has_labels:
-        return [], {"audited_with_link": False, "label_preserving_assignment": None, "unplaced_records": None}
+        return problems, {**details, "label_preserving_assignment": None, "unplaced_records": None}
     result = label_preserving_assignment(mc, original.labels)
-    problems = []
     if not result.exists:
         problems.append({
             "problem": "no perfect matching of records to rows gives every record a row with its own label "
@@ -293,5 +328,4 @@ def nonreciprocal_assignment_check(original, release, mc, *, with_labels: bool, 
             "e.g.": [{"record": original.record_ids[i], "label": str(original.labels[i])}
                      for i in (result.witness or {}).get("examples", [])[:3]],
         })
-    return problems, {"audited_with_link": False, "label_preserving_assignment": result.exists,
-                      "unplaced_records": result.unplaced}
+    return problems, {**details, "label_preserving_assignment": result.exists, "unplaced_records": result.unplaced}

@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.privacy.label_matching import class_assignment, label_codes
+from graphanon.privacy.label_matching import class_assignment, label_codes, linked_rows
 from graphanon.privacy.match_graph import row_classes
 from graphanon.release.local_recoding import records_fitting
 
@@ -126,7 +126,9 @@ def local_recoding_mismatches(original, release, *, max_examples: int = 10) -> t
     link = getattr(release, "link", None)
     examples: list[dict] = []
     if link is not None and hasattr(link, "rows_for"):
-        row_of_record = np.asarray(link.rows_for(original), dtype=np.int64)
+        row_of_record, unfit = linked_rows(original, link)
+        if row_of_record is None:
+            return 1, unfit
         rec_of_row = np.empty_like(row_of_record)
         rec_of_row[row_of_record] = np.arange(len(row_of_record))
         ok = _fits(sp.csr_array(have[rec_of_row]), need, lengths[rec_of_row], release.reading)

@@ -64,7 +64,7 @@ def load_private_link(path: str | os.PathLike):
     if tag == SPLIT_LINK_TAG:
         return load_split_link(path)
     raise ReleaseFormatError(
-        f"{path}: not a private link file (format tag {tag!r}; expected {LINK_FORMAT_TAG} or {SPLIT_LINK_TAG})"
+        f"{path}: not a {LINK_FORMAT_TAG} file nor a {SPLIT_LINK_TAG} file (format tag: {tag!r})"
     )
 
 
