@@ -9,7 +9,10 @@ an original record when:
   copy stands for a distinct item of the record);
 * ``"some"`` reading: the record has an item under every published node, and
   every item of the record lies under one of them (an empty row may be any
-  record: all its items suppressed).
+  record: all its items suppressed). The nodes of such a row are disjoint
+  (Partition publishes cuts); a forged row with nested nodes counts an item
+  once per node above it, so it fits no record it would cover twice -- a
+  conservative verdict on a row no anonymizer writes.
 
 When the release publishes sensitive labels, a record may stand for a row
 only if the row carries the record's label.
@@ -118,11 +121,20 @@ def local_recoding_mismatches(original, release, *, max_examples: int = 10) -> t
         return abs(original.n_records - release.n_records), [
             {"problem": f"the original has {original.n_records} records, the release {release.n_records}"}
         ]
+    codes = _label_codes(original, release)
+    unchecked = []
+    if getattr(release, "labels", None) is not None and original.labels is None:
+        unchecked = [{"problem": "the release publishes sensitive labels but the original data has none, so "
+                      "they cannot be checked; load the data with its label column"}]
+    n_bad, examples = _local_mismatches(original, release, codes, max_examples)
+    return n_bad + len(unchecked), (unchecked + examples)[:max_examples]
+
+
+def _local_mismatches(original, release, codes, max_examples: int) -> tuple[int, list[dict]]:
     member = release.member_matrix(original.items)
     have = sp.csr_array(sp.csr_array(original.matrix, dtype=np.int64) @ member)
     need = _requirement(original, release, member)
     lengths = np.diff(original.matrix.indptr)
-    codes = _label_codes(original, release)
     link = getattr(release, "link", None)
     examples: list[dict] = []
     if link is not None and hasattr(link, "rows_for"):
