@@ -416,3 +416,16 @@ def test_some_reading_assignment_equals_brute_force(case):
     best = max_placed(n, allowed)
     event(f"placeable: {'all' if best == n else 'not all'}")
     assert local_recoding_mismatches(data, forged)[0] == n - best
+
+
+def test_metrics_refuse_a_split_link_with_a_clear_error():
+    from graphanon.metrics.nonreciprocal import error_rate
+    from graphanon.release import SplitLink
+
+    table = load("nr_table1")
+    rel = anonymize_nonreciprocal(table, k=2, order="identity", rng=0)
+    split = SplitLink(np.arange(6), record_ids=table.record_ids, fingerprint=rel.fingerprint)
+    with pytest.raises(DataMismatchError, match="SplitPerson"):
+        error_rate(table, rel, link=split)
+    with pytest.raises(DataMismatchError, match="split"):
+        attach_link(rel, split)

@@ -36,7 +36,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.privacy.label_matching import class_assignment, label_codes, linked_rows
-from graphanon.privacy.match_graph import row_classes
 from graphanon.release.local_recoding import records_fitting
 
 __all__ = ["local_recoding_mismatches"]
@@ -162,6 +161,9 @@ def _local_mismatches(original, release, codes, max_examples: int) -> tuple[int,
 
 def _assignment_mismatches(original, release, have, need, lengths, codes, max_examples):
     """Without the link: records that no record-to-row assignment can place (max-flow on classes)."""
+    # imported here: the match-graph module loads numba, which audits of global recodings never need
+    from graphanon.privacy.match_graph import row_classes
+
     n = original.n_records
     X = sp.csr_array(original.matrix, dtype=bool)
     X.sort_indices()
