@@ -116,3 +116,75 @@ def test_evaluate_reads_the_split_link(made):
     res = invoke(["evaluate", "swap_table1", made / "splitperson.json", "--link", made / "partswap.link.json",
                   "--queries", "5"], made)
     assert res.exit_code == 2 and "link" in res.stderr
+
+
+# ------------------------------------------------------------------ item 6 re-made as edited release files
+def _edit(path, **fields):
+    doc = json.loads(path.read_text())
+    doc.update(fields)
+    path.write_text(json.dumps(doc))
+
+
+def test_cli_labels_swapped_in_a_global_recoding_file_fail_km(made, tmp_path):
+    doc = json.loads((made / "mm.json").read_text())
+    rows, labels = doc["records"], doc["labels"]
+    i, j = next((a, b) for a in range(len(rows)) for b in range(a + 1, len(rows))
+                if sorted(rows[a]) != sorted(rows[b]) and labels[a] != labels[b])
+    labels[i], labels[j] = labels[j], labels[i]
+    forged = tmp_path / "mm-swapped.json"
+    forged.write_text(json.dumps(doc))
+    ok = invoke(["audit", "nr_table1", made / "mm.json", "--model", "km", "-k", "2", "-m", "2"], made)
+    assert ok.exit_code == 0
+    res = invoke(["audit", "nr_table1", forged, "--model", "km", "-k", "2", "-m", "2", "--json"], made)
+    report = json.loads(res.stdout)
+    assert res.exit_code == 1 and report["details"]["recoding_mismatches"] == 2
+
+
+def test_cli_labels_swapped_in_a_cahd_file_fail_ldiversity(made, tmp_path):
+    doc = json.loads((made / "cahd.json").read_text())
+    labels = doc["labels"]
+    verdicts = []
+    for i in range(len(labels)):
+        for j in range(i + 1, len(labels)):
+            if labels[i] == labels[j]:
+                continue
+            forged = dict(doc, labels=[labels[j] if t == i else labels[i] if t == j else x for t, x in enumerate(labels)])
+            path = tmp_path / f"cahd-{i}-{j}.json"
+            path.write_text(json.dumps(forged))
+            res = invoke(["audit", "nr_table1", path, "--model", "ldiversity", "--param", "l=2", "--json"], made)
+            details = json.loads(res.stdout)["details"]
+            assert res.exit_code == (0 if details["label_preserving_assignment"] else 1)
+            assert details["labels_match_original"] is details["label_preserving_assignment"]
+            verdicts.append(details["label_preserving_assignment"])
+            res = invoke(["audit", "nr_table1", path, "--model", "ldiversity", "--param", "l=2", "--json",
+                          "--link", made / "cahd.link.json"], made)
+            assert res.exit_code == 1 and json.loads(res.stdout)["details"]["linked_records_not_matching"] == 2
+    assert False in verdicts  # some swap breaks every label-preserving assignment: rejected without the link
+
+
+def test_cli_clump_file_where_only_4_of_6_records_can_be_placed_fails_transactional(tmp_path):
+    from graphanon.datasets import load_taxonomy
+
+    tax = load_taxonomy("clump_food")
+    lines = []
+    for leaf in tax.leaves:
+        path = [leaf]
+        while tax.parent(path[-1]) is not None:
+            path.append(tax.parent(path[-1]))
+        lines.append(";".join(map(str, path)))
+    (tmp_path / "tax.txt").write_text("\n".join(lines) + "\n")
+    (tmp_path / "six.txt").write_text("Orange,Beef\nOrange,Beef\nApple,Milk\nApple,Milk\nBanana,Chicken\nBanana,Chicken\n")
+    folder = tmp_path
+    res = invoke(["anonymize", folder / "six.txt", "--format", "basket", "-a", "clump", "-k", "2", "--taxonomy",
+                  folder / "tax.txt", "-o", folder / "r.json"], folder)
+    assert res.exit_code == 0, res.output
+    nodes = [{"label": x, "members": list(tax.leaves_under(x)), "leaves": len(tax.leaves_under(x))}
+             for x in ("Fruit", "Orange", "Beef")]
+    # two rows every record fits; four rows only the two Orange-Beef records fit
+    _edit(folder / "r.json", nodes=nodes, records=[[0], [0], [1], [1], [1, 2], [1, 2]], reading="one")
+    audit = ["audit", folder / "six.txt", "--format", "basket", folder / "r.json", "--model", "transactional",
+             "-k", "2", "--json"]
+    res = invoke(audit, folder)
+    report = json.loads(res.stdout)
+    assert res.exit_code == 1 and report["details"]["recoding_mismatches"] == 2
+    assert any(ex.get("unplaced") == 2 for ex in report["counterexamples"])
