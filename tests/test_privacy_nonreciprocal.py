@@ -190,6 +190,27 @@ def test_ldiverse_flow_matches_brute_force(g, l):  # noqa: E741
 # --------------------------------------------------------------------------- full releases vs brute force
 
 
+def label_preserving_matching_exists(adj, record_labels, row_labels) -> bool:
+    """Brute force (backtracking): a perfect matching along ``adj`` giving each record a row of its label."""
+    n = len(adj)
+    if n != len(row_labels):
+        return False
+    used = [False] * n
+
+    def place(i):
+        if i == n:
+            return True
+        for j in adj[i]:
+            if not used[j] and record_labels[i] == row_labels[j]:
+                used[j] = True
+                if place(i + 1):
+                    return True
+                used[j] = False
+        return False
+
+    return place(0)
+
+
 @settings(max_examples=40, deadline=None)
 @given(g=class_graphs(max_n=5), k=st.integers(1, 3))
 def test_release_audits_match_brute_force(g, k):
@@ -211,7 +232,10 @@ def test_release_audits_match_brute_force(g, k):
         sum((i, j) in truth for j in range(len(rc))) for i in range(len(lc))
     )
     rep_l = LDiversity(k).audit(data, rel)
-    assert rep_l.satisfied == disjoint_matchings(adj, k, row_labels)
+    record_labels = list(reversed(row_labels))
+    keeps_labels = label_preserving_matching_exists(adj, record_labels, row_labels)
+    assert rep_l.details["label_preserving_assignment"] is keeps_labels
+    assert rep_l.satisfied == (disjoint_matchings(adj, k, row_labels) and keeps_labels)
     viable_labels = [
         len({row_labels[j] for j in range(len(rc)) if (i, j) in truth}) for i in range(len(lc))
     ]
@@ -284,8 +308,10 @@ def test_certain_label_fails_l_diversity_though_every_record_sees_two_labels():
     labels = ["A", "B", "A", "B", "B"]
     data, rel = certain_row(labels, ["B", "A", "B", "B", "A"])
     rep = LDiversity(2).audit(data, rel)
-    assert rep.details["min_distinct_labels"] >= 2 and rep.details["labels_match_original"]
+    assert rep.details["min_distinct_labels"] >= 2 and sorted(data.labels) == sorted(rel.labels)
     assert not rep.satisfied and rep.details["min_viable_labels"] == 1
+    # record 1's certain row carries A, its label is B: no assignment keeps the labels either
+    assert rep.details["label_preserving_assignment"] is False and not rep.details["labels_match_original"]
 
 
 def test_invented_labels_fail():
@@ -352,7 +378,9 @@ def test_audit_reads_no_order_and_reports_progress():
     rep = NonreciprocalKAnonymity(4).audit(
         data, shuffled, progress=lambda d, t, msg: calls.append((d, t, msg))
     )
-    assert rep.satisfied and rep.details == NonreciprocalKAnonymity(4).audit(data, rel).details
+    with_link = NonreciprocalKAnonymity(4).audit(data, rel).details  # rel keeps its private link
+    assert with_link.pop("audited_with_link") and with_link.pop("linked_records_not_matching") == 0
+    assert rep.satisfied and not rep.details.pop("audited_with_link") and rep.details == with_link
     assert calls and all(0 <= d <= t for d, t, _ in calls) and calls[-1][0] == calls[-1][1]
     assert any(msg == "match graph" for *_, msg in calls)
     mc = match_classes(data, rel)

@@ -31,12 +31,15 @@ from graphanon.cli._app import (
 @click.option("--examples", default=10, show_default=True, type=click.IntRange(min=0),
               help="Counter-examples to report.")
 @click.option("--allow-mismatch", is_flag=True, help="Audit even when the release was not made from INPUT.")
+@click.option("--link", "link_path", default=None, type=click.Path(dir_okay=False),
+              help="PRIVATE link file from `anonymize --link-out`: audit each record against its own row "
+                   "(refused when the link was not made with RELEASE).")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Count on Dask: a scheduler address (tcp://host:8786) or local:N for N local workers "
                    "(needs graphanon[dask]; km and transactional models).")
 @input_options
-def audit(input_, release_path, model, k, m_value, params, json_out, examples, allow_mismatch, scheduler, fmt, sep,
-          tid, item, label):
+def audit(input_, release_path, model, k, m_value, params, json_out, examples, allow_mismatch, link_path, scheduler,
+          fmt, sep, tid, item, label):
     """Audit RELEASE against INPUT for a privacy model (exit 1 when violated)."""
     from graphanon.privacy.registry import build_model
     from graphanon.release import check_same_data, load_release
@@ -45,6 +48,10 @@ def audit(input_, release_path, model, k, m_value, params, json_out, examples, a
     release = load_release(release_path)
     if not allow_mismatch:
         check_same_data(data, release)
+    if link_path is not None:
+        from graphanon.release.private_link import attach_link, load_private_link
+
+        attach_link(release, load_private_link(link_path))
     privacy_model = build_model(model, k=k, m=parse_m(m_value), params=parse_param_pairs(params), original=data)
     with progress_bar(show_progress(json_out)) as progress:
         if scheduler is None:
@@ -88,11 +95,12 @@ def _audit_on_dask(privacy_model, model: str, scheduler: str, data, release, exa
 def evaluate(input_, release_path, queries, q, seed, link_path, allow_mismatch, json_out, fmt, sep, tid, item, label):
     """Measure the utility of RELEASE against INPUT."""
     from graphanon.metrics.evaluate import evaluate_release
-    from graphanon.release import load_link, load_release
+    from graphanon.release import load_release
+    from graphanon.release.private_link import load_private_link
 
     data, _ = read_input(input_, fmt, sep, tid, item, label)
     release = load_release(release_path)
-    link = None if link_path is None else load_link(link_path)
+    link = None if link_path is None else load_private_link(link_path)
     result = evaluate_release(data, release, queries=queries, q=q, seed=seed, link=link, allow_mismatch=allow_mismatch)
     if json_out:
         echo_json(result)

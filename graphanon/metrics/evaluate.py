@@ -17,6 +17,7 @@ from graphanon.metrics.nonreciprocal import evaluate_nonreciprocal
 from graphanon.metrics.queries import average_relative_error, generate_workload
 from graphanon.metrics.utility_loss import ul_metrics
 from graphanon.release.fingerprint import check_same_data
+from graphanon.release.private_link import attach_link
 
 __all__ = ["evaluate_release", "register_evaluator"]
 
@@ -122,10 +123,14 @@ def evaluate_release(
     queries, q, seed : int
         COUNT-query workload: number of queries (0 skips query metrics), items
         per query, seed (the same seed gives the same workload for every method).
-    link : ReleaseLink, optional
-        The private link (default ``release.link``), for metrics that compare
-        each record with its own published row (nonreciprocal ``error_rate``);
-        without one those metrics are left out and ``needs_link`` lists them.
+    link : ReleaseLink or SplitLink, optional
+        The private link (default ``release.link``; read a file of either kind
+        with :func:`graphanon.release.private_link.load_private_link`), for
+        metrics that compare each record with its own published row
+        (nonreciprocal ``error_rate``, local-recoding NCPs); without one those
+        metrics are left out and ``needs_link`` lists them. A given link is
+        checked against the release (:func:`~graphanon.release.private_link.attach_link`)
+        and set as ``release.link``.
     allow_mismatch : bool
         Skip :func:`~graphanon.release.check_same_data` (which otherwise
         raises :class:`~graphanon.errors.DataMismatchError` when the release
@@ -142,10 +147,13 @@ def evaluate_release(
     Raises
     ------
     DataMismatchError
-        When the release's data fingerprint does not match ``original``.
+        When the release's data fingerprint does not match ``original``, or
+        ``link`` was not made with the release.
     """
     if not allow_mismatch:
         check_same_data(original, release)
+    if link is not None:
+        attach_link(release, link)
     if original.n_records != release.n_records and getattr(release, "moves", None) != "split":
         raise ParameterError(
             f"the release has {release.n_records} records but the data {original.n_records}; "

@@ -31,10 +31,15 @@ def resolve_link(release, link=None):
         if link is None:
             raise ParameterError(
                 "this metric compares each record with its own published row, which only the private link "
-                "knows: pass link= (graphanon.release.load_link) or, on the command line, --link PRIVATE_LINK"
+                "knows: pass link= (graphanon.release.private_link.load_private_link) or, on the command line, --link PRIVATE_LINK"
             )
     elif release.fingerprint is not None and not same_fingerprint(link.fingerprint, release.fingerprint):
         raise DataMismatchError("the private link was not made with this release (their data fingerprints differ)")
+    if not hasattr(link, "rows_for"):
+        raise DataMismatchError(
+            f"a {type(link).__name__} is the private link of a SplitPerson release (rows split from records); "
+            "this metric needs the one-row-per-record link written with this release"
+        )
     if len(link) != release.n_records:
         raise DataMismatchError(f"the private link has {len(link)} records, the release {release.n_records}")
     return link

@@ -3,7 +3,13 @@
 Order-free: a release publishes its rows in a secret random order, so the
 check compares the *multiset* of published rows with the multiset of the
 original records' expected recodings (rows sorted by an order-free set hash,
-then compared exactly). Written without
+then compared exactly). When the release publishes sensitive labels, each
+label is part of its row: the multiset of (published row, label) pairs must
+equal the multiset of (recoding of a record, the record's label) -- two labels
+swapped between rows of different recodings break it, although the label
+multiset and the row multiset are each unchanged. With the private link
+(``release.link``) every record is compared with its own row instead.
+Written without
 :func:`graphanon.support.generalize_matrix` so that an error there cannot
 hide itself from the audits.
 """
@@ -14,6 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon._rows import canonical_row_order, row_hashes
+from graphanon.privacy.label_matching import label_codes, linked_rows
 
 __all__ = ["recoding_mismatches"]
 
@@ -52,11 +59,31 @@ def _hash_groups(he: np.ndarray, hp: np.ndarray):
     return ge, gp, np.bincount(ge, minlength=n_groups), np.bincount(gp, minlength=n_groups)
 
 
+def _label_columns(M: sp.csr_array, codes: np.ndarray, n_codes: int) -> sp.csr_array:
+    """``M`` with one more column per label code, set in each row for its label."""
+    n = M.shape[0]
+    onehot = sp.csr_array((np.ones(n, dtype=np.int64), (np.arange(n), codes)), shape=(n, n_codes))
+    out = sp.csr_array(sp.hstack([M, onehot], format="csr"))
+    out.sort_indices()
+    return out
+
+
 def recoding_mismatches(original, release, *, max_examples: int = 10) -> tuple[int, list[dict]]:
-    """Original records whose recoding is not among the published rows.
+    """Original records whose recoding (and label) is not among the published rows.
 
     The published rows must be exactly the multiset of the original records'
-    recodings, in any order.
+    recodings, in any order; a release with sensitive labels must publish
+    exactly the multiset of (recoding, label) pairs. With the private link
+    (``release.link``, e.g. attached by ``graphanon audit --link``), each
+    record's own row must be its recoding and carry its label.
+
+    Parameters
+    ----------
+    original : TransactionData
+        The data the release claims to recode (with its labels when the
+        release publishes labels).
+    release : GlobalRecoding
+    max_examples : int
 
     Returns
     -------
@@ -73,6 +100,20 @@ def recoding_mismatches(original, release, *, max_examples: int = 10) -> tuple[i
     Complexity
     ----------
     O(occurrences + n log n): one sparse product, a vectorized row hash, a sort.
+
+    Examples
+    --------
+    Two labels swapped between rows of different recodings:
+
+    >>> from graphanon.data import from_iterable
+    >>> from graphanon.release import GlobalRecoding
+    >>> data = from_iterable([["a"], ["a"], ["b"], ["b"]], labels=["flu", "flu", "hiv", "hiv"])
+    >>> rel = GlobalRecoding.from_mapping(data, {"a": "a", "b": "b"})
+    >>> recoding_mismatches(data, rel)[0]
+    0
+    >>> rel.labels = ("hiv", "flu", "flu", "hiv")     # rows a, a, b, b: one (a, flu) and one (b, hiv) short
+    >>> recoding_mismatches(data, rel)[0]
+    2
     """
     if original.n_records != release.n_records:
         return 1, [{"problem": "record count", "original": original.n_records, "published": release.n_records}]
@@ -81,14 +122,50 @@ def recoding_mismatches(original, release, *, max_examples: int = 10) -> tuple[i
     published.sort_indices()
     if original.n_records == 0:
         return 0, []
-    he, hp = row_hashes(expected), row_hashes(published)
-    ge, gp, ce, cp = _hash_groups(he, hp)
-    n_bad = int(np.maximum(ce - cp, 0).sum())
     labels = [str(pi.label) for pi in release.published_items]
+    label_problem = []
+    published_labels = getattr(release, "labels", None)
+    if published_labels is not None and original.labels is None:
+        label_problem = [{"problem": "the release publishes sensitive labels but the original data has none, so "
+                          "they cannot be checked; load the data with its label column"}]
+    elif published_labels is not None:
+        orig_code, pub_code, values = label_codes(original.labels, published_labels)
+        expected = _label_columns(expected, orig_code, len(values))
+        published = _label_columns(published, pub_code, len(values))
+        labels = labels + [f"[label {v}]" for v in values]
 
     def text(M, i):
         return " ".join(labels[g] for g in M.indices[M.indptr[i] : M.indptr[i + 1]])
 
+    link = getattr(release, "link", None)
+    if link is not None and hasattr(link, "rows_for"):
+        n_bad, problems = _linked_mismatches(original, release, expected, published, link, text, max_examples)
+        return n_bad + len(label_problem), (label_problem + problems)[:max_examples]
+    n_bad, problems = _multiset_mismatches(original, release, expected, published, text, max_examples)
+    return n_bad + len(label_problem), (label_problem + problems)[:max_examples]
+
+
+def _linked_mismatches(original, release, expected, published, link, text, max_examples):
+    """Each record against its own row (the private link): rows that differ, exactly."""
+    rows, unfit = linked_rows(original, link)
+    if rows is None:
+        return 1, unfit
+    diff = sp.csr_array(expected != sp.csr_array(published[rows]))
+    bad = np.flatnonzero(np.diff(diff.indptr))
+    problems = [
+        {"problem": "the private link gives this record a row that is not its recoding",
+         "expected": text(expected, int(i)), "records": [original.record_ids[int(i)]],
+         "published": text(published, int(rows[i])), "published_records": [release.pseudonyms[int(rows[i])]]}
+        for i in bad[:max_examples]
+    ]
+    return len(bad), problems
+
+
+def _multiset_mismatches(original, release, expected, published, text, max_examples):
+    """Without the link: the multiset of expected rows against the multiset of published rows."""
+    he, hp = row_hashes(expected), row_hashes(published)
+    ge, gp, ce, cp = _hash_groups(he, hp)
+    n_bad = int(np.maximum(ce - cp, 0).sum())
     problems = []
     if n_bad:  # some recodings have fewer published rows than records (as many rows are left over)
         for key in np.flatnonzero(ce > cp)[:max_examples]:
@@ -102,7 +179,7 @@ def recoding_mismatches(original, release, *, max_examples: int = 10) -> tuple[i
             rows, pub = np.flatnonzero(ge == key), np.flatnonzero(gp == key)
             problems.append(
                 {"problem": "more published records than original records with this recoding",
-                 "published": release.render_record(int(pub[0])), "original_count": len(rows),
+                 "published": text(published, int(pub[0])), "original_count": len(rows),
                  "published_count": len(pub), "published_records": [release.pseudonyms[int(p)] for p in pub[:5]]}
             )
         return n_bad, problems
@@ -115,6 +192,6 @@ def recoding_mismatches(original, release, *, max_examples: int = 10) -> tuple[i
         problems.append(
             {"problem": "published records differ from the original records' recodings",
              "expected": text(expected, int(oe[r])), "records": [original.record_ids[int(oe[r])]],
-             "published": release.render_record(int(op[r])), "published_records": [release.pseudonyms[int(op[r])]]}
+             "published": text(published, int(op[r])), "published_records": [release.pseudonyms[int(op[r])]]}
         )
     return len(rows), problems

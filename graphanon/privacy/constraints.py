@@ -32,7 +32,7 @@ from graphanon.constraint_sets import parse_fraction, parse_privacy, parse_utili
 from graphanon.errors import ParameterError
 from graphanon.labels import as_labels
 from graphanon.privacy.consistency import recoding_mismatches
-from graphanon.privacy.km import check_k, require_global
+from graphanon.privacy.km import KmAnonymity, check_k, require_global
 from graphanon.privacy.registry import register_model, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.support import VerticalBitmaps, minimal_infrequent_itemsets
@@ -46,6 +46,10 @@ def _published_support_counts(records: sp.csr_array, itemsets: list[tuple]) -> n
     if not itemsets:
         return np.zeros(0, dtype=np.int64)
     return VerticalBitmaps(records).supports(itemsets)
+
+
+def _is_local_recoding(release) -> bool:
+    return not hasattr(release, "published_items") and hasattr(release, "nodes")
 
 
 class PrivacyConstraints(PrivacyModel):
@@ -120,7 +124,13 @@ class PrivacyConstraints(PrivacyModel):
         return None
 
     def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
+        """Audit ``release``. A local recoding (Clump, Partition) is audited only for the constraint set
+        of all ``m``-itemsets, as the k^m-anonymity it is equivalent to (:class:`KmAnonymity`, which checks
+        the local recoding exactly); an explicit constraint set is refused with a
+        :class:`~graphanon.errors.ParameterError` (Def. 3.4 needs one published image per item)."""
         require_global(release, "privacy constraints")
+        if _is_local_recoding(release):
+            return self._audit_local(original, release, max_examples, progress)
         check_k(self.k, original.n_records)
         n_bad, problems = recoding_mismatches(original, release, max_examples=max_examples)
         labels = [pi.label for pi in release.published_items]
@@ -189,6 +199,17 @@ class PrivacyConstraints(PrivacyModel):
                 "recoding_mismatches": n_bad,
                 "k": self.k,
             },
+        )
+
+    def _audit_local(self, original, release, max_examples: int, progress) -> AuditReport:
+        if self.constraints is None:
+            report = KmAnonymity(self.k, self.m).audit(original, release, max_examples=max_examples, progress=progress)
+            report.model = f"{self.name}, as k^m-anonymity of the local recoding"
+            return report
+        raise ParameterError(
+            "privacy constraints (COAT, Def. 3.4) are defined for global recodings, where each item has one "
+            "published image; a local recoding generalizes an item differently per record -- audit it with "
+            "--model transactional, --model km, or --param privacy=km:M"
         )
 
     def _audit_km(self, original, release, labels, n_bad, problems, max_examples) -> AuditReport:
@@ -272,6 +293,11 @@ def check_utility_constraints(original, release, utility_constraints, s: float, 
     1
     """
     require_global(release, "utility constraints")
+    if _is_local_recoding(release):
+        raise ParameterError(
+            "utility constraints (COAT, Def. 3.8) are defined for global recodings; a local recoding has no "
+            "item-to-published-item mapping to check (drop --param utility/s)"
+        )
     if not 0.0 <= float(s) <= 1.0:
         raise ParameterError(f"s must be a fraction in [0, 1], got {s!r}")
     owner = _blocks_of(original, utility_constraints)

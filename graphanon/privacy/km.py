@@ -68,8 +68,12 @@ class KmAnonymity(PrivacyModel):
     Notes
     -----
     The audit (1) checks that the release is the recoding of the original
-    data by its own published mapping (no lost, invented or altered record),
-    then (2) looks for itemsets with support in (0, k):
+    data by its own published mapping (no lost, invented or altered record;
+    published labels are part of their rows, so moved labels fail; with the
+    private link on ``release.link`` each record against its own row;
+    local recodings: an exact record-to-row assignment,
+    :mod:`graphanon.privacy.local`), then (2) looks for itemsets with
+    support in (0, k):
 
     * bounded ``m`` below the longest published record: the minimal such
       itemsets of size <= m, level by level
@@ -229,7 +233,10 @@ class TransactionalKAnonymity(PrivacyModel):
     of at least ``k``). Audits global recodings and local recodings
     (:class:`~graphanon.release.LocalRecoding`: rows are equal when they hold
     the same copies of the same nodes); it first checks that the release is a
-    recoding of ``original`` (:mod:`graphanon.privacy.local` for local ones).
+    recoding of ``original``, labels included (:mod:`graphanon.privacy.consistency`;
+    :mod:`graphanon.privacy.local` for local ones: an exact record-to-row
+    assignment by max-flow, or each record against its own row with the
+    private link).
     ``audit(..., client=client)`` with a ``dask.distributed.Client`` groups
     the records on its workers (:func:`graphanon.distributed.equal_row_groups`:
     exact per-block keys, counters tree-summed there, only the records in

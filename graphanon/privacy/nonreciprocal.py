@@ -24,6 +24,7 @@ from collections import Counter
 import numpy as np
 
 from graphanon.errors import ParameterError
+from graphanon.privacy.label_matching import nonreciprocal_assignment_check
 from graphanon.privacy.match_graph import (
     MatchClasses,
     match_classes,
@@ -200,12 +201,15 @@ class NonreciprocalKAnonymity(PrivacyModel):
         _stage(progress, 0, "k disjoint perfect matchings (max-flow)")
         flow = k_factor_flow(mc.record_size, mc.row_size, mc.edge_record, mc.edge_row, self.k)
         au = _Audit(original, release, mc, flow, self.k, progress)
-        problems = au.problems() + au.flow_example(f"{self.k} disjoint perfect matchings")
+        linked, link_details = nonreciprocal_assignment_check(original, release, mc, with_labels=False,
+                                                              max_examples=max_examples)
+        problems = au.problems() + linked + au.flow_example(f"{self.k} disjoint perfect matchings")
         low = np.flatnonzero(au.cand < self.k)
         details = {
             "unit": "records with fewer than k viable candidates + problems (record count, unknown items, "
             "no k disjoint perfect matchings)",
             "k_disjoint_perfect_matchings": flow.full and au.n == au.m,
+            **link_details,
         }
         worst = {"min_viable_candidates": int(au.cand.min())} if len(au.cand) else {}
         return au.report(self.name, problems, low, lambda a: {}, worst, details, max_examples, progress)
@@ -239,9 +243,13 @@ class LDiversity(PrivacyModel):
 
     Satisfied when
 
-    1. the release has as many rows as the original data has records and its
-       label multiset equals the original one (invented or moved labels fail;
-       original data without labels fails with a clear report);
+    1. the release has as many rows as the original data has records, its
+       label multiset equals the original one, and some perfect matching of
+       the match graph gives every record a row carrying its own label
+       (:func:`~graphanon.privacy.label_matching.label_preserving_assignment`;
+       with the private link on ``release.link``, each record's own row must
+       match it and carry its label) -- invented or moved labels fail;
+       original data without labels fails with a clear report;
     2. the match graph contains an ``l``-regular spanning subgraph in which
        every record's ``l`` rows carry ``l`` distinct labels (one max-flow
        through (record class, label) nodes,
@@ -285,9 +293,12 @@ class LDiversity(PrivacyModel):
         )
         au = _Audit(original, release, mc, flow, self.l, progress)
         labels_ok = _label_problems(original, release)
+        assigned, assign_details = nonreciprocal_assignment_check(original, release, mc, with_labels=True,
+                                                                  max_examples=max_examples)
         problems = (
             au.problems()
             + labels_ok
+            + assigned
             + au.flow_example(f"{self.l}-regular subgraph with {self.l} distinct labels per record")
         )
         ea, lab = mc.edge_record, mc.row_label[mc.edge_row]
@@ -298,7 +309,8 @@ class LDiversity(PrivacyModel):
             "unit": "records whose viable candidates carry fewer than l labels + problems "
             "(record count, unknown items, labels, no l-diverse subgraph)",
             "l_diverse_subgraph": flow.full and au.n == au.m,
-            "labels_match_original": not labels_ok,
+            "labels_match_original": not labels_ok and not assigned,
+            **assign_details,
             "min_viable_labels": int(viable_labels.min()) if len(viable_labels) else 0,
             "min_distinct_labels": int(match_labels.min()) if len(match_labels) else 0,
         }
