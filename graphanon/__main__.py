@@ -1,0 +1,5 @@
+"""``python -m graphanon``: the ``graphanon`` command."""
+
+from graphanon.cli import main
+
+main()
