@@ -24,7 +24,6 @@ from collections import Counter
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
 from graphanon._progress import ProgressCallback, report
 from graphanon._random import check_random_state, secret_generator
@@ -90,149 +89,19 @@ def _largest_distinct_group(labels) -> int:
 DIVERSITY_VARIANTS = ("distinct", "entropy", "recursive")
 
 
-def _variant_ok(counts: sp.csr_array, l: int, diversity: str, c: float | None) -> np.ndarray:  # noqa: E741
-    """Per row of a (records x labels) count matrix: does the distribution meet the variant?
-
-    Entropy: ``-sum p log p >= log l``; recursive: ``r_1 < c (r_l + r_{l+1} + ...)``
-    (Machanavajjhala et al., TKDD 2007, Defs. 4.1 and 4.3); distinct: ``>= l`` labels.
-    """
-    C = sp.coo_array(counts)
-    keep = C.data > 0
-    row, val = C.row[keep].astype(np.int64), C.data[keep].astype(np.float64)
-    n = C.shape[0]
-    if diversity == "distinct":
-        return np.bincount(row, minlength=n) >= l
-    total = np.bincount(row, weights=val, minlength=n)
-    if diversity == "entropy":
-        p = val / np.maximum(total[row], 1.0)
-        entropy = -np.bincount(row, weights=p * np.log(p), minlength=n)
-        return (total > 0) & (entropy >= math.log(l) * (1 - 1e-9) - 1e-9)
-    order = np.lexsort((-val, row))
-    row_s, val_s = row[order], val[order]
-    rank = np.arange(len(row_s)) - np.searchsorted(row_s, np.arange(n))[row_s]
-    top = np.zeros(n)
-    top[row_s[rank == 0]] = val_s[rank == 0]
-    tail = np.bincount(row_s[rank >= l - 1], weights=val_s[rank >= l - 1], minlength=n)
-    return (total > 0) & (top < c * tail)
-
-
-def candidate_row_labels(data, aligned, label_codes: np.ndarray, n_labels: int) -> tuple[sp.csr_array, sp.csr_array]:
-    """Label counts among each record's candidate rows, all and viable, in a row-aligned bit-voting release.
-
-    The candidates of record ``i`` are the rows whose possible worlds contain
-    it (the match graph); the viable ones are those some perfect matching
-    gives it. Row ``i`` of ``aligned`` is record ``i``'s, so the identity is a
-    perfect matching; an edge ``(i, row j)`` lies on some perfect matching iff
-    record ``i`` can take record ``j``'s row along an alternating cycle, i.e.
-    iff ``i`` and ``j`` are in one strongly connected component of the digraph
-    ``i -> j`` (record ``i`` matches row ``j``) (Dulmage & Mendelsohn 1958;
-    the audit computes the same set its own way, by max-flow on the
-    class-compressed graph).
-
-    Returns
-    -------
-    all_counts, viable_counts : scipy.sparse.csr_array (n_records, n_labels)
-    """
-    n = data.n_records
-    eo, ep = aligned.match_arrays(data)
-    G = sp.csr_array((np.ones(len(eo), dtype=np.int8), (eo, ep)), shape=(n, n))
-    _, comp = connected_components(G, directed=True, connection="strong")
-    viable = comp[eo] == comp[ep]
-
-    def count(keep):
-        out = sp.coo_array(
-            (np.ones(int(keep.sum()), dtype=np.int64), (eo[keep], label_codes[ep[keep]])), shape=(n, n_labels)
-        ).tocsr()
-        out.sum_duplicates()
-        return out
-
-    return count(np.ones(len(eo), dtype=bool)), count(viable)
-
-
-def merge_until_diverse(data, groups, l: int, diversity: str, c: float | None, *, progress=None):  # noqa: E741
-    """Merge groups until every record's candidate rows meet the diversity variant.
-
-    A record has two label distributions (:mod:`graphanon.privacy.diversity`):
-    that of all its candidate rows -- its group's, plus rows of other groups
-    whose bit vote it also matches -- and that of its viable ones (some
-    perfect matching gives them to it); both must meet the variant. Each round publishes the groups row-aligned
-    (no secret is drawn: within a group the rows differ only by label, so the
-    labelled match graph does not depend on the secret permutation), finds
-    the records whose distribution fails, and merges each of their groups
-    with the next group in formation order (band order; the last group with
-    the one before it). Merging two groups whose labels each stay within
-    ``1/l`` of the group keeps that property, so the result stays distinct
-    l-diverse. One group of all records has the whole table's distribution,
-    which the caller checks up front, so the loop ends.
-
-    Returns
-    -------
-    groups : list of ndarray
-    rounds : int
-    """
-    codes = np.unique(np.asarray([str(v) for v in data.labels]), return_inverse=True)[1].astype(np.int64)
-    n_labels = int(codes.max()) + 1 if len(codes) else 1
-    groups = [np.asarray(g, dtype=np.int64) for g in groups]
-    rounds = 0
-    while True:
-        members = _members(data.n_records, groups)
-        aligned = NonreciprocalRelease.from_preimages(
-            data, members, np.arange(data.n_records), algorithm="cahd", params={}
-        )
-        every, viable = candidate_row_labels(data, aligned, codes, n_labels)
-        ok = _variant_ok(every, l, diversity, c) & _variant_ok(viable, l, diversity, c)
-        if ok.all() or len(groups) == 1:
-            return groups, rounds
-        rounds += 1
-        report(progress, rounds, rounds + 1, f"merging groups for {diversity} l-diversity")
-        group_of = np.empty(data.n_records, dtype=np.int64)
-        for gi, g in enumerate(groups):
-            group_of[g] = gi
-        failing = np.zeros(len(groups), dtype=bool)
-        failing[group_of[~ok]] = True
-        # pair each failing group with its next neighbour in formation order (the last with the one
-        # before); a neighbour already taken this round leaves the group for the next round
-        into = np.arange(len(groups))
-        taken = np.zeros(len(groups), dtype=bool)
-        for gi in np.flatnonzero(failing).tolist():
-            if taken[gi]:
-                continue
-            for other in (gi + 1, gi - 1):
-                if 0 <= other < len(groups) and not taken[other]:
-                    taken[[gi, other]] = True
-                    into[max(gi, other)] = min(gi, other)
-                    break
-        groups = [
-            np.sort(np.concatenate([groups[g] for g in np.flatnonzero(into == target)]))
-            for target in np.flatnonzero(into == np.arange(len(groups)))
-        ]
-
-
-def _members(n: int, groups) -> sp.csr_array:
-    rows = np.concatenate([np.repeat(g, len(g)) for g in groups])
-    cols = np.concatenate([np.tile(g, len(g)) for g in groups])
-    return sp.csr_array((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(n, n))
-
-
 def check_table_diversity(labels, l: int, diversity: str, c: float | None) -> None:  # noqa: E741
     """Refuse (ParameterError) a variant the whole table's label distribution does not meet.
 
-    Machanavajjhala et al. (TKDD 2007, Sec. 4.1): entropy l-diversity of any
-    grouping needs the whole table to be entropy l-diverse (entropy is
-    concave); the same holds for recursive (c, l) here, since the last
-    resort, one group of all records, has the table's distribution.
+    Every grouping's candidate distributions mix group distributions, and
+    Machanavajjhala et al. (TKDD 2007, Sec. 4.1) require the whole table to
+    meet the variant; for recursive (c, l) with groups of pairwise distinct
+    labels the group size check below is the binding one, this one names the
+    table's own limit.
     """
+    # Entropy needs nothing beyond the distinct check done before: no label on more than n / l
+    # records means min-entropy >= log l, and Shannon entropy is at least the min-entropy.
     counts = np.array(sorted(Counter(map(str, labels)).values(), reverse=True), dtype=np.float64)
-    if diversity == "entropy":
-        p = counts / counts.sum()
-        h = float(-(p * np.log(p)).sum())
-        if h < math.log(l) * (1 - 1e-9) - 1e-9:
-            best = math.floor(math.exp(h) + 1e-9)
-            raise ParameterError(
-                f"entropy l-diversity with l={l} needs label entropy >= log {l} = {math.log(l):.4f}; these labels "
-                f"have {h:.4f} in all, so no grouping reaches it: lower l to {best} or use diversity=distinct"
-            )
-    elif diversity == "recursive":
+    if diversity == "recursive":
         top, tail = counts[0], counts[l - 1 :].sum()
         if not top < c * tail:
             raise ParameterError(
@@ -286,11 +155,17 @@ def anonymize_cahd(
         every record's label distribution -- the labels of its viable
         candidate rows, :mod:`graphanon.privacy.diversity` -- must meet:
         distinct (``l`` labels, the paper's), entropy (``>= log l``) or
-        recursive (``r_1 < c (r_l + ... + r_m)``). For the last two, groups
-        of pairwise distinct labels are formed (of the smallest size that
-        meets the variant alone) and then merged with their band neighbours
-        until every record passes (:func:`merge_until_diverse`); the whole
-        table must meet the variant (checked up front).
+        recursive (``r_1 < c (r_l + ... + r_m)``). The groups have pairwise
+        distinct labels and at least ``p`` records, ``p`` the smallest size
+        that meets the variant alone (``l`` for entropy, ``l - 1 +
+        floor(1/c) + 1`` for recursive). That suffices for every record:
+        bit voting gives all rows of a group the same base, distance and
+        threshold, so a record's candidate rows, and its viable ones, are a
+        union of ``g`` whole groups; each label then counts at most ``g`` of
+        at least ``g p`` rows, so its share is at most ``1/p`` (min-entropy,
+        hence entropy, ``>= log p >= log l``) and ``r_l + ... >= g (p - l +
+        1) >= r_1 (p - l + 1)``, so ``r_1 < c (r_l + ...)`` when ``c (p - l +
+        1) > 1``. The audit checks it independently.
     c : float, optional
         The recursive constant (``diversity="recursive"`` only).
     k : int, optional
@@ -377,8 +252,6 @@ def anonymize_cahd(
             size = wanted
     report(progress, 0, 2, "CAHD grouping")
     groups = cahd_groups(data.matrix, list(data.labels), size, order=order, alpha=alpha)
-    if diversity != "distinct":
-        groups, _rounds = merge_until_diverse(data, groups, l, diversity, c, progress=progress)
     report(progress, 1, 2, "publishing by bit voting")
     params = {"k": int(k), "l": l, "alpha": alpha, "group_size": size}
     if diversity != "distinct":

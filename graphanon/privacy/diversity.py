@@ -97,8 +97,8 @@ def candidate_label_counts(original, release) -> tuple[sp.csr_array, sp.csr_arra
     >>> every, viable, _ = candidate_label_counts(data, anonymize_cahd(data, l=3))
     >>> every.sum(axis=1).tolist()   # its group of three; records 2 and 4 also fit the other group
     [3, 3, 6, 3, 6, 3]
-    >>> viable.sum(axis=1).tolist()  # ... whose rows no perfect matching can give them
-    [3, 3, 3, 3, 3, 3]
+    >>> viable.sum(axis=1).tolist()  # ... and may trade places: those rows are viable too
+    [3, 3, 6, 3, 6, 3]
     """
     mc = match_classes(original, release, by_label=True)
     viable = viable_edges(mc.record_size, mc.row_size, mc.edge_record, mc.edge_row)
