@@ -16,6 +16,8 @@ attack                adversary knows                            bound
 :func:`m_item_linkage`  m items of the target (k^m model)         1/k
 :func:`seed_recovery` the seed (or a seed range), the method      1/k
                       and the data
+:func:`partner_tendency` one original record; reads what its     most common partner
+                      row received (swapping releases)            tendency (baseline)
 ===================== ========================================== ==================
 
 Candidates are the published rows an adversary cannot rule out
@@ -43,6 +45,7 @@ from graphanon.attacks.labels import label_inference
 from graphanon.attacks.linkage import guess_rows, row_linkage
 from graphanon.attacks.result import AttackResult, chernoff_margin
 from graphanon.attacks.seed import seed_recovery
+from graphanon.attacks.tendency import partner_tendency
 
 __all__ = [
     "AttackResult",
@@ -53,6 +56,7 @@ __all__ = [
     "known_items",
     "label_inference",
     "m_item_linkage",
+    "partner_tendency",
     "row_linkage",
     "row_signatures",
     "seed_recovery",
