@@ -59,7 +59,7 @@ from graphanon.categories import category_codes
 from graphanon.errors import ParameterError
 from graphanon.privacy.tendency import heaviest_categories
 
-__all__ = ["dominating_categories", "partner_tendency", "partner_weights"]
+__all__ = ["dominating_categories", "partner_tendency", "partner_weights", "partners_from_link"]
 
 
 def dominating_categories(X, codes: np.ndarray, n_categories: int) -> np.ndarray:
@@ -268,3 +268,76 @@ def _own_rows(truth, n: int, n_rows: int):
     if len(rows) != n or n_rows != n:
         raise ParameterError(f"truth gives rows for {len(rows)} records; the data has {n}, the release {n_rows} rows")
     return rows
+
+
+def partners_from_link(original, release, truth, *, block: int = 1024) -> list[tuple[int, int]]:
+    """The record pairs that exchanged items, read off a one-to-one private link.
+
+    Record ``T`` *received* the items its published row holds and ``T`` does
+    not, and *gave* the items ``T`` holds and its row does not. ``T`` and
+    ``P`` are partners when, both ways, ``T`` received something, all of it
+    given by ``P`` (``received(T)`` within ``gave(P)``), and everything ``P``
+    gave reached ``T`` (``gave(P)`` within ``T``'s record or row: an item
+    ``T`` already held is lost, a RandSwap collision). For PartSwap, FullSwap and RandSwap releases
+    this recovers ``release.trace.pairs`` (which is never saved), up to
+    records that are identical in the data, which may all be named; it is
+    what ``graphanon attack --link`` scores the partner-tendency attack with.
+
+    Parameters
+    ----------
+    original : TransactionData
+    release : PerturbedRelease
+    truth : ReleaseLink or array of int
+        One published row per record.
+    block : int
+        Records per sparse product.
+
+    Returns
+    -------
+    list of (int, int)
+        Pairs ``(i, j)``, ``i < j``.
+
+    Examples
+    --------
+    >>> from graphanon.algorithms import anonymize_partswap
+    >>> from graphanon.data import from_iterable
+    >>> from graphanon.taxonomy import ItemGroups
+    >>> data = from_iterable([["a1", "a2", "b1"], ["b2", "b3", "a3"], ["c1"]])
+    >>> cats = ItemGroups({"A": ["a1", "a2", "a3"], "B": ["b1", "b2", "b3"], "C": ["c1"]})
+    >>> rel = anonymize_partswap(data, categories=cats, rng=0, unsafe_secret_seed=0)
+    >>> partners_from_link(data, rel, rel.link), rel.trace.pairs
+    ([(0, 1)], ((0, 1),))
+    """
+    n = original.n_records
+    rows = _own_rows(truth, n, release.n_records)
+    if rows is None:
+        raise ParameterError("the swap partners are read off a one-to-one private link (--link FILE)")
+    X = sp.csr_array(original.matrix, dtype=np.float64)
+    X.sum_duplicates()
+    X.data[:] = 1.0
+    Y = sp.csr_array(release.matrix_over(original.items), dtype=np.float64)[rows]
+    received = (Y - Y.multiply(X)).tocsr()
+    received.eliminate_zeros()
+    gave = (X - X.multiply(Y)).tocsr()
+    gave.eliminate_zeros()
+    size = np.diff(received.indptr)
+    given = np.diff(gave.indptr)
+    holds = sp.csr_array((X + Y) > 0, dtype=np.float64)
+    Xt = sp.csr_array(gave.T)
+    a_all, b_all = [], []
+    for lo in range(0, n, block):
+        hit = (received[lo : lo + block] @ Xt).tocoo()
+        a = hit.row.astype(np.int64) + lo
+        keep = (hit.data == size[a]) & (size[a] > 0) & (a != hit.col)
+        a, b = a[keep], hit.col[keep].astype(np.int64)
+        reached = np.asarray(gave[b].multiply(holds[a]).sum(axis=1)).reshape(-1)
+        keep = reached == given[b]
+        a_all.append(a[keep])
+        b_all.append(b[keep])
+    a = np.concatenate(a_all) if a_all else np.zeros(0, dtype=np.int64)
+    b = np.concatenate(b_all) if b_all else np.zeros(0, dtype=np.int64)
+    # each direction found on its own: keep the pairs found both ways
+    key = np.minimum(a, b) * n + np.maximum(a, b)
+    uniq, counts = np.unique(key, return_counts=True)
+    both = uniq[counts == 2]
+    return [(int(k // n), int(k % n)) for k in both]
