@@ -18,6 +18,8 @@ attack                adversary knows                            bound
                       and the data
 :func:`partner_tendency` one original record; reads what its     most common partner
                       row received (swapping releases)            tendency (baseline)
+:func:`known_label_linkage` target's record and label; keeps the  1/k (not promised)
+                      candidates carrying the label
 ===================== ========================================== ==================
 
 Candidates are the published rows an adversary cannot rule out
@@ -41,6 +43,7 @@ row-linkage/position: success 0.0500 vs bound 0.5000 (1/k) + margin 0.2850 over 
 
 from graphanon.attacks.candidates import CandidateSets, candidate_sets, row_signatures
 from graphanon.attacks.itemlink import known_items, m_item_linkage
+from graphanon.attacks.knownlabels import known_label_linkage
 from graphanon.attacks.labels import label_inference
 from graphanon.attacks.linkage import guess_rows, row_linkage
 from graphanon.attacks.result import AttackResult, chernoff_margin
@@ -54,6 +57,7 @@ __all__ = [
     "chernoff_margin",
     "guess_rows",
     "known_items",
+    "known_label_linkage",
     "label_inference",
     "m_item_linkage",
     "partner_tendency",
