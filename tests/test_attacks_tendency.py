@@ -25,7 +25,7 @@ from graphanon.errors import ParameterError
 from graphanon.taxonomy import ItemGroups
 
 
-def brute_force(data, release, cats, pairs):
+def brute_force(data, release, cats, pairs, one_category=True):
     """The adversary of the module docstring, item by item, with Python sets."""
     items = list(data.items)
     cat_of = {x: cats.group_of(x) for x in items}
@@ -73,8 +73,9 @@ def brute_force(data, release, cats, pairs):
             k = len({cat_of[x] for x in r - rec})
             return k if k else len(names) + 1
 
-        least = min(spread(r) for r in cands)
-        cands = [r for r in cands if spread(r) == least]
+        if one_category:
+            least = min(spread(r) for r in cands)
+            cands = [r for r in cands if spread(r) == least]
         total = 0.0
         for r in cands:
             got = Counter(names.index(cat_of[x]) for x in r - rec)
@@ -96,17 +97,19 @@ def small_data(draw):
 
 
 @settings(max_examples=60, deadline=None)
-@given(data=st.data(), method=st.sampled_from(["partswap", "fullswap", "randswap"]))
-def test_attack_matches_brute_force(data, method):
+@given(data=st.data(), method=st.sampled_from(["partswap", "fullswap", "randswap"]), spread=st.integers(1, 3),
+       one_category=st.booleans())
+def test_attack_matches_brute_force(data, method, spread, one_category):
     d, cats = small_data(data.draw)
     seed = data.draw(st.integers(0, 1000))
     if method == "randswap":
         rel = anonymize_randswap(d, rng=seed, unsafe_secret_seed=seed)
     else:
         rel = (anonymize_partswap if method == "partswap" else anonymize_fullswap)(
-            d, categories=cats, rng=seed, unsafe_secret_seed=seed)
-    res = partner_tendency(d, rel, categories=cats, partners=rel.trace.pairs, truth=rel.link)
-    per = brute_force(d, rel, cats, rel.trace.pairs)
+            d, categories=cats, rng=seed, unsafe_secret_seed=seed, spread=spread)
+    res = partner_tendency(d, rel, categories=cats, partners=rel.trace.pairs, truth=rel.link,
+                           one_category=one_category)
+    per = brute_force(d, rel, cats, rel.trace.pairs, one_category)
     assert res.n_targets == len(per)
     assert res.success == pytest.approx(float(np.mean(per)) if per else 0.0)
 

@@ -104,3 +104,11 @@ def test_a_kind_no_attack_reads(tmp_path):
     res = run("attack", "nr_table1", rel)
     assert res.exit_code == EXIT_BAD_INPUT
     assert "no attack of graphanon.attacks reads a local_recoding release" in res.output
+
+
+def test_spread_release_is_not_scored_from_the_link(tmp_path):
+    rel, link = tmp_path / "s.json", tmp_path / "s.link.json"
+    assert run("anonymize", "swap_table1", "-a", "partswap", "--param", "categories=random:4", "--param", "spread=2",
+               "-o", rel, "--link-out", link).exit_code == 0
+    res = run("attack", "swap_table1", rel, "--link", link, "--param", "categories=random:4")
+    assert res.exit_code == 0 and "with spread > 1 a record has several partners" in res.output

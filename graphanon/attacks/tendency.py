@@ -127,6 +127,7 @@ def partner_tendency(
     partners,
     truth=None,
     targets=None,
+    one_category: bool = True,
     confidence: float = 0.999,
     block: int | None = None,
 ) -> AttackResult:
@@ -148,6 +149,11 @@ def partner_tendency(
     targets : array-like of int, optional
         Restrict to these records (default: every record with a partner that
         has a dominating category).
+    one_category : bool, default True
+        Prefer, among the best-scoring rows, those whose new items span the
+        fewest categories (a plain swap hands over one category). An
+        adversary who knows the release spread a record's items over several
+        partners (``spread`` > 1) drops this preference: ``False``.
     confidence : float
         For the one-sided margin.
     block : int, optional
@@ -231,10 +237,11 @@ def partner_tendency(
         R = np.stack(received, axis=2)  # (b, rows, G): items of the row in g that the target lacks
         # a swap hands over one category (the partner's source items): among the best-scoring rows,
         # prefer those whose new items span the fewest categories (at least one)
-        spread = (R > 0).sum(axis=2)
-        spread = np.where(spread == 0, G + 1, spread)
-        best = np.where(cand, spread, G + 2).min(axis=1, keepdims=True)
-        cand &= spread == best
+        if one_category:
+            spread = (R > 0).sum(axis=2)
+            spread = np.where(spread == 0, G + 1, spread)
+            best = np.where(cand, spread, G + 2).min(axis=1, keepdims=True)
+            cand &= spread == best
         top = R.max(axis=2)
         at_top = (R == top[:, :, None]) & (top[:, :, None] > 0)
         n_top = at_top.sum(axis=2)
@@ -256,7 +263,7 @@ def partner_tendency(
     if own_row is not None:
         details["row_found"] = float(np.concatenate(found).mean()) if found else 0.0
     return make_result(
-        "partner-tendency", per_target, baseline, "baseline: the most common partner tendency", confidence, details
+        "partner-tendency" if one_category else "partner-tendency/any-categories", per_target, baseline, "baseline: the most common partner tendency", confidence, details
     )
 
 
@@ -282,6 +289,8 @@ def partners_from_link(original, release, truth, *, block: int = 1024) -> list[t
     this recovers ``release.trace.pairs`` (which is never saved), up to
     records that are identical in the data, which may all be named; it is
     what ``graphanon attack --link`` scores the partner-tendency attack with.
+    It does not apply to releases made with ``spread > 1``, where a record
+    gives to several partners (the CLI says so and skips the attack).
 
     Parameters
     ----------

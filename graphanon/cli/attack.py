@@ -97,6 +97,9 @@ def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=
             skipped.append(f"partner-tendency: a {release.moves!r} release moves no item between records")
         elif link is None:
             skipped.append("partner-tendency: scored against the swap partners, read off the private link (--link)")
+        elif (release.params or {}).get("spread", 1) != 1:
+            skipped.append("partner-tendency: with spread > 1 a record has several partners, which the link does not "
+                           "name; score it in Python with partners=release.trace.pairs")
         else:
             pairs = partners_from_link(data, release, link)
             results.append(partner_tendency(data, release, categories=categories, partners=pairs, truth=link))
