@@ -112,3 +112,36 @@ def test_spread_release_is_not_scored_from_the_link(tmp_path):
                "-o", rel, "--link-out", link).exit_code == 0
     res = run("attack", "swap_table1", rel, "--link", link, "--param", "categories=random:4")
     assert res.exit_code == 0 and "with spread > 1 a record has several partners" in res.output
+
+
+def test_global_recoding_release(tmp_path):
+    rel, link = tmp_path / "g.json", tmp_path / "g.link.json"
+    res = run("anonymize", "nr_table1", "-a", "aa", "-k", 2, "-m", 1, "--taxonomy", "balanced:2", "-o", rel,
+              "--link-out", link)
+    assert res.exit_code == 0, res.output
+    res = run("attack", "nr_table1", rel, "--link", link, "-m", 1, "--json")
+    assert res.exit_code in (0, EXIT_VIOLATED), res.output
+    doc = json.loads(res.output)
+    names = [a["attack"] for a in doc["releases"][0]["attacks"]]
+    assert names[:3] == ["row-linkage/position", "row-linkage/id", "m-item-linkage/m=1"]
+    assert doc["above_bound"] == sum(not a["within_bound"] for a in doc["releases"][0]["attacks"])
+    assert (res.exit_code == EXIT_VIOLATED) == (doc["above_bound"] > 0)
+
+
+def test_cli_partner_tendency_equals_the_python_attack(tmp_path):
+    """Partners read off the saved link score the attack as the in-memory trace does."""
+    from graphanon.algorithms import anonymize_partswap
+    from graphanon.attacks.tendency import partner_tendency
+    from graphanon.categories import parse_categories
+    from graphanon.datasets import load
+
+    data = load("swap_table1")
+    cats = parse_categories("random:4", data)
+    release = anonymize_partswap(data, categories=cats, rng=0, unsafe_secret_seed=0)
+    rel, link = tmp_path / "s.json", tmp_path / "s.link.json"
+    release.save(rel)
+    release.link.save(link)
+    res = run("attack", "swap_table1", rel, "--link", link, "--param", "categories=random:4", "--json")
+    (got,) = json.loads(res.output)["releases"][0]["attacks"]
+    want = partner_tendency(data, release, categories=cats, partners=release.trace.pairs, truth=release.link)
+    assert got["success"] == pytest.approx(want.success, abs=1e-6) and got["n_targets"] == want.n_targets
