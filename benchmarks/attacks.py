@@ -318,7 +318,15 @@ def main() -> None:
     ap.add_argument("--seed-attacks", action="store_true",
                     help="run only issue 20's seed / known-label / two-release / hghs attacks")
     ap.add_argument("--trials", type=int, default=10, help="with --seed-attacks: trials per setting")
+    ap.add_argument(
+        "--diversity-swap", action="store_true",
+        help="issue 20 rows only: l-diversity variants on correlated labels, known-label linkage, "
+        "swap partner tendency with and without spread (benchmarks/results/attacks_diversity_swap.json)",
+    )
     args = ap.parse_args()
+    if args.diversity_swap:
+        diversity_swap_main(args.quick)
+        return
     if args.markdown:
         print(markdown(json.loads(Path(args.markdown).read_text(encoding="utf-8"))))
         return
@@ -394,6 +402,132 @@ def main() -> None:
     print(text)
     if not args.quick:
         path.write_text(text + "\n", encoding="utf-8")
+
+
+# ---------------------------------------------------------------------- issue 20: label models, swapping
+def diversity_variant_rows(quick: bool) -> list[dict]:
+    """The majority-label adversary on genre-correlated labels (e-book sessions) against CAHD with
+    distinct, entropy and recursive (c, l)-diversity (l = 3) and nr l = 3, each audited for its variant."""
+    from graphanon.privacy.diversity import diversity_model
+
+    data = ebook_sessions(1000 if quick else 3000, 150 if quick else 300, seed=0)
+    variants = [
+        ("cahd l=3 distinct", lambda: anonymize_cahd(data, l=L), "distinct", None),
+        ("cahd l=3 entropy", lambda: anonymize_cahd(data, l=L, diversity="entropy"), "entropy", None),
+        ("cahd l=3 recursive c=2", lambda: anonymize_cahd(data, l=L, diversity="recursive", c=2.0), "recursive", 2.0),
+        ("cahd l=3 recursive c=1", lambda: anonymize_cahd(data, l=L, diversity="recursive", c=1.0), "recursive", 1.0),
+        ("nr l=3 distinct", lambda: anonymize_nonreciprocal(data, l=L, rng=STRUCTURE_SEED, order="gray"),
+         "distinct", None),
+    ]
+    rows = []
+    for name, make, variant, c in variants:
+        t0 = time.perf_counter()
+        release = make()
+        t_anon = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        report = diversity_model(L, variant, c).audit(data, release)
+        t_audit = time.perf_counter() - t0
+        res = label_inference(data, release, strategy="candidates")
+        rows.append({"dataset": "ebook", "records": data.n_records, "method": name,
+                     "group_size": release.params.get("group_size"), "audit": report.model,
+                     "satisfied": report.satisfied, "violations": report.violations,
+                     "mean_max_label_share": report.details.get("mean_max_label_share_candidates"),
+                     "seconds_anonymize": round(t_anon, 2), "seconds_audit": round(t_audit, 2),
+                     "below_bound_by_margin": res.success + res.margin < res.bound, **res.to_dict()})
+        print(f"{name:26s} audit {report.satisfied} majority-label {res.success:.4f} vs {res.bound:.4f} "
+              f"+/- {res.margin:.4f}", file=sys.stderr)
+    return rows
+
+
+def known_label_rows(quick: bool) -> list[dict]:
+    """Row linkage by an adversary who also knows the target's label (issue 20 item 5)."""
+    from graphanon.attacks.label_linkage import known_label_linkage
+
+    data = ebook_sessions(1000 if quick else 3000, 150 if quick else 300, seed=0)
+    rows = []
+    for name, make in [
+        (f"nr k={K}", lambda: anonymize_nonreciprocal(data, k=K, rng=STRUCTURE_SEED, order="gray")),
+        (f"nr l={L}", lambda: anonymize_nonreciprocal(data, l=L, rng=STRUCTURE_SEED, order="gray")),
+        (f"cahd l={L}", lambda: anonymize_cahd(data, l=L)),
+    ]:
+        release = make()
+        res = known_label_linkage(data, release, truth=release.link)
+        rows.append({"dataset": "ebook", "records": data.n_records, "method": name, **res.to_dict()})
+        print(f"{name:10s} known-label linkage {res.success:.4f} vs {res.bound:.4f}", file=sys.stderr)
+    return rows
+
+
+def partner_tendency_rows(quick: bool) -> list[dict]:
+    """The partner-tendency attack on the five swapping methods (and the spread mitigation) on groceries
+    with categories = taxonomy level 1, next to the paper's utility metrics and the tendency audit."""
+    from graphanon.algorithms import (
+        anonymize_fullswap,
+        anonymize_partsupp,
+        anonymize_partswap,
+        anonymize_randswap,
+        anonymize_splitperson,
+    )
+    from graphanon.attacks.tendency import partner_tendency
+    from graphanon.categories import parse_categories
+    from graphanon.metrics.itemsets import itemset_metrics
+    from graphanon.privacy import TendencyHiding
+
+    data = load("groceries")
+    if quick:
+        data = TransactionData(data.matrix[:2000], data.items, data.record_ids[:2000], None, data.name)
+    cats = parse_categories("taxonomy-level:1", data, load_taxonomy("groceries"))
+    runs = [
+        ("partswap", lambda: anonymize_partswap(data, categories=cats, rng=0)),
+        ("fullswap", lambda: anonymize_fullswap(data, categories=cats, rng=0)),
+        ("randswap", lambda: anonymize_randswap(data, rng=0)),
+        ("partsupp", lambda: anonymize_partsupp(data, categories=cats)),
+        ("splitperson", lambda: anonymize_splitperson(data, categories=cats)),
+    ] + [
+        (f"{name} spread={s}", lambda f=f, s=s: f(data, categories=cats, rng=0, spread=s))
+        for name, f in (("partswap", anonymize_partswap), ("fullswap", anonymize_fullswap)) for s in (2, 3)
+    ]
+    rows = []
+    for name, make in runs:
+        t0 = time.perf_counter()
+        release = make()
+        t_anon = time.perf_counter() - t0
+        pairs = getattr(release.trace, "pairs", ()) or ()
+        t0 = time.perf_counter()
+        plain = partner_tendency(data, release, categories=cats, partners=pairs, truth=release.link)
+        t_att = time.perf_counter() - t0
+        aware = partner_tendency(data, release, categories=cats, partners=pairs, truth=release.link,
+                                 one_category=False)
+        audit = TendencyHiding(cats).audit(data, release)
+        utility = itemset_metrics(data, release, (0.002, 0.003, 0.004, 0.005))
+        rows.append({"dataset": "groceries", "records": data.n_records, "categories": "taxonomy-level:1",
+                     "method": name, "seconds_anonymize": round(t_anon, 2), "seconds_attack": round(t_att, 2),
+                     "attack": plain.to_dict(), "attack_any_categories": aware.to_dict(),
+                     "kept_tendency": audit.details.get("kept_tendency"),
+                     "records_with_tendency": audit.details.get("records_with_tendency"), "utility": utility})
+        print(f"{name:20s} partner tendency {plain.success:.4f} / any-categories {aware.success:.4f} vs baseline "
+              f"{plain.bound:.4f} over {plain.n_targets}; kept tendency {audit.details.get('kept_tendency')}; "
+              f"FI sim 0.2% {utility['fi'][0]['similarity']:.3f}; Dif {utility['dif']:.4f}", file=sys.stderr)
+    return rows
+
+
+def diversity_swap_main(quick: bool) -> None:
+    load_before = os.getloadavg()
+    t_start = time.perf_counter()
+    out = {
+        "benchmark": "attacks (issue 20: l-diversity variants, known labels, swap partners)",
+        "quick": quick,
+        "diversity_variants": diversity_variant_rows(quick),
+        "known_label_linkage": known_label_rows(quick),
+        "partner_tendency": partner_tendency_rows(quick),
+        "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
+        "load_average_before": load_before,
+        "load_average_after": os.getloadavg(),
+        "seconds": round(time.perf_counter() - t_start, 1),
+    }
+    text = json.dumps(out, indent=1)
+    print(text)
+    if not quick:
+        (ROOT / "benchmarks" / "results" / "attacks_diversity_swap.json").write_text(text + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -151,7 +151,8 @@ def test_registry_lists_every_builtin_method_and_model():
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert set(models.model_names()) == set(models.BUILTIN) == {
-        "constraints", "hkp", "km", "ldiversity", "nonreciprocal", "tendency", "transactional"}
+        "constraints", "entropy-ldiversity", "hkp", "km", "ldiversity", "nonreciprocal", "recursive-ldiversity",
+        "tendency", "transactional"}
     for name, (builder, _) in models._MODELS.items():
         assert builder.__module__ == f"graphanon.privacy.{models.BUILTIN[name]}", name
 

@@ -88,6 +88,21 @@ def test_saved_params_are_allowlisted_and_rebuild_nothing_private(name, data, ta
     assert "4321" not in json.dumps(docs[0])
 
 
+@pytest.mark.parametrize("name, params", [
+    ("cahd", {"l": "3", "diversity": "recursive", "c": "1"}),
+    ("cahd", {"l": "3", "diversity": "entropy"}),
+    ("partswap", {"categories": "random:3", "spread": "2"}),
+    ("fullswap", {"categories": "random:3", "spread": "3"}),
+])
+def test_method_options_that_add_params_are_allowlisted(name, params, data, tmp_path):
+    """Options that add fields to params (l-diversity variants, swap spread) save: they are on the list."""
+    rel = get_algorithm(name).run(data, RunOptions(params=dict(params)))
+    added = set(rel.params) - set(_run(name, data, None, None).params) if name in SWAPS else set(rel.params)
+    assert added, "the option should add a field to params"
+    rel.save(tmp_path / "r.json")
+    assert set(load_release(tmp_path / "r.json").params) <= PUBLISHED_PARAMS[name]
+
+
 @pytest.mark.parametrize("name", ["cut", "hghs", "nr", "cahd", "clump", "partition", "partswap", "splitperson"])
 def test_writer_refuses_a_field_off_the_allowlist(name, data, tax, tmp_path):
     """One release of each kind (global / nonreciprocal / local / perturbed): a non-allowlisted param

@@ -19,6 +19,7 @@ data by nonreciprocal recoding. KDD 2012, Sec. 5.1 (CAHD under bit voting).
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 import numpy as np
@@ -85,11 +86,56 @@ def _largest_distinct_group(labels) -> int:
     return min(len(counts), len(labels) // max(counts.values()))
 
 
+DIVERSITY_VARIANTS = ("distinct", "entropy", "recursive")
+
+
+def check_table_diversity(labels, l: int, diversity: str, c: float | None) -> None:  # noqa: E741
+    """Refuse (ParameterError) a variant the whole table's label distribution does not meet.
+
+    Every grouping's candidate distributions mix group distributions, and
+    Machanavajjhala et al. (TKDD 2007, Sec. 4.1) require the whole table to
+    meet the variant; for recursive (c, l) with groups of pairwise distinct
+    labels the group size check below is the binding one, this one names the
+    table's own limit.
+    """
+    # Entropy needs nothing beyond the distinct check done before: no label on more than n / l
+    # records means min-entropy >= log l, and Shannon entropy is at least the min-entropy.
+    counts = np.array(sorted(Counter(map(str, labels)).values(), reverse=True), dtype=np.float64)
+    if diversity == "recursive":
+        top, tail = counts[0], counts[l - 1 :].sum()
+        if not top < c * tail:
+            raise ParameterError(
+                f"recursive (c,l)-diversity with c={c:g}, l={l}: the whole table has r_1 = {int(top)} >= c * "
+                f"(r_l + ...) = {c * tail:g}, so no grouping reaches it; raise c above {top / max(tail, 1):g} or "
+                f"lower l"
+            )
+
+
+def _check_c(c) -> float:
+    try:
+        value = float(c)
+    except (TypeError, ValueError):
+        raise ParameterError(f"c must be a number > 0, got {c!r}") from None
+    if isinstance(c, bool) or not math.isfinite(value) or value <= 0:
+        raise ParameterError(f"c must be a finite number > 0, got {c!r}")
+    return value
+
+
+def _variant_group_size(l: int, diversity: str, c: float | None) -> int:  # noqa: E741
+    """The smallest group of pairwise distinct labels that meets the variant by itself."""
+    if diversity != "recursive":
+        return l
+    # p distinct labels: r_1 = 1 < c (p - l + 1)
+    return l - 1 + math.floor(1.0 / c) + 1
+
+
 def anonymize_cahd(
     data,
     *,
     l: int,  # noqa: E741
     k: int | None = None,
+    diversity: str = "distinct",
+    c: float | None = None,
     order=None,
     alpha: int = 3,
     rng=None,
@@ -104,6 +150,24 @@ def anonymize_cahd(
         Records with sensitive labels.
     l : int
         Diversity level (checked up front like :func:`anonymize_nonreciprocal`).
+    diversity : {"distinct", "entropy", "recursive"}, default "distinct"
+        The l-diversity variant (Machanavajjhala et al., TKDD 2007, Sec. 4.1)
+        every record's label distribution -- the labels of its viable
+        candidate rows, :mod:`graphanon.privacy.diversity` -- must meet:
+        distinct (``l`` labels, the paper's), entropy (``>= log l``) or
+        recursive (``r_1 < c (r_l + ... + r_m)``). The groups have pairwise
+        distinct labels and at least ``p`` records, ``p`` the smallest size
+        that meets the variant alone (``l`` for entropy, ``l - 1 +
+        floor(1/c) + 1`` for recursive). That suffices for every record:
+        bit voting gives all rows of a group the same base, distance and
+        threshold, so a record's candidate rows, and its viable ones, are a
+        union of ``g`` whole groups; each label then counts at most ``g`` of
+        at least ``g p`` rows, so its share is at most ``1/p`` (min-entropy,
+        hence entropy, ``>= log p >= log l``) and ``r_l + ... >= g (p - l +
+        1) >= r_1 (p - l + 1)``, so ``r_1 < c (r_l + ...)`` when ``c (p - l +
+        1) > 1``. The audit checks it independently.
+    c : float, optional
+        The recursive constant (``diversity="recursive"`` only).
     k : int, optional
         Anonymity level. CAHD groups records with pairwise distinct labels,
         so every group of ``p`` records makes each record ``p``-anonymous;
@@ -127,7 +191,9 @@ def anonymize_cahd(
     -------
     NonreciprocalRelease
         Params ``k`` and ``l`` as given (``k`` defaults to ``l``) and
-        ``group_size = max(k, l)``, the smallest group.
+        ``group_size``, the size of the distinct-label groups before any
+        merge (``max(k, l)``, or larger for recursive diversity); with a
+        variant also ``diversity`` (and ``c``).
 
     Raises
     ------
@@ -164,10 +230,34 @@ def anonymize_cahd(
                 f"fill groups of at most {top}; lower k to {top}, or use nonreciprocal recoding, which separates k "
                 f"from l (-a nr -k {k} --param l={l})"
             )
+    if diversity not in DIVERSITY_VARIANTS:
+        raise ParameterError(f"diversity must be one of {', '.join(DIVERSITY_VARIANTS)}, got {diversity!r}")
+    if diversity == "recursive":
+        if c is None:
+            raise ParameterError("diversity=recursive needs c (--param c=C): r_1 < c (r_l + ... + r_m)")
+        c = _check_c(c)
+    elif c is not None:
+        raise ParameterError(f"c applies to diversity=recursive only, not {diversity!r}")
+    if diversity != "distinct":
+        check_table_diversity(data.labels, l, diversity, c)
+        wanted = _variant_group_size(l, diversity, c)
+        if wanted > size:
+            top = _largest_distinct_group(data.labels)
+            if wanted > top:
+                raise ParameterError(
+                    f"recursive (c,l)-diversity with c={c:g}, l={l} needs groups of {wanted} distinct labels "
+                    f"(1 < c * (size - l + 1)); these labels fill groups of at most {top}: raise c above "
+                    f"{1 / (top - l + 1):g} or lower l"
+                )
+            size = wanted
     report(progress, 0, 2, "CAHD grouping")
     groups = cahd_groups(data.matrix, list(data.labels), size, order=order, alpha=alpha)
     report(progress, 1, 2, "publishing by bit voting")
     params = {"k": int(k), "l": l, "alpha": alpha, "group_size": size}
+    if diversity != "distinct":
+        params["diversity"] = diversity
+        if c is not None:
+            params["c"] = c
     release = groups_release(data, groups, unsafe_secret_seed=unsafe_secret_seed, algorithm="cahd", params=params)
     report(progress, 2, 2, "done")
     return release
@@ -176,6 +266,9 @@ def anonymize_cahd(
 _PARAMS = (
     Param("l", int, None, "l-diversity: groups of l distinct sensitive labels (default: -k)"),
     Param("alpha", int, 3, "CAHD candidate list: alpha * l records on each side of the band"),
+    Param("diversity", str, "distinct", "l-diversity variant: distinct, entropy (label entropy of every "
+          "record's viable rows >= log l) or recursive (r_1 < c (r_l + ...))", choices=DIVERSITY_VARIANTS),
+    Param("c", float, None, "recursive (c,l)-diversity constant (diversity=recursive)"),
 )
 
 
@@ -185,7 +278,8 @@ def _run(data, opts: RunOptions) -> NonreciprocalRelease:
     if l is None:
         raise ParameterError("algorithm 'cahd' needs --param l=L (or -k L)")
     return anonymize_cahd(
-        data, l=l, k=opts.k, alpha=values["alpha"], unsafe_secret_seed=opts.unsafe_secret_seed,
+        data, l=l, k=opts.k, alpha=values["alpha"], diversity=values["diversity"], c=values["c"],
+        unsafe_secret_seed=opts.unsafe_secret_seed,
         progress=opts.progress,
     )
 
@@ -198,7 +292,7 @@ register(
         run=_run,
         privacy_model="ldiversity",
         params=_PARAMS,
-        audit_params=("l",),
+        audit_params=("l", "diversity", "c"),
         options=("k",),
     )
 )

@@ -224,11 +224,68 @@ def _pairs_list(partner: np.ndarray) -> tuple[tuple[int, int], ...]:
     return tuple(zip(t.tolist(), partner[t].tolist(), strict=True))
 
 
-def _swap(data, categories, *, full: bool, visit, rng, unsafe_secret_seed, progress, name):
+def _source_parts(X, tend: Tendency, spread: int, rng) -> np.ndarray:
+    """Per stored entry of ``X``: which of ``spread`` parts of its record's source items it is in (-1: none).
+
+    Each record's source items, in a random order (structure randomness),
+    are dealt round-robin, so the parts differ in size by at most one and a
+    record with fewer than ``spread`` source items has that many parts.
+    """
+    keys = rng.random(X.nnz)
+    order = np.lexsort((keys, ~tend.source, tend.entry_row))  # per record: its source items first, shuffled
+    rank = np.empty(X.nnz, dtype=np.int64)
+    rank[order] = np.arange(X.nnz) - X.indptr[tend.entry_row[order]]
+    return np.where(tend.source, rank % spread, -1)
+
+
+def _spread_rounds(X, tend: Tendency, spread: int, visit: str, gen, progress):
+    """PartSwap in ``spread`` rounds, round ``j`` exchanging part ``j`` of every record's source items.
+
+    Each round pairs the records that still hold a part ``j`` with the rule of
+    :func:`least_similar_matching` (true swap on the *original* heaviest
+    category, no collision with what each record holds *now*, least
+    similarity to it now) in a fresh visiting order, and moves only part
+    ``j``. A record can meet the same partner twice; an unpaired record keeps
+    that part (the audit then reports it if its tendency survives).
+
+    Returns
+    -------
+    X_after : csr_array
+    pairs : list of ndarray (n,)
+        The partner of each record in each round (-1 none).
+    similarity : ndarray (n,)
+        Per record, the largest Jaccard similarity with a partner.
+    """
+    n, d = X.shape
+    part = _source_parts(X, tend, spread, gen)
+    rows = tend.entry_row
+    part_key = {j: np.sort(rows[part == j] * d + X.indices[part == j]) for j in range(spread)}
+    current = sp.csr_array(X)
+    partners, similarity = [], np.zeros(n)
+    for j in range(spread):
+        keys = part_key[j]
+        holders = np.unique(keys // d) if len(keys) else np.zeros(0, dtype=np.int64)
+        cur_rows = np.repeat(np.arange(n), np.diff(current.indptr))
+        give = np.isin(cur_rows * d + current.indices, keys)
+        order = _visit(holders, visit, gen)
+        partner, sim = least_similar_matching(current, order, tend.heaviest[order], give)
+        current = _exchange(current, give, partner)
+        partners.append(partner)
+        similarity = np.maximum(similarity, sim)
+        report(progress, 1, 3, f"partial swap round {j + 1} of {spread}")
+    return current, partners, similarity
+
+
+def _swap(data, categories, *, full: bool, visit, rng, unsafe_secret_seed, progress, name, spread: int = 1):
     gen = check_random_state(rng)
+    if isinstance(spread, bool) or not isinstance(spread, (int, np.integer)) or spread < 1:
+        raise ParameterError(f"spread must be a whole number >= 1 (partners per record), got {spread!r}")
     tend = tendencies(data, categories)
     X = data.matrix
     report(progress, 0, 3, "category weights")
+    if spread > 1:
+        return _swap_spread(data, categories, X, tend, full=full, visit=visit, gen=gen, spread=int(spread),
+                            unsafe_secret_seed=unsafe_secret_seed, progress=progress, name=name)
     partner, sim = _partial_pairs(X, tend, visit, gen)
     give = tend.source.copy()
     details = {"partial_pairs": _pairs_list(partner), "with_tendency": int(tend.has_tendency.sum())}
@@ -251,7 +308,32 @@ def _swap(data, categories, *, full: bool, visit, rng, unsafe_secret_seed, progr
     return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
 
 
-def anonymize_partswap(data, *, categories: ItemGroups, visit: str = "random", rng=None,
+def _swap_spread(data, categories, X, tend, *, full, visit, gen, spread, unsafe_secret_seed, progress, name):
+    """:func:`_swap` with each record's source items spread over up to ``spread`` partners."""
+    current, rounds, sim = _spread_rounds(X, tend, spread, visit, gen, progress)
+    partial = sorted({p for partner in rounds for p in _pairs_list(partner)})
+    details = {"partial_pairs": tuple(partial), "with_tendency": int(tend.has_tendency.sum())}
+    pairs = list(partial)
+    if full:
+        # single-category records hold no source items, so PartSwap's rounds never touched them
+        full_partner, full_sim = _full_pairs(X, tend, visit, gen)
+        both = full_partner >= 0
+        current = _exchange(current, both[np.repeat(np.arange(X.shape[0]), np.diff(current.indptr))], full_partner)
+        sim[both] = full_sim[both]
+        details["full_pairs"] = _pairs_list(full_partner)
+        details["single_category"] = int(tend.single.sum())
+        pairs += list(details["full_pairs"])
+    report(progress, 2, 3, "exchange")
+    details["pairs"] = tuple(sorted(pairs))
+    details["pair_similarity"] = sim
+    params = {"n_categories": len(categories), "visit": visit, "spread": spread}
+    release = PerturbedRelease.from_matrix(data, current, moves="swap", algorithm=name, params=params)
+    release.trace = SwapTrace(**details)
+    report(progress, 3, 3, "done")
+    return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
+
+
+def anonymize_partswap(data, *, categories: ItemGroups, visit: str = "random", spread: int = 1, rng=None,
                        unsafe_secret_seed: int | None = None, progress: ProgressCallback | None = None):
     """PartSwap: exchange each tendency record's heaviest-category items with its least similar partner.
 
@@ -262,8 +344,17 @@ def anonymize_partswap(data, *, categories: ItemGroups, visit: str = "random", r
         A category for every item of ``data`` (:mod:`graphanon.categories`).
     visit : {"random", "input"}
         Visiting order and tie-break of the partner search (module notes).
+    spread : int, default 1
+        Partners per record (a mitigation, not in the paper). With ``spread
+        > 1`` each record's source items are dealt into ``spread`` parts
+        (random order) and exchanged in ``spread`` rounds, part ``j`` in round
+        ``j``, each round pairing by the paper's rule on the current records.
+        A record then receives items from up to ``spread`` partners of
+        different tendencies, so the items its row received no longer name
+        one partner's tendency (:func:`graphanon.attacks.partner_tendency`;
+        ``docs/swapping.md`` measures both ways). Published in the params.
     rng : None, int or numpy.random.Generator
-        Structure randomness (the visiting order).
+        Structure randomness (the visiting order; with ``spread``, the parts).
     unsafe_secret_seed : int, optional
         Tests only: fixes the secret row shuffle.
     progress : callable(done, total, message), optional
@@ -290,10 +381,10 @@ def anonymize_partswap(data, *, categories: ItemGroups, visit: str = "random", r
     ['b1', 'b2', 'b3']
     """
     return _swap(data, categories, full=False, visit=visit, rng=rng, unsafe_secret_seed=unsafe_secret_seed,
-                 progress=progress, name="partswap")
+                 progress=progress, name="partswap", spread=spread)
 
 
-def anonymize_fullswap(data, *, categories: ItemGroups, visit: str = "random", rng=None,
+def anonymize_fullswap(data, *, categories: ItemGroups, visit: str = "random", spread: int = 1, rng=None,
                        unsafe_secret_seed: int | None = None, progress: ProgressCallback | None = None):
     """FullSwap: PartSwap plus full exchange between single-category records (Sec. 4.4).
 
@@ -310,7 +401,7 @@ def anonymize_fullswap(data, *, categories: ItemGroups, visit: str = "random", r
     'b1 b2'
     """
     return _swap(data, categories, full=True, visit=visit, rng=rng, unsafe_secret_seed=unsafe_secret_seed,
-                 progress=progress, name="fullswap")
+                 progress=progress, name="fullswap", spread=spread)
 
 
 def anonymize_randswap(data, *, rng=None, unsafe_secret_seed: int | None = None,
@@ -454,6 +545,8 @@ def anonymize_splitperson(data, *, categories: ItemGroups, rng=None, unsafe_secr
 _CATEGORIES = Param("categories", str, None, "random:N[:SEED], taxonomy-level:DEPTH or an item,category CSV file")
 _VISIT = Param("visit", str, "random", "visiting order and tie-break of the partner search",
                choices=("random", "input"))
+_SPREAD = Param("spread", int, 1, "partners per record: source items dealt into this many parts, one partner "
+                "each (mitigates the partner-tendency attack)")
 
 
 def _categories(data, opts: RunOptions, name: str, spec: str | None) -> ItemGroups:
@@ -493,7 +586,7 @@ for _func, _summary, _visit_opt in (
     (anonymize_partsupp, "PartSupp baseline: remove each record's heaviest category", False),
     (anonymize_splitperson, "SplitPerson baseline: one record per category of each record", False),
 ):
-    _params = (_CATEGORIES, _VISIT) if _visit_opt else (_CATEGORIES,)
+    _params = (_CATEGORIES, _VISIT, _SPREAD) if _visit_opt else (_CATEGORIES,)
     register(AlgorithmSpec(
         name=_func.__name__.removeprefix("anonymize_"), summary=_summary, run=_runner(_func, _params),
         privacy_model="tendency", params=_params,

@@ -23,6 +23,10 @@ attack                adversary knows                            bound
 :func:`same_seed_attack` the seed, the data, two releases made    1/k; labels: as
                       with it; keeps assignment pairs            above
                       consistent on every record
+:func:`partner_tendency` one original record; reads what its     most common partner
+                      row received (swapping releases)            tendency (baseline)
+:func:`known_label_linkage` target's record and label; keeps the  1/k (not promised)
+                      candidates carrying the label
 ===================== ========================================== ==================
 
 Candidates are the published rows an adversary cannot rule out
@@ -47,10 +51,12 @@ row-linkage/position: success 0.0500 vs bound 0.5000 (1/k) + margin 0.2850 over 
 from graphanon.attacks.candidates import CandidateSets, candidate_sets, row_signatures
 from graphanon.attacks.itemlink import known_items, m_item_linkage
 from graphanon.attacks.known_labels import feasible_edges, known_label_attack, same_seed_attack
+from graphanon.attacks.label_linkage import known_label_linkage
 from graphanon.attacks.labels import label_inference
 from graphanon.attacks.linkage import guess_rows, row_linkage
 from graphanon.attacks.result import AttackResult, chernoff_margin
 from graphanon.attacks.seed import seed_recovery
+from graphanon.attacks.tendency import partner_tendency
 
 __all__ = [
     "AttackResult",
@@ -61,8 +67,10 @@ __all__ = [
     "guess_rows",
     "known_items",
     "known_label_attack",
+    "known_label_linkage",
     "label_inference",
     "m_item_linkage",
+    "partner_tendency",
     "row_linkage",
     "row_signatures",
     "same_seed_attack",

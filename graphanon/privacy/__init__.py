@@ -12,6 +12,7 @@ __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     "graphanon.privacy.constraints": (
         "PrivacyConstraints", "UtilityConstraints", "check_utility_constraints",
     ),
+    "graphanon.privacy.diversity": ("EntropyLDiversity", "RecursiveLDiversity", "diversity_model"),
     "graphanon.privacy.hkp": ("HKPCoherence",),
     "graphanon.privacy.km": ("KmAnonymity", "TransactionalKAnonymity", "check_k"),
     "graphanon.privacy.report": ("AuditReport", "PrivacyModel"),

@@ -334,25 +334,8 @@ def _build_k(*, k, m, params, original):
     return NonreciprocalKAnonymity(require_k(k, "nonreciprocal"))
 
 
-def _build_l(*, k, m, params, original):
-    raw = params.get("l")
-    if raw is None:
-        if k is None:
-            raise ParameterError("audit model 'ldiversity' needs --param l=L (or -k L)")
-        return LDiversity(k)
-    try:
-        return LDiversity(int(raw))
-    except ValueError:
-        raise ParameterError(f"--param l={raw!r}: not a whole number") from None
-
-
 register_model(
     "nonreciprocal",
     _build_k,
     "nonreciprocal k-anonymity: k disjoint perfect matchings in the match graph, >= k viable rows per record",
-)
-register_model(
-    "ldiversity",
-    _build_l,
-    "l-diversity of a nonreciprocal release (--param l=L): l-regular l-diverse match subgraph, original labels",
 )

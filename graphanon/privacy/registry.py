@@ -21,7 +21,8 @@ _MODELS: dict[str, tuple[Builder, str]] = {}
 #: :func:`build_model` imports only the module of the model asked for.
 BUILTIN = {
     "constraints": "constraints", "hkp": "hkp", "km": "km", "transactional": "km", "nonreciprocal": "nonreciprocal",
-    "ldiversity": "nonreciprocal", "tendency": "tendency",
+    "ldiversity": "diversity", "entropy-ldiversity": "diversity", "recursive-ldiversity": "diversity",
+    "tendency": "tendency",
 }
 
 

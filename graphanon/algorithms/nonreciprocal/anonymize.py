@@ -436,6 +436,8 @@ _TSP_PARAMS = (
 _PARAMS = (
     Param("l", int, None, "l-diversity of the sensitive labels (records need a label column)"),
     Param("l_method", str, "flow", "l-diverse assignment extraction (with l)", choices=("flow", "greedy-walk")),
+    Param("diversity", str, "distinct", "l-diversity variant: nr promises distinct only (entropy, recursive: "
+          "-a cahd)", choices=("distinct", "entropy", "recursive")),
     Param("order", str, "gray-tsp", "cyclic record order", choices=("gray-tsp", "gray", "identity")),
     Param("extraction", str, "closed-walk", "assignment extraction", choices=("closed-walk", "backtracking")),
     *_TSP_PARAMS,
@@ -453,6 +455,12 @@ def _run(data, opts: RunOptions) -> NonreciprocalRelease:
         )
     if "l_method" in opts.params and "l" not in opts.params:
         raise ParameterError("--param l_method only applies with --param l=L (l-diversity)")
+    if values.pop("diversity") != "distinct":
+        raise ParameterError(
+            "nr promises distinct l-diversity only: its l-regular graph gives every record l distinct labels, but "
+            "rows matching it beyond that graph may carry any label, so entropy or recursive (c,l)-diversity "
+            "cannot be promised; use -a cahd --param l=L --param diversity=entropy|recursive"
+        )
     return anonymize_nonreciprocal(
         data,
         k=opts.k,

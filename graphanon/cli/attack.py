@@ -1,0 +1,193 @@
+"""``graphanon attack``: play the adversaries of :mod:`graphanon.attacks` against releases.
+
+For each release, the attacks that apply to its kind run and each success is
+printed next to its bound (``--json``: one object). Exit code 1 when some
+attack exceeds its bound by more than the sampling margin, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from graphanon.cli._app import (
+    EXIT_VIOLATED,
+    SEED,
+    echo_json,
+    input_options,
+    main,
+    parse_param_pairs,
+    read_input,
+    taxonomy_option,
+)
+from graphanon.errors import ParameterError
+
+
+def _load_any_link(path: str):
+    """A one-to-one link, or SplitPerson's split link (both private files)."""
+    from graphanon.errors import ReleaseFormatError
+    from graphanon.release import load_link, load_split_link
+
+    try:
+        return load_link(path)
+    except ReleaseFormatError as first:
+        try:
+            return load_split_link(path)
+        except ReleaseFormatError:
+            raise first from None
+
+
+def _with_link(release, link):
+    """The link of ``release`` to score with, checked against it (None without one)."""
+    if link is None:
+        return None
+    n_rows = len(getattr(link, "row_of_record", getattr(link, "record_of_row", ())))
+    if n_rows != release.n_records:
+        raise ParameterError(f"the link names {n_rows} rows, the release has {release.n_records}: pass each "
+                             "release's own --link, in the order of the releases")
+    return link
+
+
+def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=None, seed=0) -> tuple[list, list]:
+    """The attacks of :mod:`graphanon.attacks` that apply to ``release``.
+
+    Parameters
+    ----------
+    data : TransactionData
+        The data the release was made from.
+    release : Release
+    link : ReleaseLink or SplitLink, optional
+        The private link; the attacks scored against it run only with it.
+    known_labels : int, optional
+        Targets whose labels the adversary knows (:func:`known_label_linkage`).
+    m : int
+        Items the m-item adversary knows.
+    categories : ItemGroups, optional
+        For the partner-tendency attack on swapping releases.
+    seed : int
+        Draws the known items and the known-label targets.
+
+    Returns
+    -------
+    results : list of AttackResult
+    skipped : list of str
+        One line per attack that did not run, and why.
+
+    Examples
+    --------
+    >>> from graphanon.algorithms.cahd_release import anonymize_cahd
+    >>> from graphanon.datasets import load
+    >>> data = load("nr_table1")
+    >>> rel = anonymize_cahd(data, l=2, unsafe_secret_seed=0)
+    >>> results, skipped = run_attacks(data, rel, link=rel.link, known_labels=3)
+    >>> [r.attack for r in results][:3], skipped
+    (['row-linkage/position', 'row-linkage/id', 'm-item-linkage/m=2'], [])
+    """
+    from graphanon.attacks import candidate_sets, label_inference, m_item_linkage, row_linkage
+    from graphanon.attacks.label_linkage import known_label_linkage
+    from graphanon.attacks.tendency import partner_tendency, partners_from_link
+
+    kind = getattr(release, "kind", None)
+    results, skipped = [], []
+    if kind == "perturbed":
+        if categories is None:
+            skipped.append("partner-tendency: needs the categories (--param categories=...)")
+        elif release.moves in ("suppress", "split"):
+            skipped.append(f"partner-tendency: a {release.moves!r} release moves no item between records")
+        elif link is None:
+            skipped.append("partner-tendency: scored against the swap partners, read off the private link (--link)")
+        elif (release.params or {}).get("spread", 1) != 1:
+            skipped.append("partner-tendency: with spread > 1 a record has several partners, which the link does not "
+                           "name; score it in Python with partners=release.trace.pairs")
+        else:
+            pairs = partners_from_link(data, release, link)
+            results.append(partner_tendency(data, release, categories=categories, partners=pairs, truth=link))
+        return results, skipped
+    if kind != "global_recoding" and not all(hasattr(release, a) for a in ("base", "distance", "threshold")):
+        raise ParameterError(f"no attack of graphanon.attacks reads a {kind or type(release).__name__} release; "
+                             "they read global recodings, nonreciprocal/CAHD and swapping releases")
+    C = candidate_sets(data, release)
+    has_labels = data.labels is not None and getattr(release, "labels", None) is not None
+    if link is None:
+        skipped.append("row-linkage, m-item-linkage, known-label-linkage: scored against the private link (--link)")
+    else:
+        for strategy in ("position", "id"):
+            results.append(row_linkage(data, release, truth=link, strategy=strategy, candidates=C))
+        results.append(m_item_linkage(data, release, truth=link, m=m, rng=seed))
+    if has_labels:
+        for strategy in ("candidates", "position", "id"):
+            results.append(label_inference(data, release, strategy=strategy, candidates=C))
+        if known_labels is not None and link is not None:
+            results.append(known_label_linkage(data, release, truth=link, known=known_labels, rng=seed,
+                                               candidates=C))
+    else:
+        skipped.append("label-inference: needs labels in the data (--label) and in the release")
+        if known_labels is not None:
+            skipped.append("known-label-linkage: needs labels in the data (--label) and in the release")
+    return results, skipped
+
+
+@main.command()
+@click.argument("input_", metavar="DATA")
+@click.argument("release_paths", metavar="RELEASE...", nargs=-1, required=True,
+                type=click.Path(dir_okay=False))
+@click.option("--link", "link_paths", multiple=True, type=click.Path(dir_okay=False),
+              help="PRIVATE link file of a release (anonymize --link-out); repeat once per release, in order.")
+@click.option("--known-labels", type=click.IntRange(min=1), default=None,
+              help="The adversary also knows the sensitive labels of N targets (known-label row linkage).")
+@click.option("-m", "m_items", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Items the m-item adversary knows of each target.")
+@click.option("--param", "params", multiple=True,
+              help="categories=random:N[:SEED] | taxonomy-level:D | FILE for swapping releases.")
+@click.option("--taxonomy", default=None, help="Taxonomy for categories=taxonomy-level:D.")
+@click.option("--seed", default=0, show_default=True, type=SEED, help="Draws known items and known-label targets.")
+@click.option("--allow-mismatch", is_flag=True, help="Attack even when a release was not made from DATA.")
+@click.option("--json", "json_out", is_flag=True)
+@input_options
+def attack(input_, release_paths, link_paths, known_labels, m_items, params, taxonomy, seed, allow_mismatch, json_out,
+           fmt, sep, tid, item, label):
+    """Run the adversaries of graphanon.attacks against each RELEASE of DATA (exit 1 above a bound)."""
+    from graphanon.categories import parse_categories
+    from graphanon.release import check_same_data, load_release
+
+    if link_paths and len(link_paths) != len(release_paths):
+        raise ParameterError(f"{len(link_paths)} --link for {len(release_paths)} releases: give one per release, "
+                             "in the order of the releases, or none")
+    param_dict = parse_param_pairs(params)
+    unknown = sorted(set(param_dict) - {"categories"})
+    if unknown:
+        raise ParameterError(f"unknown --param {', '.join(unknown)}; attack takes: categories")
+    data, bundled = read_input(input_, fmt, sep, tid, item, label)
+    categories = None
+    if "categories" in param_dict:
+        categories = parse_categories(param_dict["categories"], data, taxonomy_option(taxonomy, data, bundled))
+    out = []
+    for i, path in enumerate(release_paths):
+        release = load_release(path)
+        if not allow_mismatch:
+            check_same_data(data, release)
+        link = _with_link(release, _load_any_link(link_paths[i])) if link_paths else None
+        results, skipped = run_attacks(data, release, link=link, known_labels=known_labels, m=m_items,
+                                       categories=categories, seed=seed)
+        out.append({"release": str(path), "kind": release.kind, "algorithm": release.algorithm,
+                    "attacks": [r.to_dict() for r in results], "skipped": skipped})
+    above = sum(not a["within_bound"] for r in out for a in r["attacks"])
+    if json_out:
+        echo_json({"data": input_, "releases": out, "above_bound": above})
+    else:
+        _print_table(out)
+    sys.exit(EXIT_VIOLATED if above else 0)
+
+
+def _print_table(out: list[dict]) -> None:
+    header = ("attack", "success", "bound", "margin", "targets", "verdict", "bound from")
+    for entry in out:
+        click.echo(f"{entry['release']} ({entry['kind']}, {entry['algorithm']})")
+        rows = [(a["attack"], f"{a['success']:.4f}", f"{a['bound']:.4f}", f"{a['margin']:.4f}", str(a["n_targets"]),
+                 "within" if a["within_bound"] else "ABOVE", a["bound_kind"]) for a in entry["attacks"]]
+        widths = [max(len(str(r[c])) for r in [header, *rows]) for c in range(len(header))]
+        for r in [header, *rows]:
+            click.echo("  " + "  ".join(str(v).ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
+        for line in entry["skipped"]:
+            click.echo(f"  not run: {line}")

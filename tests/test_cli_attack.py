@@ -1,0 +1,147 @@
+"""``graphanon attack``: the adversaries of graphanon.attacks from the command line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from graphanon.cli import EXIT_BAD_INPUT, EXIT_VIOLATED, main
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def cahd_files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("attack")
+    rel, link = d / "r.json", d / "r.link.json"
+    res = run("anonymize", "nr_table1", "-a", "cahd", "--param", "l=2", "-o", rel, "--link-out", link)
+    assert res.exit_code == 0, res.output
+    return rel, link
+
+
+def test_table_with_link_and_known_labels(cahd_files):
+    rel, link = cahd_files
+    res = run("attack", "nr_table1", rel, "--link", link, "--known-labels", 6)
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    assert lines[0].startswith(f"{rel} (nonreciprocal, cahd)")
+    names = [line.split()[0] for line in lines[2:]]
+    assert names == ["row-linkage/position", "row-linkage/id", "m-item-linkage/m=2", "label-inference/candidates",
+                     "label-inference/position", "label-inference/id", "known-label-linkage"]
+    # the known label pins every target's row among its group of two (bound 1/2, margin 1/2 on 6 targets)
+    known = next(line for line in lines if line.strip().startswith("known-label-linkage")).split()
+    assert known[1:3] == ["1.0000", "0.5000"]
+
+
+def test_json_without_link_runs_what_needs_no_truth(cahd_files):
+    rel, _ = cahd_files
+    res = run("attack", "nr_table1", rel, rel, "--json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    assert len(doc["releases"]) == 2 and doc["above_bound"] == 0
+    first = doc["releases"][0]
+    assert [a["attack"] for a in first["attacks"]] == ["label-inference/candidates", "label-inference/position",
+                                                       "label-inference/id"]
+    assert any("--link" in s for s in first["skipped"])
+    for a in first["attacks"]:
+        assert {"success", "bound", "margin", "within_bound", "bound_kind", "n_targets"} <= set(a)
+
+
+def test_partner_tendency_on_a_swap_release_exits_1(tmp_path):
+    rel, link = tmp_path / "s.json", tmp_path / "s.link.json"
+    res = run("anonymize", "groceries", "-a", "partswap", "--param", "categories=taxonomy-level:1", "--seed", 0,
+              "-o", rel, "--link-out", link)
+    assert res.exit_code == 0, res.output
+    res = run("attack", "groceries", rel, "--link", link, "--param", "categories=taxonomy-level:1", "--json")
+    assert res.exit_code == EXIT_VIOLATED, res.output
+    doc = json.loads(res.output)
+    (pt,) = doc["releases"][0]["attacks"]
+    assert pt["attack"] == "partner-tendency" and not pt["within_bound"]
+    assert pt["success"] > pt["bound"] + 0.2
+    # without categories or link the attack is listed as not run, exit 0
+    res = run("attack", "groceries", rel)
+    assert res.exit_code == 0 and "not run: partner-tendency: needs the categories" in res.output
+    res = run("attack", "groceries", rel, "--param", "categories=taxonomy-level:1")
+    assert res.exit_code == 0 and "private link (--link)" in res.output
+
+
+def test_suppression_release_moves_nothing(tmp_path):
+    rel = tmp_path / "p.json"
+    assert run("anonymize", "groceries", "-a", "partsupp", "--param", "categories=taxonomy-level:1",
+               "-o", rel).exit_code == 0
+    res = run("attack", "groceries", rel, "--param", "categories=taxonomy-level:1")
+    assert res.exit_code == 0 and "moves no item between records" in res.output
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--link", "LINK", "--link", "LINK"], "2 --link for 1 releases"),
+    (["--param", "k=3"], "unknown --param k"),
+    (["--known-labels", "0"], "--known-labels"),
+])
+def test_bad_input_is_one_line_exit_2(cahd_files, extra, message):
+    rel, link = cahd_files
+    res = run("attack", "nr_table1", rel, *[str(link) if e == "LINK" else e for e in extra])
+    assert res.exit_code == EXIT_BAD_INPUT
+    assert message in res.output and len(res.output.strip().splitlines()) == 1
+
+
+def test_wrong_link_and_wrong_data(cahd_files):
+    rel, _ = cahd_files
+    res = run("attack", "nr_table1", rel, "--link", rel)  # a release is not a link file
+    assert res.exit_code == EXIT_BAD_INPUT and res.output.startswith("graphanon: error:")
+    res = run("attack", "mushroom", rel)  # the release was not made from this data
+    assert res.exit_code == EXIT_BAD_INPUT and len(res.output.strip().splitlines()) == 1
+
+
+def test_a_kind_no_attack_reads(tmp_path):
+    rel = tmp_path / "c.json"
+    res = run("anonymize", "nr_table1", "-a", "clump", "-k", 2, "--taxonomy", "balanced:2", "-o", rel)
+    assert res.exit_code == 0, res.output
+    res = run("attack", "nr_table1", rel)
+    assert res.exit_code == EXIT_BAD_INPUT
+    assert "no attack of graphanon.attacks reads a local_recoding release" in res.output
+
+
+def test_spread_release_is_not_scored_from_the_link(tmp_path):
+    rel, link = tmp_path / "s.json", tmp_path / "s.link.json"
+    assert run("anonymize", "swap_table1", "-a", "partswap", "--param", "categories=random:4", "--param", "spread=2",
+               "-o", rel, "--link-out", link).exit_code == 0
+    res = run("attack", "swap_table1", rel, "--link", link, "--param", "categories=random:4")
+    assert res.exit_code == 0 and "with spread > 1 a record has several partners" in res.output
+
+
+def test_global_recoding_release(tmp_path):
+    rel, link = tmp_path / "g.json", tmp_path / "g.link.json"
+    res = run("anonymize", "nr_table1", "-a", "aa", "-k", 2, "-m", 1, "--taxonomy", "balanced:2", "-o", rel,
+              "--link-out", link)
+    assert res.exit_code == 0, res.output
+    res = run("attack", "nr_table1", rel, "--link", link, "-m", 1, "--json")
+    assert res.exit_code in (0, EXIT_VIOLATED), res.output
+    doc = json.loads(res.output)
+    names = [a["attack"] for a in doc["releases"][0]["attacks"]]
+    assert names[:3] == ["row-linkage/position", "row-linkage/id", "m-item-linkage/m=1"]
+    assert doc["above_bound"] == sum(not a["within_bound"] for a in doc["releases"][0]["attacks"])
+    assert (res.exit_code == EXIT_VIOLATED) == (doc["above_bound"] > 0)
+
+
+def test_cli_partner_tendency_equals_the_python_attack(tmp_path):
+    """Partners read off the saved link score the attack as the in-memory trace does."""
+    from graphanon.algorithms import anonymize_partswap
+    from graphanon.attacks.tendency import partner_tendency
+    from graphanon.categories import parse_categories
+    from graphanon.datasets import load
+
+    data = load("swap_table1")
+    cats = parse_categories("random:4", data)
+    release = anonymize_partswap(data, categories=cats, rng=0, unsafe_secret_seed=0)
+    rel, link = tmp_path / "s.json", tmp_path / "s.link.json"
+    release.save(rel)
+    release.link.save(link)
+    res = run("attack", "swap_table1", rel, "--link", link, "--param", "categories=random:4", "--json")
+    (got,) = json.loads(res.output)["releases"][0]["attacks"]
+    want = partner_tendency(data, release, categories=cats, partners=release.trace.pairs, truth=release.link)
+    assert got["success"] == pytest.approx(want.success, abs=1e-6) and got["n_targets"] == want.n_targets
