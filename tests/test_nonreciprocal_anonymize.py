@@ -114,7 +114,12 @@ def test_audits_catch_tampering():
     shuffled = NonreciprocalRelease(
         rel.items, rel.base[perm], rel.distance[perm], rel.threshold[perm], [rel.labels[p] for p in perm]
     )
-    assert NonreciprocalKAnonymity(3).audit(data, shuffled).details == NonreciprocalKAnonymity(3).audit(data, rel).details
+    unlinked = NonreciprocalRelease(rel.items, rel.base, rel.distance, rel.threshold, rel.labels)
+    assert NonreciprocalKAnonymity(3).audit(data, shuffled).details == NonreciprocalKAnonymity(3).audit(data, unlinked).details
+    # the anonymizer's own release carries its private link in memory: audited record by record, same verdict
+    linked = NonreciprocalKAnonymity(3).audit(data, rel)
+    assert linked.details["audited_with_link"] and linked.details["linked_records_not_matching"] == 0
+    assert linked.satisfied == NonreciprocalKAnonymity(3).audit(data, unlinked).satisfied
 
 
 def test_bad_input():
