@@ -14,11 +14,15 @@ What is rewritten (whole dotted names only: ``graphanon.support`` but not ``grap
   imported from its parent package) -> ``from graphanon.counting import support``,
   ``from graphanon.algorithms.hierarchy import aa as apriori`` (the local name is kept);
 * file paths ``graphanon/_io.py`` -> ``graphanon/readwrite/files.py``;
+* the import blocks of the rewritten files are re-sorted (``ruff --select I001 --fix-only``);
 * the registry's method -> module table (``BUILTIN`` in ``graphanon/algorithms/registry.py``), whose
   values are relative to ``graphanon.algorithms``;
 * ``graphanon.taxonomy`` is a package now that exports what the module did (``Taxonomy``,
   ``ItemGroups``, ``read_taxonomy``): those uses stay, any other name read from it
-  (``graphanon.taxonomy._text_nodes``) is pointed at ``graphanon.taxonomy.tree``.
+  (``graphanon.taxonomy._text_nodes``) is pointed at ``graphanon.taxonomy.tree``. Inside ``graphanon/``
+  the import statements (not the doctest examples) read from ``graphanon.taxonomy.tree``, the module
+  that defines the names: the package's own code does not go through the lazy facade, so
+  ``tests/test_imports.py`` sees what each import loads.
 
 ``CHANGELOG.md`` is history and is left alone.
 
@@ -263,6 +267,8 @@ TAXONOMY_PRIVATE = re.compile(
 #: ``from graphanon.taxonomy import names``: rewritten when a name is not an export
 TAXONOMY_FROM = re.compile(r"\bfrom\s+graphanon\.taxonomy\s+import\s+([\w ,]+?)(?=\s*(?:#|$|\\n|\"|\)))",
                            re.MULTILINE)
+#: a statement (not a doctest line) of the package that imports from the taxonomy facade
+TAXONOMY_INTERNAL = re.compile(r"^([ \t]*from[ \t]+)graphanon\.taxonomy([ \t]+import\b)", re.MULTILINE)
 #: ``from <package> import <name>[ as alias][, ...]`` where ``<package>.<name>`` may be a moved module
 FROM_PACKAGE = re.compile(
     r"\bfrom\s+(graphanon(?:\.\w+)*)\s+import\s+(\w+(?:\s+as\s+\w+)?(?:\s*,\s*\w+(?:\s+as\s+\w+)?)*)"
@@ -327,6 +333,10 @@ def rewrite(text: str, where: str = "<text>") -> str:
     'patch("graphanon.algorithms.nonreciprocal.cahd.publish"); graphanon.supporting; x.graphanon.support'
     >>> rewrite("from graphanon.taxonomy import Taxonomy; graphanon.taxonomy._text_nodes")
     'from graphanon.taxonomy import Taxonomy; graphanon.taxonomy.tree._text_nodes'
+    >>> rewrite("    from graphanon.taxonomy import Taxonomy", "graphanon/metrics/x.py")
+    '    from graphanon.taxonomy.tree import Taxonomy'
+    >>> rewrite(">>> from graphanon.taxonomy import Taxonomy", "graphanon/metrics/x.py")
+    '>>> from graphanon.taxonomy import Taxonomy'
     >>> rewrite("see graphanon/_io.py and graphanon/taxonomy.py")
     'see graphanon/readwrite/files.py and graphanon/taxonomy/tree.py'
     """
@@ -335,6 +345,8 @@ def rewrite(text: str, where: str = "<text>") -> str:
     text = DOTTED.sub(lambda m: MOVES[m.group(1)], text)
     text = TAXONOMY_PRIVATE.sub(lambda m: f"{TAXONOMY_NEW}.{m.group(1)}", text)
     text = PATH.sub(lambda m: PATHS[m.group(1)], text)
+    if where.startswith("graphanon/") and where != "graphanon/taxonomy/__init__.py":
+        text = TAXONOMY_INTERNAL.sub(lambda m: f"{m.group(1)}{TAXONOMY_NEW}{m.group(2)}", text)
     if where.endswith("graphanon/algorithms/registry.py"):
         text = _builtin_table(text)
     return text
@@ -369,6 +381,15 @@ def rewrite_tree(write: bool = True) -> list[str]:
     return changed
 
 
+def sort_imports(changed: list[str]) -> None:
+    """Re-sort the import blocks of the rewritten Python files and notebooks (ruff's isort rule, I001):
+    ``graphanon.utils`` sorts after ``graphanon.errors`` where ``graphanon._random`` sorted before."""
+    code = [rel for rel in changed if rel.endswith((".py", ".ipynb"))]
+    if code:
+        subprocess.run([sys.executable, "-m", "ruff", "check", "--select", "I001", "--fix-only", "--quiet", *code],
+                       cwd=ROOT, check=True)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a run would change files")
@@ -381,6 +402,7 @@ def main(argv=None) -> int:
         return 1 if pending else 0
     moved = move_files()
     changed = rewrite_tree()
+    sort_imports(changed)
     for line in moved:
         print(line)
     print(f"relayout: {len(moved)} moves, {len(changed)} files rewritten")
