@@ -109,7 +109,7 @@ TAXONOMY_SUBMODULES = ("tree", "build", "itemgroups", "categories", "constraint_
 
 #: files that are rewritten (relative globs); CHANGELOG.md is history and stays as written
 REWRITE_GLOBS = ("graphanon/**/*.py", "tests/**/*.py", "benchmarks/**/*.py", "tools/**/*.py", "docs/**/*.md",
-                 "notebooks/**/*.ipynb", "README.md", "CONTRIBUTING.md", "pyproject.toml", ".ci/*")
+                 "notebooks/**/*.ipynb", "notebooks/**/*.py", "README.md", "CONTRIBUTING.md", "pyproject.toml", ".ci/*")
 SKIP = {"tools/relayout.py", "tests/test_relayout.py", "CHANGELOG.md"}
 
 #: the new packages' __init__ files, written when missing
