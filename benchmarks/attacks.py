@@ -54,14 +54,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from graphanon.algorithms.apriori import anonymize_aa  # noqa: E402
-from graphanon.algorithms.cahd_release import anonymize_cahd  # noqa: E402
 from graphanon.algorithms.coat import anonymize_coat  # noqa: E402
 from graphanon.algorithms.coat.policies import km_policy  # noqa: E402
-from graphanon.algorithms.cut import anonymize_cut  # noqa: E402
-from graphanon.algorithms.hghs import anonymize_mhghs  # noqa: E402
+from graphanon.algorithms.hierarchy.aa import anonymize_aa  # noqa: E402
+from graphanon.algorithms.hierarchy.cut import anonymize_cut  # noqa: E402
+from graphanon.algorithms.hierarchy.hghs import anonymize_mhghs  # noqa: E402
+from graphanon.algorithms.hierarchy.mm import anonymize_mm  # noqa: E402
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal  # noqa: E402
-from graphanon.algorithms.suppression import anonymize_mm  # noqa: E402
+from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd  # noqa: E402
 from graphanon.attacks import (  # noqa: E402
     candidate_sets,
     label_inference,
@@ -239,7 +239,7 @@ def hghs_cut_rebuild() -> list:
     """Saved hghs / mhghs files on groceries: replay of the walk, and the coarsest-completion adversary."""
     import tempfile
 
-    from graphanon.algorithms.hghs import anonymize_hghs
+    from graphanon.algorithms.hierarchy.hghs import anonymize_hghs
     from graphanon.release import load_release
 
     data, tax = load("groceries"), load_taxonomy("groceries")

@@ -47,7 +47,7 @@ from graphanon.privacy import KmAnonymity, PrivacyConstraints, check_utility_con
 from graphanon.taxonomy import Taxonomy  # noqa: E402
 
 try:
-    from graphanon.algorithms.apriori import anonymize_aa  # noqa: E402
+    from graphanon.algorithms.hierarchy.aa import anonymize_aa  # noqa: E402
 except ImportError:  # AA lives on another branch until the lead merges it
     anonymize_aa = None
 

@@ -60,7 +60,7 @@ def one(name: str, method: str, k: int, m: int) -> dict:
 
     from graphanon.algorithms import anonymize_aa, anonymize_mhghs
     from graphanon.algorithms.coat import KmConstraints, anonymize_coat
-    from graphanon.algorithms.suppression import anonymize_mm
+    from graphanon.algorithms.hierarchy.mm import anonymize_mm
     from graphanon.metrics import ncp
     from graphanon.privacy import HKPCoherence, KmAnonymity
 

@@ -17,7 +17,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from graphanon.algorithms.suppression import anonymize_mm  # noqa: E402
+from graphanon.algorithms.hierarchy.mm import anonymize_mm  # noqa: E402
 from graphanon.datasets import load  # noqa: E402
 from graphanon.privacy import HKPCoherence  # noqa: E402
 

@@ -154,7 +154,7 @@ def quality_vs_l(name, ls, n_queries, tsp_time, audit, seed=0, draws=5, walk_dra
     gt = gray_tsp_order(data.matrix, time_limit=tsp_time, seed=seed)
     t_order = time.perf_counter() - t
     wl = generate_workload(data, n_queries, 7, n_exclude=4, seed=seed, draw="uniform")  # 3 type I, 4 type II items
-    from graphanon.algorithms.cahd_release import anonymize_cahd
+    from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
 
     anonymize_nonreciprocal(relabel(load("nr_table1"), list("abcabc")), l=3, order="identity", rng=0)  # warm-up
     runs = (

@@ -26,7 +26,6 @@ from pathlib import Path
 
 import numpy as np
 
-from graphanon.algorithms.cahd import cahd_groups
 from graphanon.algorithms.nonreciprocal import (
     DETERMINISTIC_STEP_LIMIT,
     consecutive_hamming,
@@ -34,6 +33,7 @@ from graphanon.algorithms.nonreciprocal import (
     gray_tsp_details,
     hamming_cycle_length,
 )
+from graphanon.algorithms.nonreciprocal.cahd_groups import cahd_groups
 from graphanon.datasets import load
 
 RESULTS = Path(__file__).resolve().parent / "results" / "order.json"

@@ -27,8 +27,8 @@ import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from graphanon._io import atomic_write  # noqa: E402
 from graphanon.data import TransactionData  # noqa: E402
+from graphanon.readwrite.files import atomic_write  # noqa: E402
 
 
 def retail_like(

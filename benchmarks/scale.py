@@ -3,11 +3,11 @@
 Steps, each in its own child process so that its peak memory is its own:
 
 * ``generate`` - :func:`graphanon.datasets.synthetic.quest` (``rng=0``);
-* ``write`` - :func:`graphanon.formats_parquet.write_parquet`, long form
+* ``write`` - :func:`graphanon.readwrite.parquet.write_parquet`, long form
   (``tid, item`` rows, dictionary-encoded text);
-* ``load`` - :func:`graphanon.formats_parquet.read_parquet` of that file (the
+* ``load`` - :func:`graphanon.readwrite.parquet.read_parquet` of that file (the
   load step of the table);
-* ``pairs`` - all pair supports (:func:`graphanon.support.pair_supports`;
+* ``pairs`` - all pair supports (:func:`graphanon.counting.support.pair_supports`;
   Dask: :func:`graphanon.distributed.pair_supports`);
 * ``k2_audit`` - the k^2 check, k=5 (single process: the full
   ``KmAnonymity(5, 2).audit`` of the raw data published as itself, i.e. the
@@ -91,7 +91,7 @@ def child(step: str, n: int, work: Path, dask_path: bool) -> dict:
         (work / "items.json").write_text(json.dumps(list(data.items)))
         return out
     if step == "load":
-        from graphanon.formats_parquet import read_parquet
+        from graphanon.readwrite.parquet import read_parquet
 
         t, cpu = time.perf_counter(), time.process_time()
         data = read_parquet(work / "quest.parquet")
@@ -100,7 +100,7 @@ def child(step: str, n: int, work: Path, dask_path: bool) -> dict:
         return out
     data = _load_cached(work)
     if step == "write":
-        from graphanon.formats_parquet import write_parquet
+        from graphanon.readwrite.parquet import write_parquet
 
         t, cpu = time.perf_counter(), time.process_time()
         write_parquet(data, work / "quest.parquet")
@@ -115,7 +115,7 @@ def child(step: str, n: int, work: Path, dask_path: bool) -> dict:
         if step == "pairs":
             t, cpu = time.perf_counter(), time.process_time()
             if client is None:
-                from graphanon.support import pair_supports
+                from graphanon.counting.support import pair_supports
 
                 S = pair_supports(data.matrix)
                 out["pairs_nonzero"] = int((S != 0).sum())
@@ -147,7 +147,7 @@ def child(step: str, n: int, work: Path, dask_path: bool) -> dict:
                 out["violations"] = int(sum(len(v) for v in viol))
                 out["satisfied"] = out["violations"] == 0
         elif step == "aa":
-            from graphanon.algorithms.apriori import anonymize_aa
+            from graphanon.algorithms.hierarchy.aa import anonymize_aa
             from graphanon.datasets.synthetic import quest_taxonomy
 
             tax = quest_taxonomy(data, fanout=5, rng=0)

@@ -29,10 +29,10 @@ def main() -> dict:
 
     import graphanon.datasets as ds
     from graphanon.algorithms import anonymize_cut
+    from graphanon.counting.support import VerticalBitmaps, pair_supports
     from graphanon.data import read_fimi
     from graphanon.privacy import KmAnonymity
     from graphanon.release import GlobalRecoding
-    from graphanon.support import VerticalBitmaps, pair_supports
     from graphanon.taxonomy import Taxonomy
 
     result: dict = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version(),

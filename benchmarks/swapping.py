@@ -112,8 +112,8 @@ def main() -> dict:
     args = parser.parse_args()
 
     from graphanon.algorithms import anonymize_partswap
-    from graphanon.categories import random_categories
     from graphanon.datasets import load
+    from graphanon.taxonomy.categories import random_categories
 
     data = load("bms1")
     cats = random_categories(data.items, 50, rng=0)

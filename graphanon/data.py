@@ -5,13 +5,13 @@ collection of records as a ``records x items`` boolean CSR matrix
 (:class:`scipy.sparse.csr_array`), an item vocabulary (label <-> integer id),
 record ids and optional per-record sensitive labels.
 
-Item labels are text, always (:mod:`graphanon.labels`): the constructor
+Item labels are text, always (:mod:`graphanon.utils.labels`): the constructor
 turns every label into ``str`` in one place, so a FIMI item ``7`` and a CSV
 item ``"7"`` are the same label, ``"001"`` stays ``"001"``, and a Python
 integer given to :func:`from_iterable` becomes its decimal text. Integer ids
 are positions in the vocabulary, nothing else.
 
-Files are read and written by :mod:`graphanon.formats` (FIMI, long CSV,
+Files are read and written by :mod:`graphanon.readwrite.formats` (FIMI, long CSV,
 basket); the readers are also importable from here. pandas DataFrames and
 Python iterables are converted here.
 """
@@ -26,9 +26,9 @@ import scipy.sparse as sp
 
 from graphanon.errors import DataFormatError
 
-# The file readers and writers live in graphanon.formats (which imports this module only
+# The file readers and writers live in graphanon.readwrite.formats (which imports this module only
 # inside its functions); they are importable from here too.
-from graphanon.formats import (
+from graphanon.readwrite.formats import (
     parse_fimi,
     read_any,
     read_basket,
@@ -38,7 +38,7 @@ from graphanon.formats import (
     write_fimi,
     write_long_csv,
 )
-from graphanon.labels import as_label, as_labels, lookup_key, sorted_labels
+from graphanon.utils.labels import as_label, as_labels, lookup_key, sorted_labels
 
 __all__ = [
     "TransactionData",
@@ -64,7 +64,7 @@ class TransactionData:
         Incidence matrix; any non-zero entry means "record contains item".
     items : sequence of str (or int)
         Item labels; ``items[j]`` is the label of column ``j``. Every label is
-        turned into text here (:func:`graphanon.labels.as_label`: an int
+        turned into text here (:func:`graphanon.utils.labels.as_label`: an int
         becomes its decimal text), and the labels must then be distinct.
     record_ids : sequence, optional
         One id per record (default ``0 .. n-1``). Ids must be distinct.
@@ -327,14 +327,14 @@ def from_iterable(
     records : iterable of iterables
         Each record is a collection of item labels: ``str``, or integers,
         which stand for their decimal text (``7`` is the label ``"7"``; see
-        :mod:`graphanon.labels`). Repeated labels inside a record count once.
+        :mod:`graphanon.utils.labels`). Repeated labels inside a record count once.
         A string is rejected as a record (it would silently become a set of
         characters).
     record_ids, labels : sequence, optional
         Record ids and sensitive labels, one per record.
     items : sequence, optional
         The vocabulary (may include items that occur in no record). By default
-        the distinct labels in natural order (:func:`graphanon.labels.natural_key`:
+        the distinct labels in natural order (:func:`graphanon.utils.labels.natural_key`:
         whole numbers by value, then the rest as text).
     name : str, optional
         Display name.

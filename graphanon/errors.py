@@ -52,7 +52,7 @@ class DataMismatchError(GraphanonError, ValueError):
 
 
 class MemoryBudgetError(GraphanonError, MemoryError):
-    """A step would need more memory than the budget allows (see :mod:`graphanon._memory`).
+    """A step would need more memory than the budget allows (see :mod:`graphanon.utils.memory`).
 
     Raised before the allocation, with the parameter to change (for example
     ``m``) and how to raise the budget (``--max-memory``).

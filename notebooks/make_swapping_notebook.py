@@ -83,7 +83,7 @@ and Dif.
 code("""
 import time
 
-from graphanon.categories import random_categories
+from graphanon.taxonomy.categories import random_categories
 from graphanon.metrics.itemsets import itemset_metrics
 
 bms = load("bms1")

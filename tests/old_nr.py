@@ -8,7 +8,6 @@ holder therefore re-runs it and gets the very k assignments the published one wa
 
 from __future__ import annotations
 
-from graphanon._random import check_random_state, secret_generator
 from graphanon.algorithms.nonreciprocal import (
     NonreciprocalTrace,
     extract_assignments,
@@ -17,6 +16,7 @@ from graphanon.algorithms.nonreciprocal import (
 )
 from graphanon.graphs.generalization import GeneralizationGraph
 from graphanon.release import NonreciprocalRelease, publish
+from graphanon.utils.randomness import check_random_state, secret_generator
 
 
 def old_seeded_nr(data, *, k: int, rng: int, order: str = "gray", unsafe_secret_seed: int | None = None):

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from graphanon.algorithms.cahd_release import anonymize_cahd
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
+from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
 from graphanon.attacks import (
     AttackResult,
     candidate_sets,

@@ -16,14 +16,14 @@ import functools
 import numpy as np
 import pytest
 
-from graphanon.algorithms.apriori import anonymize_aa
-from graphanon.algorithms.cahd_release import anonymize_cahd
 from graphanon.algorithms.coat import anonymize_coat
 from graphanon.algorithms.coat.policies import km_policy
-from graphanon.algorithms.cut import anonymize_cut
-from graphanon.algorithms.hghs import anonymize_mhghs
+from graphanon.algorithms.hierarchy.aa import anonymize_aa
+from graphanon.algorithms.hierarchy.cut import anonymize_cut
+from graphanon.algorithms.hierarchy.hghs import anonymize_mhghs
+from graphanon.algorithms.hierarchy.mm import anonymize_mm
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
-from graphanon.algorithms.suppression import anonymize_mm
+from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
 from graphanon.attacks import (
     candidate_sets,
     label_inference,

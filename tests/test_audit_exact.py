@@ -16,10 +16,10 @@ import scipy.sparse as sp
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
-from graphanon.algorithms.cahd_release import anonymize_cahd
-from graphanon.algorithms.clump import anonymize_clump
+from graphanon.algorithms.grouping.clump import anonymize_clump
+from graphanon.algorithms.grouping.partition import anonymize_partition
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
-from graphanon.algorithms.partition import anonymize_partition
+from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
 from graphanon.data import TransactionData, from_iterable
 from graphanon.datasets import load, load_taxonomy
 from graphanon.errors import DataMismatchError, GraphanonError

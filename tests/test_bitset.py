@@ -1,12 +1,12 @@
-"""graphanon._bitset: the two packed layouts and the bit-vote kernel against the sparse bit_vote."""
+"""graphanon.counting.bitset: the two packed layouts and the bit-vote kernel against the sparse bit_vote."""
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from graphanon._bitset import bytes_to_words, pack_bytes, pack_words, vote_words
+from graphanon.counting.bitset import bytes_to_words, pack_bytes, pack_words, vote_words
+from graphanon.counting.support import VerticalBitmaps, bitmap_supports
 from graphanon.release.bit_voting import bit_vote
-from graphanon.support import VerticalBitmaps, bitmap_supports
 
 
 def _random_matrix(seed, n=40, d=130, p=0.2):

@@ -1,4 +1,4 @@
-"""CAHD l-diverse grouping (graphanon.algorithms.cahd)."""
+"""CAHD l-diverse grouping (graphanon.algorithms.nonreciprocal.cahd_groups)."""
 # ruff: noqa: E741  (l is the diversity level, as in the papers)
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from graphanon.algorithms.cahd import cahd_groups, check_l_diverse_labels
 from graphanon.algorithms.nonreciprocal import gray_order, gray_tsp_order
+from graphanon.algorithms.nonreciprocal.cahd_groups import cahd_groups, check_l_diverse_labels
 from graphanon.datasets import load
 from graphanon.errors import ParameterError
 

@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 import graphanon.cli.anonymize as cli_anonymize
 import graphanon.cli.draw as cli_draw
-from graphanon._io import dumps_json
 from graphanon.cli import main
+from graphanon.readwrite.files import dumps_json
 
 
 @pytest.fixture

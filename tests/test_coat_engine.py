@@ -19,12 +19,12 @@ from hypothesis import strategies as st
 
 from graphanon.algorithms.coat import KmConstraints, anonymize_coat, engine
 from graphanon.algorithms.coat.state import LN2, CoatState, RunLog, weight_function
-from graphanon.constraint_sets import as_utility_blocks
+from graphanon.counting.support import minimal_infrequent_itemsets
 from graphanon.data import from_iterable
 from graphanon.datasets import load
 from graphanon.errors import InfeasibleError
-from graphanon.support import minimal_infrequent_itemsets
 from graphanon.taxonomy import Taxonomy
+from graphanon.taxonomy.constraint_sets import as_utility_blocks
 
 
 class ReferenceState(CoatState):

@@ -6,9 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphanon.cli import main
-from graphanon.constraints_io import parse_constraints, read_constraints, write_constraints
 from graphanon.data import from_iterable
 from graphanon.errors import DataFormatError
+from graphanon.readwrite.constraints import parse_constraints, read_constraints, write_constraints
 
 
 def test_items_with_spaces_quotes_comments_and_bom(tmp_path):

@@ -9,12 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphanon import max_memory
-from graphanon.containment import distinct_records, record_supports, shrink_to_minimal
+from graphanon.counting.containment import distinct_records, record_supports, shrink_to_minimal
+from graphanon.counting.support import minimal_infrequent_itemsets
 from graphanon.data import from_iterable
 from graphanon.errors import MemoryBudgetError
 from graphanon.privacy import KmAnonymity
 from graphanon.release import GlobalRecoding
-from graphanon.support import minimal_infrequent_itemsets
 
 from .conftest import brute_support, small_records
 

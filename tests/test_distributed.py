@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("dask.distributed")
 
-from graphanon import support  # noqa: E402
+from graphanon.counting import support  # noqa: E402
 from graphanon.datasets import load  # noqa: E402
 from graphanon.datasets.synthetic import quest  # noqa: E402
 from graphanon.distributed import minimal_infrequent_itemsets, pair_supports  # noqa: E402

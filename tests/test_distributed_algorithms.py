@@ -88,8 +88,12 @@ def test_partition_on_client_equals_single_process(dask_client, seed, k, parts, 
 def test_partition_kernel_defers_and_resumes_to_the_same_groups():
     """The driver stops at partitions below the size, the deferred ones are finished on their own from
     their state, and the renumbered groups are the whole recursion's."""
-    from graphanon.algorithms._partition_kernel import partition_groups, partition_run, run_deferred
-    from graphanon.algorithms.partition import ancestor_table
+    from graphanon.algorithms.grouping._partition_kernel import (
+        partition_groups,
+        partition_run,
+        run_deferred,
+    )
+    from graphanon.algorithms.grouping.partition import ancestor_table
     from graphanon.graphs.lcg import NodeIndex
 
     data, tax = load("groceries"), load_taxonomy("groceries")
@@ -160,7 +164,7 @@ def test_map_blocks_gives_fresh_keys_to_equal_calls(dask_client):
     import scipy.sparse as sp
 
     from graphanon import distributed
-    from graphanon.algorithms._apriori_counts import columns
+    from graphanon.algorithms.hierarchy._aa_counts import columns
 
     X = sp.csr_array(np.eye(6, dtype=bool))
     blocks = distributed.scatter_blocks(X, dask_client, 2)
@@ -174,9 +178,9 @@ def test_map_blocks_gives_fresh_keys_to_equal_calls(dask_client):
 
 @pytest.mark.parametrize("chunk", [64, 640, 1 << 18])
 def test_workers_build_extended_blocks_and_bitmaps_in_chunks_alike(chunk):
-    from graphanon.algorithms._apriori_counts import block_bits
-    from graphanon.algorithms._hierarchy import HierarchyIndex, extended_matrix
-    from graphanon.support import sparse_bitmaps
+    from graphanon.algorithms.hierarchy._aa_counts import block_bits
+    from graphanon.algorithms.hierarchy._index import HierarchyIndex, extended_matrix
+    from graphanon.counting.support import sparse_bitmaps
 
     data = quest(3000, n_items=80, rng=3)
     index = HierarchyIndex(data, quest_taxonomy(data, fanout=3, rng=3))

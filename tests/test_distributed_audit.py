@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 pytest.importorskip("dask.distributed")
 
-from graphanon import containment  # noqa: E402
 from graphanon.algorithms import anonymize_partition  # noqa: E402
+from graphanon.counting import containment  # noqa: E402
 from graphanon.data import from_iterable  # noqa: E402
 from graphanon.datasets import load, load_taxonomy  # noqa: E402
 from graphanon.distributed import connect, equal_row_groups, record_supports, require_dask  # noqa: E402

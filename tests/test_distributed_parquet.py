@@ -11,12 +11,12 @@ pytest.importorskip("dask.distributed")
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
-from graphanon import support  # noqa: E402
+from graphanon.counting import support  # noqa: E402
 from graphanon.data import from_iterable  # noqa: E402
 from graphanon.datasets import load  # noqa: E402
 from graphanon.distributed import minimal_infrequent_itemsets, pair_supports, read_parquet_blocks  # noqa: E402
 from graphanon.errors import DataFormatError, ParameterError  # noqa: E402
-from graphanon.formats_parquet import read_parquet, write_parquet  # noqa: E402
+from graphanon.readwrite.parquet import read_parquet, write_parquet  # noqa: E402
 
 from .conftest import small_records  # noqa: E402
 

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from graphanon.cli import main
 from graphanon.data import TransactionData, from_dataframe, from_iterable
 from graphanon.errors import DataFormatError, ParameterError, TaxonomyError
-from graphanon.formats import read_any, read_basket, read_fimi, read_long_csv, write_fimi
-from graphanon.labels import as_label, natural_key, parse_name_list, sorted_labels
+from graphanon.readwrite.formats import read_any, read_basket, read_fimi, read_long_csv, write_fimi
 from graphanon.taxonomy import ItemGroups, Taxonomy, read_taxonomy
+from graphanon.utils.labels import as_label, natural_key, parse_name_list, sorted_labels
 
 
 @pytest.fixture
@@ -189,7 +189,7 @@ codes = st.one_of(
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.lists(codes, min_size=1, max_size=4), min_size=1, max_size=8))
 def test_every_format_reads_the_same_labels(tmp_path_factory, records):
-    from graphanon.formats import write_basket, write_long_csv
+    from graphanon.readwrite.formats import write_basket, write_long_csv
 
     data = from_iterable(records, record_ids=[f"r{i}" for i in range(len(records))])
     folder = tmp_path_factory.mktemp("same")

@@ -3,8 +3,8 @@
 import pytest
 
 from graphanon.algorithms import anonymize_aa, anonymize_hghs, anonymize_mhghs, anonymize_mm
-from graphanon.algorithms._hierarchy import HierarchyIndex
-from graphanon.algorithms.hghs import best_suppression
+from graphanon.algorithms.hierarchy._index import HierarchyIndex
+from graphanon.algorithms.hierarchy.hghs import best_suppression
 from graphanon.datasets import load, load_taxonomy
 from graphanon.graphs import CutLattice, SuppressionEnumerationTree
 from graphanon.metrics import recoding_loss

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphanon.algorithms import anonymize_aa, anonymize_hghs, anonymize_mhghs, anonymize_mm
-from graphanon.algorithms.hghs import best_suppression
+from graphanon.algorithms.hierarchy.hghs import best_suppression
 from graphanon.data import from_iterable
 from graphanon.errors import InfeasibleError
 from graphanon.metrics import ncp, ncp_taxonomy, recoding_loss

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from graphanon.algorithms.cahd_release import anonymize_cahd
-from graphanon.algorithms.cut import anonymize_cut
+from graphanon.algorithms.hierarchy.cut import anonymize_cut
 from graphanon.algorithms.nonreciprocal import DETERMINISTIC_STEP_LIMIT
+from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
 from graphanon.algorithms.registry import RunOptions, get_algorithm, registered
 from graphanon.cli import main
 from graphanon.data import TransactionData

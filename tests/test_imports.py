@@ -122,7 +122,7 @@ def test_old_import_paths_still_work():
 
     data = from_iterable([["a", "b"], ["a"], ["b"], ["a", "b"]])
     assert isinstance(data, TransactionData)
-    assert anonymize_aa.__module__ == "graphanon.algorithms.apriori"
+    assert anonymize_aa.__module__ == "graphanon.algorithms.hierarchy.aa"
     assert callable(anonymize_nonreciprocal) and callable(pgen) and callable(gray_order)
     assert DETERMINISTIC_STEP_LIMIT > 0
     assert {"aa", "nr", "coat", "mm"} <= set(registered())
@@ -203,11 +203,11 @@ HEAVY_GRAPHANON = {"graphanon.distributed"}
 LOCAL_IMPORT_REASONS = {
     ("graphanon.cli.", "*"): "each command imports its engine when it runs, so `graphanon --help` and "
                              "`graphanon datasets` start with click alone (test_entry_points_stay_light)",
-    ("graphanon._textio", "graphanon.data"): "cycle: graphanon.data re-exports the readers, which build "
+    ("graphanon.readwrite.text", "graphanon.data"): "cycle: graphanon.data re-exports the readers, which build "
                                               "TransactionData (to split: readers above the data layer)",
-    ("graphanon.formats_csv", "graphanon.data"): "the same data <-> readers cycle",
-    ("graphanon.formats_parquet", "graphanon.data"): "the same data <-> readers cycle",
-    ("graphanon._memory", "resource"): "POSIX only; the budget falls back to a default elsewhere",
+    ("graphanon.readwrite.long_csv", "graphanon.data"): "the same data <-> readers cycle",
+    ("graphanon.readwrite.parquet", "graphanon.data"): "the same data <-> readers cycle",
+    ("graphanon.utils.memory", "resource"): "POSIX only; the budget falls back to a default elsewhere",
     ("graphanon.", "multiprocessing"): "a process pool (the Gray-TSP segments), started only for n_jobs > 1",
     ("graphanon.", "concurrent.futures"): "the same process pool",
 }

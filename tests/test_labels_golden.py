@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from graphanon.cli import main
-from graphanon.formats import read_any
+from graphanon.readwrite.formats import read_any
 from graphanon.release import load_release
 from graphanon.taxonomy import read_taxonomy
 

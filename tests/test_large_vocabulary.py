@@ -6,14 +6,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphanon.algorithms import anonymize_aa
-from graphanon.algorithms._apriori_counts import LocalCounts
-from graphanon.algorithms._hierarchy import HierarchyIndex
-from graphanon.algorithms._hierarchy_walk import EPS, evaluate_cut, walk_round
-from graphanon.algorithms.apriori import _cheapest_fix
 from graphanon.algorithms.coat.state import LN2, CoatState, RunLog
+from graphanon.algorithms.hierarchy._aa_counts import LocalCounts
+from graphanon.algorithms.hierarchy._index import HierarchyIndex
+from graphanon.algorithms.hierarchy._walk import EPS, evaluate_cut, walk_round
+from graphanon.algorithms.hierarchy.aa import _cheapest_fix
+from graphanon.counting.support import VerticalBitmaps, minimal_infrequent_itemsets
 from graphanon.data import from_iterable
 from graphanon.errors import InfeasibleError
-from graphanon.support import VerticalBitmaps, minimal_infrequent_itemsets
 from graphanon.taxonomy import Taxonomy
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -207,7 +207,7 @@ def test_coat_partner_equals_bitmap_union(inst, seed):
 def test_sparse_bitmaps_equal_dense_packing(n, m, density, seed):
     import scipy.sparse as sp
 
-    from graphanon.support import sparse_bitmaps
+    from graphanon.counting.support import sparse_bitmaps
 
     X = sp.random_array((n, m), density=density, rng=np.random.default_rng(seed), format="csr").astype(bool)
     assert np.array_equal(sparse_bitmaps(X).bits, VerticalBitmaps(X).bits)

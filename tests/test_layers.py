@@ -3,17 +3,22 @@
 Every ``import`` / ``from ... import`` statement of every module under
 ``graphanon/`` is read with :mod:`ast` -- module level *and* inside functions
 (a function-local import is still a dependency; it only hides a cycle) -- and
-checked against the layer rules below. The rules are checked on synthetic
-import maps too, one per crossing the package used to have (issue 12), so
-the checker itself is shown to catch them.
+checked against the layer rules below. A module's layer is the folder it sits
+in (:data:`LAYERS`): there are no hand-kept module lists. The rules are checked
+on synthetic import maps too, one per crossing the package used to have
+(issues 12 and 21), so the checker itself is shown to catch them.
 
 Layers, bottom to top:
 
-* **bottom** (validation, bitsets/support counting, RNG handling, progress
-  types, files, the data layer): numpy/scipy/numba/stdlib and each other only
-  (the data readers may also use pandas);
-* **taxonomy layer** (taxonomy, item groups and categories, bundled
-  datasets, COAT's constraint sets):
+* **bottom** -- ``graphanon.utils`` (validation, randomness, progress, memory
+  budget, lazy imports, labels), ``graphanon.counting`` (supports, bitmaps,
+  containment, bitsets, rows), ``graphanon.readwrite`` (formats, text, atomic
+  files, constraint files), ``graphanon.distributed``, and the flat modules
+  ``graphanon.errors`` and ``graphanon.data``: numpy/scipy/numba/stdlib and
+  each other only (the readers may also use pandas/pyarrow, the distributed
+  helpers dask);
+* **taxonomy layer** -- ``graphanon.taxonomy`` (taxonomies, builders, item
+  groups, categories, COAT's constraint sets) and ``graphanon.datasets``:
   bottom and each other;
 * ``graphs`` (structures only): bottom and the taxonomy layer;
 * ``release``: bottom, taxonomy layer and ``graphs``;
@@ -24,7 +29,9 @@ Layers, bottom to top:
 * ``cli``: anything.
 
 ``click``/``rich`` only in the CLI; ``matplotlib`` only in ``graphanon.viz``
-and the CLI.
+and the CLI; ``pandas``/``pyarrow`` only in ``graphanon.readwrite``,
+``graphanon.data`` (and ``pyarrow`` in ``graphanon.distributed``'s Parquet
+reader); ``dask`` only in ``graphanon.distributed``.
 """
 
 from __future__ import annotations
@@ -37,36 +44,39 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "graphanon"
 
-BOTTOM = {
-    "graphanon.errors", "graphanon.labels", "graphanon._validation", "graphanon._random",
-    "graphanon._progress", "graphanon._memory", "graphanon._io", "graphanon._rows", "graphanon._bitset", "graphanon._params",
-    "graphanon._lazy", "graphanon._bitset_kernels",
-    "graphanon.support", "graphanon.bitmaps", "graphanon.containment", "graphanon.data", "graphanon.formats", "graphanon._textio",
-    "graphanon.formats_csv",
-    "graphanon.formats_parquet", "graphanon.distributed", "graphanon.distributed._blocks", "graphanon.distributed.support",
-    "graphanon.distributed._client", "graphanon.distributed.containment", "graphanon.distributed.parquet",
-    "graphanon.distributed.tasks", "graphanon.distributed.groups",
+#: module or package -> its layer; a module takes the layer of the longest entry it is or lies under
+LAYERS = {
+    "graphanon": "api", "graphanon.__main__": "api",
+    "graphanon.utils": "bottom", "graphanon.counting": "bottom", "graphanon.readwrite": "bottom",
+    "graphanon.distributed": "bottom", "graphanon.errors": "bottom", "graphanon.data": "bottom",
+    "graphanon.taxonomy": "taxonomy", "graphanon.datasets": "taxonomy",
+    **{f"graphanon.{name}": name for name in (
+        "graphs", "release", "metrics", "algorithms", "privacy", "attacks", "viz", "cli")},
 }
-TAXONOMY_LAYER = {
-    "graphanon.taxonomy", "graphanon.taxonomy_build", "graphanon.itemgroups", "graphanon.categories", "graphanon.datasets", "graphanon.constraints_io",
-    "graphanon.datasets.catalog", "graphanon.datasets.bundled",
-    "graphanon.constraint_sets",
-}
+#: at most this many modules sit flat at the top of graphanon/ (besides the packages)
+MAX_FLAT_MODULES = 8
 BOTTOM_THIRD_PARTY = {"numpy", "scipy", "numba"}
-#: the readers of the data layer may use pandas (CSV parsing) and pyarrow (Parquet, optional extra);
-#: support counting on a cluster uses dask (optional extra)
-DATA_THIRD_PARTY = {
-    "graphanon.data": {"pandas"}, "graphanon.formats": {"pandas"}, "graphanon.formats_parquet": {"pyarrow"},
-    "graphanon.distributed": {"dask", "distributed"},
-    "graphanon.distributed._blocks": {"dask", "distributed"},
-    "graphanon.distributed.support": {"dask", "distributed"},
-    "graphanon.distributed._client": {"dask", "distributed"},
-    "graphanon.distributed.containment": {"dask", "distributed"},
-    "graphanon.distributed.parquet": {"dask", "distributed", "pyarrow"},
-    "graphanon.distributed.tasks": {"dask", "distributed"},
-    "graphanon.distributed.groups": {"dask", "distributed"},
+#: third-party packages only some places may import: package -> where (module or package prefixes)
+RESTRICTED_THIRD_PARTY = {
+    "click": ("graphanon.cli",),
+    "rich": ("graphanon.cli",),
+    "matplotlib": ("graphanon.viz", "graphanon.cli"),
+    "pandas": ("graphanon.readwrite", "graphanon.data"),
+    "pyarrow": ("graphanon.readwrite", "graphanon.data", "graphanon.distributed.parquet"),
+    "dask": ("graphanon.distributed",),
+    "distributed": ("graphanon.distributed",),
 }
-CLI_ONLY = {"click", "rich"}
+#: where a module or package that belongs to no layer should go
+WHERE_TO_PUT = (
+    "put a helper under graphanon/utils/, counting under graphanon/counting/, a reader or writer under "
+    "graphanon/readwrite/, taxonomy code under graphanon/taxonomy/, a method under graphanon/algorithms/, "
+    "an audit under graphanon/privacy/ -- or give a new package its layer in LAYERS (tests/test_layers.py) "
+    "and docs/architecture.md"
+)
+
+
+def _under(mod: str, prefix: str) -> bool:
+    return mod == prefix or mod.startswith(prefix + ".")
 
 
 def module_name(path: Path) -> str:
@@ -112,13 +122,21 @@ def _known(imported: set[str], modules: set[str]) -> set[str]:
     return {m for m in imported if m in modules}
 
 
-def layer(mod: str) -> str:
-    if mod in BOTTOM:
-        return "bottom"
-    if mod in TAXONOMY_LAYER:
-        return "taxonomy"
-    parts = mod.split(".")
-    return parts[1] if len(parts) > 1 else "api"
+def layer(mod: str) -> str | None:
+    """The layer of module ``mod``: that of the longest :data:`LAYERS` entry it is or lies under.
+
+    None for a module of no layer (a new top-level module or package nobody placed).
+    """
+    owners = [prefix for prefix in LAYERS if _under(mod, prefix) and prefix != "graphanon"]
+    if not owners:
+        return "api" if mod == "graphanon" else None
+    return LAYERS[max(owners, key=len)]
+
+
+def third_party_allowed(mod: str, top: str) -> bool:
+    """Whether ``mod`` may import the third-party package ``top`` (the restricted ones only in their places)."""
+    places = RESTRICTED_THIRD_PARTY.get(top)
+    return places is None or any(_under(mod, place) for place in places)
 
 
 #: layer -> layers it may import (besides itself)
@@ -143,6 +161,9 @@ def violations(imap: dict[str, set[str]]) -> list[str]:
     stdlib = set(sys.stdlib_module_names) | {"__future__"}
     for mod, imported in sorted(imap.items()):
         here = layer(mod)
+        if here is None:
+            out.append(f"{mod} belongs to no layer: {WHERE_TO_PUT}")
+            continue
         allowed = ALLOWED.get(here)
         for target in sorted(_known(imported, modules)):
             there = layer(target)
@@ -154,11 +175,10 @@ def violations(imap: dict[str, set[str]]) -> list[str]:
             top = name.split(".")[0]
             if top == "graphanon":
                 continue
-            if top in CLI_ONLY and here != "cli":
-                out.append(f"{mod} imports {top}: only the CLI may")
-            if top == "matplotlib" and here not in ("viz", "cli"):
-                out.append(f"{mod} imports matplotlib: only graphanon.viz and the CLI may")
-            if here == "bottom" and top not in BOTTOM_THIRD_PARTY | DATA_THIRD_PARTY.get(mod, set()) and top not in stdlib:
+            if not third_party_allowed(mod, top):
+                places = " and ".join(RESTRICTED_THIRD_PARTY[top])
+                out.append(f"{mod} imports {top}: only {places} may")
+            elif here == "bottom" and top not in BOTTOM_THIRD_PARTY | RESTRICTED_THIRD_PARTY.keys() | stdlib:
                 out.append(f"{mod} (bottom) imports {top}: the bottom layer uses numpy/scipy/numba/stdlib only")
     return out
 
@@ -198,7 +218,7 @@ def test_walker_sees_function_local_and_relative_imports(tmp_path):
 #: The crossings the package had before issue 12, as synthetic import maps.
 OLD_CROSSINGS = {
     "algorithms import check_k from privacy.km": {
-        "graphanon.algorithms.apriori": {"graphanon.privacy.km", "graphanon.privacy.km.check_k"},
+        "graphanon.algorithms.hierarchy.aa": {"graphanon.privacy.km", "graphanon.privacy.km.check_k"},
         "graphanon.privacy.km": set(),
     },
     "privacy/constraints imports COAT's CLI parsers": {
@@ -214,7 +234,7 @@ OLD_CROSSINGS = {
         "graphanon.algorithms.coat": set(),
     },
     "algorithms/suppression imports privacy/hkp": {
-        "graphanon.algorithms.suppression": {"graphanon.privacy.hkp", "graphanon.privacy.hkp.expand_params"},
+        "graphanon.algorithms.hierarchy.mm": {"graphanon.privacy.hkp", "graphanon.privacy.hkp.expand_params"},
         "graphanon.privacy.hkp": set(),
     },
     "graphs import release": {
@@ -223,20 +243,47 @@ OLD_CROSSINGS = {
     },
     "viz outside matplotlib's home": {"graphanon.metrics.x": {"matplotlib.pyplot"}},
     "rich outside the CLI": {"graphanon.algorithms.x": {"rich.progress"}},
-    "bottom layer imports networkx": {"graphanon.support": {"networkx"}},
+    "bottom layer imports networkx": {"graphanon.counting.support": {"networkx"}},
     "bottom layer imports a graph": {
-        "graphanon.support": {"graphanon.graphs.lattice"},
+        "graphanon.counting.support": {"graphanon.graphs.lattice"},
         "graphanon.graphs.lattice": set(),
     },
     "release imports algorithms": {
         "graphanon.release.nonreciprocal": {"graphanon.algorithms.nonreciprocal"},
         "graphanon.algorithms.nonreciprocal": set(),
     },
+    # issue 21: the layers are folders; each folder of the bottom layer is bottom, whatever its name says
+    "counting imports the taxonomy": {
+        "graphanon.counting.support": {"graphanon.taxonomy", "graphanon.taxonomy.Taxonomy"},
+        "graphanon.taxonomy": set(),
+    },
+    "a reader imports a taxonomy submodule": {
+        "graphanon.readwrite.constraints": {"graphanon.taxonomy.constraint_sets"},
+        "graphanon.taxonomy.constraint_sets": set(),
+    },
+    "utils imports a hierarchy kernel": {
+        "graphanon.utils.validation": {"graphanon.algorithms.hierarchy._index"},
+        "graphanon.algorithms.hierarchy._index": set(),
+    },
+    "the taxonomy layer imports graphs": {
+        "graphanon.taxonomy.tree": {"graphanon.graphs.lattice"},
+        "graphanon.graphs.lattice": set(),
+    },
+    "a method family imports an audit": {
+        "graphanon.algorithms.grouping.clump": {"graphanon.privacy.local"},
+        "graphanon.privacy.local": set(),
+    },
+    "pandas in counting": {"graphanon.counting.rows": {"pandas"}},
+    "pyarrow in algorithms": {"graphanon.algorithms.hierarchy.aa": {"pyarrow.parquet"}},
+    "dask outside graphanon.distributed": {"graphanon.algorithms.hierarchy._aa_counts": {"dask.array"}},
+    "networkx in utils": {"graphanon.utils.labels": {"networkx"}},
+    "a top-level module of no layer": {"graphanon.helpers": {"numpy"}},
+    "a top-level package of no layer": {"graphanon.sampling.reservoir": set()},
 }
 
 OLD_PRIVATE = {
     "cahd imports _check_order, _pad_words": {
-        "graphanon.algorithms.cahd": {"graphanon.graphs.order", "graphanon.graphs.order._check_order",
+        "graphanon.algorithms.nonreciprocal.cahd_groups": {"graphanon.graphs.order", "graphanon.graphs.order._check_order",
                                       "graphanon.graphs.order._pad_words"},
         "graphanon.graphs.order": set(),
     },
@@ -263,9 +310,52 @@ def test_checker_catches_old_private_imports(name):
 
 def test_modules_stay_short():
     """No module of the restructured families over ~500 lines."""
-    roots = [PACKAGE / "algorithms" / "nonreciprocal", PACKAGE / "algorithms" / "coat", PACKAGE / "graphs"]
+    roots = [PACKAGE / "algorithms" / family for family in ("nonreciprocal", "coat", "hierarchy", "grouping")]
+    roots += [PACKAGE / "graphs", PACKAGE / "counting", PACKAGE / "taxonomy"]
     files = [p for r in roots for p in r.rglob("*.py")]
-    files += [PACKAGE / n for n in ("_bitset.py", "constraint_sets.py")]
-    files += [PACKAGE / "algorithms" / n for n in ("cahd.py", "cahd_release.py")]
     long = {str(p.relative_to(PACKAGE)): n for p in files if (n := len(p.read_text().splitlines())) > 520}
     assert long == {}
+
+
+def flat_modules(package: Path = PACKAGE) -> list[str]:
+    """The modules that sit flat at the top of ``package`` (files, not packages)."""
+    return sorted(p.name for p in package.glob("*.py"))
+
+
+def test_at_most_eight_flat_modules():
+    """The layers are folders: the top of graphanon/ holds the entry points and little else."""
+    flat = flat_modules()
+    assert len(flat) <= MAX_FLAT_MODULES, (
+        f"{len(flat)} flat modules at the top of graphanon/ ({', '.join(flat)}); at most {MAX_FLAT_MODULES}: "
+        f"{WHERE_TO_PUT}"
+    )
+
+
+def test_flat_module_count_is_checked(tmp_path):
+    for i in range(MAX_FLAT_MODULES + 1):
+        (tmp_path / f"m{i}.py").write_text("")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "inner.py").write_text("")
+    assert len(flat_modules(tmp_path)) == MAX_FLAT_MODULES + 1  # the package's modules do not count
+
+
+def test_every_module_belongs_to_a_layer():
+    homeless = [mod for mod in import_map() if layer(mod) is None]
+    assert homeless == [], f"{', '.join(homeless)}: {WHERE_TO_PUT}"
+
+
+@pytest.mark.parametrize(("mod", "expected"), [
+    ("graphanon", "api"), ("graphanon.errors", "bottom"), ("graphanon.data", "bottom"),
+    ("graphanon.utils.randomness", "bottom"), ("graphanon.counting._bitset_kernels", "bottom"),
+    ("graphanon.readwrite.constraints", "bottom"), ("graphanon.distributed.parquet", "bottom"),
+    ("graphanon.taxonomy", "taxonomy"), ("graphanon.taxonomy.tree", "taxonomy"), ("graphanon.datasets.bundled", "taxonomy"),
+    ("graphanon.algorithms.hierarchy.mm", "algorithms"), ("graphanon.privacy.km", "privacy"),
+    ("graphanon.errors_extra", None), ("graphanon.utilities", None), ("graphanon.taxonomies.x", None),
+])
+def test_layer_is_read_from_the_folder(mod, expected):
+    assert layer(mod) == expected
+
+
+def test_a_homeless_module_is_told_where_to_go():
+    (message,) = violations({"graphanon.helpers": set()})
+    assert "graphanon.helpers belongs to no layer" in message and "graphanon/utils/" in message

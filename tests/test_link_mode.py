@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from graphanon._io import atomic_write
 from graphanon.algorithms import get_algorithm
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
 from graphanon.algorithms.registry import RunOptions
 from graphanon.cli import main
 from graphanon.data import from_iterable
 from graphanon.datasets import load
+from graphanon.readwrite.files import atomic_write
 from graphanon.release import load_link, load_split_link
 
 

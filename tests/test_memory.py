@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from graphanon import get_max_memory, max_memory, set_max_memory
-from graphanon._memory import cost_blocks, parse_memory
 from graphanon.algorithms import anonymize_hghs, anonymize_mhghs, anonymize_nonreciprocal
 from graphanon.algorithms.nonreciprocal import members_matrix
 from graphanon.datasets import load, load_taxonomy
 from graphanon.errors import MemoryBudgetError, ParameterError
 from graphanon.release.bit_voting import bit_vote
+from graphanon.utils.memory import cost_blocks, parse_memory
 
 
 @pytest.fixture(autouse=True)

@@ -9,17 +9,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphanon.algorithms._hierarchy import infrequent_on_columns
-from graphanon.algorithms.suppression import (
+from graphanon.algorithms.hierarchy._index import infrequent_on_columns
+from graphanon.algorithms.hierarchy.mm import (
     anonymize_mm,
     check_private_items,
     minimal_moles,
     mm_greedy,
 )
+from graphanon.counting.support import VerticalBitmaps
 from graphanon.data import TransactionData
 from graphanon.datasets import load
 from graphanon.privacy import HKPCoherence
-from graphanon.support import VerticalBitmaps
 
 
 def _subsets_of(row: tuple) -> list[tuple]:

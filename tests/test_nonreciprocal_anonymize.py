@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphanon.algorithms import get_algorithm
-from graphanon.algorithms.cahd_release import groups_release
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal, check_assignments
+from graphanon.algorithms.nonreciprocal.cahd import groups_release
 from graphanon.algorithms.registry import RunOptions
 from graphanon.data import TransactionData, from_iterable
 from graphanon.datasets import load
@@ -185,7 +185,7 @@ def test_cli_adapter_and_models():
 
 
 def test_cahd_release_audits_and_er_vs_nr():
-    from graphanon.algorithms.cahd_release import anonymize_cahd
+    from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
 
     data = load("chess").subset(np.arange(0, 3196, 4))
     data = relabel(data, skewed_labels(data.n_records, seed=2))

@@ -6,13 +6,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphanon._bitset import pack_words as pack_rows
 from graphanon.algorithms.nonreciprocal import (
     check_assignments,
     closed_walk_trace,
     extract_assignments,
     greedy_diverse_assignments,
 )
+from graphanon.counting.bitset import pack_words as pack_rows
 from graphanon.errors import InfeasibleError, ParameterError
 from graphanon.graphs.generalization import GeneralizationGraph, ring_graph
 

@@ -17,13 +17,13 @@ from hypothesis import strategies as st
 
 from graphanon.algorithms import get_algorithm
 from graphanon.algorithms import nonreciprocal as nr_module
-from graphanon.algorithms.cahd_release import anonymize_cahd
 from graphanon.algorithms.nonreciprocal import (
     anonymize_nonreciprocal,
     check_assignments,
     greedy_diverse_assignments,
     members_matrix,
 )
+from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
 from graphanon.algorithms.nonreciprocal.diverse_flow import _certificate_arcs
 from graphanon.algorithms.registry import RunOptions
 from graphanon.data import TransactionData, from_iterable

@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from graphanon._bitset import pack_bytes as pack_rows
 from graphanon.algorithms.nonreciprocal import (
     consecutive_hamming,
     gray_order,
@@ -22,6 +21,7 @@ from graphanon.algorithms.nonreciprocal import (
     order_report,
     segment_breakpoints,
 )
+from graphanon.counting.bitset import pack_bytes as pack_rows
 from graphanon.datasets import load
 from graphanon.errors import DataFormatError, ParameterError
 
@@ -372,9 +372,9 @@ def test_bad_inputs():
 def test_docstring_examples():
     import doctest
 
-    import graphanon._bitset as bitset_mod
-    import graphanon.algorithms.cahd as cahd_mod
+    import graphanon.algorithms.nonreciprocal.cahd_groups as cahd_mod
     import graphanon.algorithms.nonreciprocal.gray as order_mod
+    import graphanon.counting.bitset as bitset_mod
 
     for mod in (bitset_mod, order_mod, cahd_mod):
         result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)

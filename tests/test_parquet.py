@@ -16,8 +16,8 @@ from graphanon.cli import main  # noqa: E402
 from graphanon.data import TransactionData, from_iterable  # noqa: E402
 from graphanon.datasets import load  # noqa: E402
 from graphanon.errors import DataFormatError, ParameterError  # noqa: E402
-from graphanon.formats import read_any  # noqa: E402
-from graphanon.formats_parquet import read_parquet, write_parquet  # noqa: E402
+from graphanon.readwrite.formats import read_any  # noqa: E402
+from graphanon.readwrite.parquet import read_parquet, write_parquet  # noqa: E402
 
 
 def _records(data):

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphanon.algorithms.cahd_release import anonymize_cahd
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
+from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
 from graphanon.cli import main
 from graphanon.data import TransactionData, from_iterable
 from graphanon.datasets import load

@@ -9,7 +9,7 @@ import collections
 
 import numpy as np
 
-from graphanon.algorithms.clump import anonymize_clump
+from graphanon.algorithms.grouping.clump import anonymize_clump
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
 from graphanon.datasets import load, load_taxonomy
 

@@ -6,16 +6,16 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphanon.data import from_iterable
-from graphanon.datasets import load
-from graphanon.errors import ParameterError
-from graphanon.support import (
+from graphanon.counting.support import (
     VerticalBitmaps,
     generalize_matrix,
     item_supports,
     minimal_infrequent_itemsets,
     pair_supports,
 )
+from graphanon.data import from_iterable
+from graphanon.datasets import load
+from graphanon.errors import ParameterError
 
 from .conftest import brute_km_violations, brute_support, small_records
 
@@ -100,7 +100,7 @@ def test_bms1_level_counts_are_consistent():
 def test_pair_code_counting_matches_brute_force(records, block, dense_limit, seed):
     """The pair-code counter in any block size, on unsorted input with repeated entries,
     equals brute force; so does the sparse-product path (used beyond 4096 items)."""
-    from graphanon import support
+    from graphanon.counting import support
 
     rows = [i for i, r in enumerate(records) for _ in r]
     cols = [j for r in records for j in r]
@@ -124,7 +124,7 @@ def test_pair_code_counting_matches_brute_force(records, block, dense_limit, see
 @settings(max_examples=40, deadline=None)
 @given(small_records(max_records=30, max_items=10), st.data())
 def test_select_columns_keeps_exactly_the_chosen_columns(records, data):
-    from graphanon.support import select_columns
+    from graphanon.counting.support import select_columns
 
     d = from_iterable(records, items=list(range(10)))
     cols = np.array(sorted(data.draw(st.sets(st.integers(0, 9)))), dtype=np.int64)

@@ -18,7 +18,6 @@ from graphanon.algorithms import (
     anonymize_splitperson,
 )
 from graphanon.algorithms.swapping import tendencies
-from graphanon.categories import parse_categories, random_categories, read_categories
 from graphanon.data import from_iterable
 from graphanon.datasets import load
 from graphanon.errors import DataFormatError, ParameterError, ReleaseFormatError
@@ -27,6 +26,7 @@ from graphanon.privacy import TendencyHiding
 from graphanon.privacy.tendency import heaviest_categories
 from graphanon.release import PerturbedRelease, load_release
 from graphanon.taxonomy import ItemGroups
+from graphanon.taxonomy.categories import parse_categories, random_categories, read_categories
 
 # Categories of the test (the paper's Figure 1 is lost; SPEC §4):
 # A = {1,2,3,8}, B = {6,7}, C = {4,9,12}, D = {5,10,11}.

@@ -11,10 +11,10 @@ import pytest
 import scipy.sparse as sp
 
 from graphanon.algorithms import anonymize_nonreciprocal
+from graphanon.counting.support import VerticalBitmaps
 from graphanon.datasets import load
 from graphanon.errors import ParameterError
 from graphanon.metrics import CountQuery, generate_workload, query_error, true_counts
-from graphanon.support import VerticalBitmaps
 
 
 def _old_generate_workload(data, n_queries=1000, q=2, *, seed=0, among=None, n_exclude=0, max_tries=200):

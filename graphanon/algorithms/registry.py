@@ -13,10 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphanon._params import expand_params
-from graphanon._progress import ProgressCallback
 from graphanon.errors import ParameterError
-from graphanon.labels import parse_name_list
+from graphanon.utils.labels import parse_name_list
+from graphanon.utils.params import expand_params
+from graphanon.utils.progress import ProgressCallback
 
 __all__ = [
     "AlgorithmSpec",
@@ -167,7 +167,7 @@ class RunOptions:
         given); names not declared are refused (:class:`ParameterError`).
 
         With ``combined``, one ``--param`` may hold several declared parameters
-        (``h=0.5,private=a,b``; see :func:`graphanon._params.expand_params`).
+        (``h=0.5,private=a,b``; see :func:`graphanon.utils.params.expand_params`).
         """
         raw = expand_params(self.params, {p.name for p in params}) if combined else self.params
         self.unknown_params({p.name for p in params}, raw)
@@ -297,9 +297,9 @@ def register(spec: AlgorithmSpec) -> AlgorithmSpec:
 #: module registers the method. :func:`get_algorithm` imports only the module of the method asked
 #: for, so ``graphanon anonymize -a aa`` loads none of the other methods' kernels.
 BUILTIN = {
-    "aa": "apriori", "cahd": "cahd_release", "clump": "clump", "coat": "coat.spec", "cut": "cut",
-    "hghs": "hghs", "mhghs": "hghs", "mm": "suppression", "nr": "nonreciprocal.anonymize",
-    "partition": "partition", "fullswap": "swapping", "partsupp": "swapping", "partswap": "swapping",
+    "aa": "hierarchy.aa", "cahd": "nonreciprocal.cahd", "clump": "grouping.clump", "coat": "coat.spec", "cut": "hierarchy.cut",
+    "hghs": "hierarchy.hghs", "mhghs": "hierarchy.hghs", "mm": "hierarchy.mm", "nr": "nonreciprocal.anonymize",
+    "partition": "grouping.partition", "fullswap": "swapping", "partsupp": "swapping", "partswap": "swapping",
     "randswap": "swapping", "splitperson": "swapping",
 }
 

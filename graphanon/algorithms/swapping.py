@@ -69,15 +69,15 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon._progress import ProgressCallback, report
-from graphanon._random import check_random_state, secret_generator
 from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, register
-from graphanon.categories import category_codes, parse_categories
 from graphanon.errors import ParameterError
 from graphanon.graphs.least_similar import least_similar_matching
 from graphanon.release.perturbed import PerturbedRelease, publish_split
 from graphanon.release.publish import publish
-from graphanon.taxonomy import ItemGroups
+from graphanon.taxonomy.categories import category_codes, parse_categories
+from graphanon.taxonomy.tree import ItemGroups
+from graphanon.utils.progress import ProgressCallback, report
+from graphanon.utils.randomness import check_random_state, secret_generator
 
 __all__ = [
     "Tendency",
@@ -341,7 +341,7 @@ def anonymize_partswap(data, *, categories: ItemGroups, visit: str = "random", s
     ----------
     data : TransactionData
     categories : ItemGroups
-        A category for every item of ``data`` (:mod:`graphanon.categories`).
+        A category for every item of ``data`` (:mod:`graphanon.taxonomy.categories`).
     visit : {"random", "input"}
         Visiting order and tie-break of the partner search (module notes).
     spread : int, default 1
@@ -409,7 +409,7 @@ def anonymize_randswap(data, *, rng=None, unsafe_secret_seed: int | None = None,
     """RandSwap: random record pairs exchange random halves of their items (collisions lose items).
 
     The pairs and the items exchanged are *secret* (operating-system entropy,
-    :func:`graphanon._random.secret_generator`): they depend on nothing but
+    :func:`graphanon.utils.randomness.secret_generator`): they depend on nothing but
     the number of records (public) and the record lengths, so drawing them
     from a shared seed would tell a seed holder which input position swapped
     with which, and hence whose items a known target's row received.

@@ -20,8 +20,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.attacks.result import check_release_size
+from graphanon.counting.support import generalize_matrix
 from graphanon.errors import ParameterError
-from graphanon.support import generalize_matrix
 
 __all__ = ["CandidateSets", "candidate_sets", "label_codes", "row_signatures"]
 

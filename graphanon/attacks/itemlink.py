@@ -28,11 +28,11 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon._random import check_random_state
 from graphanon.attacks.linkage import model_level
 from graphanon.attacks.result import AttackResult, attack_targets, make_result
+from graphanon.counting.support import generalize_matrix
 from graphanon.errors import ParameterError
-from graphanon.support import generalize_matrix
+from graphanon.utils.randomness import check_random_state
 
 __all__ = ["known_items", "m_item_linkage"]
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from graphanon._random import check_random_state
 from graphanon.errors import ParameterError
+from graphanon.utils.randomness import check_random_state
 
 __all__ = [
     "AttackResult", "attack_targets", "chernoff_margin", "check_release_size", "resolve_targets", "truth_rows",

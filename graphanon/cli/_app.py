@@ -61,14 +61,14 @@ class _Group(click.Group):
 
 
 def dumps_json(obj, **kwargs) -> str:
-    from graphanon._io import dumps_json
+    from graphanon.readwrite.files import dumps_json
 
     return dumps_json(obj, **kwargs)
 
 
 def echo_json(obj, **kwargs) -> None:
-    """Print strict JSON (non-finite numbers become null, see graphanon._io.dumps_json)."""
-    from graphanon._io import dumps_json
+    """Print strict JSON (non-finite numbers become null, see graphanon.readwrite.files.dumps_json)."""
+    from graphanon.readwrite.files import dumps_json
 
     click.echo(dumps_json(obj, **kwargs))
 
@@ -76,7 +76,7 @@ def echo_json(obj, **kwargs) -> None:
 def check_output(output: str, *inputs: str | None, params: dict | None = None, suffixes=()) -> None:
     """Before any work: ``output`` is no input (INPUT, --taxonomy, --release, constraint
     files named by --param), its folder exists and is writable, its ending is one we write."""
-    from graphanon._io import check_output
+    from graphanon.readwrite.files import check_output
 
     sources = [s for s in inputs if s]
     for value in (params or {}).values():
@@ -151,15 +151,15 @@ def is_bundled(source: str) -> bool:
 def read_taxonomy_source(source: str):
     """A taxonomy argument: a bundled dataset's taxonomy (by dataset name) or a taxonomy file."""
     from graphanon import datasets
-    from graphanon.taxonomy import read_taxonomy
+    from graphanon.taxonomy.tree import read_taxonomy
 
     return datasets.load_taxonomy(source) if is_bundled(source) else read_taxonomy(source)
 
 
 def read_input(source: str, fmt: str | None, sep: str | None, tid: str, item: str, label: str | None):
-    """A bundled dataset name or a path (format and delimiter told by graphanon.formats.read_any)."""
+    """A bundled dataset name or a path (format and delimiter told by graphanon.readwrite.formats.read_any)."""
     from graphanon import datasets
-    from graphanon.formats import read_any
+    from graphanon.readwrite.formats import read_any
 
     path = Path(source)
     if not path.exists():
@@ -179,7 +179,7 @@ def read_input(source: str, fmt: str | None, sep: str | None, tid: str, item: st
 def taxonomy_option(spec: str | None, data, bundled: str | None):
     """``--taxonomy`` value: a file, ``balanced:FANOUT[:SEED]``, or the dataset's bundled taxonomy."""
     from graphanon import datasets
-    from graphanon.taxonomy import Taxonomy
+    from graphanon.taxonomy.tree import Taxonomy
 
     if spec is None:
         if bundled is None:
@@ -233,7 +233,7 @@ def main(max_memory: str | None) -> None:
     INPUT arguments take a file or a bundled dataset name (see `graphanon datasets`).
     """
     if max_memory is not None:
-        from graphanon._memory import parse_memory, set_max_memory
+        from graphanon.utils.memory import parse_memory, set_max_memory
 
         try:
             set_max_memory(parse_memory(max_memory))

@@ -80,7 +80,7 @@ def _draw_taxonomy(source, release_path, max_nodes):
 def _draw_search(data, bundled, algorithm, k, m, taxonomy):
     from matplotlib.figure import Figure
 
-    from graphanon.algorithms.hghs import anonymize_hghs, anonymize_mhghs
+    from graphanon.algorithms.hierarchy.hghs import anonymize_hghs, anonymize_mhghs
     from graphanon.viz.hierarchy import draw_cut_lattice, draw_enumeration_tree, draw_taxonomy_cut
     from graphanon.viz.taxonomy import taxonomy_figsize
 

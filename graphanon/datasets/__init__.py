@@ -30,7 +30,7 @@ Examples
 4
 """
 
-from graphanon._lazy import attach
+from graphanon.utils.lazy import attach
 
 __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     "graphanon.datasets.bundled": ("load", "load_constraints", "load_taxonomy"),

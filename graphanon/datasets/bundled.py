@@ -17,8 +17,8 @@ import io
 from graphanon.data import TransactionData, from_iterable
 from graphanon.datasets.catalog import REAL, check_name, data_file, examples
 from graphanon.errors import ParameterError
-from graphanon.formats import parse_fimi, parse_long_csv
-from graphanon.taxonomy import Taxonomy
+from graphanon.readwrite.formats import parse_fimi, parse_long_csv
+from graphanon.taxonomy.tree import Taxonomy
 
 __all__ = ["load", "load_constraints", "load_taxonomy"]
 

@@ -34,10 +34,10 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
-from graphanon._random import check_random_state
 from graphanon.data import TransactionData
 from graphanon.errors import ParameterError
-from graphanon.taxonomy import Taxonomy
+from graphanon.taxonomy.tree import Taxonomy
+from graphanon.utils.randomness import check_random_state
 
 __all__ = ["quest", "quest_patterns", "quest_taxonomy"]
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon._progress import ProgressCallback, report
+from graphanon.counting.support import as_csr
 from graphanon.errors import ParameterError
-from graphanon.support import as_csr
+from graphanon.utils.progress import ProgressCallback, report
 
 __all__ = ["Blocks", "as_blocks", "map_blocks", "n_blocks", "scatter_blocks", "sum_blocks", "track", "tree", "tree_sum"]
 

@@ -1,19 +1,19 @@
 """Containment counting on Dask: k^infinity without enumerating itemsets, records partitioned.
 
-:func:`graphanon.containment.record_supports` gives, for every record, the
+:func:`graphanon.counting.containment.record_supports` gives, for every record, the
 number of records that contain all of its items; a release is
 k^infinity-anonymous exactly when every non-empty record has at least ``k``
-(proof in :mod:`graphanon.containment`). Here the records are row blocks on
+(proof in :mod:`graphanon.counting.containment`). Here the records are row blocks on
 the workers of a ``dask.distributed.Client`` and the count is a sum over
 blocks:
 
 ``supp(t) = sum over blocks d of |{s in d : t <= s}|``.
 
 1. Each block ``q`` is reduced to its distinct records ``U_q``
-   (:func:`graphanon.containment.distinct_records`).
+   (:func:`graphanon.counting.containment.distinct_records`).
 2. For every pair (query block ``q``, data block ``d``) one task counts, for
    each distinct record of ``q``, the records of ``d`` containing it:
-   :func:`graphanon.containment.contained_counts` ``(U_q, X_d)``, the
+   :func:`graphanon.counting.containment.contained_counts` ``(U_q, X_d)``, the
    single-process counter (candidates through the query's rarest item in
    ``d``, tested by binary search in ``d``'s sorted keys).
 3. The ``B`` counts of each query block are summed as a tree on the workers,
@@ -37,9 +37,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphanon._progress import ProgressCallback
-from graphanon.containment import contained_counts, distinct_records
+from graphanon.counting.containment import contained_counts, distinct_records
 from graphanon.distributed._blocks import as_blocks, track, tree
+from graphanon.utils.progress import ProgressCallback
 
 __all__ = ["record_supports"]
 
@@ -62,7 +62,7 @@ def _per_record(q, distinct_sup: np.ndarray) -> np.ndarray:
 def record_supports(
     X, *, client, n_partitions: int | None = None, progress: ProgressCallback | None = None
 ) -> np.ndarray:
-    """:func:`graphanon.containment.record_supports` with records in blocks on the workers of ``client``.
+    """:func:`graphanon.counting.containment.record_supports` with records in blocks on the workers of ``client``.
 
     Parameters
     ----------

@@ -28,9 +28,9 @@ from collections import Counter
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon._progress import ProgressCallback
-from graphanon._rows import row_keys
+from graphanon.counting.rows import row_keys
 from graphanon.distributed._blocks import n_blocks, track, tree
+from graphanon.utils.progress import ProgressCallback
 
 __all__ = ["equal_row_groups"]
 

@@ -1,6 +1,6 @@
 """Parquet row groups read on the Dask workers, into record blocks (the client never holds the matrix).
 
-:func:`read_parquet_blocks` reads the file of :func:`graphanon.formats_parquet.read_parquet`
+:func:`read_parquet_blocks` reads the file of :func:`graphanon.readwrite.parquet.read_parquet`
 (long ``tid, item`` or list form, the same text rules) with the work on the workers:
 
 1. **scan** - one task per row group reads its ``tid`` and ``item`` columns
@@ -8,7 +8,7 @@
    transaction id, and whether each id's rows are together; the group's
    ids stay on the worker.
 2. **agree** - the client merges the distinct items into one vocabulary,
-   sorted in :func:`graphanon.labels.natural_key` order (the order
+   sorted in :func:`graphanon.utils.labels.natural_key` order (the order
    ``read_parquet`` gives), and broadcasts it. It checks that every
    record's rows are contiguous in the file: inside a row group from the
    summaries, across row groups by a tree of set unions of the groups' ids
@@ -38,11 +38,11 @@ import operator
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon._progress import ProgressCallback
 from graphanon.distributed._blocks import Blocks, n_blocks, track, tree
 from graphanon.errors import DataFormatError
-from graphanon.formats_parquet import require_pyarrow, table_form
-from graphanon.labels import natural_key
+from graphanon.readwrite.parquet import require_pyarrow, table_form
+from graphanon.utils.labels import natural_key
+from graphanon.utils.progress import ProgressCallback
 
 __all__ = ["read_parquet_blocks"]
 
@@ -140,7 +140,7 @@ def _union(a, b):
 def _scattered(t) -> str:
     return (
         f"the rows of record {t!r} are not together in the file; read_parquet_blocks needs each record's "
-        "rows contiguous (sort the file by transaction id, or read it with graphanon.formats_parquet.read_parquet)"
+        "rows contiguous (sort the file by transaction id, or read it with graphanon.readwrite.parquet.read_parquet)"
     )
 
 
@@ -195,7 +195,7 @@ def read_parquet_blocks(
     ----------
     path : str or path-like
         A Parquet file every worker can open (long or list form, as
-        :func:`graphanon.formats_parquet.read_parquet`).
+        :func:`graphanon.readwrite.parquet.read_parquet`).
     client : dask.distributed.Client
     tid, item : str
         Column names (list form: ``tid`` may be absent, one record per row).

@@ -6,7 +6,7 @@ The records are cut into row blocks, scattered to the workers of a
 * :func:`pair_supports` - each block's pair supports, summed pairwise (a tree
   of additions, so no single worker receives every block's matrix);
 * :func:`minimal_infrequent_itemsets` - the level-wise search of
-  :func:`graphanon.support.minimal_infrequent_itemsets`: levels 1 and 2 from
+  :func:`graphanon.counting.support.minimal_infrequent_itemsets`: levels 1 and 2 from
   the item and pair supports, then per level the Apriori candidates (joins of
   frequent itemsets sharing a prefix, every subset frequent) counted per block
   as ``X_b @ M`` (``M``: items x candidates) and summed.
@@ -22,17 +22,17 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon._memory import check_memory
-from graphanon._progress import ProgressCallback
+from graphanon.counting.support import ItemsetLevel, check_search, rows_in
+from graphanon.counting.support import pair_supports as support_pairs
 from graphanon.distributed._blocks import as_blocks, tree_sum
-from graphanon.support import ItemsetLevel, check_search, rows_in
-from graphanon.support import pair_supports as support_pairs
+from graphanon.utils.memory import check_memory
+from graphanon.utils.progress import ProgressCallback
 
 __all__ = ["minimal_infrequent_itemsets", "pair_supports"]
 
 
 def _pairs_block(Xb):
-    """One block's pair supports, counted as :func:`graphanon.support.pair_supports` counts them (pair
+    """One block's pair supports, counted as :func:`graphanon.counting.support.pair_supports` counts them (pair
     codes tallied with ``np.bincount`` up to 4,096 items: a dense int64 array; a sparse product above)."""
     S = support_pairs(Xb)
     return S.astype(np.int64) if isinstance(S, np.ndarray) else sp.csr_array(S, dtype=np.int64)
@@ -67,7 +67,7 @@ def pair_supports(
 ) -> sp.csr_array:
     """All pair supports ``X.T @ X`` (int64, CSR) summed over record blocks on ``client``.
 
-    Equals :func:`graphanon.support.pair_supports` ``(X, dense=False)``.
+    Equals :func:`graphanon.counting.support.pair_supports` ``(X, dense=False)``.
 
     Parameters
     ----------
@@ -125,7 +125,7 @@ def minimal_infrequent_itemsets(
     what: str | None = None,
     advice: str | None = None,
 ):
-    """:func:`graphanon.support.minimal_infrequent_itemsets` with counts summed over blocks on ``client``.
+    """:func:`graphanon.counting.support.minimal_infrequent_itemsets` with counts summed over blocks on ``client``.
 
     Parameters
     ----------

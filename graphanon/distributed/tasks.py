@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 
-from graphanon._progress import ProgressCallback, report
 from graphanon.errors import ParameterError
+from graphanon.utils.progress import ProgressCallback, report
 
 __all__ = ["map_ordered"]
 

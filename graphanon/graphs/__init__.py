@@ -19,7 +19,7 @@ the structures of each method family live in the modules below:
   of the swapping methods.
 """
 
-from graphanon._lazy import attach
+from graphanon.utils.lazy import attach
 
 __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     "graphanon.graphs.constraints": ("ConstraintGraph", "MergeForest"),

@@ -19,8 +19,8 @@ from collections.abc import Hashable
 
 import networkx as nx
 
-from graphanon.constraint_sets import as_utility_blocks
-from graphanon.labels import set_label
+from graphanon.taxonomy.constraint_sets import as_utility_blocks
+from graphanon.utils.labels import set_label
 
 __all__ = ["ConstraintGraph", "MergeForest"]
 

@@ -24,8 +24,8 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
-from graphanon._validation import check_order
 from graphanon.errors import ParameterError
+from graphanon.utils.validation import check_order
 
 __all__ = ["GeneralizationGraph", "check_order", "ring_graph"]
 

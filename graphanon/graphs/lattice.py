@@ -25,7 +25,7 @@ from collections.abc import Hashable, Iterable
 import networkx as nx
 
 from graphanon.errors import TaxonomyError
-from graphanon.taxonomy import Taxonomy
+from graphanon.taxonomy.tree import Taxonomy
 
 __all__ = ["CutLattice"]
 
@@ -44,7 +44,7 @@ class CutLattice:
     ----------
     path : list of tuple
         The cuts a search visited, in order (set by
-        :meth:`graphanon.algorithms.hghs.HierarchySearch.lattice`).
+        :meth:`graphanon.algorithms.hierarchy.hghs.HierarchySearch.lattice`).
     costs : dict
         Cut (tuple) -> anonymization cost, for the cuts a search evaluated.
 

@@ -28,7 +28,7 @@ non-negative because ``c(x) >= sum_z c(z)``), hence it is **optimal**:
     GGD(S, LCG(S)) = N_S - |S| * sum_y d(y) c_S(y).
 
 This closed form makes ``Delta GGD`` of adding a record to a group a sparse
-dot product, which is what :mod:`graphanon.algorithms.clump` evaluates. Among
+dot product, which is what :mod:`graphanon.algorithms.grouping.clump` evaluates. Among
 optimal multisets the bottom-up fill is also the most specific (copies sit as
 deep as the constraint allows). The optimality is also tested against brute
 force over all multisets on random taxonomies (``tests/test_lcg.py``).

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from graphanon._rows import bool_csr
+from graphanon.counting.rows import bool_csr
 from graphanon.errors import ParameterError
 
 __all__ = ["least_similar_matching"]

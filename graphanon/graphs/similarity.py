@@ -34,10 +34,10 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon._progress import ProgressCallback
-from graphanon._rows import bool_csr
+from graphanon.counting.rows import bool_csr
 from graphanon.errors import ParameterError
 from graphanon.graphs.least_similar import least_similar_matching
+from graphanon.utils.progress import ProgressCallback
 
 __all__ = ["RecordSimilarityGraph", "jaccard_to", "least_similar_matching"]
 

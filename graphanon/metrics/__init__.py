@@ -4,7 +4,7 @@ Query workloads are generated from a seed over the ORIGINAL data and reused
 across methods, so that every method is measured on the same queries.
 """
 
-from graphanon._lazy import attach
+from graphanon.utils.lazy import attach
 
 __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     "graphanon.metrics.loss": ("RecodingLoss", "ncp", "ncp_taxonomy", "recoding_loss", "suppression_ratio"),

@@ -2,7 +2,7 @@
 
 * :func:`frequent_itemsets` -- every itemset whose support reaches a
   threshold, by the package's level-wise engine
-  (:func:`graphanon.support.minimal_infrequent_itemsets`: vertical
+  (:func:`graphanon.counting.support.minimal_infrequent_itemsets`: vertical
   projections counted by sparse products). Itemsets whose support equals the
   number of records are kept (SPEC §6: pyfim drops them).
 * :func:`fi_similarity` -- ``|F_D & F_D~| / |F_D | F_D~|`` (Eq. 2): the
@@ -32,8 +32,8 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
+from graphanon.counting.support import minimal_infrequent_itemsets
 from graphanon.errors import ParameterError
-from graphanon.support import minimal_infrequent_itemsets
 
 __all__ = ["dif", "fi_similarity", "frequent_itemsets", "itemset_metrics"]
 
@@ -74,7 +74,7 @@ def frequent_itemsets(data, min_support) -> dict[frozenset, int]:
     Complexity
     ----------
     One sparse product per itemset size (see
-    :func:`~graphanon.support.minimal_infrequent_itemsets`), proportional to
+    :func:`~graphanon.counting.support.minimal_infrequent_itemsets`), proportional to
     the frequent itemsets found.
     """
     data = _as_data(data)

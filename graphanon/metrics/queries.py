@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from graphanon.counting.support import VerticalBitmaps
 from graphanon.errors import ParameterError
-from graphanon.support import VerticalBitmaps
 
 __all__ = ["CountQuery", "QueryWorkload", "average_relative_error", "generate_workload", "true_counts"]
 

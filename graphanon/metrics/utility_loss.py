@@ -183,7 +183,7 @@ def ul(
     sizes = np.array([len(pi.members) for pi in release.published_items], dtype=np.float64)
     w = np.ones(len(sizes))
     if weights is not None:
-        from graphanon.taxonomy import Taxonomy
+        from graphanon.taxonomy.tree import Taxonomy
 
         fn = semantic_weight(weights) if isinstance(weights, Taxonomy) else None
         for g, pi in enumerate(release.published_items):

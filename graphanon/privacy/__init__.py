@@ -6,7 +6,7 @@ of violations, the worst case and concrete counter-examples. Audits share no
 code with the anonymizers besides support counting.
 """
 
-from graphanon._lazy import attach
+from graphanon.utils.lazy import attach
 
 __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     "graphanon.privacy.constraints": (

@@ -10,7 +10,7 @@ swapped between rows of different recodings break it, although the label
 multiset and the row multiset are each unchanged. With the private link
 (``release.link``) every record is compared with its own row instead.
 Written without
-:func:`graphanon.support.generalize_matrix` so that an error there cannot
+:func:`graphanon.counting.support.generalize_matrix` so that an error there cannot
 hide itself from the audits.
 """
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon._rows import canonical_row_order, row_hashes
+from graphanon.counting.rows import canonical_row_order, row_hashes
 from graphanon.privacy.label_matching import label_codes, linked_rows
 
 __all__ = ["recoding_mismatches"]

@@ -13,7 +13,7 @@ the items is suppressed (Def. 3.8).
 
 These audits share no code with :mod:`graphanon.algorithms.coat`: supports
 are counted with sparse products over the published records, and the subset
-clause with the level-wise search of :mod:`graphanon.support`.
+clause with the level-wise search of :mod:`graphanon.counting.support`.
 
 References
 ----------
@@ -28,15 +28,15 @@ from collections.abc import Hashable, Iterable
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.constraint_sets import parse_fraction, parse_privacy, parse_utility
+from graphanon.counting.support import VerticalBitmaps, minimal_infrequent_itemsets
 from graphanon.errors import ParameterError
-from graphanon.labels import as_labels
 from graphanon.privacy.consistency import recoding_mismatches
 from graphanon.privacy.km import KmAnonymity, check_k, require_global
 from graphanon.privacy.registry import register_model, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
-from graphanon.support import VerticalBitmaps, minimal_infrequent_itemsets
-from graphanon.taxonomy import ItemGroups
+from graphanon.taxonomy.constraint_sets import parse_fraction, parse_privacy, parse_utility
+from graphanon.taxonomy.tree import ItemGroups
+from graphanon.utils.labels import as_labels
 
 __all__ = ["PrivacyConstraints", "UtilityConstraints", "check_utility_constraints"]
 
@@ -59,7 +59,7 @@ class PrivacyConstraints(PrivacyModel):
     ----------
     constraints : iterable of item lists, or KmConstraints
         The privacy constraint set ``P`` over original item labels.
-        ``graphanon.constraint_sets.KmConstraints(m)`` (all ``m``-itemsets)
+        ``graphanon.taxonomy.constraint_sets.KmConstraints(m)`` (all ``m``-itemsets)
         is audited as k^m-anonymity of the published records, to which it is
         equivalent.
     k : int

@@ -13,15 +13,15 @@ from collections.abc import Hashable, Iterable
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon._memory import cost_blocks
-from graphanon._params import expand_params
-from graphanon._validation import check_h, check_k
+from graphanon.counting.support import minimal_infrequent_itemsets
 from graphanon.errors import ParameterError
-from graphanon.labels import as_labels, parse_name_list
 from graphanon.privacy.consistency import recoding_mismatches
 from graphanon.privacy.registry import register_model, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
-from graphanon.support import minimal_infrequent_itemsets
+from graphanon.utils.labels import as_labels, parse_name_list
+from graphanon.utils.memory import cost_blocks
+from graphanon.utils.params import expand_params
+from graphanon.utils.validation import check_h, check_k
 
 __all__ = ["HKPCoherence", "expand_params"]
 
@@ -59,7 +59,7 @@ class HKPCoherence(PrivacyModel):
     ``(k, p)``.
 
     Complexity: the level-wise search over the public columns
-    (:func:`~graphanon.support.minimal_infrequent_itemsets`) plus, per level,
+    (:func:`~graphanon.counting.support.minimal_infrequent_itemsets`) plus, per level,
     work proportional to the sum over records of (frequent public itemsets
     held) x (private items held), in blocks of about ``2^22`` incidences.
 
@@ -166,7 +166,7 @@ class HKPCoherence(PrivacyModel):
 class _ConfidenceCounter:
     """Counts, level by level, the (frequent public itemset, private item) pairs with confidence > ``h``.
 
-    Passed to :func:`~graphanon.support.minimal_infrequent_itemsets` as its
+    Passed to :func:`~graphanon.counting.support.minimal_infrequent_itemsets` as its
     ``prune`` hook, it sees every level's itemsets of support >= k with their
     record incidence ``P`` and flags none (the audit checks all of them, not
     just the minimal ones). ``P.T @ R[:, private]`` gives every joint support

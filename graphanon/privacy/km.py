@@ -13,15 +13,15 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon._rows import row_keys
-from graphanon._validation import check_k
-from graphanon.containment import itemset_rows, record_supports, shrink_to_minimal
+from graphanon.counting.containment import itemset_rows, record_supports, shrink_to_minimal
+from graphanon.counting.rows import row_keys
+from graphanon.counting.support import minimal_infrequent_itemsets
 from graphanon.errors import ParameterError
 from graphanon.privacy.consistency import recoding_mismatches
 from graphanon.privacy.local import local_recoding_mismatches
 from graphanon.privacy.registry import register_model, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
-from graphanon.support import minimal_infrequent_itemsets
+from graphanon.utils.validation import check_k
 
 __all__ = ["KmAnonymity", "TransactionalKAnonymity", "check_k"]
 
@@ -77,14 +77,14 @@ class KmAnonymity(PrivacyModel):
 
     * bounded ``m`` below the longest published record: the minimal such
       itemsets of size <= m, level by level
-      (:func:`graphanon.support.minimal_infrequent_itemsets`); each is a
+      (:func:`graphanon.counting.support.minimal_infrequent_itemsets`); each is a
       violation, reported with its support and records. Memory grows with
       the number of frequent itemsets of size < m; the search stops with a
       :class:`~graphanon.errors.MemoryBudgetError` naming ``m`` before it
-      exceeds the memory budget (:mod:`graphanon._memory`).
+      exceeds the memory budget (:mod:`graphanon.utils.memory`).
     * ``m=None`` (k^infinity) or ``m`` at least the longest published record
       (the same model): by containment counting
-      (:mod:`graphanon.containment`): the release is k^infinity-anonymous
+      (:mod:`graphanon.counting.containment`): the release is k^infinity-anonymous
       exactly when every non-empty published record is contained in at
       least ``k`` published records. The violations counted are those
       *records* (each one's owner is among fewer than k rows for an
@@ -187,7 +187,7 @@ class KmAnonymity(PrivacyModel):
         )
 
     def _audit_unbounded(self, release, rec, sup, labels, n_bad: int, problems: list, max_examples: int) -> AuditReport:
-        """k^infinity by containment counting (see :mod:`graphanon.containment`): ``rec`` the published
+        """k^infinity by containment counting (see :mod:`graphanon.counting.containment`): ``rec`` the published
         records, ``sup`` their containment counts."""
         bad = np.flatnonzero((np.diff(rec.indptr) > 0) & (sup < self.k))
         Xc = sp.csc_array(rec)

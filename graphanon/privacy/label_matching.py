@@ -167,7 +167,7 @@ def label_preserving_assignment(mc, original_labels) -> Assignment:
 
     Examples
     --------
-    >>> from graphanon.algorithms.cahd_release import anonymize_cahd
+    >>> from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
     >>> from graphanon.datasets import load
     >>> from graphanon.privacy.match_graph import match_classes
     >>> table = load("nr_table1")
@@ -283,7 +283,7 @@ def nonreciprocal_assignment_check(original, release, mc, *, with_labels: bool, 
 
     Examples
     --------
-    >>> from graphanon.algorithms.cahd_release import anonymize_cahd
+    >>> from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
     >>> from graphanon.datasets import load
     >>> from graphanon.privacy.match_graph import match_classes
     >>> table = load("nr_table1")

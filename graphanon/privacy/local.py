@@ -109,7 +109,7 @@ def local_recoding_mismatches(original, release, *, max_examples: int = 10) -> t
     Examples
     --------
     >>> from graphanon.datasets import load, load_taxonomy
-    >>> from graphanon.algorithms.clump import anonymize_clump
+    >>> from graphanon.algorithms.grouping.clump import anonymize_clump
     >>> data = load("clump_food")
     >>> rel = anonymize_clump(data, taxonomy=load_taxonomy("clump_food"), k=3)
     >>> rel.link = None                         # audit as an outsider would

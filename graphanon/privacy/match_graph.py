@@ -33,10 +33,10 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon._memory import check_memory
-from graphanon._progress import ProgressCallback
 from graphanon.errors import ParameterError
 from graphanon.privacy._match_candidates import CandidateIndex, class_edges
+from graphanon.utils.memory import check_memory
+from graphanon.utils.progress import ProgressCallback
 
 __all__ = ["MatchClasses", "match_classes", "nonreciprocal_matches", "row_classes"]
 

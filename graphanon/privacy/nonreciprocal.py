@@ -266,7 +266,7 @@ class LDiversity(PrivacyModel):
     --------
     CAHD groups of three records with three labels, published by bit voting:
 
-    >>> from graphanon.algorithms.cahd_release import anonymize_cahd
+    >>> from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
     >>> from graphanon.datasets import load
     >>> table = load("nr_table1")
     >>> rep = LDiversity(3).audit(table, anonymize_cahd(table, l=3))

@@ -57,12 +57,12 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon._rows import row_hashes
-from graphanon.categories import category_codes, parse_categories
+from graphanon.counting.rows import row_hashes
 from graphanon.errors import ParameterError
 from graphanon.privacy.registry import register_model
 from graphanon.privacy.report import AuditReport, PrivacyModel
-from graphanon.taxonomy import ItemGroups
+from graphanon.taxonomy.categories import category_codes, parse_categories
+from graphanon.taxonomy.tree import ItemGroups
 
 __all__ = ["TendencyHiding", "heaviest_categories"]
 

@@ -22,7 +22,7 @@ PerturbedRelease
     Plain transactions after items were swapped, removed or split (tendency hiding).
 """
 
-from graphanon._lazy import attach
+from graphanon.utils.lazy import attach
 
 __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     "graphanon.release.base": ("FORMAT_TAG", "PUBLISHED_PARAMS", "Release", "check_published_params", "load_release",

@@ -28,8 +28,8 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon._io import atomic_write, dumps_json
 from graphanon.errors import GraphanonError, ParameterError, ReleaseFormatError
+from graphanon.readwrite.files import atomic_write, dumps_json
 from graphanon.release.fingerprint import FINGERPRINT_KEYS
 
 __all__ = ["FORMAT_TAG", "PUBLISHED_PARAMS", "Release", "check_published_params", "load_release", "release_kinds"]
@@ -258,7 +258,7 @@ class Release(ABC):
         (the cut and suppressed nodes, a search path, the record order and
         generalization graph, pairs...): a method-specific frozen dataclass
         defined in the method's module (for example
-        :class:`graphanon.algorithms.hghs.HierarchyTrace`). In memory only,
+        :class:`graphanon.algorithms.hierarchy.hghs.HierarchyTrace`). In memory only,
         never written by :meth:`save`; None for loaded or hand-made releases.
     """
 

@@ -22,10 +22,10 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon._bitset import pack_words, vote_words, words_to_csr
-from graphanon._memory import cost_blocks
-from graphanon._rows import bool_csr
+from graphanon.counting.bitset import pack_words, vote_words, words_to_csr
+from graphanon.counting.rows import bool_csr
 from graphanon.errors import ParameterError
+from graphanon.utils.memory import cost_blocks
 
 __all__ = ["bit_vote", "log_cum_binom", "match_possible_worlds", "possible_world_counts"]
 

@@ -35,7 +35,7 @@ import json
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon._rows import canonical_row_order
+from graphanon.counting.rows import canonical_row_order
 from graphanon.errors import DataMismatchError, ReleaseFormatError
 
 __all__ = ["FINGERPRINT_KEYS", "check_same_data", "data_fingerprint", "ordered_digest", "same_fingerprint"]

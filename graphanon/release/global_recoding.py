@@ -9,15 +9,15 @@ import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon.counting.support import generalize_matrix
 from graphanon.data import TransactionData
 from graphanon.errors import ParameterError, ReleaseFormatError
-from graphanon.labels import (
+from graphanon.release.base import Release, json_items, json_labels, match_digraph, permute_rows
+from graphanon.utils.labels import (
     as_label,
     as_labels,
     set_label,  # noqa: F401  (re-exported: its old home)
 )
-from graphanon.release.base import Release, json_items, json_labels, match_digraph, permute_rows
-from graphanon.support import generalize_matrix
 
 __all__ = ["GlobalRecoding", "PublishedItem", "set_label"]
 
@@ -163,7 +163,7 @@ class GlobalRecoding(Release):
         must say what happens to every item). ``leaves`` gives the leaf count
         of taxonomy-node labels (default: number of members); ``universe``
         the LM denominator plus one (default: ``data.n_items``). Labels are
-        text (:mod:`graphanon.labels`): int keys and targets stand for their text.
+        text (:mod:`graphanon.utils.labels`): int keys and targets stand for their text.
         """
         mapping = {as_label(x): None if t is None else as_label(t, "published label") for x, t in mapping.items()}
         missing = [x for x in data.items if x not in mapping]

@@ -35,8 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
-from graphanon._io import atomic_write
 from graphanon.errors import DataMismatchError, ReleaseFormatError
+from graphanon.readwrite.files import atomic_write
 from graphanon.release.base import json_label, read_json_file
 from graphanon.release.fingerprint import FINGERPRINT_KEYS, ordered_digest
 

@@ -25,9 +25,8 @@ from collections.abc import Hashable, Iterable, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon._rows import bool_csr
+from graphanon.counting.rows import bool_csr
 from graphanon.errors import ParameterError, ReleaseFormatError
-from graphanon.labels import as_labels
 from graphanon.release.base import Release, json_label, match_digraph
 from graphanon.release.bit_voting import (
     bit_vote,
@@ -35,6 +34,7 @@ from graphanon.release.bit_voting import (
     match_possible_worlds,
     possible_world_counts,
 )
+from graphanon.utils.labels import as_labels
 
 __all__ = ["NonreciprocalRelease", "bit_vote", "possible_world_counts"]
 

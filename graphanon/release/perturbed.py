@@ -47,13 +47,13 @@ import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon._io import atomic_write
-from graphanon._random import secret_generator
+from graphanon.counting.support import VerticalBitmaps
 from graphanon.data import TransactionData
 from graphanon.errors import ParameterError, ReleaseFormatError
+from graphanon.readwrite.files import atomic_write
 from graphanon.release.base import Release, json_label, match_digraph, read_json_file
 from graphanon.release.fingerprint import data_fingerprint, ordered_digest
-from graphanon.support import VerticalBitmaps
+from graphanon.utils.randomness import secret_generator
 
 __all__ = ["MOVES", "PerturbedRelease", "SplitLink", "load_split_link", "publish_split"]
 

@@ -14,7 +14,7 @@ Examples
 --------
 >>> import pathlib, tempfile
 >>> from graphanon.datasets import load
->>> from graphanon.algorithms.cahd_release import anonymize_cahd
+>>> from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
 >>> table = load("nr_table1")
 >>> rel = anonymize_cahd(table, l=2)
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "link.json"

@@ -7,7 +7,7 @@ it, row ``i`` is person ``i``. :func:`publish` turns the aligned release into
 the one to hand out:
 
 1. the rows are shuffled by a permutation from
-   :func:`graphanon._random.secret_generator` (operating-system entropy unless
+   :func:`graphanon.utils.randomness.secret_generator` (operating-system entropy unless
    the caller passes ``unsafe_secret_seed``, for tests);
 2. the release records the salted fingerprint of the data
    (:func:`~graphanon.release.fingerprint.data_fingerprint`; the salt comes
@@ -33,11 +33,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphanon._random import secret_generator
 from graphanon.errors import ParameterError
 from graphanon.release.base import Release
 from graphanon.release.fingerprint import data_fingerprint, ordered_digest
 from graphanon.release.link import ReleaseLink
+from graphanon.utils.randomness import secret_generator
 
 __all__ = ["publish"]
 
@@ -61,7 +61,7 @@ def publish(
         Tests only: a fixed shuffle (and salt). Anyone who knows it can undo
         the shuffle. Never written into the release.
     secret : numpy.random.Generator, optional
-        A generator from :func:`~graphanon._random.secret_generator` the
+        A generator from :func:`~graphanon.utils.randomness.secret_generator` the
         anonymizer already drew secret choices from (for example the chosen
         assignment); exclusive with ``unsafe_secret_seed``.
 

@@ -9,7 +9,7 @@ import io
 import warnings
 from pathlib import Path
 
-from graphanon._io import atomic_write, check_output
+from graphanon.readwrite.files import atomic_write, check_output
 from graphanon.viz.clustering import draw_group_lcg, draw_similarity_neighborhood
 from graphanon.viz.coat import draw_constraint_graph, draw_merge_forest
 from graphanon.viz.hierarchy import draw_cut_lattice, draw_enumeration_tree, draw_taxonomy_cut

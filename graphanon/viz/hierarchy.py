@@ -18,7 +18,7 @@ from collections.abc import Hashable, Iterable
 import matplotlib.pyplot as plt
 import networkx as nx
 
-from graphanon.labels import lookup_key
+from graphanon.utils.labels import lookup_key
 from graphanon.viz.taxonomy import draw_taxonomy, taxonomy_figsize, tree_layout
 
 __all__ = ["draw_cut_lattice", "draw_enumeration_tree", "draw_taxonomy_cut"]

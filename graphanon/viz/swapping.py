@@ -16,9 +16,9 @@ import matplotlib.pyplot as plt
 import networkx as nx
 import numpy as np
 
-from graphanon.categories import category_codes
 from graphanon.errors import ParameterError
 from graphanon.graphs.similarity import RecordSimilarityGraph
+from graphanon.taxonomy.categories import category_codes
 
 __all__ = ["draw_swap_graph", "draw_swap_pair"]
 

@@ -21,7 +21,7 @@ import matplotlib.pyplot as plt
 import networkx as nx
 
 from graphanon.errors import ParameterError
-from graphanon.labels import lookup_key
+from graphanon.utils.labels import lookup_key
 
 __all__ = ["draw_taxonomy", "taxonomy_figsize", "tree_layout"]
 
@@ -133,7 +133,7 @@ def draw_taxonomy(taxonomy, *, highlight: Iterable = (), suppressed: Iterable = 
     taxonomy : Taxonomy
     highlight : iterable of nodes
         Nodes to emphasize, for example the cut a method chose (labels are
-        text; an int stands for its text, see :mod:`graphanon.labels`).
+        text; an int stands for its text, see :mod:`graphanon.utils.labels`).
     suppressed : iterable of nodes
         Nodes drawn as suppressed.
     max_nodes : int

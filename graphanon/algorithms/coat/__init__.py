@@ -8,7 +8,7 @@
   (km, PP1-PP9, UP1-UP4) as generators;
 * the constraint sets themselves -- :class:`KmConstraints`,
   :func:`as_utility_blocks`, :func:`pgen` (Algorithm 4) and the spec/file
-  parsers -- live in :mod:`graphanon.constraint_sets`, because the
+  parsers -- live in :mod:`graphanon.taxonomy.constraint_sets`, because the
   ``constraints`` audit and the constraint graph need them too.
 
 References
@@ -19,6 +19,6 @@ transactions. KAIS 28(2), 2011.
 
 from graphanon.algorithms.coat import spec  # noqa: F401  (registers "coat")
 from graphanon.algorithms.coat.engine import CoatTrace, MergeStep, anonymize_coat
-from graphanon.constraint_sets import KmConstraints, as_utility_blocks, pgen
+from graphanon.taxonomy.constraint_sets import KmConstraints, as_utility_blocks, pgen
 
 __all__ = ["CoatTrace", "KmConstraints", "MergeStep", "anonymize_coat", "as_utility_blocks", "pgen"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from graphanon._bitset_kernels import popcount64
+from graphanon.counting._bitset_kernels import popcount64
 
 __all__ = ["fill_queue", "group_support", "next_fresh", "partner_candidates"]
 

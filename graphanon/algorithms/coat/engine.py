@@ -33,15 +33,19 @@ import heapq
 
 import numpy as np
 
-from graphanon._progress import ProgressCallback
-from graphanon._random import check_random_state
-from graphanon._validation import check_k
 from graphanon.algorithms.coat.state import CoatState, CoatTrace, MergeStep, RunLog, weight_function
-from graphanon.constraint_sets import KmConstraints, as_utility_blocks, privacy_constraint_ids
+from graphanon.counting.support import minimal_infrequent_itemsets
 from graphanon.errors import ParameterError
-from graphanon.labels import set_label
 from graphanon.release import GlobalRecoding, publish
-from graphanon.support import minimal_infrequent_itemsets
+from graphanon.taxonomy.constraint_sets import (
+    KmConstraints,
+    as_utility_blocks,
+    privacy_constraint_ids,
+)
+from graphanon.utils.labels import set_label
+from graphanon.utils.progress import ProgressCallback
+from graphanon.utils.randomness import check_random_state
+from graphanon.utils.validation import check_k
 
 __all__ = ["CoatTrace", "MergeStep", "anonymize_coat"]
 
@@ -266,7 +270,7 @@ def anonymize_coat(
     :meth:`CoatState.best_partner`). Each constraint evaluation costs
     O(|p| * n / 64). With ``KmConstraints(m)`` a round is one level-wise search
     for the ``V`` minimal violations (the Apriori projected-database cost of
-    :func:`~graphanon.support.minimal_infrequent_itemsets`), then a compiled
+    :func:`~graphanon.counting.support.minimal_infrequent_itemsets`), then a compiled
     queue: O(1) per push and pop (a bucket queue: supports lie in ``(0, k)``),
     and a stale top re-counts the next 4,096 entries, each in O(m) when none of
     its published items changed since its count, else in O(m * n / 4096 + w)

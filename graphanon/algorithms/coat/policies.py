@@ -23,9 +23,9 @@ import math
 
 import numpy as np
 
-from graphanon.constraint_sets import KmConstraints
 from graphanon.errors import ParameterError
-from graphanon.taxonomy import ItemGroups
+from graphanon.taxonomy.constraint_sets import KmConstraints
+from graphanon.taxonomy.tree import ItemGroups
 
 __all__ = [
     "PP_ITEM_PERCENT",

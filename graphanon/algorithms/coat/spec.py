@@ -1,7 +1,7 @@
 """COAT's registration for the CLI (an AlgorithmSpec): the ``--param privacy=... utility=... s=...
 weights=...`` policies mapped to :func:`~graphanon.algorithms.coat.anonymize_coat`.
 
-The text specs are parsed by :mod:`graphanon.constraint_sets` (shared with
+The text specs are parsed by :mod:`graphanon.taxonomy.constraint_sets` (shared with
 the ``constraints`` audit model).
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from graphanon.algorithms.coat.engine import anonymize_coat
 from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, register
-from graphanon.constraint_sets import parse_fraction, parse_privacy, parse_utility
 from graphanon.errors import ParameterError
 from graphanon.release import GlobalRecoding
+from graphanon.taxonomy.constraint_sets import parse_fraction, parse_privacy, parse_utility
 
 _PARAMS = (
     Param("privacy", str, None, "privacy constraints: pgen, km:M, bundled or a FILE (default: km:M from -m, else pgen)"),

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon.counting.support import bitmap_supports, generalize_matrix, sparse_bitmaps
 from graphanon.errors import InfeasibleError, ParameterError
-from graphanon.labels import set_label
-from graphanon.support import bitmap_supports, generalize_matrix, sparse_bitmaps
-from graphanon.taxonomy import Taxonomy
+from graphanon.taxonomy.tree import Taxonomy
+from graphanon.utils.labels import set_label
 
 LN2 = math.log(2.0)
 
@@ -156,7 +156,7 @@ class CoatState:
         return int(np.bitwise_count(acc).sum())
 
     def supports_of(self, itemsets: list[tuple]) -> np.ndarray:
-        """Supports of many group itemsets at once (:func:`graphanon.support.bitmap_supports`; empty -> n)."""
+        """Supports of many group itemsets at once (:func:`graphanon.counting.support.bitmap_supports`; empty -> n)."""
         return bitmap_supports(self.bits, itemsets, self.n)
 
     def groups_of(self, items: np.ndarray) -> list[int]:

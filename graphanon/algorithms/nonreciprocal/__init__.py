@@ -19,13 +19,13 @@ picks the implementation, one module per extractor, shared kernels apart.
 The structures these build live in :mod:`graphanon.graphs`
 (:class:`~graphanon.graphs.GeneralizationGraph`,
 :class:`~graphanon.graphs.GrayTSPResult`, :class:`~graphanon.graphs.OrderReport`);
-CAHD, the other method on record orders, is :mod:`graphanon.algorithms.cahd`.
+CAHD, the other method on record orders, is :mod:`graphanon.algorithms.nonreciprocal.cahd_groups`.
 """
 
-from graphanon._lazy import attach
+from graphanon.utils.lazy import attach
 
 __getattr__, __dir__, __all__ = attach(__name__, globals(), {
-    "graphanon._validation": ("check_diversity_feasible",),
+    "graphanon.utils.validation": ("check_diversity_feasible",),
     "graphanon.algorithms.nonreciprocal._kernels": ("ExtractionStats",),
     "graphanon.algorithms.nonreciprocal.anonymize": (
         "NonreciprocalTrace", "anonymize_nonreciprocal", "members_matrix", "record_order", "tsp_budget",

@@ -18,7 +18,7 @@ and which the published rows show anyway. The decomposition of that graph
 into ``k`` disjoint perfect matchings (the randomized closed walk or
 backtracking extraction), the choice among them and the row shuffle all
 come from operating-system entropy
-(:func:`graphanon._random.secret_generator`). Every edge of the graph lies in
+(:func:`graphanon.utils.randomness.secret_generator`). Every edge of the graph lies in
 exactly one of the ``k`` matchings and the chosen one is uniform, so for a
 seed holder every edge is the true link with probability exactly ``1/k``;
 known (person, label) pairs do not pin a seed-determined matching, because
@@ -38,10 +38,6 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon._memory import check_memory
-from graphanon._progress import ProgressCallback
-from graphanon._random import check_random_state, secret_generator
-from graphanon._validation import check_k, check_order
 from graphanon.algorithms.nonreciprocal.diverse import (
     check_diversity_feasible,
     greedy_diverse_assignments,
@@ -54,6 +50,10 @@ from graphanon.errors import ParameterError
 from graphanon.graphs.generalization import GeneralizationGraph
 from graphanon.release import publish
 from graphanon.release.nonreciprocal import NonreciprocalRelease
+from graphanon.utils.memory import check_memory
+from graphanon.utils.progress import ProgressCallback
+from graphanon.utils.randomness import check_random_state, secret_generator
+from graphanon.utils.validation import check_k, check_order
 
 __all__ = ["NonreciprocalTrace", "anonymize_nonreciprocal", "members_matrix", "record_order", "tsp_budget"]
 
@@ -336,7 +336,7 @@ def anonymize_nonreciprocal(
     vote gathers record rows in bounded blocks) and its preimage counts
     (about 24 bytes per occurrence and assignment); the Gray order about 16
     bytes per packed bitmap byte. Checked up front against the
-    memory budget (:mod:`graphanon._memory`): a ``k`` near ``n`` on large
+    memory budget (:mod:`graphanon.utils.memory`): a ``k`` near ``n`` on large
     data stops with a :class:`~graphanon.errors.MemoryBudgetError` naming ``k``.
 
     Examples

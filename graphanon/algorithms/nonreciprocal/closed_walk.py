@@ -15,7 +15,6 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from graphanon._random import check_random_state
 from graphanon.algorithms.nonreciprocal._kernels import (
     commit_edges,
     edge_lists,
@@ -28,6 +27,7 @@ from graphanon.algorithms.nonreciprocal._kernels import (
 )
 from graphanon.errors import InfeasibleError, ParameterError
 from graphanon.graphs.generalization import GeneralizationGraph
+from graphanon.utils.randomness import check_random_state
 
 # Uniform proposals the closed walk makes before it scans all edges of a record
 # (any value gives the same distribution; 2 was fastest on chess rings, k = 4..20).

@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphanon._bitset import pack_words
-from graphanon._progress import ProgressCallback
-from graphanon._random import check_random_state
-from graphanon._validation import check_diversity_feasible, check_order
 from graphanon.algorithms.nonreciprocal.diverse_flow import diverse_flow
 from graphanon.algorithms.nonreciprocal.extraction import extract_assignments
 from graphanon.algorithms.nonreciprocal.greedy_walk import greedy_walk_rounds
+from graphanon.counting.bitset import pack_words
 from graphanon.errors import InfeasibleError, ParameterError
 from graphanon.graphs.generalization import GeneralizationGraph
+from graphanon.utils.progress import ProgressCallback
+from graphanon.utils.randomness import check_random_state
+from graphanon.utils.validation import check_diversity_feasible, check_order
 
 __all__ = ["greedy_diverse_assignments"]
 

@@ -3,7 +3,7 @@
 A flow on ``record u -> (u, label c) -> published v`` whose arcs are the
 label-eligible pairs within a window of the record order plus certificate
 arcs that guarantee feasibility; refined by re-costing against the voted
-bases (:func:`graphanon._bitset.vote_words`).
+bases (:func:`graphanon.counting.bitset.vote_words`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from graphanon._bitset import popcount64, vote_words
+from graphanon.counting.bitset import popcount64, vote_words
 from graphanon.errors import InfeasibleError, ParameterError
 
 

@@ -55,13 +55,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphanon._progress import ProgressCallback
-from graphanon._random import check_random_state
 from graphanon.algorithms.nonreciprocal._kernels import ExtractionStats, drop_used_edges, edge_lists
 from graphanon.algorithms.nonreciprocal.backtracking import backtracking_round
 from graphanon.algorithms.nonreciprocal.closed_walk import CW_PROPOSALS, closed_walk_round
 from graphanon.errors import InfeasibleError, ParameterError
 from graphanon.graphs.generalization import GeneralizationGraph
+from graphanon.utils.progress import ProgressCallback
+from graphanon.utils.randomness import check_random_state
 
 __all__ = ["ExtractionStats", "check_assignments", "extract_assignments"]
 

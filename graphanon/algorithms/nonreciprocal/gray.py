@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphanon._bitset import bytes_to_words, pack_bytes
-from graphanon._validation import check_order
+from graphanon.counting.bitset import bytes_to_words, pack_bytes
 from graphanon.errors import ParameterError
+from graphanon.utils.validation import check_order
 
 __all__ = ["consecutive_hamming", "gray_order", "hamming_cycle_length", "hamming_matrix"]
 

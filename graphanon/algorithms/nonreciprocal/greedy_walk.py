@@ -14,8 +14,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from graphanon._bitset import hamming_words
 from graphanon.algorithms.nonreciprocal._kernels import erase_cycle, open_walk, push, round_arrays
+from graphanon.counting.bitset import hamming_words
 from graphanon.errors import InfeasibleError
 
 

@@ -7,9 +7,9 @@ import time
 
 import numpy as np
 
-from graphanon._bitset import bytes_to_words, pack_bytes
 from graphanon.algorithms.nonreciprocal.gray import consecutive_packed, gray_order_packed
 from graphanon.algorithms.nonreciprocal.tsp import gray_tsp_details
+from graphanon.counting.bitset import bytes_to_words, pack_bytes
 from graphanon.graphs.order import OrderReport
 
 __all__ = ["order_report"]

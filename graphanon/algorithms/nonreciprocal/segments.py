@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphanon._bitset import bytes_to_words, pack_bytes
-from graphanon._validation import check_order
 from graphanon.algorithms.nonreciprocal.gray import consecutive_packed
+from graphanon.counting.bitset import bytes_to_words, pack_bytes
 from graphanon.errors import ParameterError
+from graphanon.utils.validation import check_order
 
 __all__ = ["segment_breakpoints"]
 

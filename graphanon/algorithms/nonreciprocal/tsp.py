@@ -7,17 +7,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphanon._bitset import bytes_to_words, pack_bytes
-from graphanon._progress import ProgressCallback
 from graphanon.algorithms.nonreciprocal.gray import (
     consecutive_packed,
     gray_order_packed,
     hamming_matrix_words,
 )
 from graphanon.algorithms.nonreciprocal.segments import check_lengths, segment_bounds
+from graphanon.counting.bitset import bytes_to_words, pack_bytes
 from graphanon.distributed.tasks import map_ordered
 from graphanon.errors import ParameterError
 from graphanon.graphs.order import GrayTSPResult
+from graphanon.utils.progress import ProgressCallback
 
 __all__ = ["DETERMINISTIC_STEP_LIMIT", "gray_tsp_details", "gray_tsp_order"]
 

@@ -1,0 +1,24 @@
+"""Recoding along an item taxonomy: cut, AA, HgHs/mHgHs and MM (suppression).
+
+Laid out like :mod:`graphanon.algorithms.nonreciprocal`: one module per method and the shared
+machinery apart.
+
+* :func:`anonymize_cut` (:mod:`.cut`): a user-given or level cut, and :class:`HierarchyTrace`, the
+  trace of every method of the family;
+* :func:`anonymize_aa` (:mod:`.aa`): the Apriori anonymization of Terrovitis et al. (counting in
+  :mod:`._aa_counts`);
+* :func:`anonymize_hghs`, :func:`anonymize_mhghs` (:mod:`.hghs`): generalization plus suppression
+  (Liu & Wang), the search in :mod:`._search` and :mod:`._walk`;
+* :func:`anonymize_mm` (:mod:`.mm`): suppression of minimal moles (Xu et al.);
+* :mod:`._index` -- the taxonomy index and threat sets the family shares; numba kernels in
+  :mod:`._kernels`.
+"""
+
+from graphanon.utils.lazy import attach
+
+__getattr__, __dir__, __all__ = attach(__name__, globals(), {
+    "graphanon.algorithms.hierarchy.aa": ("anonymize_aa",),
+    "graphanon.algorithms.hierarchy.cut": ("HierarchyTrace", "anonymize_cut"),
+    "graphanon.algorithms.hierarchy.hghs": ("HierarchySearch", "anonymize_hghs", "anonymize_mhghs"),
+    "graphanon.algorithms.hierarchy.mm": ("anonymize_mm",),
+})

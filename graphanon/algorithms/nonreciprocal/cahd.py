@@ -1,0 +1,298 @@
+"""CAHD published through the nonreciprocal bit-voting model (the paper's l-diversity baseline).
+
+CAHD (Ghinita et al.) partitions the records, in a Gray-like band order, into
+groups whose sensitive labels are l-diverse. To compare it with nonreciprocal
+recoding under one publication model (Xue et al., Sec. 5.1), every group is
+published by bit voting: all records of a group share the group's base
+bitmap, distance bitmap and threshold, so the generalization graph is the
+union of complete bipartite graphs (one per group), and each record's
+published row is drawn by a uniformly random permutation within its group --
+a secret choice, drawn from operating-system entropy
+(:func:`graphanon.utils.randomness.secret_generator`), like the final row shuffle.
+
+References
+----------
+Ghinita, Tao, Kalnis. On the anonymization of sparse high-dimensional data.
+ICDE 2008 (CAHD). Xue, Karras, Raïssi, Vaidya, Tan. Anonymizing set-valued
+data by nonreciprocal recoding. KDD 2012, Sec. 5.1 (CAHD under bit voting).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+import scipy.sparse as sp
+
+from graphanon.algorithms.nonreciprocal.cahd_groups import cahd_groups
+from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, register
+from graphanon.errors import InfeasibleError, ParameterError
+from graphanon.release import publish
+from graphanon.release.nonreciprocal import NonreciprocalRelease
+from graphanon.utils.progress import ProgressCallback, report
+from graphanon.utils.randomness import check_random_state, secret_generator
+from graphanon.utils.validation import check_diversity_feasible
+
+__all__ = ["anonymize_cahd", "groups_release"]
+
+
+def groups_release(
+    data, groups, *, unsafe_secret_seed: int | None = None, algorithm: str = "cahd", params: dict | None = None
+):
+    """Publish ``data`` by bit voting within each group of record indices.
+
+    Parameters
+    ----------
+    data : TransactionData
+    groups : list of arrays of record indices
+        A partition of ``0..n-1``.
+    unsafe_secret_seed : int, optional
+        Tests only: fixes the within-group permutation and the row shuffle
+        (operating-system entropy otherwise). Never recorded in the release.
+
+    Returns
+    -------
+    NonreciprocalRelease
+        Rows in a secret random order: the bit vote of each group, once per
+        member, each with its record's label; ``release.link`` is private.
+    """
+    n = data.n_records
+    secret = secret_generator(unsafe_secret_seed)
+    seen = np.zeros(n, dtype=np.int64)
+    rows, cols = [], []
+    sigma = np.empty(n, dtype=np.int64)
+    for g in groups:
+        g = np.asarray(g, dtype=np.int64)
+        if len(g) == 0:
+            raise InfeasibleError("an empty group")
+        seen[g] += 1
+        rows.append(np.repeat(g, len(g)))
+        cols.append(np.tile(g, len(g)))
+        sigma[g] = secret.permutation(g)
+    if (seen != 1).any():
+        bad = int(np.flatnonzero(seen != 1)[0])
+        raise InfeasibleError(f"groups are not a partition of the records: record {bad} is in {int(seen[bad])} groups")
+    members = sp.csr_array(
+        (np.ones(sum(len(r) for r in rows), dtype=np.int8), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n)
+    )
+    aligned = NonreciprocalRelease.from_preimages(data, members, sigma, algorithm=algorithm, params=params)
+    return publish(data, aligned, secret=secret)
+
+
+def _largest_distinct_group(labels) -> int:
+    """The largest ``p`` for which groups of ``p`` pairwise distinct labels can cover the records."""
+    counts = Counter(labels)
+    return min(len(counts), len(labels) // max(counts.values()))
+
+
+DIVERSITY_VARIANTS = ("distinct", "entropy", "recursive")
+
+
+def check_table_diversity(labels, l: int, diversity: str, c: float | None) -> None:  # noqa: E741
+    """Refuse (ParameterError) a variant the whole table's label distribution does not meet.
+
+    Every grouping's candidate distributions mix group distributions, and
+    Machanavajjhala et al. (TKDD 2007, Sec. 4.1) require the whole table to
+    meet the variant; for recursive (c, l) with groups of pairwise distinct
+    labels the group size check below is the binding one, this one names the
+    table's own limit.
+    """
+    # Entropy needs nothing beyond the distinct check done before: no label on more than n / l
+    # records means min-entropy >= log l, and Shannon entropy is at least the min-entropy.
+    counts = np.array(sorted(Counter(map(str, labels)).values(), reverse=True), dtype=np.float64)
+    if diversity == "recursive":
+        top, tail = counts[0], counts[l - 1 :].sum()
+        if not top < c * tail:
+            raise ParameterError(
+                f"recursive (c,l)-diversity with c={c:g}, l={l}: the whole table has r_1 = {int(top)} >= c * "
+                f"(r_l + ...) = {c * tail:g}, so no grouping reaches it; raise c above {top / max(tail, 1):g} or "
+                f"lower l"
+            )
+
+
+def _check_c(c) -> float:
+    try:
+        value = float(c)
+    except (TypeError, ValueError):
+        raise ParameterError(f"c must be a number > 0, got {c!r}") from None
+    if isinstance(c, bool) or not math.isfinite(value) or value <= 0:
+        raise ParameterError(f"c must be a finite number > 0, got {c!r}")
+    return value
+
+
+def _variant_group_size(l: int, diversity: str, c: float | None) -> int:  # noqa: E741
+    """The smallest group of pairwise distinct labels that meets the variant by itself."""
+    if diversity != "recursive":
+        return l
+    # p distinct labels: r_1 = 1 < c (p - l + 1)
+    return l - 1 + math.floor(1.0 / c) + 1
+
+
+def anonymize_cahd(
+    data,
+    *,
+    l: int,  # noqa: E741
+    k: int | None = None,
+    diversity: str = "distinct",
+    c: float | None = None,
+    order=None,
+    alpha: int = 3,
+    rng=None,
+    unsafe_secret_seed: int | None = None,
+    progress: ProgressCallback | None = None,
+):
+    """CAHD l-diverse grouping, published by bit voting.
+
+    Parameters
+    ----------
+    data : TransactionData
+        Records with sensitive labels.
+    l : int
+        Diversity level (checked up front like :func:`anonymize_nonreciprocal`).
+    diversity : {"distinct", "entropy", "recursive"}, default "distinct"
+        The l-diversity variant (Machanavajjhala et al., TKDD 2007, Sec. 4.1)
+        every record's label distribution -- the labels of its viable
+        candidate rows, :mod:`graphanon.privacy.diversity` -- must meet:
+        distinct (``l`` labels, the paper's), entropy (``>= log l``) or
+        recursive (``r_1 < c (r_l + ... + r_m)``). The groups have pairwise
+        distinct labels and at least ``p`` records, ``p`` the smallest size
+        that meets the variant alone (``l`` for entropy, ``l - 1 +
+        floor(1/c) + 1`` for recursive). That suffices for every record:
+        bit voting gives all rows of a group the same base, distance and
+        threshold, so a record's candidate rows, and its viable ones, are a
+        union of ``g`` whole groups; each label then counts at most ``g`` of
+        at least ``g p`` rows, so its share is at most ``1/p`` (min-entropy,
+        hence entropy, ``>= log p >= log l``) and ``r_l + ... >= g (p - l +
+        1) >= r_1 (p - l + 1)``, so ``r_1 < c (r_l + ...)`` when ``c (p - l +
+        1) > 1``. The audit checks it independently.
+    c : float, optional
+        The recursive constant (``diversity="recursive"`` only).
+    k : int, optional
+        Anonymity level. CAHD groups records with pairwise distinct labels,
+        so every group of ``p`` records makes each record ``p``-anonymous;
+        with ``k > l`` the groups are formed for ``p = k`` (hence also
+        k-diverse, a stronger guarantee than ``l``). Default: ``l``.
+    order : permutation, optional
+        Record order for the grouping (default: CAHD's own, the Gray order).
+    alpha : int
+        CAHD candidate-list factor.
+    rng : None, int or numpy Generator
+        Accepted for the common convention (same ``rng``, same release
+        structure); the grouping is deterministic and draws nothing.
+    unsafe_secret_seed : int, optional
+        Tests only: fixes the within-group permutation and the row shuffle.
+        The grouping itself is deterministic; both secret choices come from
+        operating-system entropy otherwise. Never recorded in the release.
+    progress : callable(done, total, message), optional
+        Called before the grouping and after the publication.
+
+    Returns
+    -------
+    NonreciprocalRelease
+        Params ``k`` and ``l`` as given (``k`` defaults to ``l``) and
+        ``group_size``, the size of the distinct-label groups before any
+        merge (``max(k, l)``, or larger for recursive diversity); with a
+        variant also ``diversity`` (and ``c``).
+
+    Raises
+    ------
+    ParameterError
+        When the labels cannot fill groups of ``max(k, l)`` distinct labels
+        (the message gives the largest feasible value).
+
+    Complexity
+    ----------
+    That of :func:`graphanon.algorithms.nonreciprocal.cahd_groups.cahd_groups` plus O(sum of squared
+    group sizes) for the publication.
+
+    Examples
+    --------
+    >>> from graphanon.datasets import load
+    >>> rel = anonymize_cahd(load("nr_table1"), l=2, k=3)
+    >>> rel.params["group_size"], rel.n_records
+    (3, 6)
+    """
+    check_random_state(rng)  # validated like every method's; CAHD draws nothing
+    check_diversity_feasible(data.labels, l)
+    if l > data.n_records:
+        raise ParameterError(f"l={l} exceeds the number of records ({data.n_records})")
+    if k is None:
+        k = l
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= data.n_records:
+        raise ParameterError(f"k must be a whole number between 1 and the number of records ({data.n_records}), got {k!r}")
+    size = max(int(k), l)
+    if size > l:
+        top = _largest_distinct_group(data.labels)
+        if size > top:
+            raise ParameterError(
+                f"k={k}: CAHD makes records k-anonymous with groups of k pairwise distinct labels, and these labels "
+                f"fill groups of at most {top}; lower k to {top}, or use nonreciprocal recoding, which separates k "
+                f"from l (-a nr -k {k} --param l={l})"
+            )
+    if diversity not in DIVERSITY_VARIANTS:
+        raise ParameterError(f"diversity must be one of {', '.join(DIVERSITY_VARIANTS)}, got {diversity!r}")
+    if diversity == "recursive":
+        if c is None:
+            raise ParameterError("diversity=recursive needs c (--param c=C): r_1 < c (r_l + ... + r_m)")
+        c = _check_c(c)
+    elif c is not None:
+        raise ParameterError(f"c applies to diversity=recursive only, not {diversity!r}")
+    if diversity != "distinct":
+        check_table_diversity(data.labels, l, diversity, c)
+        wanted = _variant_group_size(l, diversity, c)
+        if wanted > size:
+            top = _largest_distinct_group(data.labels)
+            if wanted > top:
+                raise ParameterError(
+                    f"recursive (c,l)-diversity with c={c:g}, l={l} needs groups of {wanted} distinct labels "
+                    f"(1 < c * (size - l + 1)); these labels fill groups of at most {top}: raise c above "
+                    f"{1 / (top - l + 1):g} or lower l"
+                )
+            size = wanted
+    report(progress, 0, 2, "CAHD grouping")
+    groups = cahd_groups(data.matrix, list(data.labels), size, order=order, alpha=alpha)
+    report(progress, 1, 2, "publishing by bit voting")
+    params = {"k": int(k), "l": l, "alpha": alpha, "group_size": size}
+    if diversity != "distinct":
+        params["diversity"] = diversity
+        if c is not None:
+            params["c"] = c
+    release = groups_release(data, groups, unsafe_secret_seed=unsafe_secret_seed, algorithm="cahd", params=params)
+    report(progress, 2, 2, "done")
+    return release
+
+
+_PARAMS = (
+    Param("l", int, None, "l-diversity: groups of l distinct sensitive labels (default: -k)"),
+    Param("alpha", int, 3, "CAHD candidate list: alpha * l records on each side of the band"),
+    Param("diversity", str, "distinct", "l-diversity variant: distinct, entropy (label entropy of every "
+          "record's viable rows >= log l) or recursive (r_1 < c (r_l + ...))", choices=DIVERSITY_VARIANTS),
+    Param("c", float, None, "recursive (c,l)-diversity constant (diversity=recursive)"),
+)
+
+
+def _run(data, opts: RunOptions) -> NonreciprocalRelease:
+    values = opts.values(_PARAMS)
+    l = opts.k if values["l"] is None else values["l"]  # noqa: E741
+    if l is None:
+        raise ParameterError("algorithm 'cahd' needs --param l=L (or -k L)")
+    return anonymize_cahd(
+        data, l=l, k=opts.k, alpha=values["alpha"], diversity=values["diversity"], c=values["c"],
+        unsafe_secret_seed=opts.unsafe_secret_seed,
+        progress=opts.progress,
+    )
+
+
+register(
+    AlgorithmSpec(
+        name="cahd",
+        summary="CAHD l-diverse groups (Ghinita et al.) published by nonreciprocal bit voting (--param l=L; "
+        "-k K > L: groups of K distinct labels)",
+        run=_run,
+        privacy_model="ldiversity",
+        params=_PARAMS,
+        audit_params=("l", "diversity", "c"),
+        options=("k",),
+    )
+)

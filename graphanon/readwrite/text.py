@@ -1,0 +1,121 @@
+"""Shared pieces of the text readers in :mod:`graphanon.readwrite.formats` and :mod:`graphanon.readwrite.long_csv`.
+
+Opening (UTF-8, byte order mark, ``.gz``), line splitting, delimiter names,
+how error messages name an argument, and the vectorized build of a
+:class:`~graphanon.data.TransactionData` from tokens.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import re
+import shlex
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+
+from graphanon.errors import DataFormatError, ParameterError
+from graphanon.utils.labels import natural_key
+
+FIMI_TOKEN = re.compile(r"[0-9]+\Z")
+DELIMITER_WORDS = {"\\t": "\t", "tab": "\t", "space": " ", "comma": ",", "semicolon": ";"}
+
+
+def say_option(option_names: Mapping[str, str] | None, name: str, value: str) -> str:
+    """How to pass ``name=value``: ``name='value'`` or, with option names, ``--name value``."""
+    if option_names is None:
+        return f"{name}={value!r}"
+    return f"{option_names.get(name, '--' + name)} {shlex.quote(value)}"
+
+
+def check_delimiter(value: str | None, option_names=None) -> str | None:
+    """A one-character delimiter (``tab``, ``\\t``, ``space`` are accepted by name)."""
+    if value is None:
+        return None
+    value = DELIMITER_WORDS.get(value.lower(), value) if isinstance(value, str) else value
+    if not isinstance(value, str) or len(value) != 1 or value in "\"\r\n":
+        raise ParameterError(
+            f"the delimiter must be one character other than a quote or newline, got {value!r}; "
+            f"for example {say_option(option_names, 'delimiter', ';')} or {say_option(option_names, 'delimiter', 'tab')}"
+        )
+    return value
+
+
+def open_text(path: Path) -> io.TextIOBase:
+    """``path`` opened for reading text: UTF-8, a byte order mark dropped, ``.gz`` unpacked."""
+    if path.suffix == ".gz":
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8-sig", newline="")
+    return open(path, encoding="utf-8-sig", newline="")
+
+
+def read_all(path: str | os.PathLike) -> str:
+    """The whole file as text (UTF-8, a leading byte order mark dropped, ``.gz`` unpacked)."""
+    path = Path(path)
+    if not path.exists():
+        raise DataFormatError(f"{path}: no such file")
+    if path.is_dir():
+        raise DataFormatError(f"{path}: is a folder, not a data file")
+    try:
+        with open_text(path) as fh:
+            return fh.read()
+    except UnicodeDecodeError as exc:
+        raise DataFormatError(
+            f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); save the file as UTF-8"
+        ) from None
+    except (OSError, EOFError) as exc:
+        raise DataFormatError(f"{path}: cannot be read ({exc})") from None
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines of a record-per-line file, one per record.
+
+    Every line is a record (a blank line is an empty record) except the empty
+    string after the final newline, so that files written by the writers here
+    read back with the same records. A file of blank lines only has no records.
+    """
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if not any(line.strip() for line in lines):
+        return []
+    return lines
+
+
+def sorted_distinct(values: np.ndarray) -> np.ndarray:
+    """Sorted distinct values (a sort and a mask: faster than ``np.unique`` on large integer arrays)."""
+    out = np.sort(values)
+    return out[np.concatenate(([True], out[1:] != out[:-1]))] if len(out) else out
+
+
+def from_tokens(lengths: np.ndarray, tokens: list[str], name: str | None, *, plain_integers: bool = False):
+    """Data from per-record token counts and the flat token list (labels as written).
+
+    ``plain_integers``: every token is a whole number written without leading
+    zeros, so its text is ``str(int(token))`` and numeric order is the natural
+    order; the tokens are then parsed as integers (much faster than sorting text).
+    """
+    from graphanon.data import from_id_lists
+
+    if not tokens:
+        return from_id_lists(lengths, np.zeros(0, np.int64), [], name=name)
+    if plain_integers:
+        values = np.array(tokens, dtype=np.int64)
+        distinct = sorted_distinct(values)
+        ids = np.searchsorted(distinct, values)
+        vocab = [str(v) for v in distinct.tolist()]
+    else:
+        vocab, ids = np.unique(np.array(tokens), return_inverse=True)
+        vocab = [str(v) for v in vocab]
+        order = sorted(range(len(vocab)), key=lambda j: natural_key(vocab[j]))
+        rank = np.empty(len(vocab), dtype=np.int64)
+        rank[order] = np.arange(len(vocab))
+        ids = rank[ids.ravel()]
+        vocab = [vocab[j] for j in order]
+    rows = np.repeat(np.arange(len(lengths)), lengths)
+    key = sorted_distinct(rows * len(vocab) + ids)  # by record, then by item id; duplicates gone
+    rows, ids = np.divmod(key, len(vocab))
+    lengths = np.bincount(rows, minlength=len(lengths))
+    return from_id_lists(lengths, ids, vocab, name=name)

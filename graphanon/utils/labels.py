@@ -1,0 +1,157 @@
+"""The one rule for item labels and taxonomy nodes: labels are text.
+
+Every reader, builder and command-line option turns an item label or a
+taxonomy node into text here, and nowhere else:
+
+* a ``str`` is kept exactly as written: ``"001"`` stays ``"001"``, ``"-1"``
+  stays ``"-1"``, ``"whole milk"`` stays ``"whole milk"``;
+* a Python or numpy integer (Python API only) becomes its decimal text, so
+  ``1`` and ``"1"`` are the same label and ``1`` and ``"001"`` are not;
+* anything else (floats, booleans, tuples, ``None``, the empty string) is an
+  error, because no text form of it is obviously right.
+
+Integer ids are a property of a vocabulary (position ``j`` of
+:attr:`graphanon.data.TransactionData.items`), never of a label. Labels are
+ordered by :func:`natural_key`: labels that read as whole numbers first, by
+value (so FIMI items keep their numeric order), then all other labels as text.
+
+Examples
+--------
+>>> as_label("001"), as_label(7), as_label("-1")
+('001', '7', '-1')
+>>> sorted_labels(["10", "9", "b", "001", "-1", "a"])
+['-1', '001', '9', '10', 'a', 'b']
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Hashable, Iterable, Sequence
+
+import numpy as np
+
+from graphanon.errors import DataFormatError
+
+__all__ = ["as_label", "as_labels", "lookup_key", "natural_key", "parse_name_list", "sorted_labels"]
+
+_WHOLE_NUMBER = re.compile(r"-?[0-9]+\Z")
+
+
+def as_label(value: Hashable, what: str = "item") -> str:
+    """The label ``value`` stands for (see the module docstring).
+
+    Parameters
+    ----------
+    value : str or int
+        A label as given by a file or the Python API.
+    what : str
+        What the label names, for the error message (``"item"``, ``"taxonomy node"``).
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    DataFormatError
+        For a value that is neither text nor an integer, or the empty string.
+
+    Complexity
+    ----------
+    O(length of the label).
+
+    Examples
+    --------
+    >>> as_label(np.int64(12)), as_label("012")
+    ('12', '012')
+    """
+    if type(value) is str:
+        if value:
+            return value
+    elif isinstance(value, str):
+        if value:
+            return str(value)
+    elif isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return str(int(value))
+    else:
+        raise DataFormatError(
+            f"{what} {value!r} is a {type(value).__name__}; labels are text (str), or integers "
+            f"that stand for their decimal text (convert the values to str first)"
+        )
+    raise DataFormatError(f"{what} label is the empty string; every label needs at least one character")
+
+
+def lookup_key(value: Hashable) -> Hashable:
+    """What to look ``value`` up by: its label, or ``value`` itself when it has none (it then matches nothing).
+
+    Lookups (``data.has_item(1)``, ``tax.parent(1)``) use this so that an int
+    finds its text and a float or tuple finds nothing instead of raising.
+
+    Examples
+    --------
+    >>> lookup_key(7), lookup_key("007"), lookup_key(7.0)
+    ('7', '007', 7.0)
+    """
+    if isinstance(value, str):
+        return value
+    try:
+        return as_label(value)
+    except DataFormatError:
+        return value
+
+
+def as_labels(values: Iterable[Hashable], what: str = "item") -> tuple[str, ...]:
+    """:func:`as_label` of every value, in order.
+
+    Examples
+    --------
+    >>> as_labels([1, "02"])
+    ('1', '02')
+    """
+    return tuple(as_label(v, what) for v in values)
+
+
+def natural_key(label: str) -> tuple:
+    """Sort key: whole-number labels first by value (ties by text), then the rest as text.
+
+    Examples
+    --------
+    >>> sorted(["10", "2", "02", "x"], key=natural_key)
+    ['02', '2', '10', 'x']
+    """
+    if _WHOLE_NUMBER.match(label):
+        return (0, int(label), label)
+    return (1, 0, label)
+
+
+def sorted_labels(labels: Iterable[str]) -> list[str]:
+    """Distinct labels in :func:`natural_key` order (labels must already be text)."""
+    return sorted(set(labels), key=natural_key)
+
+
+def parse_name_list(text: str) -> list[str]:
+    """Comma-separated item or node names of a ``--param``, as text.
+
+    Names are stripped and empty ones dropped; each is the label it spells
+    (``001`` stays ``001``: labels are text everywhere, see
+    :mod:`graphanon.utils.labels`).
+
+    Examples
+    --------
+    >>> parse_name_list("001, 250,,-1")
+    ['001', '250', '-1']
+    """
+    return [token for token in (t.strip() for t in text.split(",")) if token]
+
+
+def set_label(members: Sequence[Hashable]) -> Hashable:
+    """Label of a set-valued published item: the item itself, or ``"(a,b,c)"``.
+
+    Examples
+    --------
+    >>> set_label(["a"]), set_label(["a", "b"])
+    ('a', '(a,b)')
+    """
+    if len(members) == 1:
+        return members[0]
+    return "(" + ",".join(str(m) for m in members) + ")"
