@@ -468,9 +468,9 @@ def partner_tendency_rows(quick: bool) -> list[dict]:
         anonymize_splitperson,
     )
     from graphanon.attacks.tendency import partner_tendency
-    from graphanon.categories import parse_categories
     from graphanon.metrics.itemsets import itemset_metrics
     from graphanon.privacy import TendencyHiding
+    from graphanon.taxonomy.categories import parse_categories
 
     data = load("groceries")
     if quick:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from graphanon.algorithms import anonymize_nonreciprocal
-from graphanon.algorithms.cahd_release import anonymize_cahd
+from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
 from graphanon.attacks.label_linkage import known_label_linkage
 from graphanon.data import from_iterable
 from graphanon.datasets import load

@@ -16,13 +16,13 @@ from graphanon.algorithms import (
     anonymize_randswap,
     anonymize_splitperson,
 )
-from graphanon.algorithms.cahd_release import anonymize_cahd
+from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
 from graphanon.attacks.tendency import dominating_categories, partner_tendency
-from graphanon.categories import category_codes, parse_categories
 from graphanon.data import from_iterable
 from graphanon.datasets import load, load_taxonomy
 from graphanon.errors import ParameterError
 from graphanon.taxonomy import ItemGroups
+from graphanon.taxonomy.categories import category_codes, parse_categories
 
 
 def brute_force(data, release, cats, pairs, one_category=True):

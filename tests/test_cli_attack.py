@@ -132,8 +132,8 @@ def test_cli_partner_tendency_equals_the_python_attack(tmp_path):
     """Partners read off the saved link score the attack as the in-memory trace does."""
     from graphanon.algorithms import anonymize_partswap
     from graphanon.attacks.tendency import partner_tendency
-    from graphanon.categories import parse_categories
     from graphanon.datasets import load
+    from graphanon.taxonomy.categories import parse_categories
 
     data = load("swap_table1")
     cats = parse_categories("random:4", data)

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphanon.algorithms.cahd_release import anonymize_cahd
+from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
 from graphanon.attacks import label_inference
 from graphanon.data import from_iterable
 from graphanon.datasets import load

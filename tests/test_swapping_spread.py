@@ -12,13 +12,13 @@ from hypothesis import strategies as st
 from graphanon.algorithms import anonymize_fullswap, anonymize_partswap, get_algorithm
 from graphanon.algorithms.registry import RunOptions
 from graphanon.attacks.tendency import partner_tendency
-from graphanon.categories import parse_categories
 from graphanon.data import from_iterable
 from graphanon.datasets import load, load_taxonomy
 from graphanon.errors import ParameterError
 from graphanon.metrics.itemsets import dif, fi_similarity
 from graphanon.privacy import TendencyHiding
 from graphanon.taxonomy import ItemGroups
+from graphanon.taxonomy.categories import parse_categories
 
 CATS = ItemGroups({"A": ["a1", "a2", "a3", "a4"], "B": ["b1", "b2", "b3", "b4"], "C": ["c1", "c2", "c3"]})
 ITEMS = ["a1", "a2", "a3", "a4", "b1", "b2", "b3", "b4", "c1", "c2", "c3"]  # category = first letter

@@ -74,7 +74,7 @@ def known_label_linkage(
 
     Examples
     --------
-    >>> from graphanon.algorithms.cahd_release import anonymize_cahd
+    >>> from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
     >>> from graphanon.datasets import load
     >>> data = load("nr_table1")
     >>> rel = anonymize_cahd(data, l=3, unsafe_secret_seed=0)

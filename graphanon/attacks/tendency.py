@@ -55,9 +55,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.attacks.result import AttackResult, make_result
-from graphanon.categories import category_codes
 from graphanon.errors import ParameterError
 from graphanon.privacy.tendency import heaviest_categories
+from graphanon.taxonomy.categories import category_codes
 
 __all__ = ["dominating_categories", "partner_tendency", "partner_weights", "partners_from_link"]
 

@@ -76,7 +76,7 @@ def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=
 
     Examples
     --------
-    >>> from graphanon.algorithms.cahd_release import anonymize_cahd
+    >>> from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
     >>> from graphanon.datasets import load
     >>> data = load("nr_table1")
     >>> rel = anonymize_cahd(data, l=2, unsafe_secret_seed=0)
@@ -148,8 +148,8 @@ def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=
 def attack(input_, release_paths, link_paths, known_labels, m_items, params, taxonomy, seed, allow_mismatch, json_out,
            fmt, sep, tid, item, label):
     """Run the adversaries of graphanon.attacks against each RELEASE of DATA (exit 1 above a bound)."""
-    from graphanon.categories import parse_categories
     from graphanon.release import check_same_data, load_release
+    from graphanon.taxonomy.categories import parse_categories
 
     if link_paths and len(link_paths) != len(release_paths):
         raise ParameterError(f"{len(link_paths)} --link for {len(release_paths)} releases: give one per release, "

@@ -91,7 +91,7 @@ def candidate_label_counts(original, release) -> tuple[sp.csr_array, sp.csr_arra
 
     Examples
     --------
-    >>> from graphanon.algorithms.cahd_release import anonymize_cahd
+    >>> from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
     >>> from graphanon.datasets import load
     >>> data = load("nr_table1")
     >>> every, viable, _ = candidate_label_counts(data, anonymize_cahd(data, l=3))
@@ -247,7 +247,7 @@ class EntropyLDiversity(_DistributionDiversity):
 
     Examples
     --------
-    >>> from graphanon.algorithms.cahd_release import anonymize_cahd
+    >>> from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
     >>> from graphanon.datasets import load
     >>> data = load("nr_table1")
     >>> rep = EntropyLDiversity(3).audit(data, anonymize_cahd(data, l=3, diversity="entropy"))
@@ -288,7 +288,7 @@ class RecursiveLDiversity(_DistributionDiversity):
 
     Examples
     --------
-    >>> from graphanon.algorithms.cahd_release import anonymize_cahd
+    >>> from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
     >>> from graphanon.datasets import load
     >>> data = load("nr_table1")
     >>> RecursiveLDiversity(2.0, 2).audit(data, anonymize_cahd(data, l=2, diversity="recursive", c=2.0)).satisfied
