@@ -95,7 +95,7 @@ def test_audits_match_brute_force(data, n, d, l, c):  # noqa: E741
     assert ent.violations == distinct.violations + bad_e
 
 
-def _first_release_where(predicate, seeds=range(400)):
+def _first_release_where(predicate, seeds=range(5000)):  # the label-preserving matching made such releases rarer
     for seed in seeds:
         rng = np.random.default_rng(seed)
         n, d = 6, 3
