@@ -143,6 +143,7 @@ def anonymize_cut(
     rng=None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
+    priors=None,
 ) -> GlobalRecoding:
     """Publish ``data`` generalized to a cut given by nodes or by taxonomy depth.
 
@@ -164,6 +165,11 @@ def anonymize_cut(
         Tests only: fixes the secret row shuffle (OS entropy otherwise).
     progress : callable(done, total, message), optional
         Called once when the recoding is done.
+    priors : release, Prior, or a sequence of them, optional
+        Earlier global recodings of ``data``: the cut is raised to a function
+        of the priors' common refinement
+        (:func:`~graphanon.algorithms.prior.coarsen_to_priors`), so together
+        they reveal no more than the priors.
 
     Returns
     -------
@@ -196,6 +202,12 @@ def anonymize_cut(
     check_random_state(rng)
     rel = cut_recoding(data, taxonomy, cut, suppress, params={"level": level})
     report(progress, 1, 1, "cut recoding")
+    if priors is not None:
+        from graphanon.algorithms.prior import coarsen_to_priors
+
+        rel = coarsen_to_priors(data, rel, priors, taxonomy=taxonomy, unsafe_secret_seed=unsafe_secret_seed)
+        rel.params["level"] = None  # the cut was raised: it is no longer that level
+        return rel
     return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
 
 
@@ -225,7 +237,8 @@ def _run(data, opts: RunOptions) -> GlobalRecoding:
     if cut is None and level is None:
         raise ParameterError("algorithm 'cut' needs --param cut=NODE,NODE,... or --param level=DEPTH")
     release = anonymize_cut(
-        data, taxonomy=opts.taxonomy, cut=cut, level=level, suppress=suppress, unsafe_secret_seed=opts.unsafe_secret_seed
+        data, taxonomy=opts.taxonomy, cut=cut, level=level, suppress=suppress, unsafe_secret_seed=opts.unsafe_secret_seed,
+        priors=opts.priors,
     )
     if opts.k is not None:
         release.params.update(k=opts.k, m=opts.m)

@@ -42,6 +42,7 @@ from graphanon.algorithms._hierarchy import HierarchyIndex, check_m, evaluate_cu
 from graphanon.algorithms._hierarchy_search import HierarchySearch, SearchRound
 from graphanon.algorithms._hierarchy_walk import walk_round
 from graphanon.algorithms.cut import cut_recoding
+from graphanon.algorithms.prior import coarsen_to_priors
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.metrics.loss import ncp
 from graphanon.release import GlobalRecoding, publish
@@ -65,7 +66,7 @@ def _prepare(data, taxonomy, k, m):
 
 
 def _release(
-    data, index, search: HierarchySearch, algorithm: str, params: dict, unsafe_secret_seed: int | None
+    data, index, search: HierarchySearch, algorithm: str, params: dict, unsafe_secret_seed: int | None, priors=None
 ) -> GlobalRecoding:
     total = index.total_occurrences
     rel = cut_recoding(
@@ -96,6 +97,9 @@ def _release(
     )
     rel.params["ncp"] = ncp(data, rel)
     rel.trace = replace(rel.trace, search=search)
+    if priors is not None:
+        return coarsen_to_priors(data, rel, priors, taxonomy=index.taxonomy, k=params["k"], m=params["m"],
+                                 unsafe_secret_seed=unsafe_secret_seed)  # fmt: skip
     return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
 
 
@@ -108,6 +112,7 @@ def anonymize_hghs(
     rng=None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
+    priors=None,
 ) -> GlobalRecoding:
     """k^m-anonymize ``data`` by HgHs: greedy cut search with greedy suppression.
 
@@ -130,6 +135,13 @@ def anonymize_hghs(
         Tests only: fixes the secret row shuffle, which otherwise comes from
         operating-system entropy (:func:`~graphanon.release.publish`). Never
         recorded in the release.
+
+    priors : release, Prior, or a sequence of them, optional
+        Earlier global recodings of ``data``: the cut is raised to a function
+        of the priors' common refinement
+        (:func:`~graphanon.algorithms.prior.coarsen_to_priors`), so together
+        they reveal no more than the priors; a refinement that is not
+        k^m-anonymous raises :class:`~graphanon.errors.InfeasibleError`.
 
     Returns
     -------
@@ -210,7 +222,7 @@ def anonymize_hghs(
     cut = np.sort(index.positions(rnd.cut))
     cost, g, s, sup = evaluate_cut(index, threats, cut)
     search = HierarchySearch(taxonomy, [rnd], index.labels(cut), index.labels(np.sort(sup)), g, s, index, threats)
-    return _release(data, index, search, "hghs", {"k": k, "m": m}, unsafe_secret_seed)
+    return _release(data, index, search, "hghs", {"k": k, "m": m}, unsafe_secret_seed, priors)
 
 
 def anonymize_mhghs(
@@ -222,6 +234,7 @@ def anonymize_mhghs(
     rng=None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
+    priors=None,
 ) -> GlobalRecoding:
     """k^m-anonymize ``data`` by mHgHs: HgHs in rounds on shrinking taxonomies.
 
@@ -233,7 +246,7 @@ def anonymize_mhghs(
 
     Parameters
     ----------
-    data, taxonomy, k, m, rng, unsafe_secret_seed, progress :
+    data, taxonomy, k, m, rng, unsafe_secret_seed, progress, priors :
         As in :func:`anonymize_hghs`.
 
     Returns
@@ -312,7 +325,7 @@ def anonymize_mhghs(
     cut = prev_cut
     cost, g, s, sup = evaluate_cut(index, threats, cut)
     search = HierarchySearch(taxonomy, rounds, index.labels(cut), index.labels(np.sort(sup)), g, s, index, threats)
-    return _release(data, index, search, "mhghs", {"k": k, "m": m}, unsafe_secret_seed)
+    return _release(data, index, search, "mhghs", {"k": k, "m": m}, unsafe_secret_seed, priors)
 
 
 def _published_max_len(index: HierarchyIndex, rnd: SearchRound) -> int:
@@ -366,7 +379,7 @@ def _run_hghs(data, opts: RunOptions) -> GlobalRecoding:
     opts.unknown_params(set())
     return anonymize_hghs(
         data, taxonomy=opts.taxonomy, k=opts.k, m=opts.m, progress=opts.progress,
-        unsafe_secret_seed=opts.unsafe_secret_seed,
+        unsafe_secret_seed=opts.unsafe_secret_seed, priors=opts.priors,
     )
 
 
@@ -374,7 +387,7 @@ def _run_mhghs(data, opts: RunOptions) -> GlobalRecoding:
     opts.unknown_params(set())
     return anonymize_mhghs(
         data, taxonomy=opts.taxonomy, k=opts.k, m=opts.m, progress=opts.progress,
-        unsafe_secret_seed=opts.unsafe_secret_seed,
+        unsafe_secret_seed=opts.unsafe_secret_seed, priors=opts.priors,
     )
 
 
