@@ -208,7 +208,7 @@ def reuse_priors(
                 "more than each (audit them with graphanon audit DATA R1 R2 ...); a new release can only reuse "
                 "one structure, so it cannot undo that. Reuse one prior, or publish no more"
             )
-    for name, wanted in (("k", k), ("l", l)):
+    for name, wanted in (("l", l), ("k", k)):
         have = first.params.get(name)
         if wanted is not None and (have is None or int(have) < int(wanted)):
             raise InfeasibleError(
