@@ -268,9 +268,16 @@ def test_two_unseeded_nr_l3_releases_pin_records(sessions):
 def test_k_only_nr_with_labels_is_coupled_by_its_labels(sessions):
     """k-only nr releases with labels: the labels couple the releases; without them each keeps k."""
     releases = [anonymize_nonreciprocal(sessions, k=3) for _ in range(2)]
+    for r in releases:
+        assert NonreciprocalKAnonymity(3).audit(sessions, r).satisfied
     rep = audit_joint(NonreciprocalKAnonymity(3), sessions, releases)
-    assert rep.details["labels_couple_releases"]
-    assert rep.details["min_joint_candidate_rows"] <= 3
+    assert rep.details["labels_couple_releases"] and not rep.satisfied
+    assert rep.details["min_joint_candidate_rows"] < 3 and rep.details["records_below_level"] > 0
+    # the same rows without their labels: nothing couples the releases, each keeps its k candidates
+    bare = [NonreciprocalRelease(r.items, r.base, r.distance, r.threshold, None) for r in releases]
+    rep = audit_joint(NonreciprocalKAnonymity(3), sessions, bare, check_data=False)
+    assert rep.satisfied and not rep.details["labels_couple_releases"]
+    assert rep.details["min_joint_candidate_rows"] >= 3
 
 
 # ---------------------------------------------------------------------- global recodings
