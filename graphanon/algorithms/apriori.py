@@ -42,8 +42,7 @@ from graphanon._random import check_random_state
 from graphanon._validation import check_k
 from graphanon.algorithms._apriori_counts import BlockCounts, LocalCounts
 from graphanon.algorithms._hierarchy import HierarchyIndex, check_m
-from graphanon.algorithms.cut import cut_recoding
-from graphanon.algorithms.prior import coarsen_to_priors
+from graphanon.algorithms.cut import cut_recoding, recode_to_priors
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.errors import InfeasibleError
 from graphanon.metrics.loss import ncp
@@ -106,7 +105,7 @@ def anonymize_aa(
     priors : release, Prior, or a sequence of them, optional
         Earlier global recodings of ``data``: the cut is raised to a function
         of the priors' common refinement
-        (:func:`~graphanon.algorithms.prior.coarsen_to_priors`), so together
+        (:func:`~graphanon.algorithms.prior.coarsened_cut`), so together
         they reveal no more than the priors; a refinement that is not k^m-anonymous
         raises :class:`~graphanon.errors.InfeasibleError`.
 
@@ -225,7 +224,7 @@ def anonymize_aa(
     )
     rel.params["ncp"] = ncp(data, rel)
     if priors is not None:
-        return coarsen_to_priors(data, rel, priors, taxonomy=taxonomy, k=k, m=m, unsafe_secret_seed=unsafe_secret_seed)
+        rel = recode_to_priors(data, rel, priors, taxonomy=taxonomy, k=k, m=m)
     return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
 
 

@@ -28,6 +28,7 @@ from graphanon._progress import ProgressCallback, report
 from graphanon._random import check_random_state, secret_generator
 from graphanon._validation import check_diversity_feasible
 from graphanon.algorithms.cahd import cahd_groups
+from graphanon.algorithms.prior import reuse_priors
 from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, register
 from graphanon.errors import InfeasibleError, ParameterError
 from graphanon.release import publish
@@ -157,8 +158,6 @@ def anonymize_cahd(
     (3, 6)
     """
     if priors is not None:
-        from graphanon.algorithms.prior import reuse_priors
-
         return reuse_priors(data, priors, k=k if k is not None else l, l=l, unsafe_secret_seed=unsafe_secret_seed)
     check_random_state(rng)  # validated like every method's; CAHD draws nothing
     check_diversity_feasible(data.labels, l)

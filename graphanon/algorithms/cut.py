@@ -21,6 +21,7 @@ from typing import Any
 from graphanon._progress import ProgressCallback, report
 from graphanon._random import check_random_state
 from graphanon._validation import check_k, check_m
+from graphanon.algorithms.prior import as_priors, coarsened_cut
 from graphanon.algorithms.registry import (
     AlgorithmSpec,
     Param,
@@ -31,6 +32,7 @@ from graphanon.algorithms.registry import (
 )
 from graphanon.errors import ParameterError, TaxonomyError
 from graphanon.labels import as_labels
+from graphanon.metrics.loss import ncp
 from graphanon.release import GlobalRecoding, publish
 from graphanon.taxonomy import Taxonomy
 
@@ -168,7 +170,7 @@ def anonymize_cut(
     priors : release, Prior, or a sequence of them, optional
         Earlier global recodings of ``data``: the cut is raised to a function
         of the priors' common refinement
-        (:func:`~graphanon.algorithms.prior.coarsen_to_priors`), so together
+        (:func:`~graphanon.algorithms.prior.coarsened_cut`), so together
         they reveal no more than the priors.
 
     Returns
@@ -203,12 +205,40 @@ def anonymize_cut(
     rel = cut_recoding(data, taxonomy, cut, suppress, params={"level": level})
     report(progress, 1, 1, "cut recoding")
     if priors is not None:
-        from graphanon.algorithms.prior import coarsen_to_priors
-
-        rel = coarsen_to_priors(data, rel, priors, taxonomy=taxonomy, unsafe_secret_seed=unsafe_secret_seed)
+        rel = recode_to_priors(data, rel, priors, taxonomy=taxonomy)
         rel.params["level"] = None  # the cut was raised: it is no longer that level
-        return rel
     return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
+
+
+def recode_to_priors(data, release: GlobalRecoding, priors, *, taxonomy: Taxonomy, k: int | None = None,
+                     m: int | None = None) -> GlobalRecoding:  # fmt: skip
+    """``release`` (a cut recoding, row-aligned) recoded again by its cut raised to the priors.
+
+    The cut of ``release.trace`` goes through
+    :func:`~graphanon.algorithms.prior.coarsened_cut` (so the recoding is a
+    function of the priors' common refinement; with ``k``, the refinement
+    must be k^m-anonymous). The method name is kept; the parameters become
+    ``k``, ``m``, ``priors`` (their number), ``ncp`` and
+    ``n_suppressed_nodes`` of the raised cut -- the method's search numbers
+    described the cut before raising and are dropped. Not yet published.
+
+    Examples
+    --------
+    >>> from graphanon.datasets import load, load_taxonomy
+    >>> data, tax = load("liuwang_fig1"), load_taxonomy("liuwang_fig1")
+    >>> prior = anonymize_cut(data, taxonomy=tax, cut=["P", "Q", "e", "i"])
+    >>> fine = cut_recoding(data, tax, tax.level(2))
+    >>> recode_to_priors(data, fine, prior, taxonomy=tax).trace.cut
+    ('P', 'Q', 'e', 'i')
+    """
+    trace = release.trace
+    cut, suppressed = coarsened_cut(data, priors, taxonomy=taxonomy, cut=trace.cut, suppressed=trace.suppressed,
+                                    k=k, m=m)  # fmt: skip
+    params = {"k": k if k is not None else release.params.get("k"), "m": m if k is not None else release.params.get("m"),
+              "priors": len(as_priors(priors))}  # fmt: skip
+    rel = cut_recoding(data, taxonomy, cut, suppressed, algorithm=release.algorithm, params=params)
+    rel.params["ncp"] = ncp(data, rel)
+    return rel
 
 
 _PARAMS = (

@@ -41,8 +41,7 @@ from graphanon._validation import check_k
 from graphanon.algorithms._hierarchy import HierarchyIndex, check_m, evaluate_cut
 from graphanon.algorithms._hierarchy_search import HierarchySearch, SearchRound
 from graphanon.algorithms._hierarchy_walk import walk_round
-from graphanon.algorithms.cut import cut_recoding
-from graphanon.algorithms.prior import coarsen_to_priors
+from graphanon.algorithms.cut import cut_recoding, recode_to_priors
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.metrics.loss import ncp
 from graphanon.release import GlobalRecoding, publish
@@ -98,8 +97,7 @@ def _release(
     rel.params["ncp"] = ncp(data, rel)
     rel.trace = replace(rel.trace, search=search)
     if priors is not None:
-        return coarsen_to_priors(data, rel, priors, taxonomy=index.taxonomy, k=params["k"], m=params["m"],
-                                 unsafe_secret_seed=unsafe_secret_seed)  # fmt: skip
+        rel = recode_to_priors(data, rel, priors, taxonomy=index.taxonomy, k=params["k"], m=params["m"])
     return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
 
 
@@ -139,7 +137,7 @@ def anonymize_hghs(
     priors : release, Prior, or a sequence of them, optional
         Earlier global recodings of ``data``: the cut is raised to a function
         of the priors' common refinement
-        (:func:`~graphanon.algorithms.prior.coarsen_to_priors`), so together
+        (:func:`~graphanon.algorithms.prior.coarsened_cut`), so together
         they reveal no more than the priors; a refinement that is not
         k^m-anonymous raises :class:`~graphanon.errors.InfeasibleError`.
 

@@ -49,12 +49,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from graphanon.containment import record_supports
 from graphanon.errors import DataMismatchError, InfeasibleError, ParameterError
 from graphanon.release import check_same_data
 from graphanon.release.link import ReleaseLink
 from graphanon.release.publish import publish
+from graphanon.support import generalize_matrix, minimal_infrequent_itemsets
 
-__all__ = ["PRIOR_METHODS", "Prior", "as_priors", "coarsen_to_priors", "joint_item_classes", "reuse_priors"]
+__all__ = ["PRIOR_METHODS", "Prior", "as_priors", "coarsened_cut", "joint_item_classes", "prior_methods_text",
+           "reuse_priors"]
 
 #: The methods that take priors, and how: the CLI names them when it refuses ``--prior``.
 PRIOR_METHODS = {
@@ -172,6 +175,7 @@ def reuse_priors(
     >>> sorted(map(again.render_record, range(6))) == sorted(map(first.render_record, range(6)))
     True
     """
+    # the bit-voting kernels (numba) load only when a nonreciprocal prior is reused
     from graphanon.release.nonreciprocal import NonreciprocalRelease
 
     priors = as_priors(priors)
@@ -251,9 +255,6 @@ def joint_item_classes(data, priors) -> tuple[np.ndarray, np.ndarray]:
 
 def _check_joint_km(data, joint: np.ndarray, suppressed: np.ndarray, k: int, m: int | None) -> None:
     """Refuse when the priors' common refinement is not k^m-anonymous (support counting)."""
-    from graphanon.containment import record_supports
-    from graphanon.support import generalize_matrix, minimal_infrequent_itemsets
-
     code = np.where(suppressed, -1, joint)
     R = generalize_matrix(data.matrix, code, int(joint.max()) + 1 if len(joint) else 0)
     longest = int(np.diff(R.indptr).max()) if R.shape[0] else 0
@@ -272,33 +273,32 @@ def _check_joint_km(data, joint: np.ndarray, suppressed: np.ndarray, k: int, m: 
         )
 
 
-def coarsen_to_priors(data, release, priors, *, taxonomy, k: int | None = None, m: int | None = None,
-                      unsafe_secret_seed: int | None = None):  # fmt: skip
-    """The release's cut raised until it is a function of the priors' joint item classes.
+def coarsened_cut(data, priors, *, taxonomy, cut, suppressed=(), k: int | None = None,
+                  m: int | None = None) -> tuple[list, list]:  # fmt: skip
+    """A cut (and suppressed nodes) raised until its recoding is a function of the priors' joint item classes.
 
     Parameters
     ----------
     data : TransactionData
-    release : GlobalRecoding
-        A cut recoding of ``data`` (``release.trace.cut`` and
-        ``release.trace.suppressed``), published or not; it is not changed.
     priors : release, Prior or a sequence of them
         Global recodings of ``data`` (fingerprints checked).
     taxonomy : Taxonomy
-        The taxonomy of the cut.
+    cut, suppressed : sequences of nodes
+        The cut a method chose and its suppressed nodes.
     k, m : int or None
         When ``k`` is given, the priors' common refinement must be
         k^m-anonymous (else :class:`~graphanon.errors.InfeasibleError`).
-    unsafe_secret_seed : int, optional
-        Tests only.
 
     Returns
     -------
-    GlobalRecoding
-        Published (fresh shuffle, link, fingerprint); method name kept;
-        ``params``: ``k``, ``m``, ``priors`` (their number), ``ncp`` and
-        ``n_suppressed_nodes`` of the new cut (the method's search numbers
-        described the cut before coarsening and are dropped).
+    cut, suppressed : lists of nodes
+        The raised cut, in taxonomy order, and its suppressed nodes: items
+        every prior suppresses stay suppressed; a joint class with a
+        suppressed member is suppressed whole; a joint class spread over
+        several published nodes moves to their lowest common ancestor
+        (suppressed when it covers a suppressed node). Each step only raises
+        or suppresses nodes, so the cut is at or above ``cut``.
+        :func:`graphanon.algorithms.cut.recode_to_priors` builds the release.
 
     Complexity
     ----------
@@ -311,30 +311,17 @@ def coarsen_to_priors(data, release, priors, *, taxonomy, k: int | None = None, 
     >>> from graphanon.datasets import load, load_taxonomy
     >>> data, tax = load("liuwang_fig1"), load_taxonomy("liuwang_fig1")
     >>> prior = anonymize_cut(data, taxonomy=tax, cut=["P", "Q", "e", "i"])
-    >>> fine = anonymize_cut(data, taxonomy=tax, level=2)
-    >>> coarsen_to_priors(data, fine, prior, taxonomy=tax).trace.cut
-    ('P', 'Q', 'e', 'i')
+    >>> coarsened_cut(data, prior, taxonomy=tax, cut=tax.level(2))
+    (['P', 'Q', 'e', 'i'], [])
     """
-    from graphanon.algorithms.cut import cut_recoding
-    from graphanon.metrics.loss import ncp
-
     priors = as_priors(priors)
     _check_data(data, priors, "global_recoding", "global-recoding")
-    trace = getattr(release, "trace", None)
-    if trace is None or getattr(trace, "cut", None) is None:
-        raise ParameterError("priors= coarsens a taxonomy cut; this release has none (cut, aa, hghs, mhghs have one)")
     joint, jointly_suppressed = joint_item_classes(data, priors)
     if k is not None:
         _check_joint_km(data, joint, jointly_suppressed, k, m)
-    cut, suppressed = _coarsened_cut(taxonomy, list(data.items), joint, jointly_suppressed, list(trace.cut),
-                                     set(trace.suppressed))  # fmt: skip
+    cut, hidden = _coarsened_cut(taxonomy, list(data.items), joint, jointly_suppressed, list(cut), set(suppressed))
     cut = _in_taxonomy_order(taxonomy, cut)
-    params = {"k": k if k is not None else release.params.get("k"), "m": m if k is not None else release.params.get("m"),
-              "priors": len(priors)}  # fmt: skip
-    rel = cut_recoding(data, taxonomy, cut, [v for v in cut if v in suppressed], algorithm=release.algorithm,
-                       params=params)  # fmt: skip
-    rel.params["ncp"] = ncp(data, rel)
-    return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
+    return cut, [v for v in cut if v in hidden]
 
 
 def _coarsened_cut(taxonomy, items: list, joint: np.ndarray, jointly_suppressed: np.ndarray, cut: list,

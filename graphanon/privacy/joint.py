@@ -101,6 +101,8 @@ from graphanon.privacy.match_graph import match_classes
 from graphanon.privacy.matchings import k_factor_flow, viable_edges
 from graphanon.privacy.nonreciprocal import LDiversity, NonreciprocalKAnonymity
 from graphanon.privacy.report import AuditReport, PrivacyModel
+from graphanon.release.fingerprint import check_same_data
+from graphanon.release.global_recoding import GlobalRecoding
 
 __all__ = ["EXACT_RECORDS", "JointAudit", "SUPPORTED", "audit_joint", "joint_label_sets"]
 
@@ -213,8 +215,6 @@ class JointAudit:
         if not releases:
             raise ParameterError("the joint audit needs at least one release")
         if check_data:
-            from graphanon.release import check_same_data
-
             for release in releases:
                 check_same_data(original, release)
         if len(releases) == 1:
@@ -232,8 +232,6 @@ class JointAudit:
 
     # ------------------------------------------------------------------ global recodings
     def _global(self, original, releases, singles, max_examples: int) -> AuditReport:
-        from graphanon.release import GlobalRecoding
-
         # per original item, the tuple of its published items (-1: suppressed), one column per release
         codes = np.stack([r.code_for(original) for r in releases], axis=1)
         names = []

@@ -42,6 +42,7 @@ from graphanon.algorithms.nonreciprocal.diverse import (
 from graphanon.algorithms.nonreciprocal.extraction import extract_assignments
 from graphanon.algorithms.nonreciprocal.gray import gray_order
 from graphanon.algorithms.nonreciprocal.tsp import DETERMINISTIC_STEP_LIMIT, gray_tsp_order
+from graphanon.algorithms.prior import reuse_priors
 from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, register
 from graphanon.errors import ParameterError
 from graphanon.graphs.generalization import GeneralizationGraph
@@ -323,8 +324,6 @@ def anonymize_nonreciprocal(
     walk), 4.4 (greedy l-diverse extraction), Sec. 3 / Fig. 4 (publication).
     """
     if priors is not None:
-        from graphanon.algorithms.prior import reuse_priors
-
         return reuse_priors(data, priors, k=k if k is not None else l, l=l, unsafe_secret_seed=unsafe_secret_seed)
     n = data.n_records
     if n == 0:
