@@ -253,20 +253,22 @@ def joint_item_classes(data, priors) -> tuple[np.ndarray, np.ndarray]:
     return joint.reshape(-1).astype(np.int64), (codes < 0).all(axis=1)
 
 
-def _check_joint_km(data, joint: np.ndarray, suppressed: np.ndarray, k: int, m: int | None) -> None:
-    """Refuse when the priors' common refinement is not k^m-anonymous (support counting)."""
-    code = np.where(suppressed, -1, joint)
-    R = generalize_matrix(data.matrix, code, int(joint.max()) + 1 if len(joint) else 0)
+def _km_violations(data, code: np.ndarray, k: int, m: int | None, what: str) -> tuple[int, str]:
+    """Violations of k^m by the recoding ``code`` (item -> published index, -1 suppressed), by support counting."""
+    R = generalize_matrix(data.matrix, code, int(code.max()) + 1 if len(code) and code.max() >= 0 else 0)
     longest = int(np.diff(R.indptr).max()) if R.shape[0] else 0
     if m is None or m >= longest:
         sup = record_supports(R)
-        bad = int(((np.diff(R.indptr) > 0) & (sup < k)).sum())
-    else:
-        levels, _ = minimal_infrequent_itemsets(R, k, m, what=f"the priors' common refinement (k={k}, m={m})",
-                                                advice="ask for a smaller m")
-        bad = sum(len(level) for level in levels)
+        return int(((np.diff(R.indptr) > 0) & (sup < k)).sum()), "published records"
+    levels, _ = minimal_infrequent_itemsets(R, k, m, what=what, advice="ask for a smaller m")
+    return sum(len(level) for level in levels), "itemsets"
+
+
+def _check_joint_km(data, joint: np.ndarray, suppressed: np.ndarray, k: int, m: int | None) -> None:
+    """Refuse when the priors' common refinement is not k^m-anonymous (support counting)."""
+    bad, what = _km_violations(data, np.where(suppressed, -1, joint), k, m,
+                               f"the priors' common refinement (k={k}, m={m})")  # fmt: skip
     if bad:
-        what = "published records" if m is None or m >= longest else "itemsets"
         raise InfeasibleError(
             f"the priors together are not k^m-anonymous for k={k}, m={'inf' if m is None else m} ({bad} {what} "
             "below k in their common refinement): no release composed with them can be; ask for a smaller k or m"
@@ -319,29 +321,51 @@ def coarsened_cut(data, priors, *, taxonomy, cut, suppressed=(), k: int | None =
     joint, jointly_suppressed = joint_item_classes(data, priors)
     if k is not None:
         _check_joint_km(data, joint, jointly_suppressed, k, m)
-    cut, hidden = _coarsened_cut(taxonomy, list(data.items), joint, jointly_suppressed, list(cut), set(suppressed))
-    cut = _in_taxonomy_order(taxonomy, cut)
-    return cut, [v for v in cut if v in hidden]
+    items = list(data.items)
+    raised, hidden = _coarsened_cut(taxonomy, items, joint, jointly_suppressed, list(cut), set(suppressed),
+                                    generalize_first=True)  # fmt: skip
+    if k is not None:  # generalizing instead of suppressing may publish what the method hid: check k^m alone
+        node_of = taxonomy.cut_map(raised)
+        index = {v: g for g, v in enumerate(raised)}
+        code = np.array([-1 if node_of[x] in hidden else index[node_of[x]] for x in items], dtype=np.int64)
+        if _km_violations(data, code, k, m, f"the raised cut (k={k}, m={m})")[0]:
+            raised, hidden = _coarsened_cut(taxonomy, items, joint, jointly_suppressed, list(cut), set(suppressed),
+                                            generalize_first=False)  # fmt: skip
+    elif set(suppressed):  # no k to check against: only the rule that keeps the method's guarantee
+        raised, hidden = _coarsened_cut(taxonomy, items, joint, jointly_suppressed, list(cut), set(suppressed),
+                                        generalize_first=False)  # fmt: skip
+    raised = _in_taxonomy_order(taxonomy, raised)
+    return raised, [v for v in raised if v in hidden]
 
 
 def _coarsened_cut(taxonomy, items: list, joint: np.ndarray, jointly_suppressed: np.ndarray, cut: list,
-                   suppressed: set) -> tuple[list, set]:  # fmt: skip
-    """The finest cut (with suppressed nodes) at or above ``cut`` on which every joint class has one value.
+                   suppressed: set, *, generalize_first: bool) -> tuple[list, set]:  # fmt: skip
+    """A cut (with suppressed nodes) at or above ``cut`` on which every joint class has one value.
 
     An item's value is its cut node, or None when that node is suppressed.
-    Items every prior suppresses stay suppressed (their nodes are suppressed);
-    a joint class with a suppressed member has all its nodes suppressed; a
-    joint class spread over several published nodes moves to their lowest
-    common ancestor (suppressed when it covers a suppressed node). Each step
-    only raises or suppresses nodes, so the loop ends.
+    Items every prior suppresses stay suppressed (their nodes are suppressed).
+    With ``generalize_first``, the method's other suppressed nodes are
+    published again and every joint class spread over several nodes moves to
+    their lowest common ancestor (the caller checks k^m: publishing what the
+    method hid can break it). Otherwise a joint class with a suppressed
+    member has all its nodes suppressed, and one spread over several
+    published nodes moves to their lowest common ancestor, suppressed when it
+    covers a suppressed node: a coarsening of the method's recoding, so its
+    k^m-anonymity holds. Each step only raises or suppresses nodes, so the
+    loop ends.
     """
+    if generalize_first:
+        suppressed = set()
     while True:
         node_of = taxonomy.cut_map(cut)
         nodes = [node_of[x] for x in items]
         hide = {nodes[j] for j in np.flatnonzero(jointly_suppressed)} - suppressed
+        if hide:  # items every prior suppresses: their nodes are suppressed, never merged
+            suppressed |= hide
+            continue
         values: dict[int, set] = {}
-        for j, c in enumerate(joint.tolist()):
-            values.setdefault(c, set()).add(nodes[j])
+        for j in np.flatnonzero(~jointly_suppressed).tolist():
+            values.setdefault(int(joint[j]), set()).add(nodes[j])
         merge = []
         for group in values.values():
             if len(group) < 2:
