@@ -18,16 +18,17 @@ from hypothesis import strategies as st
 
 from graphanon.algorithms.apriori import anonymize_aa
 from graphanon.algorithms.cahd_release import anonymize_cahd
-from graphanon.algorithms.cut import anonymize_cut
+from graphanon.algorithms.cut import anonymize_cut, cut_recoding
 from graphanon.algorithms.hghs import anonymize_hghs, anonymize_mhghs
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
-from graphanon.algorithms.prior import Prior, joint_item_classes
+from graphanon.algorithms.prior import Prior, coarsened_cut, joint_item_classes
 from graphanon.cli import main
 from graphanon.data import from_iterable
 from graphanon.datasets import load, load_taxonomy
 from graphanon.errors import DataMismatchError, InfeasibleError, ParameterError
 from graphanon.privacy import KmAnonymity, LDiversity, NonreciprocalKAnonymity
 from graphanon.privacy.joint import audit_joint
+from graphanon.release.publish import publish
 
 from .ebook_sessions import ebook_sessions
 
@@ -189,6 +190,34 @@ def test_coarsening_teaches_nothing_new(seed, n_priors):
     new_map = tax.cut_map(new.trace.cut)
     for x in data.items:
         assert tax.is_ancestor(new_map[x], asked_map[x])
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), n_priors=st.integers(1, 2), k=st.integers(2, 3),
+       m=st.sampled_from([1, 2, None]))
+def test_coarsened_cut_with_k_passes_alone_and_jointly(seed, n_priors, k, m):
+    """With k: the raised cut (the method's suppressed nodes may come back) passes the independent
+    k^m audit alone and jointly with the priors, or the request is refused exactly when the priors
+    already fail jointly."""
+    data, tax = load("liuwang_fig1"), load_taxonomy("liuwang_fig1")
+    rng = np.random.default_rng(seed)
+    priors = []
+    for _ in range(n_priors):
+        cut = _random_cut(tax, rng)
+        priors.append(anonymize_cut(data, taxonomy=tax, cut=cut, suppress=[v for v in cut if rng.random() < 0.2]))
+    asked = _random_cut(tax, rng)
+    asked_suppressed = [v for v in asked if rng.random() < 0.2]
+    model = KmAnonymity(k, m)
+    priors_pass = audit_joint(model, data, priors).satisfied
+    try:
+        cut, suppressed = coarsened_cut(data, priors, taxonomy=tax, cut=asked, suppressed=asked_suppressed, k=k, m=m)
+    except InfeasibleError:
+        assert not priors_pass
+        return
+    assert priors_pass
+    new = publish(data, cut_recoding(data, tax, cut, suppressed))
+    assert model.audit(data, new).satisfied
+    assert audit_joint(model, data, [*priors, new]).satisfied
 
 
 # ---------------------------------------------------------------------- command line

@@ -19,15 +19,21 @@ together than each, and a new release cannot undo that.
 
 **Global recodings on a taxonomy** (``cut``, ``aa``, ``hghs``, ``mhghs``) are
 *coarsened to the priors' common refinement*: an item's joint class is the
-tuple of its published items over the priors; the method's cut is raised
-(cut nodes of one joint class are replaced by their lowest common ancestor,
-until every joint class sits under one node; a merged node is suppressed when
-any node it covers was) so that the new recoding is a function of the joint
-class. The composition's common refinement is then the priors' own, and
-coarsening keeps the method's k^m-anonymity. The priors' refinement must
-itself be k^m-anonymous for the new ``k`` and ``m`` (checked by support
-counting); when it is not, no release composed with them can be, and the
-request is refused.
+tuple of its published items over the priors, and the method's cut is raised
+until its recoding is a function of the joint class -- items every prior
+suppresses stay suppressed, and the nodes a joint class spreads over move to
+their lowest common ancestor (:func:`coarsened_cut`). The composition's
+common refinement is then the priors' own. That refinement must be
+k^m-anonymous for the new ``k`` and ``m`` (checked by support counting);
+when it is not, no release composed with the priors can be, and the request
+is refused. When it is, every function of it is a coarsening of it (classes
+merged, some suppressed), so the new release is k^m-anonymous alone too, and
+nodes the method suppressed may be published again under an ancestor. A
+``cut`` (no ``k``: no claim) keeps the nodes the user asked to suppress: a
+joint class with a suppressed member is then suppressed whole. Any release
+composed with the priors reveals at least their refinement, so a coarser
+new release buys no privacy; the finest composable release is the
+refinement itself (for one prior: the prior's cut again).
 
 Other methods refuse ``priors=`` (:data:`PRIOR_METHODS` names those that
 take it).
@@ -254,7 +260,8 @@ def joint_item_classes(data, priors) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _km_violations(data, code: np.ndarray, k: int, m: int | None, what: str) -> tuple[int, str]:
-    """Violations of k^m by the recoding ``code`` (item -> published index, -1 suppressed), by support counting."""
+    """Violations of k^m by the recoding ``code`` (item -> published index, -1 suppressed), by support counting,
+    and their unit."""
     R = generalize_matrix(data.matrix, code, int(code.max()) + 1 if len(code) and code.max() >= 0 else 0)
     longest = int(np.diff(R.indptr).max()) if R.shape[0] else 0
     if m is None or m >= longest:
@@ -295,11 +302,13 @@ def coarsened_cut(data, priors, *, taxonomy, cut, suppressed=(), k: int | None =
     -------
     cut, suppressed : lists of nodes
         The raised cut, in taxonomy order, and its suppressed nodes: items
-        every prior suppresses stay suppressed; a joint class with a
-        suppressed member is suppressed whole; a joint class spread over
-        several published nodes moves to their lowest common ancestor
-        (suppressed when it covers a suppressed node). Each step only raises
-        or suppresses nodes, so the cut is at or above ``cut``.
+        every prior suppresses stay suppressed; a joint class spread over
+        several nodes moves to their lowest common ancestor. With ``k`` the
+        nodes the method suppressed may be published again (every function
+        of a k^m-anonymous refinement is k^m-anonymous); without ``k`` they
+        stay suppressed, a joint class with a suppressed member is
+        suppressed whole, and a merged node covering a suppressed one is
+        suppressed. The cut is at or above ``cut``.
         :func:`graphanon.algorithms.cut.recode_to_priors` builds the release.
 
     Complexity
@@ -321,19 +330,12 @@ def coarsened_cut(data, priors, *, taxonomy, cut, suppressed=(), k: int | None =
     joint, jointly_suppressed = joint_item_classes(data, priors)
     if k is not None:
         _check_joint_km(data, joint, jointly_suppressed, k, m)
-    items = list(data.items)
-    raised, hidden = _coarsened_cut(taxonomy, items, joint, jointly_suppressed, list(cut), set(suppressed),
-                                    generalize_first=True)  # fmt: skip
-    if k is not None:  # generalizing instead of suppressing may publish what the method hid: check k^m alone
-        node_of = taxonomy.cut_map(raised)
-        index = {v: g for g, v in enumerate(raised)}
-        code = np.array([-1 if node_of[x] in hidden else index[node_of[x]] for x in items], dtype=np.int64)
-        if _km_violations(data, code, k, m, f"the raised cut (k={k}, m={m})")[0]:
-            raised, hidden = _coarsened_cut(taxonomy, items, joint, jointly_suppressed, list(cut), set(suppressed),
-                                            generalize_first=False)  # fmt: skip
-    elif set(suppressed):  # no k to check against: only the rule that keeps the method's guarantee
-        raised, hidden = _coarsened_cut(taxonomy, items, joint, jointly_suppressed, list(cut), set(suppressed),
-                                        generalize_first=False)  # fmt: skip
+    # With k, the refinement was just checked to be k^m-anonymous, and any recoding that is a function of
+    # it is a coarsening of it (classes merged, some suppressed), so k^m-anonymous too: the method's own
+    # suppressed nodes may be published again (generalize_first). Without k there is no claim to keep,
+    # but the nodes a user asked to suppress stay suppressed.
+    raised, hidden = _coarsened_cut(taxonomy, list(data.items), joint, jointly_suppressed, list(cut), set(suppressed),
+                                    generalize_first=k is not None)  # fmt: skip
     raised = _in_taxonomy_order(taxonomy, raised)
     return raised, [v for v in raised if v in hidden]
 
@@ -346,8 +348,8 @@ def _coarsened_cut(taxonomy, items: list, joint: np.ndarray, jointly_suppressed:
     Items every prior suppresses stay suppressed (their nodes are suppressed).
     With ``generalize_first``, the method's other suppressed nodes are
     published again and every joint class spread over several nodes moves to
-    their lowest common ancestor (the caller checks k^m: publishing what the
-    method hid can break it). Otherwise a joint class with a suppressed
+    their lowest common ancestor (a function of the joint classes, hence
+    k^m-anonymous when their refinement is). Otherwise a joint class with a suppressed
     member has all its nodes suppressed, and one spread over several
     published nodes moves to their lowest common ancestor, suppressed when it
     covers a suppressed node: a coarsening of the method's recoding, so its
