@@ -301,14 +301,16 @@ def coarsened_cut(data, priors, *, taxonomy, cut, suppressed=(), k: int | None =
     Returns
     -------
     cut, suppressed : lists of nodes
-        The raised cut, in taxonomy order, and its suppressed nodes: items
+        The new cut, in taxonomy order, and its suppressed nodes: items
         every prior suppresses stay suppressed; a joint class spread over
-        several nodes moves to their lowest common ancestor. With ``k`` the
-        nodes the method suppressed may be published again (every function
-        of a k^m-anonymous refinement is k^m-anonymous); without ``k`` they
-        stay suppressed, a joint class with a suppressed member is
-        suppressed whole, and a merged node covering a suppressed one is
-        suppressed. The cut is at or above ``cut``.
+        several nodes moves to their lowest common ancestor. With ``k``
+        (every function of a k^m-anonymous refinement is k^m-anonymous) the
+        nodes the method suppressed may be published again, and a cut node
+        that mixes items every prior suppresses with others is split below
+        it rather than suppressed whole. Without ``k`` (no claim; a user's
+        cut) the cut only moves up: the asked-for suppressed nodes stay
+        suppressed, a joint class with a suppressed member is suppressed
+        whole, and a merged node covering a suppressed one is suppressed.
         :func:`graphanon.algorithms.cut.recode_to_priors` builds the release.
 
     Complexity
@@ -347,9 +349,11 @@ def _coarsened_cut(taxonomy, items: list, joint: np.ndarray, jointly_suppressed:
     An item's value is its cut node, or None when that node is suppressed.
     Items every prior suppresses stay suppressed (their nodes are suppressed).
     With ``generalize_first``, the method's other suppressed nodes are
-    published again and every joint class spread over several nodes moves to
-    their lowest common ancestor (a function of the joint classes, hence
-    k^m-anonymous when their refinement is). Otherwise a joint class with a suppressed
+    published again, a node mixing items every prior suppresses with others
+    is first split into its children (down to nodes holding only such items,
+    suppressed, or none), and every joint class spread over several nodes
+    moves to their lowest common ancestor (a function of the joint classes,
+    hence k^m-anonymous when their refinement is). Otherwise a joint class with a suppressed
     member has all its nodes suppressed, and one spread over several
     published nodes moves to their lowest common ancestor, suppressed when it
     covers a suppressed node: a coarsening of the method's recoding, so its
@@ -357,7 +361,8 @@ def _coarsened_cut(taxonomy, items: list, joint: np.ndarray, jointly_suppressed:
     loop ends.
     """
     if generalize_first:
-        suppressed = set()
+        cut, suppressed = _carve_out(taxonomy, cut, {items[j] for j in np.flatnonzero(jointly_suppressed)},
+                                     set(items))  # fmt: skip
     while True:
         node_of = taxonomy.cut_map(cut)
         nodes = [node_of[x] for x in items]
@@ -387,6 +392,25 @@ def _coarsened_cut(taxonomy, items: list, joint: np.ndarray, jointly_suppressed:
                 suppressed.add(top)
             suppressed.difference_update(covered)
             cut = [v for v in cut if v not in covered] + [top]
+
+
+def _carve_out(taxonomy, cut: list, hidden_items: set, data_items: set) -> tuple[list, set]:
+    """``cut`` with every node that mixes items every prior suppresses with others split into children,
+    down to nodes that hold only such items (suppressed) or none of them; the method's own suppressed
+    nodes are published again."""
+    out, suppressed, stack = [], set(), list(cut)
+    while stack:
+        node = stack.pop()
+        leaves = [x for x in taxonomy.leaves_under(node) if x in data_items]
+        hidden = [x for x in leaves if x in hidden_items]
+        if not hidden:
+            out.append(node)
+        elif len(hidden) == len(leaves):
+            out.append(node)
+            suppressed.add(node)
+        else:
+            stack.extend(taxonomy.children(node))
+    return out, suppressed
 
 
 def _in_taxonomy_order(taxonomy, nodes: Sequence) -> list:
