@@ -193,6 +193,12 @@ def test_planted_pinning_is_found_and_the_intersection_check_alone_misses_it():
     assert m[0, 1] and r1.labels[1] == "y"
     rep = JointAudit(LDiversity(2), exact=False).audit(data, [r1, r2], check_data=False)
     assert rep.details["pinned_records"] == 3 and not rep.satisfied
+    # release 1 fails alone too; with one example the worst case is still the pinned record
+    rep = JointAudit(LDiversity(2), exact=False).audit(data, [r1, r2], check_data=False, max_examples=1)
+    assert len(rep.counterexamples) == 1 and rep.counterexamples[0]["problem"].startswith("release 1 fails")
+    failing_alone = sum(not r["satisfied"] for r in rep.details["per_release"])
+    assert len(rep.worst["joint_candidate_labels"]) == 1 and failing_alone >= 1
+    assert rep.violations == 3 + failing_alone
 
 
 def group_release(data, groups, seed=0) -> NonreciprocalRelease:
@@ -363,7 +369,7 @@ def test_refusals_and_mismatch():
         audit_joint(KmAnonymity(2, None), table, [r1, r1])
     other = from_iterable([["a"], ["b"], ["a"], ["b"], ["a"], ["b"]], labels=list("xyxyxy"))
     r_other = anonymize_cahd(other, l=2)
-    with pytest.raises(DataMismatchError):
+    with pytest.raises(DataMismatchError, match="release 2"):
         audit_joint(LDiversity(2), table, [r1, r_other])
     with pytest.raises(ParameterError, match="needs at least one release"):
         audit_joint(LDiversity(2), table, [])

@@ -95,7 +95,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphanon.errors import InternalError, ParameterError
+from graphanon.errors import DataMismatchError, InternalError, ParameterError
 from graphanon.privacy.km import KmAnonymity, TransactionalKAnonymity
 from graphanon.privacy.match_graph import match_classes
 from graphanon.privacy.matchings import k_factor_flow, viable_edges
@@ -215,8 +215,11 @@ class JointAudit:
         if not releases:
             raise ParameterError("the joint audit needs at least one release")
         if check_data:
-            for release in releases:
-                check_same_data(original, release)
+            for i, release in enumerate(releases, 1):
+                try:
+                    check_same_data(original, release)
+                except DataMismatchError as exc:
+                    raise DataMismatchError(f"release {i}: {exc}") from None
         if len(releases) == 1:
             return self.model.audit(original, releases[0], max_examples=max_examples, progress=progress)
         kinds = {_kind(r) for r in releases}
@@ -311,8 +314,13 @@ class JointAudit:
                 ex["joint_candidate_labels"] = state.record_labels(int(i))
             examples.append(ex)
         worst = None
-        if violations:
-            worst = examples[len(problems)] if len(show) else problems[0]
+        if len(show):
+            i = int(show[0])
+            worst = {"record": i, "joint_candidate_rows": int(cand[i])}
+            if labelled:
+                worst["joint_candidate_labels"] = state.record_labels(i)
+        elif problems:
+            worst = problems[0]
         details.update({
             "unit": unit,
             "pinned_records": int(pinned.sum()),
