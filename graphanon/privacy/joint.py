@@ -27,8 +27,10 @@ of *one* label in all releases. The joint candidate label set of a record is
 the set of labels it takes in some joint world; l-diversity holds jointly
 when every record keeps at least ``l`` of them, and a record with one label
 left is *pinned*. The joint candidate rows of a record in a release are the
-rows it gets in some joint world; nonreciprocal k-anonymity holds jointly
-when every record keeps at least ``k`` in every release (the *joint
+rows it gets in some joint world (counted from the label sets below: an
+upper bound when labels couple the releases, exact without labels);
+nonreciprocal k-anonymity holds jointly when every record keeps at least
+``k`` in every release (the *joint
 candidate tuples* -- one row per release -- are then at least ``k`` too, and
 each release is linked to the record only through them).
 
