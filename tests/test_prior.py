@@ -91,6 +91,10 @@ def test_nr_prior_refusals(sessions):
         first.link = first_link
     with pytest.raises(DataMismatchError, match="another release"):
         anonymize_nonreciprocal(sessions, k=3, l=3, priors=Prior(first, other.link))
+    relabelled = from_iterable([sorted(r) for r in sessions.records()], record_ids=sessions.record_ids,
+                               labels=["a new label", *sessions.labels[1:]])
+    with pytest.raises(InfeasibleError, match="label counts differ"):
+        anonymize_nonreciprocal(relabelled, k=3, l=3, priors=first)
     smaller = ebook_sessions(600, 120, seed=6)
     with pytest.raises(DataMismatchError):
         anonymize_nonreciprocal(smaller, k=3, l=3, priors=first)

@@ -50,6 +50,7 @@ data. PVLDB 2008, Sec. 2 (k^m-anonymity; generalizing further keeps it).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -218,6 +219,14 @@ def reuse_priors(
                 "more than each (audit them with graphanon audit DATA R1 R2 ...); a new release can only reuse "
                 "one structure, so it cannot undo that. Reuse one prior, or publish no more"
             )
+    if labels is not None and data.labels is not None and Counter(map(str, labels)) != Counter(map(str, data.labels)):
+        # (per record the labels need not agree: an l-diverse nr row carries the label of the record it is
+        # centred on, which the chosen assignment gives to another record)
+        raise InfeasibleError(
+            "the data's labels are not the ones prior 1 published (the label counts differ): reusing the prior "
+            "would publish the old labels; a labelled release of the new labels composes with the prior like an "
+            "independent one (audit them together with graphanon audit DATA PRIOR NEW)"
+        )
     for name, wanted in (("l", l), ("k", k)):
         have = first.params.get(name)
         if wanted is not None and (have is None or int(have) < int(wanted)):
