@@ -257,6 +257,9 @@ def test_cli_prior_nonreciprocal(run):
     assert "promises k=3" in line
     line = _one_line(run("anonymize", "nr_table1", "-a", "nr", "-k", "2", "-o", "r3.json", "--prior-link", "l1.json"))
     assert "--prior-link goes with --prior" in line
+    line = _one_line(run("anonymize", "nr_table1", "-a", "nr", "-k", "2", "--seed", "3", "--param", "order=gray",
+                         "-o", "r3.json", "--prior", "r1.json", "--prior-link", "l1.json"))
+    assert "--seed, --param order" in line and "drop them" in line
 
 
 def test_cli_prior_global_and_refusals(run):

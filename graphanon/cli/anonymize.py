@@ -68,6 +68,8 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
         check_output(link_out, input_, taxonomy, *prior_paths, *prior_link_paths, params=param_dict)
     data, bundled = read_input(input_, fmt, sep, tid, item, label)
     priors = _read_priors(spec, data, prior_paths, prior_link_paths)
+    if priors:
+        _refuse_unused_with_priors(spec, seed, param_dict)
     tax = taxonomy_option(taxonomy, data, bundled)
     if spec.needs_taxonomy and tax is None:
         raise GraphanonError(
@@ -148,6 +150,18 @@ def _read_priors(spec, data, prior_paths, prior_link_paths):
             raise type(exc)(f"--prior {path}: {exc}") from None
         priors.append(Prior(release, load_link(prior_link_paths[i]) if reuse else None))
     return priors
+
+
+def _refuse_unused_with_priors(spec, seed, param_dict) -> None:
+    """A method that reuses its prior's rows runs nothing: options other than its level would be ignored."""
+    from graphanon.algorithms.prior import PRIOR_METHODS
+
+    if not PRIOR_METHODS[spec.name].startswith("reuses"):
+        return
+    unused = (["--seed"] if seed is not None else []) + [f"--param {name}" for name in param_dict if name != "l"]
+    if unused:
+        raise GraphanonError(f"{', '.join(unused)}: with --prior, {spec.name!r} reuses the prior's rows and runs "
+                             f"nothing these would change; drop {'it' if len(unused) == 1 else 'them'}")
 
 
 def _verify_composition(data, release, priors) -> None:

@@ -435,10 +435,8 @@ def _release_graphs(original, releases, by_record: bool):
     nj = len(size)
     rep = np.empty(nj, dtype=np.int64)
     rep[joint[::-1]] = np.arange(n)[::-1]
-    codes: dict = {}
-    for r in releases:
-        for x in r.labels or ():
-            codes.setdefault(x, len(codes))
+    values = set().union(*(set(r.labels) for r in releases if r.labels is not None))
+    codes = {x: c for c, x in enumerate(sorted(values, key=str))}
     graphs = []
     for mc in mcs:
         a_of_joint = mc.record_class[rep]  # the release's record class of each joint class
