@@ -490,8 +490,12 @@ def _propagate(allowed: np.ndarray, size: np.ndarray, graphs, max_rounds: int = 
     return allowed, candidates, rounds
 
 
-def _world(allowed: np.ndarray, size: np.ndarray, graphs):
-    """A joint world within ``allowed`` (one label per record class of size 1), or None (backtracking)."""
+def _world(allowed: np.ndarray, size: np.ndarray, graphs, confirmed: np.ndarray):
+    """A joint world within ``allowed`` (one label per record class of size 1), or None.
+
+    Backtracking with propagation: branch on the class with the fewest labels left, trying first the
+    labels no world found so far gave it (``confirmed``), so that each world found confirms new pairs.
+    """
     out = _propagate(allowed, size, graphs)
     if out is None:
         return None
@@ -500,11 +504,12 @@ def _world(allowed: np.ndarray, size: np.ndarray, graphs):
     if (count == 1).all():
         return allowed.argmax(axis=1)
     c = int(np.argmin(np.where(count > 1, count, np.iinfo(np.int64).max)))
-    for lab in np.flatnonzero(allowed[c]):
+    labels = np.flatnonzero(allowed[c])
+    for lab in labels[np.argsort(confirmed[c, labels], kind="stable")]:
         trial = allowed.copy()
         trial[c] = False
         trial[c, lab] = True
-        world = _world(trial, size, graphs)
+        world = _world(trial, size, graphs, confirmed)
         if world is not None:
             return world
     return None
@@ -569,9 +574,10 @@ def joint_label_sets(original, releases: Sequence, *, exact: bool = False, progr
                 trial = allowed.copy()
                 trial[c] = False
                 trial[c, lab] = True
-                world = _world(trial, size, graphs)
-                if world is None:
+                world = _world(trial, size, graphs, confirmed)
+                if world is None:  # no joint world gives it: drop it, and what that rules out
                     allowed[c, lab] = False
+                    allowed = _propagate(allowed, size, graphs)[0]
                 else:
                     confirmed[np.arange(len(size)), world] = True
         out = _propagate(allowed, size, graphs)
