@@ -26,6 +26,7 @@ __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     "graphanon.algorithms.hierarchy.hghs": ("anonymize_hghs", "anonymize_mhghs"),
     "graphanon.algorithms.nonreciprocal": ("anonymize_nonreciprocal",),
     "graphanon.algorithms.grouping.partition": ("anonymize_partition",),
+    "graphanon.algorithms.prior": ("Prior",),
     "graphanon.algorithms.hierarchy.mm": ("anonymize_mm",),
     "graphanon.algorithms.swapping": ("anonymize_fullswap", "anonymize_partsupp", "anonymize_partswap",
                                       "anonymize_randswap", "anonymize_splitperson"),

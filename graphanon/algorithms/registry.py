@@ -139,6 +139,9 @@ class RunOptions:
     client : dask.distributed.Client or None
         ``--scheduler``: where a method that takes ``client=`` runs its
         distributed part (None: in this process).
+    priors : list of graphanon.algorithms.prior.Prior or None
+        ``--prior``: earlier releases of the same data the new one must
+        compose with (methods in :data:`graphanon.algorithms.prior.PRIOR_METHODS`).
     """
 
     k: int | None = None
@@ -150,6 +153,7 @@ class RunOptions:
     progress: ProgressCallback | None = None
     given: frozenset[str] | None = None
     client: Any = None
+    priors: Any = None
 
     def is_given(self, name: str) -> bool:
         """Whether the user typed option ``name`` (``k``, ``m``, ``taxonomy`` or ``seed``)."""

@@ -41,14 +41,20 @@ from graphanon.errors import GraphanonError
               help="Release file (.json or .json.gz): safe to publish.")
 @click.option("--link-out", "link_out", default=None, type=click.Path(dir_okay=False),
               help="Also write the PRIVATE link (record -> published row) here; never publish it.")
+@click.option("--prior", "prior_paths", multiple=True, type=click.Path(dir_okay=False),
+              help="An earlier release of INPUT (repeatable): the new release composes with it and still meets "
+                   "its model (nr, cahd reuse the prior's rows; cut, aa, hghs, mhghs coarsen to the priors' "
+                   "common refinement); refused when it cannot.")
+@click.option("--prior-link", "prior_link_paths", multiple=True, type=click.Path(dir_okay=False),
+              help="The PRIVATE link of each --prior, in the same order (nr, cahd need it).")
 @click.option("--json", "json_out", is_flag=True, help="Print a JSON summary.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run the method's distributed part on Dask (nr: the Gray-TSP segments; aa: its support counting; "
                    "partition: the sub-partitions): a scheduler address "
                    "(tcp://host:8786) or local:N for N local workers; the release equals the one-process release.")
 @input_options
-def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, link_out, json_out, scheduler, fmt, sep,
-              tid, item, label):
+def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, link_out, prior_paths, prior_link_paths,
+              json_out, scheduler, fmt, sep, tid, item, label):
     """Anonymize INPUT with an algorithm and save the release (rows shuffled, pseudonyms, no ids)."""
     from graphanon.algorithms.registry import RunOptions, get_algorithm
 
@@ -56,10 +62,14 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
         raise GraphanonError(f"--link-out {link_out} is the release file: the private link needs a file of its own")
     spec = get_algorithm(algorithm)
     param_dict = parse_param_pairs(params)
-    check_output(output, input_, taxonomy, params=param_dict, suffixes=RELEASE_SUFFIXES)
+    check_output(output, input_, taxonomy, *prior_paths, *prior_link_paths, params=param_dict,
+                 suffixes=RELEASE_SUFFIXES)
     if link_out is not None:
-        check_output(link_out, input_, taxonomy, params=param_dict)
+        check_output(link_out, input_, taxonomy, *prior_paths, *prior_link_paths, params=param_dict)
     data, bundled = read_input(input_, fmt, sep, tid, item, label)
+    priors = _read_priors(spec, data, prior_paths, prior_link_paths)
+    if priors:
+        _refuse_unused_with_priors(spec, seed, param_dict)
     tax = taxonomy_option(taxonomy, data, bundled)
     if spec.needs_taxonomy and tax is None:
         raise GraphanonError(
@@ -75,7 +85,7 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
     start = time.perf_counter()
     with progress_bar(show_progress(json_out)) as progress:
         opts = RunOptions(k=k, m=parse_m(m_value), taxonomy=tax, seed=seed,
-                          params=param_dict, progress=progress, given=given)
+                          params=param_dict, progress=progress, given=given, priors=priors)
         spec.check_options(opts)
         if scheduler is None:
             release = spec.run(data, opts)
@@ -87,6 +97,8 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
                 release = spec.run(data, opts)
     elapsed = time.perf_counter() - start
     _verify_claim(spec, data, release, opts)
+    if priors:
+        _verify_composition(data, release, priors)
     release.save(output)
     if link_out is not None:
         release.link.save(link_out)
@@ -107,6 +119,70 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
 def given_options(**options) -> frozenset:
     """The general options (k, m, taxonomy, seed, scheduler) given on the command line."""
     return frozenset(name for name, value in options.items() if value is not None)
+
+
+def _read_priors(spec, data, prior_paths, prior_link_paths):
+    """``--prior`` releases (fingerprints checked against INPUT) with their ``--prior-link`` files, or None."""
+    if not prior_paths:
+        if prior_link_paths:
+            raise GraphanonError("--prior-link goes with --prior (the private link of each prior release)")
+        return None
+    from graphanon.algorithms.prior import PRIOR_METHODS, Prior, prior_methods_text
+    from graphanon.release import check_same_data, load_link, load_release
+
+    if spec.name not in PRIOR_METHODS:
+        raise GraphanonError(f"--prior: algorithm {spec.name!r} cannot compose a release with earlier ones; "
+                             f"--prior works with {prior_methods_text()}")
+    reuse = PRIOR_METHODS[spec.name].startswith("reuses")
+    if prior_link_paths and not reuse:
+        raise GraphanonError(f"--prior-link: algorithm {spec.name!r} coarsens to the priors' published recodings "
+                             "and reads no private link; drop --prior-link")
+    if reuse and len(prior_link_paths) != len(prior_paths):
+        raise GraphanonError(f"--prior: algorithm {spec.name!r} reuses each prior's rows and needs its private link: "
+                             f"give one --prior-link per --prior ({len(prior_paths)} prior(s), "
+                             f"{len(prior_link_paths)} link(s))")
+    priors = []
+    for i, path in enumerate(prior_paths):
+        release = load_release(path)
+        try:
+            check_same_data(data, release)
+        except GraphanonError as exc:
+            raise type(exc)(f"--prior {path}: {exc}") from None
+        priors.append(Prior(release, load_link(prior_link_paths[i]) if reuse else None))
+    return priors
+
+
+def _refuse_unused_with_priors(spec, seed, param_dict) -> None:
+    """A method that reuses its prior's rows runs nothing: options other than its level would be ignored."""
+    from graphanon.algorithms.prior import PRIOR_METHODS
+
+    if not PRIOR_METHODS[spec.name].startswith("reuses"):
+        return
+    unused = (["--seed"] if seed is not None else []) + [f"--param {name}" for name in param_dict if name != "l"]
+    if unused:
+        raise GraphanonError(f"{', '.join(unused)}: with --prior, {spec.name!r} reuses the prior's rows and runs "
+                             f"nothing these would change; drop {'it' if len(unused) == 1 else 'them'}")
+
+
+def _verify_composition(data, release, priors) -> None:
+    """Audit the new release with its priors (joint audit) for every level its params claim; refuse a
+    composition that fails (nothing is written)."""
+    from graphanon.privacy import KmAnonymity, LDiversity, NonreciprocalKAnonymity
+    from graphanon.privacy.joint import JointAudit
+
+    params = release.params
+    if release.kind == "nonreciprocal":
+        models = [NonreciprocalKAnonymity(params["k"])] if params.get("k") else []
+        if params.get("l"):
+            models.append(LDiversity(params["l"]))
+    else:
+        models = [KmAnonymity(params["k"], params.get("m"))] if params.get("k") else []
+    for model in models:
+        report = JointAudit(model).audit(data, [p.release for p in priors] + [release], max_examples=1,
+                                         check_data=False)
+        if not report.satisfied:
+            raise GraphanonError(f"the release composed with its priors fails {report.model}: {report.violations} "
+                                 f"violation(s), e.g. {dumps_json(report.worst)}; nothing written")
 
 
 def _verify_claim(spec, data, release, opts) -> None:

@@ -18,11 +18,12 @@ from graphanon.cli._app import (
     read_input,
     show_progress,
 )
+from graphanon.errors import GraphanonError
 
 
 @main.command()
 @click.argument("input_", metavar="INPUT")
-@click.argument("release_path", metavar="RELEASE", type=click.Path(dir_okay=False))
+@click.argument("release_paths", metavar="RELEASE...", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--model", required=True, help="Privacy model: km, transactional, constraints, hkp, nonreciprocal, ldiversity, ...")
 @click.option("-k", type=int, default=None)
 @click.option("-m", "m_value", default=None, help="A number, or inf (default: inf).")
@@ -38,31 +39,58 @@ from graphanon.cli._app import (
               help="Count on Dask: a scheduler address (tcp://host:8786) or local:N for N local workers "
                    "(needs graphanon[dask]; km and transactional models).")
 @input_options
-def audit(input_, release_path, model, k, m_value, params, json_out, examples, allow_mismatch, link_path, scheduler,
+def audit(input_, release_paths, model, k, m_value, params, json_out, examples, allow_mismatch, link_path, scheduler,
           fmt, sep, tid, item, label):
-    """Audit RELEASE against INPUT for a privacy model (exit 1 when violated)."""
+    """Audit RELEASE against INPUT for a privacy model (exit 1 when violated).
+
+    Several releases of INPUT audit the adversary who reads them all (joint audit, see docs/privacy.md,
+    "Publishing more than once"); every release must have been made from INPUT.
+    """
     from graphanon.privacy.registry import build_model
     from graphanon.release import check_same_data, load_release
 
     data, _ = read_input(input_, fmt, sep, tid, item, label)
-    release = load_release(release_path)
+    releases = [load_release(path) for path in release_paths]
     if not allow_mismatch:
-        check_same_data(data, release)
+        for path, release in zip(release_paths, releases, strict=True):
+            try:
+                check_same_data(data, release)
+            except GraphanonError as exc:
+                raise type(exc)(f"{path}: {exc}" if len(releases) > 1 else str(exc)) from None
     if link_path is not None:
+        if len(releases) > 1:
+            raise GraphanonError("--link audits one release against its own private link; the joint audit of "
+                                 "several releases reads what the adversary reads (drop --link or give one RELEASE)")
         from graphanon.release.private_link import attach_link, load_private_link
 
-        attach_link(release, load_private_link(link_path))
+        attach_link(releases[0], load_private_link(link_path))
     privacy_model = build_model(model, k=k, m=parse_m(m_value), params=parse_param_pairs(params), original=data)
+    if len(releases) > 1:
+        from graphanon.privacy.joint import JointAudit
+
+        if scheduler is not None:
+            raise GraphanonError("--scheduler runs the audit of one release; the joint audit of several runs in "
+                                 "one process (drop --scheduler)")
+        joint = JointAudit(privacy_model)
+        with progress_bar(show_progress(json_out)) as progress:
+            report = joint.audit(data, releases, max_examples=examples, progress=progress, check_data=False)
+        _print_report(report, json_out)
+        sys.exit(0 if report.satisfied else EXIT_VIOLATED)
+    release = releases[0]
     with progress_bar(show_progress(json_out)) as progress:
         if scheduler is None:
             report = privacy_model.audit(data, release, max_examples=examples, progress=progress)
         else:
             report = _audit_on_dask(privacy_model, model, scheduler, data, release, examples, progress)
+    _print_report(report, json_out)
+    sys.exit(0 if report.satisfied else EXIT_VIOLATED)
+
+
+def _print_report(report, json_out: bool) -> None:
     if json_out:
         echo_json(report.to_dict())
     else:
         click.echo(str(report))
-    sys.exit(0 if report.satisfied else EXIT_VIOLATED)
 
 
 def _audit_on_dask(privacy_model, model: str, scheduler: str, data, release, examples: int, progress):

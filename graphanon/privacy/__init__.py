@@ -14,6 +14,7 @@ __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     ),
     "graphanon.privacy.diversity": ("EntropyLDiversity", "RecursiveLDiversity", "diversity_model"),
     "graphanon.privacy.hkp": ("HKPCoherence",),
+    "graphanon.privacy.joint": ("JointAudit", "audit_joint"),
     "graphanon.privacy.km": ("KmAnonymity", "TransactionalKAnonymity", "check_k"),
     "graphanon.privacy.report": ("AuditReport", "PrivacyModel"),
     "graphanon.privacy.nonreciprocal": ("LDiversity", "NonreciprocalKAnonymity", "nonreciprocal_matches"),

@@ -39,7 +39,7 @@ import numpy as np
 
 from graphanon.algorithms.hierarchy._aa_counts import BlockCounts, LocalCounts
 from graphanon.algorithms.hierarchy._index import HierarchyIndex, check_m
-from graphanon.algorithms.hierarchy.cut import cut_recoding
+from graphanon.algorithms.hierarchy.cut import cut_recoding, recode_to_priors
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.errors import InfeasibleError
 from graphanon.metrics.loss import ncp
@@ -64,6 +64,7 @@ def anonymize_aa(
     progress: ProgressCallback | None = None,
     client=None,
     n_partitions: int | None = None,
+    priors=None,
 ) -> GlobalRecoding:
     """k^m-anonymize ``data`` by Apriori Anonymization (global full-subtree generalization).
 
@@ -100,6 +101,13 @@ def anonymize_aa(
     n_partitions : int, optional
         With ``client``: record blocks (default one per worker: a sweep asks
         hundreds of short questions, and each costs one task per block).
+
+    priors : release, Prior, or a sequence of them, optional
+        Earlier global recodings of ``data``: the cut is raised to a function
+        of the priors' common refinement
+        (:func:`~graphanon.algorithms.prior.coarsened_cut`), so together
+        they reveal no more than the priors; a refinement that is not k^m-anonymous
+        raises :class:`~graphanon.errors.InfeasibleError`.
 
     Returns
     -------
@@ -215,6 +223,8 @@ def anonymize_aa(
         },
     )
     rel.params["ncp"] = ncp(data, rel)
+    if priors is not None:
+        rel = recode_to_priors(data, rel, priors, taxonomy=taxonomy, k=k, m=m)
     return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
 
 
@@ -431,7 +441,7 @@ def _run(data, opts: RunOptions) -> GlobalRecoding:
     opts.unknown_params(set())
     return anonymize_aa(
         data, taxonomy=opts.taxonomy, k=opts.k, m=opts.m, progress=opts.progress,
-        unsafe_secret_seed=opts.unsafe_secret_seed, client=opts.client,
+        unsafe_secret_seed=opts.unsafe_secret_seed, client=opts.client, priors=opts.priors,
     )
 
 

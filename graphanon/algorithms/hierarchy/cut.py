@@ -18,6 +18,7 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphanon.algorithms.prior import as_priors, coarsened_cut
 from graphanon.algorithms.registry import (
     AlgorithmSpec,
     Param,
@@ -27,6 +28,7 @@ from graphanon.algorithms.registry import (
     register,
 )
 from graphanon.errors import ParameterError, TaxonomyError
+from graphanon.metrics.loss import ncp
 from graphanon.release import GlobalRecoding, publish
 from graphanon.taxonomy.tree import Taxonomy
 from graphanon.utils.labels import as_labels
@@ -143,6 +145,7 @@ def anonymize_cut(
     rng=None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
+    priors=None,
 ) -> GlobalRecoding:
     """Publish ``data`` generalized to a cut given by nodes or by taxonomy depth.
 
@@ -164,6 +167,11 @@ def anonymize_cut(
         Tests only: fixes the secret row shuffle (OS entropy otherwise).
     progress : callable(done, total, message), optional
         Called once when the recoding is done.
+    priors : release, Prior, or a sequence of them, optional
+        Earlier global recodings of ``data``: the cut is raised to a function
+        of the priors' common refinement
+        (:func:`~graphanon.algorithms.prior.coarsened_cut`), so together
+        they reveal no more than the priors.
 
     Returns
     -------
@@ -196,7 +204,41 @@ def anonymize_cut(
     check_random_state(rng)
     rel = cut_recoding(data, taxonomy, cut, suppress, params={"level": level})
     report(progress, 1, 1, "cut recoding")
+    if priors is not None:
+        rel = recode_to_priors(data, rel, priors, taxonomy=taxonomy)
+        rel.params["level"] = None  # the cut was raised: it is no longer that level
     return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
+
+
+def recode_to_priors(data, release: GlobalRecoding, priors, *, taxonomy: Taxonomy, k: int | None = None,
+                     m: int | None = None) -> GlobalRecoding:  # fmt: skip
+    """``release`` (a cut recoding, row-aligned) recoded again by its cut raised to the priors.
+
+    The cut of ``release.trace`` goes through
+    :func:`~graphanon.algorithms.prior.coarsened_cut` (so the recoding is a
+    function of the priors' common refinement; with ``k``, the refinement
+    must be k^m-anonymous). The method name is kept; the parameters become
+    ``k``, ``m``, ``priors`` (their number), ``ncp`` and
+    ``n_suppressed_nodes`` of the raised cut -- the method's search numbers
+    described the cut before raising and are dropped. Not yet published.
+
+    Examples
+    --------
+    >>> from graphanon.datasets import load, load_taxonomy
+    >>> data, tax = load("liuwang_fig1"), load_taxonomy("liuwang_fig1")
+    >>> prior = anonymize_cut(data, taxonomy=tax, cut=["P", "Q", "e", "i"])
+    >>> fine = cut_recoding(data, tax, tax.level(2))
+    >>> recode_to_priors(data, fine, prior, taxonomy=tax).trace.cut
+    ('P', 'Q', 'e', 'i')
+    """
+    trace = release.trace
+    cut, suppressed = coarsened_cut(data, priors, taxonomy=taxonomy, cut=trace.cut, suppressed=trace.suppressed,
+                                    k=k, m=m)  # fmt: skip
+    params = {"k": k if k is not None else release.params.get("k"), "m": m if k is not None else release.params.get("m"),
+              "priors": len(as_priors(priors))}  # fmt: skip
+    rel = cut_recoding(data, taxonomy, cut, suppressed, algorithm=release.algorithm, params=params)
+    rel.params["ncp"] = ncp(data, rel)
+    return rel
 
 
 _PARAMS = (
@@ -225,7 +267,8 @@ def _run(data, opts: RunOptions) -> GlobalRecoding:
     if cut is None and level is None:
         raise ParameterError("algorithm 'cut' needs --param cut=NODE,NODE,... or --param level=DEPTH")
     release = anonymize_cut(
-        data, taxonomy=opts.taxonomy, cut=cut, level=level, suppress=suppress, unsafe_secret_seed=opts.unsafe_secret_seed
+        data, taxonomy=opts.taxonomy, cut=cut, level=level, suppress=suppress, unsafe_secret_seed=opts.unsafe_secret_seed,
+        priors=opts.priors,
     )
     if opts.k is not None:
         release.params.update(k=opts.k, m=opts.m)

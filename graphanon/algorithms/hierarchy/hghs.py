@@ -38,7 +38,7 @@ import numpy as np
 from graphanon.algorithms.hierarchy._index import HierarchyIndex, check_m, evaluate_cut
 from graphanon.algorithms.hierarchy._search import HierarchySearch, SearchRound
 from graphanon.algorithms.hierarchy._walk import walk_round
-from graphanon.algorithms.hierarchy.cut import cut_recoding
+from graphanon.algorithms.hierarchy.cut import cut_recoding, recode_to_priors
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.counting.support import generalize_matrix
 from graphanon.metrics.loss import ncp
@@ -65,7 +65,7 @@ def _prepare(data, taxonomy, k, m):
 
 
 def _release(
-    data, index, search: HierarchySearch, algorithm: str, params: dict, unsafe_secret_seed: int | None
+    data, index, search: HierarchySearch, algorithm: str, params: dict, unsafe_secret_seed: int | None, priors=None
 ) -> GlobalRecoding:
     total = index.total_occurrences
     rel = cut_recoding(
@@ -97,6 +97,8 @@ def _release(
     )
     rel.params["ncp"] = ncp(data, rel)
     rel.trace = replace(rel.trace, search=search)
+    if priors is not None:
+        rel = recode_to_priors(data, rel, priors, taxonomy=index.taxonomy, k=params["k"], m=params["m"])
     return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
 
 
@@ -109,6 +111,7 @@ def anonymize_hghs(
     rng=None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
+    priors=None,
 ) -> GlobalRecoding:
     """k^m-anonymize ``data`` by HgHs: greedy cut search with greedy suppression.
 
@@ -131,6 +134,13 @@ def anonymize_hghs(
         Tests only: fixes the secret row shuffle, which otherwise comes from
         operating-system entropy (:func:`~graphanon.release.publish`). Never
         recorded in the release.
+
+    priors : release, Prior, or a sequence of them, optional
+        Earlier global recodings of ``data``: the cut is raised to a function
+        of the priors' common refinement
+        (:func:`~graphanon.algorithms.prior.coarsened_cut`), so together
+        they reveal no more than the priors; a refinement that is not
+        k^m-anonymous raises :class:`~graphanon.errors.InfeasibleError`.
 
     Returns
     -------
@@ -211,7 +221,7 @@ def anonymize_hghs(
     cut = np.sort(index.positions(rnd.cut))
     cost, g, s, sup = evaluate_cut(index, threats, cut)
     search = HierarchySearch(taxonomy, [rnd], index.labels(cut), index.labels(np.sort(sup)), g, s, index, threats)
-    return _release(data, index, search, "hghs", {"k": k, "m": m}, unsafe_secret_seed)
+    return _release(data, index, search, "hghs", {"k": k, "m": m}, unsafe_secret_seed, priors)
 
 
 def anonymize_mhghs(
@@ -223,6 +233,7 @@ def anonymize_mhghs(
     rng=None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
+    priors=None,
 ) -> GlobalRecoding:
     """k^m-anonymize ``data`` by mHgHs: HgHs in rounds on shrinking taxonomies.
 
@@ -234,7 +245,7 @@ def anonymize_mhghs(
 
     Parameters
     ----------
-    data, taxonomy, k, m, rng, unsafe_secret_seed, progress :
+    data, taxonomy, k, m, rng, unsafe_secret_seed, progress, priors :
         As in :func:`anonymize_hghs`.
 
     Returns
@@ -313,7 +324,7 @@ def anonymize_mhghs(
     cut = prev_cut
     cost, g, s, sup = evaluate_cut(index, threats, cut)
     search = HierarchySearch(taxonomy, rounds, index.labels(cut), index.labels(np.sort(sup)), g, s, index, threats)
-    return _release(data, index, search, "mhghs", {"k": k, "m": m}, unsafe_secret_seed)
+    return _release(data, index, search, "mhghs", {"k": k, "m": m}, unsafe_secret_seed, priors)
 
 
 def _published_max_len(index: HierarchyIndex, rnd: SearchRound) -> int:
@@ -367,7 +378,7 @@ def _run_hghs(data, opts: RunOptions) -> GlobalRecoding:
     opts.unknown_params(set())
     return anonymize_hghs(
         data, taxonomy=opts.taxonomy, k=opts.k, m=opts.m, progress=opts.progress,
-        unsafe_secret_seed=opts.unsafe_secret_seed,
+        unsafe_secret_seed=opts.unsafe_secret_seed, priors=opts.priors,
     )
 
 
@@ -375,7 +386,7 @@ def _run_mhghs(data, opts: RunOptions) -> GlobalRecoding:
     opts.unknown_params(set())
     return anonymize_mhghs(
         data, taxonomy=opts.taxonomy, k=opts.k, m=opts.m, progress=opts.progress,
-        unsafe_secret_seed=opts.unsafe_secret_seed,
+        unsafe_secret_seed=opts.unsafe_secret_seed, priors=opts.priors,
     )
 
 

@@ -45,6 +45,7 @@ from graphanon.algorithms.nonreciprocal.diverse import (
 from graphanon.algorithms.nonreciprocal.extraction import extract_assignments
 from graphanon.algorithms.nonreciprocal.gray import gray_order
 from graphanon.algorithms.nonreciprocal.tsp import DETERMINISTIC_STEP_LIMIT, gray_tsp_order
+from graphanon.algorithms.prior import reuse_priors
 from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, register
 from graphanon.errors import ParameterError
 from graphanon.graphs.generalization import GeneralizationGraph
@@ -247,6 +248,7 @@ def anonymize_nonreciprocal(
     rng=None,
     progress: ProgressCallback | None = None,
     unsafe_secret_seed: int | None = None,
+    priors=None,
 ):
     """Publish ``data`` by nonreciprocal recoding (k-anonymity, or l-diversity with ``l``).
 
@@ -306,6 +308,14 @@ def anonymize_nonreciprocal(
         who knows or guesses it undoes the release's protection. Never
         recorded in the release.
 
+    priors : release, Prior, (release, link), or a sequence of them, optional
+        Earlier releases of ``data`` (:mod:`graphanon.algorithms.prior`):
+        the new release reuses the row each prior gave every record (read
+        from the prior's private link), so together they reveal no more than
+        the prior; ``k``/``l`` above the prior's raise
+        :class:`~graphanon.errors.InfeasibleError`. The other options are
+        then unused.
+
     Returns
     -------
     NonreciprocalRelease
@@ -353,6 +363,8 @@ def anonymize_nonreciprocal(
     Xue et al., KDD 2012: Sec. 4.1 (Gray-TSP order, ring graph), 4.2 (closed
     walk), 4.4 (greedy l-diverse extraction), Sec. 3 / Fig. 4 (publication).
     """
+    if priors is not None:
+        return reuse_priors(data, priors, k=k if k is not None else l, l=l, unsafe_secret_seed=unsafe_secret_seed)
     n = data.n_records
     if n == 0:
         raise ParameterError("cannot anonymize an empty dataset")
@@ -469,6 +481,7 @@ def _run(data, opts: RunOptions) -> NonreciprocalRelease:
         progress=opts.progress,
         unsafe_secret_seed=opts.unsafe_secret_seed,
         client=opts.client,
+        priors=opts.priors,
     )
 
 

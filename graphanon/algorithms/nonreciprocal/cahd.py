@@ -26,6 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.algorithms.nonreciprocal.cahd_groups import cahd_groups
+from graphanon.algorithms.prior import reuse_priors
 from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, register
 from graphanon.errors import InfeasibleError, ParameterError
 from graphanon.release import publish
@@ -141,6 +142,7 @@ def anonymize_cahd(
     rng=None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
+    priors=None,
 ):
     """CAHD l-diverse grouping, published by bit voting.
 
@@ -187,6 +189,14 @@ def anonymize_cahd(
     progress : callable(done, total, message), optional
         Called before the grouping and after the publication.
 
+    priors : release, Prior, (release, link), or a sequence of them, optional
+        Earlier releases of ``data`` (:mod:`graphanon.algorithms.prior`):
+        the new release reuses the row each prior gave every record (read
+        from the prior's private link), so together they reveal no more than
+        the prior; ``l`` (or ``k``) above the prior's raise
+        :class:`~graphanon.errors.InfeasibleError`. The other options are
+        then unused.
+
     Returns
     -------
     NonreciprocalRelease
@@ -213,6 +223,8 @@ def anonymize_cahd(
     >>> rel.params["group_size"], rel.n_records
     (3, 6)
     """
+    if priors is not None:
+        return reuse_priors(data, priors, k=k if k is not None else l, l=l, unsafe_secret_seed=unsafe_secret_seed)
     check_random_state(rng)  # validated like every method's; CAHD draws nothing
     check_diversity_feasible(data.labels, l)
     if l > data.n_records:
@@ -280,7 +292,7 @@ def _run(data, opts: RunOptions) -> NonreciprocalRelease:
     return anonymize_cahd(
         data, l=l, k=opts.k, alpha=values["alpha"], diversity=values["diversity"], c=values["c"],
         unsafe_secret_seed=opts.unsafe_secret_seed,
-        progress=opts.progress,
+        progress=opts.progress, priors=opts.priors,
     )
 
 
