@@ -6,10 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphanon.algorithms import get_algorithm
 from graphanon.algorithms.coat import KmConstraints, anonymize_coat, pgen
 from graphanon.algorithms.coat.policies import pp_policy, up_policy
-from graphanon.algorithms.registry import RunOptions
+from graphanon.cli.registry import RunOptions, get_algorithm
 from graphanon.data import from_iterable
 from graphanon.datasets import load, load_constraints
 from graphanon.errors import DataFormatError, InfeasibleError, ParameterError

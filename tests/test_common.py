@@ -1,6 +1,6 @@
 """Common checks run over every registered anonymizer (like scikit-learn's ``check_estimator``).
 
-A method joins these tests by being registered (``graphanon.algorithms.registry``);
+A method joins these tests by being registered (``graphanon.cli.registry``);
 it must also have a worked example in ``EXAMPLES`` -- a registered method without
 one fails ``test_has_a_bundled_example`` (it is not skipped).
 """
@@ -11,7 +11,7 @@ import dataclasses
 
 import pytest
 
-from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, registered
+from graphanon.cli.registry import AlgorithmSpec, Param, RunOptions, registered
 from graphanon.datasets import load, load_taxonomy
 from graphanon.errors import ParameterError
 from graphanon.metrics.evaluate import evaluate_release

@@ -10,7 +10,7 @@ from graphanon.algorithms import (
     anonymize_mm,
     get_algorithm,
 )
-from graphanon.algorithms.registry import RunOptions
+from graphanon.cli.registry import RunOptions
 from graphanon.datasets import load, load_taxonomy
 from graphanon.metrics import ncp, recoding_loss, suppression_ratio
 from graphanon.privacy import HKPCoherence, KmAnonymity

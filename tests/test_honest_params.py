@@ -11,8 +11,8 @@ from click.testing import CliRunner
 from graphanon.algorithms.hierarchy.cut import anonymize_cut
 from graphanon.algorithms.nonreciprocal import DETERMINISTIC_STEP_LIMIT
 from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
-from graphanon.algorithms.registry import RunOptions, get_algorithm, registered
 from graphanon.cli import main
+from graphanon.cli.registry import RunOptions, get_algorithm, registered
 from graphanon.data import TransactionData
 from graphanon.datasets import load, load_taxonomy
 from graphanon.errors import ParameterError

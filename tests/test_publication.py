@@ -14,10 +14,9 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphanon.algorithms import get_algorithm
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
-from graphanon.algorithms.registry import RunOptions
 from graphanon.cli import main
+from graphanon.cli.registry import RunOptions, get_algorithm
 from graphanon.data import TransactionData, from_iterable
 from graphanon.errors import DataMismatchError, ParameterError, ReleaseFormatError
 from graphanon.metrics.evaluate import evaluate_release
@@ -79,7 +78,7 @@ METHODS = {
 
 
 def test_every_registered_anonymizer_is_covered():
-    from graphanon.algorithms.registry import registered
+    from graphanon.cli.registry import registered
 
     # the tendency-hiding methods publish perturbed rows (no labels; SplitPerson has more rows than
     # records): their publication checks live in tests/test_swapping_publication.py

@@ -19,8 +19,8 @@ from graphanon.algorithms.nonreciprocal import (
     anonymize_nonreciprocal,
     gray_tsp_details,
 )
-from graphanon.algorithms.registry import RunOptions, registered
 from graphanon.cli import main
+from graphanon.cli.registry import RunOptions, registered
 from graphanon.data import TransactionData
 from graphanon.datasets import load, load_taxonomy
 from graphanon.release import GlobalRecoding, LocalRecoding, NonreciprocalRelease, PerturbedRelease

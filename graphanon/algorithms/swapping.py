@@ -69,12 +69,11 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, register
 from graphanon.errors import ParameterError
 from graphanon.graphs.least_similar import least_similar_matching
 from graphanon.release.perturbed import PerturbedRelease, publish_split
 from graphanon.release.publish import publish
-from graphanon.taxonomy.categories import category_codes, parse_categories
+from graphanon.taxonomy.categories import category_codes
 from graphanon.taxonomy.tree import ItemGroups
 from graphanon.utils.progress import ProgressCallback, report
 from graphanon.utils.randomness import check_random_state, secret_generator
@@ -542,56 +541,3 @@ def anonymize_splitperson(data, *, categories: ItemGroups, rng=None, unsafe_secr
 
 
 # ---------------------------------------------------------------------- CLI
-_CATEGORIES = Param("categories", str, None, "random:N[:SEED], taxonomy-level:DEPTH or an item,category CSV file")
-_VISIT = Param("visit", str, "random", "visiting order and tie-break of the partner search",
-               choices=("random", "input"))
-_SPREAD = Param("spread", int, 1, "partners per record: source items dealt into this many parts, one partner "
-                "each (mitigates the partner-tendency attack)")
-
-
-def _categories(data, opts: RunOptions, name: str, spec: str | None) -> ItemGroups:
-    if opts.k is not None or opts.m is not None:
-        raise ParameterError(f"{name} takes no -k or -m: it hides tendencies, it does not count records")
-    if opts.is_given("taxonomy") and not str(spec or "").startswith("taxonomy-level:"):
-        raise ParameterError(f"{name} reads --taxonomy only for categories=taxonomy-level:DEPTH; drop it")
-    if spec is None:
-        raise ParameterError(
-            f"{name} needs --param categories=random:N[:SEED], taxonomy-level:DEPTH or an item,category CSV file"
-        )
-    return parse_categories(spec, data, opts.taxonomy)
-
-
-def _runner(func, params: tuple[Param, ...]):
-    name = func.__name__.removeprefix("anonymize_")
-
-    def run(data, opts: RunOptions):
-        values = opts.values(params)
-        categories = _categories(data, opts, name, values.pop("categories"))
-        return func(data, categories=categories, rng=opts.seed, unsafe_secret_seed=opts.unsafe_secret_seed,
-                    progress=opts.progress, **values)
-
-    return run
-
-
-def _run_randswap(data, opts: RunOptions):
-    opts.values(())  # no --param options
-    if opts.k is not None or opts.m is not None:
-        raise ParameterError("randswap takes no -k or -m")
-    return anonymize_randswap(data, unsafe_secret_seed=opts.unsafe_secret_seed, progress=opts.progress)
-
-
-for _func, _summary, _visit_opt in (
-    (anonymize_partswap, "PartSwap: swap each tendency's items with the least similar record (Gunawan & Mambo)", True),
-    (anonymize_fullswap, "FullSwap: PartSwap plus full swaps of single-category records", True),
-    (anonymize_partsupp, "PartSupp baseline: remove each record's heaviest category", False),
-    (anonymize_splitperson, "SplitPerson baseline: one record per category of each record", False),
-):
-    _params = (_CATEGORIES, _VISIT, _SPREAD) if _visit_opt else (_CATEGORIES,)
-    register(AlgorithmSpec(
-        name=_func.__name__.removeprefix("anonymize_"), summary=_summary, run=_runner(_func, _params),
-        privacy_model="tendency", params=_params,
-        audit_params=("categories",), options=("taxonomy", "seed") if _visit_opt else ("taxonomy",),
-    ))
-register(AlgorithmSpec(name="randswap", summary="RandSwap baseline: random pairs exchange random halves "
-                       "(secret pairs: no --seed)", run=_run_randswap, privacy_model="tendency", params=(),
-                       options=()))

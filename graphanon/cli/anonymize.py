@@ -56,7 +56,7 @@ from graphanon.errors import GraphanonError
 def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, link_out, prior_paths, prior_link_paths,
               json_out, scheduler, fmt, sep, tid, item, label):
     """Anonymize INPUT with an algorithm and save the release (rows shuffled, pseudonyms, no ids)."""
-    from graphanon.algorithms.registry import RunOptions, get_algorithm
+    from graphanon.cli.registry import RunOptions, get_algorithm
 
     if link_out is not None and Path(link_out).resolve() == Path(output).resolve():
         raise GraphanonError(f"--link-out {link_out} is the release file: the private link needs a file of its own")
@@ -220,7 +220,7 @@ def _verify_claim(spec, data, release, opts) -> None:
 @input_options
 def bench(input_, algorithm, k, m_value, taxonomy, seed, params, queries, json_out, fmt, sep, tid, item, label):
     """Run one algorithm on INPUT: time, independent audit and metrics in one report."""
-    from graphanon.algorithms.registry import RunOptions, get_algorithm
+    from graphanon.cli.registry import RunOptions, get_algorithm
     from graphanon.metrics.evaluate import evaluate_release
     from graphanon.privacy.registry import build_model
 

@@ -35,7 +35,7 @@ def _param_text(p: dict) -> str:
 @click.option("--json", "json_out", is_flag=True, help="Print JSON.")
 def algorithms(json_out: bool) -> None:
     """List the anonymizers (audit model, the options they read, --param names) and the audit models."""
-    from graphanon.algorithms.registry import OPTION_FLAGS, registered
+    from graphanon.cli.registry import OPTION_FLAGS, registered
     from graphanon.privacy.registry import model_names
 
     rows = [{"name": spec.name, "summary": spec.summary, "model": spec.privacy_model,

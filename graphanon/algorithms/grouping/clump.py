@@ -47,8 +47,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.algorithms.grouping.partition import GroupingTrace, grouping_runner
-from graphanon.algorithms.registry import AlgorithmSpec, Param, register
+from graphanon.algorithms.grouping.partition import GroupingTrace
 from graphanon.errors import ParameterError
 from graphanon.graphs.lcg import NodeIndex, groups_to_lcg
 from graphanon.graphs.similarity import RecordSimilarityGraph
@@ -190,22 +189,3 @@ def anonymize_clump(
     if progress:
         progress(2, 2, "done")
     return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
-
-
-_PARAMS = (
-    Param("neighbors", int, 50, "neighbours per record in the similarity graph the candidates come from"),
-    Param("pool", int, 64, "fallback candidates when a group has no unassigned neighbour left"),
-)
-
-
-register(
-    AlgorithmSpec(
-        name="clump",
-        summary="Clump: groups of >= k similar records published as their least common generalization",
-        run=grouping_runner(anonymize_clump, _PARAMS),
-        privacy_model="transactional",
-        needs_taxonomy=True,
-        options=("k", "taxonomy", "seed"),
-        params=_PARAMS,
-    )
-)

@@ -36,14 +36,12 @@ generalization. PVLDB 2(1), 2009, Sec. 4 (Algorithm 1, Example 2, Table 2).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.distributed.tasks import map_ordered
 from graphanon.errors import ParameterError
 from graphanon.graphs.lcg import NodeIndex, groups_to_lcg
@@ -53,7 +51,7 @@ from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_k
 
-__all__ = ["anonymize_partition", "ancestor_table", "grouping_runner"]
+__all__ = ["anonymize_partition", "ancestor_table"]
 
 
 @dataclass(frozen=True)
@@ -277,34 +275,3 @@ def _groups_on_client(o_ptr, anc, depth, is_leaf, ncp, k: int, *, client, n_part
         is_deferred[rows[s:e]] = True
     new[is_deferred] += local[is_deferred]
     return new, cur
-
-
-def grouping_runner(anonymize: Callable, params: tuple = ()) -> Callable:
-    """The command-line adapter of a grouping method over a taxonomy (Clump, Partition).
-
-    Returns ``run(data, opts)`` calling ``anonymize(data, taxonomy=..., k=...,
-    **params, rng=..., unsafe_secret_seed=..., progress=...)`` from the
-    :class:`~graphanon.algorithms.registry.RunOptions`; ``params`` are the
-    method's declared ``--param`` options (none refuses every ``--param``).
-    """
-
-    def run(data, opts: RunOptions):
-        return anonymize(
-            data, taxonomy=opts.taxonomy, k=opts.k, **opts.values(params), rng=opts.seed,
-            unsafe_secret_seed=opts.unsafe_secret_seed, progress=opts.progress,
-            **({} if opts.client is None else {"client": opts.client}),
-        )  # fmt: skip
-
-    return run
-
-
-register(
-    AlgorithmSpec(
-        name="partition",
-        summary="Partition/LG: top-down local generalization into groups of >= k identical records (He & Naughton 2009)",
-        run=grouping_runner(anonymize_partition),
-        privacy_model="transactional",
-        needs_taxonomy=True,
-        options=("k", "taxonomy", "scheduler"),
-    )
-)

@@ -40,7 +40,6 @@ import numpy as np
 from graphanon.algorithms.hierarchy._aa_counts import BlockCounts, LocalCounts
 from graphanon.algorithms.hierarchy._index import HierarchyIndex, check_m
 from graphanon.algorithms.hierarchy.cut import cut_recoding, recode_to_priors
-from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.errors import InfeasibleError
 from graphanon.metrics.loss import ncp
 from graphanon.release import GlobalRecoding, publish
@@ -435,23 +434,3 @@ def _first_fixing(supports: np.ndarray, k: int) -> int | None:
     """Position of the first candidate fix whose recoded itemset has support >= k (None: none has)."""
     ok = np.flatnonzero(supports >= k)
     return int(ok[0]) if len(ok) else None
-
-
-def _run(data, opts: RunOptions) -> GlobalRecoding:
-    opts.unknown_params(set())
-    return anonymize_aa(
-        data, taxonomy=opts.taxonomy, k=opts.k, m=opts.m, progress=opts.progress,
-        unsafe_secret_seed=opts.unsafe_secret_seed, client=opts.client, priors=opts.priors,
-    )
-
-
-register(
-    AlgorithmSpec(
-        name="aa",
-        summary="Apriori Anonymization: full-subtree global generalization for k^m-anonymity (Terrovitis et al. 2008)",
-        run=_run,
-        privacy_model="km",
-        needs_taxonomy=True,
-        options=("k", "m", "taxonomy", "scheduler"),
-    )
-)

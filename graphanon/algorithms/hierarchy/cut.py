@@ -19,14 +19,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphanon.algorithms.prior import as_priors, coarsened_cut
-from graphanon.algorithms.registry import (
-    AlgorithmSpec,
-    Param,
-    RunOptions,
-    parse_bool,
-    parse_name_list,
-    register,
-)
 from graphanon.errors import ParameterError, TaxonomyError
 from graphanon.metrics.loss import ncp
 from graphanon.release import GlobalRecoding, publish
@@ -34,7 +26,6 @@ from graphanon.taxonomy.tree import Taxonomy
 from graphanon.utils.labels import as_labels
 from graphanon.utils.progress import ProgressCallback, report
 from graphanon.utils.randomness import check_random_state
-from graphanon.utils.validation import check_k, check_m
 
 __all__ = ["HierarchyTrace", "anonymize_cut", "cut_recoding"]
 
@@ -239,51 +230,3 @@ def recode_to_priors(data, release: GlobalRecoding, priors, *, taxonomy: Taxonom
     rel = cut_recoding(data, taxonomy, cut, suppressed, algorithm=release.algorithm, params=params)
     rel.params["ncp"] = ncp(data, rel)
     return rel
-
-
-_PARAMS = (
-    Param("cut", parse_name_list, None, "the cut's nodes, comma-separated"),
-    Param("level", int, None, "instead of cut: the cut at this taxonomy depth (0 = the root)"),
-    Param("suppress", parse_name_list, (), "cut nodes to suppress, comma-separated"),
-    Param("force", parse_bool, False, "with -k: publish even when the k^m audit fails"),
-)
-
-
-def _run(data, opts: RunOptions) -> GlobalRecoding:
-    """CLI adapter. ``-k`` (with ``-m``) is a claim the CLI checks: the release
-    records ``k`` and ``m`` in its params, and the CLI audits it with the
-    independent k^m audit before writing it (``spec.verify``); ``--param
-    force=true`` publishes a violating release anyway, with the audit result
-    in its params. Without ``-k`` the release claims nothing."""
-    values = opts.values(_PARAMS)  # force is checked here, acted on by the CLI
-    if opts.k is not None:
-        check_k(opts.k, data.n_records)
-        check_m(opts.m)
-    if opts.k is None:
-        opts.refuse(("m",), "algorithm 'cut' claims k^m-anonymity only with -k K (then it audits its release)")
-        if "force" in opts.params:
-            raise ParameterError("--param force only applies with -k K (it publishes a release that fails its k^m audit)")
-    cut, level, suppress = values["cut"], values["level"], values["suppress"]
-    if cut is None and level is None:
-        raise ParameterError("algorithm 'cut' needs --param cut=NODE,NODE,... or --param level=DEPTH")
-    release = anonymize_cut(
-        data, taxonomy=opts.taxonomy, cut=cut, level=level, suppress=suppress, unsafe_secret_seed=opts.unsafe_secret_seed,
-        priors=opts.priors,
-    )
-    if opts.k is not None:
-        release.params.update(k=opts.k, m=opts.m)
-    return release
-
-
-register(
-    AlgorithmSpec(
-        name="cut",
-        summary="publish a user-given taxonomy cut (--param cut=A,B,... or level=D; suppress=X,Y); with -k K [-m M] "
-        "the release is audited for k^m-anonymity and refused when it fails (--param force=true publishes it anyway)",
-        run=_run,
-        privacy_model="km",
-        needs_taxonomy=True,
-        params=_PARAMS,
-        verify=True,
-    )
-)

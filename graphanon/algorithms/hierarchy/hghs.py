@@ -39,7 +39,6 @@ from graphanon.algorithms.hierarchy._index import HierarchyIndex, check_m, evalu
 from graphanon.algorithms.hierarchy._search import HierarchySearch, SearchRound
 from graphanon.algorithms.hierarchy._walk import walk_round
 from graphanon.algorithms.hierarchy.cut import cut_recoding, recode_to_priors
-from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.counting.support import generalize_matrix
 from graphanon.metrics.loss import ncp
 from graphanon.release import GlobalRecoding, publish
@@ -372,39 +371,3 @@ def best_suppression(data, *, taxonomy: Taxonomy, cut: Iterable[Hashable], k: in
         "cost_suppression": s,
         "threats": [index.labels(t) for t in threats.within(cut)],
     }
-
-
-def _run_hghs(data, opts: RunOptions) -> GlobalRecoding:
-    opts.unknown_params(set())
-    return anonymize_hghs(
-        data, taxonomy=opts.taxonomy, k=opts.k, m=opts.m, progress=opts.progress,
-        unsafe_secret_seed=opts.unsafe_secret_seed, priors=opts.priors,
-    )
-
-
-def _run_mhghs(data, opts: RunOptions) -> GlobalRecoding:
-    opts.unknown_params(set())
-    return anonymize_mhghs(
-        data, taxonomy=opts.taxonomy, k=opts.k, m=opts.m, progress=opts.progress,
-        unsafe_secret_seed=opts.unsafe_secret_seed, priors=opts.priors,
-    )
-
-
-register(
-    AlgorithmSpec(
-        name="hghs",
-        summary="HgHs: greedy taxonomy cut + greedy item suppression for k^m-anonymity (Liu & Wang 2010)",
-        run=_run_hghs,
-        privacy_model="km",
-        needs_taxonomy=True,
-    )
-)
-register(
-    AlgorithmSpec(
-        name="mhghs",
-        summary="mHgHs: HgHs in m rounds on shrinking taxonomies (scales to large m and taxonomies)",
-        run=_run_mhghs,
-        privacy_model="km",
-        needs_taxonomy=True,
-    )
-)

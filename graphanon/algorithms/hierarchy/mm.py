@@ -32,13 +32,6 @@ import scipy.sparse as sp
 
 from graphanon.algorithms.hierarchy._index import check_m, infrequent_on_columns
 from graphanon.algorithms.hierarchy.cut import HierarchyTrace
-from graphanon.algorithms.registry import (
-    AlgorithmSpec,
-    Param,
-    RunOptions,
-    parse_name_list,
-    register,
-)
 from graphanon.errors import ParameterError
 from graphanon.release import GlobalRecoding, publish
 from graphanon.utils.labels import as_labels
@@ -312,39 +305,3 @@ def anonymize_mm(
     )
     rel.trace = HierarchyTrace(cut=None, suppressed=tuple(data.items[j] for j in suppressed))
     return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
-
-
-_PARAMS = (
-    Param("h", float, None, "largest allowed confidence of inferring a private item, a number in (0, 1] "
-          "(default 1: no bound); needs private"),
-    Param("private", parse_name_list, (), "private (sensitive) items, comma-separated"),
-)
-
-
-def _run(data, opts: RunOptions) -> GlobalRecoding:
-    """CLI adapter; one ``--param h=0.5,private=a,b`` gives both (``combined_params``)."""
-    values = opts.values(_PARAMS, combined=True)
-    h, private = values["h"], values["private"]
-    if h is not None and not private:
-        raise ParameterError(
-            "--param h bounds the confidence of inferring a private item; without --param private=ITEM,... "
-            "there is none, so h would change nothing: give the private items or drop h"
-        )
-    return anonymize_mm(
-        data, k=opts.k, m=opts.m, h=1.0 if h is None else h, private_items=private, progress=opts.progress,
-        unsafe_secret_seed=opts.unsafe_secret_seed,
-    )
-
-
-register(
-    AlgorithmSpec(
-        name="mm",
-        summary="MM: greedy total item suppression for k^m-anonymity / (h,k,p)-coherence (Xu et al. 2008; "
-        "--param h=0.8 private=a,b)",
-        run=_run,
-        privacy_model="km",
-        params=_PARAMS,
-        combined_params=True,
-        options=("k", "m"),
-    )
-)

@@ -46,7 +46,6 @@ from graphanon.algorithms.nonreciprocal.extraction import extract_assignments
 from graphanon.algorithms.nonreciprocal.gray import gray_order
 from graphanon.algorithms.nonreciprocal.tsp import DETERMINISTIC_STEP_LIMIT, gray_tsp_order
 from graphanon.algorithms.prior import reuse_priors
-from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, register
 from graphanon.errors import ParameterError
 from graphanon.graphs.generalization import GeneralizationGraph
 from graphanon.release import publish
@@ -436,64 +435,3 @@ def anonymize_nonreciprocal(
     release = publish(data, aligned, secret=secret)
     release.trace = NonreciprocalTrace(order=perm, graph=graph, assignments=assignments, greedy_assignments=greedy)
     return release
-
-
-_TSP_PARAMS = (
-    Param("min_segment", int, 300, "Gray-TSP order: shortest segment solved as one TSP"),
-    Param("max_segment", int, 350, "Gray-TSP order: longest segment solved as one TSP"),
-    Param("tsp_time_limit", float, None, "Gray-TSP order: seconds per segment instead of the default step budget "
-          "(refused with --seed)"),
-    Param("tsp_step_limit", int, None, "Gray-TSP order: deterministic search budget per segment (the default)"),
-)
-_PARAMS = (
-    Param("l", int, None, "l-diversity of the sensitive labels (records need a label column)"),
-    Param("l_method", str, "flow", "l-diverse assignment extraction (with l)", choices=("flow", "greedy-walk")),
-    Param("diversity", str, "distinct", "l-diversity variant: nr promises distinct only (entropy, recursive: "
-          "-a cahd)", choices=("distinct", "entropy", "recursive")),
-    Param("order", str, "gray-tsp", "cyclic record order", choices=("gray-tsp", "gray", "identity")),
-    Param("extraction", str, "closed-walk", "assignment extraction", choices=("closed-walk", "backtracking")),
-    *_TSP_PARAMS,
-)
-
-
-def _run(data, opts: RunOptions) -> NonreciprocalRelease:
-    values = opts.values(_PARAMS)
-    order = values["order"]
-    unused = [p.name for p in _TSP_PARAMS if p.name in opts.params]
-    if unused and order != "gray-tsp":
-        raise ParameterError(
-            f"--param {', '.join(unused)}: only the Gray-TSP order reads {'it' if len(unused) == 1 else 'them'} "
-            f"(got order={order}); drop {'it' if len(unused) == 1 else 'them'}"
-        )
-    if "l_method" in opts.params and "l" not in opts.params:
-        raise ParameterError("--param l_method only applies with --param l=L (l-diversity)")
-    if values.pop("diversity") != "distinct":
-        raise ParameterError(
-            "nr promises distinct l-diversity only: its l-regular graph gives every record l distinct labels, but "
-            "rows matching it beyond that graph may carry any label, so entropy or recursive (c,l)-diversity "
-            "cannot be promised; use -a cahd --param l=L --param diversity=entropy|recursive"
-        )
-    return anonymize_nonreciprocal(
-        data,
-        k=opts.k,
-        **values,
-        rng=opts.seed,
-        progress=opts.progress,
-        unsafe_secret_seed=opts.unsafe_secret_seed,
-        client=opts.client,
-        priors=opts.priors,
-    )
-
-
-register(
-    AlgorithmSpec(
-        name="nr",
-        summary="nonreciprocal recoding: k-regular ring over the Gray-TSP order, closed-walk assignments, "
-        "bit voting (--param l=L for l-diversity, l_method=flow|greedy-walk; order=gray-tsp|gray|identity; "
-        "extraction=closed-walk|backtracking)",
-        run=_run,
-        privacy_model="nonreciprocal",
-        params=_PARAMS,
-        options=("k", "seed", "scheduler"),
-    )
-)

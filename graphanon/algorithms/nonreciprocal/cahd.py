@@ -27,7 +27,6 @@ import scipy.sparse as sp
 
 from graphanon.algorithms.nonreciprocal.cahd_groups import cahd_groups
 from graphanon.algorithms.prior import reuse_priors
-from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, register
 from graphanon.errors import InfeasibleError, ParameterError
 from graphanon.release import publish
 from graphanon.release.nonreciprocal import NonreciprocalRelease
@@ -273,38 +272,3 @@ def anonymize_cahd(
     release = groups_release(data, groups, unsafe_secret_seed=unsafe_secret_seed, algorithm="cahd", params=params)
     report(progress, 2, 2, "done")
     return release
-
-
-_PARAMS = (
-    Param("l", int, None, "l-diversity: groups of l distinct sensitive labels (default: -k)"),
-    Param("alpha", int, 3, "CAHD candidate list: alpha * l records on each side of the band"),
-    Param("diversity", str, "distinct", "l-diversity variant: distinct, entropy (label entropy of every "
-          "record's viable rows >= log l) or recursive (r_1 < c (r_l + ...))", choices=DIVERSITY_VARIANTS),
-    Param("c", float, None, "recursive (c,l)-diversity constant (diversity=recursive)"),
-)
-
-
-def _run(data, opts: RunOptions) -> NonreciprocalRelease:
-    values = opts.values(_PARAMS)
-    l = opts.k if values["l"] is None else values["l"]  # noqa: E741
-    if l is None:
-        raise ParameterError("algorithm 'cahd' needs --param l=L (or -k L)")
-    return anonymize_cahd(
-        data, l=l, k=opts.k, alpha=values["alpha"], diversity=values["diversity"], c=values["c"],
-        unsafe_secret_seed=opts.unsafe_secret_seed,
-        progress=opts.progress, priors=opts.priors,
-    )
-
-
-register(
-    AlgorithmSpec(
-        name="cahd",
-        summary="CAHD l-diverse groups (Ghinita et al.) published by nonreciprocal bit voting (--param l=L; "
-        "-k K > L: groups of K distinct labels)",
-        run=_run,
-        privacy_model="ldiversity",
-        params=_PARAMS,
-        audit_params=("l", "diversity", "c"),
-        options=("k",),
-    )
-)

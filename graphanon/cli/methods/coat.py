@@ -1,4 +1,4 @@
-"""COAT's registration for the CLI (an AlgorithmSpec): the ``--param privacy=... utility=... s=...
+"""COAT on the command line (``-a coat``): the ``--param privacy=... utility=... s=...
 weights=...`` policies mapped to :func:`~graphanon.algorithms.coat.anonymize_coat`.
 
 The text specs are parsed by :mod:`graphanon.taxonomy.constraint_sets` (shared with
@@ -7,11 +7,12 @@ the ``constraints`` audit model).
 
 from __future__ import annotations
 
-from graphanon.algorithms.coat.engine import anonymize_coat
-from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, register
+from graphanon.cli.registry import AlgorithmSpec, Param, RunOptions
 from graphanon.errors import ParameterError
 from graphanon.release import GlobalRecoding
 from graphanon.taxonomy.constraint_sets import parse_fraction, parse_privacy, parse_utility
+
+__all__ = ["COAT"]
 
 _PARAMS = (
     Param("privacy", str, None, "privacy constraints: pgen, km:M, bundled or a FILE (default: km:M from -m, else pgen)"),
@@ -40,23 +41,23 @@ def _run(data, opts: RunOptions) -> GlobalRecoding:
         raise ParameterError("--param weights=taxonomy needs --taxonomy FILE")
     if weights != "taxonomy" and not values["utility"].startswith("taxonomy-level:"):
         opts.refuse(("taxonomy",), "COAT reads a taxonomy only with --param weights=taxonomy or utility=taxonomy-level:N")
+    from graphanon.algorithms.coat.engine import anonymize_coat
+
     return anonymize_coat(
         data, privacy=P, utility=U, k=opts.k, s=s, weights=opts.taxonomy if weights == "taxonomy" else None, progress=opts.progress,
         unsafe_secret_seed=opts.unsafe_secret_seed,
     )
 
 
-register(
-    AlgorithmSpec(
-        name="coat",
-        summary=(
-            "COAT set-based generalization under constraints (--param privacy=pgen|km:M|bundled|FILE "
-            "utility=all|bundled|groups:FILE|taxonomy-level:N s=0.5% weights=one|taxonomy)"
-        ),
-        run=_run,
-        privacy_model="constraints",
-        needs_taxonomy=False,
-        params=_PARAMS,
-        audit_params=("privacy", "utility", "s"),
-    )
+COAT = AlgorithmSpec(
+    name="coat",
+    summary=(
+        "COAT set-based generalization under constraints (--param privacy=pgen|km:M|bundled|FILE "
+        "utility=all|bundled|groups:FILE|taxonomy-level:N s=0.5% weights=one|taxonomy)"
+    ),
+    run=_run,
+    privacy_model="constraints",
+    needs_taxonomy=False,
+    params=_PARAMS,
+    audit_params=("privacy", "utility", "s"),
 )
