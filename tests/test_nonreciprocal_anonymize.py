@@ -180,7 +180,7 @@ def test_cli_adapter_and_models():
     assert build_model("ldiversity", k=None, m=None, params={"l": "3"}, original=data).audit(data, rel_l).satisfied
     with pytest.raises(ParameterError, match="unknown --param"):
         spec.run(data, RunOptions(k=3, params={"colour": "red"}))
-    assert "cahd" in __import__("graphanon.algorithms", fromlist=["registered"]).registered()
+    assert "cahd" in __import__("graphanon.cli.registry", fromlist=["registered"]).registered()
 
 
 def test_cahd_release_audits_and_er_vs_nr():

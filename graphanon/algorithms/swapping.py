@@ -64,17 +64,19 @@ Adar, E. User 4XXXXX9: anonymizing query logs. WWW Query Log Workshop, 2007.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.errors import ParameterError
+from graphanon.errors import InternalError
 from graphanon.graphs.least_similar import least_similar_matching
 from graphanon.release.perturbed import PerturbedRelease, publish_split
 from graphanon.release.publish import publish
 from graphanon.taxonomy.categories import category_codes
 from graphanon.taxonomy.tree import ItemGroups
+from graphanon.utils.params import COMMON, RNG, Interval, StrOptions, validate_params
 from graphanon.utils.progress import ProgressCallback, report
 from graphanon.utils.randomness import check_random_state, secret_generator
 
@@ -154,6 +156,9 @@ class Tendency:
         return self.heaviest >= 0
 
 
+_MEANINGS = {"categories": "the item categories (graphanon.taxonomy.ItemGroups)", "spread": "partners per record"}
+
+
 def tendencies(data, categories: ItemGroups) -> Tendency:
     """:class:`Tendency` of every record of ``data`` under ``categories``."""
     return Tendency(data.matrix, category_codes(categories, data.items), len(categories))
@@ -164,7 +169,7 @@ def _visit(records: np.ndarray, visit: str, rng: np.random.Generator) -> np.ndar
         return np.sort(records)
     if visit == "random":
         return rng.permutation(records)
-    raise ParameterError(f"visit must be 'random' or 'input', got {visit!r}")
+    raise InternalError(f"visit={visit!r} passed the declared options")
 
 
 def _exchange(X: sp.csr_array, give: np.ndarray, partner: np.ndarray) -> sp.csr_array:
@@ -277,8 +282,6 @@ def _spread_rounds(X, tend: Tendency, spread: int, visit: str, gen, progress):
 
 def _swap(data, categories, *, full: bool, visit, rng, unsafe_secret_seed, progress, name, spread: int = 1):
     gen = check_random_state(rng)
-    if isinstance(spread, bool) or not isinstance(spread, (int, np.integer)) or spread < 1:
-        raise ParameterError(f"spread must be a whole number >= 1 (partners per record), got {spread!r}")
     tend = tendencies(data, categories)
     X = data.matrix
     report(progress, 0, 3, "category weights")
@@ -332,6 +335,8 @@ def _swap_spread(data, categories, X, tend, *, full, visit, gen, spread, unsafe_
     return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
 
 
+@validate_params({"categories": [ItemGroups], "rng": RNG, **COMMON, "visit": [StrOptions(("random", "input"))],
+                  "spread": [Interval(Integral, 1, None)]}, meanings=_MEANINGS)
 def anonymize_partswap(data, *, categories: ItemGroups, visit: str = "random", spread: int = 1, rng=None,
                        unsafe_secret_seed: int | None = None, progress: ProgressCallback | None = None):
     """PartSwap: exchange each tendency record's heaviest-category items with its least similar partner.
@@ -383,6 +388,8 @@ def anonymize_partswap(data, *, categories: ItemGroups, visit: str = "random", s
                  progress=progress, name="partswap", spread=spread)
 
 
+@validate_params({"categories": [ItemGroups], "rng": RNG, **COMMON, "visit": [StrOptions(("random", "input"))],
+                  "spread": [Interval(Integral, 1, None)]}, meanings=_MEANINGS)
 def anonymize_fullswap(data, *, categories: ItemGroups, visit: str = "random", spread: int = 1, rng=None,
                        unsafe_secret_seed: int | None = None, progress: ProgressCallback | None = None):
     """FullSwap: PartSwap plus full exchange between single-category records (Sec. 4.4).
@@ -403,6 +410,7 @@ def anonymize_fullswap(data, *, categories: ItemGroups, visit: str = "random", s
                  progress=progress, name="fullswap", spread=spread)
 
 
+@validate_params({"rng": RNG, **COMMON})
 def anonymize_randswap(data, *, rng=None, unsafe_secret_seed: int | None = None,
                        progress: ProgressCallback | None = None):
     """RandSwap: random record pairs exchange random halves of their items (collisions lose items).
@@ -464,6 +472,7 @@ def anonymize_randswap(data, *, rng=None, unsafe_secret_seed: int | None = None,
     return publish(data, release, secret=gen)
 
 
+@validate_params({"categories": [ItemGroups], "rng": RNG, **COMMON}, meanings=_MEANINGS)
 def anonymize_partsupp(data, *, categories: ItemGroups, rng=None, unsafe_secret_seed: int | None = None,
                        progress: ProgressCallback | None = None):
     """PartSupp: each record with a tendency loses its heaviest category's items.
@@ -501,6 +510,7 @@ def anonymize_partsupp(data, *, categories: ItemGroups, rng=None, unsafe_secret_
     return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
 
 
+@validate_params({"categories": [ItemGroups], "rng": RNG, **COMMON}, meanings=_MEANINGS)
 def anonymize_splitperson(data, *, categories: ItemGroups, rng=None, unsafe_secret_seed: int | None = None,
                           progress: ProgressCallback | None = None):
     """SplitPerson: one published row per (record, category present in it).

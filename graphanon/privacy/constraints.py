@@ -37,6 +37,7 @@ from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.taxonomy.constraint_sets import parse_fraction, parse_privacy, parse_utility
 from graphanon.taxonomy.tree import ItemGroups
 from graphanon.utils.labels import as_labels
+from graphanon.utils.params import MEANINGS, K, validate_params
 
 __all__ = ["PrivacyConstraints", "UtilityConstraints", "check_utility_constraints"]
 
@@ -89,9 +90,8 @@ class PrivacyConstraints(PrivacyModel):
     Loukides et al., COAT, KAIS 2011, Definition 3.4 and Theorem 3.5.
     """
 
+    @validate_params({"k": K}, meanings=MEANINGS)
     def __init__(self, constraints, k: int) -> None:
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise ParameterError(f"k must be a whole number >= 1, got {k!r}")
         self.k = int(k)
         m = getattr(constraints, "m", None)
         if m is not None and not isinstance(constraints, (list, tuple)):

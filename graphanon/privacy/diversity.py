@@ -48,6 +48,7 @@ generalization graph).
 from __future__ import annotations
 
 import math
+from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
@@ -58,6 +59,7 @@ from graphanon.privacy.matchings import viable_edges
 from graphanon.privacy.nonreciprocal import LDiversity
 from graphanon.privacy.registry import register_model
 from graphanon.privacy.report import AuditReport, PrivacyModel
+from graphanon.utils.params import Interval, validate_params
 
 __all__ = [
     "EntropyLDiversity",
@@ -173,9 +175,8 @@ class _DistributionDiversity(PrivacyModel):
 
     variant = ""
 
+    @validate_params({"l": [Interval(Integral, 1, None)]})
     def __init__(self, l: int) -> None:  # noqa: E741
-        if isinstance(l, bool) or not isinstance(l, (int, np.integer)) or l < 1:
-            raise ParameterError(f"l must be a whole number >= 1, got {l!r}")
         self.l = int(l)  # noqa: E741
 
     def _ok(self, checks: dict) -> np.ndarray:  # pragma: no cover - overridden

@@ -30,6 +30,7 @@ workshop version "Utility-driven anonymization of transactions"), Sec. 3
 from __future__ import annotations
 
 import heapq
+from numbers import Real
 
 import numpy as np
 
@@ -43,6 +44,7 @@ from graphanon.taxonomy.constraint_sets import (
     privacy_constraint_ids,
 )
 from graphanon.utils.labels import set_label
+from graphanon.utils.params import COMMON, MEANINGS, RNG, Interval, K, validate_params
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_k
@@ -193,6 +195,9 @@ def _run_km(state: CoatState, m: int) -> None:
                 state.progress(trace.constraints_processed, trace.violations_found, f"{int(queue[2 * k])} queued")
 
 
+@validate_params({"k": K, "s": [Interval(Real, 0, 1)], "rng": RNG, **COMMON},
+                 meanings={**MEANINGS, "s": "the largest fraction of items that may be suppressed: 0.15 or, on "
+                           "the command line, 15%"})
 def anonymize_coat(
     data,
     *,
@@ -301,11 +306,6 @@ def anonymize_coat(
     """
     check_random_state(rng)  # validated like every method's; COAT draws nothing
     k = check_k(k, max(data.n_records, 1))
-    if isinstance(s, bool) or not isinstance(s, (int, float, np.floating)) or not 0.0 <= float(s) <= 1.0:
-        raise ParameterError(
-            f"s is the largest fraction of items that may be suppressed, in [0, 1] (0.15 or, on the "
-            f"command line, 15%); got {s!r}"
-        )
     block, blocks = as_utility_blocks(data, utility)
     wfun = weight_function(data, weights)
     trace = RunLog()

@@ -44,15 +44,17 @@ k-anonymization using clustering techniques, DASFAA 2007 (k-member).
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 import scipy.sparse as sp
 
 from graphanon.algorithms.grouping.partition import GroupingTrace
-from graphanon.errors import ParameterError
 from graphanon.graphs.lcg import NodeIndex, groups_to_lcg
 from graphanon.graphs.similarity import RecordSimilarityGraph
 from graphanon.release.local_recoding import LocalRecoding, local_recoding_from_counts
 from graphanon.release.publish import publish
+from graphanon.utils.params import COMMON, MEANINGS, RNG, Interval, K, validate_params
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_k
@@ -87,6 +89,10 @@ def _identical_groups(X: sp.csr_array, k: int):
     return group, np.array(reps, dtype=np.int64), cl_of, cl_ptr, order.astype(np.int64)
 
 
+@validate_params(
+    {"k": K, "neighbors": [Interval(Integral, 1, None)], "pool": [Interval(Integral, 1, None)], "rng": RNG, **COMMON},
+    meanings=MEANINGS,
+)
 def anonymize_clump(
     data,
     *,
@@ -147,9 +153,6 @@ def anonymize_clump(
     True
     """
     k = check_k(k, data.n_records)
-    for name, value in (("neighbors", neighbors), ("pool", pool)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ParameterError(f"{name} must be a whole number >= 1, got {value!r}")
     gen = check_random_state(rng)
     index = NodeIndex(taxonomy, data.items)
     counts = index.counts(data.matrix)

@@ -37,16 +37,17 @@ generalization. PVLDB 2(1), 2009, Sec. 4 (Algorithm 1, Example 2, Table 2).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from graphanon.distributed.tasks import map_ordered
-from graphanon.errors import ParameterError
 from graphanon.graphs.lcg import NodeIndex, groups_to_lcg
 from graphanon.release.local_recoding import LocalRecoding, local_recoding_from_counts
 from graphanon.release.publish import publish
+from graphanon.utils.params import COMMON, MEANINGS, RNG, Interval, K, validate_params
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_k
@@ -108,6 +109,8 @@ def _empty_records(lengths: np.ndarray, k: int) -> np.ndarray:
     return empty
 
 
+@validate_params({"k": K, "rng": RNG, **COMMON, "n_partitions": [None, Interval(Integral, 1, None)]},
+                 meanings=MEANINGS)
 def anonymize_partition(
     data,
     *,
@@ -230,8 +233,6 @@ def _groups_on_client(o_ptr, anc, depth, is_leaf, ncp, k: int, *, client, n_part
     n = len(o_ptr) - 1
     if n_partitions is None:
         n_partitions = 2 * max(1, len(client.scheduler_info().get("workers", {})))
-    elif isinstance(n_partitions, bool) or not isinstance(n_partitions, (int, np.integer)) or n_partitions < 1:
-        raise ParameterError(f"n_partitions must be a whole number >= 1, got {n_partitions!r}")
     size = -(-n // int(n_partitions))
     cur = np.zeros(o_ptr[n], dtype=np.int64)
     group, rows, deferred, (f_ptr, frozen) = partition_run(

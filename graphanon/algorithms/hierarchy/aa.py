@@ -34,16 +34,18 @@ Liu, Wang. PAKDD 2010, Sec. 5 (AA as the baseline, NCP as the measure).
 from __future__ import annotations
 
 import itertools
+from numbers import Integral
 
 import numpy as np
 
 from graphanon.algorithms.hierarchy._aa_counts import BlockCounts, LocalCounts
-from graphanon.algorithms.hierarchy._index import HierarchyIndex, check_m
+from graphanon.algorithms.hierarchy._index import HierarchyIndex
 from graphanon.algorithms.hierarchy.cut import cut_recoding, recode_to_priors
 from graphanon.errors import InfeasibleError
 from graphanon.metrics.loss import ncp
 from graphanon.release import GlobalRecoding, publish
 from graphanon.taxonomy.tree import Taxonomy
+from graphanon.utils.params import COMMON, MEANINGS, RNG, Interval, K, M, validate_params
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_k
@@ -52,6 +54,8 @@ __all__ = ["anonymize_aa"]
 
 
 
+@validate_params({"k": K, "m": M, "rng": RNG, **COMMON, "n_partitions": [None, Interval(Integral, 1, None)]},
+                 meanings=MEANINGS)
 def anonymize_aa(
     data,
     *,
@@ -163,7 +167,6 @@ def anonymize_aa(
     """
     check_random_state(rng)  # deterministic: accepted so that every method takes rng=
     check_k(k, data.n_records)
-    m = check_m(m)
     index = HierarchyIndex(data, taxonomy)
     counts = LocalCounts(index) if client is None else BlockCounts(index, client, n_partitions, progress)
     n = index.n_nodes

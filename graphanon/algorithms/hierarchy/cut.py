@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import Any
 
 from graphanon.algorithms.prior import as_priors, coarsened_cut
@@ -24,6 +25,7 @@ from graphanon.metrics.loss import ncp
 from graphanon.release import GlobalRecoding, publish
 from graphanon.taxonomy.tree import Taxonomy
 from graphanon.utils.labels import as_labels
+from graphanon.utils.params import COMMON, RNG, ExactlyOne, Interval, validate_params
 from graphanon.utils.progress import ProgressCallback, report
 from graphanon.utils.randomness import check_random_state
 
@@ -126,6 +128,11 @@ def cut_recoding(
     return rel
 
 
+@validate_params(
+    {"level": [Interval(Integral, 0, None), None], "rng": RNG, **COMMON},
+    meanings={"level": "a taxonomy depth, 0 = the root"},
+    rules=[ExactlyOne(("cut", "level"), "cut: a list of nodes, level: a taxonomy depth")],
+)
 def anonymize_cut(
     data,
     *,
@@ -186,10 +193,8 @@ def anonymize_cut(
     This method makes no privacy promise by itself: audit its release (for
     example with :class:`~graphanon.privacy.KmAnonymity`) before publishing.
     """
-    if (cut is None) == (level is None):
-        raise ParameterError("give exactly one of cut= (a list of nodes) or level= (a taxonomy depth)")
     if level is not None:
-        if not 0 <= level <= taxonomy.height:
+        if level > taxonomy.height:
             raise ParameterError(f"level must be between 0 and the taxonomy height {taxonomy.height}, got {level}")
         cut = taxonomy.level(level)
     check_random_state(rng)

@@ -35,7 +35,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from graphanon.algorithms.hierarchy._index import HierarchyIndex, check_m, evaluate_cut
+from graphanon.algorithms.hierarchy._index import HierarchyIndex, evaluate_cut
 from graphanon.algorithms.hierarchy._search import HierarchySearch, SearchRound
 from graphanon.algorithms.hierarchy._walk import walk_round
 from graphanon.algorithms.hierarchy.cut import cut_recoding, recode_to_priors
@@ -43,6 +43,7 @@ from graphanon.counting.support import generalize_matrix
 from graphanon.metrics.loss import ncp
 from graphanon.release import GlobalRecoding, publish
 from graphanon.taxonomy.tree import Taxonomy
+from graphanon.utils.params import COMMON, MEANINGS, RNG, K, M, validate_params
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_k
@@ -58,7 +59,6 @@ __all__ = [
 
 def _prepare(data, taxonomy, k, m):
     check_k(k, data.n_records)
-    m = check_m(m)
     index = HierarchyIndex(data, taxonomy)
     return index, m
 
@@ -101,6 +101,7 @@ def _release(
     return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
 
 
+@validate_params({"k": K, "m": M, "rng": RNG, **COMMON}, meanings=MEANINGS)
 def anonymize_hghs(
     data,
     *,
@@ -223,6 +224,7 @@ def anonymize_hghs(
     return _release(data, index, search, "hghs", {"k": k, "m": m}, unsafe_secret_seed, priors)
 
 
+@validate_params({"k": K, "m": M, "rng": RNG, **COMMON}, meanings=MEANINGS)
 def anonymize_mhghs(
     data,
     *,

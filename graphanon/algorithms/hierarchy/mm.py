@@ -26,21 +26,23 @@ Liu, Wang. PAKDD 2010, Sec. 5 (MM as a baseline for k^m-anonymity).
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
+from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.algorithms.hierarchy._index import check_m, infrequent_on_columns
+from graphanon.algorithms.hierarchy._index import infrequent_on_columns
 from graphanon.algorithms.hierarchy.cut import HierarchyTrace
 from graphanon.errors import ParameterError
 from graphanon.release import GlobalRecoding, publish
 from graphanon.utils.labels import as_labels
 from graphanon.utils.memory import cost_blocks
+from graphanon.utils.params import COMMON, MEANINGS, RNG, Interval, K, M, validate_params
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state
-from graphanon.utils.validation import check_h, check_k
+from graphanon.utils.validation import check_k
 
-__all__ = ["anonymize_mm", "check_h", "check_private_items", "minimal_moles"]
+__all__ = ["anonymize_mm", "check_private_items", "minimal_moles"]
 
 
 
@@ -200,6 +202,11 @@ def minimal_moles(X, *, k: int, p: int | None, h: float, private: np.ndarray) ->
     return np.concatenate([out, conf])
 
 
+@validate_params(
+    {"k": K, "m": M, "h": [Interval(Real, 0, 1, closed="right")], "rng": RNG, **COMMON},
+    meanings={**MEANINGS, "m": "p, the largest set of public items an attacker knows; None: unbounded",
+              "h": "the largest allowed probability of inferring a private item"},
+)
 def anonymize_mm(
     data,
     *,
@@ -273,8 +280,8 @@ def anonymize_mm(
     """
     check_random_state(rng)  # deterministic: accepted so that every method takes rng=
     check_k(k, data.n_records)
-    p = check_m(m, what="m (p)")
-    h = check_h(h)
+    p = m
+    h = float(h)
     private = check_private_items(data, private_items)
     moles = minimal_moles(data.matrix, k=k, p=p, h=h, private=private)
     occ = data.supports().astype(np.float64)

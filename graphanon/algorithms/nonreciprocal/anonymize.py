@@ -34,6 +34,7 @@ nonreciprocal recoding. KDD 2012, Sec. 4.1-4.4.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -51,6 +52,17 @@ from graphanon.graphs.generalization import GeneralizationGraph
 from graphanon.release import publish
 from graphanon.release.nonreciprocal import NonreciprocalRelease
 from graphanon.utils.memory import check_memory
+from graphanon.utils.params import (
+    COMMON,
+    MEANINGS,
+    RNG,
+    AtLeastOne,
+    Interval,
+    K,
+    NotGreater,
+    StrOptions,
+    validate_params,
+)
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state, secret_generator
 from graphanon.utils.validation import check_k, check_order
@@ -231,6 +243,17 @@ def members_matrix(assignments: np.ndarray, n: int) -> sp.csr_array:
     return sp.csr_array((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(n, n))
 
 
+@validate_params(
+    {"k": [*K, None], "l": [*K, None], "order": [StrOptions(("gray-tsp", "gray", "identity")), "array-like"],
+     "min_segment": [Interval(Integral, 1, None)], "max_segment": [Interval(Integral, 1, None)],
+     "tsp_time_limit": [Interval(Real, 0, None, closed="neither"), None],
+     "tsp_step_limit": [Interval(Integral, 1, None), None],
+     "extraction": [StrOptions(("closed-walk", "backtracking"))], "l_method": [StrOptions(("flow", "greedy-walk"))],
+     "rng": RNG, **COMMON},
+    meanings={**MEANINGS, "l": "distinct sensitive labels among each record's candidates"},
+    rules=[AtLeastOne(("k", "l"), "k: k-anonymity, l: l-diversity"), NotGreater("min_segment", "max_segment"),
+           NotGreater("k", "l", "with l the generalization graph is l-regular")],
+)
 def anonymize_nonreciprocal(
     data,
     *,
@@ -367,22 +390,11 @@ def anonymize_nonreciprocal(
     n = data.n_records
     if n == 0:
         raise ParameterError("cannot anonymize an empty dataset")
-    if extraction not in ("closed-walk", "backtracking"):
-        raise ParameterError(f"extraction must be 'closed-walk' or 'backtracking', got {extraction!r}")
-    if l_method not in ("flow", "greedy-walk"):
-        raise ParameterError(f"l_method must be 'flow' or 'greedy-walk', got {l_method!r}")
     if l is not None:
         check_diversity_feasible(data.labels, l)
         l = check_k(l, n, "l")  # noqa: E741
-        if k is None:
-            k = l
-        k = check_k(k, n)
-        if k > l:
-            raise ParameterError(f"with l={l} the generalization graph is l-regular, so k={k} cannot exceed l")
-    else:
-        if k is None:
-            raise ParameterError("give k (k-anonymity) or l (l-diversity)")
-        k = check_k(k, n)
+        k = l if k is None else k
+    k = check_k(k, n)
     check_memory(
         _BYTES_PER_EDGE * n * k + _BYTES_PER_VOTE * k * data.matrix.nnz,
         what=f"nonreciprocal recoding with k={k} on {n} records ({n * k} generalization-graph edges)",

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -30,9 +31,10 @@ from graphanon.algorithms.prior import reuse_priors
 from graphanon.errors import InfeasibleError, ParameterError
 from graphanon.release import publish
 from graphanon.release.nonreciprocal import NonreciprocalRelease
+from graphanon.utils.params import COMMON, RNG, Interval, K, OnlyWith, StrOptions, validate_params
 from graphanon.utils.progress import ProgressCallback, report
 from graphanon.utils.randomness import check_random_state, secret_generator
-from graphanon.utils.validation import check_diversity_feasible
+from graphanon.utils.validation import check_diversity_feasible, check_k
 
 __all__ = ["anonymize_cahd", "groups_release"]
 
@@ -129,6 +131,13 @@ def _variant_group_size(l: int, diversity: str, c: float | None) -> int:  # noqa
     return l - 1 + math.floor(1.0 / c) + 1
 
 
+@validate_params(
+    {"l": K, "k": [*K, None], "diversity": [StrOptions(DIVERSITY_VARIANTS)], "c": [Interval(Real, 0, None, closed="neither"), None],
+     "alpha": [Interval(Integral, 1, None)], "rng": RNG, **COMMON},
+    meanings={"l": "distinct sensitive labels per group", "k": "records per group; None: l",
+              "c": "the recursive (c,l)-diversity constant"},
+    rules=[OnlyWith("c", "diversity", "recursive")],
+)
 def anonymize_cahd(
     data,
     *,
@@ -230,8 +239,7 @@ def anonymize_cahd(
         raise ParameterError(f"l={l} exceeds the number of records ({data.n_records})")
     if k is None:
         k = l
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= data.n_records:
-        raise ParameterError(f"k must be a whole number between 1 and the number of records ({data.n_records}), got {k!r}")
+    check_k(k, data.n_records)
     size = max(int(k), l)
     if size > l:
         top = _largest_distinct_group(data.labels)
@@ -241,14 +249,10 @@ def anonymize_cahd(
                 f"fill groups of at most {top}; lower k to {top}, or use nonreciprocal recoding, which separates k "
                 f"from l (-a nr -k {k} --param l={l})"
             )
-    if diversity not in DIVERSITY_VARIANTS:
-        raise ParameterError(f"diversity must be one of {', '.join(DIVERSITY_VARIANTS)}, got {diversity!r}")
     if diversity == "recursive":
         if c is None:
             raise ParameterError("diversity=recursive needs c (--param c=C): r_1 < c (r_l + ... + r_m)")
         c = _check_c(c)
-    elif c is not None:
-        raise ParameterError(f"c applies to diversity=recursive only, not {diversity!r}")
     if diversity != "distinct":
         check_table_diversity(data.labels, l, diversity, c)
         wanted = _variant_group_size(l, diversity, c)

@@ -10,7 +10,8 @@ from __future__ import annotations
 from graphanon.cli.registry import AlgorithmSpec, Param, RunOptions, parse_bool, parse_name_list
 from graphanon.errors import ParameterError
 from graphanon.release import GlobalRecoding
-from graphanon.utils.validation import check_k, check_m
+from graphanon.utils.params import MEANINGS, M, check_params
+from graphanon.utils.validation import check_k
 
 __all__ = ["AA", "CUT", "HGHS", "MHGHS", "MM"]
 
@@ -124,7 +125,7 @@ def _run_cut(data, opts: RunOptions) -> GlobalRecoding:
     values = opts.values(_CUT_PARAMS)  # force is checked here, acted on by the CLI
     if opts.k is not None:
         check_k(opts.k, data.n_records)
-        check_m(opts.m)
+        check_params({"m": M}, {"m": opts.m}, meanings=MEANINGS)
     if opts.k is None:
         opts.refuse(("m",), "algorithm 'cut' claims k^m-anonymity only with -k K (then it audits its release)")
         if "force" in opts.params:
