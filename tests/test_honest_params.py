@@ -235,7 +235,7 @@ def test_adapters_read_declared_params_only():
         mm.run(data, RunOptions(k=2, params={"h": "half", "private": "a"}))
     with pytest.raises(ParameterError, match="without --param private"):
         mm.run(data, RunOptions(k=2, params={"h": "1"}))  # given, even at its default value
-    with pytest.raises(ParameterError, match="unknown --param p; this algorithm takes: h, private"):
+    with pytest.raises(ParameterError, match="unknown --param p for algorithm 'mm'; it takes: h, private"):
         mm.run(data, RunOptions(k=2, params={"p": "2", "private": "a"}))
     with pytest.raises(ParameterError, match="--param h='0.5,p=2'"):  # p is not mm's: the text stays h's
         mm.run(data, RunOptions(k=2, params={"h": "0.5,p=2,private=a"}))

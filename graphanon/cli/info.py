@@ -40,7 +40,7 @@ def algorithms(json_out: bool) -> None:
 
     rows = [{"name": spec.name, "summary": spec.summary, "model": spec.privacy_model,
              "taxonomy": spec.needs_taxonomy, "options": list(spec.options), "params": list(spec.param_names),
-             "param_details": [p.describe() for p in spec.params]}
+             "param_details": spec.describe_params()}
             for spec in sorted(registered().values(), key=lambda spec: spec.name)]
     models = model_names()
     if json_out:

@@ -17,7 +17,7 @@ from typing import Any
 
 from graphanon.errors import ParameterError
 from graphanon.utils.labels import parse_name_list
-from graphanon.utils.params import expand_params
+from graphanon.utils.params import StrOptions, check_params, describe, expand_params
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.registry import LazyRegistry
 
@@ -55,7 +55,15 @@ class Param:
     help : str
         One line for ``graphanon algorithms``.
     choices : tuple of str, optional
-        The allowed texts (checked before ``type``).
+        The allowed texts (checked before ``type``) of an option the adapter
+        translates; an option that feeds a declared argument takes its
+        choices from the declaration (:meth:`AlgorithmSpec.choices_of`).
+    argument : str or None
+        The argument of the method's ``anonymize_*`` function this option
+        feeds as converted (default: the same name); None when the adapter
+        translates it (``categories=random:3`` becomes an ``ItemGroups``).
+        The converted value is checked against that argument's declared
+        constraints (:mod:`graphanon.utils.params`).
 
     Examples
     --------
@@ -72,6 +80,12 @@ class Param:
     default: Any = None
     help: str = ""
     choices: tuple[str, ...] | None = None
+    argument: str | None = ""
+
+    @property
+    def target(self) -> str | None:
+        """The function argument fed (``argument``, or ``name`` when not set)."""
+        return self.name if self.argument == "" else self.argument
 
     def parse(self, text: str):
         """``text`` (as given on the command line) converted by ``type``."""
@@ -203,8 +217,9 @@ class AlgorithmSpec:
         CLI name (``-a NAME``).
     summary : str
         One line for ``graphanon anonymize --help``.
-    run : callable(data, RunOptions) -> Release
-        CLI adapter.
+    adapter : callable(data, RunOptions) -> Release
+        Turns the options into a call of the method's function; call it
+        through :meth:`run`, which checks every ``--param`` text first.
     privacy_model : str
         The audit model name that checks its releases (``km``, ``constraints``, ...).
     needs_taxonomy : bool
@@ -233,7 +248,7 @@ class AlgorithmSpec:
 
     name: str
     summary: str
-    run: Callable
+    adapter: Callable
     privacy_model: str
     needs_taxonomy: bool = False
     params: tuple[Param, ...] = ()
@@ -255,8 +270,54 @@ class AlgorithmSpec:
         """The names of :attr:`params`."""
         return tuple(p.name for p in self.params)
 
+    def function_constraints(self) -> dict:
+        """The declared constraints of the method's ``anonymize_*`` function (name -> list)."""
+        from graphanon.algorithms.registry import METHODS
+
+        if self.name not in METHODS:
+            return {}
+        return getattr(METHODS.get(self.name), "_parameter_constraints", {})
+
+    def constraints_of(self, param: Param) -> list | None:
+        """The declared constraints of the argument ``param`` feeds (None: the adapter translates it)."""
+        return None if param.target is None else self.function_constraints().get(param.target)
+
+    def choices_of(self, param: Param) -> tuple[str, ...] | None:
+        """The allowed texts of ``param``: its own ``choices``, or the declared ``StrOptions``."""
+        if param.choices is not None:
+            return param.choices
+        options = [c for c in self.constraints_of(param) or () if isinstance(c, StrOptions)]
+        return tuple(o for c in options for o in c.options) or None
+
+    def parse_param(self, param: Param, text: str):
+        """``text`` converted by ``param`` and checked against the declaration of the argument it feeds."""
+        choices = self.choices_of(param)
+        if choices is not None and text not in choices:
+            raise ParameterError(f"--param {param.name}={text!r}: expected one of {', '.join(choices)}")
+        value = param.parse(text)
+        constraints = self.constraints_of(param)
+        if constraints is not None:
+            try:
+                check_params({param.target: constraints}, {param.target: value})
+            except ParameterError as exc:
+                raise ParameterError(f"--param {param.name}={text!r}: {exc}") from None
+        return value
+
+    def describe_params(self) -> list[dict]:
+        """JSON-safe descriptions of :attr:`params` (choices from the declarations included)."""
+        out = []
+        for p in self.params:
+            row = p.describe()
+            choices = self.choices_of(p)
+            row["choices"] = None if choices is None else list(choices)
+            constraints = self.constraints_of(p)
+            row["allowed"] = None if constraints is None else describe(constraints)
+            out.append(row)
+        return out
+
     def parse_params(self, raw: dict[str, str]) -> dict[str, Any]:
-        """``--param`` texts converted by their :class:`Param` (unknown names refused).
+        """``--param`` texts converted by their :class:`Param` and checked against the method's
+        declared constraints (unknown names refused).
 
         Returns a dict holding every declared parameter: the converted value
         when given, its ``default`` otherwise.
@@ -270,7 +331,13 @@ class AlgorithmSpec:
                 f"unknown --param {', '.join(extra)} for algorithm {self.name!r}; it takes: "
                 f"{', '.join(sorted(known)) or 'none'}"
             )
-        return {name: (p.parse(raw[name]) if name in raw else p.default) for name, p in known.items()}
+        return {name: (self.parse_param(p, raw[name]) if name in raw else p.default) for name, p in known.items()}
+
+    def run(self, data, opts: RunOptions):
+        """Run the method: every ``--param`` text is converted and checked against the declarations
+        (:meth:`parse_params`, errors name the ``--param``), then the adapter calls the function."""
+        self.parse_params(opts.params)
+        return self.adapter(data, opts)
 
     def check_options(self, opts: RunOptions) -> None:
         """Refuse general options this algorithm would ignore, and ``--param`` options it does not

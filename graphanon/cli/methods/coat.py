@@ -15,10 +15,13 @@ from graphanon.taxonomy.constraint_sets import parse_fraction, parse_privacy, pa
 __all__ = ["COAT"]
 
 _PARAMS = (
-    Param("privacy", str, None, "privacy constraints: pgen, km:M, bundled or a FILE (default: km:M from -m, else pgen)"),
-    Param("utility", str, "all", "utility constraints: all, bundled, groups:FILE or taxonomy-level:N"),
+    Param("privacy", str, None, "privacy constraints: pgen, km:M, bundled or a FILE (default: km:M from -m, else pgen)",
+          argument=None),
+    Param("utility", str, "all", "utility constraints: all, bundled, groups:FILE or taxonomy-level:N",
+          argument=None),
     Param("s", parse_fraction, 0.005, "largest fraction of the items that may be suppressed (0.005 or 0.5%)"),
-    Param("weights", str, "one", "item weights of the information loss", choices=("one", "taxonomy")),
+    Param("weights", str, "one", "item weights of the information loss", choices=("one", "taxonomy"),
+          argument=None),
 )
 
 
@@ -55,7 +58,7 @@ COAT = AlgorithmSpec(
         "COAT set-based generalization under constraints (--param privacy=pgen|km:M|bundled|FILE "
         "utility=all|bundled|groups:FILE|taxonomy-level:N s=0.5% weights=one|taxonomy)"
     ),
-    run=_run,
+    adapter=_run,
     privacy_model="constraints",
     needs_taxonomy=False,
     params=_PARAMS,

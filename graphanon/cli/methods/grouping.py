@@ -37,7 +37,7 @@ def grouping_runner(name: str, params: tuple = ()) -> Callable:
 PARTITION = AlgorithmSpec(
     name="partition",
     summary="Partition/LG: top-down local generalization into groups of >= k identical records (He & Naughton 2009)",
-    run=grouping_runner("partition"),
+    adapter=grouping_runner("partition"),
     privacy_model="transactional",
     needs_taxonomy=True,
     options=("k", "taxonomy", "scheduler"),
@@ -53,7 +53,7 @@ _CLUMP_PARAMS = (
 CLUMP = AlgorithmSpec(
     name="clump",
     summary="Clump: groups of >= k similar records published as their least common generalization",
-    run=grouping_runner("clump", _CLUMP_PARAMS),
+    adapter=grouping_runner("clump", _CLUMP_PARAMS),
     privacy_model="transactional",
     needs_taxonomy=True,
     options=("k", "taxonomy", "seed"),

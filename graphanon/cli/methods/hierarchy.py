@@ -17,7 +17,6 @@ __all__ = ["AA", "CUT", "HGHS", "MHGHS", "MM"]
 
 
 def _run_aa(data, opts: RunOptions) -> GlobalRecoding:
-    opts.unknown_params(set())
     from graphanon.algorithms.hierarchy.aa import anonymize_aa
 
     return anonymize_aa(
@@ -29,7 +28,7 @@ def _run_aa(data, opts: RunOptions) -> GlobalRecoding:
 AA = AlgorithmSpec(
     name="aa",
     summary="Apriori Anonymization: full-subtree global generalization for k^m-anonymity (Terrovitis et al. 2008)",
-    run=_run_aa,
+    adapter=_run_aa,
     privacy_model="km",
     needs_taxonomy=True,
     options=("k", "m", "taxonomy", "scheduler"),
@@ -37,7 +36,6 @@ AA = AlgorithmSpec(
 
 
 def _run_hghs(data, opts: RunOptions) -> GlobalRecoding:
-    opts.unknown_params(set())
     from graphanon.algorithms.hierarchy.hghs import anonymize_hghs
 
     return anonymize_hghs(
@@ -47,7 +45,6 @@ def _run_hghs(data, opts: RunOptions) -> GlobalRecoding:
 
 
 def _run_mhghs(data, opts: RunOptions) -> GlobalRecoding:
-    opts.unknown_params(set())
     from graphanon.algorithms.hierarchy.hghs import anonymize_mhghs
 
     return anonymize_mhghs(
@@ -59,14 +56,14 @@ def _run_mhghs(data, opts: RunOptions) -> GlobalRecoding:
 HGHS = AlgorithmSpec(
     name="hghs",
     summary="HgHs: greedy taxonomy cut + greedy item suppression for k^m-anonymity (Liu & Wang 2010)",
-    run=_run_hghs,
+    adapter=_run_hghs,
     privacy_model="km",
     needs_taxonomy=True,
 )
 MHGHS = AlgorithmSpec(
     name="mhghs",
     summary="mHgHs: HgHs in m rounds on shrinking taxonomies (scales to large m and taxonomies)",
-    run=_run_mhghs,
+    adapter=_run_mhghs,
     privacy_model="km",
     needs_taxonomy=True,
 )
@@ -75,7 +72,7 @@ MHGHS = AlgorithmSpec(
 _MM_PARAMS = (
     Param("h", float, None, "largest allowed confidence of inferring a private item, a number in (0, 1] "
           "(default 1: no bound); needs private"),
-    Param("private", parse_name_list, (), "private (sensitive) items, comma-separated"),
+    Param("private", parse_name_list, (), "private (sensitive) items, comma-separated", argument="private_items"),
 )
 
 
@@ -100,7 +97,7 @@ MM = AlgorithmSpec(
     name="mm",
     summary="MM: greedy total item suppression for k^m-anonymity / (h,k,p)-coherence (Xu et al. 2008; "
     "--param h=0.8 private=a,b)",
-    run=_run_mm,
+    adapter=_run_mm,
     privacy_model="km",
     params=_MM_PARAMS,
     combined_params=True,
@@ -112,7 +109,7 @@ _CUT_PARAMS = (
     Param("cut", parse_name_list, None, "the cut's nodes, comma-separated"),
     Param("level", int, None, "instead of cut: the cut at this taxonomy depth (0 = the root)"),
     Param("suppress", parse_name_list, (), "cut nodes to suppress, comma-separated"),
-    Param("force", parse_bool, False, "with -k: publish even when the k^m audit fails"),
+    Param("force", parse_bool, False, "with -k: publish even when the k^m audit fails", argument=None),
 )
 
 
@@ -148,7 +145,7 @@ CUT = AlgorithmSpec(
     name="cut",
     summary="publish a user-given taxonomy cut (--param cut=A,B,... or level=D; suppress=X,Y); with -k K [-m M] "
     "the release is audited for k^m-anonymity and refused when it fails (--param force=true publishes it anyway)",
-    run=_run_cut,
+    adapter=_run_cut,
     privacy_model="km",
     needs_taxonomy=True,
     params=_CUT_PARAMS,

@@ -24,11 +24,11 @@ _TSP_PARAMS = (
 )
 _NR_PARAMS = (
     Param("l", int, None, "l-diversity of the sensitive labels (records need a label column)"),
-    Param("l_method", str, "flow", "l-diverse assignment extraction (with l)", choices=("flow", "greedy-walk")),
+    Param("l_method", str, "flow", "l-diverse assignment extraction (with l)"),
     Param("diversity", str, "distinct", "l-diversity variant: nr promises distinct only (entropy, recursive: "
-          "-a cahd)", choices=("distinct", "entropy", "recursive")),
-    Param("order", str, "gray-tsp", "cyclic record order", choices=("gray-tsp", "gray", "identity")),
-    Param("extraction", str, "closed-walk", "assignment extraction", choices=("closed-walk", "backtracking")),
+          "-a cahd)", choices=DIVERSITY_VARIANTS, argument=None),
+    Param("order", str, "gray-tsp", "cyclic record order"),
+    Param("extraction", str, "closed-walk", "assignment extraction"),
     *_TSP_PARAMS,
 )
 
@@ -69,7 +69,7 @@ NR = AlgorithmSpec(
     summary="nonreciprocal recoding: k-regular ring over the Gray-TSP order, closed-walk assignments, "
     "bit voting (--param l=L for l-diversity, l_method=flow|greedy-walk; order=gray-tsp|gray|identity; "
     "extraction=closed-walk|backtracking)",
-    run=_run_nr,
+    adapter=_run_nr,
     privacy_model="nonreciprocal",
     params=_NR_PARAMS,
     options=("k", "seed", "scheduler"),
@@ -80,7 +80,7 @@ _CAHD_PARAMS = (
     Param("l", int, None, "l-diversity: groups of l distinct sensitive labels (default: -k)"),
     Param("alpha", int, 3, "CAHD candidate list: alpha * l records on each side of the band"),
     Param("diversity", str, "distinct", "l-diversity variant: distinct, entropy (label entropy of every "
-          "record's viable rows >= log l) or recursive (r_1 < c (r_l + ...))", choices=DIVERSITY_VARIANTS),
+          "record's viable rows >= log l) or recursive (r_1 < c (r_l + ...))"),
     Param("c", float, None, "recursive (c,l)-diversity constant (diversity=recursive)"),
 )
 
@@ -103,7 +103,7 @@ CAHD = AlgorithmSpec(
     name="cahd",
     summary="CAHD l-diverse groups (Ghinita et al.) published by nonreciprocal bit voting (--param l=L; "
     "-k K > L: groups of K distinct labels)",
-    run=_run_cahd,
+    adapter=_run_cahd,
     privacy_model="ldiversity",
     params=_CAHD_PARAMS,
     audit_params=("l", "diversity", "c"),

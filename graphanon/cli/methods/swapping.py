@@ -16,9 +16,9 @@ from graphanon.taxonomy.tree import ItemGroups
 
 __all__ = ["FULLSWAP", "PARTSUPP", "PARTSWAP", "RANDSWAP", "SPLITPERSON"]
 
-_CATEGORIES = Param("categories", str, None, "random:N[:SEED], taxonomy-level:DEPTH or an item,category CSV file")
-_VISIT = Param("visit", str, "random", "visiting order and tie-break of the partner search",
-               choices=("random", "input"))
+_CATEGORIES = Param("categories", str, None, "random:N[:SEED], taxonomy-level:DEPTH or an item,category CSV file",
+                    argument=None)
+_VISIT = Param("visit", str, "random", "visiting order and tie-break of the partner search")
 _SPREAD = Param("spread", int, 1, "partners per record: source items dealt into this many parts, one partner "
                 "each (mitigates the partner-tendency attack)")
 
@@ -57,7 +57,7 @@ def _run_randswap(data, opts: RunOptions):
 def _swap_spec(name: str, summary: str, visit: bool) -> AlgorithmSpec:
     params = (_CATEGORIES, _VISIT, _SPREAD) if visit else (_CATEGORIES,)
     return AlgorithmSpec(
-        name=name, summary=summary, run=_runner(name, params), privacy_model="tendency", params=params,
+        name=name, summary=summary, adapter=_runner(name, params), privacy_model="tendency", params=params,
         audit_params=("categories",), options=("taxonomy", "seed") if visit else ("taxonomy",),
     )
 
@@ -68,5 +68,5 @@ FULLSWAP = _swap_spec("fullswap", "FullSwap: PartSwap plus full swaps of single-
 PARTSUPP = _swap_spec("partsupp", "PartSupp baseline: remove each record's heaviest category", False)
 SPLITPERSON = _swap_spec("splitperson", "SplitPerson baseline: one record per category of each record", False)
 RANDSWAP = AlgorithmSpec(name="randswap", summary="RandSwap baseline: random pairs exchange random halves "
-                         "(secret pairs: no --seed)", run=_run_randswap, privacy_model="tendency", params=(),
+                         "(secret pairs: no --seed)", adapter=_run_randswap, privacy_model="tendency", params=(),
                          options=())
