@@ -410,8 +410,8 @@ def anonymize_fullswap(data, *, categories: ItemGroups, visit: str = "random", s
                  progress=progress, name="fullswap", spread=spread)
 
 
-@validate_params({"rng": RNG, **COMMON})
-def anonymize_randswap(data, *, rng=None, unsafe_secret_seed: int | None = None,
+@validate_params({**COMMON})
+def anonymize_randswap(data, *, unsafe_secret_seed: int | None = None,
                        progress: ProgressCallback | None = None):
     """RandSwap: random record pairs exchange random halves of their items (collisions lose items).
 
@@ -424,7 +424,6 @@ def anonymize_randswap(data, *, rng=None, unsafe_secret_seed: int | None = None,
     Parameters
     ----------
     data : TransactionData
-    rng : accepted for the common signature and validated; nothing is drawn from it
     unsafe_secret_seed : int, optional
         Tests only: fixes the pairs, the items exchanged and the row shuffle.
     progress : as :func:`anonymize_partswap`
@@ -450,7 +449,6 @@ def anonymize_randswap(data, *, rng=None, unsafe_secret_seed: int | None = None,
     Reiss, S. P. Practical data-swapping: the first steps. ACM TODS 9(1), 1984;
     issue 20 (what a shared seed may fix).
     """
-    check_random_state(rng)
     gen = secret_generator(unsafe_secret_seed)  # the pairs are the secret: never from the seed
     X = data.matrix
     n = X.shape[0]
@@ -472,15 +470,14 @@ def anonymize_randswap(data, *, rng=None, unsafe_secret_seed: int | None = None,
     return publish(data, release, secret=gen)
 
 
-@validate_params({"categories": [ItemGroups], "rng": RNG, **COMMON}, meanings=_MEANINGS)
-def anonymize_partsupp(data, *, categories: ItemGroups, rng=None, unsafe_secret_seed: int | None = None,
+@validate_params({"categories": [ItemGroups], **COMMON}, meanings=_MEANINGS)
+def anonymize_partsupp(data, *, categories: ItemGroups, unsafe_secret_seed: int | None = None,
                        progress: ProgressCallback | None = None):
     """PartSupp: each record with a tendency loses its heaviest category's items.
 
     Parameters
     ----------
     data, categories : as :func:`anonymize_partswap`
-    rng : accepted for the common signature (nothing is drawn)
     unsafe_secret_seed, progress : as :func:`anonymize_partswap`
 
     Returns
@@ -497,7 +494,6 @@ def anonymize_partsupp(data, *, categories: ItemGroups, rng=None, unsafe_secret_
     >>> rel.render_record(0), rel.items
     ('b1', ('b1',))
     """
-    check_random_state(rng)
     tend = tendencies(data, categories)
     X = data.matrix
     keep = ~tend.source
@@ -510,8 +506,8 @@ def anonymize_partsupp(data, *, categories: ItemGroups, rng=None, unsafe_secret_
     return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
 
 
-@validate_params({"categories": [ItemGroups], "rng": RNG, **COMMON}, meanings=_MEANINGS)
-def anonymize_splitperson(data, *, categories: ItemGroups, rng=None, unsafe_secret_seed: int | None = None,
+@validate_params({"categories": [ItemGroups], **COMMON}, meanings=_MEANINGS)
+def anonymize_splitperson(data, *, categories: ItemGroups, unsafe_secret_seed: int | None = None,
                           progress: ProgressCallback | None = None):
     """SplitPerson: one published row per (record, category present in it).
 
@@ -532,7 +528,6 @@ def anonymize_splitperson(data, *, categories: ItemGroups, rng=None, unsafe_secr
     >>> sorted(rel.render_record(i) for i in range(rel.n_records))
     ['a1 a2', 'b1']
     """
-    check_random_state(rng)
     X = data.matrix
     codes = category_codes(categories, data.items)
     rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr)).astype(np.int64)

@@ -44,9 +44,8 @@ from graphanon.taxonomy.constraint_sets import (
     privacy_constraint_ids,
 )
 from graphanon.utils.labels import set_label
-from graphanon.utils.params import COMMON, MEANINGS, RNG, Interval, K, validate_params
+from graphanon.utils.params import COMMON, MEANINGS, Interval, K, validate_params
 from graphanon.utils.progress import ProgressCallback
-from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_k
 
 __all__ = ["CoatTrace", "MergeStep", "anonymize_coat"]
@@ -195,7 +194,7 @@ def _run_km(state: CoatState, m: int) -> None:
                 state.progress(trace.constraints_processed, trace.violations_found, f"{int(queue[2 * k])} queued")
 
 
-@validate_params({"k": K, "s": [Interval(Real, 0, 1)], "rng": RNG, **COMMON},
+@validate_params({"k": K, "s": [Interval(Real, 0, 1)], **COMMON},
                  meanings={**MEANINGS, "s": "the largest fraction of items that may be suppressed: 0.15 or, on "
                            "the command line, 15%"})
 def anonymize_coat(
@@ -207,7 +206,6 @@ def anonymize_coat(
     s: float,
     weights=None,
     suppression_penalty=None,
-    rng=None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
 ):
@@ -237,9 +235,6 @@ def anonymize_coat(
         Not used to choose operations (COAT never trades merges for
         suppressions); accepted and recorded so that the release's UL can be
         computed with the same penalty (:func:`graphanon.metrics.ul`).
-    rng : None, int or numpy Generator
-        Accepted for the common convention (same ``rng``, same release
-        structure); COAT's greedy loop draws nothing.
     unsafe_secret_seed : int, optional
         Tests only: fixes the secret row shuffle, which otherwise comes from
         operating-system entropy (:func:`~graphanon.release.publish`). Never
@@ -304,7 +299,6 @@ def anonymize_coat(
     of transactions. KAIS 2011, Sec. 4, Algorithms 1-3; tie and stall rules
     as fixed in graphanon's SPEC, Sec. 1.
     """
-    check_random_state(rng)  # validated like every method's; COAT draws nothing
     k = check_k(k, max(data.n_records, 1))
     block, blocks = as_utility_blocks(data, utility)
     wfun = weight_function(data, weights)

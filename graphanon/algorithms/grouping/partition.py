@@ -47,9 +47,8 @@ from graphanon.distributed.tasks import map_ordered
 from graphanon.graphs.lcg import NodeIndex, groups_to_lcg
 from graphanon.release.local_recoding import LocalRecoding, local_recoding_from_counts
 from graphanon.release.publish import publish
-from graphanon.utils.params import COMMON, MEANINGS, RNG, Interval, K, validate_params
+from graphanon.utils.params import COMMON, MEANINGS, Interval, K, validate_params
 from graphanon.utils.progress import ProgressCallback
-from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_k
 
 __all__ = ["anonymize_partition", "ancestor_table"]
@@ -109,14 +108,13 @@ def _empty_records(lengths: np.ndarray, k: int) -> np.ndarray:
     return empty
 
 
-@validate_params({"k": K, "rng": RNG, **COMMON, "n_partitions": [None, Interval(Integral, 1, None)]},
+@validate_params({"k": K, **COMMON, "n_partitions": [None, Interval(Integral, 1, None)]},
                  meanings=MEANINGS)
 def anonymize_partition(
     data,
     *,
     taxonomy,
     k: int,
-    rng=None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     client=None,
@@ -132,8 +130,6 @@ def anonymize_partition(
         The hierarchy whose cuts generalize the records.
     k : int
         Group size: each published record is shared by ``k`` or more records (1 <= k <= n).
-    rng : None, int or Generator
-        Accepted for the common signature; Partition is deterministic.
     unsafe_secret_seed : int, optional
         Tests only: fixes the secret row shuffle.
     progress : callable(done, total, message), optional
@@ -175,7 +171,6 @@ def anonymize_partition(
     ['A', 'A', 'b1 b2', 'b1 b2', 'a1 a2 B', 'a1 a2 B', 'a1 a2 B']
     """
     k = check_k(k, data.n_records)
-    check_random_state(rng)
     index = NodeIndex(taxonomy, data.items)
     if progress:
         progress(0, 1, "partitioning")

@@ -45,16 +45,15 @@ from graphanon.errors import InfeasibleError
 from graphanon.metrics.loss import ncp
 from graphanon.release import GlobalRecoding, publish
 from graphanon.taxonomy.tree import Taxonomy
-from graphanon.utils.params import COMMON, MEANINGS, RNG, Interval, K, M, validate_params
+from graphanon.utils.params import COMMON, MEANINGS, Interval, K, M, validate_params
 from graphanon.utils.progress import ProgressCallback
-from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_k
 
 __all__ = ["anonymize_aa"]
 
 
 
-@validate_params({"k": K, "m": M, "rng": RNG, **COMMON, "n_partitions": [None, Interval(Integral, 1, None)]},
+@validate_params({"k": K, "m": M, **COMMON, "n_partitions": [None, Interval(Integral, 1, None)]},
                  meanings=MEANINGS)
 def anonymize_aa(
     data,
@@ -62,7 +61,6 @@ def anonymize_aa(
     taxonomy: Taxonomy,
     k: int,
     m: int | None = None,
-    rng=None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     client=None,
@@ -84,9 +82,6 @@ def anonymize_aa(
         record (k^infinity).
     progress : callable(done, total, message), optional
         Called once per recount.
-    rng : None, int or numpy.random.Generator
-        Accepted for the common signature and ignored: the method is
-        deterministic (it draws no structure randomness).
     unsafe_secret_seed : int, optional
         Tests only: fixes the secret row shuffle, which otherwise comes from
         operating-system entropy (:func:`~graphanon.release.publish`). Never
@@ -165,7 +160,6 @@ def anonymize_aa(
     ----------
     Terrovitis, Mamoulis, Kalnis. PVLDB 2008, Sec. 4.
     """
-    check_random_state(rng)  # deterministic: accepted so that every method takes rng=
     check_k(k, data.n_records)
     index = HierarchyIndex(data, taxonomy)
     counts = LocalCounts(index) if client is None else BlockCounts(index, client, n_partitions, progress)

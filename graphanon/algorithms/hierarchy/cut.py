@@ -25,9 +25,8 @@ from graphanon.metrics.loss import ncp
 from graphanon.release import GlobalRecoding, publish
 from graphanon.taxonomy.tree import Taxonomy
 from graphanon.utils.labels import as_labels
-from graphanon.utils.params import COMMON, RNG, ExactlyOne, Interval, validate_params
+from graphanon.utils.params import COMMON, ExactlyOne, Interval, validate_params
 from graphanon.utils.progress import ProgressCallback, report
-from graphanon.utils.randomness import check_random_state
 
 __all__ = ["HierarchyTrace", "anonymize_cut", "cut_recoding"]
 
@@ -129,7 +128,7 @@ def cut_recoding(
 
 
 @validate_params(
-    {"level": [Interval(Integral, 0, None), None], "rng": RNG, **COMMON},
+    {"level": [Interval(Integral, 0, None), None], **COMMON},
     meanings={"level": "a taxonomy depth, 0 = the root"},
     rules=[ExactlyOne(("cut", "level"), "cut: a list of nodes, level: a taxonomy depth")],
 )
@@ -140,7 +139,6 @@ def anonymize_cut(
     cut: Iterable[Hashable] | None = None,
     level: int | None = None,
     suppress: Iterable[Hashable] = (),
-    rng=None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     priors=None,
@@ -158,9 +156,6 @@ def anonymize_cut(
         (0 = root only; the height = the leaves).
     suppress : iterable of nodes
         Cut nodes to suppress.
-    rng : None, int or numpy.random.Generator
-        Accepted for the common signature and ignored: the method is
-        deterministic (it draws no structure randomness).
     unsafe_secret_seed : int, optional
         Tests only: fixes the secret row shuffle (OS entropy otherwise).
     progress : callable(done, total, message), optional
@@ -197,7 +192,6 @@ def anonymize_cut(
         if level > taxonomy.height:
             raise ParameterError(f"level must be between 0 and the taxonomy height {taxonomy.height}, got {level}")
         cut = taxonomy.level(level)
-    check_random_state(rng)
     rel = cut_recoding(data, taxonomy, cut, suppress, params={"level": level})
     report(progress, 1, 1, "cut recoding")
     if priors is not None:

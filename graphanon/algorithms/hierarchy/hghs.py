@@ -43,9 +43,8 @@ from graphanon.counting.support import generalize_matrix
 from graphanon.metrics.loss import ncp
 from graphanon.release import GlobalRecoding, publish
 from graphanon.taxonomy.tree import Taxonomy
-from graphanon.utils.params import COMMON, MEANINGS, RNG, K, M, validate_params
+from graphanon.utils.params import COMMON, MEANINGS, K, M, validate_params
 from graphanon.utils.progress import ProgressCallback
-from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_k
 
 __all__ = [
@@ -101,14 +100,13 @@ def _release(
     return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
 
 
-@validate_params({"k": K, "m": M, "rng": RNG, **COMMON}, meanings=MEANINGS)
+@validate_params({"k": K, "m": M, **COMMON}, meanings=MEANINGS)
 def anonymize_hghs(
     data,
     *,
     taxonomy: Taxonomy,
     k: int,
     m: int | None = None,
-    rng=None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     priors=None,
@@ -127,9 +125,6 @@ def anonymize_hghs(
         Attacker knowledge; None is k^infinity (any number of items).
     progress : callable(done, total, message), optional
         Called after each move of the cut search.
-    rng : None, int or numpy.random.Generator
-        Accepted for the common signature and ignored: the method is
-        deterministic (it draws no structure randomness).
     unsafe_secret_seed : int, optional
         Tests only: fixes the secret row shuffle, which otherwise comes from
         operating-system entropy (:func:`~graphanon.release.publish`). Never
@@ -214,7 +209,6 @@ def anonymize_hghs(
     ----------
     Liu, Wang. PAKDD 2010, Sec. 3-4.1.
     """
-    check_random_state(rng)  # deterministic: accepted so that every method takes rng=
     index, m = _prepare(data, taxonomy, k, m)
     threats = index.threats(k, m)
     rnd = walk_round(index, threats, k, m, ~index.is_leaf, progress, "HgHs")
@@ -224,14 +218,13 @@ def anonymize_hghs(
     return _release(data, index, search, "hghs", {"k": k, "m": m}, unsafe_secret_seed, priors)
 
 
-@validate_params({"k": K, "m": M, "rng": RNG, **COMMON}, meanings=MEANINGS)
+@validate_params({"k": K, "m": M, **COMMON}, meanings=MEANINGS)
 def anonymize_mhghs(
     data,
     *,
     taxonomy: Taxonomy,
     k: int,
     m: int | None = None,
-    rng=None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     priors=None,
@@ -246,7 +239,7 @@ def anonymize_mhghs(
 
     Parameters
     ----------
-    data, taxonomy, k, m, rng, unsafe_secret_seed, progress, priors :
+    data, taxonomy, k, m, unsafe_secret_seed, progress, priors :
         As in :func:`anonymize_hghs`.
 
     Returns
@@ -286,7 +279,6 @@ def anonymize_mhghs(
     ----------
     Liu, Wang. PAKDD 2010, Sec. 4.2.
     """
-    check_random_state(rng)  # deterministic: accepted so that every method takes rng=
     index, m = _prepare(data, taxonomy, k, m)
     rounds = []
     allowed = np.ones(index.n_nodes, dtype=bool)

@@ -37,9 +37,8 @@ from graphanon.errors import ParameterError
 from graphanon.release import GlobalRecoding, publish
 from graphanon.utils.labels import as_labels
 from graphanon.utils.memory import cost_blocks
-from graphanon.utils.params import COMMON, MEANINGS, RNG, Interval, K, M, validate_params
+from graphanon.utils.params import COMMON, MEANINGS, Interval, K, M, validate_params
 from graphanon.utils.progress import ProgressCallback
-from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_k
 
 __all__ = ["anonymize_mm", "check_private_items", "minimal_moles"]
@@ -203,7 +202,7 @@ def minimal_moles(X, *, k: int, p: int | None, h: float, private: np.ndarray) ->
 
 
 @validate_params(
-    {"k": K, "m": M, "h": [Interval(Real, 0, 1, closed="right")], "rng": RNG, **COMMON},
+    {"k": K, "m": M, "h": [Interval(Real, 0, 1, closed="right")], **COMMON},
     meanings={**MEANINGS, "m": "p, the largest set of public items an attacker knows; None: unbounded",
               "h": "the largest allowed probability of inferring a private item"},
 )
@@ -214,7 +213,6 @@ def anonymize_mm(
     m: int | None = None,
     h: float = 1.0,
     private_items: Iterable[Hashable] = (),
-    rng=None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
 ) -> GlobalRecoding:
@@ -236,9 +234,6 @@ def anonymize_mm(
         never part of the attacker's knowledge.
     progress : callable(done, total, message), optional
         Called when the greedy is done.
-    rng : None, int or numpy.random.Generator
-        Accepted for the common signature and ignored: the method is
-        deterministic (it draws no structure randomness).
     unsafe_secret_seed : int, optional
         Tests only: fixes the secret row shuffle, which otherwise comes from
         operating-system entropy (:func:`~graphanon.release.publish`). Never
@@ -278,7 +273,6 @@ def anonymize_mm(
     ----------
     Xu et al. KDD 2008, Sec. 4 (Algorithm MM).
     """
-    check_random_state(rng)  # deterministic: accepted so that every method takes rng=
     check_k(k, data.n_records)
     p = m
     h = float(h)

@@ -31,9 +31,9 @@ from graphanon.algorithms.prior import reuse_priors
 from graphanon.errors import InfeasibleError, ParameterError
 from graphanon.release import publish
 from graphanon.release.nonreciprocal import NonreciprocalRelease
-from graphanon.utils.params import COMMON, RNG, Interval, K, OnlyWith, StrOptions, validate_params
+from graphanon.utils.params import COMMON, Interval, K, OnlyWith, StrOptions, validate_params
 from graphanon.utils.progress import ProgressCallback, report
-from graphanon.utils.randomness import check_random_state, secret_generator
+from graphanon.utils.randomness import secret_generator
 from graphanon.utils.validation import check_diversity_feasible, check_k
 
 __all__ = ["anonymize_cahd", "groups_release"]
@@ -133,7 +133,7 @@ def _variant_group_size(l: int, diversity: str, c: float | None) -> int:  # noqa
 
 @validate_params(
     {"l": K, "k": [*K, None], "diversity": [StrOptions(DIVERSITY_VARIANTS)], "c": [Interval(Real, 0, None, closed="neither"), None],
-     "alpha": [Interval(Integral, 1, None)], "rng": RNG, **COMMON},
+     "alpha": [Interval(Integral, 1, None)], **COMMON},
     meanings={"l": "distinct sensitive labels per group", "k": "records per group; None: l",
               "c": "the recursive (c,l)-diversity constant"},
     rules=[OnlyWith("c", "diversity", "recursive")],
@@ -147,7 +147,6 @@ def anonymize_cahd(
     c: float | None = None,
     order=None,
     alpha: int = 3,
-    rng=None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     priors=None,
@@ -187,9 +186,6 @@ def anonymize_cahd(
         Record order for the grouping (default: CAHD's own, the Gray order).
     alpha : int
         CAHD candidate-list factor.
-    rng : None, int or numpy Generator
-        Accepted for the common convention (same ``rng``, same release
-        structure); the grouping is deterministic and draws nothing.
     unsafe_secret_seed : int, optional
         Tests only: fixes the within-group permutation and the row shuffle.
         The grouping itself is deterministic; both secret choices come from
@@ -233,7 +229,6 @@ def anonymize_cahd(
     """
     if priors is not None:
         return reuse_priors(data, priors, k=k if k is not None else l, l=l, unsafe_secret_seed=unsafe_secret_seed)
-    check_random_state(rng)  # validated like every method's; CAHD draws nothing
     check_diversity_feasible(data.labels, l)
     if l > data.n_records:
         raise ParameterError(f"l={l} exceeds the number of records ({data.n_records})")

@@ -35,13 +35,14 @@ def _categories(data, opts: RunOptions, name: str, spec: str | None) -> ItemGrou
     return parse_categories(spec, data, opts.taxonomy)
 
 
-def _runner(name: str, params: tuple[Param, ...]):
+def _runner(name: str, params: tuple[Param, ...], seeded: bool):
 
     def run(data, opts: RunOptions):
         func = get_method(name)
         values = opts.values(params)
         categories = _categories(data, opts, name, values.pop("categories"))
-        return func(data, categories=categories, rng=opts.seed, unsafe_secret_seed=opts.unsafe_secret_seed,
+        return func(data, categories=categories, **({"rng": opts.seed} if seeded else {}),
+                    unsafe_secret_seed=opts.unsafe_secret_seed,
                     progress=opts.progress, **values)
 
     return run
@@ -57,7 +58,7 @@ def _run_randswap(data, opts: RunOptions):
 def _swap_spec(name: str, summary: str, visit: bool) -> AlgorithmSpec:
     params = (_CATEGORIES, _VISIT, _SPREAD) if visit else (_CATEGORIES,)
     return AlgorithmSpec(
-        name=name, summary=summary, adapter=_runner(name, params), privacy_model="tendency", params=params,
+        name=name, summary=summary, adapter=_runner(name, params, visit), privacy_model="tendency", params=params,
         audit_params=("categories",), options=("taxonomy", "seed") if visit else ("taxonomy",),
     )
 
