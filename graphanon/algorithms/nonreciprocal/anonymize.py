@@ -98,16 +98,15 @@ class NonreciprocalTrace:
     greedy_assignments: np.ndarray | None = None
 
 
-def tsp_budget(
-    tsp_time_limit: float | None, tsp_step_limit: int | None, reproducible: bool
-) -> tuple[float | None, int | None]:
-    """The Gray-TSP search budget per segment, ``(time_limit, step_limit)``.
+def tsp_budget(tsp_time_limit: float | None, tsp_step_limit: int | None) -> tuple[float | None, int | None]:
+    """The Gray-TSP search budget per segment, ``(time_limit, step_limit)``: an explicit choice.
 
     The default is a fixed number of solver steps (a count of work, no
-    clock), seeded or not: the order then never depends on machine load, and
-    the recorded budget (``params``) is the same whether a run was seeded or
-    not. A wall-clock budget is used only when asked for with
-    ``tsp_time_limit``, and refused for reproducible (seeded) runs.
+    clock): the order then never depends on machine load, and the recorded
+    budget (``params``) is the same whether a run was seeded or not. A
+    wall-clock budget is used only when asked for with ``tsp_time_limit``;
+    the order then depends on the load, whatever ``rng`` is (the command
+    line refuses it together with ``--seed``).
 
     Parameters
     ----------
@@ -117,24 +116,15 @@ def tsp_budget(
         Solver steps per segment (default
         :data:`~graphanon.algorithms.nonreciprocal.DETERMINISTIC_STEP_LIMIT`
         when no time limit is given).
-    reproducible : bool
-        True for seeded runs: a clock would make the order depend on load.
 
     Returns
     -------
     (float or None, int or None)
 
-    Raises
-    ------
-    ParameterError
-        ``tsp_time_limit`` with ``reproducible=True``.
-
     Examples
     --------
-    >>> tsp_budget(None, None, reproducible=True) == tsp_budget(None, None, reproducible=False)
-    True
-    >>> tsp_budget(None, None, reproducible=False), tsp_budget(0.5, None, reproducible=False)
-    ((None, 40000), (0.5, None))
+    >>> tsp_budget(None, None), tsp_budget(None, 500), tsp_budget(0.5, None)
+    ((None, 40000), (None, 500), (0.5, None))
 
     References
     ----------
@@ -143,12 +133,6 @@ def tsp_budget(
     """
     if tsp_time_limit is None:
         return None, (DETERMINISTIC_STEP_LIMIT if tsp_step_limit is None else tsp_step_limit)
-    if reproducible:
-        raise ParameterError(
-            f"tsp_time_limit={tsp_time_limit} stops the Gray-TSP search on wall-clock time, so a seeded run "
-            "would not be reproducible; drop it, or set the deterministic budget with tsp_step_limit=N "
-            f"(solver steps per segment, default {DETERMINISTIC_STEP_LIMIT})"
-        )
     return tsp_time_limit, tsp_step_limit
 
 
@@ -161,7 +145,6 @@ def record_order(
     tsp_time_limit: float | None = None,
     tsp_step_limit: int | None = None,
     seed: int = 0,
-    reproducible: bool = False,
     n_jobs: int = 1,
     client=None,
     progress: ProgressCallback | None = None,
@@ -176,23 +159,20 @@ def record_order(
         Gray-TSP segment lengths.
     tsp_time_limit : float, optional
         Gray-TSP: wall-clock seconds of search per segment, only when asked
-        for. Refused with ``reproducible=True``: a clock makes the order
-        depend on machine load.
+        for: a clock makes the order depend on machine load.
     tsp_step_limit : int, optional
         Gray-TSP: solver steps per segment (a count of work). Without
         ``tsp_time_limit`` it is the whole budget (default
         :data:`~graphanon.algorithms.nonreciprocal.DETERMINISTIC_STEP_LIMIT`, about
-        0.2 s of search), seeded or not.
+        0.2 s of search): the same ``seed`` then gives the same order on any
+        machine and load.
     seed : int
         Gray-TSP node numbering seed.
-    reproducible : bool
-        Search the Gray-TSP order with a deterministic budget (no clock), so
-        the same ``seed`` gives the same order on any machine and load.
     n_jobs : int
         Gray-TSP: local worker processes solving segments.
     client : dask.distributed.Client, optional
         Gray-TSP: solve the segments on this client's workers. Neither
-        ``n_jobs`` nor ``client`` changes a reproducible order.
+        ``n_jobs`` nor ``client`` changes an order searched on a step budget.
     progress : callable(done, total, message), optional
 
     Returns
@@ -203,8 +183,7 @@ def record_order(
     Raises
     ------
     ParameterError
-        On an unknown order, a bad permutation, or ``tsp_time_limit`` with
-        ``reproducible=True``.
+        On an unknown order or a bad permutation.
 
     Examples
     --------
@@ -214,7 +193,7 @@ def record_order(
     [1, 3, 0, 2, 4, 5]
     """
     n = data.n_records
-    time_limit, step_limit = tsp_budget(tsp_time_limit, tsp_step_limit, reproducible)
+    time_limit, step_limit = tsp_budget(tsp_time_limit, tsp_step_limit)
     if isinstance(order, str):
         if order == "identity":
             return np.arange(n, dtype=np.int64)
@@ -296,8 +275,9 @@ def anonymize_nonreciprocal(
         as long and as good as 0.2 s of search; docs/order.md), so the
         published parameters do not show whether a run was seeded. A
         wall-clock budget ``tsp_time_limit`` (seconds; 1.0 s shortens the
-        order by another 3-6%) is used only when given, and is refused with
-        ``rng`` (the order would depend on machine load).
+        order by another 3-6%) is used only when given: an explicit choice,
+        whatever ``rng`` is, that makes the order depend on machine load
+        (:func:`tsp_budget`; the command line refuses it with ``--seed``).
     extraction : {"closed-walk", "backtracking"}
         Assignment extraction (:func:`~graphanon.algorithms.nonreciprocal.extract_assignments`).
     l_method : {"flow", "greedy-walk"}
@@ -400,7 +380,6 @@ def anonymize_nonreciprocal(
         what=f"nonreciprocal recoding with k={k} on {n} records ({n * k} generalization-graph edges)",
         advice="lower k (CLI: -k): the graph, its k assignments and the bit vote all hold n x k entries",
     )
-    reproducible = rng is not None  # a seeded structure must not depend on the clock
     rng = check_random_state(rng)
     tsp_seed = int(rng.integers(2**31 - 1))
     tsp_options = {
@@ -410,7 +389,7 @@ def anonymize_nonreciprocal(
         "tsp_step_limit": tsp_step_limit,
     }
     perm = record_order(
-        data, order, **tsp_options, seed=tsp_seed, reproducible=reproducible, client=client, progress=progress
+        data, order, **tsp_options, seed=tsp_seed, client=client, progress=progress
     )
     params = {
         "k": k,
@@ -423,7 +402,7 @@ def anonymize_nonreciprocal(
     }
     if isinstance(order, str) and order == "gray-tsp":  # the budget used: the same fields, seeded or not
         params["tsp_time_limit"], params["tsp_step_limit"] = tsp_budget(
-            tsp_time_limit, tsp_step_limit, reproducible
+            tsp_time_limit, tsp_step_limit
         )
     if l is None:
         graph = GeneralizationGraph.ring(perm, k, data.record_ids)

@@ -9,6 +9,7 @@ options and adapts :class:`~graphanon.cli.registry.RunOptions` to
 from __future__ import annotations
 
 from graphanon.algorithms.nonreciprocal.cahd import DIVERSITY_VARIANTS
+from graphanon.algorithms.nonreciprocal.tsp import DETERMINISTIC_STEP_LIMIT
 from graphanon.cli.registry import AlgorithmSpec, Param, RunOptions
 from graphanon.errors import ParameterError
 from graphanon.release.nonreciprocal import NonreciprocalRelease
@@ -41,6 +42,12 @@ def _run_nr(data, opts: RunOptions) -> NonreciprocalRelease:
         raise ParameterError(
             f"--param {', '.join(unused)}: only the Gray-TSP order reads {'it' if len(unused) == 1 else 'them'} "
             f"(got order={order}); drop {'it' if len(unused) == 1 else 'them'}"
+        )
+    if values["tsp_time_limit"] is not None and opts.seed is not None:
+        raise ParameterError(
+            f"--param tsp_time_limit={values['tsp_time_limit']} stops the Gray-TSP search on wall-clock time, so "
+            "--seed would not reproduce the order; drop it, or set the deterministic budget with "
+            f"--param tsp_step_limit=N (solver steps per segment, default {DETERMINISTIC_STEP_LIMIT})"
         )
     if "l_method" in opts.params and "l" not in opts.params:
         raise ParameterError("--param l_method only applies with --param l=L (l-diversity)")
