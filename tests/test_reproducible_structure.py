@@ -143,7 +143,7 @@ def test_params_do_not_show_whether_nr_was_seeded():
 
 def test_gray_tsp_deterministic_budget_ignores_n_jobs():
     X = load("chess").subset(np.arange(1200)).matrix
-    kw = dict(min_segment=100, max_segment=130, time_limit=None, step_limit=3000, seed=11)
+    kw = dict(min_segment=100, max_segment=130, time_limit=None, step_limit=3000, rng=11)
     one = gray_tsp_details(X, n_jobs=1, **kw)
     two = gray_tsp_details(X, n_jobs=2, **kw)
     assert one.solved.sum() >= 5  # the solver really ran on several segments
@@ -181,7 +181,7 @@ def test_deterministic_budget_needs_no_solutions_to_stop():
     # Guided local search can go on without a new solution (bms1-like segments of near-identical
     # records); the step budget still stops it, where a solution count alone would not.
     X = load("bms1").subset(np.arange(300, 600)).matrix
-    kw = dict(min_segment=300, max_segment=300, time_limit=None, solution_limit=10**6, step_limit=2000, seed=2)
+    kw = dict(min_segment=300, max_segment=300, time_limit=None, solution_limit=10**6, step_limit=2000, rng=2)
     a, b = gray_tsp_details(X, **kw), gray_tsp_details(X, **kw)
     assert np.array_equal(a.order, b.order) and a.tsp_costs.sum() <= a.gray_costs.sum()
     with pytest.raises(Exception, match="step_limit must be a positive integer"):

@@ -144,7 +144,7 @@ def record_order(
     max_segment: int = 350,
     tsp_time_limit: float | None = None,
     tsp_step_limit: int | None = None,
-    seed: int = 0,
+    rng=0,
     n_jobs: int = 1,
     client=None,
     progress: ProgressCallback | None = None,
@@ -164,10 +164,10 @@ def record_order(
         Gray-TSP: solver steps per segment (a count of work). Without
         ``tsp_time_limit`` it is the whole budget (default
         :data:`~graphanon.algorithms.nonreciprocal.DETERMINISTIC_STEP_LIMIT`, about
-        0.2 s of search): the same ``seed`` then gives the same order on any
+        0.2 s of search): the same ``rng`` seed then gives the same order on any
         machine and load.
-    seed : int
-        Gray-TSP node numbering seed.
+    rng : None, int or numpy.random.Generator, default 0
+        Gray-TSP node numbering (:func:`gray_tsp_details`).
     n_jobs : int
         Gray-TSP: local worker processes solving segments.
     client : dask.distributed.Client, optional
@@ -206,7 +206,7 @@ def record_order(
             )
             if order == "gray":
                 return check_order(gray_order(X), n)
-            segments = {"min_segment": min_segment, "max_segment": max_segment, "seed": seed}
+            segments = {"min_segment": min_segment, "max_segment": max_segment, "rng": rng}
             budget = {"time_limit": time_limit, "step_limit": step_limit}
             workers = {"n_jobs": n_jobs, "client": client, "progress": progress}
             return check_order(gray_tsp_order(X, **segments, **budget, **workers), n)
@@ -389,7 +389,7 @@ def anonymize_nonreciprocal(
         "tsp_step_limit": tsp_step_limit,
     }
     perm = record_order(
-        data, order, **tsp_options, seed=tsp_seed, client=client, progress=progress
+        data, order, **tsp_options, rng=tsp_seed, client=client, progress=progress
     )
     params = {
         "k": k,
