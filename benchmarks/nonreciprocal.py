@@ -88,7 +88,7 @@ def quality_vs_k(name, ks, n_queries, tsp_time, audit, seed=0, draws=5):
     t = time.perf_counter()
     gt = gray_tsp_order(data.matrix, time_limit=tsp_time, rng=seed, n_jobs=2)
     t_tsp = time.perf_counter() - t
-    wl = generate_workload(data, n_queries, 7, n_exclude=4, seed=seed, draw="uniform")  # 3 type I, 4 type II items
+    wl = generate_workload(data, n_queries, 7, n_exclude=4, rng=seed, draw="uniform")  # 3 type I, 4 type II items
     rows = []
     for k in ks:
         for label, order in (("gray", go), ("gray-tsp", gt)):
@@ -153,7 +153,7 @@ def quality_vs_l(name, ls, n_queries, tsp_time, audit, seed=0, draws=5, walk_dra
     t = time.perf_counter()
     gt = gray_tsp_order(data.matrix, time_limit=tsp_time, rng=seed)
     t_order = time.perf_counter() - t
-    wl = generate_workload(data, n_queries, 7, n_exclude=4, seed=seed, draw="uniform")  # 3 type I, 4 type II items
+    wl = generate_workload(data, n_queries, 7, n_exclude=4, rng=seed, draw="uniform")  # 3 type I, 4 type II items
     from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
 
     anonymize_nonreciprocal(relabel(load("nr_table1"), list("abcabc")), l=3, order="identity", rng=0)  # warm-up

@@ -128,7 +128,7 @@ def test_anonymize_audit_save_load_evaluate(name, tmp_path):
     assert back.trace is None and back.link is None  # in-memory only
     # and the loaded release still audits and evaluates
     assert model.audit(data, back).satisfied
-    metrics = evaluate_release(data, back, queries=20, seed=0)
+    metrics = evaluate_release(data, back, queries=20, rng=0)
     assert isinstance(metrics, dict) and metrics
 
 

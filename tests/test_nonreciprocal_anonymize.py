@@ -150,10 +150,10 @@ def test_metrics_and_evaluate():
     data = load("chess").subset(np.arange(300))
     r1 = anonymize_nonreciprocal(data, k=1, order="identity", rng=0)
     assert error_rate(data, r1) == 0.0
-    ev1 = evaluate_nonreciprocal(data, r1, queries=50, seed=1)
+    ev1 = evaluate_nonreciprocal(data, r1, queries=50, rng=1)
     assert ev1["query_error"] == pytest.approx(0.0, abs=1e-12)
     r8 = anonymize_nonreciprocal(data, k=8, order="gray", rng=0)
-    ev8 = evaluate_nonreciprocal(data, r8, queries=50, seed=1)
+    ev8 = evaluate_nonreciprocal(data, r8, queries=50, rng=1)
     assert ev8["error_rate"] > 0 and set(ev8) >= {"error_rate", "query_error", "query_error_type1", "query_error_type2"}
 
 

@@ -263,9 +263,9 @@ def test_metrics_needing_the_link(data, tax, tmp_path):
     loaded = load_release(tmp_path / "r.json")
     with pytest.raises(ParameterError, match="private link"):
         error_rate(data, loaded)
-    out = evaluate_release(data, loaded, queries=20, seed=1)
+    out = evaluate_release(data, loaded, queries=20, rng=1)
     assert "error_rate" not in out and out["needs_link"] == ["error_rate"] and "query_error" in out
-    full = evaluate_release(data, loaded, queries=20, seed=1, link=rel.link)
+    full = evaluate_release(data, loaded, queries=20, rng=1, link=rel.link)
     assert full["error_rate"] == pytest.approx(error_rate(data, rel))
     assert {k: v for k, v in full.items() if k != "error_rate"} == {
         k: v for k, v in out.items() if k != "needs_link"

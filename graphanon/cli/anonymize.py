@@ -251,5 +251,5 @@ def bench(input_, algorithm, k, m_value, taxonomy, seed, params, queries, json_o
     if spec.privacy_model == "ldiversity" and used.get("k"):  # the k an l-diverse release claims, audited too
         report = build_model("nonreciprocal", k=used["k"], m=None, params={}, original=data).audit(data, release)
         result["audit_k"] = {"model": report.model, "satisfied": report.satisfied, "violations": report.violations}
-    result["metrics"] = evaluate_release(data, release, queries=queries, seed=seed or 0)
+    result["metrics"] = evaluate_release(data, release, queries=queries, rng=seed or 0)
     echo_json(result, indent=None if json_out else 2)
