@@ -356,6 +356,34 @@ class AlgorithmSpec:
             )
 
 
+def taxonomy_runner(name: str, params: tuple = (), *, m: bool = False, seeded: bool = False,
+                    distributed: bool = False, priors: bool = False) -> Callable:
+    """The adapter of a method over a taxonomy (AA, HgHs, mHgHs, Clump, Partition).
+
+    Returns ``run(data, opts)`` calling ``anonymize_<name>(data, taxonomy=..., k=..., **params,
+    unsafe_secret_seed=..., progress=...)`` with, as the method takes them, ``m`` (``-m``),
+    ``rng`` (``--seed``: ``seeded``), ``client`` (``--scheduler``: ``distributed``) and
+    ``priors`` (``--prior``); ``params`` are its declared ``--param`` options.
+    """
+
+    def run(data, opts: RunOptions):
+        from graphanon.algorithms.registry import get_method
+
+        extra: dict[str, Any] = {}
+        if m:
+            extra["m"] = opts.m
+        if seeded:
+            extra["rng"] = opts.seed
+        if distributed and opts.client is not None:
+            extra["client"] = opts.client
+        if priors:
+            extra["priors"] = opts.priors
+        return get_method(name)(data, taxonomy=opts.taxonomy, k=opts.k, **opts.values(params), **extra,
+                                unsafe_secret_seed=opts.unsafe_secret_seed, progress=opts.progress)
+
+    return run
+
+
 #: Method name -> the spec module (under graphanon.cli.methods) that holds its AlgorithmSpec;
 #: :func:`get_algorithm` imports only the family asked for.
 _SPECS = LazyRegistry("algorithm", {

@@ -7,7 +7,14 @@ method's ``anonymize_*`` function in :mod:`graphanon.algorithms.hierarchy`.
 
 from __future__ import annotations
 
-from graphanon.cli.registry import AlgorithmSpec, Param, RunOptions, parse_bool, parse_name_list
+from graphanon.cli.registry import (
+    AlgorithmSpec,
+    Param,
+    RunOptions,
+    parse_bool,
+    parse_name_list,
+    taxonomy_runner,
+)
 from graphanon.errors import ParameterError
 from graphanon.release import GlobalRecoding
 from graphanon.utils.params import MEANINGS, M, check_params
@@ -16,57 +23,18 @@ from graphanon.utils.validation import check_k
 __all__ = ["AA", "CUT", "HGHS", "MHGHS", "MM"]
 
 
-def _run_aa(data, opts: RunOptions) -> GlobalRecoding:
-    from graphanon.algorithms.hierarchy.aa import anonymize_aa
-
-    return anonymize_aa(
-        data, taxonomy=opts.taxonomy, k=opts.k, m=opts.m, progress=opts.progress,
-        unsafe_secret_seed=opts.unsafe_secret_seed, client=opts.client, priors=opts.priors,
+def _km_spec(name: str, summary: str, *, distributed: bool = False) -> AlgorithmSpec:
+    return AlgorithmSpec(
+        name=name, summary=summary, adapter=taxonomy_runner(name, m=True, distributed=distributed, priors=True),
+        privacy_model="km", needs_taxonomy=True,
+        options=("k", "m", "taxonomy", "scheduler") if distributed else ("k", "m", "taxonomy"),
     )
 
 
-AA = AlgorithmSpec(
-    name="aa",
-    summary="Apriori Anonymization: full-subtree global generalization for k^m-anonymity (Terrovitis et al. 2008)",
-    adapter=_run_aa,
-    privacy_model="km",
-    needs_taxonomy=True,
-    options=("k", "m", "taxonomy", "scheduler"),
-)
-
-
-def _run_hghs(data, opts: RunOptions) -> GlobalRecoding:
-    from graphanon.algorithms.hierarchy.hghs import anonymize_hghs
-
-    return anonymize_hghs(
-        data, taxonomy=opts.taxonomy, k=opts.k, m=opts.m, progress=opts.progress,
-        unsafe_secret_seed=opts.unsafe_secret_seed, priors=opts.priors,
-    )
-
-
-def _run_mhghs(data, opts: RunOptions) -> GlobalRecoding:
-    from graphanon.algorithms.hierarchy.hghs import anonymize_mhghs
-
-    return anonymize_mhghs(
-        data, taxonomy=opts.taxonomy, k=opts.k, m=opts.m, progress=opts.progress,
-        unsafe_secret_seed=opts.unsafe_secret_seed, priors=opts.priors,
-    )
-
-
-HGHS = AlgorithmSpec(
-    name="hghs",
-    summary="HgHs: greedy taxonomy cut + greedy item suppression for k^m-anonymity (Liu & Wang 2010)",
-    adapter=_run_hghs,
-    privacy_model="km",
-    needs_taxonomy=True,
-)
-MHGHS = AlgorithmSpec(
-    name="mhghs",
-    summary="mHgHs: HgHs in m rounds on shrinking taxonomies (scales to large m and taxonomies)",
-    adapter=_run_mhghs,
-    privacy_model="km",
-    needs_taxonomy=True,
-)
+AA = _km_spec("aa", "Apriori Anonymization: full-subtree global generalization for k^m-anonymity "
+              "(Terrovitis et al. 2008)", distributed=True)
+HGHS = _km_spec("hghs", "HgHs: greedy taxonomy cut + greedy item suppression for k^m-anonymity (Liu & Wang 2010)")
+MHGHS = _km_spec("mhghs", "mHgHs: HgHs in m rounds on shrinking taxonomies (scales to large m and taxonomies)")
 
 
 _MM_PARAMS = (
