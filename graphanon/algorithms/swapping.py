@@ -76,6 +76,7 @@ from graphanon.release.perturbed import PerturbedRelease, publish_split
 from graphanon.release.publish import publish
 from graphanon.taxonomy.categories import category_codes
 from graphanon.taxonomy.tree import ItemGroups
+from graphanon.utils.docs import fill_doc
 from graphanon.utils.params import COMMON, RNG, Interval, StrOptions, validate_params
 from graphanon.utils.progress import ProgressCallback, report
 from graphanon.utils.randomness import check_random_state, secret_generator
@@ -337,6 +338,7 @@ def _swap_spread(data, categories, X, tend, *, full, visit, gen, spread, unsafe_
 
 @validate_params({"categories": [ItemGroups], "rng": RNG, **COMMON, "visit": [StrOptions(("random", "input"))],
                   "spread": [Interval(Integral, 1, None)]}, meanings=_MEANINGS)
+@fill_doc(secret='the row shuffle')
 def anonymize_partswap(data, *, categories: ItemGroups, visit: str = "random", spread: int = 1, rng=None,
                        unsafe_secret_seed: int | None = None, progress: ProgressCallback | None = None):
     """PartSwap: exchange each tendency record's heaviest-category items with its least similar partner.
@@ -359,8 +361,7 @@ def anonymize_partswap(data, *, categories: ItemGroups, visit: str = "random", s
         ``docs/swapping.md`` measures both ways). Published in the params.
     rng : None, int or numpy.random.Generator
         Structure randomness (the visiting order; with ``spread``, the parts).
-    unsafe_secret_seed : int, optional
-        Tests only: fixes the secret row shuffle.
+    %(unsafe_secret_seed)s
     progress : callable(done, total, message), optional
 
     Returns
@@ -411,6 +412,7 @@ def anonymize_fullswap(data, *, categories: ItemGroups, visit: str = "random", s
 
 
 @validate_params({**COMMON})
+@fill_doc(secret='the pairs, the items exchanged and the row shuffle')
 def anonymize_randswap(data, *, unsafe_secret_seed: int | None = None,
                        progress: ProgressCallback | None = None):
     """RandSwap: random record pairs exchange random halves of their items (collisions lose items).
@@ -424,8 +426,7 @@ def anonymize_randswap(data, *, unsafe_secret_seed: int | None = None,
     Parameters
     ----------
     data : TransactionData
-    unsafe_secret_seed : int, optional
-        Tests only: fixes the pairs, the items exchanged and the row shuffle.
+    %(unsafe_secret_seed)s
     progress : as :func:`anonymize_partswap`
 
     Returns

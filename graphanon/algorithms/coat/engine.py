@@ -43,6 +43,7 @@ from graphanon.taxonomy.constraint_sets import (
     as_utility_blocks,
     privacy_constraint_ids,
 )
+from graphanon.utils.docs import fill_doc
 from graphanon.utils.labels import set_label
 from graphanon.utils.params import COMMON, MEANINGS, Interval, K, validate_params
 from graphanon.utils.progress import ProgressCallback
@@ -197,6 +198,7 @@ def _run_km(state: CoatState, m: int) -> None:
 @validate_params({"k": K, "s": [Interval(Real, 0, 1)], **COMMON},
                  meanings={**MEANINGS, "s": "the largest fraction of items that may be suppressed: 0.15 or, on "
                            "the command line, 15%"})
+@fill_doc(secret='the row shuffle')
 def anonymize_coat(
     data,
     *,
@@ -235,10 +237,7 @@ def anonymize_coat(
         Not used to choose operations (COAT never trades merges for
         suppressions); accepted and recorded so that the release's UL can be
         computed with the same penalty (:func:`graphanon.metrics.ul`).
-    unsafe_secret_seed : int, optional
-        Tests only: fixes the secret row shuffle, which otherwise comes from
-        operating-system entropy (:func:`~graphanon.release.publish`). Never
-        recorded in the release.
+    %(unsafe_secret_seed)s
     progress : callable(done, total, message), optional
         Progress callback.
 

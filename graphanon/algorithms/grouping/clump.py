@@ -54,6 +54,7 @@ from graphanon.graphs.lcg import NodeIndex, groups_to_lcg
 from graphanon.graphs.similarity import RecordSimilarityGraph
 from graphanon.release.local_recoding import LocalRecoding, local_recoding_from_counts
 from graphanon.release.publish import publish
+from graphanon.utils.docs import fill_doc
 from graphanon.utils.params import COMMON, MEANINGS, RNG, Interval, K, validate_params
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state
@@ -93,6 +94,7 @@ def _identical_groups(X: sp.csr_array, k: int):
     {"k": K, "neighbors": [Interval(Integral, 1, None)], "pool": [Interval(Integral, 1, None)], "rng": RNG, **COMMON},
     meanings=MEANINGS,
 )
+@fill_doc(secret='the row shuffle')
 def anonymize_clump(
     data,
     *,
@@ -119,8 +121,7 @@ def anonymize_clump(
         Fallback candidates when a group has no unassigned neighbour left.
     rng : None, int or Generator
         Structure randomness (seed tie order, fallback pool order).
-    unsafe_secret_seed : int, optional
-        Tests only: fixes the secret row shuffle.
+    %(unsafe_secret_seed)s
     progress : callable(done, total, message), optional
 
     Returns

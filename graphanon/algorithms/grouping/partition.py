@@ -47,6 +47,7 @@ from graphanon.distributed.tasks import map_ordered
 from graphanon.graphs.lcg import NodeIndex, groups_to_lcg
 from graphanon.release.local_recoding import LocalRecoding, local_recoding_from_counts
 from graphanon.release.publish import publish
+from graphanon.utils.docs import fill_doc
 from graphanon.utils.params import COMMON, MEANINGS, Interval, K, validate_params
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.validation import check_k
@@ -110,6 +111,7 @@ def _empty_records(lengths: np.ndarray, k: int) -> np.ndarray:
 
 @validate_params({"k": K, **COMMON, "n_partitions": [None, Interval(Integral, 1, None)]},
                  meanings=MEANINGS)
+@fill_doc(secret='the row shuffle')
 def anonymize_partition(
     data,
     *,
@@ -130,8 +132,7 @@ def anonymize_partition(
         The hierarchy whose cuts generalize the records.
     k : int
         Group size: each published record is shared by ``k`` or more records (1 <= k <= n).
-    unsafe_secret_seed : int, optional
-        Tests only: fixes the secret row shuffle.
+    %(unsafe_secret_seed)s
     progress : callable(done, total, message), optional
     client : dask.distributed.Client, optional
         Finish the recursion on Dask: the top levels run here until every

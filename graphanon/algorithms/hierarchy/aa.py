@@ -45,6 +45,7 @@ from graphanon.errors import InfeasibleError
 from graphanon.metrics.loss import ncp
 from graphanon.release import GlobalRecoding, publish
 from graphanon.taxonomy.tree import Taxonomy
+from graphanon.utils.docs import fill_doc
 from graphanon.utils.params import COMMON, MEANINGS, Interval, K, M, validate_params
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.validation import check_k
@@ -55,6 +56,7 @@ __all__ = ["anonymize_aa"]
 
 @validate_params({"k": K, "m": M, **COMMON, "n_partitions": [None, Interval(Integral, 1, None)]},
                  meanings=MEANINGS)
+@fill_doc(secret='the row shuffle')
 def anonymize_aa(
     data,
     *,
@@ -82,10 +84,7 @@ def anonymize_aa(
         record (k^infinity).
     progress : callable(done, total, message), optional
         Called once per recount.
-    unsafe_secret_seed : int, optional
-        Tests only: fixes the secret row shuffle, which otherwise comes from
-        operating-system entropy (:func:`~graphanon.release.publish`). Never
-        recorded in the release.
+    %(unsafe_secret_seed)s
     client : dask.distributed.Client, optional
         Count on Dask: the records are cut into ``n_partitions`` row blocks
         on the workers, each worker builds its blocks of the extended

@@ -24,6 +24,7 @@ from graphanon.errors import ParameterError, TaxonomyError
 from graphanon.metrics.loss import ncp
 from graphanon.release import GlobalRecoding, publish
 from graphanon.taxonomy.tree import Taxonomy
+from graphanon.utils.docs import fill_doc
 from graphanon.utils.labels import as_labels
 from graphanon.utils.params import COMMON, ExactlyOne, Interval, validate_params
 from graphanon.utils.progress import ProgressCallback, report
@@ -132,6 +133,7 @@ def cut_recoding(
     meanings={"level": "a taxonomy depth, 0 = the root"},
     rules=[ExactlyOne(("cut", "level"), "cut: a list of nodes, level: a taxonomy depth")],
 )
+@fill_doc(secret='the row shuffle')
 def anonymize_cut(
     data,
     *,
@@ -156,8 +158,7 @@ def anonymize_cut(
         (0 = root only; the height = the leaves).
     suppress : iterable of nodes
         Cut nodes to suppress.
-    unsafe_secret_seed : int, optional
-        Tests only: fixes the secret row shuffle (OS entropy otherwise).
+    %(unsafe_secret_seed)s
     progress : callable(done, total, message), optional
         Called once when the recoding is done.
     priors : release, Prior, or a sequence of them, optional

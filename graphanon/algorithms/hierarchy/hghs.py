@@ -43,6 +43,7 @@ from graphanon.counting.support import generalize_matrix
 from graphanon.metrics.loss import ncp
 from graphanon.release import GlobalRecoding, publish
 from graphanon.taxonomy.tree import Taxonomy
+from graphanon.utils.docs import fill_doc
 from graphanon.utils.params import COMMON, MEANINGS, K, M, validate_params
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.validation import check_k
@@ -101,6 +102,7 @@ def _release(
 
 
 @validate_params({"k": K, "m": M, **COMMON}, meanings=MEANINGS)
+@fill_doc(secret='the row shuffle')
 def anonymize_hghs(
     data,
     *,
@@ -125,10 +127,7 @@ def anonymize_hghs(
         Attacker knowledge; None is k^infinity (any number of items).
     progress : callable(done, total, message), optional
         Called after each move of the cut search.
-    unsafe_secret_seed : int, optional
-        Tests only: fixes the secret row shuffle, which otherwise comes from
-        operating-system entropy (:func:`~graphanon.release.publish`). Never
-        recorded in the release.
+    %(unsafe_secret_seed)s
 
     priors : release, Prior, or a sequence of them, optional
         Earlier global recodings of ``data``: the cut is raised to a function

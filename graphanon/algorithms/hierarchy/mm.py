@@ -35,6 +35,7 @@ from graphanon.algorithms.hierarchy._index import infrequent_on_columns
 from graphanon.algorithms.hierarchy.cut import HierarchyTrace
 from graphanon.errors import ParameterError
 from graphanon.release import GlobalRecoding, publish
+from graphanon.utils.docs import fill_doc
 from graphanon.utils.labels import as_labels
 from graphanon.utils.memory import cost_blocks
 from graphanon.utils.params import COMMON, MEANINGS, Interval, K, M, validate_params
@@ -206,6 +207,7 @@ def minimal_moles(X, *, k: int, p: int | None, h: float, private: np.ndarray) ->
     meanings={**MEANINGS, "m": "p, the largest set of public items an attacker knows; None: unbounded",
               "h": "the largest allowed probability of inferring a private item"},
 )
+@fill_doc(secret='the row shuffle')
 def anonymize_mm(
     data,
     *,
@@ -234,10 +236,7 @@ def anonymize_mm(
         never part of the attacker's knowledge.
     progress : callable(done, total, message), optional
         Called when the greedy is done.
-    unsafe_secret_seed : int, optional
-        Tests only: fixes the secret row shuffle, which otherwise comes from
-        operating-system entropy (:func:`~graphanon.release.publish`). Never
-        recorded in the release.
+    %(unsafe_secret_seed)s
 
     Returns
     -------

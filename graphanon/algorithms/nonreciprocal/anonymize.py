@@ -51,6 +51,7 @@ from graphanon.errors import ParameterError
 from graphanon.graphs.generalization import GeneralizationGraph
 from graphanon.release import publish
 from graphanon.release.nonreciprocal import NonreciprocalRelease
+from graphanon.utils.docs import fill_doc
 from graphanon.utils.memory import check_memory
 from graphanon.utils.params import (
     COMMON,
@@ -233,6 +234,7 @@ def members_matrix(assignments: np.ndarray, n: int) -> sp.csr_array:
     rules=[AtLeastOne(("k", "l"), "k: k-anonymity, l: l-diversity"), NotGreater("min_segment", "max_segment"),
            NotGreater("k", "l", "with l the generalization graph is l-regular")],
 )
+@fill_doc(secret='the extracted assignments, the chosen one and the row shuffle')
 def anonymize_nonreciprocal(
     data,
     *,
@@ -304,11 +306,7 @@ def anonymize_nonreciprocal(
         shuffle always come from operating-system entropy (see the module's
         privacy note).
     progress : callable(done, total, message), optional
-    unsafe_secret_seed : int, optional
-        Tests only: fixes the extracted assignments, the chosen one and the
-        row shuffle. Anyone
-        who knows or guesses it undoes the release's protection. Never
-        recorded in the release.
+    %(unsafe_secret_seed)s
 
     priors : release, Prior, (release, link), or a sequence of them, optional
         Earlier releases of ``data`` (:mod:`graphanon.algorithms.prior`):

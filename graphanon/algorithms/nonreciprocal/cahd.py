@@ -31,6 +31,7 @@ from graphanon.algorithms.prior import reuse_priors
 from graphanon.errors import InfeasibleError, ParameterError
 from graphanon.release import publish
 from graphanon.release.nonreciprocal import NonreciprocalRelease
+from graphanon.utils.docs import fill_doc
 from graphanon.utils.params import COMMON, Interval, K, OnlyWith, StrOptions, validate_params
 from graphanon.utils.progress import ProgressCallback, report
 from graphanon.utils.randomness import secret_generator
@@ -138,6 +139,7 @@ def _variant_group_size(l: int, diversity: str, c: float | None) -> int:  # noqa
               "c": "the recursive (c,l)-diversity constant"},
     rules=[OnlyWith("c", "diversity", "recursive")],
 )
+@fill_doc(secret='the within-group permutation and the row shuffle; the grouping itself is deterministic')
 def anonymize_cahd(
     data,
     *,
@@ -186,10 +188,7 @@ def anonymize_cahd(
         Record order for the grouping (default: CAHD's own, the Gray order).
     alpha : int
         CAHD candidate-list factor.
-    unsafe_secret_seed : int, optional
-        Tests only: fixes the within-group permutation and the row shuffle.
-        The grouping itself is deterministic; both secret choices come from
-        operating-system entropy otherwise. Never recorded in the release.
+    %(unsafe_secret_seed)s
     progress : callable(done, total, message), optional
         Called before the grouping and after the publication.
 
