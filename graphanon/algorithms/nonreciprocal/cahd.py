@@ -240,12 +240,12 @@ def anonymize_cahd(
         if size > top:
             raise ParameterError(
                 f"k={k}: CAHD makes records k-anonymous with groups of k pairwise distinct labels, and these labels "
-                f"fill groups of at most {top}; lower k to {top}, or use nonreciprocal recoding, which separates k "
-                f"from l (-a nr -k {k} --param l={l})"
+                f"fill groups of at most {top}; lower k to {top}, or use nonreciprocal recoding (nr), which "
+                f"separates k from l: k={k}, l={l}"
             )
     if diversity == "recursive":
         if c is None:
-            raise ParameterError("diversity=recursive needs c (--param c=C): r_1 < c (r_l + ... + r_m)")
+            raise ParameterError("diversity=recursive needs c: r_1 < c (r_l + ... + r_m)")
         c = _check_c(c)
     if diversity != "distinct":
         check_table_diversity(data.labels, l, diversity, c)
