@@ -1,0 +1,301 @@
+"""Audit bugs the rest of the suite once let through (issue 20, item 7).
+
+Each test here fails with one planted bug and passes without it; the bug is
+named in the test's docstring and planted by ``tools/mutation.py`` (the
+``named`` mutants), which records that the test kills it:
+
+* ``KmAnonymity`` with bounded ``m`` judging only the itemset search and not
+  the recoding check (``privacy/km.py``);
+* the nonreciprocal candidate matcher accepting a record whose item lies
+  outside the row when its 64-bit signature bit collides with an item of the
+  row (``privacy/_match_candidates.py``);
+* the "some"-reading coverage check of local recodings deleted
+  (``privacy/local.py``), with and without the private link;
+* the HKP audit reading a generalized item of private and public members as
+  public (``privacy/hkp.py``);
+* the data fingerprint skipping the last record's items
+  (``release/fingerprint.py``).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphanon.data import from_iterable
+from graphanon.privacy import HKPCoherence, KmAnonymity, NonreciprocalKAnonymity, TransactionalKAnonymity
+from graphanon.privacy.match_graph import nonreciprocal_matches
+from graphanon.release import GlobalRecoding, LocalRecoding, NonreciprocalRelease
+from graphanon.release.fingerprint import data_fingerprint
+from graphanon.release.link import ReleaseLink
+from graphanon.release.local_recoding import PublishedNode
+
+# ----------------------------------------------------------------------------- k^m, bounded m
+
+
+def _forged_global(data, mapping, moved: dict[int, int]) -> GlobalRecoding:
+    """The recoding of ``data`` with published row ``i`` replaced by row ``moved[i]``."""
+    honest = GlobalRecoding.from_mapping(data, mapping)
+    rows = np.arange(data.n_records)
+    for i, j in moved.items():
+        rows[i] = j
+    return GlobalRecoding(published_items=honest.published_items, records=honest.records[rows],
+                          universe=honest.universe)
+
+
+@pytest.mark.parametrize("m", [1, 2])
+def test_km_bounded_m_rejects_forged_rows(m):
+    """Planted bug: ``satisfied=(n_viol == 0)`` in the bounded-m branch of KmAnonymity.
+
+    Four records {a, b} and four {c, d, e}; the forgery publishes two of the
+    {a, b} records as {c, d, e}. Every published itemset of at most m items then
+    has support 2 or 6 (k^m-anonymous for k = 2), but two rows are no record's
+    recoding: the audit must say so in its verdict, not only in its details.
+    """
+    data = from_iterable([["a", "b"]] * 4 + [["c", "d", "e"]] * 4)
+    identity = {x: x for x in data.items}
+    honest = GlobalRecoding.from_mapping(data, identity)
+    assert KmAnonymity(2, m).audit(data, honest).satisfied
+    forged = _forged_global(data, identity, {0: 4, 1: 4})
+    report = KmAnonymity(2, m).audit(data, forged)
+    assert report.details["recoding_mismatches"] == 2
+    assert sum(report.details["violations_by_size"].values()) == 0
+    assert report.satisfied is False
+    assert report.violations == 2
+
+
+def test_km_unbounded_rejects_forged_rows():
+    """The same forgery audited with m = None (the containment branch) is rejected too."""
+    data = from_iterable([["a", "b"]] * 4 + [["c", "d", "e"]] * 4)
+    identity = {x: x for x in data.items}
+    report = KmAnonymity(2, None).audit(data, _forged_global(data, identity, {0: 4, 1: 4}))
+    assert (report.satisfied, report.violations, report.details["recoding_mismatches"]) == (False, 2, 2)
+
+
+# ----------------------------------------------------------------------------- nonreciprocal matcher
+
+N_ITEMS = 100
+ITEMS = [f"i{j:03d}" for j in range(N_ITEMS)]
+
+
+def _signature_bit(j: int) -> int:
+    """The candidate index's hashed bit of item column ``j`` (Fibonacci hashing, as documented)."""
+    return ((j * 0x9E3779B97F4A7C15) % 2**64) >> 58
+
+
+def _colliding_pairs() -> list[tuple[int, int]]:
+    by_bit: dict[int, list[int]] = {}
+    for j in range(N_ITEMS):
+        by_bit.setdefault(_signature_bit(j), []).append(j)
+    return [(v[0], v[1]) for v in by_bit.values() if len(v) > 1]
+
+
+PAIRS = _colliding_pairs()
+POOL = sorted({j for pair in PAIRS[:4] for j in pair})  # 8 items, in 4 pairs that share a bit
+
+
+def test_colliding_pairs_exist():
+    """The pool really holds items whose signature bits collide (else the tests below prove nothing)."""
+    assert len(PAIRS) >= 4
+    for a, b in PAIRS[:4]:
+        assert _signature_bit(a) == _signature_bit(b)
+
+
+def _brute_matches(records: list[set], base: list[set], distance: list[set], threshold: list[int]) -> set:
+    """(record, row) pairs with the record among the row's possible worlds, by enumeration:
+    a world is the base with at most ``threshold`` of the distance positions flipped."""
+    found = set()
+    for j, (b, d, t) in enumerate(zip(base, distance, threshold, strict=True)):
+        worlds = set()
+        for size in range(t + 1):
+            for flips in itertools.combinations(sorted(d), size):
+                worlds.add(frozenset(b ^ set(flips)))
+        for i, r in enumerate(records):
+            if frozenset(r) in worlds:
+                found.add((i, j))
+    return found
+
+
+def _nr_release(base, distance, threshold) -> NonreciprocalRelease:
+    n = len(threshold)
+    B = np.zeros((n, N_ITEMS), dtype=bool)
+    D = np.zeros((n, N_ITEMS), dtype=bool)
+    for j in range(n):
+        B[j, sorted(base[j])] = True
+        D[j, sorted(distance[j])] = True
+    return NonreciprocalRelease(ITEMS, B, D, threshold)
+
+
+def _data(records) -> object:
+    return from_iterable([[ITEMS[j] for j in sorted(r)] for r in records], items=ITEMS)
+
+
+def test_colliding_signature_bit_is_no_match():
+    """Planted bug: ``return False`` -> ``continue`` for an item outside the row in ``_check``.
+
+    A 100-item vocabulary; items ``a`` and ``x`` share a signature bit. Two
+    records {a, x}, two rows with base {a} and nothing to flip: the rows'
+    only world is {a}, so no record matches any row and the release is not
+    2-anonymous (the bug would see two matches per record and pass it).
+    """
+    a, x = PAIRS[0]
+    data = _data([{a, x}, {a, x}])
+    release = _nr_release([{a}, {a}], [set(), set()], [0, 0])
+    orig, pub, unknown = nonreciprocal_matches(data, release)
+    assert len(orig) == 0 and not unknown.any()
+    report = NonreciprocalKAnonymity(2).audit(data, release)
+    assert report.satisfied is False
+    # the honest release of the same data (base {a, x}) is 2-anonymous
+    honest = _nr_release([{a, x}, {a, x}], [set(), set()], [0, 0])
+    assert NonreciprocalKAnonymity(2).audit(data, honest).satisfied
+
+
+@st.composite
+def _match_case(draw):
+    subset = st.sets(st.sampled_from(POOL), max_size=5)
+    records = draw(st.lists(subset, min_size=1, max_size=6))
+    n_rows = draw(st.integers(1, 6))
+    base = [draw(subset) for _ in range(n_rows)]
+    distance = [draw(subset) for _ in range(n_rows)]
+    threshold = [draw(st.integers(0, len(d))) for d in distance]
+    return records, base, distance, threshold
+
+
+@settings(max_examples=150, deadline=None)
+@given(_match_case())
+def test_matches_equal_brute_force_with_colliding_bits(case):
+    """Every (record, row) match of the audit's matcher is a possible-world match and vice versa,
+    over 100-item vocabularies whose records and rows use items that share signature bits."""
+    records, base, distance, threshold = case
+    orig, pub, unknown = nonreciprocal_matches(_data(records), _nr_release(base, distance, threshold))
+    assert not unknown.any()
+    got = set(zip(orig.tolist(), pub.tolist(), strict=True))
+    assert got == _brute_matches(records, base, distance, threshold)
+
+
+# ----------------------------------------------------------------------------- local recodings, "some"
+
+NODES = [PublishedNode("A", ("a1", "a2"), 2), PublishedNode("B", ("b1", "b2"), 2)]
+
+
+def _local(rows, link_rows=None) -> LocalRecoding:
+    rel = LocalRecoding(nodes=NODES, records=rows, universe=4, reading="some")
+    if link_rows is not None:
+        rel.link = ReleaseLink(link_rows)
+    return rel
+
+
+# records 0, 1 hold a1 and b1; records 2, 3 hold a1 only
+LOCAL_DATA = [["a1", "b1"], ["a1", "b1"], ["a1"], ["a1"]]
+
+
+@pytest.mark.parametrize("with_link", [True, False])
+def test_local_some_reading_needs_every_item_covered(with_link):
+    """Planted bug: the "some"-reading coverage check deleted (``privacy/local.py``).
+
+    Published {A} stands for a record whose items all lie under A. Records
+    {a1, b1} published as {A} lose b1 (no node of the row covers it), so the
+    forgery below, four rows {A} (4-anonymous by shape), is no recoding of the
+    data; the honest release ({A, B} twice, {A} twice) is.
+    """
+    data = from_iterable(LOCAL_DATA, items=["a1", "a2", "b1", "b2"])
+    link = [0, 1, 2, 3] if with_link else None
+    honest = _local([[1, 1], [1, 1], [1, 0], [1, 0]], link)
+    assert TransactionalKAnonymity(2).audit(data, honest).satisfied
+    forged = _local([[1, 0]] * 4, link)
+    report = TransactionalKAnonymity(4).audit(data, forged)
+    assert report.satisfied is False
+    assert report.details["recoding_mismatches"] >= 2
+    if with_link:  # rows 0 and 1 are linked to the records they cannot stand for
+        assert report.details["recoding_mismatches"] == 2
+    assert KmAnonymity(2, 1).audit(data, forged).satisfied is False
+
+
+def test_local_some_reading_link_checks_each_row_against_its_record():
+    """With the link, a row must fit *its* record: the honest rows under a swapped link fail."""
+    data = from_iterable(LOCAL_DATA, items=["a1", "a2", "b1", "b2"])
+    swapped = _local([[1, 1], [1, 1], [1, 0], [1, 0]], [2, 3, 0, 1])
+    report = TransactionalKAnonymity(2).audit(data, swapped)
+    assert report.satisfied is False
+    # rows 0, 1 ({A, B}) stand for records {a1} (nothing under B); rows 2, 3 ({A}) for {a1, b1} (b1 uncovered)
+    assert report.details["recoding_mismatches"] == 4
+
+
+# ----------------------------------------------------------------------------- HKP, mixed generalized items
+
+
+def _mixed_release():
+    """``s`` private, ``a`` public, both published as one item "(a,s)" (it stands for a private item)."""
+    data = from_iterable([["a", "s", "b"], ["b"], ["b"]])
+    return data, GlobalRecoding.from_mapping(data, {"a": "(a,s)", "s": "(a,s)", "b": "b"})
+
+
+def test_hkp_mixed_generalized_item_is_private():
+    """Planted bug: ``any`` -> ``all`` when deciding whether a published item is private (``privacy/hkp.py``).
+
+    "(a,s)" has support 1 < k = 2. Read as private (it may stand for s), it is
+    no public itemset, so with h = 1 the release is (1, 2, 1)-coherent; read
+    as public it would be a support violation.
+    """
+    data, rel = _mixed_release()
+    report = HKPCoherence(1.0, 2, 1, ["s"]).audit(data, rel)
+    assert (report.satisfied, report.details["support_violations"]) == (True, 0)
+
+
+def test_hkp_mixed_generalized_item_is_inferred_with_confidence():
+    """With h = 0.3 the public itemset {b} (support 3) infers the private "(a,s)" with confidence 1/3:
+    exactly one confidence violation and no support violation."""
+    data, rel = _mixed_release()
+    report = HKPCoherence(0.3, 2, 1, ["s"]).audit(data, rel)
+    assert report.details["support_violations"] == 0
+    assert report.details["confidence_violations"] == 1
+    assert report.satisfied is False
+    assert report.worst["itemset"] == ["b"] and report.worst["confidence"] == pytest.approx(1 / 3)
+    # h = 0.34 > 1/3: nothing left
+    assert HKPCoherence(0.34, 2, 1, ["s"]).audit(data, rel).satisfied
+
+
+# ----------------------------------------------------------------------------- fingerprint
+
+
+FP_RECORDS = [["a", "b"], ["b", "c"], ["a", "c", "d"], ["d"]]
+FP_ITEMS = ["a", "b", "c", "d"]
+
+
+def _single_record_changes(records, items):
+    """Every record with one item added, removed or replaced (the vocabulary unchanged)."""
+    for i, rec in enumerate(records):
+        for x in items:
+            if x not in rec:
+                yield f"add {x} to record {i}", i, sorted([*rec, x])
+        for x in rec:
+            yield f"remove {x} from record {i}", i, [y for y in rec if y != x]
+            for y in items:
+                if y not in rec:
+                    yield f"replace {x} by {y} in record {i}", i, sorted([*(z for z in rec if z != x), y])
+
+
+def test_fingerprint_breaks_on_every_single_record_change():
+    """Planted bug: the digest skipping the last (canonical) record's items (``release/fingerprint.py``).
+
+    On a small dataset, every one-record change (each record: add, remove or
+    replace one item) gives another digest, and so does every change in the
+    shuffled copy; the shuffled copy itself gives the same digest.
+    """
+    data = from_iterable(FP_RECORDS, items=FP_ITEMS)
+    digest = data_fingerprint(data, salt="5a")["digest"]
+    shuffled = from_iterable(FP_RECORDS[::-1], items=FP_ITEMS)
+    assert data_fingerprint(shuffled, salt="5a")["digest"] == digest
+    n_changes = 0
+    for what, i, new in _single_record_changes(FP_RECORDS, FP_ITEMS):
+        for order in (FP_RECORDS, FP_RECORDS[::-1]):
+            changed = [list(r) for r in order]
+            changed[order.index(FP_RECORDS[i])] = new
+            other = data_fingerprint(from_iterable(changed, items=FP_ITEMS), salt="5a")["digest"]
+            assert other != digest, what
+        n_changes += 1
+    assert n_changes == sum(len(FP_ITEMS) - len(r) + len(r) + len(r) * (len(FP_ITEMS) - len(r)) for r in FP_RECORDS)
