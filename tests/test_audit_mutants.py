@@ -27,7 +27,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphanon.data import from_iterable
-from graphanon.privacy import HKPCoherence, KmAnonymity, NonreciprocalKAnonymity, TransactionalKAnonymity
+from graphanon.privacy import (
+    HKPCoherence,
+    KmAnonymity,
+    NonreciprocalKAnonymity,
+    TransactionalKAnonymity,
+)
 from graphanon.privacy.match_graph import nonreciprocal_matches
 from graphanon.release import GlobalRecoding, LocalRecoding, NonreciprocalRelease
 from graphanon.release.fingerprint import data_fingerprint
