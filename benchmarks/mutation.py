@@ -80,11 +80,19 @@ TESTS = {
     "graphanon/release/nonreciprocal.py": _NR + ["test_publication.py"],
     "graphanon/release/bit_voting.py": _NR + ["test_cahd_groups.py"],
     "graphanon/release/perturbed.py": ["test_swapping.py", "test_swapping_publication.py", "test_release.py"],
+    # outside the two packages: only for the named metric and tie-rule mutants below
+    "graphanon/metrics/queries.py": ["test_metrics_exact.py", "test_metrics.py", "test_workloads.py"],
+    "graphanon/metrics/nonreciprocal.py": ["test_metrics_exact.py", "test_metrics.py"],
+    "graphanon/algorithms/partition.py": ["test_ties.py", "test_clustering.py"],
+    "graphanon/algorithms/_partition_kernel.py": ["test_ties.py", "test_clustering.py"],
+    "graphanon/algorithms/coat/engine.py": ["test_ties.py", "test_coat_algorithm.py"],
+    "graphanon/algorithms/coat/_kernels.py": ["test_ties.py", "test_coat_algorithm.py"],
 }
 DEFAULT_RELEASE_TESTS = _RELEASE
 
 #: The item-7 bugs (issue 20), each as (name, file, original text, mutated text): the text must
-#: occur exactly once in the file.
+#: occur exactly once in the file. The metric and tie-rule ones lie outside the two packages of
+#: the generated mutants.
 NAMED = [
     ("km-bounded-verdict-ignores-mismatches", "graphanon/privacy/km.py",
      "satisfied=(n_viol == 0 and n_bad == 0)", "satisfied=(n_viol == 0)"),
@@ -100,6 +108,28 @@ NAMED = [
     ("fingerprint-skips-last-record", "graphanon/release/fingerprint.py",
      'h.update(canon.indices.astype("<i8").tobytes())',
      'h.update(canon.indices[: canon.indptr[-2] if canon.shape[0] else 0].astype("<i8").tobytes())'),
+    # exact metric values (tests/test_metrics_exact.py)
+    ("avgre-denominator-plus-one", "graphanon/metrics/queries.py",
+     "/ workload.answers))", "/ (workload.answers + 1)))"),
+    ("er-denominator-plus-one", "graphanon/metrics/nonreciprocal.py",
+     "h / np.maximum(ylen, 1)", "h / (np.maximum(ylen, 1) + 1)"),
+    ("qe-denominator-plus-one", "graphanon/metrics/nonreciprocal.py",
+     "q1 = float(np.mean(np.abs(true_counts(original, type1) - e1)) / n)",
+     "q1 = float(np.mean(np.abs(true_counts(original, type1) - e1)) / (n + 1))"),
+    # documented tie rules (tests/test_ties.py)
+    ("partition-gain-tie-to-last-node", "graphanon/algorithms/_partition_kernel.py",
+     "(gain[c] == best and c < x)", "(gain[c] == best and c > x)"),
+    ("partition-gain-tie-to-first-touched", "graphanon/algorithms/_partition_kernel.py",
+     "(gain[c] == best and c < x)", "(gain[c] == best and x < 0)"),
+    ("partition-empty-top-up-ties-to-last", "graphanon/algorithms/partition.py",
+     'order = np.argsort(lengths, kind="stable")',
+     'order = len(lengths) - 1 - np.argsort(lengths[::-1], kind="stable")'),
+    ("coat-explicit-queue-tie-to-last", "graphanon/algorithms/coat/engine.py",
+     "heapq.heappush(heap, (-sp_, c, seq, int(version[c]), None))",
+     "heapq.heappush(heap, (-sp_, -c, seq, int(version[c]), None))"),
+    ("coat-km-queue-tie-to-last", "graphanon/algorithms/coat/_kernels.py",
+     "    for e in range(len(sups)):\n        _push(queue, nxt, e, sups[e])",
+     "    for e in range(len(sups) - 1, -1, -1):\n        _push(queue, nxt, e, sups[e])"),
 ]
 
 _SWAP = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE,
