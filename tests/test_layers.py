@@ -40,7 +40,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "graphanon"
 BOTTOM = {
     "graphanon.errors", "graphanon.labels", "graphanon._validation", "graphanon._random",
     "graphanon._progress", "graphanon._memory", "graphanon._io", "graphanon._rows", "graphanon._bitset", "graphanon._params",
-    "graphanon._lazy", "graphanon._bitset_kernels",
+    "graphanon._lazy", "graphanon._bitset_kernels", "graphanon._numba_cache",
     "graphanon.support", "graphanon.bitmaps", "graphanon.containment", "graphanon.data", "graphanon.formats", "graphanon._textio",
     "graphanon.formats_csv",
     "graphanon.formats_parquet", "graphanon.distributed", "graphanon.distributed._blocks", "graphanon.distributed.support",

@@ -34,6 +34,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+import graphanon._numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
 from graphanon._random import check_random_state
 from graphanon.data import TransactionData
 from graphanon.errors import ParameterError

@@ -34,6 +34,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
+import graphanon._numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
 from graphanon._progress import ProgressCallback
 from graphanon._rows import bool_csr
 from graphanon.errors import ParameterError

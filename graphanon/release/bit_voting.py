@@ -22,6 +22,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
+import graphanon._numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
 from graphanon._bitset import pack_words, vote_words, words_to_csr
 from graphanon._memory import cost_blocks
 from graphanon._rows import bool_csr
