@@ -278,6 +278,8 @@ OPTIONS = {"tests": None, "exclude": (), "doctests": True}
 
 def _tests_for(module: str) -> list[str]:
     tests = OPTIONS["tests"] or TESTS.get(module, DEFAULT_RELEASE_TESTS if "release" in module else _KM)
+    if not OPTIONS["tests"] and "test_audit_mutants.py" not in tests:  # the item-7 and gap tests, 4 s
+        tests = ["test_audit_mutants.py", *tests]
     return [t for t in tests if t not in OPTIONS["exclude"]]
 
 
