@@ -28,6 +28,7 @@ Run (about 25 minutes on one core)::
     python benchmarks/mutation.py                 # named + 100 generated mutants
     python benchmarks/mutation.py --named-only    # the item-7 mutants only
     python benchmarks/mutation.py --generated 20 --seed 1 --out /tmp/m.json
+    python benchmarks/mutation.py --only "compare@graphanon/privacy/km.py:203:11"
     python benchmarks/mutation.py --named-only --exclude-tests test_audit_mutants.py --out /tmp/before.json
 
 The generated mutants written to the JSON are reproducible: the same
@@ -346,6 +347,7 @@ def main(argv=None) -> None:
     ap.add_argument("--seed", type=int, default=20, help="seed of the draw (default 20)")
     ap.add_argument("--named-only", action="store_true", help="run only the named item-7 mutants")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant before it counts as killed")
+    ap.add_argument("--only", nargs="+", help="run only the mutants of these names (named or generated)")
     ap.add_argument("--tests", nargs="+", help="run these test files (names in tests/) for every mutant")
     ap.add_argument("--exclude-tests", nargs="+", default=(), help="leave these test files out")
     ap.add_argument("--no-doctests", action="store_true", help="do not run the mutated module's doctests")
@@ -354,7 +356,13 @@ def main(argv=None) -> None:
     OPTIONS.update(tests=args.tests, exclude=tuple(args.exclude_tests), doctests=not args.no_doctests)
     mutants = named_mutants()
     n_pool = 0
-    if not args.named_only:
+    if args.only:
+        pool = mutants + [m for path in modules() for m in generated_mutants(path)]
+        mutants = [m for m in pool if m.name in set(args.only)]
+        missing = set(args.only) - {m.name for m in mutants}
+        if missing:
+            raise SystemExit(f"no mutant named {sorted(missing)}")
+    elif not args.named_only:
         drawn, n_pool = draw_generated(args.generated, args.seed)
         mutants += drawn
     start = time.perf_counter()

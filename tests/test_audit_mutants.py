@@ -328,14 +328,46 @@ def test_match_blocks_and_release_matcher_equal_brute_force(case):
         assert release.match_counts(data).tolist() == expected.tolist()
 
 
+def test_match_blocks_overflow_guard():
+    """256 record classes (every subset of 8 items) and 256 row classes (base: each subset;
+    distance: all 8 items, threshold 8), so every record matches every row: 65,536 edges, far more
+    than one block of ``classes + 1`` when one-edge blocks are asked for."""
+    from graphanon.privacy.match_graph import expand_edges, match_classes
+
+    subsets = [{POOL[j] for j in range(8) if mask >> j & 1} for mask in range(256)]
+    data = _data(subsets)
+    release = _nr_release(subsets, [set(POOL)] * 256, [8] * 256)
+    for block_edges in (1, 4_000_000):
+        orig, pub = expand_edges(match_classes(data, release, block_edges=block_edges), max_edges=10**6)
+        assert len(orig) == 256 * 256
+        assert len(set(zip(orig.tolist(), pub.tolist(), strict=True))) == 256 * 256
+
+
+def test_release_matcher_counts_an_honest_release():
+    """Rows whose bases are the records themselves: each record matches its own row and every
+    row it lies within (the release's own matcher against the possible-world enumeration)."""
+    a, x = PAIRS[0]
+    b, y = PAIRS[1]
+    records = [{a, x}, {a}, {b, y}, {a, b}]
+    base, distance, threshold = records, [{x}, {x}, {y}, set()], [1, 1, 1, 0]
+    release = _nr_release(base, distance, threshold)
+    expected = np.bincount([i for i, _ in _brute_matches(records, base, distance, threshold)], minlength=4)
+    assert expected.tolist() == [2, 2, 1, 1]
+    assert release.match_counts(_data(records)).tolist() == expected.tolist()
+
+
 def test_km_mismatch_examples_count_the_right_records():
-    """The recoding check's examples: 4 records {a, b} but only 2 published rows of them."""
-    data = from_iterable([["a", "b"]] * 4 + [["c", "d", "e"]] * 4)
+    """The recoding check's examples: 3 records {a, b} but 1 published row of them; 5 records
+    {c, d, e} but 7 rows (two forged)."""
+    data = from_iterable([["a", "b"]] * 3 + [["c", "d", "e"]] * 5)
     identity = {x: x for x in data.items}
-    report = KmAnonymity(2, 1).audit(data, _forged_global(data, identity, {0: 4, 1: 4}))
-    short = [e for e in report.counterexamples if e.get("problem", "").startswith("fewer")]
-    assert len(short) == 1
-    assert (short[0]["original_count"], short[0]["published_count"], short[0]["records"]) == (4, 2, [0, 1, 2, 3])
+    report = KmAnonymity(1, 1).audit(data, _forged_global(data, identity, {0: 3, 1: 3}))
+    fewer, more = report.counterexamples[:2]
+    assert fewer["problem"].startswith("fewer") and more["problem"].startswith("more")
+    assert (fewer["expected"], fewer["original_count"], fewer["published_count"], fewer["records"]) == (
+        "a b", 3, 1, [0, 1, 2])
+    assert (more["published"], more["original_count"], more["published_count"]) == ("c d e", 5, 7)
+    assert report.details["recoding_mismatches"] == 2
 
 
 @pytest.mark.parametrize("max_examples", [1, 2, 3])
@@ -346,6 +378,11 @@ def test_km_unbounded_respects_max_examples(max_examples):
     rel = GlobalRecoding.from_mapping(data, {x: x for x in data.items})
     report = KmAnonymity(2, None).audit(data, rel, max_examples=max_examples)
     assert report.violations == 5
+    assert len(report.counterexamples) == max_examples
+    # with recoding problems listed first: still at most max_examples in all
+    forged = _forged_global(data, {x: x for x in data.items}, {0: 1})
+    report = KmAnonymity(2, None).audit(data, forged, max_examples=max_examples)
+    assert report.details["recoding_mismatches"] == 1
     assert len(report.counterexamples) == max_examples
 
 
@@ -436,3 +473,43 @@ def test_utility_constraints_must_not_overlap():
     rel = GlobalRecoding.from_mapping(data, {"a": "a", "b": "b"})
     with pytest.raises(ParameterError, match="in two utility constraints"):
         UtilityConstraints([["a", "b"], ["b"]], 1.0).audit(data, rel)
+
+
+def test_release_loaders_reject_malformed_payloads():
+    """A local recoding row naming node -1, a nonreciprocal release whose base is not a list, and a
+    split link naming a record beyond its record ids are refused with ReleaseFormatError."""
+    from graphanon.errors import ReleaseFormatError
+    from graphanon.release.base import Release
+    from graphanon.release.perturbed import SplitLink
+
+    doc = _local([[1, 1], [1, 1], [1, 0], [1, 0]]).to_dict()
+    doc["records"][0] = [-1]
+    with pytest.raises(ReleaseFormatError, match="does not exist"):
+        Release.from_dict(doc)
+    doc = _nr_release([{0}], [set()], [0]).to_dict()
+    with pytest.raises(ReleaseFormatError, match="no 'base' list"):
+        Release.from_dict({**doc, "base": "0"})
+    assert SplitLink([0, 1, 1], record_ids=["a", "b"]).n_records == 2
+    with pytest.raises(ReleaseFormatError, match=r"outside 0\.\.1"):
+        SplitLink([0, 2], record_ids=["a", "b"])
+
+
+def test_constraints_report_details_and_utility_input():
+    """COAT-style audits: a suppressed privacy constraint counts as fully suppressed; the combined
+    privacy + utility report shows the utility violation as its worst; a utility spec that is a
+    string other than "all" is refused."""
+    from graphanon.errors import ParameterError
+    from graphanon.privacy import PrivacyConstraints, UtilityConstraints
+    from graphanon.privacy.constraints import _PrivacyAndUtility
+
+    data = from_iterable([["a", "b"], ["a", "c"], ["b", "c"]])
+    rel = GlobalRecoding.from_mapping(data, {"a": None, "b": "(b,c)", "c": "(b,c)"})
+    privacy = PrivacyConstraints([["a"], ["b", "c"]], 2)
+    report = privacy.audit(data, rel)
+    assert (report.satisfied, report.details["fully_suppressed"]) == (True, 1)
+    utility = UtilityConstraints([["a", "b"], ["c"]], 1.0)  # (b,c) crosses the blocks
+    combined = _PrivacyAndUtility(privacy, utility).audit(data, rel)
+    assert combined.satisfied is False
+    assert combined.worst is not None and combined.worst == utility.audit(data, rel).worst
+    with pytest.raises(ParameterError):
+        UtilityConstraints("bogus", 1.0).audit(data, rel)
