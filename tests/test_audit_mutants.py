@@ -504,12 +504,23 @@ def test_constraints_report_details_and_utility_input():
 
     data = from_iterable([["a", "b"], ["a", "c"], ["b", "c"]])
     rel = GlobalRecoding.from_mapping(data, {"a": None, "b": "(b,c)", "c": "(b,c)"})
-    privacy = PrivacyConstraints([["a"], ["b", "c"]], 2)
+    privacy = PrivacyConstraints([["a"], ["b", "c"], ["b"]], 2)
     report = privacy.audit(data, rel)
-    assert (report.satisfied, report.details["fully_suppressed"]) == (True, 1)
+    assert (report.satisfied, report.details["fully_suppressed"]) == (True, 1)  # {a}; not the two (b,c)
     utility = UtilityConstraints([["a", "b"], ["c"]], 1.0)  # (b,c) crosses the blocks
     combined = _PrivacyAndUtility(privacy, utility).audit(data, rel)
     assert combined.satisfied is False
     assert combined.worst is not None and combined.worst == utility.audit(data, rel).worst
     with pytest.raises(ParameterError):
         UtilityConstraints("bogus", 1.0).audit(data, rel)
+
+
+def test_release_matcher_with_items_outside_its_vocabulary():
+    """A record holding an item the release does not publish matches no row; the others still do."""
+    a = ITEMS[PAIRS[0][0]]
+    data = from_iterable([[a], [a, "zzz"]], items=[*ITEMS, "zzz"])
+    release = _nr_release([{PAIRS[0][0]}, {PAIRS[0][0]}], [set(), set()], [0, 0])
+    assert release.match_counts(data).tolist() == [2, 0]
+    orig, pub, unknown = nonreciprocal_matches(data, release)
+    assert unknown.tolist() == [False, True]
+    assert sorted(zip(orig.tolist(), pub.tolist(), strict=True)) == [(0, 0), (0, 1)]
