@@ -13,6 +13,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
+
 __all__ = ["hamming_words", "popcount64", "vote_words"]
 
 

@@ -34,6 +34,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
 from graphanon.data import TransactionData
 from graphanon.errors import ParameterError
 from graphanon.taxonomy.tree import Taxonomy

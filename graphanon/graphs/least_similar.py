@@ -21,6 +21,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
 from graphanon.counting.rows import bool_csr
 from graphanon.errors import ParameterError
 

@@ -34,6 +34,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
+import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
 from graphanon.counting.rows import bool_csr
 from graphanon.errors import ParameterError
 from graphanon.graphs.least_similar import least_similar_matching

@@ -25,6 +25,8 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
+import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
+
 __all__ = ["CandidateIndex", "class_edges"]
 
 

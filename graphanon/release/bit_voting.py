@@ -22,6 +22,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
+import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
 from graphanon.counting.bitset import pack_words, vote_words, words_to_csr
 from graphanon.counting.rows import bool_csr
 from graphanon.errors import ParameterError

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
 from graphanon.counting._bitset_kernels import popcount64
 
 __all__ = ["fill_queue", "group_support", "next_fresh", "partner_candidates"]

@@ -17,6 +17,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
+
 
 @numba.njit(cache=True)
 def _mix(h, v):  # pragma: no cover - compiled

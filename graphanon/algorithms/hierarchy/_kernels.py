@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
+
 __all__ = ["child_cut_deltas", "first_best", "greedy_keep", "incidence", "near_enter"]
 
 

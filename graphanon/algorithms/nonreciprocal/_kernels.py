@@ -10,6 +10,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
+
 
 # Random numbers of the extraction kernels: splitmix64, a 64-bit generator with a
 # single word of state (kept in a 1-element uint64 array), and Lemire's unbiased

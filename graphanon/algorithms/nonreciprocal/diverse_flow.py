@@ -11,6 +11,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
 from graphanon.counting.bitset import popcount64, vote_words
 from graphanon.errors import InfeasibleError, ParameterError
 
