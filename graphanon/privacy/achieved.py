@@ -19,8 +19,8 @@ the number of records of ``P`` that contain it):
   ``m`` published items that occurs lies in some record, so the data is
   k^m-anonymous (:class:`~graphanon.privacy.km.KmAnonymity`) exactly for
   ``k <= min_r s_m(r)``.
-* **at risk at (k, m)**: ``s_m(r) < k`` - some ``m`` of its published items are
-  shared by fewer than ``k`` published records.
+* **at risk at (k, m)**: ``r`` is not empty and ``s_m(r) < k`` - some ``m`` of
+  its published items are shared by fewer than ``k`` published records.
 * **prosecutor risk** at ``m``: an adversary who knows ``r`` is published and
   knows its rarest ``m``-subset is left with the ``s_m(r)`` records holding it
   and picks one uniformly: ``1 / s_m(r)`` (the worst case over the adversary's
@@ -304,23 +304,36 @@ def achieved_privacy(data, release=None, *, ms=(1, 2, 3), unbounded: bool = True
     if labels is not None and len(labels) == n:
         rep.l_diversity = _label_spread(group_of.ravel(), labels)
     best: list[tuple[int, int, tuple]] = []
+    nonempty = np.diff(rec.indptr) > 0  # an empty record has no items to be at risk by
     for m in [*ms, *([None] if unbounded else [])]:
         key = "inf" if m is None else m
         rarest, levels = rarest_supports(rec, m)
         rep.largest_k[key] = int(rarest.min())
         for k in k_grid:
-            at = int((rarest < k).sum())
+            at = int(((rarest < k) & nonempty).sum())
             rep.risk.append({"m": key, "k": k, "records_at_risk": at, "share": at / n})
         risk = 1.0 / rarest
         rep.prosecutor[key] = {"mean": float(risk.mean()), "max": float(risk.max())}
-        for lvl in levels:
-            take = np.lexsort((np.arange(len(lvl)), lvl.supports))[:top]
-            best.extend((int(lvl.supports[i]), lvl.size, tuple(lvl.itemsets[i].tolist())) for i in take)
-    best.sort()
-    rep.exposed = [{"itemset": [items[g] for g in s], "support": sup} for sup, _, s in best[:top]]
+        if m is not None and ms and m == ms[-1]:  # the largest m's search holds every size 1..m
+            for lvl in levels:
+                take = np.lexsort((np.arange(len(lvl)), lvl.supports))[: 20 * top]
+                best.extend((int(lvl.supports[i]), lvl.size, tuple(lvl.itemsets[i].tolist())) for i in take)
+    rep.exposed = _most_exposed(sorted(best), items, top)
     if kind == "PerturbedRelease":
         rep.notes.append("perturbed release: supports are of the published (perturbed) records")
     return rep
+
+
+def _most_exposed(ranked: list[tuple[int, int, tuple]], items: list, top: int) -> list[dict]:
+    """The ``top`` rarest itemsets, skipping one that contains an itemset already listed (it says no more)."""
+    shown: list[tuple[int, int, tuple]] = []
+    for sup, size, itemset in ranked:
+        if len(shown) >= top:
+            break
+        if any(set(s).issubset(itemset) for _, _, s in shown):
+            continue
+        shown.append((sup, size, itemset))
+    return [{"itemset": [items[g] for g in s], "support": sup} for sup, _, s in shown]
 
 
 def _nonreciprocal_report(kind: str, data, release) -> AchievedReport:
