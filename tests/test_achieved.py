@@ -12,8 +12,10 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from graphanon.algorithms.grouping.partition import anonymize_partition
 from graphanon.algorithms.hierarchy.hghs import anonymize_mhghs
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
+from graphanon.algorithms.swapping import anonymize_randswap
 from graphanon.cli import main
 from graphanon.data import TransactionData, from_iterable
 from graphanon.datasets import load, load_taxonomy
@@ -128,6 +130,30 @@ def test_mhghs_release_report_agrees_with_the_audit(name):
     index = {pi.label: j for j, pi in enumerate(rel.published_items)}
     cols = [index[x] for x in exposed["itemset"]]
     assert int(rel.records[:, cols].toarray().all(axis=1).sum()) == exposed["support"] == rep.largest_k[3]
+
+
+def test_local_recoding_report_agrees_with_the_audits():
+    data = _subset("bms1", 1500)
+    rel = anonymize_partition(data, taxonomy=Taxonomy.balanced(data.items, 5), k=5, unsafe_secret_seed=2)
+    rep = achieved_privacy(data, rel)
+    assert rep.transactional_k >= 5
+    for key, m in ((1, 1), (2, 2), (3, 3), ("inf", None)):
+        k = rep.largest_k[key]
+        assert KmAnonymity(k, m).audit(data, rel).satisfied
+        assert not KmAnonymity(k + 1, m).audit(data, rel).satisfied
+    k = rep.transactional_k
+    assert TransactionalKAnonymity(k).audit(data, rel).satisfied
+    assert not TransactionalKAnonymity(k + 1).audit(data, rel).satisfied
+
+
+def test_perturbed_release_is_read_as_its_published_records():
+    data = _subset("groceries", 400)
+    rel = anonymize_randswap(data, rng=0, unsafe_secret_seed=0)
+    published = TransactionData(rel.records, rel.items, tuple(range(rel.records.shape[0])))
+    a, b = achieved_privacy(data, rel).to_dict(), achieved_privacy(published).to_dict()
+    assert a.pop("kind") == "PerturbedRelease" and a.pop("notes") and b.pop("notes") == []
+    b.pop("kind")
+    assert a == b
 
 
 def test_labels_give_distinct_and_entropy_l():
