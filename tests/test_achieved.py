@@ -23,6 +23,7 @@ from graphanon.errors import ParameterError
 from graphanon.privacy import KmAnonymity, TransactionalKAnonymity
 from graphanon.privacy.achieved import achieved_privacy, rarest_supports
 from graphanon.privacy.match_graph import nonreciprocal_matches
+from graphanon.privacy.nonreciprocal import LDiversity
 from graphanon.release import GlobalRecoding
 from graphanon.taxonomy import Taxonomy
 
@@ -51,7 +52,16 @@ def brute_rarest(records, m):
 def test_rarest_supports_match_brute_force(records, m):
     data = from_iterable(records)
     got, _ = rarest_supports(data.matrix, m)
-    assert got.tolist() == brute_rarest([sorted(data.record(i)) for i in range(data.n_records)], m).tolist()
+    recs = [sorted(data.record(i)) for i in range(data.n_records)]
+    assert got.tolist() == brute_rarest(recs, m).tolist()
+    if m is not None:  # the most exposed itemsets: true supports, rarest first, none holds an earlier one
+        rep = achieved_privacy(data, ms=(m,), unbounded=False, top=5)
+        shown = [(set(e["itemset"]), e["support"]) for e in rep.exposed]
+        assert all(sup == brute_support(recs, items) for items, sup in shown)
+        assert [sup for _, sup in shown] == sorted(sup for _, sup in shown)
+        assert not any(shown[i][0] <= shown[j][0] for i, j in itertools.combinations(range(len(shown)), 2))
+        if shown:
+            assert shown[0][1] == rep.largest_k[m] or any(not r for r in recs)
 
 
 @settings(max_examples=60, deadline=None)
@@ -172,6 +182,15 @@ def test_nonreciprocal_k_is_the_fewest_matches():
     orig, _, _ = nonreciprocal_matches(data, rel)
     assert rep.nonreciprocal["k"] == int(np.bincount(orig, minlength=data.n_records).min()) >= 2
     assert rep.largest_k == {} and rep.risk == []
+    assert "distinct_l" not in rep.nonreciprocal or rep.nonreciprocal["distinct_l"] >= 1
+
+
+def test_nonreciprocal_l_agrees_with_the_l_diversity_audit():
+    data = load("nr_table1")
+    rel = anonymize_nonreciprocal(data, l=3, order="identity", rng=0)
+    nr = achieved_privacy(data, rel).nonreciprocal
+    assert nr["distinct_l"] == 3 and 1.0 <= nr["entropy_l"] <= 3.0
+    assert LDiversity(3).audit(data, rel).satisfied and not LDiversity(4).audit(data, rel).satisfied
 
 
 def test_bad_parameters():
