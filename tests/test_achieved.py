@@ -103,6 +103,21 @@ def test_largest_k_is_where_the_audits_flip(records):
         assert not TransactionalKAnonymity(k + 1).audit(data, rel).satisfied
 
 
+def test_bms1_report_agrees_with_the_audits():
+    data = load("bms1")
+    rel = identity(data)
+    rep = achieved_privacy(data)
+    for key, m in ((1, 1), (2, 2), (3, 3), ("inf", None)):
+        k = rep.largest_k[key]
+        assert KmAnonymity(k, m).audit(data, rel).satisfied
+        assert not KmAnonymity(k + 1, m).audit(data, rel).satisfied
+    # m = 1: a record is at risk at k = 2 exactly when it holds an item of support 1
+    unique_items = np.flatnonzero(np.asarray(data.matrix.sum(axis=0)).ravel() == 1)
+    holders = np.unique(data.matrix[:, unique_items].tocoo().row)
+    row = next(x for x in rep.risk if x["m"] == 1 and x["k"] == 2)
+    assert row["records_at_risk"] == len(holders) > 0
+
+
 def test_a_release_reads_like_raw_data_of_its_published_records():
     # The report of the identity recoding equals the report of the data: the same published records.
     data = load("liuwang_fig1")
@@ -213,6 +228,12 @@ def test_cli_report(tmp_path, monkeypatch):
     assert res.exit_code == 0, res.output
     res = runner.invoke(main, ["report", "liuwang_fig1", "r.json"], catch_exceptions=False)
     assert res.exit_code == 0 and "largest k" in res.stdout and "k=100" in res.stdout
+    res = runner.invoke(main, ["anonymize", "nr_table1", "-a", "nr", "-k", "2", "-o", "nr.json"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(main, ["report", "nr_table1", "nr.json", "--json"], catch_exceptions=False)
+    assert res.exit_code == 0 and json.loads(res.stdout)["nonreciprocal"]["k"] >= 2
+    res = runner.invoke(main, ["report", "nr_table1", "nr.json"], catch_exceptions=False)
+    assert res.exit_code == 0 and "nonreciprocal release" in res.stdout
     for bad in (["report", "nosuch"], ["report", "liuwang_fig1", "-m", "0"], ["report", "liuwang_fig1", "--k-grid", "a"],
                 ["report", "bms1", "r.json"]):
         res = runner.invoke(main, bad, catch_exceptions=False)
