@@ -80,6 +80,7 @@ def test_risk_distribution_and_prosecutor_risk_match_brute_force(records, grid):
                          for c in itertools.combinations(r, size)) for r in recs)
             row = next(x for x in rep.risk if x["m"] == key and x["k"] == k)
             assert row["records_at_risk"] == at and row["share"] == pytest.approx(at / n)
+        assert rep.rarest[key].tolist() == rarest.tolist()
         assert rep.prosecutor[key]["mean"] == pytest.approx(float(np.mean(1.0 / rarest)))
         assert rep.prosecutor[key]["max"] == pytest.approx(float(np.max(1.0 / rarest)))
 

@@ -204,6 +204,9 @@ class AchievedReport:
     exposed : list of dict
         The most exposed itemsets: ``itemset`` (published labels), ``support``.
     notes : list of str
+    rarest : dict
+        m -> ``s_m(r)`` per published record (ndarray; prosecutor risk per
+        record is ``1 / rarest[m]``). Not part of :meth:`to_dict`.
     """
 
     kind: str
@@ -216,6 +219,7 @@ class AchievedReport:
     prosecutor: dict = field(default_factory=dict)
     exposed: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    rarest: dict = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict:
         return {
@@ -233,7 +237,31 @@ class AchievedReport:
 
 
 def published_view(data, release=None) -> tuple[str, list, sp.csr_array | None, object]:
-    """(kind, item labels, boolean published records or None, labels) as an adversary reads them."""
+    """What an adversary reads: the published items and records of ``release`` (or of ``data``).
+
+    Parameters
+    ----------
+    data : TransactionData
+    release : Release, optional
+
+    Returns
+    -------
+    kind : str
+        ``"data"`` or the release class name.
+    items : list
+        Published item labels by column (local recodings: one per copy of a node).
+    records : csr_array or None
+        Boolean published records; None for a nonreciprocal release (no item-level records).
+    labels : sequence or None
+        Published sensitive labels by row.
+
+    Examples
+    --------
+    >>> from graphanon.datasets import load
+    >>> kind, items, records, labels = published_view(load("liuwang_fig1"))
+    >>> kind, records.shape[1] == len(items)
+    ('data', True)
+    """
     if release is None:
         return "data", list(data.items), data.matrix, data.labels
     kind = type(release).__name__
@@ -309,6 +337,7 @@ def achieved_privacy(data, release=None, *, ms=(1, 2, 3), unbounded: bool = True
         key = "inf" if m is None else m
         rarest, levels = rarest_supports(rec, m)
         rep.largest_k[key] = int(rarest.min())
+        rep.rarest[key] = rarest
         for k in k_grid:
             at = int(((rarest < k) & nonempty).sum())
             rep.risk.append({"m": key, "k": k, "records_at_risk": at, "share": at / n})
