@@ -355,7 +355,12 @@ function graphanonView(root, data) {
   });
   window.addEventListener("resize", () => { resize(); redraw(); });
 
-  function toggle(i) { if (parent && kids[i].length) { collapsed[i] = collapsed[i] ? 0 : 1; relayout(false); select(i); } }
+  function toggle(i) {  // expanding opens one level: the children start collapsed
+    if (!parent || !kids[i].length) return;
+    if (collapsed[i]) { collapsed[i] = 0; for (const c of kids[i]) if (kids[c].length) collapsed[c] = 1; }
+    else collapsed[i] = 1;
+    relayout(false); select(i);
+  }
   function relayout(refit = true) { applyVisibility(); if (refit) fit(); redraw(); }
   function setStep(s) {
     current = Math.max(0, Math.min(data.steps.length - 1, s));
