@@ -49,7 +49,8 @@ function graphanonView(root, data) {
 .ga-view .ga-line{width:16px;height:3px;display:inline-block;flex:none}
 .ga-view .ga-detail table{border-collapse:collapse;width:100%}
 .ga-view .ga-detail td{border-top:1px solid #f0f0f0;padding:2px 4px;vertical-align:top;word-break:break-word}
-.ga-view .ga-detail td:first-child{color:#666;white-space:nowrap}
+.ga-view .ga-detail table{table-layout:fixed}
+.ga-view .ga-detail td:first-child{color:#666;width:42%}
 .ga-view .ga-tip{position:absolute;pointer-events:none;background:rgba(255,255,240,.95);border:1px solid #bbb;padding:3px 6px;font-size:12px;display:none;max-width:320px;z-index:2}
 .ga-view button{font-size:12px}
 .ga-view h4{margin:8px 0 4px 0;font-size:13px}`;
@@ -209,15 +210,44 @@ function graphanonView(root, data) {
     ty = pad - y0 * scale + (H - 2 * pad - (y1 - y0) * scale) / 2;
   }
   function nodeRadius(count) { return count > 20000 ? 1.6 : count > 3000 ? 2.5 : count > 300 ? 4 : 6; }
+  // Large graphs: at most EDGE_BUDGET edges with an end on screen are stroked (an even sample,
+  // said in the status line; zoom in to see all), nodes beyond 5,000 are written as pixel squares
+  // into an image, and while dragging or zooming a snapshot of the last frame is moved instead
+  // of redrawing when that frame took more than 30 ms.
+  const EDGE_BUDGET = 40000;
+  const snap = document.createElement("canvas"), snapCtx = snap.getContext("2d");
+  let snapView = null, lastDrawMs = 0;
+  const nodeLayer = document.createElement("canvas"), nodeCtx = nodeLayer.getContext("2d");
+  const rgba = cats.map(c => {
+    const h = c.color.replace("#", ""), v = parseInt(h.length === 3 ? h.replace(/./g, "$&$&") : h, 16);
+    return (0xff000000 | ((v & 0xff) << 16) | (v & 0xff00) | ((v >> 16) & 0xff)) >>> 0;
+  });
+  function onScreen(i) {
+    const x = px[i] * scale + tx, y = py[i] * scale + ty;
+    return x >= -10 && y >= -10 && x <= W + 10 && y <= H + 10;
+  }
   function draw() {
     frames++;
+    if (dragging && snapView && lastDrawMs > 30) { drawFromSnapshot(); return; }
+    const started = performance.now();
     ctx.clearRect(0, 0, W, H);
     const visCount = +root.dataset.visibleCount;
-    const heavy = m > 30000 && dragging;
     const selEdges = selected >= 0 ? new Set(edgesOf(selected)) : null;
-    // edges, one path per category; on_select categories only around the selected node
+    // which edges: visible ends, one end on screen, then an even sample down to the budget
+    let candidates = 0;
+    const cand = new Uint8Array(m);
+    for (let e = 0; e < m; e++) {
+      if (onSelectOnly[ecat[e]] || !visible[src[e]] || !visible[dst[e]]) continue;
+      if (!onScreen(src[e]) && !onScreen(dst[e]) && m > 2000) continue;
+      cand[e] = 1; candidates++;
+    }
+    const stride = Math.max(1, Math.ceil(candidates / EDGE_BUDGET));
+    let drawn = 0, seen = 0;
+    for (let e = 0; e < m; e++) if (cand[e]) { if (seen++ % stride === 0) { cand[e] = 2; drawn++; } }
+    root.dataset.edgesDrawn = drawn;
+    status.textContent = `${n.toLocaleString()} nodes, ${m.toLocaleString()} edges` +
+      (stride > 1 ? ` (drawing ${drawn.toLocaleString()} of the ${candidates.toLocaleString()} on screen: zoom in for all)` : "");
     for (let c = 0; c < ecats.length; c++) {
-      if (heavy && !onSelectOnly[c]) continue;
       ctx.beginPath();
       let any = false;
       const list = onSelectOnly[c] ? (selEdges ? [...selEdges] : []) : null;
@@ -225,6 +255,7 @@ function graphanonView(root, data) {
       for (let q = 0; q < total; q++) {
         const e = list ? list[q] : q;
         if (ecat[e] !== c || !visible[src[e]] || !visible[dst[e]]) continue;
+        if (!list && cand[e] !== 2) continue;
         if (parent) {
           const x0 = px[src[e]] * scale + tx, y0 = py[src[e]] * scale + ty, x1 = px[dst[e]] * scale + tx, y1 = py[dst[e]] * scale + ty;
           const xm = (x0 + x1) / 2;
@@ -237,7 +268,7 @@ function graphanonView(root, data) {
       }
       if (!any) continue;
       ctx.strokeStyle = ecats[c].color;
-      ctx.globalAlpha = onSelectOnly[c] ? 0.95 : (m > 20000 ? 0.25 : 0.7);
+      ctx.globalAlpha = onSelectOnly[c] ? 0.95 : (drawn > 20000 ? 0.25 : 0.7);
       ctx.lineWidth = onSelectOnly[c] ? 2 : 1;
       ctx.stroke();
     }
@@ -251,14 +282,43 @@ function graphanonView(root, data) {
       }
       ctx.strokeStyle = "#222"; ctx.lineWidth = 1.5; ctx.stroke();
     }
-    // nodes, one path per category
-    const r = nodeRadius(visCount), small = visCount > 3000;
+    const r = nodeRadius(visCount);
+    if (visCount > 5000) drawNodePixels(r); else drawNodePaths(r);
+    // labels where they fit: at most 400 on screen, and only when rows are >= 11 px apart
+    drawLabels(r);
+    if (selEdges) {  // the selected node's neighbours ringed in the colour of the edge to them
+      for (const e of selEdges) {
+        const o = src[e] === selected ? dst[e] : src[e];
+        if (!visible[o]) continue;
+        ctx.beginPath(); ctx.arc(px[o] * scale + tx, py[o] * scale + ty, r + 3, 0, 6.2832);
+        ctx.strokeStyle = ecats[ecat[e]].color; ctx.lineWidth = 2; ctx.stroke();
+      }
+    }
+    if (selected >= 0 && visible[selected]) {
+      const x = px[selected] * scale + tx, y = py[selected] * scale + ty;
+      ctx.beginPath(); ctx.arc(x, y, r + 5, 0, 6.2832); ctx.strokeStyle = "#e31a1c"; ctx.lineWidth = 2.5; ctx.stroke();
+    }
+    lastDrawMs = performance.now() - started;
+    if (lastDrawMs > 30) {  // keep this frame to move around while dragging
+      snap.width = canvas.width; snap.height = canvas.height;
+      snapCtx.drawImage(canvas, 0, 0); snapView = [scale, tx, ty];
+    } else snapView = null;
+    root.dataset.rendered = String(frames);
+    root.dataset.drawMs = lastDrawMs.toFixed(1);
+  }
+  function drawFromSnapshot() {
+    const [s0, tx0, ty0] = snapView, f = scale / s0;
+    ctx.clearRect(0, 0, W, H);
+    ctx.drawImage(snap, tx - tx0 * f, ty - ty0 * f, W * f, H * f);
+    root.dataset.rendered = String(frames);
+  }
+  function drawNodePaths(r) {
+    const small = +root.dataset.visibleCount > 3000;
     for (let c = 0; c < cats.length; c++) {
       ctx.beginPath();
       for (let i = 0; i < n; i++) {
-        if (catOf[i] !== c || !visible[i]) continue;
+        if (catOf[i] !== c || !visible[i] || !onScreen(i)) continue;
         const x = px[i] * scale + tx, y = py[i] * scale + ty;
-        if (x < -10 || y < -10 || x > W + 10 || y > H + 10) continue;
         if (small) ctx.rect(x - r, y - r, 2 * r, 2 * r);
         else { ctx.moveTo(x + r, y); ctx.arc(x, y, r, 0, 6.2832); }
       }
@@ -281,25 +341,33 @@ function graphanonView(root, data) {
       }
       ctx.strokeStyle = "#555"; ctx.lineWidth = 1; ctx.stroke();
     }
-    // labels where they fit: at most 400 on screen, and only when rows are >= 11 px apart
-    drawLabels(r);
-    if (selected >= 0 && visible[selected]) {
-      const x = px[selected] * scale + tx, y = py[selected] * scale + ty;
-      ctx.beginPath(); ctx.arc(x, y, r + 5, 0, 6.2832); ctx.strokeStyle = "#e31a1c"; ctx.lineWidth = 2.5; ctx.stroke();
+  }
+  function drawNodePixels(r) {  // many nodes: squares written straight into an image
+    const dpr = canvas.width / W, w = canvas.width, h = canvas.height;
+    if (nodeLayer.width !== w || nodeLayer.height !== h) { nodeLayer.width = w; nodeLayer.height = h; }
+    const img = nodeCtx.createImageData(w, h), buf = new Uint32Array(img.data.buffer);
+    const side = Math.max(2, Math.round(2 * r * dpr)), half = side >> 1;
+    for (let i = 0; i < n; i++) {
+      if (!visible[i]) continue;
+      const x0 = Math.round((px[i] * scale + tx) * dpr) - half, y0 = Math.round((py[i] * scale + ty) * dpr) - half;
+      if (x0 + side < 0 || y0 + side < 0 || x0 >= w || y0 >= h) continue;
+      const colour = rgba[catOf[i]];
+      for (let y = Math.max(0, y0); y < Math.min(h, y0 + side); y++) buf.fill(colour, y * w + Math.max(0, x0), y * w + Math.min(w, x0 + side));
     }
-    root.dataset.rendered = String(frames);
+    nodeCtx.putImageData(img, 0, 0);
+    ctx.drawImage(nodeLayer, 0, 0, W, H);
   }
   function drawLabels(r) {
-    const onScreen = [];
-    for (let i = 0; i < n && onScreen.length <= 400; i++) {
+    const shown = [];
+    for (let i = 0; i < n && shown.length <= 400; i++) {
       if (!visible[i]) continue;
       const x = px[i] * scale + tx, y = py[i] * scale + ty;
-      if (x >= 0 && y >= 0 && x <= W && y <= H) onScreen.push(i);
+      if (x >= 0 && y >= 0 && x <= W && y <= H) shown.push(i);
     }
-    if (onScreen.length > 400) return;
+    if (shown.length > 400) return;
     ctx.font = "11px system-ui,sans-serif"; ctx.fillStyle = "#222"; ctx.textBaseline = "middle";
     const taken = [];  // screen boxes already used: a label that would overlap one is skipped
-    for (const i of onScreen) {
+    for (const i of shown) {
       const text = String(nodes.label[i]), w = ctx.measureText(text).width;
       const x = px[i] * scale + tx + r + 3, y = py[i] * scale + ty;
       const bx = [x, y - 6, x + w, y + 6];
@@ -340,7 +408,7 @@ function graphanonView(root, data) {
     ev.preventDefault();
     const f = Math.exp(-ev.deltaY * 0.0015);
     tx = ev.offsetX - (ev.offsetX - tx) * f; ty = ev.offsetY - (ev.offsetY - ty) * f; scale *= f;
-    dragging = m > 30000; redraw();
+    dragging = true; redraw();
     clearTimeout(canvas._wheelEnd); canvas._wheelEnd = setTimeout(() => { dragging = false; redraw(); }, 150);
   }, {passive: false});
   search.addEventListener("change", () => {
@@ -410,7 +478,6 @@ function graphanonView(root, data) {
   if (stepOf && data.steps) setStep(data.steps.length - 1); else applyVisibility();
   fit(); draw();
   root.dataset.loadMs = (performance.now() - t0).toFixed(1);
-  status.textContent = `${n.toLocaleString()} nodes, ${m.toLocaleString()} edges`;
   const api = {root, data, select, pick: (x, y) => pick(x, y), toggle, setStep, redraw,
     screenPosition: i => [px[i] * scale + tx, py[i] * scale + ty], isVisible: i => !!visible[i],
     get selected() { return selected; }, get frames() { return frames; }};
