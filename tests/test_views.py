@@ -203,3 +203,20 @@ def test_cli_view_refusals(run):
     assert res.exit_code == 2 and "taxonomy" in res.output
     res = run("draw", "generalization", "chess", "-k", "3", "-o", "g.png")
     assert res.exit_code == 2 and "--records 60" in res.output
+
+
+def test_executed_notebook_holds_the_current_widget_state(groceries_mhghs):
+    """docs/notebooks/views_executed.ipynb (tools/execute_views_notebook.py) shows the widgets working."""
+    from pathlib import Path
+
+    import nbformat
+
+    path = Path(__file__).resolve().parent.parent / "docs" / "notebooks" / "views_executed.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    state = nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    datas = [json.loads(m["state"]["data"]) for m in state.values() if m["model_name"] == "AnyModel"]
+    shown = [cell for cell in nb.cells if cell.cell_type == "code" and "widget(" in cell.source]
+    assert len(datas) == len(shown) == 3
+    assert all(any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in c.outputs) for c in shown)
+    data, tax, rel = groceries_mhghs
+    assert datas[0] == json.loads(taxonomy_view(tax, rel.trace.cut, rel.trace.suppressed, data=data).to_json())

@@ -166,3 +166,34 @@ def test_constraint_view(page, tmp_path, shots):
     state = _click_node(page, 0)
     assert int(state["selected"]) == 0 and view.data["nodes"]["label"][0] in _detail(page)
     page.screenshot(path=str(shots / "constraints_coat_fig1.png"))
+
+
+def test_notebook_widget_module_renders_and_reports_the_selection(page, tmp_path, shots):
+    """The widget's ES module, as anywidget loads it (render({model, el})), with a stand-in model."""
+    pytest.importorskip("anywidget")
+    import json
+
+    view = views.taxonomy_view(load_taxonomy("liuwang_fig1"), ["P", "Q", "e", "i"], ["i"])
+    widget = view.widget(height=420)
+    host = tmp_path / "widget.html"
+    host.write_text(
+        "<!DOCTYPE html><html><body><div id='host'></div><script type='module'>\n"
+        f"const esm = {json.dumps(widget._esm)};\n"
+        f"const state = {{data: {json.dumps(widget.data)}, height: 420, selected: -1}};\n"
+        "window.sets = [];\n"
+        "const model = {get: k => state[k], set: (k, v) => { state[k] = v; window.sets.push([k, v]); },"
+        " save_changes() {}, on() {}};\n"
+        "const mod = await import(URL.createObjectURL(new Blob([esm], {type: 'text/javascript'})));\n"
+        "mod.default.render({model, el: document.getElementById('host')});\n"
+        "</script></body></html>\n"
+    )
+    page.errors.clear()
+    page.goto(host.as_uri())
+    page.wait_for_selector(".ga-view[data-rendered]", timeout=30_000)
+    assert page.errors == []
+    state = page.eval_on_selector(".ga-view", "e => ({...e.dataset})")
+    assert int(state["nodeCount"]) == view.n_nodes
+    p = view.data["nodes"]["label"].index("P")
+    _click_node(page, p)
+    assert page.evaluate("window.sets") == [["selected", p]]
+    page.screenshot(path=str(shots / "widget_liuwang_taxonomy.png"))
