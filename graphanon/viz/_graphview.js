@@ -226,6 +226,11 @@ function graphanonView(root, data) {
     const x = px[i] * scale + tx, y = py[i] * scale + ty;
     return x >= -10 && y >= -10 && x <= W + 10 && y <= H + 10;
   }
+  function edgePath(e) {  // a tree edge is an S-curve from parent to child, others straight
+    const x0 = px[src[e]] * scale + tx, y0 = py[src[e]] * scale + ty, x1 = px[dst[e]] * scale + tx, y1 = py[dst[e]] * scale + ty;
+    ctx.moveTo(x0, y0);
+    if (parent) { const xm = (x0 + x1) / 2; ctx.bezierCurveTo(xm, y0, xm, y1, x1, y1); } else ctx.lineTo(x1, y1);
+  }
   function draw() {
     frames++;
     if (dragging && snapView && lastDrawMs > 30) { drawFromSnapshot(); return; }
@@ -256,14 +261,7 @@ function graphanonView(root, data) {
         const e = list ? list[q] : q;
         if (ecat[e] !== c || !visible[src[e]] || !visible[dst[e]]) continue;
         if (!list && cand[e] !== 2) continue;
-        if (parent) {
-          const x0 = px[src[e]] * scale + tx, y0 = py[src[e]] * scale + ty, x1 = px[dst[e]] * scale + tx, y1 = py[dst[e]] * scale + ty;
-          const xm = (x0 + x1) / 2;
-          ctx.moveTo(x0, y0); ctx.bezierCurveTo(xm, y0, xm, y1, x1, y1);
-        } else {
-          ctx.moveTo(px[src[e]] * scale + tx, py[src[e]] * scale + ty);
-          ctx.lineTo(px[dst[e]] * scale + tx, py[dst[e]] * scale + ty);
-        }
+        edgePath(e);
         any = true;
       }
       if (!any) continue;
@@ -277,8 +275,7 @@ function graphanonView(root, data) {
       ctx.beginPath();
       for (const e of selEdges) {
         if (onSelectOnly[ecat[e]] || !visible[src[e]] || !visible[dst[e]]) continue;
-        ctx.moveTo(px[src[e]] * scale + tx, py[src[e]] * scale + ty);
-        ctx.lineTo(px[dst[e]] * scale + tx, py[dst[e]] * scale + ty);
+        edgePath(e);
       }
       ctx.strokeStyle = "#222"; ctx.lineWidth = 1.5; ctx.stroke();
     }

@@ -323,7 +323,7 @@ def taxonomy_view(taxonomy, cut: Iterable[Hashable] = (), suppressed: Iterable[H
            "Double-click a node to expand or collapse it.")
     view = GraphView(nodes, cats, category, parent=parent,
                      edges=(parent[parent >= 0], np.flatnonzero(parent >= 0), np.zeros(int((parent >= 0).sum()))),
-                     edge_categories=[{"name": "taxonomy edge", "color": "#aaaaaa"}], info=info,
+                     edge_categories=[{"name": "parent / child", "color": "#aaaaaa"}], info=info,
                      collapsed=sorted(cut_set), title=title or "Taxonomy with its published cut", subtitle=sub)
     view.data["categories"][3]["cross"] = True
     return view
