@@ -221,3 +221,25 @@ def test_executed_notebook_holds_the_current_widget_state(groceries_mhghs):
     data, tax, rel = groceries_mhghs
     fresh = json.loads(taxonomy_view(tax, rel.trace.cut, rel.trace.suppressed, data=data).to_json())
     assert [d for d in datas if d["title"] == fresh["title"]] == [fresh]
+
+
+def test_static_taxonomy_of_a_release_marks_suppressed_nodes_with_a_legend(groceries_mhghs):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    from graphanon.viz import draw_taxonomy
+
+    data, tax, rel = groceries_mhghs
+    cut, suppressed = cut_of_release(tax, [pi.label for pi in rel.published_items])
+    ax = Figure(figsize=(10, 8)).subplots()
+    draw_taxonomy(tax, highlight=cut, suppressed=suppressed, ax=ax)
+    from matplotlib.collections import PathCollection
+    from matplotlib.colors import to_hex
+
+    crosses = [c for c in ax.collections if isinstance(c, PathCollection) and len(c.get_offsets()) == 1
+               and to_hex(c.get_facecolors()[0]) == to_hex("tab:red")]
+    assert len(crosses) == len(suppressed) == 5
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["other node", f"cut node ({len(cut) - 5})", "suppressed (5)"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from graphanon.cli._app import (
@@ -82,15 +84,22 @@ def _draw_taxonomy(source, release_path, max_nodes):
     from graphanon.viz.taxonomy import draw_taxonomy, taxonomy_figsize
 
     tax = read_taxonomy_source(source)
-    highlight, suppressed = (), ()
+    highlight, suppressed, title = (), (), None
     if release_path:
         from graphanon.release import load_release
+        from graphanon.viz.views import cut_of_release
 
         rel = load_release(release_path)
-        highlight = [pi.label for pi in getattr(rel, "published_items", ()) if pi.label in tax]
-        # a release names no suppressed node, so only the published part of the cut is drawn
+        published = getattr(rel, "published_items", None)
+        if published is None:
+            raise GraphanonError(f"--release {release_path}: a {rel.kind} release publishes no taxonomy cut")
+        # a release names only what it publishes: the leaves under no published node were suppressed
+        highlight, suppressed = cut_of_release(tax, [pi.label for pi in published if pi.label in tax])
+        title = (f"cut of {Path(release_path).name} ({rel.algorithm}): {len(highlight) - len(suppressed)} "
+                 f"published nodes, {len(suppressed)} suppressed")
     fig = Figure(figsize=taxonomy_figsize(tax, highlight=highlight, max_nodes=max_nodes))
-    return draw_taxonomy(tax, highlight=highlight, suppressed=suppressed, max_nodes=max_nodes, ax=fig.subplots())
+    return draw_taxonomy(tax, highlight=highlight, suppressed=suppressed, max_nodes=max_nodes, ax=fig.subplots(),
+                         title=title)
 
 
 def _draw_search(data, bundled, algorithm, k, m, taxonomy):
