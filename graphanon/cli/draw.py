@@ -119,7 +119,7 @@ def _draw_search(data, bundled, algorithm, k, m, taxonomy):
         raise GraphanonError("draw search needs a taxonomy: pass --taxonomy FILE or balanced:5")
     rel = methods[algorithm](data, taxonomy=tax, k=k, m=m)
     fig = Figure(figsize=(20, max(6.0, taxonomy_figsize(tax, highlight=rel.trace.cut)[1])))
-    axes = fig.subplots(1, 3)
+    axes = fig.subplots(1, 3, gridspec_kw={"width_ratios": [1.0, 1.3, 0.8], "wspace": 0.25})
     draw_taxonomy_cut(tax, rel.trace.cut, rel.trace.suppressed, ax=axes[0])
     draw_cut_lattice(rel.trace.search.lattice(), ax=axes[1], max_nodes=25)
     draw_enumeration_tree(rel.trace.search.enumeration_tree(), ax=axes[2], max_nodes=25)

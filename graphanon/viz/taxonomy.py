@@ -188,7 +188,9 @@ def draw_taxonomy(taxonomy, *, highlight: Iterable = (), suppressed: Iterable = 
         x, y = pos[v]
         color = colors.get(v, "tab:red" if v in suppressed else "tab:orange" if v in highlight else "tab:blue")
         big = v in highlight or v in suppressed
-        ax.scatter([x], [y], s=40 if big else 14, color=color, zorder=2, marker="X" if v in suppressed else "o")
+        # a suppressed node's cross sits above every label box, so a parent's label never hides it
+        ax.scatter([x], [y], s=40 if big else 14, color=color, zorder=4 if v in suppressed else 2,
+                   marker="X" if v in suppressed else "o")
         leaf = not any(c in drawn for c in taxonomy.children(v))
         if leaf and not (label_leaves or big):
             continue
