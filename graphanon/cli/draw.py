@@ -149,7 +149,16 @@ def _draw_constraints(data, bundled, k):
     privacy, utility = _constraints(data, bundled, k)
     from matplotlib.figure import Figure
 
-    return draw_constraint_graph(ConstraintGraph(data, privacy, utility), ax=Figure(figsize=(16, 5)).subplots()).figure
+    graph = ConstraintGraph(data, privacy, utility)
+    if graph.to_networkx().number_of_nodes() > _MAX_CONSTRAINT_NODES:  # a hairball: summarize instead
+        from graphanon.viz.coat import draw_constraint_summary
+
+        fig = Figure(figsize=(13, 10))
+        return draw_constraint_summary(graph, fig.subplots(1, 2, gridspec_kw={"width_ratios": [2, 1]}))[0].figure
+    return draw_constraint_graph(graph, ax=Figure(figsize=(16, 5)).subplots(), max_nodes=_MAX_CONSTRAINT_NODES).figure
+
+
+_MAX_CONSTRAINT_NODES = 80
 
 
 _MAX_DRAWN_RECORDS = 60
