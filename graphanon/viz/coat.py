@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import networkx as nx
+import numpy as np
 
 from graphanon.errors import ParameterError
 
@@ -231,8 +232,6 @@ def draw_constraint_summary(graph, axes=None, *, top: int = 40):
     >>> left.get_title().splitlines()[1]
     'the 20 of 169 items in the most constraints (bar: constraints holding it; label: support)'
     """
-    import numpy as np
-
     if isinstance(top, bool) or not isinstance(top, int) or top < 1:
         raise ParameterError(f"top must be a whole number >= 1, got {top!r}")
     items = list(graph.items)
