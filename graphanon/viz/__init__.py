@@ -11,7 +11,7 @@ from pathlib import Path
 
 from graphanon.readwrite.files import atomic_write, check_output
 from graphanon.viz.clustering import draw_group_lcg, draw_similarity_neighborhood
-from graphanon.viz.coat import draw_constraint_graph, draw_merge_forest
+from graphanon.viz.coat import draw_constraint_graph, draw_constraint_summary, draw_merge_forest
 from graphanon.viz.hierarchy import draw_cut_lattice, draw_enumeration_tree, draw_taxonomy_cut
 from graphanon.viz.nonreciprocal import (
     draw_assignments,
@@ -62,6 +62,7 @@ __all__ = [
     "draw_assignments",
     "draw_closed_walk",
     "draw_constraint_graph",
+    "draw_constraint_summary",
     "draw_cut_lattice",
     "draw_enumeration_tree",
     "draw_generalization_graph",

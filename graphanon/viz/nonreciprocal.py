@@ -184,7 +184,8 @@ def draw_closed_walk(graph, events, order=None, *, max_panels=12, ncols=4):
         elif ev[0] == "drop":
             panels.append((f"walk {ev[1]}: deviant cycle at {graph.record_ids[ev[2]]} dropped", list(walk_edges), "red"))
         else:
-            panels.append((f"walk {ev[1]}: cycle closed ({ev[3]} matchings)", list(walk_edges), "green"))
+            panels.append((f"walk {ev[1]}: cycle closed ({ev[3]} matching{'' if ev[3] == 1 else 's'})",
+                           list(walk_edges), "green"))
         if len(panels) >= max_panels:
             break
     nrows = max(1, int(np.ceil(len(panels) / ncols)))
