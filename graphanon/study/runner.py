@@ -24,7 +24,7 @@ __all__ = ["COLUMNS", "run_study", "tidy_table"]
 COLUMNS = {
     "dataset": "string", "method": "string", "k": "Int64", "m": "Int64", "params": "string",
     "taxonomy": "string", "seed": "Int64", "status": "string", "error": "string", "kind": "string",
-    "wall_seconds": "float64", "cpu_seconds": "float64", "peak_memory_mb": "float64",
+    "wall_seconds": "float64", "cpu_seconds": "float64", "peak_memory_mb": "float64", "memory_method": "string",
     "audit_model": "string", "audit_satisfied": "boolean", "audit_violations": "Int64",
     **{name: "float64" for name in METRIC_COLUMNS},
     "attack_success": "float64", "attack_bound": "float64", "attack_bound_kind": "string",
