@@ -51,6 +51,20 @@ def _grid_params(pairs: tuple[str, ...]) -> dict:
     return out
 
 
+def _command(datasets, *, algorithms, k, m, taxonomy, params, seed, queries, attack_targets, output) -> str:
+    """The command that repeats this study (every option that changes a result, as parsed)."""
+    words = ["graphanon", "compare", *datasets, "-a", ",".join(_split(algorithms))]
+    for flag, values in (("-k", k), ("-m", m)):
+        if values:
+            words += [flag, ",".join(_split(values))]
+    if taxonomy is not None:
+        words += ["--taxonomy", taxonomy]
+    for pair in params:
+        words += ["--param", pair]
+    words += ["--seed", str(seed), "--queries", str(queries), "--attack-targets", str(attack_targets), "-o", output]
+    return " ".join(shlex.quote(word) for word in words)
+
+
 @main.command()
 @click.argument("datasets", nargs=-1, required=True, metavar="DATASET...")
 @click.option("-a", "--algorithm", "algorithms", multiple=True, required=True,
@@ -102,7 +116,8 @@ def compare(datasets, algorithms, k_values, m_values, taxonomy, params, seed, qu
 
         for name in datasets:
             load_taxonomy(taxonomy, name)
-    command = "graphanon " + " ".join(shlex.quote(arg) for arg in sys.argv[1:])
+    command = _command(datasets, algorithms=algorithms, k=k_values, m=m_values, taxonomy=taxonomy, params=params,
+                       seed=seed, queries=queries, attack_targets=attack_targets, output=output)
     if not json_out:
         for note in plan.notes:
             click.echo(f"note: {note}", err=True)
