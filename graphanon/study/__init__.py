@@ -12,9 +12,10 @@ the HTML report (:func:`graphanon.study.report.write_report`) are what
 ``graphanon compare`` writes.
 """
 
+from graphanon.study._run import method_declarations, run_method
 from graphanon.study.execute import METRIC_COLUMNS, execute_run
 from graphanon.study.grid import GridPlan, StudyRun, WorkloadSpec, expand_grid
 from graphanon.study.runner import COLUMNS, run_study, tidy_table
 
 __all__ = ["COLUMNS", "METRIC_COLUMNS", "GridPlan", "StudyRun", "WorkloadSpec", "execute_run", "expand_grid",
-           "run_study", "tidy_table"]
+           "method_declarations", "run_method", "run_study", "tidy_table"]

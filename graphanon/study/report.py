@@ -82,16 +82,16 @@ def study_figures(table) -> dict:
     dict of str -> matplotlib.figure.Figure
     """
     from graphanon.viz.study import (
-        plot_pareto,
-        plot_privacy_vs_k,
-        plot_time_vs_k,
-        plot_utility_vs_k,
+        draw_pareto,
+        draw_privacy_vs_k,
+        draw_time_vs_k,
+        draw_utility_vs_k,
     )
 
     ok = table[table["status"] == "ok"]
     metric = next((name for name in ("ncp", "ul", "error_rate", "dif") if ok[name].notna().any()), "ncp")
-    return {"utility_vs_k": plot_utility_vs_k(table), "time_vs_k": plot_time_vs_k(table),
-            "privacy_vs_k": plot_privacy_vs_k(table), "pareto": plot_pareto(table, metric)}
+    return {"utility_vs_k": draw_utility_vs_k(table), "time_vs_k": draw_time_vs_k(table),
+            "privacy_vs_k": draw_privacy_vs_k(table), "pareto": draw_pareto(table, metric)}
 
 
 def _cell(name: str, value) -> str:

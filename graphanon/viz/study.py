@@ -24,10 +24,10 @@ import numpy as np
 __all__ = [
     "figure_png",
     "METRIC_LABELS",
-    "plot_pareto",
-    "plot_privacy_vs_k",
-    "plot_time_vs_k",
-    "plot_utility_vs_k",
+    "draw_pareto",
+    "draw_privacy_vs_k",
+    "draw_time_vs_k",
+    "draw_utility_vs_k",
     "pareto_front",
     "series_styles",
 ]
@@ -143,7 +143,7 @@ def _legend(fig, axes, styles) -> None:
                frameon=False)
 
 
-def plot_utility_vs_k(table, metrics=None, *, ncols: int = 3):
+def draw_utility_vs_k(table, metrics=None, *, ncols: int = 3):
     """Utility metrics against k, one panel per metric, one line per method.
 
     Parameters
@@ -163,7 +163,7 @@ def plot_utility_vs_k(table, metrics=None, *, ncols: int = 3):
     --------
     >>> from graphanon.study import expand_grid, run_study
     >>> t = run_study(expand_grid(["mhghs"], ["groceries"], k=[2, 5], m=1, taxonomy="balanced:5").runs)
-    >>> fig = plot_utility_vs_k(t)
+    >>> fig = draw_utility_vs_k(t)
     >>> fig.axes[0].get_ylabel()
     'NCP (share of information lost, 0-1)'
     """
@@ -189,7 +189,7 @@ def plot_utility_vs_k(table, metrics=None, *, ncols: int = 3):
     return fig
 
 
-def plot_time_vs_k(table):
+def draw_time_vs_k(table):
     """Wall-clock seconds of the anonymizer call against k, one line per method (log scales).
 
     Parameters
@@ -214,7 +214,7 @@ def plot_time_vs_k(table):
     return fig
 
 
-def plot_privacy_vs_k(table):
+def draw_privacy_vs_k(table):
     """Privacy achieved against privacy asked.
 
     Left: the effective k against full-record row linkage (1 / the attack's
@@ -290,7 +290,7 @@ def pareto_front(cost, loss) -> np.ndarray:
     return order[keep]
 
 
-def plot_pareto(table, metric: str = "ncp"):
+def draw_pareto(table, metric: str = "ncp"):
     """Utility loss against running time, every run one point, the Pareto front drawn as a step line.
 
     Parameters
