@@ -23,8 +23,8 @@ __all__ = ["FIGURES", "render_report", "study_figures", "write_outputs"]
 #: figure file stem -> (title, what it shows)
 FIGURES = {
     "utility_vs_k": ("Utility against k", "every utility metric measured, one panel per metric"),
-    "time_vs_k": ("Running time against k", "wall-clock seconds of the anonymizer call"),
     "privacy_vs_k": ("Privacy achieved against asked", "effective k against full-record linkage; audits"),
+    "time_vs_k": ("Running time against k", "wall-clock seconds of the anonymizer call"),
     "pareto": ("Utility against time", "the Pareto front of NCP (or the first metric measured) and time"),
 }
 
@@ -64,7 +64,10 @@ th { background: #eee; cursor: pointer; position: sticky; top: 0; }
 th[data-dir=up]::after { content: ' \\25B2'; } th[data-dir=down]::after { content: ' \\25BC'; }
 td.t { text-align: left; } tr.error td { background: #fde2e1; } td.no { background: #fde2e1; font-weight: bold; }
 td.yes { color: #00734d; }
-figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; }
+.figures { display: flex; flex-wrap: wrap; gap: 1em; align-items: flex-start; }
+figure { margin: 0; flex: 1 1 640px; max-width: 100%; } figure.wide { flex-basis: 100%; }
+figure img { width: 100%; height: auto; border: 1px solid #ddd; }
+figcaption { font-size: 0.9em; color: #444; }
 .summary { font-size: 1.1em; } .wrap { overflow-x: auto; max-height: 70vh; }
 """
 
@@ -90,8 +93,8 @@ def study_figures(table) -> dict:
 
     ok = table[table["status"] == "ok"]
     metric = next((name for name in ("ncp", "ul", "error_rate", "dif") if ok[name].notna().any()), "ncp")
-    return {"utility_vs_k": draw_utility_vs_k(table), "time_vs_k": draw_time_vs_k(table),
-            "privacy_vs_k": draw_privacy_vs_k(table), "pareto": draw_pareto(table, metric)}
+    return {"utility_vs_k": draw_utility_vs_k(table), "privacy_vs_k": draw_privacy_vs_k(table),
+            "time_vs_k": draw_time_vs_k(table), "pareto": draw_pareto(table, metric)}
 
 
 def _cell(name: str, value) -> str:
@@ -196,13 +199,15 @@ def render_report(table, images: dict, *, command: str, datasets: dict, notes=()
     if notes:
         parts.append("<h2>Left out by the grid</h2><ul>"
                      + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul>")
-    parts.append("<h2>Figures</h2>")
+    parts.append('<h2>Figures</h2><div class="figures">')
     for stem, png in images.items():
         heading, what = FIGURES.get(stem, (stem, ""))
         data = base64.b64encode(png).decode("ascii")
-        parts.append(f'<figure id="fig-{html.escape(stem)}"><img alt="{html.escape(heading)}" '
+        wide = ' class="wide"' if stem in ("utility_vs_k", "privacy_vs_k") else ""
+        parts.append(f'<figure id="fig-{html.escape(stem)}"{wide}><img alt="{html.escape(heading)}" '
                      f'src="data:image/png;base64,{data}"><figcaption><b>{html.escape(heading)}</b>: '
                      f"{html.escape(what)}</figcaption></figure>")
+    parts.append("</div>")
     parts.append("<h2>Runs</h2><p>Click a column heading to sort. Times are of the anonymizer call only; "
                  "peak memory (MiB) is what the call added to the worker's peak resident set size "
                  "(memory_method rss; tracemalloc where /proc is missing). "
