@@ -220,7 +220,8 @@ def render_report(table, images: dict, *, command: str, datasets: dict, notes=()
     return "\n".join(parts)
 
 
-def write_outputs(table, folder, *, command: str, notes=(), title: str = "graphanon study") -> dict:
+def write_outputs(table, folder, *, command: str, notes=(), title: str = "graphanon study",
+                  extra_sections: dict | None = None) -> dict:
     """Write ``results.csv``, ``results.parquet``, one PNG per figure and ``report.html`` into ``folder``.
 
     Parameters
@@ -234,6 +235,8 @@ def write_outputs(table, folder, *, command: str, notes=(), title: str = "grapha
     notes : sequence of str
         The grid's notes (:attr:`GridPlan.notes`).
     title : str
+    extra_sections : dict of str -> str, optional
+        Further HTML sections for the report (see :func:`render_report`).
 
     Returns
     -------
@@ -259,5 +262,5 @@ def write_outputs(table, folder, *, command: str, notes=(), title: str = "grapha
     for name in dict.fromkeys(table["dataset"].dropna()):
         datasets[name] = load_dataset(name).summary()
     atomic_write(written["report"], render_report(table, images, command=command, datasets=datasets,
-                                                  notes=notes, title=title))
+                                                  notes=notes, title=title, extra_sections=extra_sections))
     return written

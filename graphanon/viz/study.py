@@ -293,6 +293,8 @@ def pareto_front(cost, loss) -> np.ndarray:
 def draw_pareto(table, metric: str = "ncp"):
     """Utility loss against running time, every run one point, the Pareto front drawn as a step line.
 
+    Points are labelled with their k (only the front's beyond 30 points).
+
     Parameters
     ----------
     table : pandas.DataFrame
@@ -312,14 +314,16 @@ def draw_pareto(table, metric: str = "ncp"):
     for name, part in frame.groupby("_series", sort=False):
         style = {key: value for key, value in styles[name].items() if key != "linestyle"}
         ax.plot(part["wall_seconds"], part[metric], linestyle="none", markersize=7, label=name, **style)
-        for _, row in part.iterrows():
-            if not _isna(row["k"]):
-                ax.annotate(f"k={int(row['k'])}", (row["wall_seconds"], row[metric]), fontsize=7,
-                            xytext=(4, 3), textcoords="offset points", color="#444444")
     if len(ok):
         front = pareto_front(ok["wall_seconds"], ok[metric])
         ax.step(ok["wall_seconds"].to_numpy(float)[front], ok[metric].to_numpy(float)[front], where="post",
                 color="black", linewidth=1, linestyle="--")
+        # every point's k while they stay readable, else only the front's
+        labelled = ok if len(ok) <= 30 else ok.iloc[front]
+        for _, row in labelled.iterrows():
+            if not _isna(row["k"]):
+                ax.annotate(f"k={int(row['k'])}", (row["wall_seconds"], row[metric]), fontsize=7,
+                            xytext=(4, 3), textcoords="offset points", color="#444444")
     ax.set_xscale("log")
     _plain_log(ax.xaxis)
     ax.set_xlabel("wall time of the method (seconds, log scale)")
