@@ -73,6 +73,15 @@ def test_run_key_covers_the_full_configuration():
     assert base.key() == StudyRun("groceries", "aa", k=2, m=2, taxonomy=TAX).key()
 
 
+def test_run_key_changes_when_a_data_file_changes(tmp_path):
+    path = tmp_path / "d.txt"
+    path.write_text("a,b\nb,c\n")
+    before = StudyRun(str(path), "nr", k=2).key()
+    assert StudyRun(str(path), "nr", k=2).key() == before
+    path.write_text("a,b\nb,c\na\n")
+    assert StudyRun(str(path), "nr", k=2).key() != before
+
+
 # ---------------------------------------------------------------- runs, schema, audits
 @pytest.fixture(scope="module")
 def small_table(tmp_path_factory):

@@ -11,12 +11,21 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field
+from importlib.metadata import PackageNotFoundError, version
 from itertools import product
+from pathlib import Path
 
 from graphanon.errors import ParameterError
 from graphanon.study._run import method_declarations
 
 __all__ = ["GridPlan", "StudyRun", "WorkloadSpec", "expand_grid"]
+
+
+def _package_version() -> str:
+    try:
+        return version("graphanon")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 @dataclass(frozen=True)
@@ -66,6 +75,9 @@ class StudyRun:
     def key(self) -> str:
         """A stable name of the full configuration (a finished run is stored under it).
 
+        Besides :meth:`config` it covers the graphanon version and, when the
+        dataset is a file, the file's size and modification time.
+
         Examples
         --------
         >>> a = StudyRun("groceries", "aa", k=2, m=2, taxonomy="balanced:5")
@@ -74,7 +86,13 @@ class StudyRun:
         >>> a.key() == StudyRun("groceries", "aa", k=5, m=2, taxonomy="balanced:5").key()
         False
         """
-        text = json.dumps(self.config(), sort_keys=True, separators=(",", ":"))
+        config = self.config()
+        config["graphanon"] = _package_version()
+        source = Path(self.dataset)
+        if source.is_file():  # a data file: its size and modification time, so an edited file is run again
+            stat = source.stat()
+            config["file"] = [stat.st_size, stat.st_mtime_ns]
+        text = json.dumps(config, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:24]
 
     def label(self) -> str:
