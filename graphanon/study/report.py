@@ -59,10 +59,10 @@ h1 { margin-bottom: 0.2em; } h2 { margin-top: 1.6em; border-bottom: 1px solid #c
 code, pre { background: #f4f4f4; padding: 0.1em 0.3em; }
 pre { padding: 0.6em; white-space: pre-wrap; }
 table { border-collapse: collapse; font-size: 0.85em; }
-th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: right; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: right; white-space: nowrap; }
 th { background: #eee; cursor: pointer; position: sticky; top: 0; }
 th[data-dir=up]::after { content: ' \\25B2'; } th[data-dir=down]::after { content: ' \\25BC'; }
-td.t { text-align: left; } tr.error td { background: #fde2e1; } td.no { background: #fde2e1; font-weight: bold; }
+td.t { text-align: left; } td.t:last-child { white-space: normal; min-width: 20em; } tr.error td { background: #fde2e1; } td.no { background: #fde2e1; font-weight: bold; }
 td.yes { color: #00734d; }
 .figures { display: flex; flex-wrap: wrap; gap: 1em; align-items: flex-start; }
 figure { margin: 0; flex: 1 1 640px; max-width: 100%; } figure.wide { flex-basis: 100%; }
