@@ -51,6 +51,15 @@ def _grid_params(pairs: tuple[str, ...]) -> dict:
     return out
 
 
+def _label(row) -> str:
+    """``aa k=5 m=2 l=3 on bms1``: a run named by the options it was given."""
+    parts = [row.method] + [f"{name}={value}" for name, value in (("k", row.k), ("m", row.m))
+                            if str(value) not in ("<NA>", "nan", "None")]
+    if isinstance(row.params, str) and row.params:
+        parts.append(row.params)
+    return " ".join(parts) + f" on {row.dataset}"
+
+
 def _command(datasets, *, algorithms, k, m, taxonomy, params, seed, queries, attack_targets, output) -> str:
     """The command that repeats this study (every option that changes a result, as parsed)."""
     words = ["graphanon", "compare", *datasets, "-a", ",".join(_split(algorithms))]
@@ -140,7 +149,7 @@ def compare(datasets, algorithms, k_values, m_values, taxonomy, params, seed, qu
                "reused": int(table["reused"].fillna(False).astype(bool).sum()),
                "audits_satisfied": bool(violated.empty and ok.any()), "seconds": round(seconds, 3),
                "notes": plan.notes, "outputs": {kind: str(path) for kind, path in written.items()},
-               "errors": [f"{r.method} k={r.k} on {r.dataset}: {r.error}" for r in failed.itertuples()]}
+               "errors": [f"{_label(r)}: {r.error}" for r in failed.itertuples()]}
     if json_out:
         echo_json(summary)
         if not violated.empty:
