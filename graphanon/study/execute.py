@@ -11,9 +11,16 @@ import functools
 import math
 import time
 import tracemalloc
+from pathlib import Path
 
+from graphanon import datasets
+from graphanon.datasets.catalog import names
 from graphanon.errors import GraphanonError, ParameterError
+from graphanon.metrics.evaluate import evaluate_release
+from graphanon.privacy.registry import build_model
+from graphanon.readwrite.formats import read_any
 from graphanon.study._run import method_declarations, run_method
+from graphanon.taxonomy.tree import Taxonomy, read_taxonomy
 
 __all__ = ["ATTACKED_KINDS", "METRIC_COLUMNS", "PeakMemory", "execute_run", "load_dataset", "load_taxonomy"]
 
@@ -29,12 +36,6 @@ ATTACKED_KINDS = ("global_recoding", "nonreciprocal")
 @functools.lru_cache(maxsize=8)
 def load_dataset(source: str):
     """A bundled dataset by name, or a data file (format told by its ending); cached per process."""
-    from pathlib import Path
-
-    from graphanon import datasets
-    from graphanon.datasets.catalog import names
-    from graphanon.readwrite.formats import read_any
-
     if not Path(source).exists() and source in names():
         return datasets.load(source)
     if not Path(source).exists():
@@ -45,12 +46,6 @@ def load_dataset(source: str):
 @functools.lru_cache(maxsize=8)
 def load_taxonomy(spec: str, source: str):
     """The taxonomy ``spec`` (``balanced:FANOUT[:SEED]``, a file, a bundled name) over dataset ``source``."""
-    from pathlib import Path
-
-    from graphanon import datasets
-    from graphanon.datasets.catalog import names
-    from graphanon.taxonomy.tree import Taxonomy, read_taxonomy
-
     data = load_dataset(source)
     if spec.startswith("balanced"):
         parts = spec.split(":")
@@ -176,9 +171,6 @@ def execute_run(run) -> dict:
 
 
 def _measure(run) -> dict:
-    from graphanon.metrics.evaluate import evaluate_release
-    from graphanon.privacy.registry import build_model
-
     decl = method_declarations(run.method)
     data = load_dataset(run.dataset)
     tax = None if run.taxonomy is None else load_taxonomy(run.taxonomy, run.dataset)

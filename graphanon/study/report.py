@@ -14,6 +14,7 @@ import html
 import io
 import platform
 from datetime import datetime, timezone
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from graphanon.readwrite.files import atomic_write
@@ -127,8 +128,6 @@ def _table_html(table) -> str:
 
 
 def _versions() -> dict:
-    from importlib.metadata import PackageNotFoundError, version
-
     out = {"python": platform.python_version()}
     for name in ("graphanon", "numpy", "scipy", "pandas", "numba", "matplotlib", "networkx"):
         try:
