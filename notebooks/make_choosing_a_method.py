@@ -53,6 +53,8 @@ code("""
 from graphanon.viz import draw_pareto, draw_privacy_vs_k
 
 draw_privacy_vs_k(table);
+""")
+code("""
 draw_pareto(table, "ncp");
 """)
 md("""
