@@ -18,6 +18,7 @@ from graphanon.viz.nonreciprocal import (
     draw_closed_walk,
     draw_generalization_graph,
 )
+from graphanon.viz.study import draw_pareto, draw_privacy_vs_k, draw_time_vs_k, draw_utility_vs_k
 from graphanon.viz.swapping import draw_swap_graph, draw_swap_pair
 from graphanon.viz.taxonomy import draw_taxonomy, tree_layout
 
@@ -68,11 +69,15 @@ __all__ = [
     "draw_generalization_graph",
     "draw_group_lcg",
     "draw_merge_forest",
+    "draw_pareto",
+    "draw_privacy_vs_k",
     "draw_similarity_neighborhood",
     "draw_swap_graph",
     "draw_swap_pair",
     "draw_taxonomy",
     "draw_taxonomy_cut",
+    "draw_time_vs_k",
+    "draw_utility_vs_k",
     "save_figure",
     "tree_layout",
 ]
