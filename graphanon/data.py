@@ -350,9 +350,9 @@ def from_iterable(
         Naming the record: a string given as a record, a label that is neither
         text nor an integer, an item outside the given vocabulary.
 
-    Complexity
-    ----------
-    O(total items) Python steps.
+    Notes
+    -----
+    Complexity: O(total items) Python steps.
 
     Examples
     --------

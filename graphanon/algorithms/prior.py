@@ -322,9 +322,9 @@ def coarsened_cut(data, priors, *, taxonomy, cut, suppressed=(), k: int | None =
         whole, and a merged node covering a suppressed one is suppressed.
         :func:`graphanon.algorithms.hierarchy.cut.recode_to_priors` builds the release.
 
-    Complexity
-    ----------
-    Each round O(items x depth) for the lowest common ancestors; the cut
+    Notes
+    -----
+    Complexity: each round O(items x depth) for the lowest common ancestors; the cut
     only moves up, so at most the taxonomy's height times its nodes rounds.
 
     Examples

@@ -366,9 +366,9 @@ def anonymize_partswap(data, *, categories: ItemGroups, visit: str = "random", s
         the swapped record pairs (original indices, memory only),
         ``pair_similarity`` their Jaccard similarity; ``link`` is private.
 
-    Complexity
-    ----------
-    O(occurrences) for the weights and the exchange, plus the partner search
+    Notes
+    -----
+    Complexity: O(occurrences) for the weights and the exchange, plus the partner search
     of :func:`~graphanon.graphs.least_similar.least_similar_matching`.
 
     Examples
@@ -427,9 +427,9 @@ def anonymize_randswap(data, *, rng=None, unsafe_secret_seed: int | None = None,
     PerturbedRelease
         ``moves="random-swap"``.
 
-    Complexity
-    ----------
-    O(occurrences log occurrences) (one sort of random keys).
+    Notes
+    -----
+    Complexity: O(occurrences log occurrences) (one sort of random keys).
 
     Examples
     --------

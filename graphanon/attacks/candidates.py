@@ -178,9 +178,9 @@ def candidate_sets(original, release) -> CandidateSets:
     -------
     CandidateSets
 
-    Complexity
-    ----------
-    Global recoding: O(occurrences + n log n). Nonreciprocal: that of
+    Notes
+    -----
+    Complexity: global recoding: O(occurrences + n log n). Nonreciprocal: that of
     :func:`~graphanon.privacy.nonreciprocal.nonreciprocal_matches`
     (blocked sparse products, O(n^2) cells).
     """

@@ -149,9 +149,9 @@ def row_linkage(
         ``min_candidates``, ``truth_outside`` (share of targets whose true row
         is not among their candidates: a malformed release).
 
-    Complexity
-    ----------
-    That of :func:`candidate_sets`, then O(targets log n).
+    Notes
+    -----
+    Complexity: that of :func:`candidate_sets`, then O(targets log n).
 
     Examples
     --------

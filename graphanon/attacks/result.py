@@ -48,9 +48,9 @@ def chernoff_margin(n: int, p: float, confidence: float = 0.999) -> float:
     float
         The margin, ``0 <= t <= 1 - p``.
 
-    Complexity
-    ----------
-    O(60) scalar evaluations.
+    Notes
+    -----
+    Complexity: O(60) scalar evaluations.
 
     Examples
     --------

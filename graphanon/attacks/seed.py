@@ -116,9 +116,9 @@ def seed_recovery(
         (success of each re-run used), ``tried``,
         ``chance_of_exact_reproduction``.
 
-    Complexity
-    ----------
-    ``len(seeds) + (draws - 1) * recognized`` anonymizer runs, O(n log n)
+    Notes
+    -----
+    Complexity: ``len(seeds) + (draws - 1) * recognized`` anonymizer runs, O(n log n)
     each to compare, plus :func:`candidate_sets` once.
 
     Examples

@@ -168,9 +168,9 @@ def partner_tendency(
         one-to-one link), ``candidates_mean``, ``received_nothing`` (share of
         (target, candidate) pairs whose row adds no item), ``targets_with_partner``.
 
-    Complexity
-    ----------
-    Per block of ``b`` targets: sparse products with the published rows for
+    Notes
+    -----
+    Complexity: per block of ``b`` targets: sparse products with the published rows for
     the scores and, per category, the received counts; O(b x rows) memory.
 
     Examples

@@ -146,9 +146,9 @@ def pair_supports(X, *, dense: bool | None = None):
     ndarray or csr_array of int32, shape (n_items, n_items)
         (int64 from 2^31 records on.)
 
-    Complexity
-    ----------
-    O(sum over records of len(record)^2). Up to 4096 items the pairs of each
+    Notes
+    -----
+    Complexity: O(sum over records of len(record)^2). Up to 4096 items the pairs of each
     record are encoded ``a * n_items + b`` and counted with ``np.bincount``
     (records grouped by length, blocks of 2^23 codes): memory
     ``8 * n_items^2`` bytes plus one block. Beyond, scipy's sparse product.
@@ -356,9 +356,9 @@ def minimal_infrequent_itemsets(
         Itemsets with support >= k per size (the Apriori frontier; with
         ``prune``, only those with no flagged subset).
 
-    Complexity
-    ----------
-    Level ``l`` costs one sparse product whose work is the sum over records
+    Notes
+    -----
+    Complexity: level ``l`` costs one sparse product whose work is the sum over records
     of (frequent (l-1)-itemsets in the record) x (record length), plus
     sorting the candidate supports: the projected-database cost of Apriori,
     without Python loops over records.

@@ -59,9 +59,9 @@ def check_name(name: str) -> None:
 def list_datasets() -> list[dict]:
     """Name, description, extras, records, items and mean record length of every bundled dataset.
 
-    Complexity
-    ----------
-    O(size of the worked examples); the real datasets are not read.
+    Notes
+    -----
+    Complexity: O(size of the worked examples); the real datasets are not read.
     """
     out = []
     for name in names():

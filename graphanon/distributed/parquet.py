@@ -23,9 +23,9 @@ matrix ``read_parquet(path).matrix`` (same records, same order, same item
 columns). The workers read ``path`` themselves: on a cluster it must be a
 path every worker can open (a shared file system).
 
-Complexity
-----------
-Two reads of the ``tid`` and ``item`` columns on the workers (one for the scan,
+Notes
+-----
+Complexity: two reads of the ``tid`` and ``item`` columns on the workers (one for the scan,
 one for the build), Arrow kernels per row group; the client holds the
 vocabulary and one summary per row group; one worker holds the set of
 transaction ids for the contiguity check.

@@ -81,9 +81,9 @@ def map_ordered(
     ParameterError
         On ``n_jobs`` or ``in_flight`` below 1.
 
-    Complexity
-    ----------
-    The tasks' own cost, plus one submission and one result transfer per
+    Notes
+    -----
+    Complexity: the tasks' own cost, plus one submission and one result transfer per
     task on a client or pool.
 
     Examples

@@ -37,9 +37,9 @@ class SuppressionEnumerationTree:
     costs : mapping, optional
         Suppression cost ``O(x) * IL_S(x)`` of each cut node.
 
-    Complexity
-    ----------
-    Validity of a node is O(threats of its last item x threat size);
+    Notes
+    -----
+    Complexity: validity of a node is O(threats of its last item x threat size);
     :meth:`greedy_path` is O(|cut| * (|cut| + threat incidences)) at worst.
 
     Examples

@@ -202,9 +202,9 @@ def ring_graph(order, k: int, record_ids: Sequence[Hashable] | None = None) -> G
     -------
     GeneralizationGraph
 
-    Complexity
-    ----------
-    O(n k).
+    Notes
+    -----
+    Complexity: O(n k).
 
     Examples
     --------

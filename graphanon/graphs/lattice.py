@@ -48,9 +48,9 @@ class CutLattice:
     costs : dict
         Cut (tuple) -> anonymization cost, for the cuts a search evaluated.
 
-    Complexity
-    ----------
-    ``children(cut)`` and ``parents(cut)`` are O(|cut| * fan-out);
+    Notes
+    -----
+    Complexity: ``children(cut)`` and ``parents(cut)`` are O(|cut| * fan-out);
     ``to_networkx`` is bounded by ``max_nodes``.
 
     Examples

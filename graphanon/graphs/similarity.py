@@ -65,9 +65,9 @@ def jaccard_to(X, i: int, others) -> np.ndarray:
     ndarray of float
         ``|x_i & x_j| / |x_i | x_j|``, 0 when both records are empty.
 
-    Complexity
-    ----------
-    O(|others| * average record length).
+    Notes
+    -----
+    Complexity: O(|others| * average record length).
 
     Examples
     --------
@@ -262,9 +262,9 @@ class RecordSimilarityGraph:
         RecordSimilarityGraph
             Symmetric when ``rows`` is None.
 
-        Complexity
-        ----------
-        O(sum over items of support^2) time for the sparse products, in blocks
+        Notes
+        -----
+        Complexity: O(sum over items of support^2) time for the sparse products, in blocks
         of at most a few million intersections; memory O(edges kept).
         """
         if not 0.0 <= float(min_similarity) < 1.0:
@@ -297,9 +297,9 @@ class RecordSimilarityGraph:
             Row ``i`` holds at most ``k`` neighbours (fewer when fewer records
             share an item with ``i``); not symmetric.
 
-        Complexity
-        ----------
-        As :meth:`overlap`, plus a per-row top-k selection in O(candidates * k);
+        Notes
+        -----
+        Complexity: as :meth:`overlap`, plus a per-row top-k selection in O(candidates * k);
         memory O(n k) besides one block of candidates.
         """
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:

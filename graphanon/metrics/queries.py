@@ -133,9 +133,9 @@ def generate_workload(
         When ``q`` exceeds the candidate items, ``draw`` is unknown or no
         non-zero query is found.
 
-    Complexity
-    ----------
-    O(n_queries * (q + tries) * n / 64) with vertical bitmaps.
+    Notes
+    -----
+    Complexity: O(n_queries * (q + tries) * n / 64) with vertical bitmaps.
 
     Examples
     --------

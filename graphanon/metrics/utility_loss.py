@@ -153,9 +153,9 @@ def ul(
     -------
     ULReport
 
-    Complexity
-    ----------
-    O(published items + suppressed items) after one pass over the published
+    Notes
+    -----
+    Complexity: O(published items + suppressed items) after one pass over the published
     records for supports.
 
     Examples

@@ -38,9 +38,9 @@ class CandidateIndex:
     live : ndarray of int
         The classes that can match (no unknown item), in increasing order.
 
-    Complexity
-    ----------
-    O(nnz log nnz) time (one sort of the pair keys), O(nnz) memory.
+    Notes
+    -----
+    Complexity: O(nnz log nnz) time (one sort of the pair keys), O(nnz) memory.
     """
 
     def __init__(self, X: sp.csr_array, live: np.ndarray) -> None:

@@ -97,9 +97,9 @@ def recoding_mismatches(original, release, *, max_examples: int = 10) -> tuple[i
         and some of its original ``records``, by the ids the auditor holds)
         or has too many (with some ``published_records``, by pseudonym).
 
-    Complexity
-    ----------
-    O(occurrences + n log n): one sparse product, a vectorized row hash, a sort.
+    Notes
+    -----
+    Complexity: O(occurrences + n log n): one sparse product, a vectorized row hash, a sort.
 
     Examples
     --------

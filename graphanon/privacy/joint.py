@@ -534,9 +534,9 @@ def joint_label_sets(original, releases: Sequence, *, exact: bool = False, progr
     -------
     JointLabelSets
 
-    Complexity
-    ----------
-    Per propagation round one max-flow and one strongly-connected-components
+    Notes
+    -----
+    Complexity: per propagation round one max-flow and one strongly-connected-components
     pass per release on the class graph; the exact search adds up to one
     search per (record, label) pair not yet confirmed by an earlier world.
 

@@ -114,9 +114,9 @@ def class_assignment(record_size, row_size, edge_record, edge_row) -> Assignment
     -------
     Assignment
 
-    Complexity
-    ----------
-    One push-relabel max-flow on ``classes + 2`` nodes and ``classes + edges`` arcs.
+    Notes
+    -----
+    Complexity: one push-relabel max-flow on ``classes + 2`` nodes and ``classes + edges`` arcs.
 
     Examples
     --------

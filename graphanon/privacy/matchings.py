@@ -128,9 +128,9 @@ def k_factor_flow(left_size, right_size, ea, eb, k: int) -> FlowResult:
     -------
     FlowResult
 
-    Complexity
-    ----------
-    One push-relabel max-flow on ``na + nb + 2`` nodes and ``na + nb + E`` arcs.
+    Notes
+    -----
+    Complexity: one push-relabel max-flow on ``na + nb + 2`` nodes and ``na + nb + E`` arcs.
 
     Examples
     --------
@@ -222,9 +222,9 @@ def viable_edges(
     ndarray of bool (n_edges,)
         All False when the graph has no perfect matching.
 
-    Complexity
-    ----------
-    One max-flow (unless given) and one strongly-connected-components pass.
+    Notes
+    -----
+    Complexity: one max-flow (unless given) and one strongly-connected-components pass.
 
     Examples
     --------

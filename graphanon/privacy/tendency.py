@@ -81,9 +81,9 @@ def heaviest_categories(X, codes: np.ndarray, n_categories: int) -> np.ndarray:
     -------
     ndarray of int64, shape (n,)
 
-    Complexity
-    ----------
-    O(nnz log nnz) (one sort of (row, category) keys).
+    Notes
+    -----
+    Complexity: O(nnz log nnz) (one sort of (row, category) keys).
 
     Examples
     --------

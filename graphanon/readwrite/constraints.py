@@ -76,9 +76,9 @@ def parse_constraints(text: str, source: str = "<text>", data=None, *, delimiter
         Naming the source, line and item (an unknown item, an empty item, a
         broken quote).
 
-    Complexity
-    ----------
-    O(length of the text).
+    Notes
+    -----
+    Complexity: O(length of the text).
 
     Examples
     --------
@@ -136,9 +136,9 @@ def read_constraints(path: str | os.PathLike, data=None) -> list[list]:
         When the file is missing, unreadable, not UTF-8 or malformed (names
         the file, line and item).
 
-    Complexity
-    ----------
-    O(size of the file).
+    Notes
+    -----
+    Complexity: O(size of the file).
 
     Examples
     --------

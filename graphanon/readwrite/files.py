@@ -134,9 +134,9 @@ def check_output(
     OutputError
         Naming the output and what to pass instead.
 
-    Complexity
-    ----------
-    O(number of inputs) file-system lookups.
+    Notes
+    -----
+    Complexity: O(number of inputs) file-system lookups.
 
     Examples
     --------

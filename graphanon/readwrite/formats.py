@@ -121,9 +121,9 @@ def read_fimi(path: str | os.PathLike, *, name: str | None = None):
         Naming the line and token when an item is not a non-negative integer,
         or when the file is empty.
 
-    Complexity
-    ----------
-    O(N log N) for N item occurrences, vectorized after tokenizing.
+    Notes
+    -----
+    Complexity: O(N log N) for N item occurrences, vectorized after tokenizing.
 
     Examples
     --------

@@ -135,9 +135,9 @@ def read_long_csv(
         delimiter the header seems to use), a row with too few fields, an
         empty transaction id, conflicting labels.
 
-    Complexity
-    ----------
-    O(rows), one Python step per row.
+    Notes
+    -----
+    Complexity: O(rows), one Python step per row.
 
     Examples
     --------
@@ -251,9 +251,9 @@ def read_basket(
         For an empty file, an unterminated quote (naming the line) or an
         ambiguous separator.
 
-    Complexity
-    ----------
-    O(characters in the file).
+    Notes
+    -----
+    Complexity: O(characters in the file).
 
     Examples
     --------

@@ -184,9 +184,9 @@ class NonreciprocalRelease(Release):
         """Expected number of records holding all of ``include`` and none of ``exclude``,
         each published record's possible worlds being equally likely.
 
-        Complexity
-        ----------
-        O(n (|include| + |exclude|)) after an O(m_max^2) binomial table.
+        Notes
+        -----
+        Complexity: O(n (|include| + |exclude|)) after an O(m_max^2) binomial table.
         """
         return float(self.world_probabilities(include, exclude).sum())
 

@@ -302,9 +302,9 @@ def publish_split(data, release: PerturbedRelease, owner, *, unsafe_secret_seed:
     rows are shuffled by the secret generator, the data fingerprint attached,
     and ``release.link`` set to a private :class:`SplitLink`.
 
-    Complexity
-    ----------
-    O(rows + occurrences) plus the fingerprint.
+    Notes
+    -----
+    Complexity: O(rows + occurrences) plus the fingerprint.
     """
     owner = np.asarray(owner, dtype=np.int64)
     if len(owner) != release.n_records:

@@ -70,9 +70,9 @@ def publish(
     Release
         ``release`` itself, rows shuffled, with ``fingerprint`` and ``link`` set.
 
-    Complexity
-    ----------
-    O(n + occurrences) for the shuffle, plus the fingerprint
+    Notes
+    -----
+    Complexity: O(n + occurrences) for the shuffle, plus the fingerprint
     (O(occurrences + n log n)).
     """
     if secret is not None and unsafe_secret_seed is not None:

@@ -66,9 +66,9 @@ def random_categories(items: Sequence[Hashable], n_categories: int, *, rng=0) ->
     ItemGroups
         Categories named ``"g1" .. "gN"``; sizes ``floor(d/N)`` or ``ceil(d/N)``.
 
-    Complexity
-    ----------
-    O(d) for d items.
+    Notes
+    -----
+    Complexity: O(d) for d items.
 
     References
     ----------

@@ -157,9 +157,9 @@ def pgen(data, k: int) -> list[tuple]:
     list of tuples of item labels
         In decreasing size, ties in order of first occurrence.
 
-    Complexity
-    ----------
-    Deduplication by sorting per-record hash keys (vectorized), then one
+    Notes
+    -----
+    Complexity: deduplication by sorting per-record hash keys (vectorized), then one
     bitmap support per distinct record of multiplicity < k, batched by size:
     O(sum |T| * n / 64) word operations, no pairwise record loop.
 

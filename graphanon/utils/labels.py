@@ -56,9 +56,9 @@ def as_label(value: Hashable, what: str = "item") -> str:
     DataFormatError
         For a value that is neither text nor an integer, or the empty string.
 
-    Complexity
-    ----------
-    O(length of the label).
+    Notes
+    -----
+    Complexity: O(length of the label).
 
     Examples
     --------

@@ -261,9 +261,9 @@ def anonymize_coat(
         For bad ``k``, ``s``, constraints naming unknown items, or utility
         constraints that do not partition the items.
 
-    Complexity
-    ----------
-    Each merge costs O(n / 64 + L + G): the co-supports of the item being
+    Notes
+    -----
+    Complexity: each merge costs O(n / 64 + L + G): the co-supports of the item being
     merged are counted on its records (total length ``L``), then one pass over
     the ``G`` live published items of its block (with weight 1 only the first
     candidate of least union per merged size is scored, see

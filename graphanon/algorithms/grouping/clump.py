@@ -28,9 +28,9 @@ Design choices the paper leaves open (its text breaks off before them)
   group of least ``Delta GGD`` among its graph neighbours' groups (all groups
   if none), as in k-member.
 
-Complexity
-----------
-The similarity graph (sparse products, see ``RecordSimilarityGraph.knn``),
+Notes
+-----
+Complexity: the similarity graph (sparse products, see ``RecordSimilarityGraph.knn``),
 then O(n/k * k * C * L) for the greedy, with ``C <= k * neighbors``
 candidates per step and ``L`` the length of a record's node-count row
 (items times taxonomy height).
@@ -134,9 +134,9 @@ def anonymize_clump(
     TaxonomyError
         Items that are not leaves of the taxonomy.
 
-    Complexity
-    ----------
-    See the module notes.
+    Notes
+    -----
+    Complexity: see the module notes.
 
     Examples
     --------

@@ -23,9 +23,9 @@ standing for a non-empty set of the record's items (``reading="some"``: no
 item is suppressed, except in records published empty, see
 :func:`_empty_records`).
 
-Complexity
-----------
-O(sum over partitions of their occurrences + records log records); every
+Notes
+-----
+Complexity: O(sum over partitions of their occurrences + records log records); every
 occurrence is visited once per level of the recursion it passes through.
 
 References
@@ -156,9 +156,9 @@ def anonymize_partition(
         ``ggd_lcg`` (total GGD of the groups had they been published as
         their LCG, to compare groupings with Clump). ``release.trace`` is a :class:`GroupingTrace`.
 
-    Complexity
-    ----------
-    See the module notes.
+    Notes
+    -----
+    Complexity: see the module notes.
 
     Examples
     --------

@@ -13,9 +13,9 @@ taxonomy's preorder position:
   that contain some leaf under ``x``. The support of any generalized itemset
   of pairwise unrelated nodes is read from it directly, for every cut at once.
 
-Complexity
-----------
-Building the index is O(nodes + items * height); the extended matrix costs
+Notes
+-----
+Complexity: building the index is O(nodes + items * height); the extended matrix costs
 O(occurrences * (height + 1)) time and memory (one sparse product).
 
 References

@@ -127,9 +127,9 @@ def anonymize_aa(
     ParameterError, TaxonomyError
         For k outside [1, records], m < 1, or items missing from the taxonomy.
 
-    Complexity
-    ----------
-    Each recount is one level-wise search of size <= i over the current cut's
+    Notes
+    -----
+    Complexity: each recount is one level-wise search of size <= i over the current cut's
     columns of the extended matrix (projected-database cost of Apriori). The
     sweep over its ``V`` violations is vectorized: a violation is re-mapped
     and re-counted (O(i * n / 64) bitmap words, distinct sets once) only when

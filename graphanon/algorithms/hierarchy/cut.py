@@ -100,9 +100,9 @@ def cut_recoding(
         the suppressed nodes), in memory only: a saved release names no
         suppressed node, ``params["n_suppressed_nodes"]`` counts them.
 
-    Complexity
-    ----------
-    O(nodes + occurrences).
+    Notes
+    -----
+    Complexity: O(nodes + occurrences).
 
     Examples
     --------
@@ -180,9 +180,9 @@ def anonymize_cut(
         ``release.trace`` a :class:`HierarchyTrace` (the full cut and the
         suppressed nodes).
 
-    Complexity
-    ----------
-    O(taxonomy nodes + occurrences).
+    Notes
+    -----
+    Complexity: O(taxonomy nodes + occurrences).
 
     Examples
     --------

@@ -167,9 +167,9 @@ def anonymize_hghs(
         When threat mining would exceed the memory budget (bound ``m`` or
         use :func:`anonymize_mhghs`).
 
-    Complexity
-    ----------
-    Threat mining: one level-wise search over the records x nodes extended
+    Notes
+    -----
+    Complexity: threat mining: one level-wise search over the records x nodes extended
     matrix (about ``height + 1`` times the occurrences), up to size m - for
     large m this is the bottleneck the paper answers with mHgHs. Memory
     grows with the frequent itemsets of the extended matrix, exponentially
@@ -254,9 +254,9 @@ def anonymize_mhghs(
         As in :func:`anonymize_hghs`; ``release.trace.search.rounds`` has one
         :class:`SearchRound` per round and ``params["rounds"]`` a summary.
 
-    Complexity
-    ----------
-    Round i: threat mining of size <= i on ``records x (nodes above the
+    Notes
+    -----
+    Complexity: round i: threat mining of size <= i on ``records x (nodes above the
     previous cut)``, plus the HgHs walk (see :func:`anonymize_hghs`): round 1
     (single-node threats) O(|Cut|) numpy work per move, later rounds the
     compiled exact child-cut changes over the near threats. Memory: the

@@ -117,9 +117,9 @@ def mm_greedy(moles: np.ndarray, occ: np.ndarray) -> list[int]:
         mole (an item that never occurs scores infinity; ties: the smallest
         item id), then retires every mole holding it.
 
-    Complexity
-    ----------
-    One O(items) argmax per suppressed item, and each mole is retired once:
+    Notes
+    -----
+    Complexity: one O(items) argmax per suppressed item, and each mole is retired once:
     O(suppressed * items + sum of mole sizes), vectorized per step.
 
     Examples
@@ -173,9 +173,9 @@ def minimal_moles(X, *, k: int, p: int | None, h: float, private: np.ndarray) ->
         support moles level by level (lexicographic within a level), then
         the confidence moles in lexicographic order.
 
-    Complexity
-    ----------
-    One level-wise search over the public columns
+    Notes
+    -----
+    Complexity: one level-wise search over the public columns
     (:func:`~graphanon.counting.support.minimal_infrequent_itemsets`) that also
     counts, per level, every (frequent public itemset, private item) pair in
     one sparse product ``P.T @ X[:, private]`` (work: the sum over records of
@@ -261,9 +261,9 @@ def anonymize_mm(
         For k outside [1, records], m < 1, h outside (0, 1] or private items
         not in the data.
 
-    Complexity
-    ----------
-    Mole mining (see :func:`minimal_moles`) plus the greedy
+    Notes
+    -----
+    Complexity: mole mining (see :func:`minimal_moles`) plus the greedy
     (:func:`mm_greedy`): O(suppressed * items + sum of mole sizes).
 
     Examples

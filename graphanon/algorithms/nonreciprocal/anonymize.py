@@ -334,9 +334,9 @@ def anonymize_nonreciprocal(
         (private: a seed does not reproduce them). Which assignment was
         published is only in ``release.link``.
 
-    Complexity
-    ----------
-    Gray order O(n d log n); Gray-TSP adds ``n / min_segment`` OR-Tools runs
+    Notes
+    -----
+    Complexity: gray order O(n d log n); Gray-TSP adds ``n / min_segment`` OR-Tools runs
     of at most ``tsp_time_limit`` seconds; ring + extraction O(n k) walk
     steps in practice (quadratic worst case); bit voting O(n k avg|r|). With
     ``l`` and ``l_method="flow"`` add three min-cost flows on O(2 window n + l n) arcs (window 128)

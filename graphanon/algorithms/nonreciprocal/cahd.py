@@ -211,9 +211,9 @@ def anonymize_cahd(
         When the labels cannot fill groups of ``max(k, l)`` distinct labels
         (the message gives the largest feasible value).
 
-    Complexity
-    ----------
-    That of :func:`graphanon.algorithms.nonreciprocal.cahd_groups.cahd_groups` plus O(sum of squared
+    Notes
+    -----
+    Complexity: that of :func:`graphanon.algorithms.nonreciprocal.cahd_groups.cahd_groups` plus O(sum of squared
     group sizes) for the publication.
 
     Examples

@@ -161,9 +161,7 @@ def cahd_groups(
       left), then the rest (``r`` records) are dealt into ``r // l`` groups in
       decreasing label frequency, so no group is larger than ``2 l - 1``.
 
-    Complexity
-    ----------
-    O(n * alpha * l * b / 64) for the candidate lists and similarities in the
+    Complexity: O(n * alpha * l * b / 64) for the candidate lists and similarities in the
     typical case, plus a pass per restart and O(r^2 * b / 64) for the ``r``
     records the windows leave; O(n * b / 8) memory.
 

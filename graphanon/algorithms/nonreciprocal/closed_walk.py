@@ -175,9 +175,9 @@ def closed_walk_trace(graph: GeneralizationGraph, *, rng=None, max_events: int =
         closing at ``x`` is dropped; ``("close", walk, start, length)`` when a
         cycle of ``length`` matchings is committed.
 
-    Complexity
-    ----------
-    That of one round of :func:`extract_assignments` (records are not
+    Notes
+    -----
+    Complexity: that of one round of :func:`extract_assignments` (records are not
     relabelled here, so the events use the graph's own record indices).
     """
     rng = check_random_state(rng)

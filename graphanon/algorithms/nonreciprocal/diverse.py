@@ -167,9 +167,7 @@ def greedy_diverse_assignments(
     unvisited records). Those rounds cost utility;
     ``stats["fallback_rounds"]`` lists them.
 
-    Complexity
-    ----------
-    ``flow``: per solve, O(n (window + l) w) for the arc costs (``w``
+    Complexity: ``flow``: per solve, O(n (window + l) w) for the arc costs (``w``
     64-bit words per bitmap) and OR-Tools' cost-scaling min-cost flow on
     O(n (window + l)) arcs, O(n^2 (window + l) log(n C)) in the worst case
     and seconds in practice (docs/performance_nonreciprocal.md); O(n l d)

@@ -137,9 +137,7 @@ def extract_assignments(
     among preferred edges either way); backtracking draws its random edge
     order lazily (Fisher-Yates, one draw per tried edge).
 
-    Complexity
-    ----------
-    Let ``c <= k`` be the number of unused edges of the current record.
+    Complexity: let ``c <= k`` be the number of unused edges of the current record.
     Closed walk: a step costs O(1) when a proposal is accepted and O(c) when
     the record's unused edges are scanned (every preferred next hop is then
     visited or rare); backtracking: O(1) per tried edge and per backtrack.

@@ -120,9 +120,9 @@ def segment_breakpoints(
     ParameterError
         Bad lengths, a bad order, or (``strict=True``) an infeasible partition.
 
-    Complexity
-    ----------
-    O(n * (max_len - min_len + 1)) time, vectorized in blocks of ``min_len``
+    Notes
+    -----
+    Complexity: O(n * (max_len - min_len + 1)) time, vectorized in blocks of ``min_len``
     positions; O(n) memory.
 
     Examples

@@ -238,9 +238,7 @@ def gray_tsp_details(
     orders (what :func:`~graphanon.algorithms.nonreciprocal.anonymize_nonreciprocal`
     does when given a seed).
 
-    Complexity
-    ----------
-    O(n log n * b / 64) for the Gray order, O(n * (M - m)) for the DP,
+    Complexity: O(n log n * b / 64) for the Gray order, O(n * (M - m)) for the DP,
     O(n * M * b / 64) for the distance matrices, plus at most
     ``time_limit`` per segment (about ``n / M`` segments), or
     ``step_limit`` search steps per segment.
