@@ -411,12 +411,21 @@ def from_dataframe(
     error, because ``250.0`` has no obvious text form: convert the column to
     ``str`` first (missing values are skipped).
 
+    In long format the item cells follow the rule of
+    :func:`graphanon.readwrite.long_csv.read_long_csv`: text is stripped of
+    surrounding white space, and a missing (None, NaN) or blank cell adds no
+    item, so a record with only such rows is an empty record (a CSV row
+    ``tid,`` is the same record).
+
     Examples
     --------
     >>> import pandas as pd
     >>> df = pd.DataFrame({"tid": [1, 1, 2], "item": ["a", "b", "a"]})
     >>> from_dataframe(df).n_records
     2
+    >>> data = from_dataframe(pd.DataFrame({"tid": [1, 1, 2], "item": [" a ", "b", ""]}))
+    >>> data.items, data.n_records, sorted(data.record(1))
+    (('a', 'b'), 2, [])
     """
     if items_column is not None:
         if items_column not in df.columns:
@@ -443,7 +452,9 @@ def from_dataframe(
     labels: dict = {}
     for pos, (t, it) in enumerate(zip(df[tid], df[item])):
         rec = records.setdefault(t, [])
-        if it is not None and not (isinstance(it, float) and np.isnan(it)):
+        if isinstance(it, str):
+            it = it.strip()
+        if it is not None and it != "" and not (isinstance(it, float) and np.isnan(it)):
             rec.append(it)
         if label:
             lab = df[label].iloc[pos]

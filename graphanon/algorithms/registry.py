@@ -166,6 +166,19 @@ class RunOptions:
             flags = ", ".join(OPTION_FLAGS[name] for name in extra)
             raise ParameterError(f"{flags}: {why}; drop {'it' if len(extra) == 1 else 'them'}")
 
+    def require_labels(self, data, what: str) -> None:
+        """Raise, in the command line's words, when ``data`` has no sensitive labels.
+
+        ``what`` names the request that needs them (``"--param l=2"``). The
+        Python API says the same with ``labels=`` (see
+        :func:`graphanon.utils.validation.check_diversity_feasible`).
+        """
+        if getattr(data, "labels", None) is None:
+            raise ParameterError(
+                f"{what} (l-diversity) needs sensitive labels, and the input has none: give the data as long CSV "
+                "with --label COLUMN naming each record's sensitive label (see `graphanon anonymize --help`)"
+            )
+
     def values(self, params: tuple[Param, ...], *, combined: bool = False) -> dict[str, Any]:
         """The ``--param`` values converted by the declared ``params`` (their ``default`` when not
         given); names not declared are refused (:class:`ParameterError`).

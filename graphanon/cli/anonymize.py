@@ -65,7 +65,8 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
     check_output(output, input_, taxonomy, *prior_paths, *prior_link_paths, params=param_dict,
                  suffixes=RELEASE_SUFFIXES)
     if link_out is not None:
-        check_output(link_out, input_, taxonomy, *prior_paths, *prior_link_paths, params=param_dict)
+        check_output(link_out, input_, taxonomy, *prior_paths, *prior_link_paths, params=param_dict,
+                     option="--link-out")
     data, bundled = read_input(input_, fmt, sep, tid, item, label)
     priors = _read_priors(spec, data, prior_paths, prior_link_paths)
     if priors:

@@ -64,6 +64,7 @@ __all__ = [
     "read_basket",
     "read_fimi",
     "read_long_csv",
+    "refuse_graphanon_file",
     "write_basket",
     "write_fimi",
     "write_long_csv",
@@ -160,6 +161,52 @@ def guess_format(path: str | os.PathLike) -> str:
     return {".dat": "fimi", ".csv": "csv", ".tsv": "csv", ".parquet": "parquet", ".pq": "parquet"}.get(ext, "basket")
 
 
+# the "format" tag every file graphanon writes opens with: a release, a private link, a split link
+_GRAPHANON_TAG = re.compile(r'\A\s*\{\s*"format"\s*:\s*"(graphanon-[a-z-]+/\d+)"')
+
+
+def refuse_graphanon_file(text: str, source: str) -> None:
+    """Refuse a file graphanon wrote (a release or a private link) given as data.
+
+    Such a file is one JSON document; read as basket data it would be one
+    basket of thousands of "items" (and a memory estimate of gigabytes).
+    The file is recognized by the ``"format"`` tag it opens with.
+
+    Parameters
+    ----------
+    text : str
+        The file's text.
+    source : str
+        The file's name, for the message.
+
+    Raises
+    ------
+    DataFormatError
+        When ``text`` opens with a ``graphanon-...`` format tag.
+
+    Examples
+    --------
+    >>> refuse_graphanon_file('{"format": "graphanon-release/2", "kind": "global"}', "rel.json")
+    Traceback (most recent call last):
+    ...
+    graphanon.errors.DataFormatError: rel.json is a graphanon release file (graphanon-release/2), not data: give the original data as INPUT; a release is read by 'graphanon audit INPUT RELEASE' or graphanon.release.load_release
+    >>> refuse_graphanon_file("1 2 3\\n", "data.dat")
+    """
+    found = _GRAPHANON_TAG.match(text[:4096])
+    if found is None:
+        return
+    tag = found.group(1)
+    if tag.startswith("graphanon-release/"):
+        raise DataFormatError(
+            f"{source} is a graphanon release file ({tag}), not data: give the original data as INPUT; "
+            "a release is read by 'graphanon audit INPUT RELEASE' or graphanon.release.load_release"
+        )
+    raise DataFormatError(
+        f"{source} is a graphanon private link file ({tag}), not data: give the original data as INPUT; "
+        "a link is read by 'graphanon audit --link' or graphanon.release.load_link"
+    )
+
+
 def read_any(
     path: str | os.PathLike,
     fmt: str | None = None,
@@ -199,7 +246,9 @@ def read_any(
     Raises
     ------
     DataFormatError, ParameterError
-        An unknown format, a delimiter given for FIMI, or any reader error.
+        An unknown format, a delimiter given for FIMI, a file graphanon wrote
+        (a release or a private link, see :func:`refuse_graphanon_file`), or
+        any reader error.
 
     Examples
     --------
@@ -236,6 +285,7 @@ def read_any(
             f"as {fmt}, which has no labels: drop it, or give the data as {say_option(option_names, 'fmt', 'csv')}"
         )
     text = read_all(path)
+    refuse_graphanon_file(text, source)
     if fmt == "fimi":
         return parse_fimi(text, source, name, option_names=option_names)
     if fmt == "csv":

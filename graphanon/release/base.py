@@ -333,7 +333,14 @@ class Release(ABC):
 
     # -------------------------------------------------------------- shared
     def to_text(self, limit: int | None = None) -> str:
-        """One line per published row: ``pseudonym: published record``."""
+        """One line per published row: ``pseudonym: published record``.
+
+        Items are separated by spaces; a label holding white space, a comma,
+        a bracket or a double quote is printed in double quotes (inner quotes
+        doubled, as in CSV), and a merged item lists its members as
+        ``(a,"b, c")`` (:func:`graphanon.utils.labels.display_published`). The
+        saved file is not affected: it holds labels as JSON strings.
+        """
         n = self.n_records if limit is None else min(limit, self.n_records)
         lines = [f"p{i + 1}: {self.render_record(i)}" for i in range(n)]
         if n < self.n_records:

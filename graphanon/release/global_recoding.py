@@ -16,6 +16,7 @@ from graphanon.release.base import Release, json_items, json_labels, match_digra
 from graphanon.utils.labels import (
     as_label,
     as_labels,
+    display_published,
     set_label,  # noqa: F401  (re-exported: its old home)
 )
 
@@ -232,8 +233,12 @@ class GlobalRecoding(Release):
         )
 
     def render_record(self, i: int) -> str:
+        """Text of published record ``i``: its items, quoted as :func:`display_published` says."""
         r = self.records
-        return " ".join(str(self.published_items[g].label) for g in r.indices[r.indptr[i] : r.indptr[i + 1]])
+        items = self.published_items
+        return " ".join(
+            display_published(items[g].label, items[g].members) for g in r.indices[r.indptr[i] : r.indptr[i + 1]]
+        )
 
     # ------------------------------------------------------------------ queries
     def estimate_count(self, include: Iterable[Hashable], exclude: Iterable[Hashable] = ()) -> float:

@@ -39,6 +39,7 @@ import scipy.sparse as sp
 
 from graphanon.errors import ParameterError, ReleaseFormatError
 from graphanon.release.base import Release, json_items, json_labels, match_digraph, permute_rows
+from graphanon.utils.labels import display_label
 
 __all__ = ["LocalRecoding", "PublishedNode", "local_recoding_from_counts", "records_fitting"]
 
@@ -131,10 +132,11 @@ class LocalRecoding(Release):
 
     # ------------------------------------------------------------------ views
     def render_record(self, i: int) -> str:
+        """Text of published record ``i``: its nodes, repeated by count, quoted as :func:`display_label` says."""
         r = self.records
         lo, hi = r.indptr[i], r.indptr[i + 1]
         return " ".join(
-            str(self.nodes[x].label) for x, c in zip(r.indices[lo:hi], r.data[lo:hi]) for _ in range(int(c))
+            display_label(self.nodes[x].label) for x, c in zip(r.indices[lo:hi], r.data[lo:hi]) for _ in range(int(c))
         )
 
     def group_ids(self) -> np.ndarray:

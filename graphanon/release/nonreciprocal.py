@@ -34,7 +34,7 @@ from graphanon.release.bit_voting import (
     match_possible_worlds,
     possible_world_counts,
 )
-from graphanon.utils.labels import as_labels
+from graphanon.utils.labels import as_labels, display_label
 
 __all__ = ["NonreciprocalRelease", "bit_vote", "possible_world_counts"]
 
@@ -111,13 +111,17 @@ class NonreciprocalRelease(Release):
 
     # ------------------------------------------------------------------ protocol
     def render_record(self, i: int) -> str:
-        b = " ".join(str(self.items[j]) for j in self.base.indices[self.base.indptr[i] : self.base.indptr[i + 1]])
+        """Text of published row ``i``: base, distance, threshold (and label), quoted as :func:`display_label` says."""
+        b = " ".join(
+            display_label(self.items[j]) for j in self.base.indices[self.base.indptr[i] : self.base.indptr[i + 1]]
+        )
         d = " ".join(
-            str(self.items[j]) for j in self.distance.indices[self.distance.indptr[i] : self.distance.indptr[i + 1]]
+            display_label(self.items[j])
+            for j in self.distance.indices[self.distance.indptr[i] : self.distance.indptr[i + 1]]
         )
         text = f"{b or '{}'} | distance: {d or '{}'} | threshold {int(self.threshold[i])}"
         if self.labels is not None:
-            text += f" | label {self.labels[i]}"
+            text += f" | label {display_label(self.labels[i])}"
         return text
 
     def bitmap_strings(self, i: int) -> tuple[str, str]:

@@ -53,6 +53,7 @@ from graphanon.errors import ParameterError, ReleaseFormatError
 from graphanon.readwrite.files import atomic_write
 from graphanon.release.base import Release, json_label, match_digraph, read_json_file
 from graphanon.release.fingerprint import data_fingerprint, ordered_digest
+from graphanon.utils.labels import display_label
 from graphanon.utils.randomness import secret_generator
 
 __all__ = ["MOVES", "PerturbedRelease", "SplitLink", "load_split_link", "publish_split"]
@@ -161,8 +162,9 @@ class PerturbedRelease(Release):
         return out
 
     def render_record(self, i: int) -> str:
+        """Text of published row ``i``: its items, quoted as :func:`display_label` says."""
         r = self.records
-        return " ".join(str(self.items[j]) for j in r.indices[r.indptr[i] : r.indptr[i + 1]])
+        return " ".join(display_label(self.items[j]) for j in r.indices[r.indptr[i] : r.indptr[i + 1]])
 
     # ------------------------------------------------------------------ queries
     def estimate_count(self, include: Iterable[Hashable], exclude: Iterable[Hashable] = ()) -> float:

@@ -467,6 +467,8 @@ def _run(data, opts: RunOptions) -> NonreciprocalRelease:
         )
     if "l_method" in opts.params and "l" not in opts.params:
         raise ParameterError("--param l_method only applies with --param l=L (l-diversity)")
+    if values["l"] is not None:
+        opts.require_labels(data, f"--param l={values['l']}")
     if values.pop("diversity") != "distinct":
         raise ParameterError(
             "nr promises distinct l-diversity only: its l-regular graph gives every record l distinct labels, but "

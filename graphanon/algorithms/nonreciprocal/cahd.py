@@ -289,6 +289,7 @@ def _run(data, opts: RunOptions) -> NonreciprocalRelease:
     l = opts.k if values["l"] is None else values["l"]  # noqa: E741
     if l is None:
         raise ParameterError("algorithm 'cahd' needs --param l=L (or -k L)")
+    opts.require_labels(data, f"-a cahd --param l={l}" if values["l"] is not None else f"-a cahd -k {l}")
     return anonymize_cahd(
         data, l=l, k=opts.k, alpha=values["alpha"], diversity=values["diversity"], c=values["c"],
         unsafe_secret_seed=opts.unsafe_secret_seed,
