@@ -178,13 +178,16 @@ class TransactionData:
 
     @property
     def n_records(self) -> int:
+        """The number of records (rows)."""
         return self._matrix.shape[0]
 
     @property
     def n_items(self) -> int:
+        """The number of items (columns)."""
         return self._matrix.shape[1]
 
     def __len__(self) -> int:
+        """The number of records."""
         return self.n_records
 
     def _find(self, label: Hashable) -> int | None:
@@ -274,6 +277,7 @@ class TransactionData:
         )
 
     def __eq__(self, other: object) -> bool:
+        """Equal data: the same items, record ids, labels and records."""
         if not isinstance(other, TransactionData):
             return NotImplemented
         if self._items != other._items or self._record_ids != other._record_ids:
@@ -286,6 +290,7 @@ class TransactionData:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
+        """A short summary: name, records, items, labels."""
         name = f" {self.name!r}" if self.name else ""
         lab = ", labelled" if self._labels is not None else ""
         return (

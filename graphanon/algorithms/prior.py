@@ -103,6 +103,7 @@ class Prior:
 
     @property
     def private_link(self) -> ReleaseLink | None:
+        """The prior's private link: the one given, else the release's own."""
         return self.link if self.link is not None else getattr(self.release, "link", None)
 
 
@@ -269,8 +270,7 @@ def joint_item_classes(data, priors) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _km_violations(data, code: np.ndarray, k: int, m: int | None, what: str) -> tuple[int, str]:
-    """Violations of k^m by the recoding ``code`` (item -> published index, -1 suppressed), by support counting,
-    and their unit."""
+    """Violations of k^m by the recoding ``code`` (item -> published index, -1 suppressed), by support counting, and their unit."""
     R = generalize_matrix(data.matrix, code, int(code.max()) + 1 if len(code) and code.max() >= 0 else 0)
     longest = int(np.diff(R.indptr).max()) if R.shape[0] else 0
     if m is None or m >= longest:
@@ -404,9 +404,7 @@ def _coarsened_cut(taxonomy, items: list, joint: np.ndarray, jointly_suppressed:
 
 
 def _carve_out(taxonomy, cut: list, hidden_items: set, data_items: set) -> tuple[list, set]:
-    """``cut`` with every node that mixes items every prior suppresses with others split into children,
-    down to nodes that hold only such items (suppressed) or none of them; the method's own suppressed
-    nodes are published again."""
+    """``cut`` with every node that mixes items every prior suppresses with others split into children, down to nodes that hold only such items (suppressed) or none of them; the method's own suppressed nodes are published again."""
     out, suppressed, stack = [], set(), list(cut)
     while stack:
         node = stack.pop()

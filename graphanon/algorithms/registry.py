@@ -180,8 +180,7 @@ class RunOptions:
             )
 
     def values(self, params: tuple[Param, ...], *, combined: bool = False) -> dict[str, Any]:
-        """The ``--param`` values converted by the declared ``params`` (their ``default`` when not
-        given); names not declared are refused (:class:`ParameterError`).
+        """The ``--param`` values converted by the declared ``params`` (their ``default`` when not given); names not declared are refused (:class:`ParameterError`).
 
         With ``combined``, one ``--param`` may hold several declared parameters
         (``h=0.5,private=a,b``; see :func:`graphanon.utils.params.expand_params`).
@@ -253,6 +252,7 @@ class AlgorithmSpec:
     verify: bool = False
 
     def __post_init__(self) -> None:
+        """Refuse params that are not :class:`Param` objects or are declared twice."""
         bad = [p for p in self.params if not isinstance(p, Param)]
         if bad:
             raise TypeError(f"algorithm {self.name!r}: params must be Param objects, got {bad!r}")
@@ -283,8 +283,7 @@ class AlgorithmSpec:
         return {name: (p.parse(raw[name]) if name in raw else p.default) for name, p in known.items()}
 
     def check_options(self, opts: RunOptions) -> None:
-        """Refuse general options this algorithm would ignore, and ``--param`` options it does not
-        declare or whose text does not convert (:class:`ParameterError`)."""
+        """Refuse general options this algorithm would ignore, and ``--param`` options it does not declare or whose text does not convert (:class:`ParameterError`)."""
         self.parse_params(opts.params)
         extra = [name for name in OPTION_FLAGS if name not in self.options and opts.is_given(name)]
         if extra:

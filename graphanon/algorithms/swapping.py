@@ -152,6 +152,7 @@ class Tendency:
 
     @property
     def has_tendency(self) -> np.ndarray:
+        """Per record: whether it has a tendency (a heaviest category)."""
         return self.heaviest >= 0
 
 
@@ -366,6 +367,11 @@ def anonymize_partswap(data, *, categories: ItemGroups, visit: str = "random", s
         the swapped record pairs (original indices, memory only),
         ``pair_similarity`` their Jaccard similarity; ``link`` is private.
 
+    See Also
+    --------
+    graphanon.privacy.TendencyHiding : The audit of its releases.
+    graphanon.algorithms.anonymize_fullswap : PartSwap plus full swaps.
+
     Notes
     -----
     Complexity: O(occurrences) for the weights and the exchange, plus the partner search
@@ -390,6 +396,11 @@ def anonymize_fullswap(data, *, categories: ItemGroups, visit: str = "random", s
 
     Parameters, Returns, Complexity: as :func:`anonymize_partswap`;
     ``trace.full_pairs`` lists the fully swapped pairs.
+
+    See Also
+    --------
+    graphanon.privacy.TendencyHiding : The audit of its releases.
+    graphanon.algorithms.anonymize_partswap : Partial swaps only.
 
     Examples
     --------
@@ -426,6 +437,11 @@ def anonymize_randswap(data, *, rng=None, unsafe_secret_seed: int | None = None,
     -------
     PerturbedRelease
         ``moves="random-swap"``.
+
+    See Also
+    --------
+    graphanon.privacy.TendencyHiding : The audit of its releases.
+    graphanon.algorithms.anonymize_partswap : Swaps chosen by tendency.
 
     Notes
     -----
@@ -480,6 +496,11 @@ def anonymize_partsupp(data, *, categories: ItemGroups, rng=None, unsafe_secret_
     PerturbedRelease
         ``moves="suppress"``; items whose every occurrence was removed are not named.
 
+    See Also
+    --------
+    graphanon.privacy.TendencyHiding : The audit of its releases.
+    graphanon.algorithms.anonymize_partswap : Swaps instead of removals.
+
     Examples
     --------
     >>> from graphanon.data import from_iterable
@@ -513,6 +534,11 @@ def anonymize_splitperson(data, *, categories: ItemGroups, rng=None, unsafe_secr
     PerturbedRelease
         ``moves="split"``, with more rows than records; ``link`` is a private
         :class:`~graphanon.release.perturbed.SplitLink` (row -> record).
+
+    See Also
+    --------
+    graphanon.privacy.TendencyHiding : The audit of its releases.
+    graphanon.algorithms.anonymize_partswap : Swaps instead of splits.
 
     Examples
     --------

@@ -1,5 +1,4 @@
-"""What every attack returns, and the pieces every attack shares: the truth,
-the targets, and the sampling-error margin."""
+"""What every attack returns, and the pieces every attack shares: the truth, the targets, and the sampling-error margin."""
 
 from __future__ import annotations
 
@@ -138,6 +137,7 @@ class AttackResult:
         }
 
     def __str__(self) -> str:
+        """One line: the attack, its success against the bound, and the verdict."""
         verdict = "within bound" if self.within_bound() else "ABOVE BOUND"
         return (
             f"{self.attack}: success {self.success:.4f} vs bound {self.bound:.4f} ({self.bound_kind}) "

@@ -41,9 +41,7 @@ def _own_truth(release) -> np.ndarray:
 
 
 def _chance_of_reproduction(sig: np.ndarray, reruns: int) -> float:
-    """Union bound on the probability that one of ``reruns`` uniformly shuffled re-runs
-    shows the rows in the published order: ``reruns * prod(c!) / n!`` over the
-    multiplicities ``c`` of identical rows."""
+    """Union bound on the probability that one of ``reruns`` uniformly shuffled re-runs shows the rows in the published order: ``reruns * prod(c!) / n!`` over the multiplicities ``c`` of identical rows."""
     from scipy.special import gammaln
 
     n = len(sig)

@@ -1,11 +1,11 @@
-"""Attack (e): the swap partner's tendency, read off a target's own published row.
+r"""Attack (e): the swap partner's tendency, read off a target's own published row.
 
 The swapping methods of Gunawan & Mambo (2019) hide a person's *tendency*
 (the category that dominates their record) by moving items between records.
 An adversary who knows one original record ``T`` and the public categories
 knows which of ``T``'s items a tendency swap moves: its *source items*
 ``S(T)`` (its items in its heaviest category, when it has a tendency) while
-the others, ``K(T) = T \\ S(T)``, stay. So it
+the others, ``K(T) = T \ S(T)``, stay. So it
 
 1. finds ``T``'s row: the rows ``R`` of greatest ``|R & K(T)| - |R & S(T)|``
    (for PartSwap, exactly the rows that hold all of ``K(T)`` and none of

@@ -75,8 +75,7 @@ def echo_json(obj, **kwargs) -> None:
 
 def check_output(output: str, *inputs: str | None, params: dict | None = None, suffixes=(),
                  option: str = "-o") -> None:
-    """Before any work: ``output`` is no input (INPUT, --taxonomy, --release, constraint
-    files named by --param), its folder exists and is writable, its ending is one we write.
+    """Before any work: ``output`` is no input (INPUT, --taxonomy, --release, constraint files named by --param), its folder exists and is writable, its ending is one we write.
 
     A ``--param`` value is compared only when it names an existing file (a
     list of item names is not a path); ``option`` names the output option in

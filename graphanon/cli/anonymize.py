@@ -166,8 +166,7 @@ def _refuse_unused_with_priors(spec, seed, param_dict) -> None:
 
 
 def _verify_composition(data, release, priors) -> None:
-    """Audit the new release with its priors (joint audit) for every level its params claim; refuse a
-    composition that fails (nothing is written)."""
+    """Audit the new release with its priors (joint audit) for every level its params claim; refuse a composition that fails (nothing is written)."""
     from graphanon.privacy import KmAnonymity, LDiversity, NonreciprocalKAnonymity
     from graphanon.privacy.joint import JointAudit
 
@@ -187,8 +186,7 @@ def _verify_composition(data, release, priors) -> None:
 
 
 def _verify_claim(spec, data, release, opts) -> None:
-    """Audit the release of a method with no guarantee by construction (``spec.verify``)
-    against the ``-k``/``-m`` it claims; refuse a violating one unless ``--param force=true``."""
+    """Audit the release of a method with no guarantee by construction (``spec.verify``) against the ``-k``/``-m`` it claims; refuse a violating one unless ``--param force=true``."""
     if not spec.verify or opts.k is None:
         return
     from graphanon.privacy.registry import build_model

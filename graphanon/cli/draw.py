@@ -81,7 +81,7 @@ def draw(what, source, output, release_path, max_nodes, algorithm, k, m_value, t
                     the k assignments the closed walk extracts (at most 60 records)
 
     `graphanon draw KIND --help` shows the options each kind reads.
-    """
+    """  # noqa: D301 - "\b" is click's marker that keeps the table's line breaks, not a raw backslash
     # Figures are made with matplotlib.figure.Figure (never pyplot): the file is rendered by Agg
     # without selecting a backend, so an interactive session calling this keeps its own.
     from graphanon.viz import FIGURE_SUFFIXES, save_figure

@@ -61,8 +61,7 @@ def public_function(spec):
 
 
 def references(func) -> str:
-    """The paper: the first paragraph of the ``References`` section of ``func``'s docstring, else of its
-    module's, on one line ("" if neither has one)."""
+    """The paper: the first paragraph of the ``References`` section of ``func``'s docstring, else of its module's, on one line ("" if neither has one)."""
     import inspect
     import sys
 

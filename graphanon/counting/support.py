@@ -197,6 +197,7 @@ class ItemsetLevel:
     supports: np.ndarray
 
     def __len__(self) -> int:
+        """The number of itemsets at this level."""
         return len(self.supports)
 
 

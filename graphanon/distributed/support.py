@@ -32,8 +32,7 @@ __all__ = ["minimal_infrequent_itemsets", "pair_supports"]
 
 
 def _pairs_block(Xb):
-    """One block's pair supports, counted as :func:`graphanon.counting.support.pair_supports` counts them (pair
-    codes tallied with ``np.bincount`` up to 4,096 items: a dense int64 array; a sparse product above)."""
+    """One block's pair supports, counted as :func:`graphanon.counting.support.pair_supports` counts them (pair codes tallied with ``np.bincount`` up to 4,096 items: a dense int64 array; a sparse product above)."""
     S = support_pairs(Xb)
     return S.astype(np.int64) if isinstance(S, np.ndarray) else sp.csr_array(S, dtype=np.int64)
 

@@ -127,8 +127,7 @@ def map_ordered(
 
 
 def _scattered(client, task):
-    """``task`` sent to the workers ahead of the task that uses it (a future), so large arrays travel as
-    data and not inside the task graph (which Dask warns about from a few MB)."""
+    """``task`` sent to the workers ahead of the task that uses it (a future), so large arrays travel as data and not inside the task graph (which Dask warns about from a few MB)."""
     return client.scatter([task], hash=False)[0]
 
 

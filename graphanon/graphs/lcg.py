@@ -128,6 +128,7 @@ class NodeIndex:
 
     @property
     def n_nodes(self) -> int:
+        """The number of taxonomy nodes indexed."""
         return len(self.nodes)
 
     def counts(self, matrix) -> sp.csr_array:

@@ -318,10 +318,12 @@ class RecordSimilarityGraph:
     # ------------------------------------------------------------------ queries
     @property
     def n_records(self) -> int:
+        """The number of records."""
         return self.matrix.shape[0]
 
     @property
     def n_edges(self) -> int:
+        """The number of stored similarity entries."""
         return self.matrix.nnz
 
     def neighbors(self, i: int) -> tuple[np.ndarray, np.ndarray]:
@@ -367,4 +369,5 @@ class RecordSimilarityGraph:
         return g
 
     def __repr__(self) -> str:
+        """A short summary: kind, records and entries."""
         return f"<RecordSimilarityGraph ({self.kind}): {self.n_records} records, {self.n_edges} entries>"

@@ -101,16 +101,13 @@ def ggd_total(original, release) -> float:
 
 
 def local_ncp(original, release, convention: str = "lm") -> float:
-    """Loss per original occurrence under ``convention``: ``"lm"`` (the project's ``ncp``,
-    ``docs/metrics.md``), ``"taxonomy"`` (LM over taxonomy leaves, = GGD / occurrences) or
-    ``"hn"`` (He & Naughton)."""
+    """Loss per original occurrence under ``convention``: ``"lm"`` (the project's ``ncp``, ``docs/metrics.md``), ``"taxonomy"`` (LM over taxonomy leaves, = GGD / occurrences) or ``"hn"`` (He & Naughton)."""
     occ = original.matrix.nnz
     return _total(original, release, convention) / occ if occ else 0.0
 
 
 def ncp_lm(original, release) -> float:
-    """The project's ``ncp`` of a local recoding (``docs/metrics.md``: a node costs
-    ``(s - 1)/(N - 1)`` with ``s`` of the data's ``N`` items under it; suppressed occurrences cost 1)."""
+    """The project's ``ncp`` of a local recoding (``docs/metrics.md``: a node costs ``(s - 1)/(N - 1)`` with ``s`` of the data's ``N`` items under it; suppressed occurrences cost 1)."""
     return local_ncp(original, release, "lm")
 
 

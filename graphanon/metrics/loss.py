@@ -56,6 +56,7 @@ class RecodingLoss:
 
     @property
     def total(self) -> float:
+        """Generalization plus suppression loss."""
         return self.generalization + self.suppression
 
     @property
@@ -65,8 +66,7 @@ class RecodingLoss:
 
 
 def check_order_of_arguments(original, release, func: str) -> None:
-    """Raise ``TypeError`` when a metric got ``(release, original)``: metrics, like audits,
-    take the original data first."""
+    """Raise ``TypeError`` when a metric got ``(release, original)``: metrics, like audits, take the original data first."""
     if isinstance(original, Release) and not isinstance(release, Release):
         raise TypeError(f"{func}(original, release): the arguments are swapped -- pass the original data first")
 

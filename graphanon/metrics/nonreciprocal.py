@@ -46,8 +46,7 @@ def resolve_link(release, link=None):
 
 
 def _aligned(original, release, link=None) -> tuple[sp.csr_array, sp.csr_array]:
-    """Original records and their published base bitmaps (each record's true row, by the
-    private link), both in the release's item columns."""
+    """Original records and their published base bitmaps (each record's true row, by the private link), both in the release's item columns."""
     if release.n_records != original.n_records:
         raise ParameterError(f"release has {release.n_records} records, original data {original.n_records}")
     rows = resolve_link(release, link).rows_for(original)

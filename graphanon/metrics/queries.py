@@ -53,6 +53,7 @@ class QueryWorkload:
     answers: np.ndarray = field(repr=False)
 
     def __len__(self) -> int:
+        """The number of queries."""
         return len(self.queries)
 
 

@@ -109,6 +109,7 @@ class ULReport:
         return math.exp(self.log_value) if self.log_value > -745 else 0.0
 
     def to_dict(self) -> dict:
+        """The report as a JSON-safe dict."""
         return {
             "ul": self.value,
             "log_ul": self.log_value,

@@ -65,6 +65,11 @@ class PrivacyConstraints(PrivacyModel):
     k : int
         Protection level.
 
+    See Also
+    --------
+    graphanon.algorithms.anonymize_coat : The anonymizer it checks.
+    UtilityConstraints : The utility side of COAT's constraints.
+
     Notes
     -----
     The audit checks that the release is the recoding of the original data
@@ -124,10 +129,14 @@ class PrivacyConstraints(PrivacyModel):
         return None
 
     def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
-        """Audit ``release``. A local recoding (Clump, Partition) is audited only for the constraint set
-        of all ``m``-itemsets, as the k^m-anonymity it is equivalent to (:class:`KmAnonymity`, which checks
-        the local recoding exactly); an explicit constraint set is refused with a
-        :class:`~graphanon.errors.ParameterError` (Def. 3.4 needs one published image per item)."""
+        """Audit ``release``.
+
+        A local recoding (Clump, Partition) is audited only for the constraint set of all
+        ``m``-itemsets, as the k^m-anonymity it is equivalent to (:class:`KmAnonymity`,
+        which checks the local recoding exactly); an explicit constraint set is refused with
+        a :class:`~graphanon.errors.ParameterError` (Def. 3.4 needs one published image per
+        item).
+        """
         require_global(release, "privacy constraints")
         if _is_local_recoding(release):
             return self._audit_local(original, release, max_examples, progress)
@@ -240,7 +249,6 @@ class PrivacyConstraints(PrivacyModel):
 
 def _blocks_of(original, utility_constraints) -> dict:
     """Original item -> block index, for 'all'/None, ItemGroups, mapping or list of lists."""
-
     if utility_constraints is None or (isinstance(utility_constraints, str) and utility_constraints == "all"):
         return {x: 0 for x in original.items}
     if isinstance(utility_constraints, ItemGroups):
@@ -335,6 +343,11 @@ class UtilityConstraints(PrivacyModel):
     ----------
     utility_constraints : None, "all", ItemGroups, mapping or list of item lists
     s : float
+
+    See Also
+    --------
+    PrivacyConstraints : The privacy side.
+    graphanon.algorithms.anonymize_coat : The anonymizer whose releases it checks.
     """
 
     def __init__(self, utility_constraints, s: float) -> None:
@@ -343,6 +356,7 @@ class UtilityConstraints(PrivacyModel):
         self.name = f"utility constraints (s={self.s:g})"
 
     def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
+        """Audit ``release`` against the utility constraints (see :func:`check_utility_constraints`)."""
         return check_utility_constraints(original, release, self.utility_constraints, self.s, max_examples=max_examples)
 
 

@@ -245,6 +245,12 @@ class EntropyLDiversity(_DistributionDiversity):
     ----------
     l : int
 
+    See Also
+    --------
+    graphanon.privacy.LDiversity : Distinct l-diversity.
+    RecursiveLDiversity : Recursive (c,l)-diversity.
+    graphanon.algorithms.anonymize_cahd : The anonymizer that promises it.
+
     Examples
     --------
     >>> from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
@@ -285,6 +291,12 @@ class RecursiveLDiversity(_DistributionDiversity):
     c : float
         ``> 0``.
     l : int
+
+    See Also
+    --------
+    graphanon.privacy.LDiversity : Distinct l-diversity.
+    EntropyLDiversity : Entropy l-diversity.
+    graphanon.algorithms.anonymize_cahd : The anonymizer that promises it.
 
     Examples
     --------

@@ -45,6 +45,11 @@ class HKPCoherence(PrivacyModel):
         Original items that are private. A published item standing for a
         private item is private; every other published item is public.
 
+    See Also
+    --------
+    graphanon.algorithms.anonymize_mm : The anonymizer it checks.
+    graphanon.privacy.KmAnonymity : The model without private items.
+
     Notes
     -----
     The audit (1) checks that the release is the recoding of the original
@@ -93,6 +98,7 @@ class HKPCoherence(PrivacyModel):
         )
 
     def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
+        """Audit ``release`` (a global recoding) for (h,k,p)-coherence against ``original``."""
         if not hasattr(release, "published_items") or not hasattr(release, "records"):
             raise ParameterError(
                 f"(h,k,p)-coherence audits global recodings; got a {type(release).__name__}"

@@ -156,6 +156,11 @@ class JointAudit:
         may leave labels no joint world gives). ``"auto"``: exact up to
         :data:`EXACT_RECORDS` records.
 
+    See Also
+    --------
+    graphanon.privacy.KmAnonymity : One release of global recoding.
+    graphanon.privacy.NonreciprocalKAnonymity : One nonreciprocal release.
+
     Notes
     -----
     See the module documentation for what the joint adversary knows per

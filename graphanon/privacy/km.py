@@ -41,8 +41,7 @@ def require_global(release, model: str):
 
 
 def _published(release) -> tuple[list, sp.csr_array]:
-    """Published item labels and the boolean published-record matrix (local recodings:
-    the ``t``-th copy of a node is its own item)."""
+    """Published item labels and the boolean published-record matrix (local recodings: the ``t``-th copy of a node is its own item)."""
     if _is_local(release):
         return release.published_matrix()
     return [pi.label for pi in release.published_items], release.records
@@ -64,6 +63,12 @@ class KmAnonymity(PrivacyModel):
     m : int or None
         Attacker knowledge: at most ``m`` items; None means unbounded
         (k^infinity, any number of items).
+
+    See Also
+    --------
+    graphanon.algorithms.anonymize_aa : An anonymizer it checks (also cut, hghs, mhghs, mm).
+    TransactionalKAnonymity : k-anonymity of whole records (m unbounded).
+    graphanon.privacy.JointAudit : Several releases of the same data.
 
     Notes
     -----
@@ -120,9 +125,7 @@ class KmAnonymity(PrivacyModel):
         self.name = f"k^m-anonymity (k={self.k}, m={'inf' if self.m is None else self.m})"
 
     def audit(self, original, release, *, max_examples: int = 10, progress=None, client=None) -> AuditReport:
-        """Audit ``release`` (see the class notes); ``client``: a ``dask.distributed.Client`` that
-        counts the supports over record blocks on its workers (:mod:`graphanon.distributed`) -
-        the report is the same."""
+        """Audit ``release`` (see the class notes); ``client``: a ``dask.distributed.Client`` that counts the supports over record blocks on its workers (:mod:`graphanon.distributed`) - the report is the same."""
         require_global(release, "k^m-anonymity")
         check_k(self.k, original.n_records)
         n_bad, problems = _mismatches(original, release, max_examples)
@@ -187,8 +190,7 @@ class KmAnonymity(PrivacyModel):
         )
 
     def _audit_unbounded(self, release, rec, sup, labels, n_bad: int, problems: list, max_examples: int) -> AuditReport:
-        """k^infinity by containment counting (see :mod:`graphanon.counting.containment`): ``rec`` the published
-        records, ``sup`` their containment counts."""
+        """k^infinity by containment counting (see :mod:`graphanon.counting.containment`): ``rec`` the published records, ``sup`` their containment counts."""
         bad = np.flatnonzero((np.diff(rec.indptr) > 0) & (sup < self.k))
         Xc = sp.csc_array(rec)
         Xc.sort_indices()
@@ -242,6 +244,11 @@ class TransactionalKAnonymity(PrivacyModel):
     exact per-block keys, counters tree-summed there, only the records in
     groups smaller than ``k`` come back); the report is identical.
 
+    See Also
+    --------
+    graphanon.algorithms.anonymize_clump : An anonymizer it checks (also partition).
+    KmAnonymity : Attackers who know at most m items.
+
     Examples
     --------
     >>> from graphanon.data import from_iterable
@@ -259,8 +266,7 @@ class TransactionalKAnonymity(PrivacyModel):
         self.name = f"transactional k-anonymity (k={self.k})"
 
     def audit(self, original, release, *, max_examples: int = 10, progress=None, client=None) -> AuditReport:
-        """Audit ``release``; ``client``: a ``dask.distributed.Client`` that groups the records on its
-        workers (:func:`graphanon.distributed.equal_row_groups`) - the report is the same."""
+        """Audit ``release``; ``client``: a ``dask.distributed.Client`` that groups the records on its workers (:func:`graphanon.distributed.equal_row_groups`) - the report is the same."""
         require_global(release, "transactional k-anonymity")
         check_k(self.k, original.n_records)
         n_bad, problems = _mismatches(original, release, max_examples)

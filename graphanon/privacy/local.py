@@ -1,4 +1,4 @@
-"""Is a local recoding a recoding of the original data? (independent check for the audits)
+"""Is a local recoding a recoding of the original data (the audits' independent check)?
 
 A published record of a :class:`~graphanon.release.LocalRecoding` may stand for
 an original record when:

@@ -83,10 +83,12 @@ class FlowResult:
 
     @property
     def deficit(self) -> int:
+        """The demand the flow could not route."""
         return self.demand - self.value
 
     @property
     def full(self) -> bool:
+        """Whether the flow routes the whole demand."""
         return self.value == self.demand
 
 

@@ -128,8 +128,7 @@ class _Audit:
         return out
 
     def report(self, model: str, problems, low, extra, worst: dict, details: dict, max_examples: int, progress):
-        """The audit report: ``problems`` and the record classes ``low`` below the level
-        (``extra(a)`` adds to each example), ``worst`` when violated, ``details`` merged."""
+        """The audit report: ``problems`` and the record classes ``low`` below the level (``extra(a)`` adds to each example), ``worst`` when violated, ``details`` merged."""
         examples = problems[:max_examples] + self.record_examples(low, extra, max_examples - len(problems))
         violations = int(self.mc.record_size[low].sum()) + len(problems)
         _stage(progress, 2, "done")
@@ -178,6 +177,11 @@ class NonreciprocalKAnonymity(PrivacyModel):
     Parameters
     ----------
     k : int
+
+    See Also
+    --------
+    graphanon.algorithms.anonymize_nonreciprocal : The anonymizer it checks.
+    LDiversity : With sensitive labels.
 
     Examples
     --------
@@ -261,6 +265,12 @@ class LDiversity(PrivacyModel):
     Parameters
     ----------
     l : int
+
+    See Also
+    --------
+    graphanon.algorithms.anonymize_cahd : An anonymizer it checks (also nr with ``l``).
+    graphanon.privacy.EntropyLDiversity : Entropy l-diversity.
+    graphanon.privacy.RecursiveLDiversity : Recursive (c,l)-diversity.
 
     Examples
     --------

@@ -39,9 +39,11 @@ class AuditReport:
     details: dict[str, Any] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
+        """Whether the model is satisfied."""
         return self.satisfied
 
     def to_dict(self) -> dict:
+        """The report as a JSON-safe dict."""
         return {
             "model": self.model,
             "satisfied": self.satisfied,
@@ -52,6 +54,7 @@ class AuditReport:
         }
 
     def __str__(self) -> str:
+        """The verdict and, when violated, the worst case and examples."""
         head = f"{self.model}: {'satisfied' if self.satisfied else 'VIOLATED'}"
         if self.satisfied:
             return head
@@ -81,4 +84,5 @@ class PrivacyModel(ABC):
         """
 
     def __call__(self, original, release, **kwargs) -> AuditReport:
+        """Same as :meth:`audit`."""
         return self.audit(original, release, **kwargs)

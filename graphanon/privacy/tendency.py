@@ -120,6 +120,10 @@ class TendencyHiding(PrivacyModel):
     max_share : float in [0, 1]
         Largest acceptable share of records with a tendency that keep it.
 
+    See Also
+    --------
+    graphanon.algorithms.anonymize_partswap : An anonymizer it checks (also fullswap and the baselines).
+
     Notes
     -----
     ``audit(original, release, *, max_examples=10, progress=None, link=None)``
@@ -138,6 +142,7 @@ class TendencyHiding(PrivacyModel):
         self.name = f"tendency hiding ({len(groups)} categories, max share {self.max_share:g})"
 
     def audit(self, original, release, *, max_examples: int = 10, progress=None, link=None) -> AuditReport:
+        """Audit a perturbed ``release`` for tendency hiding against ``original`` (``link`` for the private checks)."""
         from graphanon.release.perturbed import PerturbedRelease
 
         if not isinstance(release, PerturbedRelease):

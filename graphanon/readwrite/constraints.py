@@ -1,4 +1,4 @@
-"""Constraint files: lists of item sets (COAT privacy and utility constraints).
+r"""Constraint files: lists of item sets (COAT privacy and utility constraints).
 
 The format
 ----------
@@ -14,7 +14,7 @@ The format
 
 Examples
 --------
->>> parse_constraints('# privacy\\nwhole milk, yogurt\\n"a, b",butter\\n')
+>>> parse_constraints('# privacy\nwhole milk, yogurt\n"a, b",butter\n')
 [['whole milk', 'yogurt'], ['a, b', 'butter']]
 """
 
@@ -51,7 +51,7 @@ def _not_in_data(source: str, lineno: int, token: str, data, delimiter: str) -> 
 
 
 def parse_constraints(text: str, source: str = "<text>", data=None, *, delimiter: str = ",") -> list[list]:
-    """Constraints of a constraint file's text (format: see the module docstring).
+    r"""Constraints of a constraint file's text (format: see the module docstring).
 
     Parameters
     ----------
@@ -63,7 +63,7 @@ def parse_constraints(text: str, source: str = "<text>", data=None, *, delimiter
         When given, every item must be one of its items (labels are matched to
         the data's, integer FIMI items to their digits).
     delimiter : str
-        ``","`` (default) or ``"\\t"``.
+        ``","`` (default) or ``"\t"``.
 
     Returns
     -------
@@ -82,7 +82,7 @@ def parse_constraints(text: str, source: str = "<text>", data=None, *, delimiter
 
     Examples
     --------
-    >>> parse_constraints("a\\tb c\\n", delimiter="\\t")
+    >>> parse_constraints("a\tb c\n", delimiter="\t")
     [['a', 'b c']]
     """
     if text.startswith("\ufeff"):

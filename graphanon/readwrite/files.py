@@ -115,7 +115,7 @@ def check_output(
     suffixes: Iterable[str] = (),
     option: str = "-o",
 ) -> Path:
-    """Check, before any work is done, that ``path`` can be written.
+    r"""Check, before any work is done, that ``path`` can be written.
 
     Parameters
     ----------
@@ -151,7 +151,7 @@ def check_output(
     --------
     >>> import tempfile, pathlib
     >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (folder / "data.dat").write_text("1 2\\n")
+    >>> _ = (folder / "data.dat").write_text("1 2\n")
     >>> check_output(folder / "rel.json", inputs=[folder / "data.dat"], suffixes=[".json"]).name
     'rel.json'
     >>> check_output(folder / "data.dat", inputs=[folder / "data.dat"])  # doctest: +ELLIPSIS

@@ -98,7 +98,7 @@ def parse_fimi(text: str, source: str = "<text>", name: str | None = None, *, op
 
 
 def read_fimi(path: str | os.PathLike, *, name: str | None = None):
-    """Read a FIMI ``.dat`` file: one record per line, space-separated integer items.
+    r"""Read a FIMI ``.dat`` file: one record per line, space-separated integer items.
 
     Items keep the text of the file (``7`` is the label ``"7"``); the
     vocabulary is in numeric order. Blank lines are empty records (kept, so no
@@ -130,7 +130,7 @@ def read_fimi(path: str | os.PathLike, *, name: str | None = None):
     --------
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "tiny.dat"
-    >>> _ = p.write_text("1 2 10\\n2 10\\n")
+    >>> _ = p.write_text("1 2 10\n2 10\n")
     >>> read_fimi(p).items
     ('1', '2', '10')
     """
@@ -166,7 +166,7 @@ _GRAPHANON_TAG = re.compile(r'\A\s*\{\s*"format"\s*:\s*"(graphanon-[a-z-]+/\d+)"
 
 
 def refuse_graphanon_file(text: str, source: str) -> None:
-    """Refuse a file graphanon wrote (a release or a private link) given as data.
+    r"""Refuse a file graphanon wrote (a release or a private link) given as data.
 
     Such a file is one JSON document; read as basket data it would be one
     basket of thousands of "items" (and a memory estimate of gigabytes).
@@ -190,7 +190,7 @@ def refuse_graphanon_file(text: str, source: str) -> None:
     Traceback (most recent call last):
     ...
     graphanon.errors.DataFormatError: rel.json is a graphanon release file (graphanon-release/2), not data: give the original data as INPUT; a release is read by 'graphanon audit INPUT RELEASE' or graphanon.release.load_release
-    >>> refuse_graphanon_file("1 2 3\\n", "data.dat")
+    >>> refuse_graphanon_file("1 2 3\n", "data.dat")
     """
     found = _GRAPHANON_TAG.match(text[:4096])
     if found is None:
@@ -218,7 +218,7 @@ def read_any(
     name: str | None = None,
     option_names: Mapping[str, str] | None = None,
 ):
-    """Read a data file in a named format, or one told by its name and content.
+    r"""Read a data file in a named format, or one told by its name and content.
 
     Parameters
     ----------
@@ -229,7 +229,7 @@ def read_any(
         files the delimiter sniffed as in :func:`read_basket`. Parquet (long
         or list form) is read by :func:`graphanon.readwrite.parquet.read_parquet`.
     delimiter : str, optional
-        CSV field delimiter (default ``","``, ``"\\t"`` for ``.tsv``) or basket
+        CSV field delimiter (default ``","``, ``"\t"`` for ``.tsv``) or basket
         item delimiter. FIMI takes none.
     tid, item, label : str
         Long CSV or Parquet columns (see :func:`read_long_csv`).
@@ -254,7 +254,7 @@ def read_any(
     --------
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "codes.txt"
-    >>> _ = p.write_text("001 010\\n250\\n")
+    >>> _ = p.write_text("001 010\n250\n")
     >>> read_any(p)
     Traceback (most recent call last):
     ...

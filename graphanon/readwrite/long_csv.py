@@ -105,7 +105,7 @@ def read_long_csv(
     delimiter: str = ",",
     name: str | None = None,
 ):
-    """Read long-format CSV: one ``(transaction id, item)`` pair per row.
+    r"""Read long-format CSV: one ``(transaction id, item)`` pair per row.
 
     Parameters
     ----------
@@ -143,7 +143,7 @@ def read_long_csv(
     --------
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "codes.csv"
-    >>> _ = p.write_text("tid;item\\n1;001\\n1;250\\n2;-1\\n")
+    >>> _ = p.write_text("tid;item\n1;001\n1;250\n2;-1\n")
     >>> read_long_csv(p, delimiter=";").items
     ('-1', '001', '250')
     """
@@ -224,7 +224,7 @@ def read_basket(
     quotechar: str | None = '"',
     name: str | None = None,
 ):
-    """Read basket text: one record per line, items separated by ``delimiter``.
+    r"""Read basket text: one record per line, items separated by ``delimiter``.
 
     Parameters
     ----------
@@ -259,7 +259,7 @@ def read_basket(
     --------
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "baskets.txt"
-    >>> _ = p.write_text('whole milk,"nuts, salted"\\n001 010\\n', encoding="utf-8")
+    >>> _ = p.write_text('whole milk,"nuts, salted"\n001 010\n', encoding="utf-8")
     >>> read_basket(p).record(0) == {"whole milk", "nuts, salted"}
     True
     """

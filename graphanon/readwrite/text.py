@@ -32,7 +32,7 @@ def say_option(option_names: Mapping[str, str] | None, name: str, value: str) ->
 
 
 def check_delimiter(value: str | None, option_names=None) -> str | None:
-    """A one-character delimiter (``tab``, ``\\t``, ``space`` are accepted by name)."""
+    r"""A one-character delimiter (``tab``, ``\t``, ``space`` are accepted by name)."""
     if value is None:
         return None
     value = DELIMITER_WORDS.get(value.lower(), value) if isinstance(value, str) else value

@@ -265,6 +265,7 @@ class Release(ABC):
     kind: ClassVar[str] = ""
 
     def __init_subclass__(cls, **kwargs) -> None:
+        """Register a release kind under its ``kind`` tag (what :func:`load_release` reads)."""
         super().__init_subclass__(**kwargs)
         if cls.kind:
             _KINDS[cls.kind] = cls
@@ -287,6 +288,7 @@ class Release(ABC):
 
     @property
     def n_records(self) -> int:
+        """The number of published records."""
         return self._n_records
 
     @property
@@ -297,6 +299,7 @@ class Release(ABC):
         return self._pseudonyms
 
     def __len__(self) -> int:
+        """The number of published records."""
         return self.n_records
 
     # -------------------------------------------------------------- to implement
@@ -306,8 +309,7 @@ class Release(ABC):
 
     @abstractmethod
     def estimate_count(self, include: Iterable[Hashable], exclude: Iterable[Hashable] = ()) -> float:
-        """Expected number of records holding all of ``include`` and none of
-        ``exclude`` (original item labels), over the release's possible worlds."""
+        """Expected number of records holding all of ``include`` and none of ``exclude`` (original item labels), over the release's possible worlds."""
 
     @abstractmethod
     def match_counts(self, original) -> np.ndarray:
@@ -315,8 +317,7 @@ class Release(ABC):
 
     @abstractmethod
     def match_graph(self, original, *, max_edges: int = 2_000_000):
-        """Bipartite :class:`networkx.DiGraph`: ``("orig", i) -> ("pub", j)``
-        when published record ``j`` may stand for original record ``i``."""
+        """Bipartite :class:`networkx.DiGraph`: ``("orig", i) -> ("pub", j)`` when published record ``j`` may stand for original record ``i``."""
 
     @abstractmethod
     def _permute_rows(self, order: np.ndarray) -> None:
@@ -407,6 +408,7 @@ class Release(ABC):
         return release
 
     def __repr__(self) -> str:
+        """A short summary: kind, algorithm, records."""
         return f"<{type(self).__name__} by {self.algorithm!r}: {self.n_records} records>"
 
 

@@ -47,6 +47,7 @@ class PublishedItem:
 
     @property
     def is_generalized(self) -> bool:
+        """Whether the item stands for more than one leaf."""
         return self.leaves > 1
 
 
@@ -202,6 +203,7 @@ class GlobalRecoding(Release):
     # ------------------------------------------------------------------ views
     @property
     def n_published_items(self) -> int:
+        """The number of published items."""
         return len(self.published_items)
 
     @property
@@ -222,8 +224,7 @@ class GlobalRecoding(Release):
         return [x for x in data.items if x not in self._owner]
 
     def published_data(self):
-        """The published records as :class:`~graphanon.data.TransactionData`
-        over published item labels."""
+        """The published records as :class:`~graphanon.data.TransactionData` over published item labels."""
         return TransactionData(
             self.records,
             [pi.label for pi in self.published_items],
@@ -242,6 +243,7 @@ class GlobalRecoding(Release):
 
     # ------------------------------------------------------------------ queries
     def estimate_count(self, include: Iterable[Hashable], exclude: Iterable[Hashable] = ()) -> float:
+        """Records holding every ``include`` item and no ``exclude`` item, expected over the recoding's possible worlds."""
         include, exclude = set(as_labels(include)), set(as_labels(exclude))
         if include & exclude:
             return 0.0
@@ -294,6 +296,7 @@ class GlobalRecoding(Release):
         return np.array([count.get(key, 0) for key in keys_orig], dtype=np.int64)
 
     def match_graph(self, original, *, max_edges: int = 2_000_000) -> nx.DiGraph:
+        """Bipartite graph: original record ``i`` -> published row ``j`` when ``j`` is ``i``'s recoding."""
         keys_orig = self._row_keys(self._original_codes(original))
         keys_pub = self._row_keys(self.records)
         by_key: dict[bytes, list[int]] = {}

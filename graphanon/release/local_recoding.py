@@ -239,6 +239,7 @@ class LocalRecoding(Release):
         return -np.expm1(total)
 
     def estimate_count(self, include: Iterable[Hashable], exclude: Iterable[Hashable] = ()) -> float:
+        """Records holding every ``include`` item and no ``exclude`` item, expected over the possible worlds."""
         include, exclude = set(include), set(exclude)
         if include & exclude:
             return 0.0
@@ -298,6 +299,7 @@ class LocalRecoding(Release):
         return counts
 
     def match_graph(self, original, *, max_edges: int = 2_000_000) -> nx.DiGraph:
+        """Bipartite graph: original record ``i`` -> published row ``j`` when ``j`` may stand for ``i``."""
         sets = self._match_sets(original)
         n_edges = sum(len(a) * len(b) for a, b in sets)
         edges = ((i, j) for rows, recs in sets for i in recs for j in rows)

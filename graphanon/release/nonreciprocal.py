@@ -141,8 +141,7 @@ class NonreciprocalRelease(Release):
         return np.array(sorted(set(out)), dtype=np.int64)
 
     def world_probabilities(self, include: Iterable[Hashable], exclude: Iterable[Hashable] = ()) -> np.ndarray:
-        """Per published record, the fraction of its possible worlds holding all of
-        ``include`` and none of ``exclude``.
+        """Per published record, the fraction of its possible worlds holding all of ``include`` and none of ``exclude``.
 
         Worlds are counted combinatorially: with ``m`` distance positions,
         threshold ``t``, ``a`` query positions that must flip and ``f`` free
@@ -185,8 +184,7 @@ class NonreciprocalRelease(Release):
         return out
 
     def estimate_count(self, include: Iterable[Hashable], exclude: Iterable[Hashable] = ()) -> float:
-        """Expected number of records holding all of ``include`` and none of ``exclude``,
-        each published record's possible worlds being equally likely.
+        """Expected number of records holding all of ``include`` and none of ``exclude``, each published record's possible worlds being equally likely.
 
         Notes
         -----
@@ -195,8 +193,7 @@ class NonreciprocalRelease(Release):
         return float(self.world_probabilities(include, exclude).sum())
 
     def _original_matrix(self, original) -> tuple[sp.csr_array, np.ndarray]:
-        """Original records in this release's columns, and a mask of records holding
-        items outside the release vocabulary (those match nothing)."""
+        """Original records in this release's columns, and a mask of records holding items outside the release vocabulary (those match nothing)."""
         cols = np.array([self._index.get(x, -1) for x in original.items], dtype=np.int64)
         X = sp.csr_array(original.matrix)
         unknown = np.zeros(original.n_records, dtype=bool)
@@ -228,9 +225,7 @@ class NonreciprocalRelease(Release):
         return self._matches(original, 0)[0]
 
     def match_graph(self, original, *, max_edges: int = 2_000_000):
-        """Bipartite DiGraph ``("orig", i) -> ("pub", j)``: original record ``i`` lies in the
-        possible worlds of published record ``j`` (equal to the base outside the distance
-        positions, within the threshold on them)."""
+        """Bipartite DiGraph ``("orig", i) -> ("pub", j)``: original record ``i`` lies in the possible worlds of published record ``j`` (equal to the base outside the distance positions, within the threshold on them)."""
         eo, ep = self.match_arrays(original, max_edges=max_edges)
         return match_digraph(original.n_records, self.n_records, zip(eo, ep, strict=True), n_edges=len(eo),
                              max_edges=max_edges)
@@ -335,6 +330,7 @@ class NonreciprocalRelease(Release):
         )
 
     def __repr__(self) -> str:
+        """A short summary: algorithm, records, mean threshold."""
         return (
             f"<NonreciprocalRelease by {self.algorithm!r}: {self.n_records} records, "
             f"mean threshold {self.threshold.mean() if self.n_records else 0:.2f}>"

@@ -135,6 +135,7 @@ class PerturbedRelease(Release):
 
     @property
     def conserves_items(self) -> bool:
+        """Whether the moves keep every item occurrence (swaps and splits do; removals do not)."""
         return self.moves in ("swap", "split")
 
     # ------------------------------------------------------------------ views
@@ -267,6 +268,7 @@ class SplitLink:
         return np.flatnonzero(self.record_of_row == int(i))
 
     def to_dict(self) -> dict:
+        """The private JSON document (what :meth:`save` writes)."""
         return {
             "format": SPLIT_LINK_TAG,
             "never_publish": True,
@@ -282,6 +284,7 @@ class SplitLink:
         atomic_write(Path(path), json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False), private=True)
 
     def __repr__(self) -> str:
+        """A short summary, marked private."""
         return f"<SplitLink (private): {len(self.record_of_row)} rows of {self.n_records} records>"
 
 

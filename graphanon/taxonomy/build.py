@@ -1,6 +1,4 @@
-"""Tree builders behind :meth:`graphanon.taxonomy.Taxonomy.from_level_table` and
-:meth:`~graphanon.taxonomy.Taxonomy.balanced`: each returns the rooted
-:class:`networkx.DiGraph` (parent -> child) that ``Taxonomy`` then checks.
+"""Tree builders behind :meth:`graphanon.taxonomy.Taxonomy.from_level_table` and :meth:`~graphanon.taxonomy.Taxonomy.balanced`: each returns the rooted :class:`networkx.DiGraph` (parent -> child) that ``Taxonomy`` then checks.
 
 Examples
 --------

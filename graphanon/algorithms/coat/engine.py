@@ -147,8 +147,7 @@ RECOUNT_BATCH = 4096
 
 
 def _violation_entries(levels, width: int) -> tuple[np.ndarray, np.ndarray]:
-    """The minimal violations of a level-wise search as queue entries: items (rows padded
-    with -1 to ``width``) and supports, level by level in search order."""
+    """The minimal violations of a level-wise search as queue entries: items (rows padded with -1 to ``width``) and supports, level by level in search order."""
     rows = [np.pad(lvl.itemsets, ((0, 0), (0, width - lvl.itemsets.shape[1])), constant_values=-1)
             for lvl in levels if len(lvl)]
     if not rows:
@@ -260,6 +259,12 @@ def anonymize_coat(
     ParameterError
         For bad ``k``, ``s``, constraints naming unknown items, or utility
         constraints that do not partition the items.
+
+    See Also
+    --------
+    graphanon.privacy.PrivacyConstraints : The audit of its releases.
+    graphanon.privacy.UtilityConstraints : The check of the utility constraints.
+    graphanon.algorithms.anonymize_aa : Generalization over a taxonomy instead of constraints.
 
     Notes
     -----

@@ -1,6 +1,4 @@
-"""The state of a COAT run: published groups with packed record bitmaps,
-utility blocks, supports and utility loss (UL, Loukides et al. Sec. 3.3).
-"""
+"""The state of a COAT run: published groups with packed record bitmaps, utility blocks, supports and utility loss (UL, Loukides et al. Sec. 3.3)."""
 
 from __future__ import annotations
 
@@ -94,12 +92,12 @@ class RunLog:
     suppressed: list = field(default_factory=list)
 
     def freeze(self) -> CoatTrace:
+        """The frozen trace of the run (steps, constraints processed, violations, suppressed items)."""
         return CoatTrace(tuple(self.steps), self.constraints_processed, self.violations_found, tuple(self.suppressed))
 
 
 def nonzero_words(bits: np.ndarray) -> np.ndarray:
-    """A one-bit-per-word index of packed bitmaps: bit ``w`` of row ``g`` is set when word ``w``
-    of ``bits[g]`` is nonzero (so an AND of rows need only visit the words set in all of them)."""
+    """A one-bit-per-word index of packed bitmaps: bit ``w`` of row ``g`` is set when word ``w`` of ``bits[g]`` is nonzero (so an AND of rows need only visit the words set in all of them)."""
     packed = np.packbits(bits != 0, axis=1, bitorder="little")
     packed = np.pad(packed, ((0, 0), (0, -packed.shape[1] % 8)))
     return np.ascontiguousarray(packed).view(np.uint64)
@@ -148,6 +146,7 @@ class CoatState:
 
     # -------------------------------------------------------------- supports
     def support_of(self, groups: Sequence[int]) -> int:
+        """Records holding every published item of ``groups`` (all records for none)."""
         if len(groups) == 0:
             return self.n
         if len(groups) == 1:
@@ -160,6 +159,7 @@ class CoatState:
         return bitmap_supports(self.bits, itemsets, self.n)
 
     def groups_of(self, items: np.ndarray) -> list[int]:
+        """The published groups of ``items``, each once, in the order first met."""
         g = self.grp[items]
         out: list[int] = []
         seen = set()
@@ -170,6 +170,7 @@ class CoatState:
         return out
 
     def labels(self, g: int) -> tuple:
+        """The original item labels of published group ``g``, sorted by item id."""
         return tuple(self.data.items[i] for i in sorted(self.members[g]))
 
     # -------------------------------------------------------------- UL of a candidate merge
@@ -219,6 +220,7 @@ class CoatState:
 
     # -------------------------------------------------------------- operations
     def merge(self, g: int, h: int, constraint: tuple) -> int:
+        """Merge groups ``g`` and ``h`` (for ``constraint``); return the surviving group."""
         if len(self.members[g]) < len(self.members[h]):
             g, h = h, g
         before = (self.labels(h), self.labels(g)) if min(self.members[h]) < min(self.members[g]) else (
@@ -248,6 +250,7 @@ class CoatState:
         return g
 
     def suppress(self, g: int, constraint: tuple) -> None:
+        """Suppress group ``g`` (for ``constraint``); raise when the suppression budget is exceeded."""
         labels = self.labels(g)
         self.n_suppressed += len(self.members[g])
         if self.n_suppressed > self.max_suppressed:
@@ -352,6 +355,7 @@ class CoatState:
         return None
 
     def published_matrix(self, rows: np.ndarray | None = None, drop: int | None = None) -> sp.csr_array:
+        """The published records (of ``rows``, default all) as a matrix over the groups, without group ``drop``."""
         X = self.data.matrix if rows is None else self.data.matrix[rows]
         code = self.grp.copy()
         if drop is not None:

@@ -134,6 +134,11 @@ def anonymize_clump(
     TaxonomyError
         Items that are not leaves of the taxonomy.
 
+    See Also
+    --------
+    graphanon.privacy.TransactionalKAnonymity : The audit of its releases.
+    graphanon.algorithms.anonymize_partition : Top-down local generalization.
+
     Notes
     -----
     Complexity: see the module notes.

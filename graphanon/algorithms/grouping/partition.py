@@ -156,6 +156,11 @@ def anonymize_partition(
         ``ggd_lcg`` (total GGD of the groups had they been published as
         their LCG, to compare groupings with Clump). ``release.trace`` is a :class:`GroupingTrace`.
 
+    See Also
+    --------
+    graphanon.privacy.TransactionalKAnonymity : The audit of its releases.
+    graphanon.algorithms.anonymize_clump : Bottom-up groups of similar records.
+
     Notes
     -----
     Complexity: see the module notes.

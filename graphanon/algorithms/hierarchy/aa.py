@@ -127,6 +127,12 @@ def anonymize_aa(
     ParameterError, TaxonomyError
         For k outside [1, records], m < 1, or items missing from the taxonomy.
 
+    See Also
+    --------
+    graphanon.privacy.KmAnonymity : The audit of its releases.
+    graphanon.algorithms.anonymize_hghs : Generalization and suppression (Liu & Wang).
+    graphanon.algorithms.anonymize_cut : Publish a given cut.
+
     Notes
     -----
     Complexity: each recount is one level-wise search of size <= i over the current cut's
@@ -229,8 +235,7 @@ def anonymize_aa(
 
 
 def _violations(viol, cut: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
-    """The violating itemsets as cut-node rows padded with -1, in ascending support (stable:
-    smaller itemsets first, then the search's lexicographic order), and their supports."""
+    """The violating itemsets as cut-node rows padded with -1, in ascending support (stable: smaller itemsets first, then the search's lexicographic order), and their supports."""
     rows = [np.pad(cut[lvl.itemsets], ((0, 0), (0, width - lvl.size)), constant_values=-1) for lvl in viol if len(lvl)]
     if not rows:
         return np.zeros((0, width), dtype=np.int64), np.zeros(0, dtype=np.int64)
@@ -241,8 +246,7 @@ def _violations(viol, cut: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarr
 
 
 def _mapped(owner: np.ndarray, members: np.ndarray, sentinel: int) -> np.ndarray:
-    """Rows of ``members`` mapped through ``owner`` to the current cut: sorted, duplicates and
-    padding replaced by ``sentinel`` (larger than every node) at the end of each row."""
+    """Rows of ``members`` mapped through ``owner`` to the current cut: sorted, duplicates and padding replaced by ``sentinel`` (larger than every node) at the end of each row."""
     out = np.where(members >= 0, owner[np.maximum(members, 0)], sentinel)
     out.sort(axis=1)
     if out.shape[1] > 1:
@@ -254,8 +258,7 @@ def _mapped(owner: np.ndarray, members: np.ndarray, sentinel: int) -> np.ndarray
 
 
 def _set_supports(counts, sets: np.ndarray, sentinel: int) -> np.ndarray:
-    """Supports of node sets (rows of ``sets``, ``sentinel``-padded at the end), each distinct set
-    counted once by ``counts`` (AND of the vertical bitmaps, grouped by size)."""
+    """Supports of node sets (rows of ``sets``, ``sentinel``-padded at the end), each distinct set counted once by ``counts`` (AND of the vertical bitmaps, grouped by size)."""
     if not len(sets):
         return np.zeros(0, dtype=np.int64)
     width = sets.shape[1]

@@ -180,6 +180,12 @@ def anonymize_cut(
         ``release.trace`` a :class:`HierarchyTrace` (the full cut and the
         suppressed nodes).
 
+    See Also
+    --------
+    graphanon.privacy.KmAnonymity : The audit of its releases.
+    graphanon.algorithms.anonymize_aa : A cut found by search instead of given.
+    graphanon.algorithms.anonymize_hghs : A cut plus suppression found by search.
+
     Notes
     -----
     Complexity: O(taxonomy nodes + occurrences).
@@ -250,11 +256,13 @@ _PARAMS = (
 
 
 def _run(data, opts: RunOptions) -> GlobalRecoding:
-    """CLI adapter. ``-k`` (with ``-m``) is a claim the CLI checks: the release
-    records ``k`` and ``m`` in its params, and the CLI audits it with the
-    independent k^m audit before writing it (``spec.verify``); ``--param
-    force=true`` publishes a violating release anyway, with the audit result
-    in its params. Without ``-k`` the release claims nothing."""
+    """CLI adapter.
+
+    ``-k`` (with ``-m``) is a claim the CLI checks: the release records ``k`` and ``m`` in its
+    params, and the CLI audits it with the independent k^m audit before writing it
+    (``spec.verify``); ``--param force=true`` publishes a violating release anyway, with the
+    audit result in its params. Without ``-k`` the release claims nothing.
+    """
     values = opts.values(_PARAMS)  # force is checked here, acted on by the CLI
     if opts.k is not None:
         check_k(opts.k, data.n_records)

@@ -167,6 +167,12 @@ def anonymize_hghs(
         When threat mining would exceed the memory budget (bound ``m`` or
         use :func:`anonymize_mhghs`).
 
+    See Also
+    --------
+    graphanon.privacy.KmAnonymity : The audit of its releases.
+    graphanon.algorithms.anonymize_mhghs : The m-round form for large taxonomies.
+    graphanon.algorithms.anonymize_aa : Generalization only.
+
     Notes
     -----
     Complexity: threat mining: one level-wise search over the records x nodes extended
@@ -253,6 +259,11 @@ def anonymize_mhghs(
     GlobalRecoding
         As in :func:`anonymize_hghs`; ``release.trace.search.rounds`` has one
         :class:`SearchRound` per round and ``params["rounds"]`` a summary.
+
+    See Also
+    --------
+    graphanon.privacy.KmAnonymity : The audit of its releases.
+    graphanon.algorithms.anonymize_hghs : The one-round search.
 
     Notes
     -----

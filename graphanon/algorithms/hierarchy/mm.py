@@ -261,6 +261,12 @@ def anonymize_mm(
         For k outside [1, records], m < 1, h outside (0, 1] or private items
         not in the data.
 
+    See Also
+    --------
+    graphanon.privacy.KmAnonymity : The audit without private items.
+    graphanon.privacy.HKPCoherence : The audit with private items.
+    graphanon.algorithms.anonymize_hghs : Generalization as well as suppression.
+
     Notes
     -----
     Complexity: mole mining (see :func:`minimal_moles`) plus the greedy

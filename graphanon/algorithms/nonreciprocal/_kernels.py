@@ -181,5 +181,4 @@ def edge_lists(succ: np.ndarray, relabel: bool):
 
 
 class ExtractionStats(dict):
-    """Per-round counters of an extraction (``steps``: for the closed walk the
-    edges walked, for backtracking the edges tried plus the backtracks)."""
+    """Per-round counters of an extraction (``steps``: for the closed walk the edges walked, for backtracking the edges tried plus the backtracks)."""

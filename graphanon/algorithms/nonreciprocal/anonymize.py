@@ -334,6 +334,12 @@ def anonymize_nonreciprocal(
         (private: a seed does not reproduce them). Which assignment was
         published is only in ``release.link``.
 
+    See Also
+    --------
+    graphanon.privacy.NonreciprocalKAnonymity : The audit of its releases.
+    graphanon.privacy.LDiversity : The audit with ``l``.
+    graphanon.algorithms.anonymize_cahd : L-diverse groups published by the same bit vote.
+
     Notes
     -----
     Complexity: gray order O(n d log n); Gray-TSP adds ``n / min_segment`` OR-Tools runs

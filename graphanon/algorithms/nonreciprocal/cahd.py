@@ -211,6 +211,13 @@ def anonymize_cahd(
         When the labels cannot fill groups of ``max(k, l)`` distinct labels
         (the message gives the largest feasible value).
 
+    See Also
+    --------
+    graphanon.privacy.LDiversity : The audit of its releases.
+    graphanon.privacy.EntropyLDiversity : The audit for ``diversity='entropy'``.
+    graphanon.privacy.RecursiveLDiversity : The audit for ``diversity='recursive'``.
+    graphanon.algorithms.anonymize_nonreciprocal : Nonreciprocal recoding.
+
     Notes
     -----
     Complexity: that of :func:`graphanon.algorithms.nonreciprocal.cahd_groups.cahd_groups` plus O(sum of squared

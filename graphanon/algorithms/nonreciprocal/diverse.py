@@ -27,8 +27,7 @@ def _label_codes(labels) -> np.ndarray:
 
 
 def _check_diverse_rounds(out, lab, l: int) -> None:  # noqa: E741
-    """Raise ``InfeasibleError`` unless ``out`` holds ``l`` permutations giving every
-    record ``l`` distinct labels (hence ``l`` distinct published records)."""
+    """Raise ``InfeasibleError`` unless ``out`` holds ``l`` permutations giving every record ``l`` distinct labels (hence ``l`` distinct published records)."""
     n = lab.shape[0]
     if out.shape != (l, n) or not (np.sort(out, axis=1) == np.arange(n)).all():
         raise InfeasibleError("l-diverse assignments are not perfect matchings")

@@ -67,8 +67,7 @@ __all__ = ["ExtractionStats", "check_assignments", "extract_assignments"]
 
 
 def check_assignments(graph: GeneralizationGraph, assignments) -> None:
-    """Raise ``InfeasibleError`` unless ``assignments`` are ``graph.k`` disjoint perfect
-    matchings inside ``graph`` that together use every edge exactly once."""
+    """Raise ``InfeasibleError`` unless ``assignments`` are ``graph.k`` disjoint perfect matchings inside ``graph`` that together use every edge exactly once."""
     a = np.asarray(assignments, dtype=np.int64)
     n, k = graph.n, graph.k
     if a.shape != (k, n):

@@ -1,7 +1,4 @@
-"""The Gray-TSP order: the Gray order cut by the breakpoint DP, each segment
-re-ordered by an OR-Tools TSP path with fixed ends (optionally in a process pool
-or on a Dask client, :mod:`graphanon.distributed.tasks`).
-"""
+"""The Gray-TSP order: the Gray order cut by the breakpoint DP, each segment re-ordered by an OR-Tools TSP path with fixed ends (optionally in a process pool or on a Dask client, :mod:`graphanon.distributed.tasks`)."""
 
 from __future__ import annotations
 
