@@ -119,11 +119,9 @@ class TransactionData:
             raise DataFormatError(
                 f"the vocabulary has {len(items)} labels but the matrix has {n_items} item columns"
             )
-        index = {label: j for j, label in enumerate(items)}
+        index: dict[Hashable, int] = {label: j for j, label in enumerate(items)}
         if len(index) != len(items):
-            seen: set = set()
-            dup = next(x for x in items if x in seen or seen.add(x))
-            raise DataFormatError(f"item label {dup!r} appears twice in the vocabulary")
+            raise DataFormatError(f"item label {_first_repeated(items)!r} appears twice in the vocabulary")
         if record_ids is None:
             record_ids = tuple(range(n))
         else:
@@ -131,9 +129,7 @@ class TransactionData:
             if len(record_ids) != n:
                 raise DataFormatError(f"{len(record_ids)} record ids given for {n} records")
             if len(set(record_ids)) != n:
-                seen = set()
-                dup = next(x for x in record_ids if x in seen or seen.add(x))
-                raise DataFormatError(f"record id {dup!r} appears twice")
+                raise DataFormatError(f"record id {_first_repeated(record_ids)!r} appears twice")
         if labels is not None:
             labels = tuple(labels)
             if len(labels) != n:
@@ -397,6 +393,16 @@ def from_iterable(
     return from_id_lists(lengths, np.asarray(flat, dtype=np.int64), items, record_ids, labels, name)
 
 
+def _first_repeated(values: Sequence[Hashable]) -> Hashable:
+    """The first value of ``values`` seen a second time (``values`` must hold a repeat)."""
+    seen: set[Hashable] = set()
+    for value in values:
+        if value in seen:
+            return value
+        seen.add(value)
+    raise ValueError("no value is repeated")
+
+
 def from_dataframe(
     df,
     *,
@@ -435,7 +441,7 @@ def from_dataframe(
     if items_column is not None:
         if items_column not in df.columns:
             raise DataFormatError(f"no column {items_column!r} in the DataFrame ({list(df.columns)})")
-        recs = []
+        recs: list[list] = []
         for pos, value in enumerate(df[items_column]):
             if value is None or (isinstance(value, float) and np.isnan(value)):
                 recs.append([])
@@ -445,8 +451,7 @@ def from_dataframe(
                 )
             else:
                 recs.append(list(value))
-        labels = list(df[label]) if label else None
-        return from_iterable(recs, record_ids=list(df.index), labels=labels, name=name)
+        return from_iterable(recs, record_ids=list(df.index), labels=list(df[label]) if label else None, name=name)
     for col in (tid, item) + ((label,) if label else ()):
         if col not in df.columns:
             raise DataFormatError(

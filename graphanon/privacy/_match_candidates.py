@@ -205,7 +205,7 @@ def class_edges(rows: tuple, X: sp.csr_array, index: CandidateIndex, empty_cls: 
     p = 0
     step = max(1, nb // 50)
     while p < nb:
-        ne, p = _class_candidates(p, min(nb, p + step), *args, flag, out_a, out_b)
+        ne, p = _class_candidates(p, min(nb, p + step), *args, flag, out_a, out_b)  # type: ignore[call-arg]  # numba Dispatcher stub
         parts_a.append(out_a[:ne].copy())
         parts_b.append(out_b[:ne].copy())
         if progress is not None:

@@ -98,13 +98,13 @@ class PrivacyConstraints(PrivacyModel):
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise ParameterError(f"k must be a whole number >= 1, got {k!r}")
         self.k = int(k)
+        self.m: int | None = None
+        self.constraints: list | None = None
         m = getattr(constraints, "m", None)
         if m is not None and not isinstance(constraints, (list, tuple)):
             self.m = int(m)
-            self.constraints = None
             self.name = f"privacy constraints (all {self.m}-itemsets, k={self.k})"
             return
-        self.m = None
         cons = []
         for n, p in enumerate(constraints):
             if isinstance(p, (str, bytes)) or not isinstance(p, Iterable):
@@ -178,7 +178,7 @@ class PrivacyConstraints(PrivacyModel):
                     verdict[t] = None
                 else:
                     verdict[t] = self._subset_violation(csc, t)
-        bad = [(n, verdict[t]) for n, t in enumerate(pub_sets) if t and verdict[t] is not None]
+        bad: list[tuple[int, tuple]] = [(n, v) for n, t in enumerate(pub_sets) if t and (v := verdict[t]) is not None]
         examples = list(problems)
         for n, (itemset, s) in bad[: max(0, max_examples - len(examples))]:
             examples.append(

@@ -336,7 +336,7 @@ def check_c(c) -> float:
     return value
 
 
-def diversity_model(l: int, diversity: str = "distinct", c: float | None = None):  # noqa: E741
+def diversity_model(l: int, diversity: str = "distinct", c: float | None = None) -> PrivacyModel:  # noqa: E741
     """The audit model of an l-diversity variant.
 
     Parameters
@@ -355,6 +355,7 @@ def diversity_model(l: int, diversity: str = "distinct", c: float | None = None)
     >>> diversity_model(3, "recursive", 2).name
     'nonreciprocal recursive (c,l)-diversity (c=2, l=3)'
     """
+    model: PrivacyModel
     if diversity == "distinct":
         model = LDiversity(l)
     elif diversity == "entropy":

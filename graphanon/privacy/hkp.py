@@ -122,10 +122,10 @@ class HKPCoherence(PrivacyModel):
         found = []  # (kind, itemset, support, extra)
         if len(public_cols):
             confidence = _ConfidenceCounter(R, public_cols, private_cols, self.h, max_examples)
-            viol, _ = minimal_infrequent_itemsets(
+            levels, _ = minimal_infrequent_itemsets(
                 R[:, public_cols], self.k, self.p, prune=confidence if confidence.active else None
             )
-            viol = [(lvl.size, public_cols[lvl.itemsets], lvl.supports) for lvl in viol]
+            viol = [(lvl.size, public_cols[lvl.itemsets], lvl.supports) for lvl in levels]
         else:
             viol, confidence = [], None
         for _, sets, sups in viol:

@@ -249,7 +249,7 @@ class JointAudit:
             labels = np.array([str(pi.label) for pi in release.published_items] + ["(suppressed)"], dtype=object)
             names.append(labels[codes[:, r]])  # -1 picks "(suppressed)"
         label_of_item = [" & ".join(str(names[r][j]) for r in range(len(releases))) for j in range(original.n_items)]
-        suppressed = (codes < 0).all(axis=1)
+        suppressed = np.all(codes < 0, axis=1).tolist()
         mapping = {x: (None if suppressed[j] else label_of_item[j]) for j, x in enumerate(original.items)}
         recoding = GlobalRecoding.from_mapping(original, mapping, keep_labels=False)
         report = self.model.audit(original, recoding, max_examples=max_examples)
@@ -277,8 +277,9 @@ class JointAudit:
 
     # ------------------------------------------------------------------ nonreciprocal
     def _nonreciprocal(self, original, releases, singles, max_examples: int, progress) -> AuditReport:
-        is_l = isinstance(self.model, LDiversity)
-        level = self.model.l if is_l else self.model.k
+        model = self.model
+        is_l = isinstance(model, LDiversity)
+        level = model.l if isinstance(model, LDiversity) else model.k
         if is_l and any(r.labels is None for r in releases):
             raise ParameterError(
                 "l-diversity audits releases that publish sensitive labels; a release here has none "
@@ -320,7 +321,7 @@ class JointAudit:
             if labelled:
                 ex["joint_candidate_labels"] = state.record_labels(int(i))
             examples.append(ex)
-        worst = None
+        worst: dict | None = None
         if len(show):
             i = int(show[0])
             worst = {"record": i, "joint_candidate_rows": int(cand[i])}
@@ -453,7 +454,7 @@ def _release_graphs(original, releases, by_record: bool):
         ea = order[start]
         eb = np.repeat(mc.edge_row, count)
         label = None
-        if mc.row_label is not None:
+        if mc.row_label is not None and mc.labels is not None:  # set together (by_label=True)
             global_code = np.array([codes[x] for x in mc.labels], dtype=np.int64)
             label = global_code[mc.row_label[eb]]
         graphs.append(_ReleaseGraph(ea, eb, mc.row_size, label))

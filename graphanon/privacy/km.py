@@ -140,13 +140,14 @@ class KmAnonymity(PrivacyModel):
                 sup = distributed_record_supports(rec, client=client, progress=progress)
             return self._audit_unbounded(release, rec, sup, labels, n_bad, problems, max_examples)
         m_text = f"m={self.m} (CLI: -m {self.m})"
-        search = {"what": f"the k^m audit (k={self.k}, m={self.m})", "advice": f"audit with a smaller m than {m_text}"}
+        what, advice = f"the k^m audit (k={self.k}, m={self.m})", f"audit with a smaller m than {m_text}"
         if client is None:
-            violations, _ = minimal_infrequent_itemsets(rec, self.k, self.m, **search)
+            violations, _ = minimal_infrequent_itemsets(rec, self.k, self.m, what=what, advice=advice)
         else:
             from graphanon.distributed import minimal_infrequent_itemsets as distributed_search
 
-            violations, _ = distributed_search(rec, self.k, self.m, client=client, progress=progress, **search)
+            violations, _ = distributed_search(rec, self.k, self.m, client=client, progress=progress, what=what,
+                                               advice=advice)
         levels = [lvl for lvl in violations if len(lvl)]
         n_viol = sum(len(lvl) for lvl in levels)
         # Lowest support first (ties: smaller itemsets first), without listing all violations.
@@ -157,22 +158,20 @@ class KmAnonymity(PrivacyModel):
         ranked.sort(key=lambda t: (t[0], t[1]))
         rec = rec.tocsc()
         examples = list(problems)
-        for sup, _, items in ranked[: max(0, max_examples - len(examples))]:
-            rows = None
-            for g in items:
-                col = set(rec.indices[rec.indptr[g] : rec.indptr[g + 1]].tolist())
-                rows = col if rows is None else rows & col
+        for support, _, items in ranked[: max(0, max_examples - len(examples))]:
+            rows: set[int] = set.intersection(*(set(rec.indices[rec.indptr[g] : rec.indptr[g + 1]].tolist())
+                                               for g in items))
             examples.append(
                 {
                     "itemset": [labels[g] for g in items],
-                    "support": sup,
+                    "support": support,
                     "published_records": [release.pseudonyms[r] for r in sorted(rows)[:10]],
                 }
             )
         worst = None
         if ranked:
-            sup, _, items = ranked[0]
-            worst = {"itemset": [labels[g] for g in items], "support": sup}
+            support, _, items = ranked[0]
+            worst = {"itemset": [labels[g] for g in items], "support": support}
         sizes = {lvl.size: len(lvl) for lvl in violations}
         return AuditReport(
             model=self.name,

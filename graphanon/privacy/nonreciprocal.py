@@ -311,6 +311,7 @@ class LDiversity(PrivacyModel):
             + assigned
             + au.flow_example(f"{self.l}-regular subgraph with {self.l} distinct labels per record")
         )
+        assert mc.row_label is not None  # match_classes(by_label=True)
         ea, lab = mc.edge_record, mc.row_label[mc.edge_row]
         viable_labels = _distinct(ea[au.viable], lab[au.viable], len(mc.record_size))
         match_labels = _distinct(ea, lab, len(mc.record_size))

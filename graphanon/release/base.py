@@ -283,8 +283,9 @@ class Release(ABC):
         self.params = json_params(params)
         self._n_records = int(n_records)
         self.fingerprint = _check_fingerprint(fingerprint)
-        self.link = None
-        self.trace = None
+        # the private link (ReleaseLink, or SplitLink for split records) and the family's frozen trace
+        self.link: Any = None
+        self.trace: Any = None
 
     @property
     def n_records(self) -> int:

@@ -132,7 +132,7 @@ class GlobalRecoding(Release):
         recs = sp.csr_array((np.ones(recs.nnz, bool), recs.indices, recs.indptr), shape=recs.shape)
         recs.sort_indices()
         self.records = recs
-        self._csc = None
+        self._csc: sp.csc_array | None = None
         self.universe = int(universe)
         self.suppressed = None if suppressed is None else tuple(suppressed)
         self.n_suppressed = (
@@ -249,6 +249,7 @@ class GlobalRecoding(Release):
             return 0.0
         if self._csc is None:
             self._csc = self.records.tocsc()
+        col = self._csc
         touched: dict[int, list[int]] = {}
         for it in include:
             g = self._owner.get(it, -1)
@@ -262,7 +263,6 @@ class GlobalRecoding(Release):
         prob = np.ones(self.n_records)
         for g, (n_inc, n_exc) in touched.items():
             s = len(self.published_items[g].members)
-            col = self._csc
             rows = col.indices[col.indptr[g] : col.indptr[g + 1]]
             # P(a uniform non-empty subset of s members holds the n_inc and avoids the n_exc)
             free = s - n_inc - n_exc

@@ -155,9 +155,10 @@ class LocalRecoding(Release):
         Returns the labels and a boolean CSR matrix; the input of k^m audits.
         """
         r = self.records
-        col = {}
-        labels = []
-        rows, cols = [], []
+        col: dict = {}
+        labels: list = []
+        rows: list = []
+        cols: list = []
         for i in range(self.n_records):
             for x, c in zip(r.indices[r.indptr[i] : r.indptr[i + 1]], r.data[r.indptr[i] : r.indptr[i + 1]]):
                 for t in range(int(c)):

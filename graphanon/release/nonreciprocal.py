@@ -107,7 +107,7 @@ class NonreciprocalRelease(Release):
         self.labels = None if labels is None else tuple(labels)
         if self.labels is not None and len(self.labels) != n:
             raise ReleaseFormatError(f"{len(self.labels)} labels for {n} records")
-        self._logcum = None
+        self._logcum: np.ndarray | None = None
 
     # ------------------------------------------------------------------ protocol
     def render_record(self, i: int) -> str:
@@ -173,13 +173,14 @@ class NonreciprocalRelease(Release):
         t = self.threshold
         if self._logcum is None:
             self._logcum = log_cum_binom(int(m.max()) if n else 0)
+        logcum = self._logcum
         free = m - fixed
         budget = t - flips
         good = ok & (budget >= 0)
         out = np.zeros(n)
         g = np.flatnonzero(good)
-        num = self._logcum[free[g], np.minimum(budget[g], free[g])]
-        den = self._logcum[m[g], np.minimum(t[g], m[g])]
+        num = logcum[free[g], np.minimum(budget[g], free[g])]
+        den = logcum[m[g], np.minimum(t[g], m[g])]
         out[g] = np.exp(num - den)
         return out
 

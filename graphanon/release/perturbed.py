@@ -112,7 +112,7 @@ class PerturbedRelease(Release):
         self.records = recs
         self.moves = moves
         self._index = {x: j for j, x in enumerate(self.items)}
-        self._bitmaps = None
+        self._bitmaps: VerticalBitmaps | None = None
 
     @classmethod
     def from_matrix(cls, data, matrix, *, moves: str, algorithm: str = "custom", params: dict | None = None):
@@ -175,10 +175,11 @@ class PerturbedRelease(Release):
             return 0.0
         if self._bitmaps is None:
             self._bitmaps = VerticalBitmaps(self.records)
-        bm = self._bitmaps.bitmap([self._index[x] for x in include])
+        bitmaps = self._bitmaps
+        bm = bitmaps.bitmap([self._index[x] for x in include])
         for x in exclude:
             if x in self._index:
-                bm = bm & ~self._bitmaps.bits[self._index[x]]
+                bm = bm & ~bitmaps.bits[self._index[x]]
         return float(np.bitwise_count(bm).sum())
 
     # ------------------------------------------------------------------ matching

@@ -36,7 +36,8 @@ import numpy as np
 from graphanon.algorithms.coat.state import CoatState, CoatTrace, MergeStep, RunLog, weight_function
 from graphanon.counting.support import minimal_infrequent_itemsets
 from graphanon.errors import ParameterError
-from graphanon.release import GlobalRecoding, publish
+from graphanon.release import GlobalRecoding
+from graphanon.release.publish import publish
 from graphanon.taxonomy.constraint_sets import (
     KmConstraints,
     as_utility_blocks,

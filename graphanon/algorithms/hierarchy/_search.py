@@ -35,7 +35,7 @@ class CutReplay:
         self.index, self.threats = index, threats
         self.start = np.asarray(start, dtype=np.int64)
         self.expanded: list[int] = []
-        self._at = None  # (step, node mask) of the last replayed cut
+        self._at: tuple[int, np.ndarray] | None = None  # (step, node mask) of the last replayed cut
 
     def positions(self, step: int) -> np.ndarray:
         """The cut after move ``step`` (0-based; -1: the start), as sorted node positions."""

@@ -43,7 +43,8 @@ from graphanon.algorithms.hierarchy.cut import cut_recoding, recode_to_priors
 from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.errors import InfeasibleError
 from graphanon.metrics.loss import ncp
-from graphanon.release import GlobalRecoding, publish
+from graphanon.release import GlobalRecoding
+from graphanon.release.publish import publish
 from graphanon.taxonomy.tree import Taxonomy
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state

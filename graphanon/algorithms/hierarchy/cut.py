@@ -29,7 +29,8 @@ from graphanon.algorithms.registry import (
 )
 from graphanon.errors import ParameterError, TaxonomyError
 from graphanon.metrics.loss import ncp
-from graphanon.release import GlobalRecoding, publish
+from graphanon.release import GlobalRecoding
+from graphanon.release.publish import publish
 from graphanon.taxonomy.tree import Taxonomy
 from graphanon.utils.labels import as_labels
 from graphanon.utils.progress import ProgressCallback, report

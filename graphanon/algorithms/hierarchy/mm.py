@@ -40,7 +40,8 @@ from graphanon.algorithms.registry import (
     register,
 )
 from graphanon.errors import ParameterError
-from graphanon.release import GlobalRecoding, publish
+from graphanon.release import GlobalRecoding
+from graphanon.release.publish import publish
 from graphanon.utils.labels import as_labels
 from graphanon.utils.memory import cost_blocks
 from graphanon.utils.progress import ProgressCallback

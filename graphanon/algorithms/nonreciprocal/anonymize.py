@@ -49,8 +49,8 @@ from graphanon.algorithms.prior import reuse_priors
 from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, register
 from graphanon.errors import ParameterError
 from graphanon.graphs.generalization import GeneralizationGraph
-from graphanon.release import publish
 from graphanon.release.nonreciprocal import NonreciprocalRelease
+from graphanon.release.publish import publish
 from graphanon.utils.memory import check_memory
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state, secret_generator

@@ -29,8 +29,8 @@ from graphanon.algorithms.nonreciprocal.cahd_groups import cahd_groups
 from graphanon.algorithms.prior import reuse_priors
 from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, register
 from graphanon.errors import InfeasibleError, ParameterError
-from graphanon.release import publish
 from graphanon.release.nonreciprocal import NonreciprocalRelease
+from graphanon.release.publish import publish
 from graphanon.utils.progress import ProgressCallback, report
 from graphanon.utils.randomness import check_random_state, secret_generator
 from graphanon.utils.validation import check_diversity_feasible
