@@ -53,6 +53,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -98,7 +99,7 @@ class Prior:
         this session).
     """
 
-    release: object
+    release: Any
     link: ReleaseLink | None = None
 
     @property
@@ -266,7 +267,7 @@ def joint_item_classes(data, priors) -> tuple[np.ndarray, np.ndarray]:
     """
     codes = np.stack([p.release.code_for(data) for p in as_priors(priors)], axis=1)
     _, joint = np.unique(codes, axis=0, return_inverse=True)
-    return joint.reshape(-1).astype(np.int64), (codes < 0).all(axis=1)
+    return joint.reshape(-1).astype(np.int64), np.all(codes < 0, axis=1)
 
 
 def _km_violations(data, code: np.ndarray, k: int, m: int | None, what: str) -> tuple[int, str]:

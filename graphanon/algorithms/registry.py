@@ -166,6 +166,12 @@ class RunOptions:
             flags = ", ".join(OPTION_FLAGS[name] for name in extra)
             raise ParameterError(f"{flags}: {why}; drop {'it' if len(extra) == 1 else 'them'}")
 
+    def required_k(self, algorithm: str) -> int:
+        """``-k``, which ``algorithm`` cannot run without (a one-line :class:`ParameterError` naming it)."""
+        if self.k is None:
+            raise ParameterError(f"algorithm {algorithm!r} needs -k K")
+        return self.k
+
     def require_labels(self, data, what: str) -> None:
         """Raise, in the command line's words, when ``data`` has no sensitive labels.
 

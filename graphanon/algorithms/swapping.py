@@ -289,7 +289,7 @@ def _swap(data, categories, *, full: bool, visit, rng, unsafe_secret_seed, progr
                             unsafe_secret_seed=unsafe_secret_seed, progress=progress, name=name)
     partner, sim = _partial_pairs(X, tend, visit, gen)
     give = tend.source.copy()
-    details = {"partial_pairs": _pairs_list(partner), "with_tendency": int(tend.has_tendency.sum())}
+    details: dict[str, Any] = {"partial_pairs": _pairs_list(partner), "with_tendency": int(tend.has_tendency.sum())}
     report(progress, 1, 3, "partial swap partners")
     if full:
         full_partner, full_sim = _full_pairs(X, tend, visit, gen)

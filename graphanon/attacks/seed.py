@@ -142,7 +142,9 @@ def seed_recovery(
         rerun = anonymize(original, seed)
         return rerun, row_signatures(rerun)
 
-    exact, structural, tried = [], [], 0
+    exact: list = []
+    structural: list = []
+    tried = 0
     for seed in seeds:
         tried += 1
         rerun, sig = rerun_of(seed)

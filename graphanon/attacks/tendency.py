@@ -233,6 +233,7 @@ def partner_tendency(
         received = []
         for g, cols in enumerate(cat_cols):
             overlap = (Xf[tb][:, cols] @ Yt[cols]).toarray()
+            assert row_cat is not None  # categories exist (G > 0)
             received.append(row_cat[:, g][None, :] - overlap)
         R = np.stack(received, axis=2)  # (b, rows, G): items of the row in g that the target lacks
         # a swap hands over one category (the partner's source items): among the best-scoring rows,

@@ -77,7 +77,7 @@ def _python_name(func) -> str:
     """Where a user imports ``func`` from: ``graphanon.algorithms`` when it exports it."""
     import graphanon.algorithms
 
-    if getattr(graphanon.algorithms, func.__name__, None) is func:
+    if getattr(graphanon.algorithms, func.__name__, None) is func and func is not None:
         return f"graphanon.algorithms.{func.__name__}"
     return f"{func.__module__}.{func.__name__}"
 

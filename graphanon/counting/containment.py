@@ -190,8 +190,8 @@ def record_supports(X, *, method: str = "auto") -> np.ndarray:
     if method == "bitmaps" or (
         method == "auto" and bitmap_fits and U.nnz * words < float((pivot_len * lengths).sum())
     ):
-        rows = np.split(U.indices, U.indptr[1:-1])
-        sup[nonempty] = VerticalBitmaps(X).supports([rows[i] for i in nonempty])
+        row_items = np.split(U.indices, U.indptr[1:-1])
+        sup[nonempty] = VerticalBitmaps(X).supports([row_items[i] for i in nonempty])
         return sup[inverse]
     budget_pairs = max(_MIN_BLOCK_PAIRS, min(_MAX_BLOCK_PAIRS, available_memory() // (2 * _PAIR_BYTES)))
     check_memory(

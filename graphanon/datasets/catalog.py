@@ -36,7 +36,7 @@ REAL = {
 
 def data_file(name: str):
     """The bundled file ``name`` (a :class:`importlib.resources.abc.Traversable`)."""
-    return resources.files("graphanon.datasets").joinpath("data", name)
+    return resources.files("graphanon.datasets").joinpath("data").joinpath(name)
 
 
 @functools.cache

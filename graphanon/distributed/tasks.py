@@ -20,7 +20,7 @@ Examples
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sized
 
 from graphanon.errors import ParameterError
 from graphanon.utils.progress import ProgressCallback, report
@@ -98,7 +98,7 @@ def map_ordered(
         raise ParameterError(f"n_jobs must be an integer >= 1, got {n_jobs!r}")
     if in_flight is not None and (isinstance(in_flight, bool) or not isinstance(in_flight, int) or in_flight < 1):
         raise ParameterError(f"in_flight must be an integer >= 1, got {in_flight!r}")
-    if total is None and hasattr(tasks, "__len__"):
+    if total is None and isinstance(tasks, Sized):
         total = len(tasks)
     done = 0
 

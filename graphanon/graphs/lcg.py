@@ -196,7 +196,7 @@ def ggd_fraction(index: NodeIndex, data, rows) -> Fraction:
     counts, lengths = _group_counts(index, data, rows)
     n = lcg(index, counts)
     m = index.universe
-    gen = sum(Fraction(int(n[x]) * int(index.leaves[x] - 1), m - 1) for x in np.flatnonzero(n)) if m > 1 else 0
+    gen: Fraction = sum((Fraction(int(n[x]) * int(index.leaves[x] - 1), m - 1) for x in np.flatnonzero(n)), Fraction(0)) if m > 1 else Fraction(0)
     suppressed = int(lengths.sum()) - len(rows) * int(n.sum())
     return len(rows) * gen + suppressed
 

@@ -164,15 +164,16 @@ def generate_workload(
             )
         drawn = [(rng.choice(pool, size=n_inc, replace=False), rng.choice(pool, size=n_exclude, replace=False))
                  for _ in range(n_queries)]
-        queries = tuple(CountQuery(_labels(data, inc), _labels(data, exc)) for inc, exc in drawn)
-        return QueryWorkload(queries, q, seed, true_counts(data, queries))
+        uniform = tuple(CountQuery(_labels(data, inc), _labels(data, exc)) for inc, exc in drawn)
+        return QueryWorkload(uniform, q, seed, true_counts(data, uniform))
     if len(pool) < q:
         raise ParameterError(f"q={q} items per query but only {len(pool)} candidate items have support > 0")
     in_pool = np.zeros(data.n_items, dtype=bool)
     in_pool[pool] = True
     vb = _vb(data)
     m = data.matrix
-    queries, answers = [], []
+    queries: list[CountQuery] = []
+    answers: list[int] = []
     for _ in range(n_queries):
         for _attempt in range(max_tries):
             r = int(rng.integers(data.n_records))

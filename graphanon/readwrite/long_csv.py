@@ -36,8 +36,8 @@ def parse_long_csv(
     """Parse long-format CSV text (see :func:`read_long_csv`)."""
     from graphanon.data import from_iterable
 
-    delimiter = check_delimiter(delimiter, option_names)
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    field_delimiter = check_delimiter(delimiter, option_names) or ","
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=field_delimiter)
     try:
         header = [h.strip() for h in next(reader)]
     except StopIteration:
@@ -270,7 +270,7 @@ def read_basket(
 
 def write_basket(data, path: str | os.PathLike, *, delimiter: str = ",") -> None:
     """Write basket text; labels containing the delimiter, quotes or edge spaces are quoted."""
-    delimiter = check_delimiter(delimiter)
+    delimiter = check_delimiter(delimiter) or ","
     lines = []
     for i in range(data.n_records):
         out = []

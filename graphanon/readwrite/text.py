@@ -107,8 +107,8 @@ def from_tokens(lengths: np.ndarray, tokens: list[str], name: str | None, *, pla
         ids = np.searchsorted(distinct, values)
         vocab = [str(v) for v in distinct.tolist()]
     else:
-        vocab, ids = np.unique(np.array(tokens), return_inverse=True)
-        vocab = [str(v) for v in vocab]
+        distinct_tokens, ids = np.unique(np.array(tokens), return_inverse=True)
+        vocab = [str(v) for v in distinct_tokens]
         order = sorted(range(len(vocab)), key=lambda j: natural_key(vocab[j]))
         rank = np.empty(len(vocab), dtype=np.int64)
         rank[order] = np.arange(len(vocab))

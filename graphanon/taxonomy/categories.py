@@ -101,7 +101,7 @@ def read_categories(path: str | os.PathLike) -> ItemGroups:
         text = path.read_text(encoding="utf-8-sig")
     except OSError as exc:
         raise DataFormatError(f"{path}: cannot read the categories file ({exc})") from None
-    blocks: dict[str, list[str]] = {}
+    blocks: dict[Hashable, list[Hashable]] = {}
     seen: dict[str, int] = {}
     for lineno, row in enumerate(csv.reader(io.StringIO(text)), start=1):
         if not row or all(not cell.strip() for cell in row):

@@ -405,7 +405,7 @@ class Taxonomy:
             next_pos = self._end[i]
             covered += self._leaf_count[i]
         if covered != len(self.leaves):
-            cov = set()
+            cov: set[int] = set()
             for i in idx:
                 cov.update(j for j in range(i, self._end[i]) if self._is_leaf[j])
             miss = next(self._order[j] for j in range(len(self._order)) if self._is_leaf[j] and j not in cov)

@@ -330,8 +330,8 @@ def anonymize_coat(
         label = set_label([data.items[i] for i in sorted(mem)])
         for i in mem:
             mapping[data.items[i]] = label
-    for i in np.flatnonzero(state.grp < 0):
-        mapping[data.items[int(i)]] = None
+    for j in np.flatnonzero(state.grp < 0).tolist():
+        mapping[data.items[j]] = None
     params = {"k": k, "s": float(s), "privacy": p_desc, "utility_blocks": len(blocks)}
     if suppression_penalty is not None and not callable(suppression_penalty):
         params["suppression_penalty"] = "custom"

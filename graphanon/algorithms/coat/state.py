@@ -328,12 +328,12 @@ class CoatState:
         bad = np.flatnonzero((s1 > 0) & (s1 < k))
         if len(bad):
             return [groups[int(bad[np.argmax(s1[bad])])]]
-        freq = [(g,) for g, s in zip(groups, s1.tolist(), strict=False) if s >= k]
-        maps = {(g,): self.bits[g] for g, in freq}
+        freq: list[tuple[int, ...]] = [(g,) for g, s in zip(groups, s1.tolist(), strict=False) if s >= k]
+        maps: dict[tuple[int, ...], np.ndarray] = {(g,): self.bits[g] for g, in freq}
         size = 1
         while len(freq) > 1 and size < len(groups):
             size += 1
-            nxt = []
+            nxt: list[tuple[int, ...]] = []
             prev = set(freq)
             for a in range(len(freq)):
                 pa = freq[a]

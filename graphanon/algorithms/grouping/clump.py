@@ -78,7 +78,7 @@ def _identical_groups(X: sp.csr_array, k: int):
     size = np.bincount(cl_of, minlength=len(ids))
     cl_ptr = np.r_[0, np.cumsum(size)].astype(np.int64)
     group = np.full(n, -1, dtype=np.int64)
-    reps = []
+    reps: list[int] = []
     for c in np.flatnonzero(size >= k):
         members = order[cl_ptr[c] : cl_ptr[c + 1]]
         parts = len(members) // k

@@ -444,7 +444,7 @@ def _first_fixing(supports: np.ndarray, k: int) -> int | None:
 def _run(data, opts: RunOptions) -> GlobalRecoding:
     opts.unknown_params(set())
     return anonymize_aa(
-        data, taxonomy=opts.taxonomy, k=opts.k, m=opts.m, progress=opts.progress,
+        data, taxonomy=opts.taxonomy, k=opts.required_k("aa"), m=opts.m, progress=opts.progress,
         unsafe_secret_seed=opts.unsafe_secret_seed, client=opts.client, priors=opts.priors,
     )
 

@@ -209,7 +209,8 @@ def anonymize_cut(
             raise ParameterError(f"level must be between 0 and the taxonomy height {taxonomy.height}, got {level}")
         cut = taxonomy.level(level)
     check_random_state(rng)
-    rel = cut_recoding(data, taxonomy, cut, suppress, params={"level": level})
+    assert cut is not None  # exactly one of cut= and level= (which set it)
+    rel = cut_recoding(data, taxonomy, cut, () if suppress is None else suppress, params={"level": level})
     report(progress, 1, 1, "cut recoding")
     if priors is not None:
         rel = recode_to_priors(data, rel, priors, taxonomy=taxonomy)

@@ -299,7 +299,7 @@ def anonymize_mhghs(
     """
     check_random_state(rng)  # deterministic: accepted so that every method takes rng=
     index, m = _prepare(data, taxonomy, k, m)
-    rounds = []
+    rounds: list = []
     allowed = np.ones(index.n_nodes, dtype=bool)
     prev_cut = None
     threats = None
@@ -334,6 +334,7 @@ def anonymize_mhghs(
         rounds.append(rnd)
         prev_cut = np.sort(index.positions(rnd.cut))
     cut = prev_cut
+    assert cut is not None and threats is not None  # round 1 always runs (m >= 1, max(max_len, 1) >= 1)
     cost, g, s, sup = evaluate_cut(index, threats, cut)
     search = HierarchySearch(taxonomy, rounds, index.labels(cut), index.labels(np.sort(sup)), g, s, index, threats)
     return _release(data, index, search, "mhghs", {"k": k, "m": m}, unsafe_secret_seed, priors)
@@ -389,7 +390,7 @@ def best_suppression(data, *, taxonomy: Taxonomy, cut: Iterable[Hashable], k: in
 def _run_hghs(data, opts: RunOptions) -> GlobalRecoding:
     opts.unknown_params(set())
     return anonymize_hghs(
-        data, taxonomy=opts.taxonomy, k=opts.k, m=opts.m, progress=opts.progress,
+        data, taxonomy=opts.taxonomy, k=opts.required_k("hghs"), m=opts.m, progress=opts.progress,
         unsafe_secret_seed=opts.unsafe_secret_seed, priors=opts.priors,
     )
 
@@ -397,7 +398,7 @@ def _run_hghs(data, opts: RunOptions) -> GlobalRecoding:
 def _run_mhghs(data, opts: RunOptions) -> GlobalRecoding:
     opts.unknown_params(set())
     return anonymize_mhghs(
-        data, taxonomy=opts.taxonomy, k=opts.k, m=opts.m, progress=opts.progress,
+        data, taxonomy=opts.taxonomy, k=opts.required_k("mhghs"), m=opts.m, progress=opts.progress,
         unsafe_secret_seed=opts.unsafe_secret_seed, priors=opts.priors,
     )
 

@@ -338,7 +338,7 @@ def _run(data, opts: RunOptions) -> GlobalRecoding:
             "there is none, so h would change nothing: give the private items or drop h"
         )
     return anonymize_mm(
-        data, k=opts.k, m=opts.m, h=1.0 if h is None else h, private_items=private, progress=opts.progress,
+        data, k=opts.required_k("mm"), m=opts.m, h=1.0 if h is None else h, private_items=private, progress=opts.progress,
         unsafe_secret_seed=opts.unsafe_secret_seed,
     )
 

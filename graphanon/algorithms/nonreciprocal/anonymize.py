@@ -398,16 +398,11 @@ def anonymize_nonreciprocal(
     reproducible = rng is not None  # a seeded structure must not depend on the clock
     rng = check_random_state(rng)
     tsp_seed = int(rng.integers(2**31 - 1))
-    tsp_options = {
-        "min_segment": min_segment,
-        "max_segment": max_segment,
-        "tsp_time_limit": tsp_time_limit,
-        "tsp_step_limit": tsp_step_limit,
-    }
     perm = record_order(
-        data, order, **tsp_options, seed=tsp_seed, reproducible=reproducible, client=client, progress=progress
+        data, order, min_segment=min_segment, max_segment=max_segment, tsp_time_limit=tsp_time_limit,
+        tsp_step_limit=tsp_step_limit, seed=tsp_seed, reproducible=reproducible, client=client, progress=progress
     )
-    params = {
+    params: dict[str, object] = {
         "k": k,
         "l": l,
         "order": order if isinstance(order, str) else "given",

@@ -127,6 +127,8 @@ def _variant_group_size(l: int, diversity: str, c: float | None) -> int:  # noqa
     if diversity != "recursive":
         return l
     # p distinct labels: r_1 = 1 < c (p - l + 1)
+    if c is None:
+        raise ParameterError("recursive (c,l)-diversity needs c (a number > 0)")
     return l - 1 + math.floor(1.0 / c) + 1
 
 
@@ -272,7 +274,7 @@ def anonymize_cahd(
     report(progress, 0, 2, "CAHD grouping")
     groups = cahd_groups(data.matrix, list(data.labels), size, order=order, alpha=alpha)
     report(progress, 1, 2, "publishing by bit voting")
-    params = {"k": int(k), "l": l, "alpha": alpha, "group_size": size}
+    params: dict[str, object] = {"k": int(k), "l": l, "alpha": alpha, "group_size": size}
     if diversity != "distinct":
         params["diversity"] = diversity
         if c is not None:

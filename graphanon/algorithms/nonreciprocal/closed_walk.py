@@ -192,7 +192,7 @@ def closed_walk_trace(graph: GeneralizationGraph, *, rng=None, max_events: int =
     if not ok:
         raise InfeasibleError("closed walk got stuck (graph is not k-regular)")
     names = {0: "step", 1: "drop", 2: "close"}
-    events = []
+    events: list[tuple] = []
     for w, x, y, e in trace[:tl].tolist():
         if e == 1:
             events.append((names[e], w, x))

@@ -150,6 +150,7 @@ def diverse_flow(P, lab, lens, l: int, order, rank, window: int, refine: int, st
         errors.append(err)
         if best is None or err < best[0]:
             best = (err, it, succ, used)
+    assert best is not None  # refine >= 0: at least one solve
     err, it, succ, used = best
     if stats is not None:
         ones = np.ones(n, dtype=np.int64)
