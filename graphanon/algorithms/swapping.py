@@ -64,7 +64,7 @@ Adar, E. User 4XXXXX9: anonymizing query logs. WWW Query Log Workshop, 2007.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -78,6 +78,10 @@ from graphanon.taxonomy.categories import category_codes, parse_categories
 from graphanon.taxonomy.tree import ItemGroups
 from graphanon.utils.progress import ProgressCallback, report
 from graphanon.utils.randomness import check_random_state, secret_generator
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.randomness import RandomLike
 
 __all__ = [
     "Tendency",
@@ -334,8 +338,8 @@ def _swap_spread(data, categories, X, tend, *, full, visit, gen, spread, unsafe_
     return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
 
 
-def anonymize_partswap(data, *, categories: ItemGroups, visit: str = "random", spread: int = 1, rng=None,
-                       unsafe_secret_seed: int | None = None, progress: ProgressCallback | None = None):
+def anonymize_partswap(data: TransactionData, *, categories: ItemGroups, visit: str = "random", spread: int = 1, rng: RandomLike = None,
+                       unsafe_secret_seed: int | None = None, progress: ProgressCallback | None = None) -> PerturbedRelease:
     """PartSwap: exchange each tendency record's heaviest-category items with its least similar partner.
 
     Parameters
@@ -390,8 +394,8 @@ def anonymize_partswap(data, *, categories: ItemGroups, visit: str = "random", s
                  progress=progress, name="partswap", spread=spread)
 
 
-def anonymize_fullswap(data, *, categories: ItemGroups, visit: str = "random", spread: int = 1, rng=None,
-                       unsafe_secret_seed: int | None = None, progress: ProgressCallback | None = None):
+def anonymize_fullswap(data: TransactionData, *, categories: ItemGroups, visit: str = "random", spread: int = 1, rng: RandomLike = None,
+                       unsafe_secret_seed: int | None = None, progress: ProgressCallback | None = None) -> PerturbedRelease:
     """FullSwap: PartSwap plus full exchange between single-category records (Sec. 4.4).
 
     Parameters, Returns, Complexity: as :func:`anonymize_partswap`;
@@ -415,8 +419,8 @@ def anonymize_fullswap(data, *, categories: ItemGroups, visit: str = "random", s
                  progress=progress, name="fullswap", spread=spread)
 
 
-def anonymize_randswap(data, *, rng=None, unsafe_secret_seed: int | None = None,
-                       progress: ProgressCallback | None = None):
+def anonymize_randswap(data: TransactionData, *, rng: RandomLike = None, unsafe_secret_seed: int | None = None,
+                       progress: ProgressCallback | None = None) -> PerturbedRelease:
     """RandSwap: random record pairs exchange random halves of their items (collisions lose items).
 
     The pairs and the items exchanged are *secret* (operating-system entropy,
@@ -481,8 +485,8 @@ def anonymize_randswap(data, *, rng=None, unsafe_secret_seed: int | None = None,
     return publish(data, release, secret=gen)
 
 
-def anonymize_partsupp(data, *, categories: ItemGroups, rng=None, unsafe_secret_seed: int | None = None,
-                       progress: ProgressCallback | None = None):
+def anonymize_partsupp(data: TransactionData, *, categories: ItemGroups, rng: RandomLike = None, unsafe_secret_seed: int | None = None,
+                       progress: ProgressCallback | None = None) -> PerturbedRelease:
     """PartSupp: each record with a tendency loses its heaviest category's items.
 
     Parameters
@@ -523,8 +527,8 @@ def anonymize_partsupp(data, *, categories: ItemGroups, rng=None, unsafe_secret_
     return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
 
 
-def anonymize_splitperson(data, *, categories: ItemGroups, rng=None, unsafe_secret_seed: int | None = None,
-                          progress: ProgressCallback | None = None):
+def anonymize_splitperson(data: TransactionData, *, categories: ItemGroups, rng: RandomLike = None, unsafe_secret_seed: int | None = None,
+                          progress: ProgressCallback | None = None) -> PerturbedRelease:
     """SplitPerson: one published row per (record, category present in it).
 
     Parameters are those of :func:`anonymize_partsupp`.

@@ -15,11 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from graphanon.counting.support import VerticalBitmaps
 from graphanon.errors import ParameterError
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
 
 __all__ = ["CountQuery", "QueryWorkload", "average_relative_error", "generate_workload", "true_counts"]
 
@@ -61,7 +65,7 @@ def _vb(data) -> VerticalBitmaps:
     return VerticalBitmaps(data.matrix)
 
 
-def true_counts(data, queries: Sequence[CountQuery], bitmaps: VerticalBitmaps | None = None) -> np.ndarray:
+def true_counts(data: TransactionData, queries: Sequence[CountQuery], bitmaps: VerticalBitmaps | None = None) -> np.ndarray:
     """Exact answers of COUNT queries on ``data`` (vectorized bitmaps)."""
     vb = bitmaps or _vb(data)
     out = np.empty(len(queries), dtype=np.int64)
@@ -78,7 +82,7 @@ def _labels(data, ids) -> tuple:
 
 
 def generate_workload(
-    data,
+    data: TransactionData,
     n_queries: int = 1000,
     q: int = 2,
     *,

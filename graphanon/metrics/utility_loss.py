@@ -30,11 +30,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from graphanon.errors import ParameterError
 from graphanon.metrics.loss import check_order_of_arguments
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
 
 __all__ = ["ULReport", "log2m1", "semantic_weight", "ul", "ul_item_log", "ul_metrics"]
 
@@ -128,7 +132,7 @@ def _logsumexp(a: np.ndarray) -> float:
 
 
 def ul(
-    original,
+    original: TransactionData,
     release,
     *,
     weights=None,
@@ -221,7 +225,7 @@ def ul(
     return ULReport(total, log_gen, pen, per_item, M, N)
 
 
-def ul_metrics(original, release, *, weights=None, suppression_penalty=None) -> dict:
+def ul_metrics(original: TransactionData, release, *, weights=None, suppression_penalty=None) -> dict:
     """UL entries for ``graphanon evaluate``: ``ul``, ``log_ul``, ``log_ul_generalization``, ``ul_suppression``.
 
     Applies to global recodings (set-based or taxonomy cuts); see :func:`ul`.

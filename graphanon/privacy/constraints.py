@@ -24,6 +24,7 @@ transactions. KAIS 2011, Sec. 3.2-3.3 (Definitions 3.3, 3.4, 3.7, 3.8).
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -37,6 +38,10 @@ from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.taxonomy.constraint_sets import parse_fraction, parse_privacy, parse_utility
 from graphanon.taxonomy.tree import ItemGroups
 from graphanon.utils.labels import as_labels
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.progress import ProgressCallback
 
 __all__ = ["PrivacyConstraints", "UtilityConstraints", "check_utility_constraints"]
 
@@ -128,7 +133,7 @@ class PrivacyConstraints(PrivacyModel):
                 return tuple(itemset[j] for j in lvl.itemsets[i].tolist()), int(lvl.supports[i])
         return None
 
-    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
+    def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None) -> AuditReport:
         """Audit ``release``.
 
         A local recoding (Clump, Partition) is audited only for the constraint set of all
@@ -355,7 +360,7 @@ class UtilityConstraints(PrivacyModel):
         self.s = float(s)
         self.name = f"utility constraints (s={self.s:g})"
 
-    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
+    def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None) -> AuditReport:
         """Audit ``release`` against the utility constraints (see :func:`check_utility_constraints`)."""
         return check_utility_constraints(original, release, self.utility_constraints, self.s, max_examples=max_examples)
 
@@ -367,7 +372,7 @@ class _PrivacyAndUtility(PrivacyModel):
         self.privacy, self.utility = privacy, utility
         self.name = f"{privacy.name} + {utility.name}"
 
-    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
+    def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None) -> AuditReport:
         a = self.privacy.audit(original, release, max_examples=max_examples)
         b = self.utility.audit(original, release, max_examples=max_examples)
         return AuditReport(

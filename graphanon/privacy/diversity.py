@@ -48,6 +48,7 @@ generalization graph).
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -58,6 +59,10 @@ from graphanon.privacy.matchings import viable_edges
 from graphanon.privacy.nonreciprocal import LDiversity
 from graphanon.privacy.registry import register_model
 from graphanon.privacy.report import AuditReport, PrivacyModel
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.progress import ProgressCallback
 
 __all__ = [
     "EntropyLDiversity",
@@ -184,7 +189,7 @@ class _DistributionDiversity(PrivacyModel):
     def _example(self, checks: dict, i: int) -> dict:  # pragma: no cover - overridden
         raise NotImplementedError
 
-    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
+    def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None) -> AuditReport:
         """Check ``release`` against ``original`` (``progress(done, total, message)`` optional)."""
         require_nr(release, self.variant)
         distinct = LDiversity(self.l).audit(original, release, max_examples=max_examples, progress=progress)

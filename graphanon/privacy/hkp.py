@@ -9,6 +9,7 @@ publication. KDD 2008, Sec. 2 (definition of (h, k, p)-coherence and moles).
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -22,6 +23,10 @@ from graphanon.utils.labels import as_labels, parse_name_list
 from graphanon.utils.memory import cost_blocks
 from graphanon.utils.params import expand_params
 from graphanon.utils.validation import check_h, check_k
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.progress import ProgressCallback
 
 __all__ = ["HKPCoherence", "expand_params"]
 
@@ -97,7 +102,7 @@ class HKPCoherence(PrivacyModel):
             f"{len(self.private_items)} private item(s))"
         )
 
-    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
+    def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None) -> AuditReport:
         """Audit ``release`` (a global recoding) for (h,k,p)-coherence against ``original``."""
         if not hasattr(release, "published_items") or not hasattr(release, "records"):
             raise ParameterError(

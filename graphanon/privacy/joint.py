@@ -94,6 +94,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -105,6 +106,10 @@ from graphanon.privacy.nonreciprocal import LDiversity, NonreciprocalKAnonymity
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.release.fingerprint import check_same_data
 from graphanon.release.global_recoding import GlobalRecoding
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.progress import ProgressCallback
 
 __all__ = ["EXACT_RECORDS", "JointAudit", "SUPPORTED", "audit_joint", "joint_label_sets"]
 
@@ -194,7 +199,7 @@ class JointAudit:
         self.name = f"joint {model.name}"
 
     def audit(
-        self, original, releases: Sequence, *, max_examples: int = 10, progress=None, check_data: bool = True
+        self, original: TransactionData, releases: Sequence, *, max_examples: int = 10, progress: ProgressCallback | None = None, check_data: bool = True
     ) -> AuditReport:
         """Audit ``releases`` (all made from ``original``) against one adversary who reads them all.
 

@@ -10,6 +10,8 @@ generalization. PVLDB 2009, Sec. 2 (transactional k-anonymity).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -22,6 +24,10 @@ from graphanon.privacy.local import local_recoding_mismatches
 from graphanon.privacy.registry import register_model, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.utils.validation import check_k
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.progress import ProgressCallback
 
 __all__ = ["KmAnonymity", "TransactionalKAnonymity", "check_k"]
 
@@ -124,7 +130,7 @@ class KmAnonymity(PrivacyModel):
         self.m = None if m is None else int(m)
         self.name = f"k^m-anonymity (k={self.k}, m={'inf' if self.m is None else self.m})"
 
-    def audit(self, original, release, *, max_examples: int = 10, progress=None, client=None) -> AuditReport:
+    def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None, client=None) -> AuditReport:
         """Audit ``release`` (see the class notes); ``client``: a ``dask.distributed.Client`` that counts the supports over record blocks on its workers (:mod:`graphanon.distributed`) - the report is the same."""
         require_global(release, "k^m-anonymity")
         check_k(self.k, original.n_records)
@@ -264,7 +270,7 @@ class TransactionalKAnonymity(PrivacyModel):
         self.k = int(k)
         self.name = f"transactional k-anonymity (k={self.k})"
 
-    def audit(self, original, release, *, max_examples: int = 10, progress=None, client=None) -> AuditReport:
+    def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None, client=None) -> AuditReport:
         """Audit ``release``; ``client``: a ``dask.distributed.Client`` that groups the records on its workers (:func:`graphanon.distributed.equal_row_groups`) - the report is the same."""
         require_global(release, "transactional k-anonymity")
         check_k(self.k, original.n_records)

@@ -20,6 +20,7 @@ preserving data publishing. SIGMOD 2010.
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -40,6 +41,10 @@ from graphanon.privacy.matchings import (
 )
 from graphanon.privacy.registry import register_model, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.progress import ProgressCallback
 
 __all__ = ["LDiversity", "NonreciprocalKAnonymity", "nonreciprocal_matches"]
 
@@ -198,7 +203,7 @@ class NonreciprocalKAnonymity(PrivacyModel):
         self.k = _whole(k, "k")
         self.name = f"nonreciprocal k-anonymity (k={self.k})"
 
-    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
+    def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None) -> AuditReport:
         """Check ``release`` against ``original`` (``progress(done, total, message)`` optional)."""
         require_nr(release, "nonreciprocal k-anonymity")
         mc = match_classes(original, release, progress=progress)
@@ -288,7 +293,7 @@ class LDiversity(PrivacyModel):
         self.l = _whole(l, "l")
         self.name = f"nonreciprocal l-diversity (l={self.l})"
 
-    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
+    def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None) -> AuditReport:
         """Check ``release`` against ``original`` (``progress(done, total, message)`` optional)."""
         require_nr(release, "l-diversity")
         if getattr(release, "labels", None) is None:

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.progress import ProgressCallback
 
 __all__ = ["AuditReport", "PrivacyModel"]
 
@@ -76,7 +80,7 @@ class PrivacyModel(ABC):
     name: str = ""
 
     @abstractmethod
-    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
+    def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None) -> AuditReport:
         """Check ``release`` against ``original``; never raises for a violation.
 
         ``progress``, when given, is called as ``progress(done, total, message)``

@@ -54,6 +54,8 @@ Examples
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -63,6 +65,10 @@ from graphanon.privacy.registry import register_model
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.taxonomy.categories import category_codes, parse_categories
 from graphanon.taxonomy.tree import ItemGroups
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.progress import ProgressCallback
 
 __all__ = ["TendencyHiding", "heaviest_categories"]
 
@@ -141,7 +147,7 @@ class TendencyHiding(PrivacyModel):
         self.max_share = float(max_share)
         self.name = f"tendency hiding ({len(groups)} categories, max share {self.max_share:g})"
 
-    def audit(self, original, release, *, max_examples: int = 10, progress=None, link=None) -> AuditReport:
+    def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None, link=None) -> AuditReport:
         """Audit a perturbed ``release`` for tendency hiding against ``original`` (``link`` for the private checks)."""
         from graphanon.release.perturbed import PerturbedRelease
 

@@ -33,6 +33,7 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -55,6 +56,9 @@ from graphanon.readwrite.text import (
     say_option,
     split_lines,
 )
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData  # data imports these readers: for the checker only
 
 __all__ = [
     "parse_basket",
@@ -97,7 +101,7 @@ def parse_fimi(text: str, source: str = "<text>", name: str | None = None, *, op
     return from_tokens(lengths, tokens, name, plain_integers=not leading_zero and max(map(len, tokens)) < 19)
 
 
-def read_fimi(path: str | os.PathLike, *, name: str | None = None):
+def read_fimi(path: str | os.PathLike, *, name: str | None = None) -> TransactionData:
     r"""Read a FIMI ``.dat`` file: one record per line, space-separated integer items.
 
     Items keep the text of the file (``7`` is the label ``"7"``); the
@@ -217,7 +221,7 @@ def read_any(
     label: str | None = None,
     name: str | None = None,
     option_names: Mapping[str, str] | None = None,
-):
+) -> TransactionData:
     r"""Read a data file in a named format, or one told by its name and content.
 
     Parameters

@@ -13,10 +13,14 @@ import csv
 import io
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from graphanon.errors import DataFormatError
 from graphanon.readwrite.files import atomic_write
 from graphanon.readwrite.text import FIMI_TOKEN, check_delimiter, read_all, say_option, split_lines
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData  # data imports these readers: for the checker only
 
 __all__ = ["parse_basket", "parse_long_csv", "read_basket", "read_long_csv", "write_basket", "write_long_csv"]
 
@@ -104,7 +108,7 @@ def read_long_csv(
     label: str | None = None,
     delimiter: str = ",",
     name: str | None = None,
-):
+) -> TransactionData:
     r"""Read long-format CSV: one ``(transaction id, item)`` pair per row.
 
     Parameters

@@ -30,6 +30,7 @@ workshop version "Utility-driven anonymization of transactions"), Sec. 3
 from __future__ import annotations
 
 import heapq
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -47,6 +48,10 @@ from graphanon.utils.labels import set_label
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_k
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.randomness import RandomLike
 
 __all__ = ["CoatTrace", "MergeStep", "anonymize_coat"]
 
@@ -194,7 +199,7 @@ def _run_km(state: CoatState, m: int) -> None:
 
 
 def anonymize_coat(
-    data,
+    data: TransactionData,
     *,
     privacy,
     utility=None,
@@ -202,10 +207,10 @@ def anonymize_coat(
     s: float,
     weights=None,
     suppression_penalty=None,
-    rng=None,
+    rng: RandomLike = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
-):
+) -> GlobalRecoding:
     """Anonymize ``data`` with COAT under privacy and utility constraints.
 
     Parameters

@@ -44,6 +44,8 @@ k-anonymization using clustering techniques, DASFAA 2007 (k-member).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -57,6 +59,10 @@ from graphanon.release.publish import publish
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_k
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.randomness import RandomLike
 
 __all__ = ["anonymize_clump"]
 
@@ -89,13 +95,13 @@ def _identical_groups(X: sp.csr_array, k: int):
 
 
 def anonymize_clump(
-    data,
+    data: TransactionData,
     *,
     taxonomy,
     k: int,
     neighbors: int = 50,
     pool: int = 64,
-    rng=None,
+    rng: RandomLike = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
 ) -> LocalRecoding:

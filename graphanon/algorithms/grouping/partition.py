@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -52,6 +52,10 @@ from graphanon.release.publish import publish
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_k
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.randomness import RandomLike
 
 __all__ = ["anonymize_partition", "ancestor_table", "grouping_runner"]
 
@@ -111,11 +115,11 @@ def _empty_records(lengths: np.ndarray, k: int) -> np.ndarray:
 
 
 def anonymize_partition(
-    data,
+    data: TransactionData,
     *,
     taxonomy,
     k: int,
-    rng=None,
+    rng: RandomLike = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     client=None,

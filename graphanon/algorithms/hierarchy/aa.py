@@ -34,6 +34,7 @@ Liu, Wang. PAKDD 2010, Sec. 5 (AA as the baseline, NCP as the measure).
 from __future__ import annotations
 
 import itertools
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -50,17 +51,21 @@ from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_k
 
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.randomness import RandomLike
+
 __all__ = ["anonymize_aa"]
 
 
 
 def anonymize_aa(
-    data,
+    data: TransactionData,
     *,
     taxonomy: Taxonomy,
     k: int,
     m: int | None = None,
-    rng=None,
+    rng: RandomLike = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     client=None,

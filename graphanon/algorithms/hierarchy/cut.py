@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphanon.algorithms.prior import as_priors, coarsened_cut
 from graphanon.algorithms.registry import (
@@ -36,6 +36,10 @@ from graphanon.utils.labels import as_labels
 from graphanon.utils.progress import ProgressCallback, report
 from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_k, check_m
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.randomness import RandomLike
 
 __all__ = ["HierarchyTrace", "anonymize_cut", "cut_recoding"]
 
@@ -137,13 +141,13 @@ def cut_recoding(
 
 
 def anonymize_cut(
-    data,
+    data: TransactionData,
     *,
     taxonomy: Taxonomy,
     cut: Iterable[Hashable] | None = None,
     level: int | None = None,
     suppress: Iterable[Hashable] = (),
-    rng=None,
+    rng: RandomLike = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     priors=None,

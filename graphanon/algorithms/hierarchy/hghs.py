@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -48,6 +49,10 @@ from graphanon.taxonomy.tree import Taxonomy
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_k
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.randomness import RandomLike
 
 __all__ = [
     "HierarchySearch",
@@ -104,12 +109,12 @@ def _release(
 
 
 def anonymize_hghs(
-    data,
+    data: TransactionData,
     *,
     taxonomy: Taxonomy,
     k: int,
     m: int | None = None,
-    rng=None,
+    rng: RandomLike = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     priors=None,
@@ -232,12 +237,12 @@ def anonymize_hghs(
 
 
 def anonymize_mhghs(
-    data,
+    data: TransactionData,
     *,
     taxonomy: Taxonomy,
     k: int,
     m: int | None = None,
-    rng=None,
+    rng: RandomLike = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     priors=None,

@@ -26,6 +26,7 @@ Liu, Wang. PAKDD 2010, Sec. 5 (MM as a baseline for k^m-anonymity).
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -47,6 +48,10 @@ from graphanon.utils.memory import cost_blocks
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_h, check_k
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.randomness import RandomLike
 
 __all__ = ["anonymize_mm", "check_h", "check_private_items", "minimal_moles"]
 
@@ -209,13 +214,13 @@ def minimal_moles(X, *, k: int, p: int | None, h: float, private: np.ndarray) ->
 
 
 def anonymize_mm(
-    data,
+    data: TransactionData,
     *,
     k: int,
     m: int | None = None,
     h: float = 1.0,
     private_items: Iterable[Hashable] = (),
-    rng=None,
+    rng: RandomLike = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
 ) -> GlobalRecoding:

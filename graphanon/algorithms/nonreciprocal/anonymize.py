@@ -34,6 +34,7 @@ nonreciprocal recoding. KDD 2012, Sec. 4.1-4.4.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -55,6 +56,10 @@ from graphanon.utils.memory import check_memory
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state, secret_generator
 from graphanon.utils.validation import check_k, check_order
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.randomness import RandomLike
 
 __all__ = ["NonreciprocalTrace", "anonymize_nonreciprocal", "members_matrix", "record_order", "tsp_budget"]
 
@@ -233,7 +238,7 @@ def members_matrix(assignments: np.ndarray, n: int) -> sp.csr_array:
 
 
 def anonymize_nonreciprocal(
-    data,
+    data: TransactionData,
     *,
     k: int | None = None,
     l: int | None = None,  # noqa: E741
@@ -245,11 +250,11 @@ def anonymize_nonreciprocal(
     extraction: str = "closed-walk",
     l_method: str = "flow",
     client=None,
-    rng=None,
+    rng: RandomLike = None,
     progress: ProgressCallback | None = None,
     unsafe_secret_seed: int | None = None,
     priors=None,
-):
+) -> NonreciprocalRelease:
     """Publish ``data`` by nonreciprocal recoding (k-anonymity, or l-diversity with ``l``).
 
     Parameters
@@ -432,6 +437,7 @@ def anonymize_nonreciprocal(
     members = members_matrix(assignments, n)
     labels = None
     if l is not None:
+        assert data.labels is not None  # check_diversity_feasible refused unlabelled data
         labels = [data.labels[int(j)] for j in sigma]
     aligned = NonreciprocalRelease.from_preimages(data, members, sigma, labels=labels, algorithm="nr", params=params)
     release = publish(data, aligned, secret=secret)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -34,6 +35,10 @@ from graphanon.release.publish import publish
 from graphanon.utils.progress import ProgressCallback, report
 from graphanon.utils.randomness import check_random_state, secret_generator
 from graphanon.utils.validation import check_diversity_feasible
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.randomness import RandomLike
 
 __all__ = ["anonymize_cahd", "groups_release"]
 
@@ -133,7 +138,7 @@ def _variant_group_size(l: int, diversity: str, c: float | None) -> int:  # noqa
 
 
 def anonymize_cahd(
-    data,
+    data: TransactionData,
     *,
     l: int,  # noqa: E741
     k: int | None = None,
@@ -141,11 +146,11 @@ def anonymize_cahd(
     c: float | None = None,
     order=None,
     alpha: int = 3,
-    rng=None,
+    rng: RandomLike = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     priors=None,
-):
+) -> NonreciprocalRelease:
     """CAHD l-diverse grouping, published by bit voting.
 
     Parameters
@@ -272,6 +277,7 @@ def anonymize_cahd(
                 )
             size = wanted
     report(progress, 0, 2, "CAHD grouping")
+    assert data.labels is not None  # check_diversity_feasible refused unlabelled data
     groups = cahd_groups(data.matrix, list(data.labels), size, order=order, alpha=alpha)
     report(progress, 1, 2, "publishing by bit voting")
     params: dict[str, object] = {"k": int(k), "l": l, "alpha": alpha, "group_size": size}
