@@ -254,7 +254,7 @@ class JointAudit:
             labels = np.array([str(pi.label) for pi in release.published_items] + ["(suppressed)"], dtype=object)
             names.append(labels[codes[:, r]])  # -1 picks "(suppressed)"
         label_of_item = [" & ".join(str(names[r][j]) for r in range(len(releases))) for j in range(original.n_items)]
-        suppressed = np.all(codes < 0, axis=1).tolist()
+        suppressed = np.asarray(np.all(codes < 0, axis=1), dtype=bool)
         mapping = {x: (None if suppressed[j] else label_of_item[j]) for j, x in enumerate(original.items)}
         recoding = GlobalRecoding.from_mapping(original, mapping, keep_labels=False)
         report = self.model.audit(original, recoding, max_examples=max_examples)
