@@ -23,7 +23,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Iterable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -31,6 +31,9 @@ import scipy.sparse as sp
 from graphanon.errors import GraphanonError, ParameterError, ReleaseFormatError
 from graphanon.readwrite.files import atomic_write, dumps_json
 from graphanon.release.fingerprint import FINGERPRINT_KEYS
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
 
 __all__ = ["FORMAT_TAG", "PUBLISHED_PARAMS", "Release", "check_published_params", "load_release", "release_kinds"]
 
@@ -313,11 +316,11 @@ class Release(ABC):
         """Expected number of records holding all of ``include`` and none of ``exclude`` (original item labels), over the release's possible worlds."""
 
     @abstractmethod
-    def match_counts(self, original) -> np.ndarray:
+    def match_counts(self, original: TransactionData) -> np.ndarray:
         """Per original record, the number of published records it may be."""
 
     @abstractmethod
-    def match_graph(self, original, *, max_edges: int = 2_000_000):
+    def match_graph(self, original: TransactionData, *, max_edges: int = 2_000_000):
         """Bipartite :class:`networkx.DiGraph`: ``("orig", i) -> ("pub", j)`` when published record ``j`` may stand for original record ``i``."""
 
     @abstractmethod

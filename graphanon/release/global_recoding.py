@@ -146,7 +146,7 @@ class GlobalRecoding(Release):
     @classmethod
     def from_mapping(
         cls,
-        data,
+        data: TransactionData,
         mapping: Mapping[Hashable, Hashable | None],
         *,
         leaves: Mapping[Hashable, int] | None = None,
@@ -215,7 +215,7 @@ class GlobalRecoding(Release):
         """Index of the published item standing for original ``item`` (-1 if suppressed/unknown)."""
         return self._owner.get(item, -1)
 
-    def code_for(self, data) -> np.ndarray:
+    def code_for(self, data: TransactionData) -> np.ndarray:
         """For each item of ``data``, its published item index (-1 when suppressed)."""
         return np.array([self._owner.get(x, -1) for x in data.items], dtype=np.int64)
 
@@ -286,7 +286,7 @@ class GlobalRecoding(Release):
     def _row_keys(m: sp.csr_array) -> list[bytes]:
         return [m.indices[m.indptr[i] : m.indptr[i + 1]].tobytes() for i in range(m.shape[0])]
 
-    def match_counts(self, original) -> np.ndarray:
+    def match_counts(self, original: TransactionData) -> np.ndarray:
         """Per original record: how many published records equal its recoding."""
         keys_orig = self._row_keys(self._original_codes(original))
         keys_pub = self._row_keys(self.records)
@@ -295,7 +295,7 @@ class GlobalRecoding(Release):
             count[key] = count.get(key, 0) + 1
         return np.array([count.get(key, 0) for key in keys_orig], dtype=np.int64)
 
-    def match_graph(self, original, *, max_edges: int = 2_000_000) -> nx.DiGraph:
+    def match_graph(self, original: TransactionData, *, max_edges: int = 2_000_000) -> nx.DiGraph:
         """Bipartite graph: original record ``i`` -> published row ``j`` when ``j`` is ``i``'s recoding."""
         keys_orig = self._row_keys(self._original_codes(original))
         keys_pub = self._row_keys(self.records)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import networkx as nx
 import numpy as np
@@ -40,6 +41,9 @@ import scipy.sparse as sp
 from graphanon.errors import ParameterError, ReleaseFormatError
 from graphanon.release.base import Release, json_items, json_labels, match_digraph, permute_rows
 from graphanon.utils.labels import display_label
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
 
 __all__ = ["LocalRecoding", "PublishedNode", "local_recoding_from_counts", "records_fitting"]
 
@@ -268,7 +272,7 @@ class LocalRecoding(Release):
         out.sort_indices()
         return out
 
-    def _match_sets(self, original):
+    def _match_sets(self, original: TransactionData):
         if original.n_records != self.n_records:
             raise ParameterError(
                 f"the original data has {original.n_records} records but the release {self.n_records}"
@@ -289,7 +293,7 @@ class LocalRecoding(Release):
             out.append((members[bounds[groups[j]] : bounds[groups[j] + 1]], recs))
         return out
 
-    def match_counts(self, original) -> np.ndarray:
+    def match_counts(self, original: TransactionData) -> np.ndarray:
         """Per original record, the number of published rows it may be.
 
         Complexity: O(groups * n) -- one vectorized pass per distinct published record.
@@ -299,7 +303,7 @@ class LocalRecoding(Release):
             counts[recs] += len(rows)
         return counts
 
-    def match_graph(self, original, *, max_edges: int = 2_000_000) -> nx.DiGraph:
+    def match_graph(self, original: TransactionData, *, max_edges: int = 2_000_000) -> nx.DiGraph:
         """Bipartite graph: original record ``i`` -> published row ``j`` when ``j`` may stand for ``i``."""
         sets = self._match_sets(original)
         n_edges = sum(len(a) * len(b) for a, b in sets)

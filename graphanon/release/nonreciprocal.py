@@ -21,6 +21,7 @@ worlds) and Sec. 4 (bit voting: "Fifth, for each anonymized record ...").
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -35,6 +36,9 @@ from graphanon.release.bit_voting import (
     possible_world_counts,
 )
 from graphanon.utils.labels import as_labels, display_label
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
 
 __all__ = ["NonreciprocalRelease", "bit_vote", "possible_world_counts"]
 
@@ -221,11 +225,11 @@ class NonreciprocalRelease(Release):
             eo, ep = eo[keep], ep[keep]
         return po, pp, eo, ep, overflow
 
-    def match_counts(self, original) -> np.ndarray:
+    def match_counts(self, original: TransactionData) -> np.ndarray:
         """Per original record, the number of published records whose possible worlds contain it."""
         return self._matches(original, 0)[0]
 
-    def match_graph(self, original, *, max_edges: int = 2_000_000):
+    def match_graph(self, original: TransactionData, *, max_edges: int = 2_000_000):
         """Bipartite DiGraph ``("orig", i) -> ("pub", j)``: original record ``i`` lies in the possible worlds of published record ``j`` (equal to the base outside the distance positions, within the threshold on them)."""
         eo, ep = self.match_arrays(original, max_edges=max_edges)
         return match_digraph(original.n_records, self.n_records, zip(eo, ep, strict=True), n_edges=len(eo),
@@ -293,7 +297,7 @@ class NonreciprocalRelease(Release):
     @classmethod
     def from_preimages(
         cls,
-        data,
+        data: TransactionData,
         members: sp.csr_array,
         row_of_record: np.ndarray,
         *,

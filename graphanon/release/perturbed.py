@@ -115,7 +115,7 @@ class PerturbedRelease(Release):
         self._bitmaps: VerticalBitmaps | None = None
 
     @classmethod
-    def from_matrix(cls, data, matrix, *, moves: str, algorithm: str = "custom", params: dict | None = None):
+    def from_matrix(cls, data: TransactionData, matrix, *, moves: str, algorithm: str = "custom", params: dict | None = None):
         """A row-aligned release over ``data``'s items, keeping only items that occur.
 
         ``matrix`` has ``data``'s item columns; columns no row holds are dropped
@@ -183,11 +183,11 @@ class PerturbedRelease(Release):
         return float(np.bitwise_count(bm).sum())
 
     # ------------------------------------------------------------------ matching
-    def match_counts(self, original) -> np.ndarray:
+    def match_counts(self, original: TransactionData) -> np.ndarray:
         """Every row may stand for every record (see the module notes): ``n_rows`` per record."""
         return np.full(original.n_records, self.n_records, dtype=np.int64)
 
-    def match_graph(self, original, *, max_edges: int = 2_000_000) -> nx.DiGraph:
+    def match_graph(self, original: TransactionData, *, max_edges: int = 2_000_000) -> nx.DiGraph:
         """The complete bipartite graph (refused beyond ``max_edges``)."""
         n, m = original.n_records, self.n_records
         edges = ((i, j) for i in range(n) for j in range(m))
