@@ -193,7 +193,10 @@ class TransactionData:
             return None
 
     def item_id(self, label: Hashable) -> int:
-        """Integer id of an item label (an int stands for its decimal text); a clear error for unknown labels."""
+        """Integer id of an item label (an int stands for its decimal text).
+
+        A clear error for unknown labels.
+        """
         j = self._find(label)
         if j is None:
             raise DataFormatError(f"item {label!r} is not in the data's vocabulary of {self.n_items} items")

@@ -95,7 +95,11 @@ def _hypotheses(original, rerun):
 
 
 class _Classes:
-    """Published rows grouped by content: the re-run's published record ``j`` may be any row of class ``of_record[j]`` (identical rows cannot be told apart)."""
+    """Published rows grouped by content.
+
+    The re-run's published record ``j`` may be any row of class ``of_record[j]`` (identical rows
+    cannot be told apart).
+    """
 
     def __init__(self, rerun_sig, release, pub_code, n_labels):
         pub_sig = row_signatures(release)

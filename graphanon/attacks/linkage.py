@@ -74,7 +74,11 @@ def guess_rows(original, release, targets, strategy: str) -> np.ndarray:
 
 
 def model_level(release, given, names, what):
-    """The privacy level (k or l) a bound uses: ``given``, else the first of ``names`` found in the release's published parameters, else None."""
+    """The privacy level (k or l) a bound uses.
+
+    ``given``, else the first of ``names`` found in the release's published parameters, else
+    None.
+    """
     if given is not None:
         if isinstance(given, bool) or not isinstance(given, (int, np.integer)) or given < 1:
             raise ParameterError(f"{what} must be a whole number >= 1, got {given!r}")

@@ -1,4 +1,7 @@
-"""What every attack returns, and the pieces every attack shares: the truth, the targets, and the sampling-error margin."""
+"""What every attack returns, and the pieces every attack shares.
+
+The truth, the targets, and the sampling-error margin.
+"""
 
 from __future__ import annotations
 

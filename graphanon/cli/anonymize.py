@@ -166,7 +166,10 @@ def _refuse_unused_with_priors(spec, seed, param_dict) -> None:
 
 
 def _verify_composition(data, release, priors) -> None:
-    """Audit the new release with its priors (joint audit) for every level its params claim; refuse a composition that fails (nothing is written)."""
+    """Audit the new release with its priors (joint audit) for every level its params claim.
+
+    Refuse a composition that fails (nothing is written).
+    """
     from graphanon.privacy import KmAnonymity, LDiversity, NonreciprocalKAnonymity
     from graphanon.privacy.joint import JointAudit
 

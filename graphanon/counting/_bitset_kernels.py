@@ -34,7 +34,10 @@ def hamming_words(P, a, b):
 
 @numba.njit(cache=True)
 def vote_words(P, pre_ptr, pre_idx):
-    """Packed base bitmaps by bit voting: published record ``v``'s bit is 1 when more than half of its preimages ``pre_idx[pre_ptr[v]:pre_ptr[v + 1]]`` have it (a tie gives 0).
+    """Packed base bitmaps by bit voting.
+
+    Published record ``v``'s bit is 1 when more than half of its preimages
+    ``pre_idx[pre_ptr[v]:pre_ptr[v + 1]]`` have it (a tie gives 0).
 
     A preimage listed twice counts twice, in the votes and in the size.
     """

@@ -72,7 +72,11 @@ def _text(arr):
 
 
 def _columns(table, form: str, item: str):
-    """``(row of each kept occurrence, item text)`` of a table: the rules of ``read_parquet`` (text trimmed; a null or empty item adds no item, in both forms)."""
+    """``(row of each kept occurrence, item text)`` of a table.
+
+    The rules of ``read_parquet`` (text trimmed; a null or empty item adds no item, in both
+    forms).
+    """
     pa, pc, _ = require_pyarrow()
     col = table.column(item).combine_chunks()
     if form == "long":

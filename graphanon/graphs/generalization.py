@@ -78,7 +78,11 @@ class GeneralizationGraph:
     # ------------------------------------------------------------------ builders
     @classmethod
     def ring(cls, order, k: int, record_ids: Sequence[Hashable] | None = None) -> GeneralizationGraph:
-        """The k-regular ring over a cyclic ``order``: each record to itself and its ``k - 1`` successors in the order (see :func:`ring_graph`)."""
+        """The k-regular ring over a cyclic ``order``.
+
+        Each record to itself and its ``k - 1`` successors in the order (see
+        :func:`ring_graph`).
+        """
         order = check_order(order, len(order))
         n = len(order)
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= max(n, 1):

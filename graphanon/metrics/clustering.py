@@ -106,7 +106,11 @@ def ggd_total(original: TransactionData, release) -> float:
 
 
 def local_ncp(original, release, convention: str = "lm") -> float:
-    """Loss per original occurrence under ``convention``: ``"lm"`` (the project's ``ncp``, ``docs/metrics.md``), ``"taxonomy"`` (LM over taxonomy leaves, = GGD / occurrences) or ``"hn"`` (He & Naughton)."""
+    """Loss per original occurrence under ``convention``.
+
+    ``"lm"`` (the project's ``ncp``, ``docs/metrics.md``), ``"taxonomy"`` (LM over taxonomy
+    leaves, = GGD / occurrences) or ``"hn"`` (He & Naughton).
+    """
     occ = original.matrix.nnz
     return _total(original, release, convention) / occ if occ else 0.0
 

@@ -70,7 +70,10 @@ class RecodingLoss:
 
 
 def check_order_of_arguments(original, release, func: str) -> None:
-    """Raise ``TypeError`` when a metric got ``(release, original)``: metrics, like audits, take the original data first."""
+    """Raise ``TypeError`` when a metric got ``(release, original)``.
+
+    Metrics, like audits, take the original data first.
+    """
     if isinstance(original, Release) and not isinstance(release, Release):
         raise TypeError(f"{func}(original, release): the arguments are swapped -- pass the original data first")
 

@@ -226,7 +226,9 @@ def ul(
 
 
 def ul_metrics(original: TransactionData, release, *, weights=None, suppression_penalty=None) -> dict:
-    """UL entries for ``graphanon evaluate``: ``ul``, ``log_ul``, ``log_ul_generalization``, ``ul_suppression``.
+    """UL entries for ``graphanon evaluate``.
+
+    ``ul``, ``log_ul``, ``log_ul_generalization``, ``ul_suppression``.
 
     Applies to global recodings (set-based or taxonomy cuts); see :func:`ul`.
     """

@@ -45,7 +45,11 @@ def _expected_recodings(original, release) -> sp.csr_array:
 
 
 def _hash_groups(he: np.ndarray, hp: np.ndarray):
-    """Group equal row hashes of both sides: group of each expected / published row, and how many expected and published rows each group holds (one lexsort, no Python loop)."""
+    """Group equal row hashes of both sides.
+
+    Group of each expected / published row, and how many expected and published rows each group
+    holds (one lexsort, no Python loop).
+    """
     h = np.concatenate([he, hp])
     order = np.lexsort((h[:, 1], h[:, 0]))
     hs = h[order]

@@ -131,7 +131,11 @@ class KmAnonymity(PrivacyModel):
         self.name = f"k^m-anonymity (k={self.k}, m={'inf' if self.m is None else self.m})"
 
     def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None, client=None) -> AuditReport:
-        """Audit ``release`` (see the class notes); ``client``: a ``dask.distributed.Client`` that counts the supports over record blocks on its workers (:mod:`graphanon.distributed`) - the report is the same."""
+        """Audit ``release`` (see the class notes); ``client``.
+
+        A ``dask.distributed.Client`` that counts the supports over record blocks on its
+        workers (:mod:`graphanon.distributed`) - the report is the same.
+        """
         require_global(release, "k^m-anonymity")
         check_k(self.k, original.n_records)
         n_bad, problems = _mismatches(original, release, max_examples)
@@ -195,7 +199,10 @@ class KmAnonymity(PrivacyModel):
         )
 
     def _audit_unbounded(self, release, rec, sup, labels, n_bad: int, problems: list, max_examples: int) -> AuditReport:
-        """k^infinity by containment counting (see :mod:`graphanon.counting.containment`): ``rec`` the published records, ``sup`` their containment counts."""
+        """k^infinity by containment counting (see :mod:`graphanon.counting.containment`).
+
+        ``rec`` the published records, ``sup`` their containment counts.
+        """
         bad = np.flatnonzero((np.diff(rec.indptr) > 0) & (sup < self.k))
         Xc = sp.csc_array(rec)
         Xc.sort_indices()
@@ -271,7 +278,11 @@ class TransactionalKAnonymity(PrivacyModel):
         self.name = f"transactional k-anonymity (k={self.k})"
 
     def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None, client=None) -> AuditReport:
-        """Audit ``release``; ``client``: a ``dask.distributed.Client`` that groups the records on its workers (:func:`graphanon.distributed.equal_row_groups`) - the report is the same."""
+        """Audit ``release``; ``client``.
+
+        A ``dask.distributed.Client`` that groups the records on its workers
+        (:func:`graphanon.distributed.equal_row_groups`) - the report is the same.
+        """
         require_global(release, "transactional k-anonymity")
         check_k(self.k, original.n_records)
         n_bad, problems = _mismatches(original, release, max_examples)

@@ -321,7 +321,11 @@ class Release(ABC):
 
     @abstractmethod
     def match_graph(self, original: TransactionData, *, max_edges: int = 2_000_000):
-        """Bipartite :class:`networkx.DiGraph`: ``("orig", i) -> ("pub", j)`` when published record ``j`` may stand for original record ``i``."""
+        """Bipartite :class:`networkx.DiGraph`.
+
+        ``("orig", i) -> ("pub", j)`` when published record ``j`` may stand for original
+        record ``i``.
+        """
 
     @abstractmethod
     def _permute_rows(self, order: np.ndarray) -> None:

@@ -136,7 +136,10 @@ class LocalRecoding(Release):
 
     # ------------------------------------------------------------------ views
     def render_record(self, i: int) -> str:
-        """Text of published record ``i``: its nodes, repeated by count, quoted as :func:`display_label` says."""
+        """Text of published record ``i``.
+
+        Its nodes, repeated by count, quoted as :func:`display_label` says.
+        """
         r = self.records
         lo, hi = r.indptr[i], r.indptr[i + 1]
         return " ".join(
@@ -182,7 +185,10 @@ class LocalRecoding(Release):
 
     # ------------------------------------------------------------------ structure over items
     def member_matrix(self, items: Sequence[Hashable]) -> sp.csr_array:
-        """``(len(items), n_nodes)`` int64 incidence: ``[j, x] = 1`` when item ``j`` is under published node ``x``."""
+        """``(len(items), n_nodes)`` int64 incidence.
+
+        ``[j, x] = 1`` when item ``j`` is under published node ``x``.
+        """
         pos = {x: j for j, x in enumerate(items)}
         rows, cols = [], []
         for g, nd in enumerate(self.nodes):

@@ -115,7 +115,10 @@ class NonreciprocalRelease(Release):
 
     # ------------------------------------------------------------------ protocol
     def render_record(self, i: int) -> str:
-        """Text of published row ``i``: base, distance, threshold (and label), quoted as :func:`display_label` says."""
+        """Text of published row ``i``.
+
+        Base, distance, threshold (and label), quoted as :func:`display_label` says.
+        """
         b = " ".join(
             display_label(self.items[j]) for j in self.base.indices[self.base.indptr[i] : self.base.indptr[i + 1]]
         )
@@ -230,7 +233,11 @@ class NonreciprocalRelease(Release):
         return self._matches(original, 0)[0]
 
     def match_graph(self, original: TransactionData, *, max_edges: int = 2_000_000):
-        """Bipartite DiGraph ``("orig", i) -> ("pub", j)``: original record ``i`` lies in the possible worlds of published record ``j`` (equal to the base outside the distance positions, within the threshold on them)."""
+        """Bipartite DiGraph ``("orig", i) -> ("pub", j)``.
+
+        Original record ``i`` lies in the possible worlds of published record ``j`` (equal
+        to the base outside the distance positions, within the threshold on them).
+        """
         eo, ep = self.match_arrays(original, max_edges=max_edges)
         return match_digraph(original.n_records, self.n_records, zip(eo, ep, strict=True), n_edges=len(eo),
                              max_edges=max_edges)

@@ -91,7 +91,9 @@ def as_label(value: Hashable, what: str = "item") -> str:
 
 
 def lookup_key(value: Hashable) -> Hashable:
-    """What to look ``value`` up by: its label, or ``value`` itself when it has none (it then matches nothing).
+    """What to look ``value`` up by.
+
+    Its label, or ``value`` itself when it has none (it then matches nothing).
 
     Lookups (``data.has_item(1)``, ``tax.parent(1)``) use this so that an int
     finds its text and a float or tuple finds nothing instead of raising.

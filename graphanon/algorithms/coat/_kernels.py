@@ -34,7 +34,11 @@ def _low_bit(word):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def group_support(bits, words, sup, gs, n_g, stop):  # pragma: no cover - compiled
-    """Records holding every published item ``gs[:n_g]``: ``sup[g]`` for one item, else AND + popcount of their bitmaps over the words nonzero in all of them (``words``: bit ``w`` of row ``g`` tells whether word ``w`` of ``bits[g]`` is nonzero).
+    """Records holding every published item ``gs[:n_g]``.
+
+    ``sup[g]`` for one item, else AND + popcount of their bitmaps over the words nonzero in all
+    of them (``words``: bit ``w`` of row ``g`` tells whether word ``w`` of ``bits[g]`` is
+    nonzero).
 
     With ``stop > 0`` the count ends as soon as it reaches ``stop`` (the result is then some
     value >= ``stop``).
@@ -99,7 +103,10 @@ def _pop(queue, nxt, s):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def fill_queue(sups, k):  # pragma: no cover - compiled
-    """The queue of entries ``0..len(sups)-1`` in that order (supports in ``(0, k)``): ``(queue, nxt)`` for :func:`next_fresh`."""
+    """The queue of entries ``0..len(sups)-1`` in that order (supports in ``(0, k)``).
+
+    ``(queue, nxt)`` for :func:`next_fresh`.
+    """
     queue = np.full(2 * k + 2, -1, dtype=np.int64)
     queue[2 * k] = 0
     queue[2 * k + 1] = 0

@@ -153,7 +153,10 @@ RECOUNT_BATCH = 4096
 
 
 def _violation_entries(levels, width: int) -> tuple[np.ndarray, np.ndarray]:
-    """The minimal violations of a level-wise search as queue entries: items (rows padded with -1 to ``width``) and supports, level by level in search order."""
+    """The minimal violations of a level-wise search as queue entries.
+
+    Items (rows padded with -1 to ``width``) and supports, level by level in search order.
+    """
     rows = [np.pad(lvl.itemsets, ((0, 0), (0, width - lvl.itemsets.shape[1])), constant_values=-1)
             for lvl in levels if len(lvl)]
     if not rows:

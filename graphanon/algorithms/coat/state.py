@@ -1,4 +1,8 @@
-"""The state of a COAT run: published groups with packed record bitmaps, utility blocks, supports and utility loss (UL, Loukides et al. Sec. 3.3)."""
+"""The state of a COAT run.
+
+Published groups with packed record bitmaps, utility blocks, supports and utility loss (UL, Loukides
+et al. Sec. 3.3).
+"""
 
 from __future__ import annotations
 
@@ -97,7 +101,11 @@ class RunLog:
 
 
 def nonzero_words(bits: np.ndarray) -> np.ndarray:
-    """A one-bit-per-word index of packed bitmaps: bit ``w`` of row ``g`` is set when word ``w`` of ``bits[g]`` is nonzero (so an AND of rows need only visit the words set in all of them)."""
+    """A one-bit-per-word index of packed bitmaps.
+
+    Bit ``w`` of row ``g`` is set when word ``w`` of ``bits[g]`` is nonzero (so an AND of rows
+    need only visit the words set in all of them).
+    """
     packed = np.packbits(bits != 0, axis=1, bitorder="little")
     packed = np.pad(packed, ((0, 0), (0, -packed.shape[1] % 8)))
     return np.ascontiguousarray(packed).view(np.uint64)

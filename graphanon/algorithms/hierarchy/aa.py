@@ -252,7 +252,11 @@ def _violations(viol, cut: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarr
 
 
 def _mapped(owner: np.ndarray, members: np.ndarray, sentinel: int) -> np.ndarray:
-    """Rows of ``members`` mapped through ``owner`` to the current cut: sorted, duplicates and padding replaced by ``sentinel`` (larger than every node) at the end of each row."""
+    """Rows of ``members`` mapped through ``owner`` to the current cut.
+
+    Sorted, duplicates and padding replaced by ``sentinel`` (larger than every node) at the end
+    of each row.
+    """
     out = np.where(members >= 0, owner[np.maximum(members, 0)], sentinel)
     out.sort(axis=1)
     if out.shape[1] > 1:
@@ -406,7 +410,10 @@ def _fix_candidates(index: HierarchyIndex, cur: np.ndarray, step_cost) -> list[t
 
 
 def _recoded(index: HierarchyIndex, cur: np.ndarray, tops: list[tuple], sentinel: int, width: int) -> np.ndarray:
-    """The itemset ``cur`` recoded by each fix of ``tops``: sorted rows padded with ``sentinel`` to ``width``."""
+    """The itemset ``cur`` recoded by each fix of ``tops``.
+
+    Sorted rows padded with ``sentinel`` to ``width``.
+    """
     end = index.end
     sets = np.full((len(tops), width), sentinel, dtype=np.int64)
     for row, top in enumerate(tops):
