@@ -166,9 +166,27 @@ class RunOptions:
             flags = ", ".join(OPTION_FLAGS[name] for name in extra)
             raise ParameterError(f"{flags}: {why}; drop {'it' if len(extra) == 1 else 'them'}")
 
+    def required_k(self, algorithm: str) -> int:
+        """``-k``, which ``algorithm`` cannot run without (a one-line :class:`ParameterError` naming it)."""
+        if self.k is None:
+            raise ParameterError(f"algorithm {algorithm!r} needs -k K")
+        return self.k
+
+    def require_labels(self, data, what: str) -> None:
+        """Raise, in the command line's words, when ``data`` has no sensitive labels.
+
+        ``what`` names the request that needs them (``"--param l=2"``). The
+        Python API says the same with ``labels=`` (see
+        :func:`graphanon.utils.validation.check_diversity_feasible`).
+        """
+        if getattr(data, "labels", None) is None:
+            raise ParameterError(
+                f"{what} (l-diversity) needs sensitive labels, and the input has none: give the data as long CSV "
+                "with --label COLUMN naming each record's sensitive label (see `graphanon anonymize --help`)"
+            )
+
     def values(self, params: tuple[Param, ...], *, combined: bool = False) -> dict[str, Any]:
-        """The ``--param`` values converted by the declared ``params`` (their ``default`` when not
-        given); names not declared are refused (:class:`ParameterError`).
+        """The ``--param`` values converted by the declared ``params`` (their ``default`` when not given); names not declared are refused (:class:`ParameterError`).
 
         With ``combined``, one ``--param`` may hold several declared parameters
         (``h=0.5,private=a,b``; see :func:`graphanon.utils.params.expand_params`).
@@ -240,6 +258,7 @@ class AlgorithmSpec:
     verify: bool = False
 
     def __post_init__(self) -> None:
+        """Refuse params that are not :class:`Param` objects or are declared twice."""
         bad = [p for p in self.params if not isinstance(p, Param)]
         if bad:
             raise TypeError(f"algorithm {self.name!r}: params must be Param objects, got {bad!r}")
@@ -270,8 +289,7 @@ class AlgorithmSpec:
         return {name: (p.parse(raw[name]) if name in raw else p.default) for name, p in known.items()}
 
     def check_options(self, opts: RunOptions) -> None:
-        """Refuse general options this algorithm would ignore, and ``--param`` options it does not
-        declare or whose text does not convert (:class:`ParameterError`)."""
+        """Refuse general options this algorithm would ignore, and ``--param`` options it does not declare or whose text does not convert (:class:`ParameterError`)."""
         self.parse_params(opts.params)
         extra = [name for name in OPTION_FLAGS if name not in self.options and opts.is_given(name)]
         if extra:

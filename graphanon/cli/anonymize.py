@@ -65,7 +65,8 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
     check_output(output, input_, taxonomy, *prior_paths, *prior_link_paths, params=param_dict,
                  suffixes=RELEASE_SUFFIXES)
     if link_out is not None:
-        check_output(link_out, input_, taxonomy, *prior_paths, *prior_link_paths, params=param_dict)
+        check_output(link_out, input_, taxonomy, *prior_paths, *prior_link_paths, params=param_dict,
+                     option="--link-out")
     data, bundled = read_input(input_, fmt, sep, tid, item, label)
     priors = _read_priors(spec, data, prior_paths, prior_link_paths)
     if priors:
@@ -165,8 +166,10 @@ def _refuse_unused_with_priors(spec, seed, param_dict) -> None:
 
 
 def _verify_composition(data, release, priors) -> None:
-    """Audit the new release with its priors (joint audit) for every level its params claim; refuse a
-    composition that fails (nothing is written)."""
+    """Audit the new release with its priors (joint audit) for every level its params claim.
+
+    Refuse a composition that fails (nothing is written).
+    """
     from graphanon.privacy import KmAnonymity, LDiversity, NonreciprocalKAnonymity
     from graphanon.privacy.joint import JointAudit
 
@@ -186,8 +189,7 @@ def _verify_composition(data, release, priors) -> None:
 
 
 def _verify_claim(spec, data, release, opts) -> None:
-    """Audit the release of a method with no guarantee by construction (``spec.verify``)
-    against the ``-k``/``-m`` it claims; refuse a violating one unless ``--param force=true``."""
+    """Audit the release of a method with no guarantee by construction (``spec.verify``) against the ``-k``/``-m`` it claims; refuse a violating one unless ``--param force=true``."""
     if not spec.verify or opts.k is None:
         return
     from graphanon.privacy.registry import build_model

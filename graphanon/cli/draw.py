@@ -18,9 +18,53 @@ from graphanon.cli._app import (
 )
 from graphanon.errors import GraphanonError
 
+_INPUT = ("fmt", "sep", "tid", "item", "label")
 
-@main.command()
-@click.argument("what", type=click.Choice(["taxonomy", "search", "constraints", "generalization", "similarity"]))
+#: What each kind draws and the options it reads (by parameter name); `draw KIND --help` shows only these.
+KINDS = {
+    "taxonomy": ("Draw a taxonomy. SOURCE is a taxonomy file or a bundled name; --release highlights the cut "
+                 "that release published.", ("output", "release_path", "max_nodes")),
+    "search": ("Draw the hghs/mhghs search on SOURCE data: the cut found, the cut lattice and the suppression "
+               "enumeration tree (an .html output steps through the walk).",
+               ("output", "algorithm", "k", "m_value", "taxonomy", "n_records", *_INPUT)),
+    "constraints": ("Draw COAT's constraint graph of SOURCE data: the dataset's bundled constraints, else the "
+                    "pgen constraints of -k.", ("output", "k", "n_records", *_INPUT)),
+    "generalization": ("Draw the nonreciprocal ring graph over the Gray-TSP order of SOURCE data (-k) and the k "
+                       "assignments the closed walk extracts (at most 60 records in a PNG; any number in an .html view).",
+                       ("output", "k", "seed", "n_records", *_INPUT)),
+    "similarity": ("HTML only: Clump's record-similarity graph of SOURCE data (-k, --taxonomy), records "
+                   "coloured by their group (PRIVATE: the groups come from the private link).",
+                   ("output", "k", "taxonomy", "n_records", *_INPUT)),
+}
+
+
+class _DrawCommand(click.Command):
+    """``graphanon draw KIND --help`` shows the help of that kind: what it draws and the options it reads."""
+
+    def parse_args(self, ctx, args):
+        """Answer ``KIND --help`` with the kind's help; parse anything else as usual."""
+        helps = set(ctx.help_option_names)
+        if args and args[0] in KINDS and helps.intersection(args):
+            click.echo(self.kind_help(ctx, args[0]), color=ctx.color)
+            ctx.exit(0)
+        return super().parse_args(ctx, args)
+
+    def kind_help(self, ctx, kind: str) -> str:
+        """The help text of ``graphanon draw KIND``."""
+        description, names = KINDS[kind]
+        formatter = ctx.make_formatter()
+        formatter.write_usage(f"{ctx.command_path} {kind}", "SOURCE -o FILE [OPTIONS]")
+        formatter.write_paragraph()
+        formatter.write_text(description)
+        rows = [p.get_help_record(ctx) for p in self.get_params(ctx)
+                if p.name in names or p.name == "help"]
+        with formatter.section("Options"):
+            formatter.write_dl([row for row in rows if row is not None])
+        return formatter.getvalue().rstrip("\n")
+
+
+@main.command(cls=_DrawCommand)
+@click.argument("what", type=click.Choice(list(KINDS)))
 @click.argument("source")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="PNG/SVG/PDF file, or an .html file: an interactive view that opens offline.")
 @click.option("--release", "release_path", default=None, help="taxonomy: highlight the cut of this release.")
@@ -49,7 +93,8 @@ def draw(what, source, output, release_path, max_nodes, algorithm, k, m_value, t
 
     An output ending in .html writes an interactive view (pan, zoom, click a node for its
     details) with everything inlined: it opens offline, with no server.
-    """
+    `graphanon draw KIND --help` shows the options each kind reads.
+    """  # noqa: D301 - "\b" is click's marker that keeps the table's line breaks, not a raw backslash
     # Figures are made with matplotlib.figure.Figure (never pyplot): the file is rendered by Agg
     # without selecting a backend, so an interactive session calling this keeps its own.
     from graphanon.viz import FIGURE_SUFFIXES, save_figure

@@ -128,9 +128,9 @@ def least_similar_matching(X, order, group, give=None) -> tuple[np.ndarray, np.n
     similarity : ndarray of float, shape (n,)
         Jaccard similarity within each pair (0 for unpaired records).
 
-    Complexity
-    ----------
-    O(sum over visited records of the record lengths walked): O(L) per record
+    Notes
+    -----
+    Complexity: O(sum over visited records of the record lengths walked): O(L) per record
     when a similarity-0 partner comes early in the list, O(m L) per record in
     the worst case (m candidates of mean length L); memory O(n + d).
 

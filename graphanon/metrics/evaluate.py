@@ -8,6 +8,7 @@ with :func:`register_evaluator`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from graphanon.errors import ParameterError
 from graphanon.metrics.clustering import ggd_total, local_ncp, ncp_he_naughton, ncp_lm
@@ -18,6 +19,9 @@ from graphanon.metrics.queries import average_relative_error, generate_workload
 from graphanon.metrics.utility_loss import ul_metrics
 from graphanon.release.fingerprint import check_same_data
 from graphanon.release.private_link import attach_link
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
 
 __all__ = ["evaluate_release", "register_evaluator"]
 
@@ -103,7 +107,7 @@ register_evaluator("local_recoding", _evaluate_local)
 
 
 def evaluate_release(
-    original,
+    original: TransactionData,
     release,
     *,
     queries: int = 1000,

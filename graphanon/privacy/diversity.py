@@ -48,6 +48,7 @@ generalization graph).
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -58,6 +59,10 @@ from graphanon.privacy.matchings import viable_edges
 from graphanon.privacy.nonreciprocal import LDiversity
 from graphanon.privacy.registry import register_model
 from graphanon.privacy.report import AuditReport, PrivacyModel
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.progress import ProgressCallback
 
 __all__ = [
     "EntropyLDiversity",
@@ -184,7 +189,7 @@ class _DistributionDiversity(PrivacyModel):
     def _example(self, checks: dict, i: int) -> dict:  # pragma: no cover - overridden
         raise NotImplementedError
 
-    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
+    def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None) -> AuditReport:
         """Check ``release`` against ``original`` (``progress(done, total, message)`` optional)."""
         require_nr(release, self.variant)
         distinct = LDiversity(self.l).audit(original, release, max_examples=max_examples, progress=progress)
@@ -245,6 +250,12 @@ class EntropyLDiversity(_DistributionDiversity):
     ----------
     l : int
 
+    See Also
+    --------
+    graphanon.privacy.LDiversity : Distinct l-diversity.
+    RecursiveLDiversity : Recursive (c,l)-diversity.
+    graphanon.algorithms.anonymize_cahd : The anonymizer that promises it.
+
     Examples
     --------
     >>> from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
@@ -286,6 +297,12 @@ class RecursiveLDiversity(_DistributionDiversity):
         ``> 0``.
     l : int
 
+    See Also
+    --------
+    graphanon.privacy.LDiversity : Distinct l-diversity.
+    EntropyLDiversity : Entropy l-diversity.
+    graphanon.algorithms.anonymize_cahd : The anonymizer that promises it.
+
     Examples
     --------
     >>> from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
@@ -324,7 +341,7 @@ def check_c(c) -> float:
     return value
 
 
-def diversity_model(l: int, diversity: str = "distinct", c: float | None = None):  # noqa: E741
+def diversity_model(l: int, diversity: str = "distinct", c: float | None = None) -> PrivacyModel:  # noqa: E741
     """The audit model of an l-diversity variant.
 
     Parameters
@@ -343,6 +360,7 @@ def diversity_model(l: int, diversity: str = "distinct", c: float | None = None)
     >>> diversity_model(3, "recursive", 2).name
     'nonreciprocal recursive (c,l)-diversity (c=2, l=3)'
     """
+    model: PrivacyModel
     if diversity == "distinct":
         model = LDiversity(l)
     elif diversity == "entropy":

@@ -51,9 +51,9 @@ def bit_vote(X, members: sp.csr_array) -> tuple[sp.csr_array, sp.csr_array, np.n
     threshold : ndarray (m,)
         ``max_i H(base_j, X_i)`` over the preimages ``i`` of ``j``.
 
-    Complexity
-    ----------
-    O(nnz(members) * average record length) time; memory O(nnz(members) +
+    Notes
+    -----
+    Complexity: O(nnz(members) * average record length) time; memory O(nnz(members) +
     nnz(X)) plus one block of gathered rows (the thresholds are computed
     in edge blocks).
     """
@@ -223,9 +223,9 @@ def match_possible_worlds(base, distance, threshold, Y, max_edges: int):
     overflow : bool
         Whether there were more than ``max_edges`` matches.
 
-    Complexity
-    ----------
-    O(sum over published records of the postings of their base and distance
+    Notes
+    -----
+    Complexity: O(sum over published records of the postings of their base and distance
     items) with an inverted index (the records' CSC); memory O(n + d + max_edges).
 
     Examples

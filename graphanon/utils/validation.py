@@ -109,7 +109,10 @@ def check_diversity_feasible(labels, l: int) -> None:  # noqa: E741
     if isinstance(l, bool) or not isinstance(l, (int, np.integer)) or l < 1:
         raise ParameterError(f"l must be a whole number >= 1, got {l!r}")
     if labels is None:
-        raise ParameterError("l-diversity needs sensitive labels: the data has none (give labels=...)")
+        raise ParameterError(
+            "l-diversity needs sensitive labels: the data has none (give TransactionData(..., labels=...), "
+            "or read_long_csv(..., label=COLUMN))"
+        )
     n = len(labels)
     counts = Counter(labels)
     if len(counts) < l:

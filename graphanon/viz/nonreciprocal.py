@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.colors import ListedColormap
 from matplotlib.patches import FancyArrowPatch
 
 __all__ = ["draw_assignments", "draw_closed_walk", "draw_generalization_graph"]
 
-_COLORS = plt.get_cmap("tab10").colors
+_TAB10 = plt.get_cmap("tab10")
+assert isinstance(_TAB10, ListedColormap)  # a qualitative map: a list of 10 colours
+_COLORS = _TAB10.colors
 
 
 def _circle_positions(order) -> dict:

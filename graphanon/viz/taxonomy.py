@@ -153,9 +153,9 @@ def draw_taxonomy(taxonomy, *, highlight: Iterable = (), suppressed: Iterable = 
     -------
     matplotlib.figure.Figure
 
-    Complexity
-    ----------
-    O(number of nodes) matplotlib artists at most; one line collection for the edges.
+    Notes
+    -----
+    Complexity: O(number of nodes) matplotlib artists at most; one line collection for the edges.
 
     Examples
     --------

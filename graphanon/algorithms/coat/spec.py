@@ -1,5 +1,7 @@
-"""COAT's registration for the CLI (an AlgorithmSpec): the ``--param privacy=... utility=... s=...
-weights=...`` policies mapped to :func:`~graphanon.algorithms.coat.anonymize_coat`.
+"""COAT's registration for the CLI (an AlgorithmSpec).
+
+The ``--param privacy=... utility=... s=... weights=...`` policies mapped to
+:func:`~graphanon.algorithms.coat.anonymize_coat`.
 
 The text specs are parsed by :mod:`graphanon.taxonomy.constraint_sets` (shared with
 the ``constraints`` audit model).

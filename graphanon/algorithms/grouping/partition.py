@@ -23,9 +23,9 @@ standing for a non-empty set of the record's items (``reading="some"``: no
 item is suppressed, except in records published empty, see
 :func:`_empty_records`).
 
-Complexity
-----------
-O(sum over partitions of their occurrences + records log records); every
+Notes
+-----
+Complexity: O(sum over partitions of their occurrences + records log records); every
 occurrence is visited once per level of the recursion it passes through.
 
 References
@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -52,6 +52,10 @@ from graphanon.release.publish import publish
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_k
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.randomness import RandomLike
 
 __all__ = ["anonymize_partition", "ancestor_table", "grouping_runner"]
 
@@ -111,11 +115,11 @@ def _empty_records(lengths: np.ndarray, k: int) -> np.ndarray:
 
 
 def anonymize_partition(
-    data,
+    data: TransactionData,
     *,
     taxonomy,
     k: int,
-    rng=None,
+    rng: RandomLike = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     client=None,
@@ -156,9 +160,14 @@ def anonymize_partition(
         ``ggd_lcg`` (total GGD of the groups had they been published as
         their LCG, to compare groupings with Clump). ``release.trace`` is a :class:`GroupingTrace`.
 
-    Complexity
-    ----------
-    See the module notes.
+    See Also
+    --------
+    graphanon.privacy.TransactionalKAnonymity : The audit of its releases.
+    graphanon.algorithms.anonymize_clump : Bottom-up groups of similar records.
+
+    Notes
+    -----
+    Complexity: see the module notes.
 
     Examples
     --------

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphanon.algorithms.prior import as_priors, coarsened_cut
 from graphanon.algorithms.registry import (
@@ -29,12 +29,17 @@ from graphanon.algorithms.registry import (
 )
 from graphanon.errors import ParameterError, TaxonomyError
 from graphanon.metrics.loss import ncp
-from graphanon.release import GlobalRecoding, publish
+from graphanon.release import GlobalRecoding
+from graphanon.release.publish import publish
 from graphanon.taxonomy.tree import Taxonomy
 from graphanon.utils.labels import as_labels
 from graphanon.utils.progress import ProgressCallback, report
 from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_k, check_m
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.randomness import RandomLike
 
 __all__ = ["HierarchyTrace", "anonymize_cut", "cut_recoding"]
 
@@ -100,9 +105,9 @@ def cut_recoding(
         the suppressed nodes), in memory only: a saved release names no
         suppressed node, ``params["n_suppressed_nodes"]`` counts them.
 
-    Complexity
-    ----------
-    O(nodes + occurrences).
+    Notes
+    -----
+    Complexity: O(nodes + occurrences).
 
     Examples
     --------
@@ -136,13 +141,13 @@ def cut_recoding(
 
 
 def anonymize_cut(
-    data,
+    data: TransactionData,
     *,
     taxonomy: Taxonomy,
     cut: Iterable[Hashable] | None = None,
     level: int | None = None,
     suppress: Iterable[Hashable] = (),
-    rng=None,
+    rng: RandomLike = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     priors=None,
@@ -180,9 +185,15 @@ def anonymize_cut(
         ``release.trace`` a :class:`HierarchyTrace` (the full cut and the
         suppressed nodes).
 
-    Complexity
-    ----------
-    O(taxonomy nodes + occurrences).
+    See Also
+    --------
+    graphanon.privacy.KmAnonymity : The audit of its releases.
+    graphanon.algorithms.anonymize_aa : A cut found by search instead of given.
+    graphanon.algorithms.anonymize_hghs : A cut plus suppression found by search.
+
+    Notes
+    -----
+    Complexity: O(taxonomy nodes + occurrences).
 
     Examples
     --------
@@ -202,7 +213,8 @@ def anonymize_cut(
             raise ParameterError(f"level must be between 0 and the taxonomy height {taxonomy.height}, got {level}")
         cut = taxonomy.level(level)
     check_random_state(rng)
-    rel = cut_recoding(data, taxonomy, cut, suppress, params={"level": level})
+    assert cut is not None  # exactly one of cut= and level= (which set it)
+    rel = cut_recoding(data, taxonomy, cut, () if suppress is None else suppress, params={"level": level})
     report(progress, 1, 1, "cut recoding")
     if priors is not None:
         rel = recode_to_priors(data, rel, priors, taxonomy=taxonomy)
@@ -250,11 +262,13 @@ _PARAMS = (
 
 
 def _run(data, opts: RunOptions) -> GlobalRecoding:
-    """CLI adapter. ``-k`` (with ``-m``) is a claim the CLI checks: the release
-    records ``k`` and ``m`` in its params, and the CLI audits it with the
-    independent k^m audit before writing it (``spec.verify``); ``--param
-    force=true`` publishes a violating release anyway, with the audit result
-    in its params. Without ``-k`` the release claims nothing."""
+    """CLI adapter.
+
+    ``-k`` (with ``-m``) is a claim the CLI checks: the release records ``k`` and ``m`` in its
+    params, and the CLI audits it with the independent k^m audit before writing it
+    (``spec.verify``); ``--param force=true`` publishes a violating release anyway, with the
+    audit result in its params. Without ``-k`` the release claims nothing.
+    """
     values = opts.values(_PARAMS)  # force is checked here, acted on by the CLI
     if opts.k is not None:
         check_k(opts.k, data.n_records)

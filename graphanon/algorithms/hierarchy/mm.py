@@ -26,6 +26,7 @@ Liu, Wang. PAKDD 2010, Sec. 5 (MM as a baseline for k^m-anonymity).
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -40,12 +41,17 @@ from graphanon.algorithms.registry import (
     register,
 )
 from graphanon.errors import ParameterError
-from graphanon.release import GlobalRecoding, publish
+from graphanon.release import GlobalRecoding
+from graphanon.release.publish import publish
 from graphanon.utils.labels import as_labels
 from graphanon.utils.memory import cost_blocks
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_h, check_k
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.randomness import RandomLike
 
 __all__ = ["anonymize_mm", "check_h", "check_private_items", "minimal_moles"]
 
@@ -117,9 +123,9 @@ def mm_greedy(moles: np.ndarray, occ: np.ndarray) -> list[int]:
         mole (an item that never occurs scores infinity; ties: the smallest
         item id), then retires every mole holding it.
 
-    Complexity
-    ----------
-    One O(items) argmax per suppressed item, and each mole is retired once:
+    Notes
+    -----
+    Complexity: one O(items) argmax per suppressed item, and each mole is retired once:
     O(suppressed * items + sum of mole sizes), vectorized per step.
 
     Examples
@@ -173,9 +179,9 @@ def minimal_moles(X, *, k: int, p: int | None, h: float, private: np.ndarray) ->
         support moles level by level (lexicographic within a level), then
         the confidence moles in lexicographic order.
 
-    Complexity
-    ----------
-    One level-wise search over the public columns
+    Notes
+    -----
+    Complexity: one level-wise search over the public columns
     (:func:`~graphanon.counting.support.minimal_infrequent_itemsets`) that also
     counts, per level, every (frequent public itemset, private item) pair in
     one sparse product ``P.T @ X[:, private]`` (work: the sum over records of
@@ -208,13 +214,13 @@ def minimal_moles(X, *, k: int, p: int | None, h: float, private: np.ndarray) ->
 
 
 def anonymize_mm(
-    data,
+    data: TransactionData,
     *,
     k: int,
     m: int | None = None,
     h: float = 1.0,
     private_items: Iterable[Hashable] = (),
-    rng=None,
+    rng: RandomLike = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
 ) -> GlobalRecoding:
@@ -261,9 +267,15 @@ def anonymize_mm(
         For k outside [1, records], m < 1, h outside (0, 1] or private items
         not in the data.
 
-    Complexity
-    ----------
-    Mole mining (see :func:`minimal_moles`) plus the greedy
+    See Also
+    --------
+    graphanon.privacy.KmAnonymity : The audit without private items.
+    graphanon.privacy.HKPCoherence : The audit with private items.
+    graphanon.algorithms.anonymize_hghs : Generalization as well as suppression.
+
+    Notes
+    -----
+    Complexity: mole mining (see :func:`minimal_moles`) plus the greedy
     (:func:`mm_greedy`): O(suppressed * items + sum of mole sizes).
 
     Examples
@@ -331,7 +343,7 @@ def _run(data, opts: RunOptions) -> GlobalRecoding:
             "there is none, so h would change nothing: give the private items or drop h"
         )
     return anonymize_mm(
-        data, k=opts.k, m=opts.m, h=1.0 if h is None else h, private_items=private, progress=opts.progress,
+        data, k=opts.required_k("mm"), m=opts.m, h=1.0 if h is None else h, private_items=private, progress=opts.progress,
         unsafe_secret_seed=opts.unsafe_secret_seed,
     )
 

@@ -71,7 +71,10 @@ def round_arrays(n, like):
 
 @numba.njit(cache=True, inline="always")
 def open_walk(s, A, stamp, walk):
-    """Start the next walk at record ``s``: stamp it; returns the walk's number and its target slot ``A[s]``."""
+    """Start the next walk at record ``s``: stamp it.
+
+    Returns the walk's number and its target slot ``A[s]``.
+    """
     walk += 1
     stamp[s] = walk
     return walk, A[s]
@@ -183,5 +186,4 @@ def edge_lists(succ: np.ndarray, relabel: bool):
 
 
 class ExtractionStats(dict):
-    """Per-round counters of an extraction (``steps``: for the closed walk the
-    edges walked, for backtracking the edges tried plus the backtracks)."""
+    """Per-round counters of an extraction (``steps``: for the closed walk the edges walked, for backtracking the edges tried plus the backtracks)."""

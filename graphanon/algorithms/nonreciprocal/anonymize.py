@@ -34,6 +34,7 @@ nonreciprocal recoding. KDD 2012, Sec. 4.1-4.4.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -49,12 +50,16 @@ from graphanon.algorithms.prior import reuse_priors
 from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, register
 from graphanon.errors import ParameterError
 from graphanon.graphs.generalization import GeneralizationGraph
-from graphanon.release import publish
 from graphanon.release.nonreciprocal import NonreciprocalRelease
+from graphanon.release.publish import publish
 from graphanon.utils.memory import check_memory
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state, secret_generator
 from graphanon.utils.validation import check_k, check_order
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.randomness import RandomLike
 
 __all__ = ["NonreciprocalTrace", "anonymize_nonreciprocal", "members_matrix", "record_order", "tsp_budget"]
 
@@ -233,7 +238,7 @@ def members_matrix(assignments: np.ndarray, n: int) -> sp.csr_array:
 
 
 def anonymize_nonreciprocal(
-    data,
+    data: TransactionData,
     *,
     k: int | None = None,
     l: int | None = None,  # noqa: E741
@@ -245,11 +250,11 @@ def anonymize_nonreciprocal(
     extraction: str = "closed-walk",
     l_method: str = "flow",
     client=None,
-    rng=None,
+    rng: RandomLike = None,
     progress: ProgressCallback | None = None,
     unsafe_secret_seed: int | None = None,
     priors=None,
-):
+) -> NonreciprocalRelease:
     """Publish ``data`` by nonreciprocal recoding (k-anonymity, or l-diversity with ``l``).
 
     Parameters
@@ -334,9 +339,15 @@ def anonymize_nonreciprocal(
         (private: a seed does not reproduce them). Which assignment was
         published is only in ``release.link``.
 
-    Complexity
-    ----------
-    Gray order O(n d log n); Gray-TSP adds ``n / min_segment`` OR-Tools runs
+    See Also
+    --------
+    graphanon.privacy.NonreciprocalKAnonymity : The audit of its releases.
+    graphanon.privacy.LDiversity : The audit with ``l``.
+    graphanon.algorithms.anonymize_cahd : L-diverse groups published by the same bit vote.
+
+    Notes
+    -----
+    Complexity: gray order O(n d log n); Gray-TSP adds ``n / min_segment`` OR-Tools runs
     of at most ``tsp_time_limit`` seconds; ring + extraction O(n k) walk
     steps in practice (quadratic worst case); bit voting O(n k avg|r|). With
     ``l`` and ``l_method="flow"`` add three min-cost flows on O(2 window n + l n) arcs (window 128)
@@ -392,16 +403,11 @@ def anonymize_nonreciprocal(
     reproducible = rng is not None  # a seeded structure must not depend on the clock
     rng = check_random_state(rng)
     tsp_seed = int(rng.integers(2**31 - 1))
-    tsp_options = {
-        "min_segment": min_segment,
-        "max_segment": max_segment,
-        "tsp_time_limit": tsp_time_limit,
-        "tsp_step_limit": tsp_step_limit,
-    }
     perm = record_order(
-        data, order, **tsp_options, seed=tsp_seed, reproducible=reproducible, client=client, progress=progress
+        data, order, min_segment=min_segment, max_segment=max_segment, tsp_time_limit=tsp_time_limit,
+        tsp_step_limit=tsp_step_limit, seed=tsp_seed, reproducible=reproducible, client=client, progress=progress
     )
-    params = {
+    params: dict[str, object] = {
         "k": k,
         "l": l,
         "order": order if isinstance(order, str) else "given",
@@ -431,6 +437,7 @@ def anonymize_nonreciprocal(
     members = members_matrix(assignments, n)
     labels = None
     if l is not None:
+        assert data.labels is not None  # check_diversity_feasible refused unlabelled data
         labels = [data.labels[int(j)] for j in sigma]
     aligned = NonreciprocalRelease.from_preimages(data, members, sigma, labels=labels, algorithm="nr", params=params)
     release = publish(data, aligned, secret=secret)
@@ -467,6 +474,8 @@ def _run(data, opts: RunOptions) -> NonreciprocalRelease:
         )
     if "l_method" in opts.params and "l" not in opts.params:
         raise ParameterError("--param l_method only applies with --param l=L (l-diversity)")
+    if values["l"] is not None:
+        opts.require_labels(data, f"--param l={values['l']}")
     if values.pop("diversity") != "distinct":
         raise ParameterError(
             "nr promises distinct l-diversity only: its l-regular graph gives every record l distinct labels, but "

@@ -176,9 +176,9 @@ def closed_walk_trace(graph: GeneralizationGraph, *, rng=None, max_events: int =
         closing at ``x`` is dropped; ``("close", walk, start, length)`` when a
         cycle of ``length`` matchings is committed.
 
-    Complexity
-    ----------
-    That of one round of :func:`extract_assignments` (records are not
+    Notes
+    -----
+    Complexity: that of one round of :func:`extract_assignments` (records are not
     relabelled here, so the events use the graph's own record indices).
     """
     rng = check_random_state(rng)
@@ -193,7 +193,7 @@ def closed_walk_trace(graph: GeneralizationGraph, *, rng=None, max_events: int =
     if not ok:
         raise InfeasibleError("closed walk got stuck (graph is not k-regular)")
     names = {0: "step", 1: "drop", 2: "close"}
-    events = []
+    events: list[tuple] = []
     for w, x, y, e in trace[:tl].tolist():
         if e == 1:
             events.append((names[e], w, x))

@@ -1,7 +1,4 @@
-"""The Gray-TSP order: the Gray order cut by the breakpoint DP, each segment
-re-ordered by an OR-Tools TSP path with fixed ends (optionally in a process pool
-or on a Dask client, :mod:`graphanon.distributed.tasks`).
-"""
+"""The Gray-TSP order: the Gray order cut by the breakpoint DP, each segment re-ordered by an OR-Tools TSP path with fixed ends (optionally in a process pool or on a Dask client, :mod:`graphanon.distributed.tasks`)."""
 
 from __future__ import annotations
 
@@ -238,9 +235,7 @@ def gray_tsp_details(
     orders (what :func:`~graphanon.algorithms.nonreciprocal.anonymize_nonreciprocal`
     does when given a seed).
 
-    Complexity
-    ----------
-    O(n log n * b / 64) for the Gray order, O(n * (M - m)) for the DP,
+    Complexity: O(n log n * b / 64) for the Gray order, O(n * (M - m)) for the DP,
     O(n * M * b / 64) for the distance matrices, plus at most
     ``time_limit`` per segment (about ``n / M`` segments), or
     ``step_limit`` search steps per segment.
