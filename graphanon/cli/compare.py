@@ -27,7 +27,7 @@ def _split(values: tuple[str, ...]) -> list[str]:
 
 
 def _ints(values: tuple[str, ...], flag: str) -> list | None:
-    out = []
+    out: list = []
     for text in _split(values):
         if flag == "-m":
             out.append(parse_m(text))

@@ -29,8 +29,11 @@ def _int_list(value: str, what: str) -> list[int]:
 @click.option("--json", "json_out", is_flag=True, help="Print one JSON object.")
 @input_options
 def report(input_, release_path, ms, no_inf, k_grid, top, allow_mismatch, json_out, fmt, sep, tid, item, label):
-    """What DATA (or RELEASE of DATA) achieves: the largest k for each m, the transactional k, l,
-    records at risk per (k, m), prosecutor risk and the most exposed itemsets (docs/report.md)."""
+    """Report what DATA (or RELEASE of DATA) achieves.
+
+    The largest k for each m, the transactional k, l, records at risk per (k, m), prosecutor risk
+    and the most exposed itemsets (docs/report.md).
+    """
     from graphanon.privacy.achieved import achieved_privacy
     from graphanon.release import check_same_data, load_release
 

@@ -222,6 +222,7 @@ class AchievedReport:
     rarest: dict = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict:
+        """The report as one JSON-safe dict (what ``graphanon report --json`` prints)."""
         return {
             "kind": self.kind,
             "n_records": self.n_records,
@@ -329,7 +330,7 @@ def achieved_privacy(data, release=None, *, ms=(1, 2, 3), unbounded: bool = True
     keys = row_keys(rec)
     _, group_of, group_size = np.unique(np.asarray(keys, dtype=object), return_inverse=True, return_counts=True)
     rep.transactional_k = int(group_size.min())
-    if labels is not None and len(labels) == n:
+    if labels is not None and len(labels) == n:  # type: ignore[arg-type]  # published_view returns labels untyped
         rep.l_diversity = _label_spread(group_of.ravel(), labels)
     best: list[tuple[int, int, tuple]] = []
     nonempty = np.diff(rec.indptr) > 0  # an empty record has no items to be at risk by

@@ -1,4 +1,4 @@
-"""Studies: methods x parameters x datasets -> one tidy table, its plots and a self-contained report.
+r"""Studies: methods x parameters x datasets -> one tidy table, its plots and a self-contained report.
 
 >>> from graphanon.study import expand_grid, run_study
 >>> plan = expand_grid(["mhghs", "partition"], ["groceries"], k=[2, 5], m=1, taxonomy="balanced:5")

@@ -64,7 +64,7 @@ _STATUS = "/proc/self/status"
 
 
 def _resident_kib() -> tuple[int, int] | None:
-    """This process's (current, peak) resident set size in KiB from Linux ``/proc``, or None elsewhere."""
+    """Return the (current, peak) resident set size of this process in KiB from Linux ``/proc``, or None."""
     try:
         with open(_STATUS, encoding="ascii") as fh:
             fields = dict(line.split(":", 1) for line in fh if line.startswith(("VmRSS", "VmHWM")))
@@ -104,6 +104,7 @@ class PeakMemory:
     """
 
     def __enter__(self):
+        """Start measuring (reset the resident peak, or start tracemalloc)."""
         self.method = "rss" if _reset_peak() else "tracemalloc"
         if self.method == "rss":
             self._start = _resident_kib()[0]
@@ -113,6 +114,7 @@ class PeakMemory:
         return self
 
     def __exit__(self, *exc) -> None:
+        """Stop measuring and set ``mib``."""
         if self.method == "rss":
             now = _resident_kib()
             self.mib = max(0, now[1] - self._start) / 1024 if now else math.nan

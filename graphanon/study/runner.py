@@ -104,7 +104,7 @@ def run_study(runs, store=None, *, workers: int = 1, client=None, progress=None)
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
     rows: dict[str, dict] = {}
-    todo = []
+    todo: list = []
     for run in runs:
         key = run.key()
         found = None if folder is None else _stored(folder, key)

@@ -53,7 +53,7 @@ METRIC_LABELS = {
 
 
 def figure_png(fig, *, dpi: int = 110, close: bool = False) -> bytes:
-    """``fig`` as PNG bytes (for embedding in a report); ``close`` frees pyplot's reference to it.
+    r"""``fig`` as PNG bytes (for embedding in a report); ``close`` frees pyplot's reference to it.
 
     Examples
     --------

@@ -37,6 +37,7 @@ import json
 from collections.abc import Hashable, Iterable, Sequence
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -135,13 +136,14 @@ class GraphView:
             nodes["info"] = [{str(k): _plain(v) for k, v in d.items()} for d in info]
         if step is not None:
             nodes["step"] = np.asarray(step, dtype=np.int64).tolist()
-        src, dst, ecat = (np.asarray(a, dtype=np.int64).reshape(-1) for a in (edges or ([], [], [])))
+        edge_arrays: tuple = edges or ((), (), ())
+        src, dst, ecat = (np.asarray(e, dtype=np.int64).reshape(-1) for e in edge_arrays)
         ecats = list(edge_categories or [{"name": "edge", "color": "#999999"}])
         if not (len(src) == len(dst) == len(ecat)) or (len(src) and (
                 min(src.min(), dst.min()) < 0 or max(src.max(), dst.max()) >= n
                 or ecat.min() < 0 or ecat.max() >= len(ecats))):
             raise ParameterError("edges must be (src, dst, category) arrays of node and category indices")
-        self.data = {
+        self.data: dict[str, Any] = {
             "title": title, "subtitle": subtitle, "note": note, "nodes": nodes,
             "categories": [dict(c) if isinstance(c, dict) else {"name": str(c[0]), "color": c[1]}
                            for c in categories],
@@ -154,10 +156,12 @@ class GraphView:
 
     @property
     def n_nodes(self) -> int:
+        """Number of nodes in the view."""
         return len(self.data["nodes"]["label"])
 
     @property
     def n_edges(self) -> int:
+        """Number of edges in the view."""
         return len(self.data["edges"]["src"])
 
     def to_json(self) -> str:
@@ -197,6 +201,7 @@ class GraphView:
         return _widget_class()(data=self.to_json(), height=height)
 
     def __repr__(self) -> str:
+        """The title and the size."""
         return f"<GraphView {self.data['title']!r}: {self.n_nodes} nodes, {self.n_edges} edges>"
 
 
@@ -420,7 +425,12 @@ def search_view(search, round: int = -1, *, title: str | None = None) -> GraphVi
     rnd = search.rounds[round]
     lattice = search.lattice(round)
     cuts = [lattice.key(c) for c in rnd.cuts()]
-    labels, category, xs, ys, steps_of, info = [], [], [], [], [], []
+    labels: list = []
+    category: list = []
+    xs: list = []
+    ys: list = []
+    steps_of: list = []
+    info: list = []
     src, dst, ecat = [], [], []
     path_index = []
     costs = [rnd.start_cost[0]] + [st["cost"] for st in rnd.steps]
@@ -659,7 +669,7 @@ def similarity_view(graph, groups=None, *, data=None, neighbors: int = 3, pairs=
     uniq, inverse, sizes = np.unique(groups, return_inverse=True, return_counts=True)
     cat = inverse % len(_PALETTE)
     size_of = sizes[inverse]
-    info = [{"group": int(g), "group size": int(s)} for g, s in zip(groups, size_of)]
+    info: list[dict[str, Any]] = [{"group": int(g), "group size": int(s)} for g, s in zip(groups, size_of)]
     if data is not None:
         items = np.asarray(data.items, dtype=object)
         X = data.matrix.tocsr()
