@@ -5,7 +5,7 @@ r"""Studies: methods x parameters x datasets -> one tidy table, its plots and a 
 >>> table = run_study(plan.runs)
 >>> table[["method", "k", "m", "audit_satisfied"]].to_string(index=False)
 ... # doctest: +NORMALIZE_WHITESPACE
-'   method  k    m  audit_satisfied\\n    mhghs  2    1             True\\n    mhghs  5    1             True\\npartition  2 <NA>             True\\npartition  5 <NA>             True'
+'   method  k    m  audit_satisfied\n    mhghs  2    1             True\n    mhghs  5    1             True\npartition  2 <NA>             True\npartition  5 <NA>             True'
 
 The table (CSV and Parquet), the figures of :mod:`graphanon.viz.study` and
 the HTML report (:func:`graphanon.study.report.write_report`) are what

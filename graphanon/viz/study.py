@@ -59,7 +59,7 @@ def figure_png(fig, *, dpi: int = 110, close: bool = False) -> bytes:
     --------
     >>> fig, _ = plt.subplots()
     >>> figure_png(fig, close=True)[:4]
-    b'\\x89PNG'
+    b'\x89PNG'
     """
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi)
