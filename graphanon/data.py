@@ -119,11 +119,9 @@ class TransactionData:
             raise DataFormatError(
                 f"the vocabulary has {len(items)} labels but the matrix has {n_items} item columns"
             )
-        index = {label: j for j, label in enumerate(items)}
+        index: dict[Hashable, int] = {label: j for j, label in enumerate(items)}
         if len(index) != len(items):
-            seen: set = set()
-            dup = next(x for x in items if x in seen or seen.add(x))
-            raise DataFormatError(f"item label {dup!r} appears twice in the vocabulary")
+            raise DataFormatError(f"item label {_first_repeated(items)!r} appears twice in the vocabulary")
         if record_ids is None:
             record_ids = tuple(range(n))
         else:
@@ -131,9 +129,7 @@ class TransactionData:
             if len(record_ids) != n:
                 raise DataFormatError(f"{len(record_ids)} record ids given for {n} records")
             if len(set(record_ids)) != n:
-                seen = set()
-                dup = next(x for x in record_ids if x in seen or seen.add(x))
-                raise DataFormatError(f"record id {dup!r} appears twice")
+                raise DataFormatError(f"record id {_first_repeated(record_ids)!r} appears twice")
         if labels is not None:
             labels = tuple(labels)
             if len(labels) != n:
@@ -178,13 +174,16 @@ class TransactionData:
 
     @property
     def n_records(self) -> int:
+        """The number of records (rows)."""
         return self._matrix.shape[0]
 
     @property
     def n_items(self) -> int:
+        """The number of items (columns)."""
         return self._matrix.shape[1]
 
     def __len__(self) -> int:
+        """The number of records."""
         return self.n_records
 
     def _find(self, label: Hashable) -> int | None:
@@ -194,7 +193,10 @@ class TransactionData:
             return None
 
     def item_id(self, label: Hashable) -> int:
-        """Integer id of an item label (an int stands for its decimal text); a clear error for unknown labels."""
+        """Integer id of an item label (an int stands for its decimal text).
+
+        A clear error for unknown labels.
+        """
         j = self._find(label)
         if j is None:
             raise DataFormatError(f"item {label!r} is not in the data's vocabulary of {self.n_items} items")
@@ -274,6 +276,7 @@ class TransactionData:
         )
 
     def __eq__(self, other: object) -> bool:
+        """Equal data: the same items, record ids, labels and records."""
         if not isinstance(other, TransactionData):
             return NotImplemented
         if self._items != other._items or self._record_ids != other._record_ids:
@@ -286,6 +289,7 @@ class TransactionData:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
+        """A short summary: name, records, items, labels."""
         name = f" {self.name!r}" if self.name else ""
         lab = ", labelled" if self._labels is not None else ""
         return (
@@ -350,9 +354,9 @@ def from_iterable(
         Naming the record: a string given as a record, a label that is neither
         text nor an integer, an item outside the given vocabulary.
 
-    Complexity
-    ----------
-    O(total items) Python steps.
+    Notes
+    -----
+    Complexity: O(total items) Python steps.
 
     Examples
     --------
@@ -392,6 +396,16 @@ def from_iterable(
     return from_id_lists(lengths, np.asarray(flat, dtype=np.int64), items, record_ids, labels, name)
 
 
+def _first_repeated(values: Sequence[Hashable]) -> Hashable:
+    """The first value of ``values`` seen a second time (``values`` must hold a repeat)."""
+    seen: set[Hashable] = set()
+    for value in values:
+        if value in seen:
+            return value
+        seen.add(value)
+    raise ValueError("no value is repeated")
+
+
 def from_dataframe(
     df,
     *,
@@ -411,17 +425,26 @@ def from_dataframe(
     error, because ``250.0`` has no obvious text form: convert the column to
     ``str`` first (missing values are skipped).
 
+    In long format the item cells follow the rule of
+    :func:`graphanon.readwrite.long_csv.read_long_csv`: text is stripped of
+    surrounding white space, and a missing (None, NaN) or blank cell adds no
+    item, so a record with only such rows is an empty record (a CSV row
+    ``tid,`` is the same record).
+
     Examples
     --------
     >>> import pandas as pd
     >>> df = pd.DataFrame({"tid": [1, 1, 2], "item": ["a", "b", "a"]})
     >>> from_dataframe(df).n_records
     2
+    >>> data = from_dataframe(pd.DataFrame({"tid": [1, 1, 2], "item": [" a ", "b", ""]}))
+    >>> data.items, data.n_records, sorted(data.record(1))
+    (('a', 'b'), 2, [])
     """
     if items_column is not None:
         if items_column not in df.columns:
             raise DataFormatError(f"no column {items_column!r} in the DataFrame ({list(df.columns)})")
-        recs = []
+        recs: list[list] = []
         for pos, value in enumerate(df[items_column]):
             if value is None or (isinstance(value, float) and np.isnan(value)):
                 recs.append([])
@@ -431,8 +454,7 @@ def from_dataframe(
                 )
             else:
                 recs.append(list(value))
-        labels = list(df[label]) if label else None
-        return from_iterable(recs, record_ids=list(df.index), labels=labels, name=name)
+        return from_iterable(recs, record_ids=list(df.index), labels=list(df[label]) if label else None, name=name)
     for col in (tid, item) + ((label,) if label else ()):
         if col not in df.columns:
             raise DataFormatError(
@@ -443,7 +465,9 @@ def from_dataframe(
     labels: dict = {}
     for pos, (t, it) in enumerate(zip(df[tid], df[item])):
         rec = records.setdefault(t, [])
-        if it is not None and not (isinstance(it, float) and np.isnan(it)):
+        if isinstance(it, str):
+            it = it.strip()
+        if it is not None and it != "" and not (isinstance(it, float) and np.isnan(it)):
             rec.append(it)
         if label:
             lab = df[label].iloc[pos]

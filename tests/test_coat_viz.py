@@ -55,3 +55,26 @@ def test_merge_forest_cap_and_labels():
     assert f"of {n} nodes, max_nodes=120" in title and "published or suppressed sets, the largest first" in title
     assert overlapping_labels(ax) == []
     plt.close(ax.figure)
+
+
+def test_constraint_summary_counts_every_constraint():
+    """`graphanon draw constraints groceries -k 5` summarizes 4,046 constraints instead of drawing 4 (issue 23)."""
+    from collections import Counter
+
+    from graphanon.algorithms.coat import pgen
+    from graphanon.viz.coat import draw_constraint_summary
+
+    data = load("groceries")
+    privacy = pgen(data, 5)
+    cg = ConstraintGraph(data, privacy)
+    left, right = draw_constraint_summary(cg, top=15)
+    per_item = Counter(x for p in privacy for x in p)
+    bars = {t.get_text(): p.get_width() for t, p in zip(left.get_yticklabels(), left.patches)}
+    assert len(bars) == 15
+    assert sorted(bars.values(), reverse=True) == sorted(per_item.values(), reverse=True)[:15]
+    assert all(per_item[x] == w for x, w in bars.items())
+    sizes = Counter(len(p) for p in privacy)
+    assert {round(p.get_x() + p.get_width() / 2): p.get_height() for p in right.patches} == sizes
+    assert f"{len(privacy):,} privacy constraints" in left.get_title()
+    assert left.get_legend() and right.get_legend()
+    plt.close(left.figure)

@@ -239,7 +239,7 @@ AUDIT_MODELS = _audit_models()
 
 def test_audit_models_declare_their_parameters():
     assert {"KmAnonymity", "TransactionalKAnonymity", "HKPCoherence", "NonreciprocalKAnonymity", "LDiversity",
-            "TendencyHiding"} <= set(AUDIT_MODELS)
+            "EntropyLDiversity", "RecursiveLDiversity", "TendencyHiding"} <= set(AUDIT_MODELS)
 
 
 @pytest.mark.parametrize("model", sorted(AUDIT_MODELS))
@@ -267,3 +267,13 @@ def test_cli_params_read_the_function_declarations(name):
         for bad in invalid_values(constraints or []):
             with pytest.raises(ParameterError, match=rf"^--param {p.name}="):
                 spec.parse_params({p.name: str(bad)})
+
+
+@pytest.mark.parametrize("name", ALGORITHMS)
+def test_cli_spec_and_python_table_name_the_same_audit(name):
+    """The study (below the CLI) reads the audit model of a method from ``algorithms.registry.AUDITED_BY``;
+    the CLI spec declares it too: both must say the same model and audit parameters."""
+    from graphanon.algorithms.registry import AUDITED_BY
+
+    spec = registered()[name]
+    assert AUDITED_BY[name] == (spec.privacy_model, tuple(spec.audit_params))

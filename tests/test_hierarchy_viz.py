@@ -57,7 +57,7 @@ def test_draw_lattice_and_tree(rel):
     assert "+N\n5.6" in texts and "+P\n10.2" in texts
     plt.close(ax.figure)
     ax = draw_enumeration_tree(rel.trace.search.enumeration_tree())
-    assert "['i']" in ax.get_title()
+    assert "suppresses i" in ax.get_title()
     plt.close(ax.figure)
 
 
@@ -70,6 +70,27 @@ def test_draw_on_groceries_mhghs():
     draw_enumeration_tree(r.trace.search.enumeration_tree(), ax=axes[2], max_nodes=20)
     assert all(a.get_title() for a in axes)
     plt.close(fig)
+
+
+def test_search_figure_titles_never_overlap_and_tree_labels_have_room():
+    """`graphanon draw search groceries -k 10 -m 2` (issue 23): three panels, three separate titles."""
+    from matplotlib.figure import Figure
+
+    data, tax = load("groceries"), load_taxonomy("groceries")
+    r = anonymize_mhghs(data, taxonomy=tax, k=10, m=2)
+    fig = Figure(figsize=(20, 9))
+    axes = fig.subplots(1, 3, gridspec_kw={"width_ratios": [1.0, 1.3, 0.8], "wspace": 0.25})
+    draw_taxonomy_cut(tax, r.trace.cut, r.trace.suppressed, ax=axes[0])
+    draw_cut_lattice(r.trace.search.lattice(), ax=axes[1], max_nodes=25)
+    draw_enumeration_tree(r.trace.search.enumeration_tree(), ax=axes[2], max_nodes=25)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)
+    boxes = [a.title.get_window_extent(renderer) for a in axes]
+    assert not any(boxes[i].overlaps(boxes[j]) for i in range(3) for j in range(i + 1, 3))
+    assert overlapping_labels(axes[2]) == []
+    assert "suppresses 5 nodes" in axes[2].get_title()
 
 
 def test_groceries_level_2_taxonomy_is_legible():

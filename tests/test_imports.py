@@ -194,6 +194,7 @@ def test_catalog_states_the_sizes_of_the_bundled_data():
 HEAVY_THIRD_PARTY = {
     "numba", "llvmlite", "ortools", "matplotlib", "pandas", "pyarrow", "dask", "distributed", "networkx",
     "igraph",
+    "anywidget", "traitlets",  # the views extra: notebook widgets (graphanon.viz.views.GraphView.widget)
     "rich",  # the CLI's tables and progress bars, loaded when something is printed
     "scipy.special", "scipy.optimize", "scipy.stats",  # 0.1-0.5 s each on top of scipy.sparse
 }

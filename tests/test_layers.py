@@ -25,7 +25,8 @@ Layers, bottom to top:
 * ``metrics`` (loss, error, query workloads): bottom, taxonomy layer,
   ``graphs``, ``release``;
 * ``algorithms`` and ``privacy``: anything below, never each other;
-* ``attacks``, ``viz``: anything below but the CLI;
+* ``attacks``, ``viz``: anything below but ``study`` and the CLI;
+* ``study`` (grids of runs, their table and report; may use pandas/pyarrow): anything below but the CLI;
 * ``cli``: anything.
 
 ``click``/``rich`` only in the CLI; ``matplotlib`` only in ``graphanon.viz``
@@ -51,7 +52,7 @@ LAYERS = {
     "graphanon.distributed": "bottom", "graphanon.errors": "bottom", "graphanon.data": "bottom",
     "graphanon.taxonomy": "taxonomy", "graphanon.datasets": "taxonomy",
     **{f"graphanon.{name}": name for name in (
-        "graphs", "release", "metrics", "algorithms", "privacy", "attacks", "viz", "cli")},
+        "graphs", "release", "metrics", "algorithms", "privacy", "attacks", "viz", "study", "cli")},
 }
 #: at most this many modules sit flat at the top of graphanon/ (besides the packages)
 MAX_FLAT_MODULES = 8
@@ -61,8 +62,8 @@ RESTRICTED_THIRD_PARTY = {
     "click": ("graphanon.cli",),
     "rich": ("graphanon.cli",),
     "matplotlib": ("graphanon.viz", "graphanon.cli"),
-    "pandas": ("graphanon.readwrite", "graphanon.data"),
-    "pyarrow": ("graphanon.readwrite", "graphanon.data", "graphanon.distributed.parquet"),
+    "pandas": ("graphanon.readwrite", "graphanon.data", "graphanon.study"),
+    "pyarrow": ("graphanon.readwrite", "graphanon.data", "graphanon.distributed.parquet", "graphanon.study"),
     "dask": ("graphanon.distributed",),
     "distributed": ("graphanon.distributed",),
 }
@@ -150,7 +151,9 @@ ALLOWED = {
     "privacy": {"bottom", "taxonomy", "graphs", "release", "metrics"},
     "attacks": {"bottom", "taxonomy", "graphs", "release", "privacy", "algorithms", "metrics"},
     "viz": {"bottom", "taxonomy", "graphs", "release", "privacy", "algorithms", "metrics", "attacks"},
-    "cli": {"bottom", "taxonomy", "graphs", "release", "privacy", "algorithms", "metrics", "attacks", "viz"},
+    "study": {"bottom", "taxonomy", "graphs", "release", "privacy", "algorithms", "metrics", "attacks", "viz"},
+    "cli": {"bottom", "taxonomy", "graphs", "release", "privacy", "algorithms", "metrics", "attacks", "viz",
+            "study"},
 }
 
 

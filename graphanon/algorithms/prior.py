@@ -53,6 +53,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -98,11 +99,12 @@ class Prior:
         this session).
     """
 
-    release: object
+    release: Any
     link: ReleaseLink | None = None
 
     @property
     def private_link(self) -> ReleaseLink | None:
+        """The prior's private link: the one given, else the release's own."""
         return self.link if self.link is not None else getattr(self.release, "link", None)
 
 
@@ -265,12 +267,11 @@ def joint_item_classes(data, priors) -> tuple[np.ndarray, np.ndarray]:
     """
     codes = np.stack([p.release.code_for(data) for p in as_priors(priors)], axis=1)
     _, joint = np.unique(codes, axis=0, return_inverse=True)
-    return joint.reshape(-1).astype(np.int64), (codes < 0).all(axis=1)
+    return joint.reshape(-1).astype(np.int64), np.all(codes < 0, axis=1)
 
 
 def _km_violations(data, code: np.ndarray, k: int, m: int | None, what: str) -> tuple[int, str]:
-    """Violations of k^m by the recoding ``code`` (item -> published index, -1 suppressed), by support counting,
-    and their unit."""
+    """Violations of k^m by the recoding ``code`` (item -> published index, -1 suppressed), by support counting, and their unit."""
     R = generalize_matrix(data.matrix, code, int(code.max()) + 1 if len(code) and code.max() >= 0 else 0)
     longest = int(np.diff(R.indptr).max()) if R.shape[0] else 0
     if m is None or m >= longest:
@@ -322,9 +323,9 @@ def coarsened_cut(data, priors, *, taxonomy, cut, suppressed=(), k: int | None =
         whole, and a merged node covering a suppressed one is suppressed.
         :func:`graphanon.algorithms.hierarchy.cut.recode_to_priors` builds the release.
 
-    Complexity
-    ----------
-    Each round O(items x depth) for the lowest common ancestors; the cut
+    Notes
+    -----
+    Complexity: each round O(items x depth) for the lowest common ancestors; the cut
     only moves up, so at most the taxonomy's height times its nodes rounds.
 
     Examples
@@ -404,9 +405,7 @@ def _coarsened_cut(taxonomy, items: list, joint: np.ndarray, jointly_suppressed:
 
 
 def _carve_out(taxonomy, cut: list, hidden_items: set, data_items: set) -> tuple[list, set]:
-    """``cut`` with every node that mixes items every prior suppresses with others split into children,
-    down to nodes that hold only such items (suppressed) or none of them; the method's own suppressed
-    nodes are published again."""
+    """``cut`` with every node that mixes items every prior suppresses with others split into children, down to nodes that hold only such items (suppressed) or none of them; the method's own suppressed nodes are published again."""
     out, suppressed, stack = [], set(), list(cut)
     while stack:
         node = stack.pop()

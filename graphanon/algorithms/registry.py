@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 from graphanon.utils.registry import LazyRegistry
 
-__all__ = ["METHODS", "get_method", "method_names", "register_method", "run_method"]
+__all__ = ["AUDITED_BY", "METHODS", "get_method", "method_names", "register_method", "run_method"]
 
 _A = "graphanon.algorithms."
 #: Method name -> ``anonymize_*`` function. Aliases: ``nr`` is
@@ -49,9 +49,32 @@ METHODS = LazyRegistry("algorithm", {
 })
 
 
-def register_method(name: str, function: Callable) -> Callable:
-    """Add a method ``name`` (its ``anonymize_*`` function); a taken name is refused."""
-    return METHODS.register(name, function)
+#: Method name -> (the audit model that checks its releases, the function arguments that also
+#: configure that model). The CLI specs (:mod:`graphanon.cli.registry`) declare the same (a test
+#: holds them equal); :mod:`graphanon.study`, which sits below the CLI, reads it from here.
+AUDITED_BY: dict[str, tuple[str, tuple[str, ...]]] = {
+    **{name: ("km", ()) for name in ("aa", "cut", "hghs", "mhghs", "mm")},
+    "cahd": ("ldiversity", ("l", "diversity", "c")),
+    "clump": ("transactional", ()),
+    "partition": ("transactional", ()),
+    "coat": ("constraints", ("privacy", "utility", "s")),
+    "nr": ("nonreciprocal", ()),
+    **{name: ("tendency", ("categories",)) for name in ("fullswap", "partsupp", "partswap", "splitperson")},
+    "randswap": ("tendency", ()),
+}
+
+
+def register_method(name: str, function: Callable, *, audit_model: str | None = None,
+                    audit_params: tuple[str, ...] = ()) -> Callable:
+    """Add a method ``name`` (its ``anonymize_*`` function); a taken name is refused.
+
+    ``audit_model`` (with the arguments ``audit_params`` that configure it)
+    enters :data:`AUDITED_BY`, which :mod:`graphanon.study` reads.
+    """
+    registered = METHODS.register(name, function)
+    if audit_model is not None:
+        AUDITED_BY[name] = (audit_model, tuple(audit_params))
+    return registered
 
 
 def get_method(name: str) -> Callable:

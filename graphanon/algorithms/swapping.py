@@ -65,7 +65,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from numbers import Integral
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -80,6 +80,10 @@ from graphanon.utils.docs import fill_doc
 from graphanon.utils.params import COMMON, RNG, Interval, StrOptions, validate_params
 from graphanon.utils.progress import ProgressCallback, report
 from graphanon.utils.randomness import check_random_state, secret_generator
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.randomness import RandomLike
 
 __all__ = [
     "Tendency",
@@ -154,6 +158,7 @@ class Tendency:
 
     @property
     def has_tendency(self) -> np.ndarray:
+        """Per record: whether it has a tendency (a heaviest category)."""
         return self.heaviest >= 0
 
 
@@ -291,7 +296,7 @@ def _swap(data, categories, *, full: bool, visit, rng, unsafe_secret_seed, progr
                             unsafe_secret_seed=unsafe_secret_seed, progress=progress, name=name)
     partner, sim = _partial_pairs(X, tend, visit, gen)
     give = tend.source.copy()
-    details = {"partial_pairs": _pairs_list(partner), "with_tendency": int(tend.has_tendency.sum())}
+    details: dict[str, Any] = {"partial_pairs": _pairs_list(partner), "with_tendency": int(tend.has_tendency.sum())}
     report(progress, 1, 3, "partial swap partners")
     if full:
         full_partner, full_sim = _full_pairs(X, tend, visit, gen)
@@ -339,8 +344,9 @@ def _swap_spread(data, categories, X, tend, *, full, visit, gen, spread, unsafe_
 @validate_params({"categories": [ItemGroups], "rng": RNG, **COMMON, "visit": [StrOptions(("random", "input"))],
                   "spread": [Interval(Integral, 1, None)]}, meanings=_MEANINGS)
 @fill_doc(secret='the row shuffle')
-def anonymize_partswap(data, *, categories: ItemGroups, visit: str = "random", spread: int = 1, rng=None,
-                       unsafe_secret_seed: int | None = None, progress: ProgressCallback | None = None):
+def anonymize_partswap(data: TransactionData, *, categories: ItemGroups, visit: str = "random", spread: int = 1,
+                       rng: RandomLike = None, unsafe_secret_seed: int | None = None,
+                       progress: ProgressCallback | None = None) -> PerturbedRelease:
     """PartSwap: exchange each tendency record's heaviest-category items with its least similar partner.
 
     Parameters
@@ -371,9 +377,14 @@ def anonymize_partswap(data, *, categories: ItemGroups, visit: str = "random", s
         the swapped record pairs (original indices, memory only),
         ``pair_similarity`` their Jaccard similarity; ``link`` is private.
 
-    Complexity
-    ----------
-    O(occurrences) for the weights and the exchange, plus the partner search
+    See Also
+    --------
+    graphanon.privacy.TendencyHiding : The audit of its releases.
+    graphanon.algorithms.anonymize_fullswap : PartSwap plus full swaps.
+
+    Notes
+    -----
+    Complexity: O(occurrences) for the weights and the exchange, plus the partner search
     of :func:`~graphanon.graphs.least_similar.least_similar_matching`.
 
     Examples
@@ -391,12 +402,18 @@ def anonymize_partswap(data, *, categories: ItemGroups, visit: str = "random", s
 
 @validate_params({"categories": [ItemGroups], "rng": RNG, **COMMON, "visit": [StrOptions(("random", "input"))],
                   "spread": [Interval(Integral, 1, None)]}, meanings=_MEANINGS)
-def anonymize_fullswap(data, *, categories: ItemGroups, visit: str = "random", spread: int = 1, rng=None,
-                       unsafe_secret_seed: int | None = None, progress: ProgressCallback | None = None):
+def anonymize_fullswap(data: TransactionData, *, categories: ItemGroups, visit: str = "random", spread: int = 1,
+                       rng: RandomLike = None, unsafe_secret_seed: int | None = None,
+                       progress: ProgressCallback | None = None) -> PerturbedRelease:
     """FullSwap: PartSwap plus full exchange between single-category records (Sec. 4.4).
 
     Parameters, Returns, Complexity: as :func:`anonymize_partswap`;
     ``trace.full_pairs`` lists the fully swapped pairs.
+
+    See Also
+    --------
+    graphanon.privacy.TendencyHiding : The audit of its releases.
+    graphanon.algorithms.anonymize_partswap : Partial swaps only.
 
     Examples
     --------
@@ -413,8 +430,8 @@ def anonymize_fullswap(data, *, categories: ItemGroups, visit: str = "random", s
 
 @validate_params({**COMMON})
 @fill_doc(secret='the pairs, the items exchanged and the row shuffle')
-def anonymize_randswap(data, *, unsafe_secret_seed: int | None = None,
-                       progress: ProgressCallback | None = None):
+def anonymize_randswap(data: TransactionData, *, unsafe_secret_seed: int | None = None,
+                       progress: ProgressCallback | None = None) -> PerturbedRelease:
     """RandSwap: random record pairs exchange random halves of their items (collisions lose items).
 
     The pairs and the items exchanged are *secret* (operating-system entropy,
@@ -434,9 +451,14 @@ def anonymize_randswap(data, *, unsafe_secret_seed: int | None = None,
     PerturbedRelease
         ``moves="random-swap"``.
 
-    Complexity
-    ----------
-    O(occurrences log occurrences) (one sort of random keys).
+    See Also
+    --------
+    graphanon.privacy.TendencyHiding : The audit of its releases.
+    graphanon.algorithms.anonymize_partswap : Swaps chosen by tendency.
+
+    Notes
+    -----
+    Complexity: O(occurrences log occurrences) (one sort of random keys).
 
     Examples
     --------
@@ -472,8 +494,8 @@ def anonymize_randswap(data, *, unsafe_secret_seed: int | None = None,
 
 
 @validate_params({"categories": [ItemGroups], **COMMON}, meanings=_MEANINGS)
-def anonymize_partsupp(data, *, categories: ItemGroups, unsafe_secret_seed: int | None = None,
-                       progress: ProgressCallback | None = None):
+def anonymize_partsupp(data: TransactionData, *, categories: ItemGroups, unsafe_secret_seed: int | None = None,
+                       progress: ProgressCallback | None = None) -> PerturbedRelease:
     """PartSupp: each record with a tendency loses its heaviest category's items.
 
     Parameters
@@ -485,6 +507,11 @@ def anonymize_partsupp(data, *, categories: ItemGroups, unsafe_secret_seed: int 
     -------
     PerturbedRelease
         ``moves="suppress"``; items whose every occurrence was removed are not named.
+
+    See Also
+    --------
+    graphanon.privacy.TendencyHiding : The audit of its releases.
+    graphanon.algorithms.anonymize_partswap : Swaps instead of removals.
 
     Examples
     --------
@@ -508,8 +535,8 @@ def anonymize_partsupp(data, *, categories: ItemGroups, unsafe_secret_seed: int 
 
 
 @validate_params({"categories": [ItemGroups], **COMMON}, meanings=_MEANINGS)
-def anonymize_splitperson(data, *, categories: ItemGroups, unsafe_secret_seed: int | None = None,
-                          progress: ProgressCallback | None = None):
+def anonymize_splitperson(data: TransactionData, *, categories: ItemGroups, unsafe_secret_seed: int | None = None,
+                          progress: ProgressCallback | None = None) -> PerturbedRelease:
     """SplitPerson: one published row per (record, category present in it).
 
     Parameters are those of :func:`anonymize_partsupp`.
@@ -519,6 +546,11 @@ def anonymize_splitperson(data, *, categories: ItemGroups, unsafe_secret_seed: i
     PerturbedRelease
         ``moves="split"``, with more rows than records; ``link`` is a private
         :class:`~graphanon.release.perturbed.SplitLink` (row -> record).
+
+    See Also
+    --------
+    graphanon.privacy.TendencyHiding : The audit of its releases.
+    graphanon.algorithms.anonymize_partswap : Swaps instead of splits.
 
     Examples
     --------

@@ -1,5 +1,4 @@
-"""Candidate rows: the published rows an adversary who knows a target's
-record cannot rule out, for every release kind.
+"""Candidate rows: the published rows an adversary who knows a target's record cannot rule out, for every release kind.
 
 * Global recoding: the rows equal to the target's recoded record (the
   recoding is public and deterministic).
@@ -113,6 +112,7 @@ class CandidateSets:
 
     @property
     def grouped(self) -> bool:
+        """Whether the sets are given by groups (orig_group/row_group) rather than by match-graph edges."""
         return self._o is None
 
     def sizes(self, targets) -> np.ndarray:
@@ -178,9 +178,9 @@ def candidate_sets(original, release) -> CandidateSets:
     -------
     CandidateSets
 
-    Complexity
-    ----------
-    Global recoding: O(occurrences + n log n). Nonreciprocal: that of
+    Notes
+    -----
+    Complexity: global recoding: O(occurrences + n log n). Nonreciprocal: that of
     :func:`~graphanon.privacy.nonreciprocal.nonreciprocal_matches`
     (blocked sparse products, O(n^2) cells).
     """

@@ -177,9 +177,9 @@ def m_item_linkage(
         with fewer than ``k`` candidates), ``mean_inverse_candidates``,
         ``min_candidates``, ``truth_outside``.
 
-    Complexity
-    ----------
-    Blocked sparse products: O(targets x n) dense cells in blocks of 4e6,
+    Notes
+    -----
+    Complexity: blocked sparse products: O(targets x n) dense cells in blocks of 4e6,
     plus O(nnz) per block; no Python loop over records.
 
     Examples

@@ -95,8 +95,11 @@ def _hypotheses(original, rerun):
 
 
 class _Classes:
-    """Published rows grouped by content: the re-run's published record ``j`` may be any row of
-    class ``of_record[j]`` (identical rows cannot be told apart)."""
+    """Published rows grouped by content.
+
+    The re-run's published record ``j`` may be any row of class ``of_record[j]`` (identical rows
+    cannot be told apart).
+    """
 
     def __init__(self, rerun_sig, release, pub_code, n_labels):
         pub_sig = row_signatures(release)
@@ -134,9 +137,9 @@ def feasible_edges(o, p, n, allowed=None) -> np.ndarray:
         Per edge: kept and in some perfect matching of the kept graph. All
         False when the kept graph has no perfect matching.
 
-    Complexity
-    ----------
-    One maximum bipartite matching (Hopcroft-Karp, O(E sqrt(n))) and one
+    Notes
+    -----
+    Complexity: one maximum bipartite matching (Hopcroft-Karp, O(E sqrt(n))) and one
     strongly-connected-components pass (O(n + E)).
 
     Examples
@@ -261,9 +264,7 @@ def known_label_attack(
     own record's label whatever the assignment, so known labels constrain
     no assignment and the attack uses none.
 
-    Complexity
-    ----------
-    :func:`candidate_sets` once, one bit vote of the re-run, O(k n) to test
+    Complexity: :func:`candidate_sets` once, one bit vote of the re-run, O(k n) to test
     the hypotheses, one matching and SCC pass (:func:`feasible_edges`).
 
     Examples
@@ -379,9 +380,9 @@ def same_seed_attack(
         one pair survived), ``used`` (``"seed"`` or ``"label-intersection"``),
         ``pinned`` (targets whose intersected label set has one label).
 
-    Complexity
-    ----------
-    Two candidate-set builds, one bit vote, O(k^2 n) for the pairs.
+    Notes
+    -----
+    Complexity: two candidate-set builds, one bit vote, O(k^2 n) for the pairs.
 
     Examples
     --------

@@ -82,9 +82,9 @@ def label_inference(
         of the true label among candidates, the random-candidate guess),
         ``min_distinct`` (fewest distinct labels among a target's candidates).
 
-    Complexity
-    ----------
-    That of :func:`candidate_sets`, then O(candidate edges) (nonreciprocal)
+    Notes
+    -----
+    Complexity: that of :func:`candidate_sets`, then O(candidate edges) (nonreciprocal)
     or O(n + groups x labels) (global recoding).
 
     Examples

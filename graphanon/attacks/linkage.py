@@ -74,8 +74,11 @@ def guess_rows(original, release, targets, strategy: str) -> np.ndarray:
 
 
 def model_level(release, given, names, what):
-    """The privacy level (k or l) a bound uses: ``given``, else the first of
-    ``names`` found in the release's published parameters, else None."""
+    """The privacy level (k or l) a bound uses.
+
+    ``given``, else the first of ``names`` found in the release's published parameters, else
+    None.
+    """
     if given is not None:
         if isinstance(given, bool) or not isinstance(given, (int, np.integer)) or given < 1:
             raise ParameterError(f"{what} must be a whole number >= 1, got {given!r}")
@@ -149,9 +152,9 @@ def row_linkage(
         ``min_candidates``, ``truth_outside`` (share of targets whose true row
         is not among their candidates: a malformed release).
 
-    Complexity
-    ----------
-    That of :func:`candidate_sets`, then O(targets log n).
+    Notes
+    -----
+    Complexity: that of :func:`candidate_sets`, then O(targets log n).
 
     Examples
     --------

@@ -1,5 +1,7 @@
-"""What every attack returns, and the pieces every attack shares: the truth,
-the targets, and the sampling-error margin."""
+"""What every attack returns, and the pieces every attack shares.
+
+The truth, the targets, and the sampling-error margin.
+"""
 
 from __future__ import annotations
 
@@ -48,9 +50,9 @@ def chernoff_margin(n: int, p: float, confidence: float = 0.999) -> float:
     float
         The margin, ``0 <= t <= 1 - p``.
 
-    Complexity
-    ----------
-    O(60) scalar evaluations.
+    Notes
+    -----
+    Complexity: O(60) scalar evaluations.
 
     Examples
     --------
@@ -138,6 +140,7 @@ class AttackResult:
         }
 
     def __str__(self) -> str:
+        """One line: the attack, its success against the bound, and the verdict."""
         verdict = "within bound" if self.within_bound() else "ABOVE BOUND"
         return (
             f"{self.attack}: success {self.success:.4f} vs bound {self.bound:.4f} ({self.bound_kind}) "

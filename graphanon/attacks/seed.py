@@ -41,9 +41,7 @@ def _own_truth(release) -> np.ndarray:
 
 
 def _chance_of_reproduction(sig: np.ndarray, reruns: int) -> float:
-    """Union bound on the probability that one of ``reruns`` uniformly shuffled re-runs
-    shows the rows in the published order: ``reruns * prod(c!) / n!`` over the
-    multiplicities ``c`` of identical rows."""
+    """Union bound on the probability that one of ``reruns`` uniformly shuffled re-runs shows the rows in the published order: ``reruns * prod(c!) / n!`` over the multiplicities ``c`` of identical rows."""
     from scipy.special import gammaln
 
     n = len(sig)
@@ -116,9 +114,9 @@ def seed_recovery(
         (success of each re-run used), ``tried``,
         ``chance_of_exact_reproduction``.
 
-    Complexity
-    ----------
-    ``len(seeds) + (draws - 1) * recognized`` anonymizer runs, O(n log n)
+    Notes
+    -----
+    Complexity: ``len(seeds) + (draws - 1) * recognized`` anonymizer runs, O(n log n)
     each to compare, plus :func:`candidate_sets` once.
 
     Examples
@@ -144,7 +142,9 @@ def seed_recovery(
         rerun = anonymize(original, seed)
         return rerun, row_signatures(rerun)
 
-    exact, structural, tried = [], [], 0
+    exact: list = []
+    structural: list = []
+    tried = 0
     for seed in seeds:
         tried += 1
         rerun, sig = rerun_of(seed)

@@ -1,11 +1,11 @@
-"""Attack (e): the swap partner's tendency, read off a target's own published row.
+r"""Attack (e): the swap partner's tendency, read off a target's own published row.
 
 The swapping methods of Gunawan & Mambo (2019) hide a person's *tendency*
 (the category that dominates their record) by moving items between records.
 An adversary who knows one original record ``T`` and the public categories
 knows which of ``T``'s items a tendency swap moves: its *source items*
 ``S(T)`` (its items in its heaviest category, when it has a tendency) while
-the others, ``K(T) = T \\ S(T)``, stay. So it
+the others, ``K(T) = T \ S(T)``, stay. So it
 
 1. finds ``T``'s row: the rows ``R`` of greatest ``|R & K(T)| - |R & S(T)|``
    (for PartSwap, exactly the rows that hold all of ``K(T)`` and none of
@@ -168,9 +168,9 @@ def partner_tendency(
         one-to-one link), ``candidates_mean``, ``received_nothing`` (share of
         (target, candidate) pairs whose row adds no item), ``targets_with_partner``.
 
-    Complexity
-    ----------
-    Per block of ``b`` targets: sparse products with the published rows for
+    Notes
+    -----
+    Complexity: per block of ``b`` targets: sparse products with the published rows for
     the scores and, per category, the received counts; O(b x rows) memory.
 
     Examples
@@ -233,6 +233,7 @@ def partner_tendency(
         received = []
         for g, cols in enumerate(cat_cols):
             overlap = (Xf[tb][:, cols] @ Yt[cols]).toarray()
+            assert row_cat is not None  # categories exist (G > 0)
             received.append(row_cat[:, g][None, :] - overlap)
         R = np.stack(received, axis=2)  # (b, rows, G): items of the row in g that the target lacks
         # a swap hands over one category (the partner's source items): among the best-scoring rows,

@@ -73,15 +73,20 @@ def echo_json(obj, **kwargs) -> None:
     click.echo(dumps_json(obj, **kwargs))
 
 
-def check_output(output: str, *inputs: str | None, params: dict | None = None, suffixes=()) -> None:
-    """Before any work: ``output`` is no input (INPUT, --taxonomy, --release, constraint
-    files named by --param), its folder exists and is writable, its ending is one we write."""
+def check_output(output: str, *inputs: str | None, params: dict | None = None, suffixes=(),
+                 option: str = "-o") -> None:
+    """Before any work: ``output`` is no input (INPUT, --taxonomy, --release, constraint files named by --param), its folder exists and is writable, its ending is one we write.
+
+    A ``--param`` value is compared only when it names an existing file (a
+    list of item names is not a path); ``option`` names the output option in
+    the message (``-o`` or ``--link-out``).
+    """
     from graphanon.readwrite.files import check_output
 
     sources = [s for s in inputs if s]
     for value in (params or {}).values():
         sources.append(value.split(":", 1)[1] if value.startswith("groups:") else value)
-    check_output(output, inputs=sources, suffixes=suffixes)
+    check_output(output, inputs=sources, suffixes=suffixes, option=option)
 
 
 @contextmanager

@@ -65,7 +65,8 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
     check_output(output, input_, taxonomy, *prior_paths, *prior_link_paths, params=param_dict,
                  suffixes=RELEASE_SUFFIXES)
     if link_out is not None:
-        check_output(link_out, input_, taxonomy, *prior_paths, *prior_link_paths, params=param_dict)
+        check_output(link_out, input_, taxonomy, *prior_paths, *prior_link_paths, params=param_dict,
+                     option="--link-out")
     data, bundled = read_input(input_, fmt, sep, tid, item, label)
     priors = _read_priors(spec, data, prior_paths, prior_link_paths)
     if priors:
@@ -165,8 +166,10 @@ def _refuse_unused_with_priors(spec, seed, param_dict) -> None:
 
 
 def _verify_composition(data, release, priors) -> None:
-    """Audit the new release with its priors (joint audit) for every level its params claim; refuse a
-    composition that fails (nothing is written)."""
+    """Audit the new release with its priors (joint audit) for every level its params claim.
+
+    Refuse a composition that fails (nothing is written).
+    """
     from graphanon.privacy import KmAnonymity, LDiversity, NonreciprocalKAnonymity
     from graphanon.privacy.joint import JointAudit
 
@@ -186,8 +189,7 @@ def _verify_composition(data, release, priors) -> None:
 
 
 def _verify_claim(spec, data, release, opts) -> None:
-    """Audit the release of a method with no guarantee by construction (``spec.verify``)
-    against the ``-k``/``-m`` it claims; refuse a violating one unless ``--param force=true``."""
+    """Audit the release of a method with no guarantee by construction (``spec.verify``) against the ``-k``/``-m`` it claims; refuse a violating one unless ``--param force=true``."""
     if not spec.verify or opts.k is None:
         return
     from graphanon.privacy.registry import build_model
@@ -209,7 +211,8 @@ def _verify_claim(spec, data, release, opts) -> None:
 
 @main.command()
 @click.argument("input_", metavar="INPUT")
-@click.option("-a", "--algorithm", "algorithm", required=True)
+@click.option("-a", "--algorithm", "algorithms", required=True, multiple=True,
+              help="Algorithm name; repeat -a (or separate names by commas) to run several, each reported.")
 @click.option("-k", type=int, default=None)
 @click.option("-m", "m_value", default=None)
 @click.option("--taxonomy", default=None)
@@ -218,27 +221,51 @@ def _verify_claim(spec, data, release, opts) -> None:
 @click.option("--queries", default=200, show_default=True, type=click.IntRange(min=0))
 @click.option("--json", "json_out", is_flag=True)
 @input_options
-def bench(input_, algorithm, k, m_value, taxonomy, seed, params, queries, json_out, fmt, sep, tid, item, label):
-    """Run one algorithm on INPUT: time, independent audit and metrics in one report."""
+def bench(input_, algorithms, k, m_value, taxonomy, seed, params, queries, json_out, fmt, sep, tid, item, label):
+    """Run algorithms on INPUT: time, independent audit and metrics in one report each.
+
+    With several -a every one runs (a list of reports, in the order given);
+    options are checked for every algorithm before any runs. For a grid of
+    parameters and datasets with plots, see `graphanon compare`.
+    """
     from graphanon.cli.registry import RunOptions, get_algorithm
+
+    names = list(dict.fromkeys(part.strip() for value in algorithms for part in value.split(",") if part.strip()))
+    if not names:
+        raise GraphanonError("-a: give at least one algorithm name")
+    data, bundled = read_input(input_, fmt, sep, tid, item, label)
+    tax = taxonomy_option(taxonomy, data, bundled)
+    m = parse_m(m_value)
+    param_dict = parse_param_pairs(params)
+    planned = []
+    for name in names:  # every algorithm's options are checked before anything runs
+        spec = get_algorithm(name)
+        if spec.needs_taxonomy and tax is None:
+            raise GraphanonError(f"algorithm {spec.name!r} needs a taxonomy: pass --taxonomy FILE or balanced:5")
+        # --seed also seeds the query workload, so a deterministic method is not refused for it
+        run_seed = seed if "seed" in spec.options else None
+        given = given_options(k=k, m=m_value, taxonomy=taxonomy, seed=run_seed)
+        opts = RunOptions(k=k, m=m, taxonomy=tax, seed=run_seed, params=param_dict, given=given)
+        try:
+            spec.check_options(opts)
+        except GraphanonError as exc:
+            raise type(exc)(f"{exc}" if len(names) == 1 else f"-a {spec.name}: {exc}") from None
+        planned.append((spec, opts))
+    results = []
+    for spec, opts in planned:
+        with progress_bar(show_progress(json_out)) as progress:
+            opts.progress = progress
+            results.append(_bench_one(spec, data, opts, input_, k, m, param_dict, queries, seed))
+    echo_json(results[0] if len(results) == 1 else results, indent=None if json_out else 2)
+
+
+def _bench_one(spec, data, opts, input_, k, m, param_dict, queries, seed) -> dict:
+    """Run, audit and evaluate one algorithm for ``graphanon bench``."""
     from graphanon.metrics.evaluate import evaluate_release
     from graphanon.privacy.registry import build_model
 
-    spec = get_algorithm(algorithm)
-    data, bundled = read_input(input_, fmt, sep, tid, item, label)
-    tax = taxonomy_option(taxonomy, data, bundled)
-    if spec.needs_taxonomy and tax is None:
-        raise GraphanonError(f"algorithm {spec.name!r} needs a taxonomy: pass --taxonomy FILE or balanced:5")
-    m = parse_m(m_value)
-    param_dict = parse_param_pairs(params)
-    # --seed also seeds the query workload, so a deterministic method is not refused for it
-    run_seed = seed if "seed" in spec.options else None
-    given = given_options(k=k, m=m_value, taxonomy=taxonomy, seed=run_seed)
     start = time.perf_counter()
-    with progress_bar(show_progress(json_out)) as progress:
-        opts = RunOptions(k=k, m=m, taxonomy=tax, seed=run_seed, params=param_dict, progress=progress, given=given)
-        spec.check_options(opts)
-        release = spec.run(data, opts)
+    release = spec.run(data, opts)
     seconds = time.perf_counter() - start
     audit_params = {name: value for name, value in param_dict.items() if name in spec.audit_params}
     model = build_model(spec.privacy_model, k=k, m=m, params=audit_params, original=data)
@@ -252,4 +279,4 @@ def bench(input_, algorithm, k, m_value, taxonomy, seed, params, queries, json_o
         report = build_model("nonreciprocal", k=used["k"], m=None, params={}, original=data).audit(data, release)
         result["audit_k"] = {"model": report.model, "satisfied": report.satisfied, "violations": report.violations}
     result["metrics"] = evaluate_release(data, release, queries=queries, rng=seed or 0)
-    echo_json(result, indent=None if json_out else 2)
+    return result

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from graphanon.cli._app import (
@@ -16,11 +18,55 @@ from graphanon.cli._app import (
 )
 from graphanon.errors import GraphanonError
 
+_INPUT = ("fmt", "sep", "tid", "item", "label")
 
-@main.command()
-@click.argument("what", type=click.Choice(["taxonomy", "search", "constraints", "generalization"]))
+#: What each kind draws and the options it reads (by parameter name); `draw KIND --help` shows only these.
+KINDS = {
+    "taxonomy": ("Draw a taxonomy. SOURCE is a taxonomy file or a bundled name; --release highlights the cut "
+                 "that release published.", ("output", "release_path", "max_nodes")),
+    "search": ("Draw the hghs/mhghs search on SOURCE data: the cut found, the cut lattice and the suppression "
+               "enumeration tree (an .html output steps through the walk).",
+               ("output", "algorithm", "k", "m_value", "taxonomy", "n_records", *_INPUT)),
+    "constraints": ("Draw COAT's constraint graph of SOURCE data: the dataset's bundled constraints, else the "
+                    "pgen constraints of -k.", ("output", "k", "n_records", *_INPUT)),
+    "generalization": ("Draw the nonreciprocal ring graph over the Gray-TSP order of SOURCE data (-k) and the k "
+                       "assignments the closed walk extracts (at most 60 records in a PNG; any number in an .html view).",
+                       ("output", "k", "seed", "n_records", *_INPUT)),
+    "similarity": ("HTML only: Clump's record-similarity graph of SOURCE data (-k, --taxonomy), records "
+                   "coloured by their group (PRIVATE: the groups come from the private link).",
+                   ("output", "k", "taxonomy", "n_records", *_INPUT)),
+}
+
+
+class _DrawCommand(click.Command):
+    """``graphanon draw KIND --help`` shows the help of that kind: what it draws and the options it reads."""
+
+    def parse_args(self, ctx, args):
+        """Answer ``KIND --help`` with the kind's help; parse anything else as usual."""
+        helps = set(ctx.help_option_names)
+        if args and args[0] in KINDS and helps.intersection(args):
+            click.echo(self.kind_help(ctx, args[0]), color=ctx.color)
+            ctx.exit(0)
+        return super().parse_args(ctx, args)
+
+    def kind_help(self, ctx, kind: str) -> str:
+        """The help text of ``graphanon draw KIND``."""
+        description, names = KINDS[kind]
+        formatter = ctx.make_formatter()
+        formatter.write_usage(f"{ctx.command_path} {kind}", "SOURCE -o FILE [OPTIONS]")
+        formatter.write_paragraph()
+        formatter.write_text(description)
+        rows = [p.get_help_record(ctx) for p in self.get_params(ctx)
+                if p.name in names or p.name == "help"]
+        with formatter.section("Options"):
+            formatter.write_dl([row for row in rows if row is not None])
+        return formatter.getvalue().rstrip("\n")
+
+
+@main.command(cls=_DrawCommand)
+@click.argument("what", type=click.Choice(list(KINDS)))
 @click.argument("source")
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="PNG/SVG/PDF file.")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="PNG/SVG/PDF file, or an .html file: an interactive view that opens offline.")
 @click.option("--release", "release_path", default=None, help="taxonomy: highlight the cut of this release.")
 @click.option("--max-nodes", default=300, show_default=True, type=click.IntRange(min=1),
               help="taxonomy: draw at most this many nodes.")
@@ -29,8 +75,10 @@ from graphanon.errors import GraphanonError
 @click.option("-m", "m_value", default=None, help="search: attacker knowledge m (a number, or inf).")
 @click.option("--taxonomy", default=None, help="search: taxonomy (as for anonymize).")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="generalization: walk seed.")
+@click.option("--records", "n_records", type=click.IntRange(min=1), default=None,
+              help="Use only the first N records of SOURCE data.")
 @input_options
-def draw(what, source, output, release_path, max_nodes, algorithm, k, m_value, taxonomy, seed,
+def draw(what, source, output, release_path, max_nodes, algorithm, k, m_value, taxonomy, seed, n_records,
          fmt, sep, tid, item, label):
     """Draw a graph an algorithm builds to a file.
 
@@ -39,17 +87,32 @@ def draw(what, source, output, release_path, max_nodes, algorithm, k, m_value, t
     search          hghs/mhghs search on SOURCE data: cut, cut lattice, suppression enumeration tree
     constraints     COAT constraint graph of SOURCE data (bundled constraints, else pgen with -k)
     generalization  nonreciprocal ring graph over the Gray-TSP order of SOURCE data (-k) and
-                    the k assignments the closed walk extracts (at most 60 records)
-    """
+                    the k assignments the closed walk extracts (at most 60 records; HTML: any number)
+    similarity      HTML only: Clump's record-similarity graph of SOURCE data (-k, --taxonomy),
+                    records coloured by their group (PRIVATE: groups come from the link)
+
+    An output ending in .html writes an interactive view (pan, zoom, click a node for its
+    details) with everything inlined: it opens offline, with no server.
+    `graphanon draw KIND --help` shows the options each kind reads.
+    """  # noqa: D301 - "\b" is click's marker that keeps the table's line breaks, not a raw backslash
     # Figures are made with matplotlib.figure.Figure (never pyplot): the file is rendered by Agg
     # without selecting a backend, so an interactive session calling this keeps its own.
     from graphanon.viz import FIGURE_SUFFIXES, save_figure
+    from graphanon.viz.views import HTML_SUFFIXES
 
-    check_output(output, source, release_path, taxonomy, suffixes=FIGURE_SUFFIXES)
+    check_output(output, source, release_path, taxonomy, suffixes=FIGURE_SUFFIXES + HTML_SUFFIXES)
+    if output.lower().endswith(HTML_SUFFIXES):
+        _draw_view(what, source, output, release_path, algorithm, k, parse_m(m_value), taxonomy, seed,
+                   n_records, (fmt, sep, tid, item, label))
+        click.echo(f"wrote {output}")
+        return
+    if what == "similarity":
+        raise GraphanonError("draw similarity writes an interactive view: give -o a name ending in .html")
     if what == "taxonomy":
         fig = _draw_taxonomy(source, release_path, max_nodes)
     else:
         data, bundled = read_input(source, fmt, sep, tid, item, label)
+        data = _first_records(data, n_records)
         if what == "search":
             fig = _draw_search(data, bundled, algorithm, k, parse_m(m_value), taxonomy)
         elif what == "constraints":
@@ -66,15 +129,22 @@ def _draw_taxonomy(source, release_path, max_nodes):
     from graphanon.viz.taxonomy import draw_taxonomy, taxonomy_figsize
 
     tax = read_taxonomy_source(source)
-    highlight, suppressed = (), ()
+    highlight, suppressed, title = (), (), None
     if release_path:
         from graphanon.release import load_release
+        from graphanon.viz.views import cut_of_release
 
         rel = load_release(release_path)
-        highlight = [pi.label for pi in getattr(rel, "published_items", ()) if pi.label in tax]
-        # a release names no suppressed node, so only the published part of the cut is drawn
+        published = getattr(rel, "published_items", None)
+        if published is None:
+            raise GraphanonError(f"--release {release_path}: a {rel.kind} release publishes no taxonomy cut")
+        # a release names only what it publishes: the leaves under no published node were suppressed
+        highlight, suppressed = cut_of_release(tax, [pi.label for pi in published if pi.label in tax])
+        title = (f"cut of {Path(release_path).name} ({rel.algorithm}): {len(highlight) - len(suppressed)} "
+                 f"published nodes, {len(suppressed)} suppressed")
     fig = Figure(figsize=taxonomy_figsize(tax, highlight=highlight, max_nodes=max_nodes))
-    return draw_taxonomy(tax, highlight=highlight, suppressed=suppressed, max_nodes=max_nodes, ax=fig.subplots())
+    return draw_taxonomy(tax, highlight=highlight, suppressed=suppressed, max_nodes=max_nodes, ax=fig.subplots(),
+                         title=title)
 
 
 def _draw_search(data, bundled, algorithm, k, m, taxonomy):
@@ -94,32 +164,46 @@ def _draw_search(data, bundled, algorithm, k, m, taxonomy):
         raise GraphanonError("draw search needs a taxonomy: pass --taxonomy FILE or balanced:5")
     rel = methods[algorithm](data, taxonomy=tax, k=k, m=m)
     fig = Figure(figsize=(20, max(6.0, taxonomy_figsize(tax, highlight=rel.trace.cut)[1])))
-    axes = fig.subplots(1, 3)
+    axes = fig.subplots(1, 3, gridspec_kw={"width_ratios": [1.0, 1.3, 0.8], "wspace": 0.25})
     draw_taxonomy_cut(tax, rel.trace.cut, rel.trace.suppressed, ax=axes[0])
     draw_cut_lattice(rel.trace.search.lattice(), ax=axes[1], max_nodes=25)
     draw_enumeration_tree(rel.trace.search.enumeration_tree(), ax=axes[2], max_nodes=25)
     return fig
 
 
-def _draw_constraints(data, bundled, k):
+def _constraints(data, bundled, k):
+    """The bundled constraints of a dataset, else pgen's privacy constraints for ``-k``."""
     from graphanon import datasets as ds
     from graphanon.algorithms.coat import pgen
-    from graphanon.graphs.constraints import ConstraintGraph
-    from graphanon.viz.coat import draw_constraint_graph
 
     try:
         bundled_constraints = ds.load_constraints(bundled) if bundled else None
     except GraphanonError:
         bundled_constraints = None
     if bundled_constraints is not None:
-        privacy, utility = bundled_constraints["privacy"], bundled_constraints["utility"]
-    elif k is None:
+        return bundled_constraints["privacy"], bundled_constraints["utility"]
+    if k is None:
         raise GraphanonError("draw constraints needs -k K (privacy constraints are generated by pgen)")
-    else:
-        privacy, utility = pgen(data, k), None
+    return pgen(data, k), None
+
+
+def _draw_constraints(data, bundled, k):
+    from graphanon.graphs.constraints import ConstraintGraph
+    from graphanon.viz.coat import draw_constraint_graph
+
+    privacy, utility = _constraints(data, bundled, k)
     from matplotlib.figure import Figure
 
-    return draw_constraint_graph(ConstraintGraph(data, privacy, utility), ax=Figure(figsize=(16, 5)).subplots()).figure
+    graph = ConstraintGraph(data, privacy, utility)
+    if graph.to_networkx().number_of_nodes() > _MAX_CONSTRAINT_NODES:  # a hairball: summarize instead
+        from graphanon.viz.coat import draw_constraint_summary
+
+        fig = Figure(figsize=(13, 10))
+        return draw_constraint_summary(graph, fig.subplots(1, 2, gridspec_kw={"width_ratios": [2, 1]}))[0].figure
+    return draw_constraint_graph(graph, ax=Figure(figsize=(16, 5)).subplots(), max_nodes=_MAX_CONSTRAINT_NODES).figure
+
+
+_MAX_CONSTRAINT_NODES = 80
 
 
 _MAX_DRAWN_RECORDS = 60
@@ -136,8 +220,9 @@ def _draw_generalization(data, k, seed):
         raise GraphanonError("draw generalization needs -k K")
     if data.n_records > _MAX_DRAWN_RECORDS:
         raise GraphanonError(
-            f"draw generalization shows at most {_MAX_DRAWN_RECORDS} records and the data has "
-            f"{data.n_records}; draw a sample (e.g. the first lines of the file)"
+            f"draw generalization shows at most {_MAX_DRAWN_RECORDS} records in a figure and the data has "
+            f"{data.n_records}; draw the first ones with --records {_MAX_DRAWN_RECORDS}, or all of them "
+            "in an interactive view (-o view.html)"
         )
     if not 1 <= k <= data.n_records:
         raise GraphanonError(f"-k must be between 1 and the number of records ({data.n_records}), got {k}")
@@ -149,3 +234,85 @@ def _draw_generalization(data, k, seed):
     assignments = extract_assignments(graph, rng=seed)
     draw_assignments(graph, assignments, order, ax=axes[1], title=f"{k} disjoint assignments (closed walk)")
     return fig
+
+
+def _first_records(data, n_records):
+    if n_records is None or n_records >= data.n_records:
+        return data
+    import numpy as np
+
+    return data.subset(np.arange(n_records)).drop_unused_items()
+
+
+def _draw_view(what, source, output, release_path, algorithm, k, m, taxonomy, seed, n_records, input_args):
+    """``-o view.html``: the interactive view of ``what`` (graphanon.viz.views)."""
+    from graphanon.viz import views
+
+    if what == "taxonomy":
+        from graphanon.cli._app import is_bundled
+
+        tax = read_taxonomy_source(source)
+        cut, suppressed, title = (), (), f"Taxonomy {source}"
+        if release_path:
+            from graphanon.release import load_release
+
+            rel = load_release(release_path)
+            published = getattr(rel, "published_items", None)
+            if published is None:
+                raise GraphanonError(f"--release {release_path}: a {rel.kind} release publishes no taxonomy cut")
+            cut, suppressed = views.cut_of_release(tax, [pi.label for pi in published if pi.label in tax])
+            title = f"Taxonomy {source} with the cut of {release_path} ({rel.algorithm})"
+        data = None
+        if is_bundled(source):
+            from graphanon import datasets
+
+            data = datasets.load(source)
+        view = views.taxonomy_view(tax, cut, suppressed, data=data, title=title)
+        view.save(output)
+        return
+    data, bundled = read_input(source, *input_args)
+    data = _first_records(data, n_records)
+    if what == "search":
+        from graphanon.algorithms.hierarchy.hghs import anonymize_hghs, anonymize_mhghs
+
+        methods = {"hghs": anonymize_hghs, "mhghs": anonymize_mhghs}
+        if algorithm not in methods:
+            raise GraphanonError(f"draw search: -a takes hghs or mhghs, got {algorithm!r}")
+        if k is None:
+            raise GraphanonError("draw search needs -k K")
+        tax = taxonomy_option(taxonomy, data, bundled)
+        if tax is None:
+            raise GraphanonError("draw search needs a taxonomy: pass --taxonomy FILE or balanced:5")
+        rel = methods[algorithm](data, taxonomy=tax, k=k, m=m)
+        view = views.search_view(rel.trace.search, title=f"{algorithm} search on {source} (k={k}, m={m})")
+    elif what == "constraints":
+        from graphanon.graphs.constraints import ConstraintGraph
+
+        privacy, utility = _constraints(data, bundled, k)
+        view = views.constraint_view(ConstraintGraph(data, privacy, utility))
+    elif what == "generalization":
+        from graphanon.algorithms.nonreciprocal import gray_tsp_order
+        from graphanon.graphs.generalization import ring_graph
+
+        if k is None:
+            raise GraphanonError("draw generalization needs -k K")
+        if not 1 <= k <= data.n_records:
+            raise GraphanonError(f"-k must be between 1 and the number of records ({data.n_records}), got {k}")
+        order = gray_tsp_order(data.matrix, time_limit=None, rng=seed)
+        view = views.generalization_view(ring_graph(order, k, data.record_ids), order,
+                                         title=f"{k}-regular ring graph of {source} ({data.n_records:,} records)")
+    else:  # similarity
+        from graphanon.algorithms.grouping.clump import anonymize_clump
+
+        if k is None:
+            raise GraphanonError("draw similarity needs -k K (the Clump groups are drawn)")
+        tax = taxonomy_option(taxonomy, data, bundled)
+        if tax is None:
+            raise GraphanonError("draw similarity needs a taxonomy for Clump: pass --taxonomy FILE or balanced:5")
+        rel = anonymize_clump(data, taxonomy=tax, k=k, rng=seed)
+        groups = rel.group_ids()[rel.link.row_of_record]  # PRIVATE: which records share a group
+        view = views.similarity_view(rel.trace.similarity_graph, groups, data=data,
+                                     title=f"Clump (k={k}) groups over the similarity graph of {source}")
+        view.data["note"] = ("PRIVATE: the groups are read through the release's private link "
+                             "(which records were generalized together). Do not publish this file.")
+    view.save(output)

@@ -26,18 +26,130 @@ def datasets(json_out: bool) -> None:
     Console().print(table)
 
 
+#: The listing's width: one line per method fits a terminal of 80 columns.
+WIDTH = 80
+
+
 def _param_text(p: dict) -> str:
     """``name=TYPE`` or ``name={a|b}`` for the listing."""
     return f"{p['name']}={{{'|'.join(p['choices'])}}}" if p["choices"] else f"{p['name']}={p['type'].upper()}"
 
 
+def _fit(text: str, width: int) -> str:
+    """``text`` cut at a word to at most ``width`` characters, ``...`` marking a cut."""
+    if len(text) <= width:
+        return text
+    cut = text[: width - 3].rsplit(" ", 1)[0].rstrip(" ,;:(")
+    return cut + "..."
+
+
+def public_function(spec):
+    """The public ``anonymize_*`` function of a registered method (None if none is registered).
+
+    The Python-level table :data:`graphanon.algorithms.registry.METHODS` names
+    it (``nr`` -> ``anonymize_nonreciprocal``); a method registered for the
+    CLI only has none.
+    """
+    from graphanon.algorithms.registry import METHODS
+
+    return METHODS.get(spec.name) if spec.name in METHODS else None
+
+
+def references(func) -> str:
+    """The paper: the first paragraph of the ``References`` section of ``func``'s docstring, else of its module's, on one line ("" if neither has one)."""
+    import inspect
+    import sys
+
+    head = "References\n----------\n"
+    for doc in (inspect.getdoc(func), inspect.getdoc(sys.modules.get(func.__module__))):
+        if doc and head in doc:
+            paragraph = doc.split(head, 1)[1].split("\n\n", 1)[0]
+            return " ".join(paragraph.split())
+    return ""
+
+
+def _python_name(func) -> str:
+    """Where a user imports ``func`` from: ``graphanon.algorithms`` when it exports it."""
+    import graphanon.algorithms
+
+    if getattr(graphanon.algorithms, func.__name__, None) is func and func is not None:
+        return f"graphanon.algorithms.{func.__name__}"
+    return f"{func.__module__}.{func.__name__}"
+
+
+def algorithm_lines(rows: list[dict], models: dict[str, str]) -> list[str]:
+    """The listing of ``graphanon algorithms``: one line per method and per audit model, each <= WIDTH."""
+    name_w = max(len("algorithm"), *(len(r["name"]) for r in rows)) + 2
+    model_w = max(len("audit model"), *(len(r["model"]) for r in rows)) + 2
+    lines = [f"{'algorithm':<{name_w}}{'audit model':<{model_w}}summary"]
+    for r in rows:
+        lines.append(_fit(f"{r['name']:<{name_w}}{r['model']:<{model_w}}{r['summary']}", WIDTH))
+    audit_w = max(len("audit model"), *map(len, models)) + 2
+    lines += ["", f"{'audit model':<{audit_w}}summary"]
+    lines += [_fit(f"{name:<{audit_w}}{summary}", WIDTH) for name, summary in models.items()]
+    lines += ["", "Details of one method: graphanon algorithms NAME"]
+    return lines
+
+
+def algorithm_details(spec) -> list[str]:
+    """What ``graphanon algorithms NAME`` prints: summary, audit model, options, --param, function, paper."""
+    import textwrap
+
+    from graphanon.cli.registry import OPTION_FLAGS
+
+    def wrapped(label: str, text: str) -> list[str]:
+        return textwrap.wrap(text, WIDTH, initial_indent=f"{label:<14}", subsequent_indent=" " * 14,
+                             break_long_words=False, break_on_hyphens=False) or [label]
+
+    func = public_function(spec)
+    lines = [spec.name, ""]
+    lines += wrapped("summary", spec.summary)
+    lines += wrapped("audit model", f"{spec.privacy_model} (graphanon audit INPUT RELEASE --model "
+                                    f"{spec.privacy_model})")
+    lines += wrapped("taxonomy", "required (--taxonomy, or the dataset's bundled one)" if spec.needs_taxonomy
+                     else "not used")
+    lines += wrapped("options", " ".join(OPTION_FLAGS[o] for o in spec.options) or "none")
+    if spec.params:
+        lines.append("--param")
+        for d in spec.describe_params():
+            default = "" if d["default"] is None else f" (default {d['default']})"
+            lines += textwrap.wrap(f"{_param_text(d)}{default}: {d['help']}", WIDTH, initial_indent="  ",
+                                   subsequent_indent="      ")
+    else:
+        lines += wrapped("--param", "none")
+    if func is not None:
+        lines += wrapped("python", _python_name(func))
+        paper = references(func)
+        if paper:
+            lines += wrapped("paper", paper)
+    return lines
+
+
 @main.command()
+@click.argument("name", required=False)
 @click.option("--json", "json_out", is_flag=True, help="Print JSON.")
-def algorithms(json_out: bool) -> None:
-    """List the anonymizers (audit model, the options they read, --param names) and the audit models."""
-    from graphanon.cli.registry import OPTION_FLAGS, registered
+def algorithms(name: str | None, json_out: bool) -> None:
+    """List the anonymizers, one line each, and the audit models; with NAME, one method's details.
+
+    The details: summary, audit model, taxonomy, the general options it reads,
+    its --param options (type, default, choices), the Python function and the
+    paper.
+    """
+    from graphanon.cli.registry import get_algorithm, registered
     from graphanon.privacy.registry import model_names
 
+    if name is not None:
+        spec = get_algorithm(name)
+        if json_out:
+            func = public_function(spec)
+            echo_json({"name": spec.name, "summary": spec.summary, "model": spec.privacy_model,
+                       "taxonomy": spec.needs_taxonomy, "options": list(spec.options),
+                       "param_details": spec.describe_params(),
+                       "function": None if func is None else _python_name(func),
+                       "paper": "" if func is None else references(func)})
+            return
+        click.echo("\n".join(algorithm_details(spec)))
+        return
     rows = [{"name": spec.name, "summary": spec.summary, "model": spec.privacy_model,
              "taxonomy": spec.needs_taxonomy, "options": list(spec.options), "params": list(spec.param_names),
              "param_details": spec.describe_params()}
@@ -46,21 +158,7 @@ def algorithms(json_out: bool) -> None:
     if json_out:
         echo_json({"algorithms": rows, "models": models})
         return
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table("algorithm", "audit model", "taxonomy", "options", "--param", "summary")
-    for r in rows:
-        table.add_row(r["name"], r["model"], "required" if r["taxonomy"] else "",
-                      " ".join(OPTION_FLAGS[o] for o in r["options"]),
-                      ", ".join(_param_text(p) for p in r["param_details"]), r["summary"])
-    console = Console()
-    console.print(table)
-    table = Table("audit model", "summary")
-    for name, summary in models.items():
-        table.add_row(name, summary)
-    console.print(table)
-
+    click.echo("\n".join(algorithm_lines(rows, models)))
 
 
 @main.command()

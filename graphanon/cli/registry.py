@@ -183,9 +183,27 @@ class RunOptions:
             flags = ", ".join(OPTION_FLAGS[name] for name in extra)
             raise ParameterError(f"{flags}: {why}; drop {'it' if len(extra) == 1 else 'them'}")
 
+    def required_k(self, algorithm: str) -> int:
+        """``-k``, which ``algorithm`` cannot run without (a one-line :class:`ParameterError` naming it)."""
+        if self.k is None:
+            raise ParameterError(f"algorithm {algorithm!r} needs -k K")
+        return self.k
+
+    def require_labels(self, data, what: str) -> None:
+        """Raise, in the command line's words, when ``data`` has no sensitive labels.
+
+        ``what`` names the request that needs them (``"--param l=2"``). The
+        Python API says the same with ``labels=`` (see
+        :func:`graphanon.utils.validation.check_diversity_feasible`).
+        """
+        if getattr(data, "labels", None) is None:
+            raise ParameterError(
+                f"{what} (l-diversity) needs sensitive labels, and the input has none: give the data as long CSV "
+                "with --label COLUMN naming each record's sensitive label (see `graphanon anonymize --help`)"
+            )
+
     def values(self, params: tuple[Param, ...], *, combined: bool = False) -> dict[str, Any]:
-        """The ``--param`` values converted by the declared ``params`` (their ``default`` when not
-        given); names not declared are refused (:class:`ParameterError`).
+        """The ``--param`` values converted by the declared ``params`` (their ``default`` when not given); names not declared are refused (:class:`ParameterError`).
 
         With ``combined``, one ``--param`` may hold several declared parameters
         (``h=0.5,private=a,b``; see :func:`graphanon.utils.params.expand_params`).
@@ -258,6 +276,7 @@ class AlgorithmSpec:
     verify: bool = False
 
     def __post_init__(self) -> None:
+        """Refuse params that are not :class:`Param` objects or are declared twice."""
         bad = [p for p in self.params if not isinstance(p, Param)]
         if bad:
             raise TypeError(f"algorithm {self.name!r}: params must be Param objects, got {bad!r}")
@@ -316,8 +335,9 @@ class AlgorithmSpec:
         return out
 
     def parse_params(self, raw: dict[str, str]) -> dict[str, Any]:
-        """``--param`` texts converted by their :class:`Param` and checked against the method's
-        declared constraints (unknown names refused).
+        """``--param`` texts converted by their :class:`Param` and checked against the declarations.
+
+        Unknown names are refused.
 
         Returns a dict holding every declared parameter: the converted value
         when given, its ``default`` otherwise.
@@ -334,14 +354,19 @@ class AlgorithmSpec:
         return {name: (self.parse_param(p, raw[name]) if name in raw else p.default) for name, p in known.items()}
 
     def run(self, data, opts: RunOptions):
-        """Run the method: every ``--param`` text is converted and checked against the declarations
-        (:meth:`parse_params`, errors name the ``--param``), then the adapter calls the function."""
+        """Run the method: every ``--param`` text is checked, then the adapter calls the function.
+
+        The texts are converted and checked against the declarations
+        (:meth:`parse_params`, errors name the ``--param``).
+        """
         self.parse_params(opts.params)
         return self.adapter(data, opts)
 
     def check_options(self, opts: RunOptions) -> None:
-        """Refuse general options this algorithm would ignore, and ``--param`` options it does not
-        declare or whose text does not convert (:class:`ParameterError`)."""
+        """Refuse general options this algorithm would ignore, and unknown or unconvertible ``--param`` options.
+
+        Both raise :class:`ParameterError`.
+        """
         self.parse_params(opts.params)
         extra = [name for name in OPTION_FLAGS if name not in self.options and opts.is_given(name)]
         if extra:
@@ -378,7 +403,7 @@ def taxonomy_runner(name: str, params: tuple = (), *, m: bool = False, seeded: b
             extra["client"] = opts.client
         if priors:
             extra["priors"] = opts.priors
-        return get_method(name)(data, taxonomy=opts.taxonomy, k=opts.k, **opts.values(params), **extra,
+        return get_method(name)(data, taxonomy=opts.taxonomy, k=opts.required_k(name), **opts.values(params), **extra,
                                 unsafe_secret_seed=opts.unsafe_secret_seed, progress=opts.progress)
 
     return run

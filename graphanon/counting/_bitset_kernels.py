@@ -13,6 +13,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
+
 __all__ = ["hamming_words", "popcount64", "vote_words"]
 
 
@@ -34,9 +36,13 @@ def hamming_words(P, a, b):
 
 @numba.njit(cache=True)
 def vote_words(P, pre_ptr, pre_idx):
-    """Packed base bitmaps by bit voting: published record ``v``'s bit is 1 when
-    more than half of its preimages ``pre_idx[pre_ptr[v]:pre_ptr[v + 1]]`` have it
-    (a tie gives 0). A preimage listed twice counts twice, in the votes and in the size."""
+    """Packed base bitmaps by bit voting.
+
+    Published record ``v``'s bit is 1 when more than half of its preimages
+    ``pre_idx[pre_ptr[v]:pre_ptr[v + 1]]`` have it (a tie gives 0).
+
+    A preimage listed twice counts twice, in the votes and in the size.
+    """
     n = pre_ptr.shape[0] - 1
     W = P.shape[1]
     counts = np.zeros(W * 64, dtype=np.int64)

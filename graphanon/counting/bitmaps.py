@@ -32,9 +32,9 @@ class VerticalBitmaps:
     X : sparse matrix, shape (n_records, n_items)
         Boolean incidence matrix.
 
-    Complexity
-    ----------
-    Building is O(n_items * n / 8) bytes of work and memory (dense packing
+    Notes
+    -----
+    Complexity: building is O(n_items * n / 8) bytes of work and memory (dense packing
     in item chunks); a support query of an s-itemset costs O(s * n / 64).
 
     Examples
@@ -115,9 +115,9 @@ def bitmap_supports(bits: np.ndarray, itemsets: Sequence[Iterable[int]], n_recor
         ``out[i]`` = number of records holding every column of ``itemsets[i]``;
         ``n_records`` for an empty itemset.
 
-    Complexity
-    ----------
-    O(sum of itemset sizes * n_words) word operations, grouped by size so
+    Notes
+    -----
+    Complexity: O(sum of itemset sizes * n_words) word operations, grouped by size so
     each group is one vectorized AND per position.
 
     Examples
@@ -153,9 +153,9 @@ def sparse_bitmaps(X) -> VerticalBitmaps:
     (about 64 MB of booleans per block): each nonzero sets one bit, the bits
     of a word are OR-reduced in one pass over the column-sorted nonzeros.
 
-    Complexity
-    ----------
-    O(nnz) time and temporary memory, plus the bitmaps (items x n / 8 bytes).
+    Notes
+    -----
+    Complexity: O(nnz) time and temporary memory, plus the bitmaps (items x n / 8 bytes).
 
     Examples
     --------

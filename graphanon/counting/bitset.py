@@ -103,9 +103,9 @@ def pack_bytes(X) -> tuple[np.ndarray, int]:
     DataFormatError
         If ``X`` is not two-dimensional or holds values other than 0/1.
 
-    Complexity
-    ----------
-    O(n * b / 8 + occurrences).
+    Notes
+    -----
+    Complexity: O(n * b / 8 + occurrences).
 
     Examples
     --------

@@ -38,9 +38,9 @@ record's other items, rarest first, by binary search in the sorted
 (record, item) keys of the incidence matrix. A pair is dropped at its first
 missing item.
 
-Complexity
-----------
-``T = sum over distinct records r of |posting(pivot(r))|`` candidate pairs,
+Notes
+-----
+Complexity: ``T = sum over distinct records r of |posting(pivot(r))|`` candidate pairs,
 each tested against at most ``|r| - 1`` items in ``O(log nnz)``. Memory is
 ``O(nnz)`` plus one block of candidate pairs, 24 bytes each; blocks are
 sized to the memory budget (:mod:`graphanon.utils.memory`), so memory stays
@@ -152,9 +152,9 @@ def record_supports(X, *, method: str = "auto") -> np.ndarray:
         ``supp(record i)``; an empty record is contained in every record, so
         its value is ``n_records``.
 
-    Complexity
-    ----------
-    Pairs: see the module docstring (blocks sized to the memory budget).
+    Notes
+    -----
+    Complexity: pairs: see the module docstring (blocks sized to the memory budget).
     Bitmaps: O(occurrences of the distinct records x n_records / 64) word
     operations, ``n_items x n_records / 8`` bytes.
 
@@ -190,8 +190,8 @@ def record_supports(X, *, method: str = "auto") -> np.ndarray:
     if method == "bitmaps" or (
         method == "auto" and bitmap_fits and U.nnz * words < float((pivot_len * lengths).sum())
     ):
-        rows = np.split(U.indices, U.indptr[1:-1])
-        sup[nonempty] = VerticalBitmaps(X).supports([rows[i] for i in nonempty])
+        row_items = np.split(U.indices, U.indptr[1:-1])
+        sup[nonempty] = VerticalBitmaps(X).supports([row_items[i] for i in nonempty])
         return sup[inverse]
     budget_pairs = max(_MIN_BLOCK_PAIRS, min(_MAX_BLOCK_PAIRS, available_memory() // (2 * _PAIR_BYTES)))
     check_memory(
@@ -294,9 +294,9 @@ def contained_counts(Q, X) -> np.ndarray:
     ndarray of int64, shape (Q.shape[0],)
         An empty query row is contained in every record: ``X.shape[0]``.
 
-    Complexity
-    ----------
-    ``sum over query rows q of |posting_X(pivot(q))|`` candidate pairs,
+    Notes
+    -----
+    Complexity: ``sum over query rows q of |posting_X(pivot(q))|`` candidate pairs,
     each tested against at most ``|q| - 1`` items in ``O(log nnz)``; pair
     blocks sized to the memory budget.
 

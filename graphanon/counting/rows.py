@@ -96,9 +96,9 @@ def row_hashes(M) -> np.ndarray:
     ndarray of uint64, shape (n, 2)
         Equal for rows holding the same columns; 0 for empty rows.
 
-    Complexity
-    ----------
-    O(nnz + d).
+    Notes
+    -----
+    Complexity: O(nnz + d).
     """
     M = sp.csr_array(M)
     w = _weights(M.shape[1])

@@ -136,9 +136,9 @@ def pair_supports(X, *, dense: bool | None = None):
     ndarray or csr_array of int32, shape (n_items, n_items)
         (int64 from 2^31 records on.)
 
-    Complexity
-    ----------
-    O(sum over records of len(record)^2). Up to 4096 items the pairs of each
+    Notes
+    -----
+    Complexity: O(sum over records of len(record)^2). Up to 4096 items the pairs of each
     record are encoded ``a * n_items + b`` and counted with ``np.bincount``
     (records grouped by length, blocks of 2^23 codes): memory
     ``8 * n_items^2`` bytes plus one block. Beyond, scipy's sparse product.
@@ -187,6 +187,7 @@ class ItemsetLevel:
     supports: np.ndarray
 
     def __len__(self) -> int:
+        """The number of itemsets at this level."""
         return len(self.supports)
 
 
@@ -208,7 +209,7 @@ def rows_in(rows: np.ndarray, table: np.ndarray, base: int) -> np.ndarray:
     if len(table) == 0:
         return np.zeros(len(rows), dtype=bool)
     a, b = _encode_rows(rows, base), _encode_rows(table, base)
-    if a is None:
+    if a is None or b is None:  # keys would overflow (both or neither: same width and base)
         dt = np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))
         a = np.ascontiguousarray(rows).view(dt).ravel()
         b = np.ascontiguousarray(table.astype(rows.dtype)).view(dt).ravel()
@@ -346,9 +347,9 @@ def minimal_infrequent_itemsets(
         Itemsets with support >= k per size (the Apriori frontier; with
         ``prune``, only those with no flagged subset).
 
-    Complexity
-    ----------
-    Level ``l`` costs one sparse product whose work is the sum over records
+    Notes
+    -----
+    Complexity: level ``l`` costs one sparse product whose work is the sum over records
     of (frequent (l-1)-itemsets in the record) x (record length), plus
     sorting the candidate supports: the projected-database cost of Apriori,
     without Python loops over records.
@@ -379,13 +380,15 @@ def minimal_infrequent_itemsets(
     max_len = int(np.diff(X.indptr).max()) if n else 0
     m_eff = max_len if m is None else min(m, max_len)
     Xi = sp.csr_array((np.ones(X.nnz, dtype=np.int32), X.indices, X.indptr), shape=X.shape)
-    Xc = Xi.tocsc() if prune is not None or m_eff > 2 else None  # columns: only for projections
+    # columns: only for projections (m > 2) and for prune
+    Xc: sp.csc_array | None = Xi.tocsc() if prune is not None or m_eff > 2 else None
 
     sup1 = np.bincount(X.indices, minlength=n_items).astype(np.int64)
     present = np.flatnonzero(sup1 > 0)
     viol1 = present[sup1[present] < k]
     freq1 = present[sup1[present] >= k]
     if prune is not None and len(freq1):
+        assert Xc is not None
         freq1 = freq1[~prune(freq1[:, None], sup1[freq1], Xc[:, freq1])]
     violations = [ItemsetLevel(1, viol1[:, None], sup1[viol1])]
     frequent = [ItemsetLevel(1, freq1[:, None], sup1[freq1])]
@@ -395,7 +398,7 @@ def minimal_infrequent_itemsets(
 
     prev = frequent[0].itemsets
     size = 1
-    P = None
+    P: sp.csc_array | None = None  # records x frequent itemsets of the last level (from size 2 on)
     lengths = np.diff(X.indptr).astype(np.int64)
     what = what or f"the itemset search (k={k}, m={'inf' if m is None else m})"
     while size < m_eff and len(prev):
@@ -406,6 +409,7 @@ def minimal_infrequent_itemsets(
         if size == 2:  # per item, the total length of the records holding it
             held = np.bincount(X.indices, weights=np.repeat(lengths, lengths), minlength=n_items)[prev[:, 0]]
         else:
+            assert P is not None
             held = P.T @ lengths
         n_cand = float(np.minimum(held, n_items).sum())
         _check_level(n_cand, size, len(prev), what, advice)
@@ -414,6 +418,7 @@ def minimal_infrequent_itemsets(
         else:
             # P: records x frequent (size-1)-itemsets, P[r, c] = 1 when record r holds itemset c.
             # Supports of (itemset c) + (item j) for all j: one sparse product.
+            assert P is not None
             C = (P.T @ Xi).tocsr()
             C.sort_indices()
             C = C.tocoo()
@@ -445,6 +450,7 @@ def minimal_infrequent_itemsets(
         # Next projection: column c of the new P is P[:, prefix(c)] AND X[:, last item(c)].
         _check_projection(float(sup[fr].sum()), size, len(fr), what, advice)
         prefix_sup = sup1[prev[:, 0]] if size == 2 else frequent[-1].supports
+        assert Xc is not None
         base = Xc[:, prev[:, 0]] if size == 2 else P
         P = _project(base, Xc, rows[fr], cols[fr], prefix_sup[rows[fr]] + sup1[cols[fr]])
         if prune is not None and len(fr):

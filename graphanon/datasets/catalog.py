@@ -36,7 +36,7 @@ REAL = {
 
 def data_file(name: str):
     """The bundled file ``name`` (a :class:`importlib.resources.abc.Traversable`)."""
-    return resources.files("graphanon.datasets").joinpath("data", name)
+    return resources.files("graphanon.datasets").joinpath("data").joinpath(name)
 
 
 @functools.cache
@@ -59,9 +59,9 @@ def check_name(name: str) -> None:
 def list_datasets() -> list[dict]:
     """Name, description, extras, records, items and mean record length of every bundled dataset.
 
-    Complexity
-    ----------
-    O(size of the worked examples); the real datasets are not read.
+    Notes
+    -----
+    Complexity: O(size of the worked examples); the real datasets are not read.
     """
     out = []
     for name in names():

@@ -34,6 +34,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
 from graphanon.data import TransactionData
 from graphanon.errors import ParameterError
 from graphanon.taxonomy.tree import Taxonomy
@@ -76,9 +77,9 @@ def quest_patterns(n_items: int, n_patterns: int, avg_pattern_length: float, *, 
     corruption : ndarray, shape (n_patterns,)
         Corruption levels in [0, 1].
 
-    Complexity
-    ----------
-    O(n_patterns * avg_pattern_length) draws; one short Python step per
+    Notes
+    -----
+    Complexity: O(n_patterns * avg_pattern_length) draws; one short Python step per
     pattern (the previous-pattern dependency), not per record.
 
     Examples
@@ -215,9 +216,9 @@ def quest(
     ParameterError
         For a non-positive count or length.
 
-    Complexity
-    ----------
-    O(D * T) vectorized draws and one sparse matrix build, plus one compiled
+    Notes
+    -----
+    Complexity: O(D * T) vectorized draws and one sparse matrix build, plus one compiled
     O(picked copies) pass that assigns copies to records.
 
     Examples

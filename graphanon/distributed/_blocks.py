@@ -106,10 +106,12 @@ def as_blocks(X, client, n_partitions: int | None = None) -> Blocks:
     return scatter_blocks(X, client, n_partitions)
 
 
-def _broadcast(client, args: tuple) -> list:
-    """``args`` with every array of over 1 MB sent to all workers once (a future each); smaller
-    values travel inside the tasks."""
-    return [client.scatter(a, broadcast=True, hash=False) if _nbytes(a) > 1 << 20 else a for a in args]
+def _broadcast(client, args: tuple) -> tuple:
+    """``args`` with every array of over 1 MB sent to all workers once (a future each).
+
+    Smaller values travel inside the tasks.
+    """
+    return tuple(client.scatter(a, broadcast=True, hash=False) if _nbytes(a) > 1 << 20 else a for a in args)
 
 
 def _nbytes(a) -> int:

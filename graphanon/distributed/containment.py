@@ -23,9 +23,9 @@ blocks:
 Integer counts summed exactly: the result equals the single-process one,
 and whatever speeds up the single-process counter speeds up this one.
 
-Complexity
-----------
-``B^2`` tasks for ``B`` blocks. Task ``(q, d)`` costs the candidate pairs
+Notes
+-----
+Complexity: ``B^2`` tasks for ``B`` blocks. Task ``(q, d)`` costs the candidate pairs
 ``sum over distinct records r of q of |posting_d(pivot_d(r))|`` times the
 record length: a record's candidates in one process are split over the
 blocks, so the total is about the single-process work (the pivot is chosen
@@ -82,9 +82,9 @@ def record_supports(
         For each record, the number of records containing all of its items
         (an empty record: ``n_records``). Equal to the single-process result.
 
-    Complexity
-    ----------
-    See the module docstring: ``B^2`` tasks, about the single-process work
+    Notes
+    -----
+    Complexity: see the module docstring: ``B^2`` tasks, about the single-process work
     in total.
 
     Examples

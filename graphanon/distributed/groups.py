@@ -15,9 +15,9 @@ records, the smallest group, and the records in groups smaller than ``k``.
 Keys are exact (no hashing), and the counts are integer sums, so the result
 equals the one-process count.
 
-Complexity
-----------
-O(occurrences) to build the keys, in blocks; the total counter holds one
+Notes
+-----
+Complexity: O(occurrences) to build the keys, in blocks; the total counter holds one
 entry per distinct record, on one worker.
 """
 

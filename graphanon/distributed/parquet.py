@@ -23,9 +23,9 @@ matrix ``read_parquet(path).matrix`` (same records, same order, same item
 columns). The workers read ``path`` themselves: on a cluster it must be a
 path every worker can open (a shared file system).
 
-Complexity
-----------
-Two reads of the ``tid`` and ``item`` columns on the workers (one for the scan,
+Notes
+-----
+Complexity: two reads of the ``tid`` and ``item`` columns on the workers (one for the scan,
 one for the build), Arrow kernels per row group; the client holds the
 vocabulary and one summary per row group; one worker holds the set of
 transaction ids for the contiguity check.
@@ -72,8 +72,11 @@ def _text(arr):
 
 
 def _columns(table, form: str, item: str):
-    """``(row of each kept occurrence, item text)`` of a table: the rules of ``read_parquet``
-    (text trimmed; a null or empty item adds no item, in both forms)."""
+    """``(row of each kept occurrence, item text)`` of a table.
+
+    The rules of ``read_parquet`` (text trimmed; a null or empty item adds no item, in both
+    forms).
+    """
     pa, pc, _ = require_pyarrow()
     col = table.column(item).combine_chunks()
     if form == "long":

@@ -32,8 +32,7 @@ __all__ = ["minimal_infrequent_itemsets", "pair_supports"]
 
 
 def _pairs_block(Xb):
-    """One block's pair supports, counted as :func:`graphanon.counting.support.pair_supports` counts them (pair
-    codes tallied with ``np.bincount`` up to 4,096 items: a dense int64 array; a sparse product above)."""
+    """One block's pair supports, counted as :func:`graphanon.counting.support.pair_supports` counts them (pair codes tallied with ``np.bincount`` up to 4,096 items: a dense int64 array; a sparse product above)."""
     S = support_pairs(Xb)
     return S.astype(np.int64) if isinstance(S, np.ndarray) else sp.csr_array(S, dtype=np.int64)
 
@@ -81,9 +80,9 @@ def pair_supports(
     progress : callable(done, total, message), optional
         Called as each block's product finishes.
 
-    Complexity
-    ----------
-    O(sum over records of len(record)^2) work spread over the blocks; the
+    Notes
+    -----
+    Complexity: O(sum over records of len(record)^2) work spread over the blocks; the
     reduction moves O(log(blocks)) partial matrices per path.
     """
     blocks = as_blocks(X, client, n_partitions)
@@ -148,9 +147,9 @@ def minimal_infrequent_itemsets(
     violations, frequent : lists of ItemsetLevel
         Equal to the single-process search's.
 
-    Complexity
-    ----------
-    Per level, each block costs its share of ``X_b @ M`` (record items times
+    Notes
+    -----
+    Complexity: per level, each block costs its share of ``X_b @ M`` (record items times
     candidates holding them); the candidates themselves are made on the
     client, O(frequent itemsets of the previous level^2) in the worst case
     per prefix group.

@@ -20,7 +20,7 @@ Examples
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sized
 
 from graphanon.errors import ParameterError
 from graphanon.utils.progress import ProgressCallback, report
@@ -81,9 +81,9 @@ def map_ordered(
     ParameterError
         On ``n_jobs`` or ``in_flight`` below 1.
 
-    Complexity
-    ----------
-    The tasks' own cost, plus one submission and one result transfer per
+    Notes
+    -----
+    Complexity: the tasks' own cost, plus one submission and one result transfer per
     task on a client or pool.
 
     Examples
@@ -98,7 +98,7 @@ def map_ordered(
         raise ParameterError(f"n_jobs must be an integer >= 1, got {n_jobs!r}")
     if in_flight is not None and (isinstance(in_flight, bool) or not isinstance(in_flight, int) or in_flight < 1):
         raise ParameterError(f"in_flight must be an integer >= 1, got {in_flight!r}")
-    if total is None and hasattr(tasks, "__len__"):
+    if total is None and isinstance(tasks, Sized):
         total = len(tasks)
     done = 0
 
@@ -127,8 +127,7 @@ def map_ordered(
 
 
 def _scattered(client, task):
-    """``task`` sent to the workers ahead of the task that uses it (a future), so large arrays travel as
-    data and not inside the task graph (which Dask warns about from a few MB)."""
+    """``task`` sent to the workers ahead of the task that uses it (a future), so large arrays travel as data and not inside the task graph (which Dask warns about from a few MB)."""
     return client.scatter([task], hash=False)[0]
 
 

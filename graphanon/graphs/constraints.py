@@ -51,8 +51,11 @@ class ConstraintGraph:
         self.block_of = {x: int(b) for x, b in zip(data.items, block.tolist(), strict=True)}
 
     def to_networkx(self) -> nx.Graph:
-        """Nodes ``("item", x)``, ``("constraint", i)``, ``("block", b)`` with a ``kind`` attribute;
-        edges have ``kind`` ``"privacy"`` (item - constraint) or ``"utility"`` (item - block)."""
+        """Nodes ``("item", x)``, ``("constraint", i)``, ``("block", b)`` with a ``kind`` attribute.
+
+        Edges have ``kind`` ``"privacy"`` (item - constraint) or ``"utility"`` (item -
+        block).
+        """
         g = nx.Graph()
         for x in self.items:
             g.add_node(("item", x), kind="item", label=str(x), support=self.supports[x], block=self.block_of[x])
@@ -94,8 +97,11 @@ class MergeForest:
         self.items = list(items) if items is not None else []
 
     def to_networkx(self) -> nx.DiGraph:
-        """Edges parent set -> the two sets merged into it; node attributes ``members``,
-        ``step`` (when created), ``support`` and ``suppressed``."""
+        """Edges parent set -> the two sets merged into it.
+
+        Node attributes ``members``, ``step`` (when created), ``support`` and
+        ``suppressed``.
+        """
         g = nx.DiGraph()
 
         def node(members: tuple) -> Hashable:

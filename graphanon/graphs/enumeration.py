@@ -37,9 +37,9 @@ class SuppressionEnumerationTree:
     costs : mapping, optional
         Suppression cost ``O(x) * IL_S(x)`` of each cut node.
 
-    Complexity
-    ----------
-    Validity of a node is O(threats of its last item x threat size);
+    Notes
+    -----
+    Complexity: validity of a node is O(threats of its last item x threat size);
     :meth:`greedy_path` is O(|cut| * (|cut| + threat incidences)) at worst.
 
     Examples
@@ -66,9 +66,11 @@ class SuppressionEnumerationTree:
                 self._by_item.setdefault(x, []).append(t)
 
     def root(self) -> tuple:
+        """The root node: nothing kept yet, every item of the order still to decide."""
         return ((), self.order)
 
     def children(self, node: tuple) -> list[tuple]:
+        """The children of ``node``: one more item kept, taken from the items still to decide."""
         head, tail = node
         return [(head + (x,), tail[j + 1 :]) for j, x in enumerate(tail)]
 
@@ -78,10 +80,12 @@ class SuppressionEnumerationTree:
         return not any(t <= head for x in node[0] for t in self._by_item.get(x, ()))
 
     def suppressed(self, node: tuple) -> list:
+        """The items ``node`` suppresses (those of the order it does not keep)."""
         head = set(node[0])
         return [x for x in self.order if x not in head]
 
     def suppression_cost(self, node: tuple) -> float:
+        """The total cost of the items ``node`` suppresses."""
         return float(sum(self.costs.get(x, 0.0) for x in self.suppressed(node)))
 
     def greedy_path(self) -> list[tuple]:
@@ -147,4 +151,5 @@ class SuppressionEnumerationTree:
         return g
 
     def __repr__(self) -> str:
+        """A short summary: cut size and number of threats."""
         return f"<SuppressionEnumerationTree: cut of {len(self.order)} nodes, {len(self.threats)} threats>"

@@ -78,8 +78,11 @@ class GeneralizationGraph:
     # ------------------------------------------------------------------ builders
     @classmethod
     def ring(cls, order, k: int, record_ids: Sequence[Hashable] | None = None) -> GeneralizationGraph:
-        """The k-regular ring over a cyclic ``order``: each record to itself and its
-        ``k - 1`` successors in the order (see :func:`ring_graph`)."""
+        """The k-regular ring over a cyclic ``order``.
+
+        Each record to itself and its ``k - 1`` successors in the order (see
+        :func:`ring_graph`).
+        """
         order = check_order(order, len(order))
         n = len(order)
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= max(n, 1):
@@ -99,14 +102,17 @@ class GeneralizationGraph:
     # ------------------------------------------------------------------ structure
     @property
     def n(self) -> int:
+        """The number of records (nodes)."""
         return int(self.successors.shape[0])
 
     @property
     def k(self) -> int:
+        """The out-degree of every record."""
         return int(self.successors.shape[1])
 
     @property
     def n_edges(self) -> int:
+        """The number of edges, ``n * k``."""
         return self.n * self.k
 
     def edges(self) -> tuple[np.ndarray, np.ndarray]:
@@ -115,9 +121,11 @@ class GeneralizationGraph:
         return src, self.successors.ravel().copy()
 
     def out_degrees(self) -> np.ndarray:
+        """The out-degree of each record (``k`` for all)."""
         return np.full(self.n, self.k, dtype=np.int64)
 
     def in_degrees(self) -> np.ndarray:
+        """The in-degree of each record."""
         return np.bincount(self.successors.ravel(), minlength=self.n).astype(np.int64)
 
     def is_k_regular(self, k: int | None = None) -> bool:
@@ -126,11 +134,11 @@ class GeneralizationGraph:
         return self.k == k and bool((self.in_degrees() == k).all())
 
     def has_edge(self, i: int, j: int) -> bool:
+        """Whether record ``i`` generalizes to record ``j``."""
         return bool((self.successors[i] == j).any())
 
     def preimages(self, j: int | None = None):
-        """Preimages of published record ``j`` (array), or of all records as an
-        ``(n, k)`` array when ``j`` is None (requires a k-regular graph)."""
+        """Preimages of published record ``j`` (array), or of all records as an ``(n, k)`` array when ``j`` is None (requires a k-regular graph)."""
         src, dst = self.edges()
         if j is not None:
             return np.sort(src[dst == j])
@@ -181,6 +189,7 @@ class GeneralizationGraph:
         return g
 
     def __repr__(self) -> str:
+        """A short summary: records and edges per record."""
         return f"<GeneralizationGraph: {self.n} records, {self.k} edges per record>"
 
 
@@ -202,9 +211,9 @@ def ring_graph(order, k: int, record_ids: Sequence[Hashable] | None = None) -> G
     -------
     GeneralizationGraph
 
-    Complexity
-    ----------
-    O(n k).
+    Notes
+    -----
+    Complexity: O(n k).
 
     Examples
     --------

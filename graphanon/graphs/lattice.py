@@ -48,9 +48,9 @@ class CutLattice:
     costs : dict
         Cut (tuple) -> anonymization cost, for the cuts a search evaluated.
 
-    Complexity
-    ----------
-    ``children(cut)`` and ``parents(cut)`` are O(|cut| * fan-out);
+    Notes
+    -----
+    Complexity: ``children(cut)`` and ``parents(cut)`` are O(|cut| * fan-out);
     ``to_networkx`` is bounded by ``max_nodes``.
 
     Examples
@@ -83,12 +83,15 @@ class CutLattice:
             raise TaxonomyError(f"{exc.args[0]!r} is not a node of the taxonomy") from None
 
     def top(self) -> tuple:
+        """The top of the lattice: the cut holding only the root."""
         return (self.taxonomy.root,)
 
     def bottom(self) -> tuple:
+        """The bottom of the lattice: the frontier cut."""
         return self.key(self.frontier)
 
     def is_expandable(self, node) -> bool:
+        """Whether ``node`` may be replaced by its children (not on the frontier, not a leaf)."""
         return node not in self.frontier and not self.taxonomy.is_leaf(node)
 
     def children(self, cut: Iterable[Hashable]) -> list[tuple]:
@@ -127,6 +130,7 @@ class CutLattice:
 
     @staticmethod
     def label(cut: tuple) -> str:
+        """The text of a cut, ``{a,b,c}``."""
         return "{" + ",".join(map(str, cut)) + "}"
 
     def to_networkx(self, start: Iterable[tuple] | None = None, *, radius: int = 1, max_nodes: int = 60) -> nx.DiGraph:
@@ -185,4 +189,5 @@ class CutLattice:
         return g
 
     def __repr__(self) -> str:
+        """A short summary: taxonomy, frontier and path sizes."""
         return f"<CutLattice over {self.taxonomy!r}, frontier of {len(self.frontier)} nodes, path of {len(self.path)}>"

@@ -85,9 +85,9 @@ class NodeIndex:
     ancestors : scipy.sparse.csr_array, shape (n_items, n_nodes)
         ``[j, x] = 1`` when node ``x`` is item ``j``'s leaf or an ancestor of it.
 
-    Complexity
-    ----------
-    O(nodes + items * height).
+    Notes
+    -----
+    Complexity: O(nodes + items * height).
     """
 
     def __init__(self, taxonomy, items) -> None:
@@ -128,6 +128,7 @@ class NodeIndex:
 
     @property
     def n_nodes(self) -> int:
+        """The number of taxonomy nodes indexed."""
         return len(self.nodes)
 
     def counts(self, matrix) -> sp.csr_array:
@@ -152,9 +153,9 @@ def lcg(index: NodeIndex, counts) -> np.ndarray:
     ndarray of int64, shape (n_nodes,)
         ``n(x) = c(x) - sum_{children z} c(z)`` with ``c`` the column minima.
 
-    Complexity
-    ----------
-    O(|S| * n_nodes) (dense); the clustering uses the sparse closed form instead.
+    Notes
+    -----
+    Complexity: O(|S| * n_nodes) (dense); the clustering uses the sparse closed form instead.
     """
     c = np.asarray(counts.min(axis=0).todense() if sp.issparse(counts) else np.min(counts, axis=0)).ravel()
     c = c.astype(np.int64)
@@ -195,7 +196,7 @@ def ggd_fraction(index: NodeIndex, data, rows) -> Fraction:
     counts, lengths = _group_counts(index, data, rows)
     n = lcg(index, counts)
     m = index.universe
-    gen = sum(Fraction(int(n[x]) * int(index.leaves[x] - 1), m - 1) for x in np.flatnonzero(n)) if m > 1 else 0
+    gen: Fraction = sum((Fraction(int(n[x]) * int(index.leaves[x] - 1), m - 1) for x in np.flatnonzero(n)), Fraction(0)) if m > 1 else Fraction(0)
     suppressed = int(lengths.sum()) - len(rows) * int(n.sum())
     return len(rows) * gen + suppressed
 
@@ -218,9 +219,9 @@ def groups_to_lcg(index: NodeIndex, counts: sp.csr_array, group: np.ndarray) -> 
     ggd : ndarray, shape (G,)
         ``GGD(S, LCG(S))`` per group.
 
-    Complexity
-    ----------
-    O(nnz(counts) log nnz) for the column minima by a lexicographic sort.
+    Notes
+    -----
+    Complexity: O(nnz(counts) log nnz) for the column minima by a lexicographic sort.
     """
     n_groups = int(group.max()) + 1 if len(group) else 0
     size = np.bincount(group, minlength=n_groups)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
 from graphanon.counting.rows import bool_csr
 from graphanon.errors import ParameterError
 
@@ -127,9 +128,9 @@ def least_similar_matching(X, order, group, give=None) -> tuple[np.ndarray, np.n
     similarity : ndarray of float, shape (n,)
         Jaccard similarity within each pair (0 for unpaired records).
 
-    Complexity
-    ----------
-    O(sum over visited records of the record lengths walked): O(L) per record
+    Notes
+    -----
+    Complexity: O(sum over visited records of the record lengths walked): O(L) per record
     when a similarity-0 partner comes early in the list, O(m L) per record in
     the worst case (m candidates of mean length L); memory O(n + d).
 

@@ -34,6 +34,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
+import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
 from graphanon.counting.rows import bool_csr
 from graphanon.errors import ParameterError
 from graphanon.graphs.least_similar import least_similar_matching
@@ -65,9 +66,9 @@ def jaccard_to(X, i: int, others) -> np.ndarray:
     ndarray of float
         ``|x_i & x_j| / |x_i | x_j|``, 0 when both records are empty.
 
-    Complexity
-    ----------
-    O(|others| * average record length).
+    Notes
+    -----
+    Complexity: O(|others| * average record length).
 
     Examples
     --------
@@ -262,9 +263,9 @@ class RecordSimilarityGraph:
         RecordSimilarityGraph
             Symmetric when ``rows`` is None.
 
-        Complexity
-        ----------
-        O(sum over items of support^2) time for the sparse products, in blocks
+        Notes
+        -----
+        Complexity: O(sum over items of support^2) time for the sparse products, in blocks
         of at most a few million intersections; memory O(edges kept).
         """
         if not 0.0 <= float(min_similarity) < 1.0:
@@ -297,9 +298,9 @@ class RecordSimilarityGraph:
             Row ``i`` holds at most ``k`` neighbours (fewer when fewer records
             share an item with ``i``); not symmetric.
 
-        Complexity
-        ----------
-        As :meth:`overlap`, plus a per-row top-k selection in O(candidates * k);
+        Notes
+        -----
+        Complexity: as :meth:`overlap`, plus a per-row top-k selection in O(candidates * k);
         memory O(n k) besides one block of candidates.
         """
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
@@ -318,10 +319,12 @@ class RecordSimilarityGraph:
     # ------------------------------------------------------------------ queries
     @property
     def n_records(self) -> int:
+        """The number of records."""
         return self.matrix.shape[0]
 
     @property
     def n_edges(self) -> int:
+        """The number of stored similarity entries."""
         return self.matrix.nnz
 
     def neighbors(self, i: int) -> tuple[np.ndarray, np.ndarray]:
@@ -367,4 +370,5 @@ class RecordSimilarityGraph:
         return g
 
     def __repr__(self) -> str:
+        """A short summary: kind, records and entries."""
         return f"<RecordSimilarityGraph ({self.kind}): {self.n_records} records, {self.n_edges} entries>"

@@ -27,10 +27,15 @@ Examples
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import scipy.sparse as sp
 
 from graphanon.errors import ParameterError
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
 
 __all__ = ["ggd_per_record", "ggd_total", "local_ncp", "ncp_he_naughton", "ncp_lm"]
 
@@ -76,7 +81,7 @@ def _row_costs(original, release, convention: str) -> np.ndarray:
     return have @ cost + (lengths - covered)
 
 
-def ggd_per_record(original, release) -> np.ndarray:
+def ggd_per_record(original: TransactionData, release) -> np.ndarray:
     """GGD share of each published row: LM of its represented occurrences plus its suppressed ones."""
     return _row_costs(original, release, "taxonomy")
 
@@ -89,7 +94,7 @@ def _total(original, release, convention: str) -> float:
     return float(_row_costs(original, release, convention).sum())
 
 
-def ggd_total(original, release) -> float:
+def ggd_total(original: TransactionData, release) -> float:
     """Total GGD (sum over groups of ``GGD(S, t)``); ``"one"`` releases need no link.
 
     For a ``"some"`` release it is the same occurrence-weighted LM loss
@@ -101,19 +106,20 @@ def ggd_total(original, release) -> float:
 
 
 def local_ncp(original, release, convention: str = "lm") -> float:
-    """Loss per original occurrence under ``convention``: ``"lm"`` (the project's ``ncp``,
-    ``docs/metrics.md``), ``"taxonomy"`` (LM over taxonomy leaves, = GGD / occurrences) or
-    ``"hn"`` (He & Naughton)."""
+    """Loss per original occurrence under ``convention``.
+
+    ``"lm"`` (the project's ``ncp``, ``docs/metrics.md``), ``"taxonomy"`` (LM over taxonomy
+    leaves, = GGD / occurrences) or ``"hn"`` (He & Naughton).
+    """
     occ = original.matrix.nnz
     return _total(original, release, convention) / occ if occ else 0.0
 
 
-def ncp_lm(original, release) -> float:
-    """The project's ``ncp`` of a local recoding (``docs/metrics.md``: a node costs
-    ``(s - 1)/(N - 1)`` with ``s`` of the data's ``N`` items under it; suppressed occurrences cost 1)."""
+def ncp_lm(original: TransactionData, release) -> float:
+    """The project's ``ncp`` of a local recoding (``docs/metrics.md``: a node costs ``(s - 1)/(N - 1)`` with ``s`` of the data's ``N`` items under it; suppressed occurrences cost 1)."""
     return local_ncp(original, release, "lm")
 
 
-def ncp_he_naughton(original, release) -> float:
+def ncp_he_naughton(original: TransactionData, release) -> float:
     """He & Naughton's NCP (0 for a leaf, ``leaves/M`` otherwise; suppressed occurrences cost 1)."""
     return local_ncp(original, release, "hn")

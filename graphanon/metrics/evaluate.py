@@ -8,6 +8,7 @@ with :func:`register_evaluator`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from graphanon.errors import ParameterError
 from graphanon.metrics.clustering import ggd_total, local_ncp, ncp_he_naughton, ncp_lm
@@ -19,6 +20,9 @@ from graphanon.metrics.utility_loss import ul_metrics
 from graphanon.release.fingerprint import check_same_data
 from graphanon.release.private_link import attach_link
 from graphanon.utils.randomness import seed_of
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
 
 __all__ = ["evaluate_release", "register_evaluator"]
 
@@ -104,7 +108,7 @@ register_evaluator("local_recoding", _evaluate_local)
 
 
 def evaluate_release(
-    original,
+    original: TransactionData,
     release,
     *,
     queries: int = 1000,

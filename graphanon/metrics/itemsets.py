@@ -71,9 +71,9 @@ def frequent_itemsets(data, min_support) -> dict[frozenset, int]:
     dict
         ``frozenset of item labels -> support``.
 
-    Complexity
-    ----------
-    One sparse product per itemset size (see
+    Notes
+    -----
+    Complexity: one sparse product per itemset size (see
     :func:`~graphanon.counting.support.minimal_infrequent_itemsets`), proportional to
     the frequent itemsets found.
     """

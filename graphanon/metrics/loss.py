@@ -23,10 +23,14 @@ Terrovitis, Mamoulis, Kalnis. PVLDB 2008, Sec. 5 (NCP of a generalized item).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from graphanon.release.base import Release
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
 
 __all__ = ["RecodingLoss", "ncp", "ncp_taxonomy", "recoding_loss", "suppression_ratio"]
 
@@ -56,6 +60,7 @@ class RecodingLoss:
 
     @property
     def total(self) -> float:
+        """Generalization plus suppression loss."""
         return self.generalization + self.suppression
 
     @property
@@ -65,8 +70,10 @@ class RecodingLoss:
 
 
 def check_order_of_arguments(original, release, func: str) -> None:
-    """Raise ``TypeError`` when a metric got ``(release, original)``: metrics, like audits,
-    take the original data first."""
+    """Raise ``TypeError`` when a metric got ``(release, original)``.
+
+    Metrics, like audits, take the original data first.
+    """
     if isinstance(original, Release) and not isinstance(release, Release):
         raise TypeError(f"{func}(original, release): the arguments are swapped -- pass the original data first")
 
@@ -80,7 +87,7 @@ def _loss(original, code: np.ndarray, width: np.ndarray, universe: int) -> Recod
     return RecodingLoss(gen, sup, int(original.matrix.nnz), int(universe))
 
 
-def recoding_loss(original, release) -> RecodingLoss:
+def recoding_loss(original: TransactionData, release) -> RecodingLoss:
     """The canonical LM loss of a :class:`~graphanon.release.GlobalRecoding` on ``original``.
 
     A published item standing for ``s`` of the ``N = original.n_items`` data
@@ -107,12 +114,12 @@ def recoding_loss(original, release) -> RecodingLoss:
     return _loss(original, code, width, original.n_items)
 
 
-def ncp(original, release) -> float:
+def ncp(original: TransactionData, release) -> float:
     """NCP of a global recoding: canonical LM cost per original item occurrence (see the module docstring)."""
     return recoding_loss(original, release).ncp
 
 
-def ncp_taxonomy(original, release) -> float:
+def ncp_taxonomy(original: TransactionData, release) -> float:
     """NCP with taxonomy leaves as the universe (the hierarchy papers' convention).
 
     A published taxonomy node costs ``(leaves(x) - 1)/(leaves(root) - 1)``
@@ -135,7 +142,7 @@ def ncp_taxonomy(original, release) -> float:
     return _loss(original, release.code_for(original), width, release.universe).ncp
 
 
-def suppression_ratio(original, release) -> float:
+def suppression_ratio(original: TransactionData, release) -> float:
     """Fraction of original item occurrences that the release suppresses."""
     loss = recoding_loss(original, release)
     return loss.suppression / loss.occurrences if loss.occurrences else 0.0

@@ -14,6 +14,8 @@ producer knows: it needs the release's private link (``release.link``, or
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -21,6 +23,10 @@ from graphanon.errors import DataMismatchError, ParameterError
 from graphanon.metrics.queries import CountQuery, generate_workload, true_counts
 from graphanon.release.fingerprint import same_fingerprint
 from graphanon.utils.randomness import seed_of
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.randomness import RandomLike
 
 __all__ = ["error_rate", "evaluate_nonreciprocal", "query_error"]
 
@@ -47,8 +53,7 @@ def resolve_link(release, link=None):
 
 
 def _aligned(original, release, link=None) -> tuple[sp.csr_array, sp.csr_array]:
-    """Original records and their published base bitmaps (each record's true row, by the
-    private link), both in the release's item columns."""
+    """Original records and their published base bitmaps (each record's true row, by the private link), both in the release's item columns."""
     if release.n_records != original.n_records:
         raise ParameterError(f"release has {release.n_records} records, original data {original.n_records}")
     rows = resolve_link(release, link).rows_for(original)
@@ -67,7 +72,7 @@ def _aligned(original, release, link=None) -> tuple[sp.csr_array, sp.csr_array]:
     return Y, sp.csr_array(B)
 
 
-def error_rate(original, release, *, link=None) -> float:
+def error_rate(original: TransactionData, release, *, link=None) -> float:
     """ER: mean over records of ``H(r_i, base of r_i's published record) / |r_i|``.
 
     The published record of ``r_i`` is its true match under the chosen
@@ -93,7 +98,7 @@ def error_rate(original, release, *, link=None) -> float:
     return float(np.mean(h / np.maximum(ylen, 1))) if len(h) else 0.0
 
 
-def query_error(original, release, workload) -> dict:
+def query_error(original: TransactionData, release, workload) -> dict:
     """Query error QE = mean ``|Co - Ca| / n`` of type I and type II COUNT queries.
 
     Parameters
@@ -121,7 +126,7 @@ def query_error(original, release, workload) -> dict:
 
 
 def evaluate_nonreciprocal(
-    original, release, queries: int = 500, q: int | None = None, rng=0, *, link=None
+    original: TransactionData, release, queries: int = 500, q: int | None = None, rng: RandomLike = 0, *, link=None
 ) -> dict:
     """Metrics of a nonreciprocal release for ``graphanon evaluate``.
 

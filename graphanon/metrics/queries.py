@@ -15,12 +15,16 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from graphanon.counting.support import VerticalBitmaps
 from graphanon.errors import ParameterError
 from graphanon.utils.randomness import check_random_state, seed_of
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
 
 __all__ = ["CountQuery", "QueryWorkload", "average_relative_error", "generate_workload", "true_counts"]
 
@@ -54,6 +58,7 @@ class QueryWorkload:
     answers: np.ndarray = field(repr=False)
 
     def __len__(self) -> int:
+        """The number of queries."""
         return len(self.queries)
 
 
@@ -61,7 +66,7 @@ def _vb(data) -> VerticalBitmaps:
     return VerticalBitmaps(data.matrix)
 
 
-def true_counts(data, queries: Sequence[CountQuery], bitmaps: VerticalBitmaps | None = None) -> np.ndarray:
+def true_counts(data: TransactionData, queries: Sequence[CountQuery], bitmaps: VerticalBitmaps | None = None) -> np.ndarray:
     """Exact answers of COUNT queries on ``data`` (vectorized bitmaps)."""
     vb = bitmaps or _vb(data)
     out = np.empty(len(queries), dtype=np.int64)
@@ -78,7 +83,7 @@ def _labels(data, ids) -> tuple:
 
 
 def generate_workload(
-    data,
+    data: TransactionData,
     n_queries: int = 1000,
     q: int = 2,
     *,
@@ -135,9 +140,9 @@ def generate_workload(
         When ``q`` exceeds the candidate items, ``draw`` is unknown or no
         non-zero query is found.
 
-    Complexity
-    ----------
-    O(n_queries * (q + tries) * n / 64) with vertical bitmaps.
+    Notes
+    -----
+    Complexity: O(n_queries * (q + tries) * n / 64) with vertical bitmaps.
 
     Examples
     --------
@@ -166,15 +171,16 @@ def generate_workload(
             )
         drawn = [(rng.choice(pool, size=n_inc, replace=False), rng.choice(pool, size=n_exclude, replace=False))
                  for _ in range(n_queries)]
-        queries = tuple(CountQuery(_labels(data, inc), _labels(data, exc)) for inc, exc in drawn)
-        return QueryWorkload(queries, q, seed, true_counts(data, queries))
+        uniform = tuple(CountQuery(_labels(data, inc), _labels(data, exc)) for inc, exc in drawn)
+        return QueryWorkload(uniform, q, seed, true_counts(data, uniform))
     if len(pool) < q:
         raise ParameterError(f"q={q} items per query but only {len(pool)} candidate items have support > 0")
     in_pool = np.zeros(data.n_items, dtype=bool)
     in_pool[pool] = True
     vb = _vb(data)
     m = data.matrix
-    queries, answers = [], []
+    queries: list[CountQuery] = []
+    answers: list[int] = []
     for _ in range(n_queries):
         for _attempt in range(max_tries):
             r = int(rng.integers(data.n_records))

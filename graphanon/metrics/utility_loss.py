@@ -30,11 +30,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from graphanon.errors import ParameterError
 from graphanon.metrics.loss import check_order_of_arguments
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
 
 __all__ = ["ULReport", "log2m1", "semantic_weight", "ul", "ul_item_log", "ul_metrics"]
 
@@ -109,6 +113,7 @@ class ULReport:
         return math.exp(self.log_value) if self.log_value > -745 else 0.0
 
     def to_dict(self) -> dict:
+        """The report as a JSON-safe dict."""
         return {
             "ul": self.value,
             "log_ul": self.log_value,
@@ -127,7 +132,7 @@ def _logsumexp(a: np.ndarray) -> float:
 
 
 def ul(
-    original,
+    original: TransactionData,
     release,
     *,
     weights=None,
@@ -153,9 +158,9 @@ def ul(
     -------
     ULReport
 
-    Complexity
-    ----------
-    O(published items + suppressed items) after one pass over the published
+    Notes
+    -----
+    Complexity: O(published items + suppressed items) after one pass over the published
     records for supports.
 
     Examples
@@ -220,8 +225,10 @@ def ul(
     return ULReport(total, log_gen, pen, per_item, M, N)
 
 
-def ul_metrics(original, release, *, weights=None, suppression_penalty=None) -> dict:
-    """UL entries for ``graphanon evaluate``: ``ul``, ``log_ul``, ``log_ul_generalization``, ``ul_suppression``.
+def ul_metrics(original: TransactionData, release, *, weights=None, suppression_penalty=None) -> dict:
+    """UL entries for ``graphanon evaluate``.
+
+    ``ul``, ``log_ul``, ``log_ul_generalization``, ``ul_suppression``.
 
     Applies to global recodings (set-based or taxonomy cuts); see :func:`ul`.
     """

@@ -9,6 +9,7 @@ code with the anonymizers besides support counting.
 from graphanon.utils.lazy import attach
 
 __getattr__, __dir__, __all__ = attach(__name__, globals(), {
+    "graphanon.privacy.achieved": ("AchievedReport", "achieved_privacy"),
     "graphanon.privacy.constraints": (
         "PrivacyConstraints", "UtilityConstraints", "check_utility_constraints",
     ),

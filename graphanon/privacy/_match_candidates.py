@@ -25,6 +25,8 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
+import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
+
 __all__ = ["CandidateIndex", "class_edges"]
 
 
@@ -38,9 +40,9 @@ class CandidateIndex:
     live : ndarray of int
         The classes that can match (no unknown item), in increasing order.
 
-    Complexity
-    ----------
-    O(nnz log nnz) time (one sort of the pair keys), O(nnz) memory.
+    Notes
+    -----
+    Complexity: O(nnz log nnz) time (one sort of the pair keys), O(nnz) memory.
     """
 
     def __init__(self, X: sp.csr_array, live: np.ndarray) -> None:
@@ -205,7 +207,7 @@ def class_edges(rows: tuple, X: sp.csr_array, index: CandidateIndex, empty_cls: 
     p = 0
     step = max(1, nb // 50)
     while p < nb:
-        ne, p = _class_candidates(p, min(nb, p + step), *args, flag, out_a, out_b)
+        ne, p = _class_candidates(p, min(nb, p + step), *args, flag, out_a, out_b)  # type: ignore[call-arg]  # numba Dispatcher stub
         parts_a.append(out_a[:ne].copy())
         parts_b.append(out_b[:ne].copy())
         if progress is not None:

@@ -45,8 +45,11 @@ def _expected_recodings(original, release) -> sp.csr_array:
 
 
 def _hash_groups(he: np.ndarray, hp: np.ndarray):
-    """Group equal row hashes of both sides: group of each expected / published row, and
-    how many expected and published rows each group holds (one lexsort, no Python loop)."""
+    """Group equal row hashes of both sides.
+
+    Group of each expected / published row, and how many expected and published rows each group
+    holds (one lexsort, no Python loop).
+    """
     h = np.concatenate([he, hp])
     order = np.lexsort((h[:, 1], h[:, 0]))
     hs = h[order]
@@ -97,9 +100,9 @@ def recoding_mismatches(original, release, *, max_examples: int = 10) -> tuple[i
         and some of its original ``records``, by the ids the auditor holds)
         or has too many (with some ``published_records``, by pseudonym).
 
-    Complexity
-    ----------
-    O(occurrences + n log n): one sparse product, a vectorized row hash, a sort.
+    Notes
+    -----
+    Complexity: O(occurrences + n log n): one sparse product, a vectorized row hash, a sort.
 
     Examples
     --------

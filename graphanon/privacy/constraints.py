@@ -24,6 +24,7 @@ transactions. KAIS 2011, Sec. 3.2-3.3 (Definitions 3.3, 3.4, 3.7, 3.8).
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -38,6 +39,10 @@ from graphanon.taxonomy.constraint_sets import parse_fraction, parse_privacy, pa
 from graphanon.taxonomy.tree import ItemGroups
 from graphanon.utils.labels import as_labels
 from graphanon.utils.params import MEANINGS, K, validate_params
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.progress import ProgressCallback
 
 __all__ = ["PrivacyConstraints", "UtilityConstraints", "check_utility_constraints"]
 
@@ -66,6 +71,11 @@ class PrivacyConstraints(PrivacyModel):
     k : int
         Protection level.
 
+    See Also
+    --------
+    graphanon.algorithms.anonymize_coat : The anonymizer it checks.
+    UtilityConstraints : The utility side of COAT's constraints.
+
     Notes
     -----
     The audit checks that the release is the recoding of the original data
@@ -93,13 +103,13 @@ class PrivacyConstraints(PrivacyModel):
     @validate_params({"k": K}, meanings=MEANINGS)
     def __init__(self, constraints, k: int) -> None:
         self.k = int(k)
+        self.m: int | None = None
+        self.constraints: list | None = None
         m = getattr(constraints, "m", None)
         if m is not None and not isinstance(constraints, (list, tuple)):
             self.m = int(m)
-            self.constraints = None
             self.name = f"privacy constraints (all {self.m}-itemsets, k={self.k})"
             return
-        self.m = None
         cons = []
         for n, p in enumerate(constraints):
             if isinstance(p, (str, bytes)) or not isinstance(p, Iterable):
@@ -123,11 +133,15 @@ class PrivacyConstraints(PrivacyModel):
                 return tuple(itemset[j] for j in lvl.itemsets[i].tolist()), int(lvl.supports[i])
         return None
 
-    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
-        """Audit ``release``. A local recoding (Clump, Partition) is audited only for the constraint set
-        of all ``m``-itemsets, as the k^m-anonymity it is equivalent to (:class:`KmAnonymity`, which checks
-        the local recoding exactly); an explicit constraint set is refused with a
-        :class:`~graphanon.errors.ParameterError` (Def. 3.4 needs one published image per item)."""
+    def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None) -> AuditReport:
+        """Audit ``release``.
+
+        A local recoding (Clump, Partition) is audited only for the constraint set of all
+        ``m``-itemsets, as the k^m-anonymity it is equivalent to (:class:`KmAnonymity`,
+        which checks the local recoding exactly); an explicit constraint set is refused with
+        a :class:`~graphanon.errors.ParameterError` (Def. 3.4 needs one published image per
+        item).
+        """
         require_global(release, "privacy constraints")
         if _is_local_recoding(release):
             return self._audit_local(original, release, max_examples, progress)
@@ -169,7 +183,7 @@ class PrivacyConstraints(PrivacyModel):
                     verdict[t] = None
                 else:
                     verdict[t] = self._subset_violation(csc, t)
-        bad = [(n, verdict[t]) for n, t in enumerate(pub_sets) if t and verdict[t] is not None]
+        bad: list[tuple[int, tuple]] = [(n, v) for n, t in enumerate(pub_sets) if t and (v := verdict[t]) is not None]
         examples = list(problems)
         for n, (itemset, s) in bad[: max(0, max_examples - len(examples))]:
             examples.append(
@@ -240,7 +254,6 @@ class PrivacyConstraints(PrivacyModel):
 
 def _blocks_of(original, utility_constraints) -> dict:
     """Original item -> block index, for 'all'/None, ItemGroups, mapping or list of lists."""
-
     if utility_constraints is None or (isinstance(utility_constraints, str) and utility_constraints == "all"):
         return {x: 0 for x in original.items}
     if isinstance(utility_constraints, ItemGroups):
@@ -335,6 +348,11 @@ class UtilityConstraints(PrivacyModel):
     ----------
     utility_constraints : None, "all", ItemGroups, mapping or list of item lists
     s : float
+
+    See Also
+    --------
+    PrivacyConstraints : The privacy side.
+    graphanon.algorithms.anonymize_coat : The anonymizer whose releases it checks.
     """
 
     def __init__(self, utility_constraints, s: float) -> None:
@@ -342,7 +360,8 @@ class UtilityConstraints(PrivacyModel):
         self.s = float(s)
         self.name = f"utility constraints (s={self.s:g})"
 
-    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
+    def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None) -> AuditReport:
+        """Audit ``release`` against the utility constraints (see :func:`check_utility_constraints`)."""
         return check_utility_constraints(original, release, self.utility_constraints, self.s, max_examples=max_examples)
 
 
@@ -353,7 +372,7 @@ class _PrivacyAndUtility(PrivacyModel):
         self.privacy, self.utility = privacy, utility
         self.name = f"{privacy.name} + {utility.name}"
 
-    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
+    def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None) -> AuditReport:
         a = self.privacy.audit(original, release, max_examples=max_examples)
         b = self.utility.audit(original, release, max_examples=max_examples)
         return AuditReport(

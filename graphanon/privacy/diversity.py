@@ -48,7 +48,8 @@ generalization graph).
 from __future__ import annotations
 
 import math
-from numbers import Integral
+from numbers import Integral, Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -60,6 +61,10 @@ from graphanon.privacy.nonreciprocal import LDiversity
 from graphanon.privacy.registry import register_model
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.utils.params import Interval, validate_params
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.progress import ProgressCallback
 
 __all__ = [
     "EntropyLDiversity",
@@ -185,7 +190,7 @@ class _DistributionDiversity(PrivacyModel):
     def _example(self, checks: dict, i: int) -> dict:  # pragma: no cover - overridden
         raise NotImplementedError
 
-    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
+    def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None) -> AuditReport:
         """Check ``release`` against ``original`` (``progress(done, total, message)`` optional)."""
         require_nr(release, self.variant)
         distinct = LDiversity(self.l).audit(original, release, max_examples=max_examples, progress=progress)
@@ -246,6 +251,12 @@ class EntropyLDiversity(_DistributionDiversity):
     ----------
     l : int
 
+    See Also
+    --------
+    graphanon.privacy.LDiversity : Distinct l-diversity.
+    RecursiveLDiversity : Recursive (c,l)-diversity.
+    graphanon.algorithms.anonymize_cahd : The anonymizer that promises it.
+
     Examples
     --------
     >>> from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
@@ -262,6 +273,7 @@ class EntropyLDiversity(_DistributionDiversity):
 
     variant = "entropy l-diversity"
 
+    @validate_params({"l": [Interval(Integral, 1, None)]})
     def __init__(self, l: int) -> None:  # noqa: E741
         super().__init__(l)
         self.name = f"nonreciprocal entropy l-diversity (l={self.l})"
@@ -287,6 +299,12 @@ class RecursiveLDiversity(_DistributionDiversity):
         ``> 0``.
     l : int
 
+    See Also
+    --------
+    graphanon.privacy.LDiversity : Distinct l-diversity.
+    EntropyLDiversity : Entropy l-diversity.
+    graphanon.algorithms.anonymize_cahd : The anonymizer that promises it.
+
     Examples
     --------
     >>> from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
@@ -302,6 +320,7 @@ class RecursiveLDiversity(_DistributionDiversity):
 
     variant = "recursive (c,l)-diversity"
 
+    @validate_params({"c": [Interval(Real, 0, math.inf, closed="neither")], "l": [Interval(Integral, 1, None)]})
     def __init__(self, c: float, l: int) -> None:  # noqa: E741
         super().__init__(l)
         self.c = check_c(c)
@@ -325,7 +344,7 @@ def check_c(c) -> float:
     return value
 
 
-def diversity_model(l: int, diversity: str = "distinct", c: float | None = None):  # noqa: E741
+def diversity_model(l: int, diversity: str = "distinct", c: float | None = None) -> PrivacyModel:  # noqa: E741
     """The audit model of an l-diversity variant.
 
     Parameters
@@ -344,6 +363,7 @@ def diversity_model(l: int, diversity: str = "distinct", c: float | None = None)
     >>> diversity_model(3, "recursive", 2).name
     'nonreciprocal recursive (c,l)-diversity (c=2, l=3)'
     """
+    model: PrivacyModel
     if diversity == "distinct":
         model = LDiversity(l)
     elif diversity == "entropy":
@@ -369,6 +389,17 @@ def _int_param(params, name, fallback):
         raise ParameterError(f"--param {name}={raw!r}: not a whole number") from None
 
 
+def _float_param(params, name):
+    """The ``--param`` text ``name`` as a number (None when not given); its range is the model's declaration."""
+    raw = params.get(name)
+    if raw is None:
+        return None
+    try:
+        return float(raw)
+    except (TypeError, ValueError):
+        raise ParameterError(f"--param {name}={raw!r}: not a number") from None
+
+
 def _build(variant):
     def build(*, k, m, params, original):
         l = _int_param(params, "l", k)  # noqa: E741
@@ -378,7 +409,7 @@ def _build(variant):
             raise ParameterError(f"audit model {name!r} needs --param l=L (or -k L)")
         if chosen != variant and variant != "distinct":
             raise ParameterError(f"audit model '{variant}-ldiversity' got --param diversity={chosen}")
-        return diversity_model(l, chosen, params.get("c"))
+        return diversity_model(l, chosen, _float_param(params, "c"))
 
     return build
 

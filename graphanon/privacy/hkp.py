@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
 from numbers import Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -23,6 +24,10 @@ from graphanon.utils.labels import as_labels, parse_name_list
 from graphanon.utils.memory import cost_blocks
 from graphanon.utils.params import Interval, K, M, expand_params, validate_params
 from graphanon.utils.validation import check_k
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.progress import ProgressCallback
 
 __all__ = ["HKPCoherence", "expand_params"]
 
@@ -45,6 +50,11 @@ class HKPCoherence(PrivacyModel):
     private_items : iterable
         Original items that are private. A published item standing for a
         private item is private; every other published item is public.
+
+    See Also
+    --------
+    graphanon.algorithms.anonymize_mm : The anonymizer it checks.
+    graphanon.privacy.KmAnonymity : The model without private items.
 
     Notes
     -----
@@ -93,7 +103,8 @@ class HKPCoherence(PrivacyModel):
             f"{len(self.private_items)} private item(s))"
         )
 
-    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
+    def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None) -> AuditReport:
+        """Audit ``release`` (a global recoding) for (h,k,p)-coherence against ``original``."""
         if not hasattr(release, "published_items") or not hasattr(release, "records"):
             raise ParameterError(
                 f"(h,k,p)-coherence audits global recodings; got a {type(release).__name__}"
@@ -117,10 +128,10 @@ class HKPCoherence(PrivacyModel):
         found = []  # (kind, itemset, support, extra)
         if len(public_cols):
             confidence = _ConfidenceCounter(R, public_cols, private_cols, self.h, max_examples)
-            viol, _ = minimal_infrequent_itemsets(
+            levels, _ = minimal_infrequent_itemsets(
                 R[:, public_cols], self.k, self.p, prune=confidence if confidence.active else None
             )
-            viol = [(lvl.size, public_cols[lvl.itemsets], lvl.supports) for lvl in viol]
+            viol = [(lvl.size, public_cols[lvl.itemsets], lvl.supports) for lvl in levels]
         else:
             viol, confidence = [], None
         for _, sets, sups in viol:

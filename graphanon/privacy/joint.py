@@ -94,6 +94,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -105,6 +106,10 @@ from graphanon.privacy.nonreciprocal import LDiversity, NonreciprocalKAnonymity
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.release.fingerprint import check_same_data
 from graphanon.release.global_recoding import GlobalRecoding
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.progress import ProgressCallback
 
 __all__ = ["EXACT_RECORDS", "JointAudit", "SUPPORTED", "audit_joint", "joint_label_sets"]
 
@@ -156,6 +161,11 @@ class JointAudit:
         may leave labels no joint world gives). ``"auto"``: exact up to
         :data:`EXACT_RECORDS` records.
 
+    See Also
+    --------
+    graphanon.privacy.KmAnonymity : One release of global recoding.
+    graphanon.privacy.NonreciprocalKAnonymity : One nonreciprocal release.
+
     Notes
     -----
     See the module documentation for what the joint adversary knows per
@@ -189,7 +199,7 @@ class JointAudit:
         self.name = f"joint {model.name}"
 
     def audit(
-        self, original, releases: Sequence, *, max_examples: int = 10, progress=None, check_data: bool = True
+        self, original: TransactionData, releases: Sequence, *, max_examples: int = 10, progress: ProgressCallback | None = None, check_data: bool = True
     ) -> AuditReport:
         """Audit ``releases`` (all made from ``original``) against one adversary who reads them all.
 
@@ -244,7 +254,7 @@ class JointAudit:
             labels = np.array([str(pi.label) for pi in release.published_items] + ["(suppressed)"], dtype=object)
             names.append(labels[codes[:, r]])  # -1 picks "(suppressed)"
         label_of_item = [" & ".join(str(names[r][j]) for r in range(len(releases))) for j in range(original.n_items)]
-        suppressed = (codes < 0).all(axis=1)
+        suppressed = np.asarray(np.all(codes < 0, axis=1), dtype=bool)
         mapping = {x: (None if suppressed[j] else label_of_item[j]) for j, x in enumerate(original.items)}
         recoding = GlobalRecoding.from_mapping(original, mapping, keep_labels=False)
         report = self.model.audit(original, recoding, max_examples=max_examples)
@@ -272,8 +282,9 @@ class JointAudit:
 
     # ------------------------------------------------------------------ nonreciprocal
     def _nonreciprocal(self, original, releases, singles, max_examples: int, progress) -> AuditReport:
-        is_l = isinstance(self.model, LDiversity)
-        level = self.model.l if is_l else self.model.k
+        model = self.model
+        is_l = isinstance(model, LDiversity)
+        level = model.l if isinstance(model, LDiversity) else model.k
         if is_l and any(r.labels is None for r in releases):
             raise ParameterError(
                 "l-diversity audits releases that publish sensitive labels; a release here has none "
@@ -315,7 +326,7 @@ class JointAudit:
             if labelled:
                 ex["joint_candidate_labels"] = state.record_labels(int(i))
             examples.append(ex)
-        worst = None
+        worst: dict | None = None
         if len(show):
             i = int(show[0])
             worst = {"record": i, "joint_candidate_rows": int(cand[i])}
@@ -448,7 +459,7 @@ def _release_graphs(original, releases, by_record: bool):
         ea = order[start]
         eb = np.repeat(mc.edge_row, count)
         label = None
-        if mc.row_label is not None:
+        if mc.row_label is not None and mc.labels is not None:  # set together (by_label=True)
             global_code = np.array([codes[x] for x in mc.labels], dtype=np.int64)
             label = global_code[mc.row_label[eb]]
         graphs.append(_ReleaseGraph(ea, eb, mc.row_size, label))
@@ -534,9 +545,9 @@ def joint_label_sets(original, releases: Sequence, *, exact: bool = False, progr
     -------
     JointLabelSets
 
-    Complexity
-    ----------
-    Per propagation round one max-flow and one strongly-connected-components
+    Notes
+    -----
+    Complexity: per propagation round one max-flow and one strongly-connected-components
     pass per release on the class graph; the exact search adds up to one
     search per (record, label) pair not yet confirmed by an earlier world.
 

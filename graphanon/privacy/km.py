@@ -10,6 +10,8 @@ generalization. PVLDB 2009, Sec. 2 (transactional k-anonymity).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -23,6 +25,10 @@ from graphanon.privacy.registry import register_model, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.utils.params import MEANINGS, K, M, validate_params
 from graphanon.utils.validation import check_k
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.progress import ProgressCallback
 
 __all__ = ["KmAnonymity", "TransactionalKAnonymity", "check_k"]
 
@@ -42,8 +48,7 @@ def require_global(release, model: str):
 
 
 def _published(release) -> tuple[list, sp.csr_array]:
-    """Published item labels and the boolean published-record matrix (local recodings:
-    the ``t``-th copy of a node is its own item)."""
+    """Published item labels and the boolean published-record matrix (local recodings: the ``t``-th copy of a node is its own item)."""
     if _is_local(release):
         return release.published_matrix()
     return [pi.label for pi in release.published_items], release.records
@@ -65,6 +70,12 @@ class KmAnonymity(PrivacyModel):
     m : int or None
         Attacker knowledge: at most ``m`` items; None means unbounded
         (k^infinity, any number of items).
+
+    See Also
+    --------
+    graphanon.algorithms.anonymize_aa : An anonymizer it checks (also cut, hghs, mhghs, mm).
+    TransactionalKAnonymity : k-anonymity of whole records (m unbounded).
+    graphanon.privacy.JointAudit : Several releases of the same data.
 
     Notes
     -----
@@ -117,10 +128,12 @@ class KmAnonymity(PrivacyModel):
         self.m = None if m is None else int(m)
         self.name = f"k^m-anonymity (k={self.k}, m={'inf' if self.m is None else self.m})"
 
-    def audit(self, original, release, *, max_examples: int = 10, progress=None, client=None) -> AuditReport:
-        """Audit ``release`` (see the class notes); ``client``: a ``dask.distributed.Client`` that
-        counts the supports over record blocks on its workers (:mod:`graphanon.distributed`) -
-        the report is the same."""
+    def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None, client=None) -> AuditReport:
+        """Audit ``release`` (see the class notes); ``client``.
+
+        A ``dask.distributed.Client`` that counts the supports over record blocks on its
+        workers (:mod:`graphanon.distributed`) - the report is the same.
+        """
         require_global(release, "k^m-anonymity")
         check_k(self.k, original.n_records)
         n_bad, problems = _mismatches(original, release, max_examples)
@@ -135,13 +148,14 @@ class KmAnonymity(PrivacyModel):
                 sup = distributed_record_supports(rec, client=client, progress=progress)
             return self._audit_unbounded(release, rec, sup, labels, n_bad, problems, max_examples)
         m_text = f"m={self.m} (CLI: -m {self.m})"
-        search = {"what": f"the k^m audit (k={self.k}, m={self.m})", "advice": f"audit with a smaller m than {m_text}"}
+        what, advice = f"the k^m audit (k={self.k}, m={self.m})", f"audit with a smaller m than {m_text}"
         if client is None:
-            violations, _ = minimal_infrequent_itemsets(rec, self.k, self.m, **search)
+            violations, _ = minimal_infrequent_itemsets(rec, self.k, self.m, what=what, advice=advice)
         else:
             from graphanon.distributed import minimal_infrequent_itemsets as distributed_search
 
-            violations, _ = distributed_search(rec, self.k, self.m, client=client, progress=progress, **search)
+            violations, _ = distributed_search(rec, self.k, self.m, client=client, progress=progress, what=what,
+                                               advice=advice)
         levels = [lvl for lvl in violations if len(lvl)]
         n_viol = sum(len(lvl) for lvl in levels)
         # Lowest support first (ties: smaller itemsets first), without listing all violations.
@@ -152,22 +166,20 @@ class KmAnonymity(PrivacyModel):
         ranked.sort(key=lambda t: (t[0], t[1]))
         rec = rec.tocsc()
         examples = list(problems)
-        for sup, _, items in ranked[: max(0, max_examples - len(examples))]:
-            rows = None
-            for g in items:
-                col = set(rec.indices[rec.indptr[g] : rec.indptr[g + 1]].tolist())
-                rows = col if rows is None else rows & col
+        for support, _, items in ranked[: max(0, max_examples - len(examples))]:
+            rows: set[int] = set.intersection(*(set(rec.indices[rec.indptr[g] : rec.indptr[g + 1]].tolist())
+                                               for g in items))
             examples.append(
                 {
                     "itemset": [labels[g] for g in items],
-                    "support": sup,
+                    "support": support,
                     "published_records": [release.pseudonyms[r] for r in sorted(rows)[:10]],
                 }
             )
         worst = None
         if ranked:
-            sup, _, items = ranked[0]
-            worst = {"itemset": [labels[g] for g in items], "support": sup}
+            support, _, items = ranked[0]
+            worst = {"itemset": [labels[g] for g in items], "support": support}
         sizes = {lvl.size: len(lvl) for lvl in violations}
         return AuditReport(
             model=self.name,
@@ -185,8 +197,10 @@ class KmAnonymity(PrivacyModel):
         )
 
     def _audit_unbounded(self, release, rec, sup, labels, n_bad: int, problems: list, max_examples: int) -> AuditReport:
-        """k^infinity by containment counting (see :mod:`graphanon.counting.containment`): ``rec`` the published
-        records, ``sup`` their containment counts."""
+        """k^infinity by containment counting (see :mod:`graphanon.counting.containment`).
+
+        ``rec`` the published records, ``sup`` their containment counts.
+        """
         bad = np.flatnonzero((np.diff(rec.indptr) > 0) & (sup < self.k))
         Xc = sp.csc_array(rec)
         Xc.sort_indices()
@@ -240,6 +254,11 @@ class TransactionalKAnonymity(PrivacyModel):
     exact per-block keys, counters tree-summed there, only the records in
     groups smaller than ``k`` come back); the report is identical.
 
+    See Also
+    --------
+    graphanon.algorithms.anonymize_clump : An anonymizer it checks (also partition).
+    KmAnonymity : Attackers who know at most m items.
+
     Examples
     --------
     >>> from graphanon.data import from_iterable
@@ -255,9 +274,12 @@ class TransactionalKAnonymity(PrivacyModel):
         self.k = int(k)
         self.name = f"transactional k-anonymity (k={self.k})"
 
-    def audit(self, original, release, *, max_examples: int = 10, progress=None, client=None) -> AuditReport:
-        """Audit ``release``; ``client``: a ``dask.distributed.Client`` that groups the records on its
-        workers (:func:`graphanon.distributed.equal_row_groups`) - the report is the same."""
+    def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None, client=None) -> AuditReport:
+        """Audit ``release``; ``client``.
+
+        A ``dask.distributed.Client`` that groups the records on its workers
+        (:func:`graphanon.distributed.equal_row_groups`) - the report is the same.
+        """
         require_global(release, "transactional k-anonymity")
         check_k(self.k, original.n_records)
         n_bad, problems = _mismatches(original, release, max_examples)

@@ -114,9 +114,9 @@ def class_assignment(record_size, row_size, edge_record, edge_row) -> Assignment
     -------
     Assignment
 
-    Complexity
-    ----------
-    One push-relabel max-flow on ``classes + 2`` nodes and ``classes + edges`` arcs.
+    Notes
+    -----
+    Complexity: one push-relabel max-flow on ``classes + 2`` nodes and ``classes + edges`` arcs.
 
     Examples
     --------
@@ -135,6 +135,7 @@ def class_assignment(record_size, row_size, edge_record, edge_row) -> Assignment
     witness = None
     if not flow.full:
         w = hall_witness(record_size, flow, 1)
+        assert w is not None  # the flow falls short, so a cut separates some records
         witness = {"record_classes": w["record_classes"], "records": w["records"], "supply": w["supply"]}
     return Assignment(exists, placed, n - placed, witness)
 

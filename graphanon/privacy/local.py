@@ -1,4 +1,4 @@
-"""Is a local recoding a recoding of the original data? (independent check for the audits)
+"""Is a local recoding a recoding of the original data (the audits' independent check)?
 
 A published record of a :class:`~graphanon.release.LocalRecoding` may stand for
 an original record when:
@@ -100,9 +100,9 @@ def local_recoding_mismatches(original, release, *, max_examples: int = 10) -> t
         of records to rows can place (``records - maximum matching``).
     examples : list of dict
 
-    Complexity
-    ----------
-    With the link: O(occurrences * height + nnz of the rows). Without: one
+    Notes
+    -----
+    Complexity: with the link: O(occurrences * height + nnz of the rows). Without: one
     vectorized pass over the records per distinct published record, then one
     max-flow on the class graph.
 

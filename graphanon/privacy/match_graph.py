@@ -81,9 +81,9 @@ def row_classes(matrices, keys=()) -> tuple[np.ndarray, np.ndarray]:
     size : ndarray of int64
         Rows per class.
 
-    Complexity
-    ----------
-    O(nnz + n log n).
+    Notes
+    -----
+    Complexity: O(nnz + n log n).
 
     Examples
     --------
@@ -238,9 +238,9 @@ def match_classes(
     -------
     MatchClasses
 
-    Complexity
-    ----------
-    O(nnz log nnz) to form the classes and the candidate index, then, per
+    Notes
+    -----
+    Complexity: O(nnz log nnz) to form the classes and the candidate index, then, per
     row class, the record classes holding its rarest core item whose rarest
     item lies in the row (or lying inside its distance positions when the
     base does), screened in O(1) and checked in O(record length) each.
@@ -359,9 +359,9 @@ def nonreciprocal_matches(
         Original records holding an item the release does not know (they
         match nothing).
 
-    Complexity
-    ----------
-    That of :func:`match_classes` plus O(edges) to expand the classes.
+    Notes
+    -----
+    Complexity: that of :func:`match_classes` plus O(edges) to expand the classes.
 
     Examples
     --------

@@ -83,10 +83,12 @@ class FlowResult:
 
     @property
     def deficit(self) -> int:
+        """The demand the flow could not route."""
         return self.demand - self.value
 
     @property
     def full(self) -> bool:
+        """Whether the flow routes the whole demand."""
         return self.value == self.demand
 
 
@@ -128,9 +130,9 @@ def k_factor_flow(left_size, right_size, ea, eb, k: int) -> FlowResult:
     -------
     FlowResult
 
-    Complexity
-    ----------
-    One push-relabel max-flow on ``na + nb + 2`` nodes and ``na + nb + E`` arcs.
+    Notes
+    -----
+    Complexity: one push-relabel max-flow on ``na + nb + 2`` nodes and ``na + nb + E`` arcs.
 
     Examples
     --------
@@ -222,9 +224,9 @@ def viable_edges(
     ndarray of bool (n_edges,)
         All False when the graph has no perfect matching.
 
-    Complexity
-    ----------
-    One max-flow (unless given) and one strongly-connected-components pass.
+    Notes
+    -----
+    Complexity: one max-flow (unless given) and one strongly-connected-components pass.
 
     Examples
     --------

@@ -20,6 +20,7 @@ preserving data publishing. SIGMOD 2010.
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -41,6 +42,10 @@ from graphanon.privacy.matchings import (
 from graphanon.privacy.registry import register_model, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.utils.params import MEANINGS, K, validate_params
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.progress import ProgressCallback
 
 __all__ = ["LDiversity", "NonreciprocalKAnonymity", "nonreciprocal_matches"]
 
@@ -123,8 +128,7 @@ class _Audit:
         return out
 
     def report(self, model: str, problems, low, extra, worst: dict, details: dict, max_examples: int, progress):
-        """The audit report: ``problems`` and the record classes ``low`` below the level
-        (``extra(a)`` adds to each example), ``worst`` when violated, ``details`` merged."""
+        """The audit report: ``problems`` and the record classes ``low`` below the level (``extra(a)`` adds to each example), ``worst`` when violated, ``details`` merged."""
         examples = problems[:max_examples] + self.record_examples(low, extra, max_examples - len(problems))
         violations = int(self.mc.record_size[low].sum()) + len(problems)
         _stage(progress, 2, "done")
@@ -174,6 +178,11 @@ class NonreciprocalKAnonymity(PrivacyModel):
     ----------
     k : int
 
+    See Also
+    --------
+    graphanon.algorithms.anonymize_nonreciprocal : The anonymizer it checks.
+    LDiversity : With sensitive labels.
+
     Examples
     --------
     >>> from graphanon.datasets import load
@@ -190,7 +199,7 @@ class NonreciprocalKAnonymity(PrivacyModel):
         self.k = int(k)
         self.name = f"nonreciprocal k-anonymity (k={self.k})"
 
-    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
+    def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None) -> AuditReport:
         """Check ``release`` against ``original`` (``progress(done, total, message)`` optional)."""
         require_nr(release, "nonreciprocal k-anonymity")
         mc = match_classes(original, release, progress=progress)
@@ -258,6 +267,12 @@ class LDiversity(PrivacyModel):
     ----------
     l : int
 
+    See Also
+    --------
+    graphanon.algorithms.anonymize_cahd : An anonymizer it checks (also nr with ``l``).
+    graphanon.privacy.EntropyLDiversity : Entropy l-diversity.
+    graphanon.privacy.RecursiveLDiversity : Recursive (c,l)-diversity.
+
     Examples
     --------
     CAHD groups of three records with three labels, published by bit voting:
@@ -275,7 +290,7 @@ class LDiversity(PrivacyModel):
         self.l = int(l)  # noqa: E741
         self.name = f"nonreciprocal l-diversity (l={self.l})"
 
-    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
+    def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None) -> AuditReport:
         """Check ``release`` against ``original`` (``progress(done, total, message)`` optional)."""
         require_nr(release, "l-diversity")
         if getattr(release, "labels", None) is None:
@@ -298,6 +313,7 @@ class LDiversity(PrivacyModel):
             + assigned
             + au.flow_example(f"{self.l}-regular subgraph with {self.l} distinct labels per record")
         )
+        assert mc.row_label is not None  # match_classes(by_label=True)
         ea, lab = mc.edge_record, mc.row_label[mc.edge_row]
         viable_labels = _distinct(ea[au.viable], lab[au.viable], len(mc.record_size))
         match_labels = _distinct(ea, lab, len(mc.record_size))

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.progress import ProgressCallback
 
 __all__ = ["AuditReport", "PrivacyModel"]
 
@@ -39,9 +43,11 @@ class AuditReport:
     details: dict[str, Any] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
+        """Whether the model is satisfied."""
         return self.satisfied
 
     def to_dict(self) -> dict:
+        """The report as a JSON-safe dict."""
         return {
             "model": self.model,
             "satisfied": self.satisfied,
@@ -52,6 +58,7 @@ class AuditReport:
         }
 
     def __str__(self) -> str:
+        """The verdict and, when violated, the worst case and examples."""
         head = f"{self.model}: {'satisfied' if self.satisfied else 'VIOLATED'}"
         if self.satisfied:
             return head
@@ -73,7 +80,7 @@ class PrivacyModel(ABC):
     name: str = ""
 
     @abstractmethod
-    def audit(self, original, release, *, max_examples: int = 10, progress=None) -> AuditReport:
+    def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None) -> AuditReport:
         """Check ``release`` against ``original``; never raises for a violation.
 
         ``progress``, when given, is called as ``progress(done, total, message)``
@@ -81,4 +88,5 @@ class PrivacyModel(ABC):
         """
 
     def __call__(self, original, release, **kwargs) -> AuditReport:
+        """Same as :meth:`audit`."""
         return self.audit(original, release, **kwargs)

@@ -55,6 +55,7 @@ Examples
 from __future__ import annotations
 
 from numbers import Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -66,6 +67,10 @@ from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.taxonomy.categories import category_codes, parse_categories
 from graphanon.taxonomy.tree import ItemGroups
 from graphanon.utils.params import Interval, validate_params
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.progress import ProgressCallback
 
 __all__ = ["TendencyHiding", "heaviest_categories"]
 
@@ -84,9 +89,9 @@ def heaviest_categories(X, codes: np.ndarray, n_categories: int) -> np.ndarray:
     -------
     ndarray of int64, shape (n,)
 
-    Complexity
-    ----------
-    O(nnz log nnz) (one sort of (row, category) keys).
+    Notes
+    -----
+    Complexity: O(nnz log nnz) (one sort of (row, category) keys).
 
     Examples
     --------
@@ -123,6 +128,10 @@ class TendencyHiding(PrivacyModel):
     max_share : float in [0, 1]
         Largest acceptable share of records with a tendency that keep it.
 
+    See Also
+    --------
+    graphanon.algorithms.anonymize_partswap : An anonymizer it checks (also fullswap and the baselines).
+
     Notes
     -----
     ``audit(original, release, *, max_examples=10, progress=None, link=None)``
@@ -138,7 +147,8 @@ class TendencyHiding(PrivacyModel):
         self.max_share = float(max_share)
         self.name = f"tendency hiding ({len(groups)} categories, max share {self.max_share:g})"
 
-    def audit(self, original, release, *, max_examples: int = 10, progress=None, link=None) -> AuditReport:
+    def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None, link=None) -> AuditReport:
+        """Audit a perturbed ``release`` for tendency hiding against ``original`` (``link`` for the private checks)."""
         from graphanon.release.perturbed import PerturbedRelease
 
         if not isinstance(release, PerturbedRelease):

@@ -1,4 +1,4 @@
-"""Constraint files: lists of item sets (COAT privacy and utility constraints).
+r"""Constraint files: lists of item sets (COAT privacy and utility constraints).
 
 The format
 ----------
@@ -14,7 +14,7 @@ The format
 
 Examples
 --------
->>> parse_constraints('# privacy\\nwhole milk, yogurt\\n"a, b",butter\\n')
+>>> parse_constraints('# privacy\nwhole milk, yogurt\n"a, b",butter\n')
 [['whole milk', 'yogurt'], ['a, b', 'butter']]
 """
 
@@ -51,7 +51,7 @@ def _not_in_data(source: str, lineno: int, token: str, data, delimiter: str) -> 
 
 
 def parse_constraints(text: str, source: str = "<text>", data=None, *, delimiter: str = ",") -> list[list]:
-    """Constraints of a constraint file's text (format: see the module docstring).
+    r"""Constraints of a constraint file's text (format: see the module docstring).
 
     Parameters
     ----------
@@ -63,7 +63,7 @@ def parse_constraints(text: str, source: str = "<text>", data=None, *, delimiter
         When given, every item must be one of its items (labels are matched to
         the data's, integer FIMI items to their digits).
     delimiter : str
-        ``","`` (default) or ``"\\t"``.
+        ``","`` (default) or ``"\t"``.
 
     Returns
     -------
@@ -76,13 +76,13 @@ def parse_constraints(text: str, source: str = "<text>", data=None, *, delimiter
         Naming the source, line and item (an unknown item, an empty item, a
         broken quote).
 
-    Complexity
-    ----------
-    O(length of the text).
+    Notes
+    -----
+    Complexity: O(length of the text).
 
     Examples
     --------
-    >>> parse_constraints("a\\tb c\\n", delimiter="\\t")
+    >>> parse_constraints("a\tb c\n", delimiter="\t")
     [['a', 'b c']]
     """
     if text.startswith("\ufeff"):
@@ -136,9 +136,9 @@ def read_constraints(path: str | os.PathLike, data=None) -> list[list]:
         When the file is missing, unreadable, not UTF-8 or malformed (names
         the file, line and item).
 
-    Complexity
-    ----------
-    O(size of the file).
+    Notes
+    -----
+    Complexity: O(size of the file).
 
     Examples
     --------

@@ -93,6 +93,14 @@ def atomic_write(
         raise
 
 
+def _is_existing_file(path: Path) -> bool:
+    """Whether ``path`` names an existing file; a text no file can have (too long, a NUL) names none."""
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False
+
+
 def _same_file(a: Path, b: Path) -> bool:
     try:
         return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
@@ -107,7 +115,7 @@ def check_output(
     suffixes: Iterable[str] = (),
     option: str = "-o",
 ) -> Path:
-    """Check, before any work is done, that ``path`` can be written.
+    r"""Check, before any work is done, that ``path`` can be written.
 
     Parameters
     ----------
@@ -116,8 +124,9 @@ def check_output(
     inputs : iterable of path-like
         Files the command reads; the output may be none of them (compared by
         resolved path and :func:`os.path.samefile`, so links and ``./`` do not
-        fool it). Names that are not existing files (bundled dataset names)
-        are ignored.
+        fool it). Names that are not existing files (bundled dataset names,
+        ``--param`` values such as a list of 423 item names, texts too long
+        to be a file name) are ignored.
     suffixes : iterable of str
         Accepted endings (``".json"``, ``".json.gz"``, ``".png"``, ...),
         compared case-insensitively; empty accepts any.
@@ -134,15 +143,15 @@ def check_output(
     OutputError
         Naming the output and what to pass instead.
 
-    Complexity
-    ----------
-    O(number of inputs) file-system lookups.
+    Notes
+    -----
+    Complexity: O(number of inputs) file-system lookups.
 
     Examples
     --------
     >>> import tempfile, pathlib
     >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (folder / "data.dat").write_text("1 2\\n")
+    >>> _ = (folder / "data.dat").write_text("1 2\n")
     >>> check_output(folder / "rel.json", inputs=[folder / "data.dat"], suffixes=[".json"]).name
     'rel.json'
     >>> check_output(folder / "data.dat", inputs=[folder / "data.dat"])  # doctest: +ELLIPSIS
@@ -153,7 +162,7 @@ def check_output(
     out = Path(path)
     for source in inputs:
         source = Path(source)
-        if source.exists() and _same_file(out, source):
+        if _is_existing_file(source) and _same_file(out, source):
             raise OutputError(f"{option} {out} is an input of this command; choose another output file")
     suffixes = [s.lower() for s in suffixes]
     if suffixes and not any(out.name.lower().endswith(s) and len(out.name) > len(s) for s in suffixes):

@@ -33,6 +33,7 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -56,6 +57,9 @@ from graphanon.readwrite.text import (
     split_lines,
 )
 
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData  # data imports these readers: for the checker only
+
 __all__ = [
     "parse_basket",
     "parse_fimi",
@@ -64,6 +68,7 @@ __all__ = [
     "read_basket",
     "read_fimi",
     "read_long_csv",
+    "refuse_graphanon_file",
     "write_basket",
     "write_fimi",
     "write_long_csv",
@@ -96,8 +101,8 @@ def parse_fimi(text: str, source: str = "<text>", name: str | None = None, *, op
     return from_tokens(lengths, tokens, name, plain_integers=not leading_zero and max(map(len, tokens)) < 19)
 
 
-def read_fimi(path: str | os.PathLike, *, name: str | None = None):
-    """Read a FIMI ``.dat`` file: one record per line, space-separated integer items.
+def read_fimi(path: str | os.PathLike, *, name: str | None = None) -> TransactionData:
+    r"""Read a FIMI ``.dat`` file: one record per line, space-separated integer items.
 
     Items keep the text of the file (``7`` is the label ``"7"``); the
     vocabulary is in numeric order. Blank lines are empty records (kept, so no
@@ -121,15 +126,15 @@ def read_fimi(path: str | os.PathLike, *, name: str | None = None):
         Naming the line and token when an item is not a non-negative integer,
         or when the file is empty.
 
-    Complexity
-    ----------
-    O(N log N) for N item occurrences, vectorized after tokenizing.
+    Notes
+    -----
+    Complexity: O(N log N) for N item occurrences, vectorized after tokenizing.
 
     Examples
     --------
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "tiny.dat"
-    >>> _ = p.write_text("1 2 10\\n2 10\\n")
+    >>> _ = p.write_text("1 2 10\n2 10\n")
     >>> read_fimi(p).items
     ('1', '2', '10')
     """
@@ -160,6 +165,52 @@ def guess_format(path: str | os.PathLike) -> str:
     return {".dat": "fimi", ".csv": "csv", ".tsv": "csv", ".parquet": "parquet", ".pq": "parquet"}.get(ext, "basket")
 
 
+# the "format" tag every file graphanon writes opens with: a release, a private link, a split link
+_GRAPHANON_TAG = re.compile(r'\A\s*\{\s*"format"\s*:\s*"(graphanon-[a-z-]+/\d+)"')
+
+
+def refuse_graphanon_file(text: str, source: str) -> None:
+    r"""Refuse a file graphanon wrote (a release or a private link) given as data.
+
+    Such a file is one JSON document; read as basket data it would be one
+    basket of thousands of "items" (and a memory estimate of gigabytes).
+    The file is recognized by the ``"format"`` tag it opens with.
+
+    Parameters
+    ----------
+    text : str
+        The file's text.
+    source : str
+        The file's name, for the message.
+
+    Raises
+    ------
+    DataFormatError
+        When ``text`` opens with a ``graphanon-...`` format tag.
+
+    Examples
+    --------
+    >>> refuse_graphanon_file('{"format": "graphanon-release/2", "kind": "global"}', "rel.json")
+    Traceback (most recent call last):
+    ...
+    graphanon.errors.DataFormatError: rel.json is a graphanon release file (graphanon-release/2), not data: give the original data as INPUT; a release is read by 'graphanon audit INPUT RELEASE' or graphanon.release.load_release
+    >>> refuse_graphanon_file("1 2 3\n", "data.dat")
+    """
+    found = _GRAPHANON_TAG.match(text[:4096])
+    if found is None:
+        return
+    tag = found.group(1)
+    if tag.startswith("graphanon-release/"):
+        raise DataFormatError(
+            f"{source} is a graphanon release file ({tag}), not data: give the original data as INPUT; "
+            "a release is read by 'graphanon audit INPUT RELEASE' or graphanon.release.load_release"
+        )
+    raise DataFormatError(
+        f"{source} is a graphanon private link file ({tag}), not data: give the original data as INPUT; "
+        "a link is read by 'graphanon audit --link' or graphanon.release.load_link"
+    )
+
+
 def read_any(
     path: str | os.PathLike,
     fmt: str | None = None,
@@ -170,8 +221,8 @@ def read_any(
     label: str | None = None,
     name: str | None = None,
     option_names: Mapping[str, str] | None = None,
-):
-    """Read a data file in a named format, or one told by its name and content.
+) -> TransactionData:
+    r"""Read a data file in a named format, or one told by its name and content.
 
     Parameters
     ----------
@@ -182,7 +233,7 @@ def read_any(
         files the delimiter sniffed as in :func:`read_basket`. Parquet (long
         or list form) is read by :func:`graphanon.readwrite.parquet.read_parquet`.
     delimiter : str, optional
-        CSV field delimiter (default ``","``, ``"\\t"`` for ``.tsv``) or basket
+        CSV field delimiter (default ``","``, ``"\t"`` for ``.tsv``) or basket
         item delimiter. FIMI takes none.
     tid, item, label : str
         Long CSV or Parquet columns (see :func:`read_long_csv`).
@@ -199,13 +250,15 @@ def read_any(
     Raises
     ------
     DataFormatError, ParameterError
-        An unknown format, a delimiter given for FIMI, or any reader error.
+        An unknown format, a delimiter given for FIMI, a file graphanon wrote
+        (a release or a private link, see :func:`refuse_graphanon_file`), or
+        any reader error.
 
     Examples
     --------
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "codes.txt"
-    >>> _ = p.write_text("001 010\\n250\\n")
+    >>> _ = p.write_text("001 010\n250\n")
     >>> read_any(p)
     Traceback (most recent call last):
     ...
@@ -236,6 +289,7 @@ def read_any(
             f"as {fmt}, which has no labels: drop it, or give the data as {say_option(option_names, 'fmt', 'csv')}"
         )
     text = read_all(path)
+    refuse_graphanon_file(text, source)
     if fmt == "fimi":
         return parse_fimi(text, source, name, option_names=option_names)
     if fmt == "csv":

@@ -13,10 +13,14 @@ import csv
 import io
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from graphanon.errors import DataFormatError
 from graphanon.readwrite.files import atomic_write
 from graphanon.readwrite.text import FIMI_TOKEN, check_delimiter, read_all, say_option, split_lines
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData  # data imports these readers: for the checker only
 
 __all__ = ["parse_basket", "parse_long_csv", "read_basket", "read_long_csv", "write_basket", "write_long_csv"]
 
@@ -36,8 +40,8 @@ def parse_long_csv(
     """Parse long-format CSV text (see :func:`read_long_csv`)."""
     from graphanon.data import from_iterable
 
-    delimiter = check_delimiter(delimiter, option_names)
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    field_delimiter = check_delimiter(delimiter, option_names) or ","
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=field_delimiter)
     try:
         header = [h.strip() for h in next(reader)]
     except StopIteration:
@@ -104,8 +108,8 @@ def read_long_csv(
     label: str | None = None,
     delimiter: str = ",",
     name: str | None = None,
-):
-    """Read long-format CSV: one ``(transaction id, item)`` pair per row.
+) -> TransactionData:
+    r"""Read long-format CSV: one ``(transaction id, item)`` pair per row.
 
     Parameters
     ----------
@@ -135,15 +139,15 @@ def read_long_csv(
         delimiter the header seems to use), a row with too few fields, an
         empty transaction id, conflicting labels.
 
-    Complexity
-    ----------
-    O(rows), one Python step per row.
+    Notes
+    -----
+    Complexity: O(rows), one Python step per row.
 
     Examples
     --------
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "codes.csv"
-    >>> _ = p.write_text("tid;item\\n1;001\\n1;250\\n2;-1\\n")
+    >>> _ = p.write_text("tid;item\n1;001\n1;250\n2;-1\n")
     >>> read_long_csv(p, delimiter=";").items
     ('-1', '001', '250')
     """
@@ -224,7 +228,7 @@ def read_basket(
     quotechar: str | None = '"',
     name: str | None = None,
 ):
-    """Read basket text: one record per line, items separated by ``delimiter``.
+    r"""Read basket text: one record per line, items separated by ``delimiter``.
 
     Parameters
     ----------
@@ -251,15 +255,15 @@ def read_basket(
         For an empty file, an unterminated quote (naming the line) or an
         ambiguous separator.
 
-    Complexity
-    ----------
-    O(characters in the file).
+    Notes
+    -----
+    Complexity: O(characters in the file).
 
     Examples
     --------
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "baskets.txt"
-    >>> _ = p.write_text('whole milk,"nuts, salted"\\n001 010\\n', encoding="utf-8")
+    >>> _ = p.write_text('whole milk,"nuts, salted"\n001 010\n', encoding="utf-8")
     >>> read_basket(p).record(0) == {"whole milk", "nuts, salted"}
     True
     """
@@ -270,7 +274,7 @@ def read_basket(
 
 def write_basket(data, path: str | os.PathLike, *, delimiter: str = ",") -> None:
     """Write basket text; labels containing the delimiter, quotes or edge spaces are quoted."""
-    delimiter = check_delimiter(delimiter)
+    delimiter = check_delimiter(delimiter) or ","
     lines = []
     for i in range(data.n_records):
         out = []

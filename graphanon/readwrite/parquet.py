@@ -151,9 +151,9 @@ def read_parquet(
     ParameterError
         pyarrow is not installed.
 
-    Complexity
-    ----------
-    O(rows) in Arrow and numpy kernels (a dictionary encoding and a sort of
+    Notes
+    -----
+    Complexity: O(rows) in Arrow and numpy kernels (a dictionary encoding and a sort of
     the codes per batch), no Python step per value or per distinct value;
     memory is one batch plus the occurrence arrays.
 
@@ -272,9 +272,9 @@ def write_parquet(
         records, so a record never spans two row groups and a row group's id
         dictionary holds only its own records).
 
-    Complexity
-    ----------
-    O(occurrences) in numpy/Arrow; no Python step per occurrence.
+    Notes
+    -----
+    Complexity: O(occurrences) in numpy/Arrow; no Python step per occurrence.
     """
     pa, _, pq = _arrow()
     if form not in ("long", "list"):

@@ -32,7 +32,7 @@ def say_option(option_names: Mapping[str, str] | None, name: str, value: str) ->
 
 
 def check_delimiter(value: str | None, option_names=None) -> str | None:
-    """A one-character delimiter (``tab``, ``\\t``, ``space`` are accepted by name)."""
+    r"""A one-character delimiter (``tab``, ``\t``, ``space`` are accepted by name)."""
     if value is None:
         return None
     value = DELIMITER_WORDS.get(value.lower(), value) if isinstance(value, str) else value
@@ -107,8 +107,8 @@ def from_tokens(lengths: np.ndarray, tokens: list[str], name: str | None, *, pla
         ids = np.searchsorted(distinct, values)
         vocab = [str(v) for v in distinct.tolist()]
     else:
-        vocab, ids = np.unique(np.array(tokens), return_inverse=True)
-        vocab = [str(v) for v in vocab]
+        distinct_tokens, ids = np.unique(np.array(tokens), return_inverse=True)
+        vocab = [str(v) for v in distinct_tokens]
         order = sorted(range(len(vocab)), key=lambda j: natural_key(vocab[j]))
         rank = np.empty(len(vocab), dtype=np.int64)
         rank[order] = np.arange(len(vocab))

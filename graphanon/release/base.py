@@ -22,7 +22,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Iterable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -31,6 +31,9 @@ from graphanon.errors import GraphanonError, ParameterError, ReleaseFormatError
 from graphanon.readwrite.files import atomic_write, dumps_json
 from graphanon.release.fingerprint import FINGERPRINT_KEYS
 from graphanon.utils.registry import LazyRegistry
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
 
 __all__ = ["FORMAT_TAG", "PUBLISHED_PARAMS", "Release", "check_published_params", "load_release", "release_kinds"]
 
@@ -253,6 +256,7 @@ class Release(ABC):
     kind: ClassVar[str] = ""
 
     def __init_subclass__(cls, **kwargs) -> None:
+        """Register a release kind under its ``kind`` tag (what :func:`load_release` reads)."""
         super().__init_subclass__(**kwargs)
         if cls.kind:
             _KINDS.register(cls.kind, cls)
@@ -270,11 +274,13 @@ class Release(ABC):
         self.params = json_params(params)
         self._n_records = int(n_records)
         self.fingerprint = _check_fingerprint(fingerprint)
-        self.link = None
-        self.trace = None
+        # the private link (ReleaseLink, or SplitLink for split records) and the family's frozen trace
+        self.link: Any = None
+        self.trace: Any = None
 
     @property
     def n_records(self) -> int:
+        """The number of published records."""
         return self._n_records
 
     @property
@@ -285,6 +291,7 @@ class Release(ABC):
         return self._pseudonyms
 
     def __len__(self) -> int:
+        """The number of published records."""
         return self.n_records
 
     # -------------------------------------------------------------- to implement
@@ -294,17 +301,19 @@ class Release(ABC):
 
     @abstractmethod
     def estimate_count(self, include: Iterable[Hashable], exclude: Iterable[Hashable] = ()) -> float:
-        """Expected number of records holding all of ``include`` and none of
-        ``exclude`` (original item labels), over the release's possible worlds."""
+        """Expected number of records holding all of ``include`` and none of ``exclude`` (original item labels), over the release's possible worlds."""
 
     @abstractmethod
-    def match_counts(self, original) -> np.ndarray:
+    def match_counts(self, original: TransactionData) -> np.ndarray:
         """Per original record, the number of published records it may be."""
 
     @abstractmethod
-    def match_graph(self, original, *, max_edges: int = 2_000_000):
-        """Bipartite :class:`networkx.DiGraph`: ``("orig", i) -> ("pub", j)``
-        when published record ``j`` may stand for original record ``i``."""
+    def match_graph(self, original: TransactionData, *, max_edges: int = 2_000_000):
+        """Bipartite :class:`networkx.DiGraph`.
+
+        ``("orig", i) -> ("pub", j)`` when published record ``j`` may stand for original
+        record ``i``.
+        """
 
     @abstractmethod
     def _permute_rows(self, order: np.ndarray) -> None:
@@ -321,7 +330,14 @@ class Release(ABC):
 
     # -------------------------------------------------------------- shared
     def to_text(self, limit: int | None = None) -> str:
-        """One line per published row: ``pseudonym: published record``."""
+        """One line per published row: ``pseudonym: published record``.
+
+        Items are separated by spaces; a label holding white space, a comma,
+        a bracket or a double quote is printed in double quotes (inner quotes
+        doubled, as in CSV), and a merged item lists its members as
+        ``(a,"b, c")`` (:func:`graphanon.utils.labels.display_published`). The
+        saved file is not affected: it holds labels as JSON strings.
+        """
         n = self.n_records if limit is None else min(limit, self.n_records)
         lines = [f"p{i + 1}: {self.render_record(i)}" for i in range(n)]
         if n < self.n_records:
@@ -373,7 +389,7 @@ class Release(ABC):
         kind = doc.get("kind")
         if kind not in _KINDS:
             raise ReleaseFormatError(f"unknown release kind {kind!r}; known: {sorted(release_kinds())}")
-        kind_class = _KINDS.get(kind)
+        kind_class = _KINDS.get(str(kind))
         for key in ("algorithm", "params", "n_records"):
             if key not in doc:
                 raise ReleaseFormatError(f"release document has no {key!r} field")
@@ -387,6 +403,7 @@ class Release(ABC):
         return release
 
     def __repr__(self) -> str:
+        """A short summary: kind, algorithm, records."""
         return f"<{type(self).__name__} by {self.algorithm!r}: {self.n_records} records>"
 
 

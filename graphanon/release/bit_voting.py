@@ -22,6 +22,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
+import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
 from graphanon.counting.bitset import pack_words, vote_words, words_to_csr
 from graphanon.counting.rows import bool_csr
 from graphanon.errors import ParameterError
@@ -50,9 +51,9 @@ def bit_vote(X, members: sp.csr_array) -> tuple[sp.csr_array, sp.csr_array, np.n
     threshold : ndarray (m,)
         ``max_i H(base_j, X_i)`` over the preimages ``i`` of ``j``.
 
-    Complexity
-    ----------
-    O(nnz(members) * average record length) time; memory O(nnz(members) +
+    Notes
+    -----
+    Complexity: O(nnz(members) * average record length) time; memory O(nnz(members) +
     nnz(X)) plus one block of gathered rows (the thresholds are computed
     in edge blocks).
     """
@@ -222,9 +223,9 @@ def match_possible_worlds(base, distance, threshold, Y, max_edges: int):
     overflow : bool
         Whether there were more than ``max_edges`` matches.
 
-    Complexity
-    ----------
-    O(sum over published records of the postings of their base and distance
+    Notes
+    -----
+    Complexity: O(sum over published records of the postings of their base and distance
     items) with an inverted index (the records' CSC); memory O(n + d + max_edges).
 
     Examples

@@ -58,9 +58,9 @@ def data_fingerprint(data, *, salt: str) -> dict:
     dict
         ``{"salt", "digest", "records", "items", "occurrences"}``.
 
-    Complexity
-    ----------
-    O(occurrences + n log n + d log d): canonical item ranks, rows sorted by
+    Notes
+    -----
+    Complexity: O(occurrences + n log n + d log d): canonical item ranks, rows sorted by
     a vectorized set hash, one SHA-256 pass over the canonical arrays.
     """
     canon, vocabulary = _canonical(data)

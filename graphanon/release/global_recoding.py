@@ -16,6 +16,7 @@ from graphanon.release.base import Release, json_items, json_labels, match_digra
 from graphanon.utils.labels import (
     as_label,
     as_labels,
+    display_published,
     set_label,  # noqa: F401  (re-exported: its old home)
 )
 
@@ -46,6 +47,7 @@ class PublishedItem:
 
     @property
     def is_generalized(self) -> bool:
+        """Whether the item stands for more than one leaf."""
         return self.leaves > 1
 
 
@@ -130,7 +132,7 @@ class GlobalRecoding(Release):
         recs = sp.csr_array((np.ones(recs.nnz, bool), recs.indices, recs.indptr), shape=recs.shape)
         recs.sort_indices()
         self.records = recs
-        self._csc = None
+        self._csc: sp.csc_array | None = None
         self.universe = int(universe)
         self.suppressed = None if suppressed is None else tuple(suppressed)
         self.n_suppressed = (
@@ -144,7 +146,7 @@ class GlobalRecoding(Release):
     @classmethod
     def from_mapping(
         cls,
-        data,
+        data: TransactionData,
         mapping: Mapping[Hashable, Hashable | None],
         *,
         leaves: Mapping[Hashable, int] | None = None,
@@ -201,6 +203,7 @@ class GlobalRecoding(Release):
     # ------------------------------------------------------------------ views
     @property
     def n_published_items(self) -> int:
+        """The number of published items."""
         return len(self.published_items)
 
     @property
@@ -212,7 +215,7 @@ class GlobalRecoding(Release):
         """Index of the published item standing for original ``item`` (-1 if suppressed/unknown)."""
         return self._owner.get(item, -1)
 
-    def code_for(self, data) -> np.ndarray:
+    def code_for(self, data: TransactionData) -> np.ndarray:
         """For each item of ``data``, its published item index (-1 when suppressed)."""
         return np.array([self._owner.get(x, -1) for x in data.items], dtype=np.int64)
 
@@ -221,8 +224,7 @@ class GlobalRecoding(Release):
         return [x for x in data.items if x not in self._owner]
 
     def published_data(self):
-        """The published records as :class:`~graphanon.data.TransactionData`
-        over published item labels."""
+        """The published records as :class:`~graphanon.data.TransactionData` over published item labels."""
         return TransactionData(
             self.records,
             [pi.label for pi in self.published_items],
@@ -232,16 +234,22 @@ class GlobalRecoding(Release):
         )
 
     def render_record(self, i: int) -> str:
+        """Text of published record ``i``: its items, quoted as :func:`display_published` says."""
         r = self.records
-        return " ".join(str(self.published_items[g].label) for g in r.indices[r.indptr[i] : r.indptr[i + 1]])
+        items = self.published_items
+        return " ".join(
+            display_published(items[g].label, items[g].members) for g in r.indices[r.indptr[i] : r.indptr[i + 1]]
+        )
 
     # ------------------------------------------------------------------ queries
     def estimate_count(self, include: Iterable[Hashable], exclude: Iterable[Hashable] = ()) -> float:
+        """Records holding every ``include`` item and no ``exclude`` item, expected over the recoding's possible worlds."""
         include, exclude = set(as_labels(include)), set(as_labels(exclude))
         if include & exclude:
             return 0.0
         if self._csc is None:
             self._csc = self.records.tocsc()
+        col = self._csc
         touched: dict[int, list[int]] = {}
         for it in include:
             g = self._owner.get(it, -1)
@@ -255,7 +263,6 @@ class GlobalRecoding(Release):
         prob = np.ones(self.n_records)
         for g, (n_inc, n_exc) in touched.items():
             s = len(self.published_items[g].members)
-            col = self._csc
             rows = col.indices[col.indptr[g] : col.indptr[g + 1]]
             # P(a uniform non-empty subset of s members holds the n_inc and avoids the n_exc)
             free = s - n_inc - n_exc
@@ -279,7 +286,7 @@ class GlobalRecoding(Release):
     def _row_keys(m: sp.csr_array) -> list[bytes]:
         return [m.indices[m.indptr[i] : m.indptr[i + 1]].tobytes() for i in range(m.shape[0])]
 
-    def match_counts(self, original) -> np.ndarray:
+    def match_counts(self, original: TransactionData) -> np.ndarray:
         """Per original record: how many published records equal its recoding."""
         keys_orig = self._row_keys(self._original_codes(original))
         keys_pub = self._row_keys(self.records)
@@ -288,7 +295,8 @@ class GlobalRecoding(Release):
             count[key] = count.get(key, 0) + 1
         return np.array([count.get(key, 0) for key in keys_orig], dtype=np.int64)
 
-    def match_graph(self, original, *, max_edges: int = 2_000_000) -> nx.DiGraph:
+    def match_graph(self, original: TransactionData, *, max_edges: int = 2_000_000) -> nx.DiGraph:
+        """Bipartite graph: original record ``i`` -> published row ``j`` when ``j`` is ``i``'s recoding."""
         keys_orig = self._row_keys(self._original_codes(original))
         keys_pub = self._row_keys(self.records)
         by_key: dict[bytes, list[int]] = {}

@@ -100,6 +100,7 @@ class ReleaseLink:
         self.data_digest = data_digest
 
     def __len__(self) -> int:
+        """The number of records linked."""
         return len(self.row_of_record)
 
     def rows_for(self, original) -> np.ndarray:
@@ -158,6 +159,7 @@ class ReleaseLink:
         atomic_write(path, data, private=True)
 
     def __repr__(self) -> str:
+        """A short summary, marked private."""
         return f"<ReleaseLink (private): {len(self)} records>"
 
 

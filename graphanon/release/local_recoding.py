@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import networkx as nx
 import numpy as np
@@ -39,6 +40,10 @@ import scipy.sparse as sp
 
 from graphanon.errors import ParameterError, ReleaseFormatError
 from graphanon.release.base import Release, json_items, json_labels, match_digraph, permute_rows
+from graphanon.utils.labels import display_label
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
 
 __all__ = ["LocalRecoding", "PublishedNode", "local_recoding_from_counts", "records_fitting"]
 
@@ -131,10 +136,14 @@ class LocalRecoding(Release):
 
     # ------------------------------------------------------------------ views
     def render_record(self, i: int) -> str:
+        """Text of published record ``i``.
+
+        Its nodes, repeated by count, quoted as :func:`display_label` says.
+        """
         r = self.records
         lo, hi = r.indptr[i], r.indptr[i + 1]
         return " ".join(
-            str(self.nodes[x].label) for x, c in zip(r.indices[lo:hi], r.data[lo:hi]) for _ in range(int(c))
+            display_label(self.nodes[x].label) for x, c in zip(r.indices[lo:hi], r.data[lo:hi]) for _ in range(int(c))
         )
 
     def group_ids(self) -> np.ndarray:
@@ -153,9 +162,10 @@ class LocalRecoding(Release):
         Returns the labels and a boolean CSR matrix; the input of k^m audits.
         """
         r = self.records
-        col = {}
-        labels = []
-        rows, cols = [], []
+        col: dict = {}
+        labels: list = []
+        rows: list = []
+        cols: list = []
         for i in range(self.n_records):
             for x, c in zip(r.indices[r.indptr[i] : r.indptr[i + 1]], r.data[r.indptr[i] : r.indptr[i + 1]]):
                 for t in range(int(c)):
@@ -175,7 +185,10 @@ class LocalRecoding(Release):
 
     # ------------------------------------------------------------------ structure over items
     def member_matrix(self, items: Sequence[Hashable]) -> sp.csr_array:
-        """``(len(items), n_nodes)`` int64 incidence: ``[j, x] = 1`` when item ``j`` is under published node ``x``."""
+        """``(len(items), n_nodes)`` int64 incidence.
+
+        ``[j, x] = 1`` when item ``j`` is under published node ``x``.
+        """
         pos = {x: j for j, x in enumerate(items)}
         rows, cols = [], []
         for g, nd in enumerate(self.nodes):
@@ -237,6 +250,7 @@ class LocalRecoding(Release):
         return -np.expm1(total)
 
     def estimate_count(self, include: Iterable[Hashable], exclude: Iterable[Hashable] = ()) -> float:
+        """Records holding every ``include`` item and no ``exclude`` item, expected over the possible worlds."""
         include, exclude = set(include), set(exclude)
         if include & exclude:
             return 0.0
@@ -264,7 +278,7 @@ class LocalRecoding(Release):
         out.sort_indices()
         return out
 
-    def _match_sets(self, original):
+    def _match_sets(self, original: TransactionData):
         if original.n_records != self.n_records:
             raise ParameterError(
                 f"the original data has {original.n_records} records but the release {self.n_records}"
@@ -285,7 +299,7 @@ class LocalRecoding(Release):
             out.append((members[bounds[groups[j]] : bounds[groups[j] + 1]], recs))
         return out
 
-    def match_counts(self, original) -> np.ndarray:
+    def match_counts(self, original: TransactionData) -> np.ndarray:
         """Per original record, the number of published rows it may be.
 
         Complexity: O(groups * n) -- one vectorized pass per distinct published record.
@@ -295,7 +309,8 @@ class LocalRecoding(Release):
             counts[recs] += len(rows)
         return counts
 
-    def match_graph(self, original, *, max_edges: int = 2_000_000) -> nx.DiGraph:
+    def match_graph(self, original: TransactionData, *, max_edges: int = 2_000_000) -> nx.DiGraph:
+        """Bipartite graph: original record ``i`` -> published row ``j`` when ``j`` may stand for ``i``."""
         sets = self._match_sets(original)
         n_edges = sum(len(a) * len(b) for a, b in sets)
         edges = ((i, j) for rows, recs in sets for i in recs for j in rows)

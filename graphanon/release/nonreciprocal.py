@@ -21,6 +21,7 @@ worlds) and Sec. 4 (bit voting: "Fifth, for each anonymized record ...").
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -34,7 +35,10 @@ from graphanon.release.bit_voting import (
     match_possible_worlds,
     possible_world_counts,
 )
-from graphanon.utils.labels import as_labels
+from graphanon.utils.labels import as_labels, display_label
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
 
 __all__ = ["NonreciprocalRelease", "bit_vote", "possible_world_counts"]
 
@@ -107,17 +111,24 @@ class NonreciprocalRelease(Release):
         self.labels = None if labels is None else tuple(labels)
         if self.labels is not None and len(self.labels) != n:
             raise ReleaseFormatError(f"{len(self.labels)} labels for {n} records")
-        self._logcum = None
+        self._logcum: np.ndarray | None = None
 
     # ------------------------------------------------------------------ protocol
     def render_record(self, i: int) -> str:
-        b = " ".join(str(self.items[j]) for j in self.base.indices[self.base.indptr[i] : self.base.indptr[i + 1]])
+        """Text of published row ``i``.
+
+        Base, distance, threshold (and label), quoted as :func:`display_label` says.
+        """
+        b = " ".join(
+            display_label(self.items[j]) for j in self.base.indices[self.base.indptr[i] : self.base.indptr[i + 1]]
+        )
         d = " ".join(
-            str(self.items[j]) for j in self.distance.indices[self.distance.indptr[i] : self.distance.indptr[i + 1]]
+            display_label(self.items[j])
+            for j in self.distance.indices[self.distance.indptr[i] : self.distance.indptr[i + 1]]
         )
         text = f"{b or '{}'} | distance: {d or '{}'} | threshold {int(self.threshold[i])}"
         if self.labels is not None:
-            text += f" | label {self.labels[i]}"
+            text += f" | label {display_label(self.labels[i])}"
         return text
 
     def bitmap_strings(self, i: int) -> tuple[str, str]:
@@ -137,8 +148,7 @@ class NonreciprocalRelease(Release):
         return np.array(sorted(set(out)), dtype=np.int64)
 
     def world_probabilities(self, include: Iterable[Hashable], exclude: Iterable[Hashable] = ()) -> np.ndarray:
-        """Per published record, the fraction of its possible worlds holding all of
-        ``include`` and none of ``exclude``.
+        """Per published record, the fraction of its possible worlds holding all of ``include`` and none of ``exclude``.
 
         Worlds are counted combinatorially: with ``m`` distance positions,
         threshold ``t``, ``a`` query positions that must flip and ``f`` free
@@ -170,29 +180,28 @@ class NonreciprocalRelease(Release):
         t = self.threshold
         if self._logcum is None:
             self._logcum = log_cum_binom(int(m.max()) if n else 0)
+        logcum = self._logcum
         free = m - fixed
         budget = t - flips
         good = ok & (budget >= 0)
         out = np.zeros(n)
         g = np.flatnonzero(good)
-        num = self._logcum[free[g], np.minimum(budget[g], free[g])]
-        den = self._logcum[m[g], np.minimum(t[g], m[g])]
+        num = logcum[free[g], np.minimum(budget[g], free[g])]
+        den = logcum[m[g], np.minimum(t[g], m[g])]
         out[g] = np.exp(num - den)
         return out
 
     def estimate_count(self, include: Iterable[Hashable], exclude: Iterable[Hashable] = ()) -> float:
-        """Expected number of records holding all of ``include`` and none of ``exclude``,
-        each published record's possible worlds being equally likely.
+        """Expected number of records holding all of ``include`` and none of ``exclude``, each published record's possible worlds being equally likely.
 
-        Complexity
-        ----------
-        O(n (|include| + |exclude|)) after an O(m_max^2) binomial table.
+        Notes
+        -----
+        Complexity: O(n (|include| + |exclude|)) after an O(m_max^2) binomial table.
         """
         return float(self.world_probabilities(include, exclude).sum())
 
     def _original_matrix(self, original) -> tuple[sp.csr_array, np.ndarray]:
-        """Original records in this release's columns, and a mask of records holding
-        items outside the release vocabulary (those match nothing)."""
+        """Original records in this release's columns, and a mask of records holding items outside the release vocabulary (those match nothing)."""
         cols = np.array([self._index.get(x, -1) for x in original.items], dtype=np.int64)
         X = sp.csr_array(original.matrix)
         unknown = np.zeros(original.n_records, dtype=bool)
@@ -219,14 +228,16 @@ class NonreciprocalRelease(Release):
             eo, ep = eo[keep], ep[keep]
         return po, pp, eo, ep, overflow
 
-    def match_counts(self, original) -> np.ndarray:
+    def match_counts(self, original: TransactionData) -> np.ndarray:
         """Per original record, the number of published records whose possible worlds contain it."""
         return self._matches(original, 0)[0]
 
-    def match_graph(self, original, *, max_edges: int = 2_000_000):
-        """Bipartite DiGraph ``("orig", i) -> ("pub", j)``: original record ``i`` lies in the
-        possible worlds of published record ``j`` (equal to the base outside the distance
-        positions, within the threshold on them)."""
+    def match_graph(self, original: TransactionData, *, max_edges: int = 2_000_000):
+        """Bipartite DiGraph ``("orig", i) -> ("pub", j)``.
+
+        Original record ``i`` lies in the possible worlds of published record ``j`` (equal
+        to the base outside the distance positions, within the threshold on them).
+        """
         eo, ep = self.match_arrays(original, max_edges=max_edges)
         return match_digraph(original.n_records, self.n_records, zip(eo, ep, strict=True), n_edges=len(eo),
                              max_edges=max_edges)
@@ -293,7 +304,7 @@ class NonreciprocalRelease(Release):
     @classmethod
     def from_preimages(
         cls,
-        data,
+        data: TransactionData,
         members: sp.csr_array,
         row_of_record: np.ndarray,
         *,
@@ -331,6 +342,7 @@ class NonreciprocalRelease(Release):
         )
 
     def __repr__(self) -> str:
+        """A short summary: algorithm, records, mean threshold."""
         return (
             f"<NonreciprocalRelease by {self.algorithm!r}: {self.n_records} records, "
             f"mean threshold {self.threshold.mean() if self.n_records else 0:.2f}>"

@@ -53,6 +53,7 @@ from graphanon.errors import ParameterError, ReleaseFormatError
 from graphanon.readwrite.files import atomic_write
 from graphanon.release.base import Release, json_label, match_digraph, read_json_file
 from graphanon.release.fingerprint import data_fingerprint, ordered_digest
+from graphanon.utils.labels import display_label
 from graphanon.utils.randomness import secret_generator
 
 __all__ = ["MOVES", "PerturbedRelease", "SplitLink", "load_split_link", "publish_split"]
@@ -111,10 +112,10 @@ class PerturbedRelease(Release):
         self.records = recs
         self.moves = moves
         self._index = {x: j for j, x in enumerate(self.items)}
-        self._bitmaps = None
+        self._bitmaps: VerticalBitmaps | None = None
 
     @classmethod
-    def from_matrix(cls, data, matrix, *, moves: str, algorithm: str = "custom", params: dict | None = None):
+    def from_matrix(cls, data: TransactionData, matrix, *, moves: str, algorithm: str = "custom", params: dict | None = None):
         """A row-aligned release over ``data``'s items, keeping only items that occur.
 
         ``matrix`` has ``data``'s item columns; columns no row holds are dropped
@@ -134,6 +135,7 @@ class PerturbedRelease(Release):
 
     @property
     def conserves_items(self) -> bool:
+        """Whether the moves keep every item occurrence (swaps and splits do; removals do not)."""
         return self.moves in ("swap", "split")
 
     # ------------------------------------------------------------------ views
@@ -161,8 +163,9 @@ class PerturbedRelease(Release):
         return out
 
     def render_record(self, i: int) -> str:
+        """Text of published row ``i``: its items, quoted as :func:`display_label` says."""
         r = self.records
-        return " ".join(str(self.items[j]) for j in r.indices[r.indptr[i] : r.indptr[i + 1]])
+        return " ".join(display_label(self.items[j]) for j in r.indices[r.indptr[i] : r.indptr[i + 1]])
 
     # ------------------------------------------------------------------ queries
     def estimate_count(self, include: Iterable[Hashable], exclude: Iterable[Hashable] = ()) -> float:
@@ -172,18 +175,19 @@ class PerturbedRelease(Release):
             return 0.0
         if self._bitmaps is None:
             self._bitmaps = VerticalBitmaps(self.records)
-        bm = self._bitmaps.bitmap([self._index[x] for x in include])
+        bitmaps = self._bitmaps
+        bm = bitmaps.bitmap([self._index[x] for x in include])
         for x in exclude:
             if x in self._index:
-                bm = bm & ~self._bitmaps.bits[self._index[x]]
+                bm = bm & ~bitmaps.bits[self._index[x]]
         return float(np.bitwise_count(bm).sum())
 
     # ------------------------------------------------------------------ matching
-    def match_counts(self, original) -> np.ndarray:
+    def match_counts(self, original: TransactionData) -> np.ndarray:
         """Every row may stand for every record (see the module notes): ``n_rows`` per record."""
         return np.full(original.n_records, self.n_records, dtype=np.int64)
 
-    def match_graph(self, original, *, max_edges: int = 2_000_000) -> nx.DiGraph:
+    def match_graph(self, original: TransactionData, *, max_edges: int = 2_000_000) -> nx.DiGraph:
         """The complete bipartite graph (refused beyond ``max_edges``)."""
         n, m = original.n_records, self.n_records
         edges = ((i, j) for i in range(n) for j in range(m))
@@ -265,6 +269,7 @@ class SplitLink:
         return np.flatnonzero(self.record_of_row == int(i))
 
     def to_dict(self) -> dict:
+        """The private JSON document (what :meth:`save` writes)."""
         return {
             "format": SPLIT_LINK_TAG,
             "never_publish": True,
@@ -280,6 +285,7 @@ class SplitLink:
         atomic_write(Path(path), json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False), private=True)
 
     def __repr__(self) -> str:
+        """A short summary, marked private."""
         return f"<SplitLink (private): {len(self.record_of_row)} rows of {self.n_records} records>"
 
 
@@ -302,9 +308,9 @@ def publish_split(data, release: PerturbedRelease, owner, *, unsafe_secret_seed:
     rows are shuffled by the secret generator, the data fingerprint attached,
     and ``release.link`` set to a private :class:`SplitLink`.
 
-    Complexity
-    ----------
-    O(rows + occurrences) plus the fingerprint.
+    Notes
+    -----
+    Complexity: O(rows + occurrences) plus the fingerprint.
     """
     owner = np.asarray(owner, dtype=np.int64)
     if len(owner) != release.n_records:

@@ -31,6 +31,8 @@ Examples
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import numpy as np
 
 from graphanon.errors import ParameterError
@@ -39,16 +41,18 @@ from graphanon.release.fingerprint import data_fingerprint, ordered_digest
 from graphanon.release.link import ReleaseLink
 from graphanon.utils.randomness import secret_generator
 
+R = TypeVar("R", bound=Release)
+
 __all__ = ["publish"]
 
 
 def publish(
     data,
-    release: Release,
+    release: R,
     *,
     unsafe_secret_seed: int | None = None,
     secret: np.random.Generator | None = None,
-) -> Release:
+) -> R:
     """Shuffle a row-aligned release, attach its data fingerprint and private link.
 
     Parameters
@@ -70,9 +74,9 @@ def publish(
     Release
         ``release`` itself, rows shuffled, with ``fingerprint`` and ``link`` set.
 
-    Complexity
-    ----------
-    O(n + occurrences) for the shuffle, plus the fingerprint
+    Notes
+    -----
+    Complexity: O(n + occurrences) for the shuffle, plus the fingerprint
     (O(occurrences + n log n)).
     """
     if secret is not None and unsafe_secret_seed is not None:

@@ -1,6 +1,4 @@
-"""Tree builders behind :meth:`graphanon.taxonomy.Taxonomy.from_level_table` and
-:meth:`~graphanon.taxonomy.Taxonomy.balanced`: each returns the rooted
-:class:`networkx.DiGraph` (parent -> child) that ``Taxonomy`` then checks.
+"""Tree builders behind :meth:`graphanon.taxonomy.Taxonomy.from_level_table` and :meth:`~graphanon.taxonomy.Taxonomy.balanced`: each returns the rooted :class:`networkx.DiGraph` (parent -> child) that ``Taxonomy`` then checks.
 
 Examples
 --------
@@ -26,15 +24,15 @@ __all__ = ["balanced_graph", "level_table_graph"]
 def level_table_graph(rows: Iterable[Sequence[Hashable]], *, root: Hashable = "ALL",
                       source: str = "<table>") -> nx.DiGraph:
     """The tree of rows ``(item, level_d, ..., level_1)`` (see ``Taxonomy.from_level_table``)."""
-    rows = [[c.strip() if isinstance(c, str) else c for c in r] for r in rows]
+    table: list[list[Hashable]] = [[c.strip() if isinstance(c, str) else c for c in r] for r in rows]
     root = as_label(root, "taxonomy root")
-    if not rows:
+    if not table:
         raise TaxonomyError(f"{source}: no rows (the taxonomy table is empty)")
-    width = len(rows[0])
+    width = len(table[0])
     if width < 2:
         raise TaxonomyError(f"{source}: a level table needs columns item,level_d,...,level_1")
     items = set()
-    for lineno, r in enumerate(rows, start=1):
+    for lineno, r in enumerate(table, start=1):
         if len(r) != width:
             raise TaxonomyError(f"{source}, row {lineno}: {len(r)} columns, expected {width}")
         if any(c == "" for c in r):
@@ -44,7 +42,7 @@ def level_table_graph(rows: Iterable[Sequence[Hashable]], *, root: Hashable = "A
         except DataFormatError as exc:
             raise TaxonomyError(f"{source}, row {lineno}: {exc}") from None
         items.add(r[0])
-    names_at: list[set] = [set(r[j] for r in rows) for j in range(width)]
+    names_at: list[set] = [set(r[j] for r in table) for j in range(width)]
 
     def node(j: int, name):
         if j == 0:
@@ -53,7 +51,7 @@ def level_table_graph(rows: Iterable[Sequence[Hashable]], *, root: Hashable = "A
         return f"{name} [level {width - j}]" if clash else name
 
     edges = set()
-    for r in rows:
+    for r in table:
         chain = [node(j, r[j]) for j in range(width)] + [root]
         for child, parent in zip(chain, chain[1:]):
             edges.add((parent, child))

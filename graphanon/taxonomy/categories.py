@@ -66,9 +66,9 @@ def random_categories(items: Sequence[Hashable], n_categories: int, *, rng=0) ->
     ItemGroups
         Categories named ``"g1" .. "gN"``; sizes ``floor(d/N)`` or ``ceil(d/N)``.
 
-    Complexity
-    ----------
-    O(d) for d items.
+    Notes
+    -----
+    Complexity: O(d) for d items.
 
     References
     ----------
@@ -101,7 +101,7 @@ def read_categories(path: str | os.PathLike) -> ItemGroups:
         text = path.read_text(encoding="utf-8-sig")
     except OSError as exc:
         raise DataFormatError(f"{path}: cannot read the categories file ({exc})") from None
-    blocks: dict[str, list[str]] = {}
+    blocks: dict[Hashable, list[Hashable]] = {}
     seen: dict[str, int] = {}
     for lineno, row in enumerate(csv.reader(io.StringIO(text)), start=1):
         if not row or all(not cell.strip() for cell in row):

@@ -67,11 +67,13 @@ class KmConstraints:
     m: int
 
     def __post_init__(self) -> None:
+        """Refuse an ``m`` that is not a whole number >= 1."""
         if isinstance(self.m, bool) or not isinstance(self.m, (int, np.integer)) or self.m < 1:
             raise ParameterError(f"KmConstraints needs a whole number m >= 1, got {self.m!r}")
 
 
 def privacy_constraint_ids(data, constraints) -> list[np.ndarray]:
+    """Each privacy constraint of ``constraints`` as the sorted item ids of ``data`` (unknown items refused)."""
     out = []
     for n, p in enumerate(constraints):
         if isinstance(p, (str, bytes)) or not isinstance(p, Iterable):
@@ -157,9 +159,9 @@ def pgen(data, k: int) -> list[tuple]:
     list of tuples of item labels
         In decreasing size, ties in order of first occurrence.
 
-    Complexity
-    ----------
-    Deduplication by sorting per-record hash keys (vectorized), then one
+    Notes
+    -----
+    Complexity: deduplication by sorting per-record hash keys (vectorized), then one
     bitmap support per distinct record of multiplicity < k, batched by size:
     O(sum |T| * n / 64) word operations, no pairwise record loop.
 

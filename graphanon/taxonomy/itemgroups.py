@@ -61,6 +61,7 @@ class ItemGroups:
     _key = staticmethod(lookup_key)
 
     def group_of(self, item: Hashable):
+        """The name of the group holding ``item`` (ParameterError when no group does)."""
         try:
             return self._owner[self._key(item)]
         except (KeyError, TypeError):
@@ -68,18 +69,23 @@ class ItemGroups:
 
     @property
     def names(self) -> list:
+        """The group names, in order."""
         return list(self.blocks)
 
     def __len__(self) -> int:
+        """The number of groups."""
         return len(self.blocks)
 
     def __iter__(self):
+        """The groups' item tuples, in order."""
         return iter(self.blocks.values())
 
     def covers(self, items: Iterable[Hashable]) -> bool:
+        """Whether every item of ``items`` is in some group."""
         return all(self._key(x) in self._owner for x in items)
 
     def check_covers(self, items: Iterable[Hashable], *, what: str = "the data") -> None:
+        """Raise unless every item of ``items`` is in some group (``what`` names them in the message)."""
         missing = [x for x in items if self._key(x) not in self._owner]
         if missing:
             raise ParameterError(
@@ -88,4 +94,5 @@ class ItemGroups:
             )
 
     def __repr__(self) -> str:
+        """A short summary: groups and items."""
         return f"<ItemGroups: {len(self.blocks)} groups over {len(self._owner)} items>"

@@ -289,14 +289,17 @@ class Taxonomy:
 
     @property
     def height(self) -> int:
+        """The depth of the deepest leaf (the root has depth 0)."""
         return int(self._depth.max())
 
     def __contains__(self, node) -> bool:
+        """Whether ``node`` is a node of the taxonomy."""
         return self._key(node) in self._pos
 
     _key = staticmethod(lookup_key)
 
     def __len__(self) -> int:
+        """The number of nodes."""
         return len(self._order)
 
     def _i(self, node) -> int:
@@ -306,6 +309,7 @@ class Taxonomy:
             raise TaxonomyError(f"{node!r} is not a node of the taxonomy") from None
 
     def is_leaf(self, node) -> bool:
+        """Whether ``node`` is a leaf."""
         return bool(self._is_leaf[self._i(node)])
 
     def parent(self, node):
@@ -314,6 +318,7 @@ class Taxonomy:
         return None if p < 0 else self._order[p]
 
     def children(self, node) -> list:
+        """The children of ``node``."""
         return list(self._graph.successors(self._order[self._i(node)]))
 
     def ancestors(self, node) -> list:
@@ -326,6 +331,7 @@ class Taxonomy:
         return out
 
     def depth(self, node) -> int:
+        """The depth of ``node`` (the root has depth 0)."""
         return int(self._depth[self._i(node)])
 
     def leaf_count(self, node) -> int:
@@ -399,7 +405,7 @@ class Taxonomy:
             next_pos = self._end[i]
             covered += self._leaf_count[i]
         if covered != len(self.leaves):
-            cov = set()
+            cov: set[int] = set()
             for i in idx:
                 cov.update(j for j in range(i, self._end[i]) if self._is_leaf[j])
             miss = next(self._order[j] for j in range(len(self._order)) if self._is_leaf[j] and j not in cov)
@@ -407,6 +413,7 @@ class Taxonomy:
         return None
 
     def is_cut(self, nodes: Iterable) -> bool:
+        """Whether ``nodes`` is a cut (see :meth:`cut_problem`)."""
         return self.cut_problem(nodes) is None
 
     def validate_cut(self, nodes: Iterable) -> list:
@@ -443,8 +450,7 @@ class Taxonomy:
             )
 
     def restrict(self, items: Iterable) -> Taxonomy:
-        """The taxonomy pruned to the leaves in ``items`` (internal nodes left
-        without leaves are dropped; the root is kept)."""
+        """The taxonomy pruned to the leaves in ``items`` (internal nodes left without leaves are dropped; the root is kept)."""
         keep_leaves = {self._key(x) for x in items} & self._leaf_set
         keep = set()
         for leaf in keep_leaves:
@@ -455,6 +461,7 @@ class Taxonomy:
         return Taxonomy(self._graph.subgraph(keep).copy())
 
     def __repr__(self) -> str:
+        """A short summary: root, nodes, leaves, height."""
         return (
             f"<Taxonomy: root {self.root!r}, {len(self._order)} nodes, {len(self.leaves)} leaves, "
             f"height {self.height}>"
@@ -466,7 +473,7 @@ def _read_text(path) -> str:
 
 
 def read_taxonomy(path: str | os.PathLike, *, root: Hashable = "ALL") -> Taxonomy:
-    """Read a taxonomy file, telling the two formats apart by content.
+    r"""Read a taxonomy file, telling the two formats apart by content.
 
     * **Path file**: one line per leaf, ``leaf;parent;...;root``.
     * **Level table CSV**: a header ``item,level_d,...,level_1`` and one row
@@ -482,7 +489,7 @@ def read_taxonomy(path: str | os.PathLike, *, root: Hashable = "ALL") -> Taxonom
     --------
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "icd.txt"
-    >>> _ = p.write_text("001;001-009;ALL\\n010;010-018;ALL\\n-1;unknown;ALL\\n")
+    >>> _ = p.write_text("001;001-009;ALL\n010;010-018;ALL\n-1;unknown;ALL\n")
     >>> read_taxonomy(p).leaves
     ('001', '010', '-1')
     """

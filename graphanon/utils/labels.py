@@ -32,7 +32,16 @@ import numpy as np
 
 from graphanon.errors import DataFormatError
 
-__all__ = ["as_label", "as_labels", "lookup_key", "natural_key", "parse_name_list", "sorted_labels"]
+__all__ = [
+    "as_label",
+    "as_labels",
+    "display_label",
+    "display_published",
+    "lookup_key",
+    "natural_key",
+    "parse_name_list",
+    "sorted_labels",
+]
 
 _WHOLE_NUMBER = re.compile(r"-?[0-9]+\Z")
 
@@ -56,9 +65,9 @@ def as_label(value: Hashable, what: str = "item") -> str:
     DataFormatError
         For a value that is neither text nor an integer, or the empty string.
 
-    Complexity
-    ----------
-    O(length of the label).
+    Notes
+    -----
+    Complexity: O(length of the label).
 
     Examples
     --------
@@ -82,7 +91,9 @@ def as_label(value: Hashable, what: str = "item") -> str:
 
 
 def lookup_key(value: Hashable) -> Hashable:
-    """What to look ``value`` up by: its label, or ``value`` itself when it has none (it then matches nothing).
+    """What to look ``value`` up by.
+
+    Its label, or ``value`` itself when it has none (it then matches nothing).
 
     Lookups (``data.has_item(1)``, ``tax.parent(1)``) use this so that an int
     finds its text and a float or tuple finds nothing instead of raising.
@@ -155,3 +166,81 @@ def set_label(members: Sequence[Hashable]) -> Hashable:
     if len(members) == 1:
         return members[0]
     return "(" + ",".join(str(m) for m in members) + ")"
+
+
+# a label holding one of these is quoted when a release is printed: the record separator (white
+# space), the set separator and brackets of merged items, the quote itself
+_NEEDS_QUOTES = re.compile(r'[\s,()"]')
+
+
+def display_label(label: Hashable) -> str:
+    """The text of one label in a printed release: quoted when it could be misread.
+
+    Printed records separate labels by spaces and merged items list their
+    members as ``(a,b)``; a label holding white space, a comma, a bracket or a
+    double quote is therefore written in double quotes, with each ``"``
+    inside doubled (the CSV rule, RFC 4180). Other labels are printed as
+    they are.
+
+    Parameters
+    ----------
+    label : str or int
+        An item label, a taxonomy node or a sensitive label.
+
+    Returns
+    -------
+    str
+        The printed text.
+
+    See Also
+    --------
+    display_published : a published item, merged or not.
+
+    Examples
+    --------
+    >>> display_label("eggs"), display_label("bread, white"), display_label('12" pizza')
+    ('eggs', '"bread, white"', '"12"" pizza"')
+    """
+    text = str(label)
+    if _NEEDS_QUOTES.search(text) is None:
+        return text
+    return '"' + text.replace('"', '""') + '"'
+
+
+def display_published(label: Hashable, members: Sequence[Hashable] = ()) -> str:
+    """The printed text of a published item: a merged item as ``(a,b)`` of its quoted members.
+
+    A merged item (a set label made by :func:`set_label` from two or more
+    members, as COAT publishes) is printed from its members, each by
+    :func:`display_label`, so ``(007,"bread, white",eggs)`` shows three
+    members where the stored label ``(007,bread, white,eggs)`` could be read
+    as four. Any other item is printed by :func:`display_label`. The saved
+    release keeps the stored label unchanged.
+
+    Parameters
+    ----------
+    label : str or int
+        The published item's label.
+    members : sequence of str
+        The original items it stands for.
+
+    Returns
+    -------
+    str
+        The printed text.
+
+    See Also
+    --------
+    display_label : one label.
+
+    Examples
+    --------
+    >>> members = ["007", "bread, white", "eggs"]
+    >>> display_published(set_label(members), members)
+    '(007,"bread, white",eggs)'
+    >>> display_published("dairy", ["milk", "cheese"]), display_published("whole milk", ["whole milk"])
+    ('dairy', '"whole milk"')
+    """
+    if len(members) > 1 and label == set_label(members):
+        return "(" + ",".join(display_label(m) for m in members) + ")"
+    return display_label(label)

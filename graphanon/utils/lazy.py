@@ -54,9 +54,7 @@ def attach(package: str, namespace: dict, exports: dict[str, tuple[str, ...]]):
     submodule)`` is turned into the submodule's value (what the eager
     ``from .publish import publish`` of a classic ``__init__`` leaves).
 
-    Complexity
-    ----------
-    One dict lookup per first access; the submodule import is the cost.
+    Complexity: one dict lookup per first access; the submodule import is the cost.
     """
     owner = {name: module for module, names in exports.items() for name in names}
     shadowed = {name for name, module in owner.items() if module == f"{package}.{name}"}

@@ -50,7 +50,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -107,6 +107,7 @@ class Interval:
         """Whether ``value`` is of :attr:`type` and within the bounds."""
         if isinstance(value, bool) or not isinstance(value, self.type):
             return False
+        value = cast(Any, value)  # a number of self.type (the check above narrows it to object)
         if self.type is Real and math.isnan(float(value)):
             return False
         left_closed = self.closed in ("both", "left")
@@ -116,6 +117,7 @@ class Interval:
         return not (self.right is not None and (value > self.right or (value == self.right and not right_closed)))
 
     def __str__(self) -> str:
+        """The interval in words (``a whole number >= 1``)."""
         whole = self.type is Integral
         noun = "a whole number" if whole else "a number"
         lo = self.left is not None
@@ -160,6 +162,7 @@ class StrOptions:
         return isinstance(value, str) and value in self.options
 
     def __str__(self) -> str:
+        """The options in words (``one of 'a', 'b'``)."""
         return "one of " + ", ".join(repr(o) for o in self.options)
 
     def invalid(self) -> list:
@@ -167,14 +170,14 @@ class StrOptions:
         return ["no-such-choice", 3]
 
 
-_NAMED = {
+_NAMED: dict[str, tuple[str, Callable[[Any], bool], list]] = {
     "boolean": ("True or False", lambda v: isinstance(v, (bool, np.bool_)), ["yes"]),
     "callable": ("a callable", callable, [3]),
     "array-like": ("a list or array", lambda v: isinstance(v, (list, tuple, np.ndarray)), [3]),
     "random_state": (
         "None, a non-negative whole-number seed or a numpy Generator",
         lambda v: v is None or isinstance(v, np.random.Generator)
-        or (isinstance(v, Integral) and not isinstance(v, bool) and v >= 0),
+        or (isinstance(v, Integral) and not isinstance(v, bool) and int(v) >= 0),
         [-1, "seed"],
     ),
 }

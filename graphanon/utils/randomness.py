@@ -34,10 +34,13 @@ import numpy as np
 
 from graphanon.errors import ParameterError
 
-__all__ = ["check_random_state", "secret_generator", "seed_of"]
+__all__ = ["RandomLike", "check_random_state", "secret_generator", "seed_of"]
+
+#: What ``rng=`` accepts: None (fresh entropy), a non-negative whole-number seed, or a Generator.
+RandomLike = int | np.integer | np.random.Generator | None
 
 
-def check_random_state(rng=None) -> np.random.Generator:
+def check_random_state(rng: RandomLike = None) -> np.random.Generator:
     """A :class:`numpy.random.Generator` for *structure* randomness.
 
     Parameters

@@ -75,6 +75,7 @@ class LazyRegistry:
             self.register(name, getattr(imported, attr))
 
     def __contains__(self, name: object) -> bool:
+        """Whether ``name`` is registered or built in (nothing is imported)."""
         return isinstance(name, str) and (name in self._values or name in self.builtin)
 
     def get(self, name: str) -> Any:

@@ -71,7 +71,10 @@ def check_diversity_feasible(labels, l: int) -> None:  # noqa: E741
     """
     check_params({"l": K}, {"l": l})
     if labels is None:
-        raise ParameterError("l-diversity needs sensitive labels: the data has none (give labels=...)")
+        raise ParameterError(
+            "l-diversity needs sensitive labels: the data has none (give TransactionData(..., labels=...), "
+            "or read_long_csv(..., label=COLUMN))"
+        )
     n = len(labels)
     counts = Counter(labels)
     if len(counts) < l:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import networkx as nx
+import numpy as np
 
 from graphanon.errors import ParameterError
 
-__all__ = ["draw_constraint_graph", "draw_merge_forest"]
+__all__ = ["draw_constraint_graph", "draw_constraint_summary", "draw_merge_forest"]
 
 
 def _capped(g, max_nodes: int):
@@ -198,3 +199,72 @@ def draw_merge_forest(forest, ax=None, *, max_nodes: int = 120):
     ax.set_title("merge history (roots are published items; grey = suppressed)" + note, fontsize=9)
     ax.set_axis_off()
     return ax
+
+
+def draw_constraint_summary(graph, axes=None, *, top: int = 40):
+    """A large constraint set summarized: the items in the most privacy constraints, and constraint sizes.
+
+    Where :func:`draw_constraint_graph` would show only the first few of
+    thousands of constraints as a hairball, this draws (left) the ``top``
+    items ranked by the number of privacy constraints holding them, each bar
+    labelled with the item's support, and (right) how many constraints have
+    each size. The titles say how many items are shown of how many.
+
+    Parameters
+    ----------
+    graph : ConstraintGraph
+    axes : pair of matplotlib Axes, optional
+        Default: a new pyplot figure with two panels.
+    top : int
+        Items shown (the rest are counted in the title).
+
+    Returns
+    -------
+    pair of matplotlib Axes
+
+    Examples
+    --------
+    >>> from graphanon.datasets import load
+    >>> from graphanon.algorithms.coat import pgen
+    >>> from graphanon.graphs.constraints import ConstraintGraph
+    >>> data = load("groceries")
+    >>> left, right = draw_constraint_summary(ConstraintGraph(data, pgen(data, 5)), top=20)
+    >>> left.get_title().splitlines()[1]
+    'the 20 of 169 items in the most constraints (bar: constraints holding it; label: support)'
+    """
+    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
+        raise ParameterError(f"top must be a whole number >= 1, got {top!r}")
+    items = list(graph.items)
+    pos = {x: i for i, x in enumerate(items)}
+    flat = np.fromiter((pos[x] for p in graph.privacy for x in p), dtype=np.int64)
+    per_item = np.bincount(flat, minlength=len(items))
+    sizes = np.fromiter((len(p) for p in graph.privacy), dtype=np.int64)
+    order = np.lexsort((np.arange(len(items)), -per_item))[:top]
+    order = order[per_item[order] > 0]
+    if axes is None:
+        fig, axes = plt.subplots(1, 2, figsize=(12, max(4.0, 0.22 * len(order) + 1.5)),
+                                 gridspec_kw={"width_ratios": [2, 1]})
+    left, right = axes
+    y = np.arange(len(order))[::-1]
+    left.barh(y, per_item[order], color="#d95f02", label="privacy constraints holding the item")
+    left.set_yticks(y, [str(items[i]) for i in order], fontsize=8)
+    for yy, i in zip(y, order):
+        left.annotate(f"support {graph.supports[items[i]]}", (per_item[i], yy), xytext=(3, 0),
+                      textcoords="offset points", va="center", fontsize=7, color="0.3")
+    left.set_xlim(0, per_item[order].max() * 1.3 if len(order) else 1)
+    left.set_xlabel("privacy constraints holding the item")
+    left.set_title(f"{len(graph.privacy):,} privacy constraints over {len(items)} items\n"
+                   f"the {len(order)} of {len(items)} items in the most constraints "
+                   "(bar: constraints holding it; label: support)", fontsize=9)
+    vals, counts = np.unique(sizes, return_counts=True)
+    right.bar(vals, counts, color="#7570b3", label="privacy constraints of this size")
+    from matplotlib.ticker import MaxNLocator
+
+    right.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=8))  # a few whole sizes, never crowded
+    right.set_xlabel("items in the constraint")
+    right.set_ylabel("constraints")
+    right.set_title(f"constraint sizes ({len(graph.blocks)} utility constraint"
+                    f"{'' if len(graph.blocks) == 1 else 's'})", fontsize=9)
+    right.legend(fontsize=8, frameon=False)
+    left.legend(fontsize=8, frameon=False, loc="lower right")
+    return left, right

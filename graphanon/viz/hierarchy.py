@@ -13,6 +13,7 @@ search and suppression scenario enumeration tree).
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Hashable, Iterable
 
 import matplotlib.pyplot as plt
@@ -117,19 +118,24 @@ def draw_cut_lattice(lattice, *, ax=None, radius: int = 1, max_nodes: int = 40, 
         if len(v) <= 4:
             text = d["label"]
         elif came_by.get(v) is not None:
-            name = str(came_by[v])  # the node expanded to reach this cut; neighbours' names are shortened
-            text = "+" + (name if d["on_path"] is not None or len(name) <= 11 else name[:10] + "…")
+            text = "+" + str(came_by[v])  # the node expanded to reach this cut, never shortened
         else:
             text = f"{len(v)} nodes"
+        if d["on_path"] is None and len(text) > 12:  # other cuts: long names wrap, never cut off
+            text = textwrap.fill(text, 12, break_long_words=True)
         if d["cost"] is not None:
             text += f"\n{d['cost']:.3g}"
-        up = pos[v][0] % 2 == 1  # neighbours alternate above and below their row, so long names do not collide
-        ax.annotate(text, pos[v], fontsize=6.5, ha="center", va="bottom" if up else "top",
-                    xytext=(0, 4 if up else -4), textcoords="offset points")
-    ax.margins(x=0.15, y=0.05)
+        if d["on_path"] is not None:  # the path's column: to the left of its dots, level
+            ax.annotate(text, pos[v], fontsize=6.5, ha="right", va="center", xytext=(-7, 0),
+                        textcoords="offset points")
+        else:  # the other cuts of a rank alternate above and below their row, so neighbours do not collide
+            up = pos[v][0] % 2 == 1
+            ax.annotate(text, pos[v], fontsize=6, ha="center", va="bottom" if up else "top",
+                        xytext=(0, 4 if up else -4), textcoords="offset points", color="0.3")
+    ax.margins(x=0.2, y=0.08)
     shown = f"{g.number_of_nodes()} cuts shown (max_nodes={max_nodes})"
-    ax.set_title(title or f"cut lattice: search path of {len(lattice.path)} cuts (orange), {shown}\n"
-                 "each cut: +node expanded to reach it, cost", fontsize=9)
+    ax.set_title(title or f"cut lattice: search path of {len(lattice.path)} cuts (orange)\n{shown}; "
+                 "each cut: +node expanded to reach it (cost)", fontsize=9)
     return ax
 
 
@@ -158,20 +164,31 @@ def draw_enumeration_tree(tree, *, ax=None, max_nodes: int = 30, title: str | No
     nx.draw_networkx_edges(g, pos, edgelist=path_edges, ax=ax, edge_color=_PATH, width=2.5, arrows=False)
     depth = 1 + max(-y for _, y in pos.values())
     row_points = ax.get_position().height * ax.figure.get_figheight() * 72 / depth
-    nx.draw_networkx_nodes(g, pos, ax=ax, node_color=colors, node_size=min(200.0, 0.6 * row_points**2))
+    nx.draw_networkx_nodes(g, pos, ax=ax, node_color=colors, node_size=min(120.0, 0.2 * row_points**2))
     every = max(1, int(-(-22 // row_points)))  # label every n-th level so that two 6-point lines fit
     last_depth = depth - 1
     short = len(tree.order) <= 12
+    per_level: dict = {}
+    for v in g.nodes:
+        per_level[int(-pos[v][1])] = per_level.get(int(-pos[v][1]), 0) + 1
     for v, d in g.nodes(data=True):
         level = int(-pos[v][1])
         if level % every and level != last_depth:
             continue
         head = ",".join(map(str, d["head"])) if short else f"{len(d['head'])} kept"
         tail = ",".join(map(str, d["tail"])) if short else f"{len(d['tail'])} left"
-        ax.annotate(f"{{{head}}}\n{{{tail}}}", pos[v], fontsize=6, ha="center", va="top", xytext=(0, -5),
-                    textcoords="offset points")
+        if per_level[level] == 1:  # beside the dot: one line per level, nothing stacked
+            ax.annotate(f"{{{head}}} | {{{tail}}}", pos[v], fontsize=6, ha="left", va="center", xytext=(6, 0),
+                        textcoords="offset points")
+        else:  # several nodes side by side: slanted down, so neighbours never collide
+            ax.annotate(f"{{{head}}} | {{{tail}}}", pos[v], fontsize=6, ha="left", va="top", rotation=-35,
+                        rotation_mode="anchor", xytext=(2, -4), textcoords="offset points")
     if every > 1:
-        ax.text(0.0, 0.0, f"labels every {every} levels", transform=ax.transAxes, fontsize=7, color="0.4")
+        ax.text(0.0, 1.0, f"labels every {every} levels", transform=ax.transAxes, fontsize=7, color="0.4",
+                va="top")
     last = tree.greedy_path()[-1]
-    ax.set_title(title or f"suppression enumeration tree: greedy path (orange) suppresses {tree.suppressed(last)}")
+    gone = list(tree.suppressed(last))
+    names = ", ".join(map(str, gone)) if len(", ".join(map(str, gone))) <= 60 else f"{len(gone)} nodes"
+    ax.set_title(title or f"suppression enumeration tree (kept | left)\ngreedy path (orange) suppresses {names}",
+                 fontsize=9)
     return ax

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.colors import ListedColormap
 from matplotlib.patches import FancyArrowPatch
 
 __all__ = ["draw_assignments", "draw_closed_walk", "draw_generalization_graph"]
 
-_COLORS = plt.get_cmap("tab10").colors
+_TAB10 = plt.get_cmap("tab10")
+assert isinstance(_TAB10, ListedColormap)  # a qualitative map: a list of 10 colours
+_COLORS = _TAB10.colors
 
 
 def _circle_positions(order) -> dict:
@@ -184,7 +187,8 @@ def draw_closed_walk(graph, events, order=None, *, max_panels=12, ncols=4):
         elif ev[0] == "drop":
             panels.append((f"walk {ev[1]}: deviant cycle at {graph.record_ids[ev[2]]} dropped", list(walk_edges), "red"))
         else:
-            panels.append((f"walk {ev[1]}: cycle closed ({ev[3]} matchings)", list(walk_edges), "green"))
+            panels.append((f"walk {ev[1]}: cycle closed ({ev[3]} matching{'' if ev[3] == 1 else 's'})",
+                           list(walk_edges), "green"))
         if len(panels) >= max_panels:
             break
     nrows = max(1, int(np.ceil(len(panels) / ncols)))

@@ -153,9 +153,9 @@ def draw_taxonomy(taxonomy, *, highlight: Iterable = (), suppressed: Iterable = 
     -------
     matplotlib.figure.Figure
 
-    Complexity
-    ----------
-    O(number of nodes) matplotlib artists at most; one line collection for the edges.
+    Notes
+    -----
+    Complexity: O(number of nodes) matplotlib artists at most; one line collection for the edges.
 
     Examples
     --------
@@ -188,7 +188,9 @@ def draw_taxonomy(taxonomy, *, highlight: Iterable = (), suppressed: Iterable = 
         x, y = pos[v]
         color = colors.get(v, "tab:red" if v in suppressed else "tab:orange" if v in highlight else "tab:blue")
         big = v in highlight or v in suppressed
-        ax.scatter([x], [y], s=40 if big else 14, color=color, zorder=2, marker="X" if v in suppressed else "o")
+        # a suppressed node's cross sits above every label box, so a parent's label never hides it
+        ax.scatter([x], [y], s=40 if big else 14, color=color, zorder=4 if v in suppressed else 2,
+                   marker="X" if v in suppressed else "o")
         leaf = not any(c in drawn for c in taxonomy.children(v))
         if leaf and not (label_leaves or big):
             continue
@@ -202,4 +204,16 @@ def draw_taxonomy(taxonomy, *, highlight: Iterable = (), suppressed: Iterable = 
     head = title or f"taxonomy: {len(taxonomy.leaves)} leaves, height {taxonomy.height}"
     ax.set_title(head + (f"\n{note}" if note else ""), fontsize=10)
     ax.axis("off")
+    if (highlight or suppressed) and not colors:  # every colour in a legend, below the tree
+        from matplotlib.lines import Line2D
+
+        handles = [Line2D([], [], marker="o", ls="", color="tab:blue", markersize=5, label="other node")]
+        if highlight - suppressed:
+            handles.append(Line2D([], [], marker="o", ls="", color="tab:orange", markersize=7,
+                                  label=f"cut node ({len(highlight - suppressed)})"))
+        if suppressed:
+            handles.append(Line2D([], [], marker="X", ls="", color="tab:red", markersize=7,
+                                  label=f"suppressed ({len(suppressed)})"))
+        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=len(handles),
+                  fontsize=8, frameon=False)
     return fig

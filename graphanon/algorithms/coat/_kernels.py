@@ -20,6 +20,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
 from graphanon.counting._bitset_kernels import popcount64
 
 __all__ = ["fill_queue", "group_support", "next_fresh", "partner_candidates"]
@@ -34,10 +35,15 @@ def _low_bit(word):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def group_support(bits, words, sup, gs, n_g, stop):  # pragma: no cover - compiled
-    """Records holding every published item ``gs[:n_g]``: ``sup[g]`` for one item, else AND +
-    popcount of their bitmaps over the words nonzero in all of them (``words``: bit ``w`` of
-    row ``g`` tells whether word ``w`` of ``bits[g]`` is nonzero). With ``stop > 0`` the count
-    ends as soon as it reaches ``stop`` (the result is then some value >= ``stop``)."""
+    """Records holding every published item ``gs[:n_g]``.
+
+    ``sup[g]`` for one item, else AND + popcount of their bitmaps over the words nonzero in all
+    of them (``words``: bit ``w`` of row ``g`` tells whether word ``w`` of ``bits[g]`` is
+    nonzero).
+
+    With ``stop > 0`` the count ends as soon as it reaches ``stop`` (the result is then some
+    value >= ``stop``).
+    """
     if n_g == 1:
         return sup[gs[0]]
     total = 0
@@ -60,8 +66,7 @@ def group_support(bits, words, sup, gs, n_g, stop):  # pragma: no cover - compil
 
 @numba.njit(cache=True)
 def _push(queue, nxt, e, s):  # pragma: no cover - compiled
-    """Append entry ``e`` to the bucket of support ``s`` (``queue``: heads, tails, then the
-    size and the highest bucket that may be nonempty)."""
+    """Append entry ``e`` to the bucket of support ``s`` (``queue``: heads, tails, then the size and the highest bucket that may be nonempty)."""
     k = (queue.shape[0] - 2) // 2
     nxt[e] = -1
     if queue[s] < 0:
@@ -99,8 +104,10 @@ def _pop(queue, nxt, s):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def fill_queue(sups, k):  # pragma: no cover - compiled
-    """The queue of entries ``0..len(sups)-1`` in that order (supports in ``(0, k)``):
-    ``(queue, nxt)`` for :func:`next_fresh`."""
+    """The queue of entries ``0..len(sups)-1`` in that order (supports in ``(0, k)``).
+
+    ``(queue, nxt)`` for :func:`next_fresh`.
+    """
     queue = np.full(2 * k + 2, -1, dtype=np.int64)
     queue[2 * k] = 0
     queue[2 * k + 1] = 0
@@ -112,8 +119,7 @@ def fill_queue(sups, k):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def _current(items, e, grp, out):  # pragma: no cover - compiled
-    """The published items of entry ``e``'s items now (first-appearance order, suppressed
-    ones left out) into ``out``; returns how many."""
+    """The published items of entry ``e``'s items now (first-appearance order, suppressed ones left out) into ``out``; returns how many."""
     n_g = 0
     for j in range(items.shape[1]):
         i = items[e, j]

@@ -31,13 +31,15 @@ from __future__ import annotations
 
 import heapq
 from numbers import Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from graphanon.algorithms.coat.state import CoatState, CoatTrace, MergeStep, RunLog, weight_function
 from graphanon.counting.support import minimal_infrequent_itemsets
 from graphanon.errors import ParameterError
-from graphanon.release import GlobalRecoding, publish
+from graphanon.release import GlobalRecoding
+from graphanon.release.publish import publish
 from graphanon.taxonomy.constraint_sets import (
     KmConstraints,
     as_utility_blocks,
@@ -48,6 +50,9 @@ from graphanon.utils.labels import set_label
 from graphanon.utils.params import COMMON, MEANINGS, Interval, K, validate_params
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.validation import check_k
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
 
 __all__ = ["CoatTrace", "MergeStep", "anonymize_coat"]
 
@@ -149,8 +154,10 @@ RECOUNT_BATCH = 4096
 
 
 def _violation_entries(levels, width: int) -> tuple[np.ndarray, np.ndarray]:
-    """The minimal violations of a level-wise search as queue entries: items (rows padded
-    with -1 to ``width``) and supports, level by level in search order."""
+    """The minimal violations of a level-wise search as queue entries.
+
+    Items (rows padded with -1 to ``width``) and supports, level by level in search order.
+    """
     rows = [np.pad(lvl.itemsets, ((0, 0), (0, width - lvl.itemsets.shape[1])), constant_values=-1)
             for lvl in levels if len(lvl)]
     if not rows:
@@ -200,7 +207,7 @@ def _run_km(state: CoatState, m: int) -> None:
                            "the command line, 15%"})
 @fill_doc(secret='the row shuffle')
 def anonymize_coat(
-    data,
+    data: TransactionData,
     *,
     privacy,
     utility=None,
@@ -210,7 +217,7 @@ def anonymize_coat(
     suppression_penalty=None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
-):
+) -> GlobalRecoding:
     """Anonymize ``data`` with COAT under privacy and utility constraints.
 
     Parameters
@@ -260,9 +267,15 @@ def anonymize_coat(
         For bad ``k``, ``s``, constraints naming unknown items, or utility
         constraints that do not partition the items.
 
-    Complexity
-    ----------
-    Each merge costs O(n / 64 + L + G): the co-supports of the item being
+    See Also
+    --------
+    graphanon.privacy.PrivacyConstraints : The audit of its releases.
+    graphanon.privacy.UtilityConstraints : The check of the utility constraints.
+    graphanon.algorithms.anonymize_aa : Generalization over a taxonomy instead of constraints.
+
+    Notes
+    -----
+    Complexity: each merge costs O(n / 64 + L + G): the co-supports of the item being
     merged are counted on its records (total length ``L``), then one pass over
     the ``G`` live published items of its block (with weight 1 only the first
     candidate of least union per merged size is scored, see
@@ -317,8 +330,8 @@ def anonymize_coat(
         label = set_label([data.items[i] for i in sorted(mem)])
         for i in mem:
             mapping[data.items[i]] = label
-    for i in np.flatnonzero(state.grp < 0):
-        mapping[data.items[int(i)]] = None
+    for j in np.flatnonzero(state.grp < 0).tolist():
+        mapping[data.items[j]] = None
     params = {"k": k, "s": float(s), "privacy": p_desc, "utility_blocks": len(blocks)}
     if suppression_penalty is not None and not callable(suppression_penalty):
         params["suppression_penalty"] = "custom"

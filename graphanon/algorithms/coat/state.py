@@ -1,5 +1,7 @@
-"""The state of a COAT run: published groups with packed record bitmaps,
-utility blocks, supports and utility loss (UL, Loukides et al. Sec. 3.3).
+"""The state of a COAT run.
+
+Published groups with packed record bitmaps, utility blocks, supports and utility loss (UL, Loukides
+et al. Sec. 3.3).
 """
 
 from __future__ import annotations
@@ -94,12 +96,16 @@ class RunLog:
     suppressed: list = field(default_factory=list)
 
     def freeze(self) -> CoatTrace:
+        """The frozen trace of the run (steps, constraints processed, violations, suppressed items)."""
         return CoatTrace(tuple(self.steps), self.constraints_processed, self.violations_found, tuple(self.suppressed))
 
 
 def nonzero_words(bits: np.ndarray) -> np.ndarray:
-    """A one-bit-per-word index of packed bitmaps: bit ``w`` of row ``g`` is set when word ``w``
-    of ``bits[g]`` is nonzero (so an AND of rows need only visit the words set in all of them)."""
+    """A one-bit-per-word index of packed bitmaps.
+
+    Bit ``w`` of row ``g`` is set when word ``w`` of ``bits[g]`` is nonzero (so an AND of rows
+    need only visit the words set in all of them).
+    """
     packed = np.packbits(bits != 0, axis=1, bitorder="little")
     packed = np.pad(packed, ((0, 0), (0, -packed.shape[1] % 8)))
     return np.ascontiguousarray(packed).view(np.uint64)
@@ -148,6 +154,7 @@ class CoatState:
 
     # -------------------------------------------------------------- supports
     def support_of(self, groups: Sequence[int]) -> int:
+        """Records holding every published item of ``groups`` (all records for none)."""
         if len(groups) == 0:
             return self.n
         if len(groups) == 1:
@@ -160,6 +167,7 @@ class CoatState:
         return bitmap_supports(self.bits, itemsets, self.n)
 
     def groups_of(self, items: np.ndarray) -> list[int]:
+        """The published groups of ``items``, each once, in the order first met."""
         g = self.grp[items]
         out: list[int] = []
         seen = set()
@@ -170,6 +178,7 @@ class CoatState:
         return out
 
     def labels(self, g: int) -> tuple:
+        """The original item labels of published group ``g``, sorted by item id."""
         return tuple(self.data.items[i] for i in sorted(self.members[g]))
 
     # -------------------------------------------------------------- UL of a candidate merge
@@ -219,6 +228,7 @@ class CoatState:
 
     # -------------------------------------------------------------- operations
     def merge(self, g: int, h: int, constraint: tuple) -> int:
+        """Merge groups ``g`` and ``h`` (for ``constraint``); return the surviving group."""
         if len(self.members[g]) < len(self.members[h]):
             g, h = h, g
         before = (self.labels(h), self.labels(g)) if min(self.members[h]) < min(self.members[g]) else (
@@ -248,6 +258,7 @@ class CoatState:
         return g
 
     def suppress(self, g: int, constraint: tuple) -> None:
+        """Suppress group ``g`` (for ``constraint``); raise when the suppression budget is exceeded."""
         labels = self.labels(g)
         self.n_suppressed += len(self.members[g])
         if self.n_suppressed > self.max_suppressed:
@@ -325,12 +336,12 @@ class CoatState:
         bad = np.flatnonzero((s1 > 0) & (s1 < k))
         if len(bad):
             return [groups[int(bad[np.argmax(s1[bad])])]]
-        freq = [(g,) for g, s in zip(groups, s1.tolist(), strict=False) if s >= k]
-        maps = {(g,): self.bits[g] for g, in freq}
+        freq: list[tuple[int, ...]] = [(g,) for g, s in zip(groups, s1.tolist(), strict=False) if s >= k]
+        maps: dict[tuple[int, ...], np.ndarray] = {(g,): self.bits[g] for g, in freq}
         size = 1
         while len(freq) > 1 and size < len(groups):
             size += 1
-            nxt = []
+            nxt: list[tuple[int, ...]] = []
             prev = set(freq)
             for a in range(len(freq)):
                 pa = freq[a]
@@ -352,6 +363,7 @@ class CoatState:
         return None
 
     def published_matrix(self, rows: np.ndarray | None = None, drop: int | None = None) -> sp.csr_array:
+        """The published records (of ``rows``, default all) as a matrix over the groups, without group ``drop``."""
         X = self.data.matrix if rows is None else self.data.matrix[rows]
         code = self.grp.copy()
         if drop is not None:

@@ -16,6 +16,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
+
 
 @numba.njit(cache=True)
 def _gain(a_ptr, a_idx, a_val, r, sup_c, sup_v, m, delta):  # pragma: no cover - compiled

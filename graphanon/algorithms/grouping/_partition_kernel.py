@@ -17,6 +17,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
+
 
 @numba.njit(cache=True)
 def _mix(h, v):  # pragma: no cover - compiled
@@ -38,10 +40,11 @@ def partition_groups(o_ptr, anc, depth, is_leaf, ncp, k, n_nodes):
 
 
 def run_deferred(task):
-    """Finish deferred partitions (one task of :func:`graphanon.algorithms.grouping.partition.anonymize_partition`
-    on Dask): ``task = (o_ptr, anc, cur, bounds, f_ptr, frozen, depth, is_leaf, ncp, k)`` over the
-    partitions' records only, in their order. Returns (group of each record, numbered from 0 in
-    processing order, and the final cut node of each occurrence)."""
+    """Finish deferred partitions (one task of :func:`graphanon.algorithms.grouping.partition.anonymize_partition` on Dask): ``task = (o_ptr, anc, cur, bounds, f_ptr, frozen, depth, is_leaf, ncp, k)`` over the partitions' records only, in their order.
+
+    Returns (group of each record, numbered from 0 in processing order, and the final cut node
+    of each occurrence).
+    """
     o_ptr, anc, cur, bounds, f_ptr, frozen, depth, is_leaf, ncp, k = task
     cur = cur.copy()
     group, _, _, _ = partition_run(o_ptr, anc, depth, is_leaf, ncp, k, len(depth), cur, bounds, f_ptr, frozen, 0)

@@ -28,9 +28,9 @@ Design choices the paper leaves open (its text breaks off before them)
   group of least ``Delta GGD`` among its graph neighbours' groups (all groups
   if none), as in k-member.
 
-Complexity
-----------
-The similarity graph (sparse products, see ``RecordSimilarityGraph.knn``),
+Notes
+-----
+Complexity: the similarity graph (sparse products, see ``RecordSimilarityGraph.knn``),
 then O(n/k * k * C * L) for the greedy, with ``C <= k * neighbors``
 candidates per step and ``L`` the length of a record's node-count row
 (items times taxonomy height).
@@ -45,6 +45,7 @@ k-anonymization using clustering techniques, DASFAA 2007 (k-member).
 from __future__ import annotations
 
 from numbers import Integral
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -59,6 +60,10 @@ from graphanon.utils.params import COMMON, MEANINGS, RNG, Interval, K, validate_
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_k
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.randomness import RandomLike
 
 __all__ = ["anonymize_clump"]
 
@@ -80,7 +85,7 @@ def _identical_groups(X: sp.csr_array, k: int):
     size = np.bincount(cl_of, minlength=len(ids))
     cl_ptr = np.r_[0, np.cumsum(size)].astype(np.int64)
     group = np.full(n, -1, dtype=np.int64)
-    reps = []
+    reps: list[int] = []
     for c in np.flatnonzero(size >= k):
         members = order[cl_ptr[c] : cl_ptr[c + 1]]
         parts = len(members) // k
@@ -96,13 +101,13 @@ def _identical_groups(X: sp.csr_array, k: int):
 )
 @fill_doc(secret='the row shuffle')
 def anonymize_clump(
-    data,
+    data: TransactionData,
     *,
     taxonomy,
     k: int,
     neighbors: int = 50,
     pool: int = 64,
-    rng=None,
+    rng: RandomLike = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
 ) -> LocalRecoding:
@@ -140,9 +145,14 @@ def anonymize_clump(
     TaxonomyError
         Items that are not leaves of the taxonomy.
 
-    Complexity
-    ----------
-    See the module notes.
+    See Also
+    --------
+    graphanon.privacy.TransactionalKAnonymity : The audit of its releases.
+    graphanon.algorithms.anonymize_partition : Top-down local generalization.
+
+    Notes
+    -----
+    Complexity: see the module notes.
 
     Examples
     --------

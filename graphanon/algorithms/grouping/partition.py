@@ -23,9 +23,9 @@ standing for a non-empty set of the record's items (``reading="some"``: no
 item is suppressed, except in records published empty, see
 :func:`_empty_records`).
 
-Complexity
-----------
-O(sum over partitions of their occurrences + records log records); every
+Notes
+-----
+Complexity: O(sum over partitions of their occurrences + records log records); every
 occurrence is visited once per level of the recursion it passes through.
 
 References
@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from numbers import Integral
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -51,6 +51,9 @@ from graphanon.utils.docs import fill_doc
 from graphanon.utils.params import COMMON, MEANINGS, Interval, K, validate_params
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.validation import check_k
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
 
 __all__ = ["anonymize_partition", "ancestor_table"]
 
@@ -113,7 +116,7 @@ def _empty_records(lengths: np.ndarray, k: int) -> np.ndarray:
                  meanings=MEANINGS)
 @fill_doc(secret='the row shuffle')
 def anonymize_partition(
-    data,
+    data: TransactionData,
     *,
     taxonomy,
     k: int,
@@ -154,9 +157,14 @@ def anonymize_partition(
         ``ggd_lcg`` (total GGD of the groups had they been published as
         their LCG, to compare groupings with Clump). ``release.trace`` is a :class:`GroupingTrace`.
 
-    Complexity
-    ----------
-    See the module notes.
+    See Also
+    --------
+    graphanon.privacy.TransactionalKAnonymity : The audit of its releases.
+    graphanon.algorithms.anonymize_clump : Bottom-up groups of similar records.
+
+    Notes
+    -----
+    Complexity: see the module notes.
 
     Examples
     --------

@@ -94,9 +94,7 @@ def columns(Eb, cut: np.ndarray) -> sp.csr_array:
 
 
 def block_bits(Eb, chunk: int = CHUNK_ROWS) -> np.ndarray:
-    """The vertical bitmaps of an extended matrix or block (:func:`graphanon.counting.support.sparse_bitmaps`),
-    packed ``chunk`` rows (``chunk / 64`` words) at a time, so the packing's temporaries (8 to 32
-    bytes per nonzero) never hold more than one chunk."""
+    """The vertical bitmaps of an extended matrix or block (:func:`graphanon.counting.support.sparse_bitmaps`), packed ``chunk`` rows (``chunk / 64`` words) at a time, so the packing's temporaries (8 to 32 bytes per nonzero) never hold more than one chunk."""
     n_words = max(1, (Eb.shape[0] + 63) // 64)
     bits = np.zeros((Eb.shape[1], n_words), dtype=np.uint64)
     for a in range(0, Eb.shape[0], chunk):

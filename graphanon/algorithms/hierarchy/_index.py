@@ -13,9 +13,9 @@ taxonomy's preorder position:
   that contain some leaf under ``x``. The support of any generalized itemset
   of pairwise unrelated nodes is read from it directly, for every cut at once.
 
-Complexity
-----------
-Building the index is O(nodes + items * height); the extended matrix costs
+Notes
+-----
+Complexity: building the index is O(nodes + items * height); the extended matrix costs
 O(occurrences * (height + 1)) time and memory (one sparse product).
 
 References
@@ -28,6 +28,7 @@ cuts precomputed).
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
+from typing import Protocol
 
 import numpy as np
 import scipy.sparse as sp
@@ -184,7 +185,18 @@ class HierarchyIndex:
         return ThreatSet(members, supports.astype(np.int64), self.n_nodes)
 
 
-def evaluate_cut(index: HierarchyIndex, threats: ThreatSet, cut: np.ndarray):
+class KeepsScenario(Protocol):
+    """What :func:`evaluate_cut` reads of a threat set: its greedy suppression scenario (``keep``).
+
+    :class:`ThreatSet` has it, and so has the walk's near set of threats.
+    """
+
+    def keep(self, order: np.ndarray) -> np.ndarray:
+        """Whether each node of ``order`` is kept by the greedy suppression scenario."""
+        ...
+
+
+def evaluate_cut(index: HierarchyIndex, threats: KeepsScenario, cut: np.ndarray):
     """(cost, cost_G, cost_S, suppressed positions in rank order) of a cut with its greedy scenario.
 
     The cut's nodes are taken in rank order (descending ``O * IL_S``, ties by

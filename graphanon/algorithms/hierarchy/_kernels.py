@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
+
 __all__ = ["child_cut_deltas", "first_best", "greedy_keep", "incidence", "near_enter"]
 
 
@@ -63,8 +65,11 @@ def greedy_keep(order, ptr, idx, live_n, members, sizes, n_nodes):  # pragma: no
 
 @njit(cache=True)
 def first_best(costs):  # pragma: no cover - compiled
-    """Index of the candidate the walk picks: scanning in order, a candidate replaces the best so
-    far only when it is cheaper by more than the relative tolerance ``EPS``."""
+    """Index of the candidate the walk picks.
+
+    Scanning in order, a candidate replaces the best so far only when it is cheaper by more than
+    the relative tolerance ``EPS``.
+    """
     best = 0
     for j in range(1, len(costs)):
         if costs[j] < costs[best] - 1e-9 * max(1.0, abs(costs[best])):
@@ -211,8 +216,10 @@ def _push_later(y, s, x, hn, heap, queued, in_cut, child, rank, ptr, idx, live_n
 
 @njit(cache=True)
 def incidence(members, n_nodes):  # pragma: no cover - compiled
-    """(ptr, idx): ``idx[ptr[x]:ptr[x+1]]`` are the threats (rows of ``members``, -1 padded) holding
-    node ``x``, ascending. A counting sort: O(threats x width)."""
+    """(ptr, idx): ``idx[ptr[x]:ptr[x+1]]`` are the threats (rows of ``members``, -1 padded) holding node ``x``, ascending.
+
+    A counting sort: O(threats x width).
+    """
     ptr = np.zeros(n_nodes + 1, dtype=np.int64)
     for t in range(members.shape[0]):
         for a in range(members.shape[1]):
@@ -234,8 +241,10 @@ def incidence(members, n_nodes):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def near_enter(nodes, ptr, idx, members, sizes, count, live_idx, live_n):  # pragma: no cover - compiled
-    """Nodes enter the walk's near set: a threat whose last member enters is appended to the near
-    incidence list ``live_idx[ptr[y]:ptr[y] + live_n[y]]`` of each of its members ``y``.
+    """Nodes enter the walk's near set.
+
+    A threat whose last member enters is appended to the near incidence list
+    ``live_idx[ptr[y]:ptr[y] + live_n[y]]`` of each of its members ``y``.
 
     ``count[t]`` is the number of members of threat ``t`` in the near set. Each
     node enters once per walk, so the lists cost O(incidences of the nodes

@@ -35,7 +35,7 @@ class CutReplay:
         self.index, self.threats = index, threats
         self.start = np.asarray(start, dtype=np.int64)
         self.expanded: list[int] = []
-        self._at = None  # (step, node mask) of the last replayed cut
+        self._at: tuple[int, np.ndarray] | None = None  # (step, node mask) of the last replayed cut
 
     def positions(self, step: int) -> np.ndarray:
         """The cut after move ``step`` (0-based; -1: the start), as sorted node positions."""
@@ -112,8 +112,9 @@ class SearchRound:
         and ``suppressed`` are rebuilt when read.
     start_cost : tuple
         (cost, cost_G, cost_S, suppressed labels) of the starting cut.
-    final_candidates : list
-        The child cuts evaluated at the stopping cut (none was cheaper).
+    final_candidates : list or None
+        The child cuts evaluated at the stopping cut (none was cheaper); None
+        when there were too many to keep.
     n_threats : int
         Minimal threats of all cuts of this round's taxonomy.
     allowed : list or None
@@ -128,7 +129,7 @@ class SearchRound:
     start: list
     start_cost: tuple
     steps: list = field(default_factory=list, repr=False)
-    final_candidates: list = field(default_factory=list, repr=False)
+    final_candidates: list | None = field(default_factory=list, repr=False)
     n_threats: int = 0
     allowed: list | None = field(default=None, repr=False)
     frontier: list | None = field(default=None, repr=False)

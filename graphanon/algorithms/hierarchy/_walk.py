@@ -99,7 +99,7 @@ def walk_round(
             cand = np.concatenate([cur[:i], index.children(x), cur[i + 1 :]])
             best = (*evaluate_cut(index, threats if singletons else near, cand), x, cand)
         n_cands += len(xs)
-        cands = None  # the trace keeps the path, not every evaluated candidate, on large taxonomies
+        cands: list | None = None  # the trace keeps the path, not every evaluated candidate, on large taxonomies
         if n_cands <= _MAX_CANDIDATES:
             cands = list(zip(index.labels(xs), costs.tolist(), (len(sup) + dn).tolist(), strict=True))
         if best is None or best[0] >= cost - EPS * max(1.0, abs(cost)):

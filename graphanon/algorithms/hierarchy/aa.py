@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import itertools
 from numbers import Integral
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -43,12 +44,16 @@ from graphanon.algorithms.hierarchy._index import HierarchyIndex
 from graphanon.algorithms.hierarchy.cut import cut_recoding, recode_to_priors
 from graphanon.errors import InfeasibleError
 from graphanon.metrics.loss import ncp
-from graphanon.release import GlobalRecoding, publish
+from graphanon.release import GlobalRecoding
+from graphanon.release.publish import publish
 from graphanon.taxonomy.tree import Taxonomy
 from graphanon.utils.docs import fill_doc
 from graphanon.utils.params import COMMON, MEANINGS, Interval, K, M, validate_params
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.validation import check_k
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
 
 __all__ = ["anonymize_aa"]
 
@@ -58,7 +63,7 @@ __all__ = ["anonymize_aa"]
                  meanings=MEANINGS)
 @fill_doc(secret='the row shuffle')
 def anonymize_aa(
-    data,
+    data: TransactionData,
     *,
     taxonomy: Taxonomy,
     k: int,
@@ -124,9 +129,15 @@ def anonymize_aa(
     ParameterError, TaxonomyError
         For k outside [1, records], m < 1, or items missing from the taxonomy.
 
-    Complexity
-    ----------
-    Each recount is one level-wise search of size <= i over the current cut's
+    See Also
+    --------
+    graphanon.privacy.KmAnonymity : The audit of its releases.
+    graphanon.algorithms.anonymize_hghs : Generalization and suppression (Liu & Wang).
+    graphanon.algorithms.anonymize_cut : Publish a given cut.
+
+    Notes
+    -----
+    Complexity: each recount is one level-wise search of size <= i over the current cut's
     columns of the extended matrix (projected-database cost of Apriori). The
     sweep over its ``V`` violations is vectorized: a violation is re-mapped
     and re-counted (O(i * n / 64) bitmap words, distinct sets once) only when
@@ -224,8 +235,7 @@ def anonymize_aa(
 
 
 def _violations(viol, cut: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
-    """The violating itemsets as cut-node rows padded with -1, in ascending support (stable:
-    smaller itemsets first, then the search's lexicographic order), and their supports."""
+    """The violating itemsets as cut-node rows padded with -1, in ascending support (stable: smaller itemsets first, then the search's lexicographic order), and their supports."""
     rows = [np.pad(cut[lvl.itemsets], ((0, 0), (0, width - lvl.size)), constant_values=-1) for lvl in viol if len(lvl)]
     if not rows:
         return np.zeros((0, width), dtype=np.int64), np.zeros(0, dtype=np.int64)
@@ -236,8 +246,11 @@ def _violations(viol, cut: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarr
 
 
 def _mapped(owner: np.ndarray, members: np.ndarray, sentinel: int) -> np.ndarray:
-    """Rows of ``members`` mapped through ``owner`` to the current cut: sorted, duplicates and
-    padding replaced by ``sentinel`` (larger than every node) at the end of each row."""
+    """Rows of ``members`` mapped through ``owner`` to the current cut.
+
+    Sorted, duplicates and padding replaced by ``sentinel`` (larger than every node) at the end
+    of each row.
+    """
     out = np.where(members >= 0, owner[np.maximum(members, 0)], sentinel)
     out.sort(axis=1)
     if out.shape[1] > 1:
@@ -249,8 +262,7 @@ def _mapped(owner: np.ndarray, members: np.ndarray, sentinel: int) -> np.ndarray
 
 
 def _set_supports(counts, sets: np.ndarray, sentinel: int) -> np.ndarray:
-    """Supports of node sets (rows of ``sets``, ``sentinel``-padded at the end), each distinct set
-    counted once by ``counts`` (AND of the vertical bitmaps, grouped by size)."""
+    """Supports of node sets (rows of ``sets``, ``sentinel``-padded at the end), each distinct set counted once by ``counts`` (AND of the vertical bitmaps, grouped by size)."""
     if not len(sets):
         return np.zeros(0, dtype=np.int64)
     width = sets.shape[1]
@@ -392,7 +404,10 @@ def _fix_candidates(index: HierarchyIndex, cur: np.ndarray, step_cost) -> list[t
 
 
 def _recoded(index: HierarchyIndex, cur: np.ndarray, tops: list[tuple], sentinel: int, width: int) -> np.ndarray:
-    """The itemset ``cur`` recoded by each fix of ``tops``: sorted rows padded with ``sentinel`` to ``width``."""
+    """The itemset ``cur`` recoded by each fix of ``tops``.
+
+    Sorted rows padded with ``sentinel`` to ``width``.
+    """
     end = index.end
     sets = np.full((len(tops), width), sentinel, dtype=np.int64)
     for row, top in enumerate(tops):

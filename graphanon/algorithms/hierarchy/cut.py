@@ -17,17 +17,21 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from numbers import Integral
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphanon.algorithms.prior import as_priors, coarsened_cut
 from graphanon.errors import ParameterError, TaxonomyError
 from graphanon.metrics.loss import ncp
-from graphanon.release import GlobalRecoding, publish
+from graphanon.release import GlobalRecoding
+from graphanon.release.publish import publish
 from graphanon.taxonomy.tree import Taxonomy
 from graphanon.utils.docs import fill_doc
 from graphanon.utils.labels import as_labels
 from graphanon.utils.params import COMMON, ExactlyOne, Interval, validate_params
 from graphanon.utils.progress import ProgressCallback, report
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
 
 __all__ = ["HierarchyTrace", "anonymize_cut", "cut_recoding"]
 
@@ -93,9 +97,9 @@ def cut_recoding(
         the suppressed nodes), in memory only: a saved release names no
         suppressed node, ``params["n_suppressed_nodes"]`` counts them.
 
-    Complexity
-    ----------
-    O(nodes + occurrences).
+    Notes
+    -----
+    Complexity: O(nodes + occurrences).
 
     Examples
     --------
@@ -135,7 +139,7 @@ def cut_recoding(
 )
 @fill_doc(secret='the row shuffle')
 def anonymize_cut(
-    data,
+    data: TransactionData,
     *,
     taxonomy: Taxonomy,
     cut: Iterable[Hashable] | None = None,
@@ -174,9 +178,15 @@ def anonymize_cut(
         ``release.trace`` a :class:`HierarchyTrace` (the full cut and the
         suppressed nodes).
 
-    Complexity
-    ----------
-    O(taxonomy nodes + occurrences).
+    See Also
+    --------
+    graphanon.privacy.KmAnonymity : The audit of its releases.
+    graphanon.algorithms.anonymize_aa : A cut found by search instead of given.
+    graphanon.algorithms.anonymize_hghs : A cut plus suppression found by search.
+
+    Notes
+    -----
+    Complexity: O(taxonomy nodes + occurrences).
 
     Examples
     --------
@@ -193,7 +203,8 @@ def anonymize_cut(
         if level > taxonomy.height:
             raise ParameterError(f"level must be between 0 and the taxonomy height {taxonomy.height}, got {level}")
         cut = taxonomy.level(level)
-    rel = cut_recoding(data, taxonomy, cut, suppress, params={"level": level})
+    assert cut is not None  # exactly one of cut= and level= (which set it)
+    rel = cut_recoding(data, taxonomy, cut, () if suppress is None else suppress, params={"level": level})
     report(progress, 1, 1, "cut recoding")
     if priors is not None:
         rel = recode_to_priors(data, rel, priors, taxonomy=taxonomy)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -41,12 +42,16 @@ from graphanon.algorithms.hierarchy._walk import walk_round
 from graphanon.algorithms.hierarchy.cut import cut_recoding, recode_to_priors
 from graphanon.counting.support import generalize_matrix
 from graphanon.metrics.loss import ncp
-from graphanon.release import GlobalRecoding, publish
+from graphanon.release import GlobalRecoding
+from graphanon.release.publish import publish
 from graphanon.taxonomy.tree import Taxonomy
 from graphanon.utils.docs import fill_doc
 from graphanon.utils.params import COMMON, MEANINGS, K, M, validate_params
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.validation import check_k
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
 
 __all__ = [
     "HierarchySearch",
@@ -104,7 +109,7 @@ def _release(
 @validate_params({"k": K, "m": M, **COMMON}, meanings=MEANINGS)
 @fill_doc(secret='the row shuffle')
 def anonymize_hghs(
-    data,
+    data: TransactionData,
     *,
     taxonomy: Taxonomy,
     k: int,
@@ -161,9 +166,15 @@ def anonymize_hghs(
         When threat mining would exceed the memory budget (bound ``m`` or
         use :func:`anonymize_mhghs`).
 
-    Complexity
-    ----------
-    Threat mining: one level-wise search over the records x nodes extended
+    See Also
+    --------
+    graphanon.privacy.KmAnonymity : The audit of its releases.
+    graphanon.algorithms.anonymize_mhghs : The m-round form for large taxonomies.
+    graphanon.algorithms.anonymize_aa : Generalization only.
+
+    Notes
+    -----
+    Complexity: threat mining: one level-wise search over the records x nodes extended
     matrix (about ``height + 1`` times the occurrences), up to size m - for
     large m this is the bottleneck the paper answers with mHgHs. Memory
     grows with the frequent itemsets of the extended matrix, exponentially
@@ -219,7 +230,7 @@ def anonymize_hghs(
 
 @validate_params({"k": K, "m": M, **COMMON}, meanings=MEANINGS)
 def anonymize_mhghs(
-    data,
+    data: TransactionData,
     *,
     taxonomy: Taxonomy,
     k: int,
@@ -247,9 +258,14 @@ def anonymize_mhghs(
         As in :func:`anonymize_hghs`; ``release.trace.search.rounds`` has one
         :class:`SearchRound` per round and ``params["rounds"]`` a summary.
 
-    Complexity
-    ----------
-    Round i: threat mining of size <= i on ``records x (nodes above the
+    See Also
+    --------
+    graphanon.privacy.KmAnonymity : The audit of its releases.
+    graphanon.algorithms.anonymize_hghs : The one-round search.
+
+    Notes
+    -----
+    Complexity: round i: threat mining of size <= i on ``records x (nodes above the
     previous cut)``, plus the HgHs walk (see :func:`anonymize_hghs`): round 1
     (single-node threats) O(|Cut|) numpy work per move, later rounds the
     compiled exact child-cut changes over the near threats. Memory: the
@@ -279,7 +295,7 @@ def anonymize_mhghs(
     Liu, Wang. PAKDD 2010, Sec. 4.2.
     """
     index, m = _prepare(data, taxonomy, k, m)
-    rounds = []
+    rounds: list = []
     allowed = np.ones(index.n_nodes, dtype=bool)
     prev_cut = None
     threats = None
@@ -314,6 +330,7 @@ def anonymize_mhghs(
         rounds.append(rnd)
         prev_cut = np.sort(index.positions(rnd.cut))
     cut = prev_cut
+    assert cut is not None and threats is not None  # round 1 always runs (m >= 1, max(max_len, 1) >= 1)
     cost, g, s, sup = evaluate_cut(index, threats, cut)
     search = HierarchySearch(taxonomy, rounds, index.labels(cut), index.labels(np.sort(sup)), g, s, index, threats)
     return _release(data, index, search, "mhghs", {"k": k, "m": m}, unsafe_secret_seed, priors)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
 from numbers import Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -34,13 +35,17 @@ import scipy.sparse as sp
 from graphanon.algorithms.hierarchy._index import infrequent_on_columns
 from graphanon.algorithms.hierarchy.cut import HierarchyTrace
 from graphanon.errors import ParameterError
-from graphanon.release import GlobalRecoding, publish
+from graphanon.release import GlobalRecoding
+from graphanon.release.publish import publish
 from graphanon.utils.docs import fill_doc
 from graphanon.utils.labels import as_labels
 from graphanon.utils.memory import cost_blocks
 from graphanon.utils.params import COMMON, MEANINGS, Interval, K, M, validate_params
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.validation import check_k
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
 
 __all__ = ["anonymize_mm", "check_private_items", "minimal_moles"]
 
@@ -112,9 +117,9 @@ def mm_greedy(moles: np.ndarray, occ: np.ndarray) -> list[int]:
         mole (an item that never occurs scores infinity; ties: the smallest
         item id), then retires every mole holding it.
 
-    Complexity
-    ----------
-    One O(items) argmax per suppressed item, and each mole is retired once:
+    Notes
+    -----
+    Complexity: one O(items) argmax per suppressed item, and each mole is retired once:
     O(suppressed * items + sum of mole sizes), vectorized per step.
 
     Examples
@@ -168,9 +173,9 @@ def minimal_moles(X, *, k: int, p: int | None, h: float, private: np.ndarray) ->
         support moles level by level (lexicographic within a level), then
         the confidence moles in lexicographic order.
 
-    Complexity
-    ----------
-    One level-wise search over the public columns
+    Notes
+    -----
+    Complexity: one level-wise search over the public columns
     (:func:`~graphanon.counting.support.minimal_infrequent_itemsets`) that also
     counts, per level, every (frequent public itemset, private item) pair in
     one sparse product ``P.T @ X[:, private]`` (work: the sum over records of
@@ -209,7 +214,7 @@ def minimal_moles(X, *, k: int, p: int | None, h: float, private: np.ndarray) ->
 )
 @fill_doc(secret='the row shuffle')
 def anonymize_mm(
-    data,
+    data: TransactionData,
     *,
     k: int,
     m: int | None = None,
@@ -255,9 +260,15 @@ def anonymize_mm(
         For k outside [1, records], m < 1, h outside (0, 1] or private items
         not in the data.
 
-    Complexity
-    ----------
-    Mole mining (see :func:`minimal_moles`) plus the greedy
+    See Also
+    --------
+    graphanon.privacy.KmAnonymity : The audit without private items.
+    graphanon.privacy.HKPCoherence : The audit with private items.
+    graphanon.algorithms.anonymize_hghs : Generalization as well as suppression.
+
+    Notes
+    -----
+    Complexity: mole mining (see :func:`minimal_moles`) plus the greedy
     (:func:`mm_greedy`): O(suppressed * items + sum of mole sizes).
 
     Examples

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
+
 
 # Random numbers of the extraction kernels: splitmix64, a 64-bit generator with a
 # single word of state (kept in a 1-element uint64 array), and Lemire's unbiased
@@ -69,7 +71,10 @@ def round_arrays(n, like):
 
 @numba.njit(cache=True, inline="always")
 def open_walk(s, A, stamp, walk):
-    """Start the next walk at record ``s``: stamp it; returns the walk's number and its target slot ``A[s]``."""
+    """Start the next walk at record ``s``: stamp it.
+
+    Returns the walk's number and its target slot ``A[s]``.
+    """
     walk += 1
     stamp[s] = walk
     return walk, A[s]
@@ -181,5 +186,4 @@ def edge_lists(succ: np.ndarray, relabel: bool):
 
 
 class ExtractionStats(dict):
-    """Per-round counters of an extraction (``steps``: for the closed walk the
-    edges walked, for backtracking the edges tried plus the backtracks)."""
+    """Per-round counters of an extraction (``steps``: for the closed walk the edges walked, for backtracking the edges tried plus the backtracks)."""

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -49,8 +50,8 @@ from graphanon.algorithms.nonreciprocal.tsp import DETERMINISTIC_STEP_LIMIT, gra
 from graphanon.algorithms.prior import reuse_priors
 from graphanon.errors import ParameterError
 from graphanon.graphs.generalization import GeneralizationGraph
-from graphanon.release import publish
 from graphanon.release.nonreciprocal import NonreciprocalRelease
+from graphanon.release.publish import publish
 from graphanon.utils.docs import fill_doc
 from graphanon.utils.memory import check_memory
 from graphanon.utils.params import (
@@ -67,6 +68,10 @@ from graphanon.utils.params import (
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state, secret_generator
 from graphanon.utils.validation import check_k, check_order
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
+    from graphanon.utils.randomness import RandomLike
 
 __all__ = ["NonreciprocalTrace", "anonymize_nonreciprocal", "members_matrix", "record_order", "tsp_budget"]
 
@@ -236,7 +241,7 @@ def members_matrix(assignments: np.ndarray, n: int) -> sp.csr_array:
 )
 @fill_doc(secret='the extracted assignments, the chosen one and the row shuffle')
 def anonymize_nonreciprocal(
-    data,
+    data: TransactionData,
     *,
     k: int | None = None,
     l: int | None = None,  # noqa: E741
@@ -248,11 +253,11 @@ def anonymize_nonreciprocal(
     extraction: str = "closed-walk",
     l_method: str = "flow",
     client=None,
-    rng=None,
+    rng: RandomLike = None,
     progress: ProgressCallback | None = None,
     unsafe_secret_seed: int | None = None,
     priors=None,
-):
+) -> NonreciprocalRelease:
     """Publish ``data`` by nonreciprocal recoding (k-anonymity, or l-diversity with ``l``).
 
     Parameters
@@ -334,9 +339,15 @@ def anonymize_nonreciprocal(
         (private: a seed does not reproduce them). Which assignment was
         published is only in ``release.link``.
 
-    Complexity
-    ----------
-    Gray order O(n d log n); Gray-TSP adds ``n / min_segment`` OR-Tools runs
+    See Also
+    --------
+    graphanon.privacy.NonreciprocalKAnonymity : The audit of its releases.
+    graphanon.privacy.LDiversity : The audit with ``l``.
+    graphanon.algorithms.anonymize_cahd : L-diverse groups published by the same bit vote.
+
+    Notes
+    -----
+    Complexity: gray order O(n d log n); Gray-TSP adds ``n / min_segment`` OR-Tools runs
     of at most ``tsp_time_limit`` seconds; ring + extraction O(n k) walk
     steps in practice (quadratic worst case); bit voting O(n k avg|r|). With
     ``l`` and ``l_method="flow"`` add three min-cost flows on O(2 window n + l n) arcs (window 128)
@@ -380,16 +391,11 @@ def anonymize_nonreciprocal(
     )
     rng = check_random_state(rng)
     tsp_seed = int(rng.integers(2**31 - 1))
-    tsp_options = {
-        "min_segment": min_segment,
-        "max_segment": max_segment,
-        "tsp_time_limit": tsp_time_limit,
-        "tsp_step_limit": tsp_step_limit,
-    }
     perm = record_order(
-        data, order, **tsp_options, rng=tsp_seed, client=client, progress=progress
+        data, order, min_segment=min_segment, max_segment=max_segment, tsp_time_limit=tsp_time_limit,
+        tsp_step_limit=tsp_step_limit, rng=tsp_seed, client=client, progress=progress
     )
-    params = {
+    params: dict[str, object] = {
         "k": k,
         "l": l,
         "order": order if isinstance(order, str) else "given",
@@ -419,6 +425,7 @@ def anonymize_nonreciprocal(
     members = members_matrix(assignments, n)
     labels = None
     if l is not None:
+        assert data.labels is not None  # check_diversity_feasible refused unlabelled data
         labels = [data.labels[int(j)] for j in sigma]
     aligned = NonreciprocalRelease.from_preimages(data, members, sigma, labels=labels, algorithm="nr", params=params)
     release = publish(data, aligned, secret=secret)

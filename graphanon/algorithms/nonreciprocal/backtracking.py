@@ -14,6 +14,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
 from graphanon.algorithms.nonreciprocal._kernels import (
     commit_edges,
     open_walk,

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from numbers import Integral, Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -29,13 +30,16 @@ import scipy.sparse as sp
 from graphanon.algorithms.nonreciprocal.cahd_groups import cahd_groups
 from graphanon.algorithms.prior import reuse_priors
 from graphanon.errors import InfeasibleError, ParameterError
-from graphanon.release import publish
 from graphanon.release.nonreciprocal import NonreciprocalRelease
+from graphanon.release.publish import publish
 from graphanon.utils.docs import fill_doc
 from graphanon.utils.params import COMMON, Interval, K, OnlyWith, StrOptions, validate_params
 from graphanon.utils.progress import ProgressCallback, report
 from graphanon.utils.randomness import secret_generator
 from graphanon.utils.validation import check_diversity_feasible, check_k
+
+if TYPE_CHECKING:
+    from graphanon.data import TransactionData
 
 __all__ = ["anonymize_cahd", "groups_release"]
 
@@ -129,6 +133,8 @@ def _variant_group_size(l: int, diversity: str, c: float | None) -> int:  # noqa
     if diversity != "recursive":
         return l
     # p distinct labels: r_1 = 1 < c (p - l + 1)
+    if c is None:
+        raise ParameterError("recursive (c,l)-diversity needs c (a number > 0)")
     return l - 1 + math.floor(1.0 / c) + 1
 
 
@@ -141,7 +147,7 @@ def _variant_group_size(l: int, diversity: str, c: float | None) -> int:  # noqa
 )
 @fill_doc(secret='the within-group permutation and the row shuffle; the grouping itself is deterministic')
 def anonymize_cahd(
-    data,
+    data: TransactionData,
     *,
     l: int,  # noqa: E741
     k: int | None = None,
@@ -152,7 +158,7 @@ def anonymize_cahd(
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     priors=None,
-):
+) -> NonreciprocalRelease:
     """CAHD l-diverse grouping, published by bit voting.
 
     Parameters
@@ -214,9 +220,16 @@ def anonymize_cahd(
         When the labels cannot fill groups of ``max(k, l)`` distinct labels
         (the message gives the largest feasible value).
 
-    Complexity
-    ----------
-    That of :func:`graphanon.algorithms.nonreciprocal.cahd_groups.cahd_groups` plus O(sum of squared
+    See Also
+    --------
+    graphanon.privacy.LDiversity : The audit of its releases.
+    graphanon.privacy.EntropyLDiversity : The audit for ``diversity='entropy'``.
+    graphanon.privacy.RecursiveLDiversity : The audit for ``diversity='recursive'``.
+    graphanon.algorithms.anonymize_nonreciprocal : Nonreciprocal recoding.
+
+    Notes
+    -----
+    Complexity: that of :func:`graphanon.algorithms.nonreciprocal.cahd_groups.cahd_groups` plus O(sum of squared
     group sizes) for the publication.
 
     Examples
@@ -260,9 +273,10 @@ def anonymize_cahd(
                 )
             size = wanted
     report(progress, 0, 2, "CAHD grouping")
+    assert data.labels is not None  # check_diversity_feasible refused unlabelled data
     groups = cahd_groups(data.matrix, list(data.labels), size, order=order, alpha=alpha)
     report(progress, 1, 2, "publishing by bit voting")
-    params = {"k": int(k), "l": l, "alpha": alpha, "group_size": size}
+    params: dict[str, object] = {"k": int(k), "l": l, "alpha": alpha, "group_size": size}
     if diversity != "distinct":
         params["diversity"] = diversity
         if c is not None:

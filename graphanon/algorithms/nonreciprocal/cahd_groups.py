@@ -38,7 +38,7 @@ __all__ = ["cahd_groups", "check_l_diverse_labels"]
 _METRICS = ("hamming", "common_items")
 
 
-def check_l_diverse_labels(labels: Sequence[Hashable], l: int) -> tuple[np.ndarray, list]:  # noqa: E741
+def check_l_diverse_labels(labels: Sequence[Hashable] | None, l: int) -> tuple[np.ndarray, list]:  # noqa: E741
     """Encode sensitive labels and check that an l-diverse grouping can exist.
 
     The check is :func:`graphanon.utils.validation.check_diversity_feasible` (one
@@ -49,8 +49,9 @@ def check_l_diverse_labels(labels: Sequence[Hashable], l: int) -> tuple[np.ndarr
 
     Parameters
     ----------
-    labels : sequence of hashable
-        One sensitive label per record (``None`` is a label like any other).
+    labels : sequence of hashable or None
+        One sensitive label per record (``None`` is a label like any other);
+        no sequence (None) is refused: the data has no labels.
     l : int
         Diversity level, ``>= 1``.
 
@@ -73,6 +74,7 @@ def check_l_diverse_labels(labels: Sequence[Hashable], l: int) -> tuple[np.ndarr
     [0, 1, 0, 2]
     """
     check_diversity_feasible(labels, l)
+    assert labels is not None  # refused above
     index: dict = {}
     codes = np.fromiter(
         (index.setdefault(lab, len(index)) for lab in labels), dtype=np.int64, count=len(labels)
@@ -161,9 +163,7 @@ def cahd_groups(
       left), then the rest (``r`` records) are dealt into ``r // l`` groups in
       decreasing label frequency, so no group is larger than ``2 l - 1``.
 
-    Complexity
-    ----------
-    O(n * alpha * l * b / 64) for the candidate lists and similarities in the
+    Complexity: O(n * alpha * l * b / 64) for the candidate lists and similarities in the
     typical case, plus a pass per restart and O(r^2 * b / 64) for the ``r``
     records the windows leave; O(n * b / 8) memory.
 

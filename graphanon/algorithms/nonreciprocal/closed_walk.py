@@ -15,6 +15,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
 from graphanon.algorithms.nonreciprocal._kernels import (
     commit_edges,
     edge_lists,
@@ -175,9 +176,9 @@ def closed_walk_trace(graph: GeneralizationGraph, *, rng=None, max_events: int =
         closing at ``x`` is dropped; ``("close", walk, start, length)`` when a
         cycle of ``length`` matchings is committed.
 
-    Complexity
-    ----------
-    That of one round of :func:`extract_assignments` (records are not
+    Notes
+    -----
+    Complexity: that of one round of :func:`extract_assignments` (records are not
     relabelled here, so the events use the graph's own record indices).
     """
     rng = check_random_state(rng)
@@ -192,7 +193,7 @@ def closed_walk_trace(graph: GeneralizationGraph, *, rng=None, max_events: int =
     if not ok:
         raise InfeasibleError("closed walk got stuck (graph is not k-regular)")
     names = {0: "step", 1: "drop", 2: "close"}
-    events = []
+    events: list[tuple] = []
     for w, x, y, e in trace[:tl].tolist():
         if e == 1:
             events.append((names[e], w, x))

@@ -27,8 +27,7 @@ def _label_codes(labels) -> np.ndarray:
 
 
 def _check_diverse_rounds(out, lab, l: int) -> None:  # noqa: E741
-    """Raise ``InfeasibleError`` unless ``out`` holds ``l`` permutations giving every
-    record ``l`` distinct labels (hence ``l`` distinct published records)."""
+    """Raise ``InfeasibleError`` unless ``out`` holds ``l`` permutations giving every record ``l`` distinct labels (hence ``l`` distinct published records)."""
     n = lab.shape[0]
     if out.shape != (l, n) or not (np.sort(out, axis=1) == np.arange(n)).all():
         raise InfeasibleError("l-diverse assignments are not perfect matchings")
@@ -167,9 +166,7 @@ def greedy_diverse_assignments(
     unvisited records). Those rounds cost utility;
     ``stats["fallback_rounds"]`` lists them.
 
-    Complexity
-    ----------
-    ``flow``: per solve, O(n (window + l) w) for the arc costs (``w``
+    Complexity: ``flow``: per solve, O(n (window + l) w) for the arc costs (``w``
     64-bit words per bitmap) and OR-Tools' cost-scaling min-cost flow on
     O(n (window + l)) arcs, O(n^2 (window + l) log(n C)) in the worst case
     and seconds in practice (docs/performance_nonreciprocal.md); O(n l d)

@@ -11,15 +11,18 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
 from graphanon.counting.bitset import popcount64, vote_words
 from graphanon.errors import InfeasibleError, ParameterError
 
 
 @numba.njit(cache=True)
 def _window_arcs(order, rank, lab, window):
-    """Candidate arcs ``x -> y`` of the l-diverse flow: ``y`` within ``window``
-    positions of ``x`` in the cyclic order (all records when ``2 window + 1 >= n``)
-    with ``lab[y] != lab[x]`` (so ``y != x``)."""
+    """Candidate arcs ``x -> y`` of the l-diverse flow.
+
+    ``y`` within ``window`` positions of ``x`` in the cyclic order (all records when ``2 window
+    + 1 >= n``) with ``lab[y] != lab[x]`` (so ``y != x``).
+    """
     n = order.shape[0]
     width = min(2 * window + 1, n)
     left = np.empty(n * width, dtype=np.int64)
@@ -111,8 +114,10 @@ def _solve_diverse_flow(left, right, cost, lab, l: int):  # noqa: E741
 
 
 def _expected_error(P, succ, lens):
-    """Mean of ``H(x, base of v) / lens[x]`` over the edges ``x -> v`` of ``succ``: the
-    error rate of a release averaged over the assignments that partition the graph."""
+    """Mean of ``H(x, base of v) / lens[x]`` over the edges ``x -> v`` of ``succ``.
+
+    The error rate of a release averaged over the assignments that partition the graph.
+    """
     n, k = succ.shape
     flat = succ.ravel()
     pre_idx = np.argsort(flat, kind="stable") // k
@@ -153,6 +158,7 @@ def diverse_flow(P, lab, lens, l: int, order, rank, window: int, refine: int, st
         errors.append(err)
         if best is None or err < best[0]:
             best = (err, it, succ, used)
+    assert best is not None  # refine >= 0: at least one solve
     err, it, succ, used = best
     if stats is not None:
         ones = np.ones(n, dtype=np.int64)

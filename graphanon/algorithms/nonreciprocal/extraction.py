@@ -67,8 +67,7 @@ __all__ = ["ExtractionStats", "check_assignments", "extract_assignments"]
 
 
 def check_assignments(graph: GeneralizationGraph, assignments) -> None:
-    """Raise ``InfeasibleError`` unless ``assignments`` are ``graph.k`` disjoint perfect
-    matchings inside ``graph`` that together use every edge exactly once."""
+    """Raise ``InfeasibleError`` unless ``assignments`` are ``graph.k`` disjoint perfect matchings inside ``graph`` that together use every edge exactly once."""
     a = np.asarray(assignments, dtype=np.int64)
     n, k = graph.n, graph.k
     if a.shape != (k, n):
@@ -137,9 +136,7 @@ def extract_assignments(
     among preferred edges either way); backtracking draws its random edge
     order lazily (Fisher-Yates, one draw per tried edge).
 
-    Complexity
-    ----------
-    Let ``c <= k`` be the number of unused edges of the current record.
+    Complexity: let ``c <= k`` be the number of unused edges of the current record.
     Closed walk: a step costs O(1) when a proposal is accepted and O(c) when
     the record's unused edges are scanned (every preferred next hop is then
     visited or rare); backtracking: O(1) per tried edge and per backtrack.

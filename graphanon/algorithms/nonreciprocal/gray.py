@@ -75,9 +75,9 @@ def gray_order(X) -> np.ndarray:
         A permutation of ``range(n)``: ``order[p]`` is the record at position
         ``p``. Records with equal bitmaps keep their input order (stable).
 
-    Complexity
-    ----------
-    O(n * b / 8) to convert and O(n log n * b / 64) to sort.
+    Notes
+    -----
+    Complexity: O(n * b / 8) to convert and O(n log n * b / 64) to sort.
 
     Examples
     --------
@@ -146,9 +146,9 @@ def hamming_cycle_length(X, order) -> int:
     -------
     int
 
-    Complexity
-    ----------
-    O(n * b / 64).
+    Notes
+    -----
+    Complexity: O(n * b / 64).
 
     Examples
     --------

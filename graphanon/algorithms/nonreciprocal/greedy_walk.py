@@ -14,6 +14,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
 from graphanon.algorithms.nonreciprocal._kernels import erase_cycle, open_walk, push, round_arrays
 from graphanon.counting.bitset import hamming_words
 from graphanon.errors import InfeasibleError

@@ -1,5 +1,4 @@
-"""Compare the total cyclic Hamming length of the identity, Gray and Gray-TSP orders.
-"""
+"""Compare the total cyclic Hamming length of the identity, Gray and Gray-TSP orders."""
 
 from __future__ import annotations
 

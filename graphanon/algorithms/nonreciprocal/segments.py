@@ -78,6 +78,7 @@ def segment_bounds(h: np.ndarray, n: int, m: int, M: int, strict: bool) -> np.nd
                 "or pass strict=False to relax min_len automatically"
             )
         bounds = _breakpoints_from_gaps(h, n, n // t, M)
+        assert bounds is not None  # t segments of length in [n // t, M] always hold n records
     return bounds
 
 
@@ -120,9 +121,9 @@ def segment_breakpoints(
     ParameterError
         Bad lengths, a bad order, or (``strict=True``) an infeasible partition.
 
-    Complexity
-    ----------
-    O(n * (max_len - min_len + 1)) time, vectorized in blocks of ``min_len``
+    Notes
+    -----
+    Complexity: O(n * (max_len - min_len + 1)) time, vectorized in blocks of ``min_len``
     positions; O(n) memory.
 
     Examples

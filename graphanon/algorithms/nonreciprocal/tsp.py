@@ -1,9 +1,8 @@
-"""The Gray-TSP order: the Gray order cut by the breakpoint DP, each segment
-re-ordered by an OR-Tools TSP path with fixed ends (optionally in a process pool
-or on a Dask client, :mod:`graphanon.distributed.tasks`).
-"""
+"""The Gray-TSP order: the Gray order cut by the breakpoint DP, each segment re-ordered by an OR-Tools TSP path with fixed ends (optionally in a process pool or on a Dask client, :mod:`graphanon.distributed.tasks`)."""
 
 from __future__ import annotations
+
+from typing import cast
 
 import numpy as np
 
@@ -240,9 +239,7 @@ def gray_tsp_details(
     orders (what :func:`~graphanon.algorithms.nonreciprocal.anonymize_nonreciprocal`
     does when given a seed).
 
-    Complexity
-    ----------
-    O(n log n * b / 64) for the Gray order, O(n * (M - m)) for the DP,
+    Complexity: O(n log n * b / 64) for the Gray order, O(n * (M - m)) for the DP,
     O(n * M * b / 64) for the distance matrices, plus at most
     ``time_limit`` per segment (about ``n / M`` segments), or
     ``step_limit`` search steps per segment.
@@ -294,7 +291,7 @@ def gray_tsp_details(
     bounds = segment_bounds(h, n, m, M, strict=False)
     t = len(bounds) - 1
     # One independent stream per segment: results do not depend on n_jobs or client.
-    seeds = gen.bit_generator.seed_seq.spawn(t)
+    seeds = cast(np.random.SeedSequence, gen.bit_generator.seed_seq).spawn(t)
     order = gray.copy()
     gray_costs = np.zeros(t, dtype=np.int64)
     tsp_costs = np.zeros(t, dtype=np.int64)

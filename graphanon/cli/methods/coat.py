@@ -1,5 +1,7 @@
-"""COAT on the command line (``-a coat``): the ``--param privacy=... utility=... s=...
-weights=...`` policies mapped to :func:`~graphanon.algorithms.coat.anonymize_coat`.
+"""COAT on the command line (``-a coat``).
+
+The ``--param privacy=... utility=... s=... weights=...`` policies mapped to
+:func:`~graphanon.algorithms.coat.anonymize_coat`.
 
 The text specs are parsed by :mod:`graphanon.taxonomy.constraint_sets` (shared with
 the ``constraints`` audit model).
@@ -27,8 +29,7 @@ _PARAMS = (
 
 def _run(data, opts: RunOptions) -> GlobalRecoding:
     values = opts.values(_PARAMS)
-    if opts.k is None:
-        raise ParameterError("algorithm 'coat' needs -k K")
+    k = opts.required_k("coat")
     privacy = values["privacy"]
     if privacy is not None:
         opts.refuse(("m",), f"--param privacy={privacy} sets COAT's privacy constraints (k^m ones: privacy=km:M)")
@@ -36,7 +37,7 @@ def _run(data, opts: RunOptions) -> GlobalRecoding:
         raise ParameterError("-m inf: COAT's k^m constraints need a whole number m (or --param privacy=pgen)")
     else:
         privacy = f"km:{opts.m}" if opts.m is not None else "pgen"
-    P = parse_privacy(privacy, data, opts.k)
+    P = parse_privacy(privacy, data, k)
     U = parse_utility(values["utility"], data, opts.taxonomy)
     s = values["s"]
     weights = values["weights"]
@@ -47,7 +48,7 @@ def _run(data, opts: RunOptions) -> GlobalRecoding:
     from graphanon.algorithms.coat.engine import anonymize_coat
 
     return anonymize_coat(
-        data, privacy=P, utility=U, k=opts.k, s=s, weights=opts.taxonomy if weights == "taxonomy" else None, progress=opts.progress,
+        data, privacy=P, utility=U, k=k, s=s, weights=opts.taxonomy if weights == "taxonomy" else None, progress=opts.progress,
         unsafe_secret_seed=opts.unsafe_secret_seed,
     )
 

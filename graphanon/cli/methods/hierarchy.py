@@ -56,7 +56,7 @@ def _run_mm(data, opts: RunOptions) -> GlobalRecoding:
     from graphanon.algorithms.hierarchy.mm import anonymize_mm
 
     return anonymize_mm(
-        data, k=opts.k, m=opts.m, h=1.0 if h is None else h, private_items=private, progress=opts.progress,
+        data, k=opts.required_k("mm"), m=opts.m, h=1.0 if h is None else h, private_items=private, progress=opts.progress,
         unsafe_secret_seed=opts.unsafe_secret_seed,
     )
 
@@ -82,11 +82,14 @@ _CUT_PARAMS = (
 
 
 def _run_cut(data, opts: RunOptions) -> GlobalRecoding:
-    """CLI adapter. ``-k`` (with ``-m``) is a claim the CLI checks: the release
+    """CLI adapter of ``cut``.
+
+    ``-k`` (with ``-m``) is a claim the CLI checks: the release
     records ``k`` and ``m`` in its params, and the CLI audits it with the
     independent k^m audit before writing it (``spec.verify``); ``--param
     force=true`` publishes a violating release anyway, with the audit result
-    in its params. Without ``-k`` the release claims nothing."""
+    in its params. Without ``-k`` the release claims nothing.
+    """
     values = opts.values(_CUT_PARAMS)  # force is checked here, acted on by the CLI
     if opts.k is not None:
         check_k(opts.k, data.n_records)

@@ -51,6 +51,8 @@ def _run_nr(data, opts: RunOptions) -> NonreciprocalRelease:
         )
     if "l_method" in opts.params and "l" not in opts.params:
         raise ParameterError("--param l_method only applies with --param l=L (l-diversity)")
+    if values["l"] is not None:
+        opts.require_labels(data, f"--param l={values['l']}")
     if values.pop("diversity") != "distinct":
         raise ParameterError(
             "nr promises distinct l-diversity only: its l-regular graph gives every record l distinct labels, but "
@@ -97,6 +99,7 @@ def _run_cahd(data, opts: RunOptions) -> NonreciprocalRelease:
     l = opts.k if values["l"] is None else values["l"]  # noqa: E741
     if l is None:
         raise ParameterError("algorithm 'cahd' needs --param l=L (or -k L)")
+    opts.require_labels(data, f"-a cahd --param l={l}" if values["l"] is not None else f"-a cahd -k {l}")
     from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
 
     return anonymize_cahd(

@@ -1,5 +1,6 @@
-"""The swapping methods of Gunawan & Mambo on the command line: ``-a partswap``, ``fullswap``,
-``partsupp``, ``splitperson``, ``randswap``.
+"""The swapping methods of Gunawan & Mambo on the command line.
+
+``-a partswap``, ``fullswap``, ``partsupp``, ``splitperson``, ``randswap``.
 
 ``--param categories=`` is parsed by :func:`graphanon.taxonomy.categories.parse_categories`
 into the :class:`~graphanon.taxonomy.ItemGroups` the functions of

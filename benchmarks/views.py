@@ -1,0 +1,129 @@
+"""Load and redraw times of the interactive HTML views in headless Chromium, printed as JSON.
+
+Cases:
+
+* ``bms1_similarity_clump``: the record-similarity graph of bms1 (59,602 records) with
+  Clump's groups (k=5, taxonomy balanced:5), each record's 3 strongest neighbours drawn;
+* ``synthetic_100k``: 100,000 nodes and 300,000 edges (random geometric-like layout), the
+  top of the documented range.
+
+For each: the HTML file size, the Python time to build and write it, the page load time
+(``goto`` of the file until the first frame is drawn, best of ``--repeat``), the renderer's
+own start time (JSON parse, layout, picking grid, first frame: ``data-load-ms``), and the
+time of one full redraw and of one redraw while dragging (edges dropped above 30,000
+edges), each the median of 15 frames. Needs Playwright and a Chromium (see README).
+
+Usage::
+
+    PYTHONPATH=. python benchmarks/views.py        # both cases (PYTHONPATH: this checkout's graphanon)
+    python benchmarks/views.py --case bms1_similarity_clump --no-save
+
+The numbers are in docs/performance.md ("Interactive views").
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from _common import print_and_save
+
+JS_FRAMES = """async (args) => {
+  const v = window.graphanonViews.at(-1);
+  const times = [];
+  for (let i = 0; i < 15; i++) {
+    const t = performance.now();
+    v.redraw(); await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  return times[7];
+}"""
+
+
+def build_bms1():
+    from graphanon.algorithms.grouping.clump import anonymize_clump
+    from graphanon.datasets import load
+    from graphanon.taxonomy import Taxonomy
+    from graphanon.viz.views import similarity_view
+
+    data = load("bms1")
+    rel = anonymize_clump(data, taxonomy=Taxonomy.balanced(data.items, 5), k=5, rng=0)
+    groups = rel.group_ids()[rel.link.row_of_record]
+    return similarity_view(rel.trace.similarity_graph, groups, data=data, neighbors=3)
+
+
+def build_synthetic(n=100_000, m=300_000, seed=0):
+    """``n`` nodes uniformly in a square and ``m`` edges between nodes close in index."""
+    from graphanon.viz.views import GraphView
+
+    rng = np.random.default_rng(seed)
+    x, y = rng.random(n) * 1000, rng.random(n) * 1000
+    src = rng.integers(n, size=m)
+    dst = (src + rng.integers(1, 50, size=m)) % n  # short-ish edges in index space
+    return GraphView([f"n{i}" for i in range(n)], [("a", "#4c72b0"), ("b", "#dd8452")], rng.integers(2, size=n),
+                     x=x, y=y, edges=(src, dst, np.zeros(m)), title="synthetic 100k")
+
+
+CASES = {"bms1_similarity_clump": build_bms1, "synthetic_100k": build_synthetic,
+         "synthetic_100k_nodes_only": lambda: build_synthetic(m=0)}
+
+
+def measure(page, build, repeat):
+    start = time.perf_counter()
+    view = build()
+    folder = Path(tempfile.mkdtemp())
+    path = view.save(folder / "view.html")
+    build_s = time.perf_counter() - start
+    loads, starts = [], []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        page.goto(path.resolve().as_uri())
+        page.wait_for_selector(".ga-view[data-rendered]", timeout=120_000)
+        loads.append(time.perf_counter() - t)
+        starts.append(float(page.eval_on_selector(".ga-view", "e => e.dataset.loadMs")))
+    full = page.evaluate(JS_FRAMES)
+    page.mouse.move(400, 400)
+    page.mouse.down()
+    page.mouse.move(420, 420)
+    drag = page.evaluate(JS_FRAMES)
+    page.mouse.up()
+    size = path.stat().st_size
+    shutil.rmtree(folder)
+    return {
+        "nodes": view.n_nodes, "edges": view.n_edges, "html_bytes": size,
+        "build_and_write_s": round(build_s, 2), "page_load_s_best": round(min(loads), 3),
+        "page_load_s_median": round(statistics.median(loads), 3), "renderer_start_ms_median": statistics.median(starts),
+        "full_redraw_ms": round(full, 1), "redraw_while_dragging_ms": round(drag, 1),
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--case", choices=sorted(CASES), action="append")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--chromium", default=shutil.which("chromium") or shutil.which("chromium-browser"))
+    ap.add_argument("--no-save", action="store_true")
+    args = ap.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    doc = {"machine": {"python": platform.python_version(), "cpu": platform.processor() or platform.machine()},
+           "viewport": [1300, 850], "cases": {}}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=args.chromium, args=["--no-sandbox"])
+        doc["machine"]["chromium"] = browser.version
+        page = browser.new_page(viewport={"width": 1300, "height": 850})
+        for name in args.case or sorted(CASES):
+            doc["cases"][name] = measure(page, CASES[name], args.repeat)
+        browser.close()
+    print_and_save(doc, "views", save=not args.no_save)
+
+
+if __name__ == "__main__":
+    main()

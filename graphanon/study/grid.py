@@ -1,0 +1,230 @@
+"""The grid of a study: methods x parameters x datasets, expanded from the methods' declarations.
+
+A method is given only the options it declares (its registry entry's
+``options`` and ``params``): ``-m`` is not given to ``partition`` (it takes
+no ``m``), a ``--param l=2,3`` goes only to the methods that declare ``l``.
+What cannot apply is settled here, before anything runs -- never by trial.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from itertools import product
+from pathlib import Path
+
+from graphanon.errors import ParameterError
+from graphanon.study._run import method_declarations
+
+__all__ = ["GridPlan", "StudyRun", "WorkloadSpec", "expand_grid"]
+
+
+def _package_version() -> str:
+    try:
+        return version("graphanon")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+@dataclass(frozen=True)
+class WorkloadSpec:
+    """The COUNT-query workload every run of a dataset is scored on (the same for every method).
+
+    Attributes
+    ----------
+    queries : int
+        Number of queries (0: no query metrics).
+    q : int
+        Items per query.
+    seed : int
+        Seed of the workload: same dataset and seed, same queries.
+    """
+
+    queries: int = 200
+    q: int = 2
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class StudyRun:
+    """One run of a study: a method with its parameters on one dataset.
+
+    Options a method does not take are None. ``params`` holds its
+    method-specific parameters as sorted ``(name, text)`` pairs.
+    """
+
+    dataset: str
+    method: str
+    k: int | None = None
+    m: int | None = None
+    taxonomy: str | None = None
+    seed: int | None = None
+    params: tuple = ()
+    workload: WorkloadSpec = field(default_factory=WorkloadSpec)
+    #: the number of records the row-linkage attack targets (0: no attack)
+    attack_targets: int = 2000
+
+    def config(self) -> dict:
+        """The full configuration as JSON-safe values (what :meth:`key` hashes)."""
+        out = asdict(self)
+        out["params"] = [list(pair) for pair in self.params]
+        return out
+
+    def key(self) -> str:
+        """A stable name of the full configuration (a finished run is stored under it).
+
+        Besides :meth:`config` it covers the graphanon version and, when the
+        dataset is a file, the file's size and modification time.
+
+        Examples
+        --------
+        >>> a = StudyRun("groceries", "aa", k=2, m=2, taxonomy="balanced:5")
+        >>> a.key() == StudyRun("groceries", "aa", k=2, m=2, taxonomy="balanced:5").key()
+        True
+        >>> a.key() == StudyRun("groceries", "aa", k=5, m=2, taxonomy="balanced:5").key()
+        False
+        """
+        config = self.config()
+        config["graphanon"] = _package_version()
+        source = Path(self.dataset)
+        if source.is_file():  # a data file: its size and modification time, so an edited file is run again
+            stat = source.stat()
+            config["file"] = [stat.st_size, stat.st_mtime_ns]
+        text = json.dumps(config, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+    def label(self) -> str:
+        """A short readable name: ``aa k=2 m=2 on bms1``."""
+        parts = [self.method] + [f"{n}={v}" for n, v in (("k", self.k), ("m", self.m)) if v is not None]
+        parts += [f"{n}={v}" for n, v in self.params]
+        return " ".join(parts) + f" on {self.dataset}"
+
+
+@dataclass
+class GridPlan:
+    """The runs of a study and what the expansion left out for which method, and why."""
+
+    runs: list
+    notes: list
+
+
+def _values(values) -> list:
+    """A scalar or None -> [value]; a sequence -> its distinct values in order."""
+    if values is None:
+        return [None]
+    if isinstance(values, (str, int)):
+        return [values]
+    out = []
+    for v in values:
+        if v not in out:
+            out.append(v)
+    return out or [None]
+
+
+def expand_grid(
+    methods,
+    datasets,
+    *,
+    k=None,
+    m=None,
+    params: dict | None = None,
+    taxonomy: str | None = None,
+    seed: int | None = 0,
+    workload: WorkloadSpec | None = None,
+    attack_targets: int = 2000,
+) -> GridPlan:
+    """Every run of methods x their parameters x datasets, as the methods' declarations allow.
+
+    Parameters
+    ----------
+    methods : sequence of str
+        Registered method names.
+    datasets : sequence of str
+        Bundled dataset names (or data files the study reads).
+    k, m : int or sequence of int, optional
+        Values of ``k`` and ``m``; given only to methods that declare them
+        (a method without ``m`` runs once per ``k``, and a note says so).
+    params : dict, optional
+        ``name -> list of texts`` for method-specific parameters; a name
+        ``method.name`` applies to that method only, a bare ``name`` to every
+        selected method that declares it. A name no selected method declares
+        is refused.
+    taxonomy : str, optional
+        Taxonomy spec (``balanced:5``, a file, a bundled name), given to the
+        methods that need one; a method that needs one refuses to be planned
+        without it.
+    seed : int or None
+        Structure seed, given to the methods that declare ``seed``.
+    workload : WorkloadSpec, optional
+        The shared COUNT workload (default 200 queries of 2 items, seed 0).
+    attack_targets : int
+        Records the row-linkage attack targets (0: no attack).
+
+    Returns
+    -------
+    GridPlan
+        ``runs`` in method, dataset, parameter order; ``notes`` one line per
+        option a method was not given.
+
+    Raises
+    ------
+    ParameterError
+        Unknown method or parameter, no methods or datasets, a method that
+        needs a taxonomy without one, ``m`` given with no method taking it.
+
+    Examples
+    --------
+    >>> plan = expand_grid(["aa", "partition"], ["groceries"], k=[2, 5], m=2, taxonomy="balanced:5")
+    >>> [(r.method, r.k, r.m) for r in plan.runs]
+    [('aa', 2, 2), ('aa', 5, 2), ('partition', 2, None), ('partition', 5, None)]
+    >>> plan.notes
+    ['partition: takes no -m; run without it']
+    """
+    methods, datasets = _values(methods), _values(datasets)
+    if methods == [None] or datasets == [None]:
+        raise ParameterError("a study needs at least one method (-a) and one dataset")
+    workload = workload or WorkloadSpec()
+    decls = {name: method_declarations(name) for name in methods}
+    ks, ms = _values(k), _values(m)
+    raw = {name: _values(values) for name, values in (params or {}).items()}
+    for name in raw:
+        method, _, pname = name.rpartition(".")
+        owners = [d for d in decls.values() if pname in d.params and method in ("", d.name)]
+        if method and method not in decls:
+            raise ParameterError(f"--param {name}: {method!r} is not among the methods ({', '.join(decls)})")
+        if not owners:
+            takers = ", ".join(d.name for d in decls.values() if d.params) or "none of them"
+            raise ParameterError(f"--param {name}: no selected method takes {pname!r} "
+                                 f"(methods with parameters: {takers})")
+    if ms != [None] and not any("m" in d.options for d in decls.values()):
+        raise ParameterError(f"-m: none of {', '.join(decls)} takes m; drop it")
+    if ks != [None] and not any("k" in d.options for d in decls.values()):
+        raise ParameterError(f"-k: none of {', '.join(decls)} takes k; drop it")
+    runs, notes = [], []
+    for d in decls.values():
+        if d.needs_taxonomy and taxonomy is None:
+            raise ParameterError(f"{d.name} needs a taxonomy: pass --taxonomy FILE, balanced:FANOUT or a bundled name")
+        dropped = [flag for flag, opt, vals in (("-k", "k", ks), ("-m", "m", ms)) if vals != [None]
+                   and opt not in d.options]
+        if dropped:
+            notes.append(f"{d.name}: takes no {' or '.join(dropped)}; run without {'it' if len(dropped) == 1 else 'them'}")
+        if taxonomy is not None and not d.needs_taxonomy:
+            notes.append(f"{d.name}: does not need --taxonomy; run without it")
+        own = {}
+        for name, values in raw.items():
+            method, _, pname = name.rpartition(".")
+            if pname in d.params and method in ("", d.name):
+                own[pname] = values
+        pnames = sorted(own)
+        for dataset, kv, mv, *pvals in product(datasets, ks if "k" in d.options else [None],
+                                               ms if "m" in d.options else [None], *(own[p] for p in pnames)):
+            runs.append(StudyRun(
+                dataset=dataset, method=d.name, k=kv, m=mv,
+                taxonomy=taxonomy if d.needs_taxonomy else None,
+                seed=seed if "seed" in d.options else None,
+                params=tuple((p, str(v)) for p, v in zip(pnames, pvals)),
+                workload=workload, attack_targets=attack_targets,
+            ))
+    return GridPlan(runs, notes)

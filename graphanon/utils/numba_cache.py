@@ -1,0 +1,145 @@
+"""Numba's on-disk cache for graphanon's kernels, keyed by the source of *every* kernel module.
+
+Numba (``cache=True``) keeps a compiled kernel valid while the source file
+that defines it is unchanged (a content hash in numba >= 0.61; mtime and size
+before). But a kernel's machine code also holds the compiled code of every
+jitted function it calls, and those may live in other files
+(``graphanon.algorithms.coat._kernels`` calls
+``graphanon.counting._bitset_kernels.popcount64``; the nonreciprocal walks call
+``graphanon.algorithms.nonreciprocal._kernels``). A cache written while a
+callee was edited therefore outlives the edit: after reverting the callee,
+the caller's file is unchanged and numba loads the code built with the
+edited callee. Measured: COAT (k^m, k=5, m=2) on the first 3,000 BMS-WebView-1
+records published 38 items with a clean cache; with ``popcount64`` edited
+(``+ 1``) it published 51, and after reverting the edit still 51, until the
+cache was cleared. The same stale code once made COAT crash
+(``KeyError: -1`` in ``coat/state.py``).
+
+This module makes the freshness stamp of every graphanon kernel a SHA-256
+over the source of all graphanon modules that use numba (the *kernel set*,
+found by reading the package: every ``.py`` file under ``graphanon/`` whose
+text names numba), so a change to any of them -- edit or revert --
+invalidates every graphanon kernel's cache (numba then recompiles on first
+use and overwrites the index). Kernels of other packages keep numba's own
+locators. Importing this module registers the locators; every graphanon
+module that compiles with ``cache=True`` imports it before its first kernel
+(``tests/test_numba_cache.py`` checks both).
+
+Notes
+-----
+Kernels must not read module-level constants of graphanon modules that do
+not use numba (numba freezes global values into the compiled code, and such a
+module is outside the kernel set); none does.
+
+Complexity
+----------
+The stamp reads the package's sources once per process (about 150 files,
+under 10 ms); loading a cached kernel is otherwise unchanged.
+
+Examples
+--------
+>>> from graphanon.utils.numba_cache import kernel_set, kernel_set_digest
+>>> any(p.name == "_bitset_kernels.py" for p in kernel_set())
+True
+>>> len(kernel_set_digest())
+64
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+from pathlib import Path
+
+from numba.core import caching
+
+__all__ = ["PACKAGE_DIR", "kernel_set", "kernel_set_digest"]
+
+PACKAGE_DIR = Path(__file__).resolve().parents[1]  # graphanon/ (this module is graphanon/utils/numba_cache.py)
+
+
+def kernel_set() -> list[Path]:
+    """The graphanon modules whose compiled code a kernel may hold: every source naming numba.
+
+    Returns
+    -------
+    list of Path
+        Sorted by path.
+    """
+    return sorted(p for p in PACKAGE_DIR.rglob("*.py") if b"numba" in p.read_bytes())
+
+
+@functools.cache
+def kernel_set_digest() -> str:
+    """SHA-256 (hex) over the relative path and the bytes of every module of :func:`kernel_set`.
+
+    Computed once per process: modules already imported do not change under it.
+    """
+    h = hashlib.sha256(b"graphanon-kernel-set/1\0")
+    for path in kernel_set():
+        data = path.read_bytes()
+        h.update(path.relative_to(PACKAGE_DIR).as_posix().encode() + b"\0")
+        h.update(len(data).to_bytes(8, "little") + data)
+    return h.hexdigest()
+
+
+def _in_package(py_file: str) -> bool:
+    try:
+        return Path(py_file).resolve().is_relative_to(PACKAGE_DIR)
+    except OSError:
+        return False
+
+
+def _numba_locator(*names: str):
+    """A class of ``numba.core.caching`` under its current or former (underscored) name."""
+    for name in names:
+        cls = getattr(caching, name, None)
+        if cls is not None:
+            return cls
+    raise ImportError(f"numba.core.caching has none of {names}")
+
+
+def _kernel_set_locator(base):
+    """``base`` (a numba file locator), restricted to graphanon files, stamped by the kernel set."""
+
+    class KernelSetLocator(base):
+        def get_source_stamp(self):
+            return ("graphanon kernel set", kernel_set_digest())
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if not _in_package(py_file):
+                return None
+            return super().from_function(py_func, py_file)
+
+    KernelSetLocator.__name__ = KernelSetLocator.__qualname__ = f"KernelSet{base.__name__.lstrip('_')}"
+    return KernelSetLocator
+
+
+#: Numba's three file-backed locators in numba's order: $NUMBA_CACHE_DIR, the module's
+#: __pycache__, the user-wide cache directory.
+LOCATORS = tuple(
+    _kernel_set_locator(_numba_locator(*names))
+    for names in (
+        ("UserProvidedCacheLocator", "_UserProvidedCacheLocator"),
+        ("InTreeCacheLocator", "_InTreeCacheLocator"),
+        ("UserWideCacheLocator", "_UserWideCacheLocator"),
+    )
+)
+
+
+def _install() -> None:
+    registry = _numba_locator("CacheImpl", "_CacheImpl")._locator_classes
+    if not any(getattr(cls, "__module__", "") == __name__ for cls in registry):
+        registry[:0] = LOCATORS
+
+
+_install()
+if os.environ.get("NUMBA_CACHE_LOCATOR_CLASSES"):  # an explicit list replaces numba's registry
+    import warnings
+
+    warnings.warn(
+        "NUMBA_CACHE_LOCATOR_CLASSES is set: graphanon's kernel caches use that list, which does "
+        "not key them by the kernel set (graphanon.utils.numba_cache)", RuntimeWarning, stacklevel=2,
+    )

@@ -1,0 +1,485 @@
+// graphanon interactive graph view: one canvas renderer shared by the standalone HTML files
+// (graphanon.viz.views.write_view) and the notebook widget (graphanon.viz.views.GraphWidget).
+// Written for graphanon; no third-party code. Plain 2-D canvas with batched paths: one path per
+// colour for nodes and one per colour for edges, a uniform grid for picking, and edges dropped
+// while dragging on large graphs, so 10^5 nodes stay responsive.
+//
+// Data (built in Python, see graphanon/viz/views.py):
+//   {title, subtitle, layout: "fixed" | "tree",
+//    nodes: {label, x, y, cat, info, step?, parent?}, categories: [{name, color}],
+//    edges: {src, dst, cat}, edge_categories: [{name, color, on_select?}],
+//    steps?: [caption], collapsed?: [node], note?}
+// State for tests and scripts: root.dataset.nodeCount / .visibleCount / .edgeCount / .rendered,
+// root.graphanonView (this object), window.graphanonViews (all views of the page).
+
+function graphanonView(root, data) {
+  "use strict";
+  const nodes = data.nodes, edges = data.edges || {src: [], dst: [], cat: []};
+  const n = nodes.label.length, m = edges.src.length;
+  const cats = data.categories || [{name: "node", color: "#4c72b0"}];
+  const ecats = data.edge_categories || [{name: "edge", color: "#999999"}];
+  const catOf = Int32Array.from(nodes.cat || new Array(n).fill(0));
+  const stepOf = nodes.step ? Int32Array.from(nodes.step) : null;
+  const parent = nodes.parent ? Int32Array.from(nodes.parent) : null;
+  const src = Int32Array.from(edges.src), dst = Int32Array.from(edges.dst);
+  const ecat = Int32Array.from(edges.cat || new Array(m).fill(0));
+  const onSelectOnly = ecats.map(c => !!c.on_select);
+  const px = new Float64Array(n), py = new Float64Array(n);
+  const visible = new Uint8Array(n).fill(1);
+  const collapsed = new Uint8Array(n);
+  (data.collapsed || []).forEach(i => { collapsed[i] = 1; });
+  const t0 = performance.now();
+
+  // ----- DOM -----
+  root.classList.add("ga-view");
+  root.innerHTML = "";
+  const css = document.createElement("style");
+  css.textContent = `
+.ga-view{font:13px system-ui,sans-serif;color:#222;display:flex;flex-direction:column;height:100%;min-height:480px;border:1px solid #ddd;box-sizing:border-box}
+.ga-view .ga-top{padding:6px 10px;border-bottom:1px solid #eee}
+.ga-view .ga-title{font-weight:600;font-size:15px}
+.ga-view .ga-sub{color:#555;font-size:12px}
+.ga-view .ga-bar{display:flex;gap:6px;align-items:center;flex-wrap:wrap;margin-top:4px}
+.ga-view .ga-main{flex:1;display:flex;min-height:0}
+.ga-view .ga-canvas-box{flex:1;position:relative;min-width:0}
+.ga-view canvas{position:absolute;left:0;top:0;width:100%;height:100%;cursor:grab}
+.ga-view .ga-side{width:280px;border-left:1px solid #eee;overflow:auto;padding:6px 10px}
+.ga-view .ga-legend div{display:flex;align-items:center;gap:6px;margin:2px 0}
+.ga-view .ga-sw{width:12px;height:12px;border-radius:6px;display:inline-block;flex:none}
+.ga-view .ga-line{width:16px;height:3px;display:inline-block;flex:none}
+.ga-view .ga-detail table{border-collapse:collapse;width:100%}
+.ga-view .ga-detail td{border-top:1px solid #f0f0f0;padding:2px 4px;vertical-align:top;word-break:break-word}
+.ga-view .ga-detail table{table-layout:fixed}
+.ga-view .ga-detail td:first-child{color:#666;width:42%}
+.ga-view .ga-tip{position:absolute;pointer-events:none;background:rgba(255,255,240,.95);border:1px solid #bbb;padding:3px 6px;font-size:12px;display:none;max-width:320px;z-index:2}
+.ga-view button{font-size:12px}
+.ga-view h4{margin:8px 0 4px 0;font-size:13px}`;
+  root.appendChild(css);
+  const top = el("div", "ga-top", root);
+  el("div", "ga-title", top).textContent = data.title || "";
+  if (data.subtitle) el("div", "ga-sub", top).textContent = data.subtitle;
+  const bar = el("div", "ga-bar", top);
+  const search = el("input", "ga-search", bar);
+  search.placeholder = "find a node by label";
+  const fitBtn = button(bar, "fit", () => { fit(); draw(); });
+  fitBtn.className = "ga-fit";
+  let stepInput = null, stepCaption = null, current = 0;
+  if (stepOf && data.steps) {
+    button(bar, "◀", () => setStep(current - 1)).className = "ga-prev";
+    stepInput = el("input", "ga-step", bar);
+    stepInput.type = "range"; stepInput.min = 0; stepInput.max = data.steps.length - 1;
+    stepInput.oninput = () => setStep(+stepInput.value);
+    button(bar, "▶", () => setStep(current + 1)).className = "ga-next";
+    stepCaption = el("span", "ga-step-caption", bar);
+  }
+  if (parent) {
+    button(bar, "expand all", () => { collapsed.fill(0); relayout(); }).className = "ga-expand-all";
+    button(bar, "as published", () => {
+      collapsed.fill(0); (data.collapsed || []).forEach(i => { collapsed[i] = 1; }); relayout();
+    }).className = "ga-reset";
+  }
+  const status = el("span", "ga-status", bar);
+  const main = el("div", "ga-main", root);
+  const box = el("div", "ga-canvas-box", main);
+  const canvas = el("canvas", "", box);
+  const tip = el("div", "ga-tip", box);
+  const side = el("div", "ga-side", main);
+  el("h4", "", side).textContent = "Legend";
+  const legend = el("div", "ga-legend", side);
+  el("h4", "", side).textContent = "Selected";
+  const detail = el("div", "ga-detail", side);
+  detail.textContent = "click a node";
+  if (data.note) { el("h4", "", side).textContent = "Note"; el("div", "ga-note", side).textContent = data.note; }
+  const ctx = canvas.getContext("2d");
+
+  function el(tag, cls, parentEl) {
+    const e = document.createElement(tag); if (cls) e.className = cls; parentEl.appendChild(e); return e;
+  }
+  function button(parentEl, text, fn) { const b = el("button", "", parentEl); b.textContent = text; b.onclick = fn; return b; }
+
+  // ----- layout -----
+  const kids = parent ? childLists() : null;
+  function childLists() {
+    const out = Array.from({length: n}, () => []);
+    for (let i = 0; i < n; i++) if (parent[i] >= 0) out[parent[i]].push(i);
+    return out;
+  }
+  function treeLayout() {
+    // left to right: x = depth, y = row of the visible leaf (a collapsed node is a leaf)
+    visible.fill(0);
+    let row = 0;
+    const stack = [];
+    for (let i = 0; i < n; i++) if (parent[i] < 0) stack.push([i, 0, 0]);
+    stack.reverse();
+    while (stack.length) {
+      const top = stack[stack.length - 1];
+      const [v, depth, state] = top;
+      if (state === 0) {
+        visible[v] = 1; px[v] = depth * 220; top[2] = 1;
+        if (!collapsed[v] && kids[v].length) {
+          for (let j = kids[v].length - 1; j >= 0; j--) stack.push([kids[v][j], depth + 1, 0]);
+          continue;
+        }
+        py[v] = row++ * 18; stack.pop();
+      } else {
+        const ks = kids[v];
+        py[v] = (py[ks[0]] + py[ks[ks.length - 1]]) / 2; stack.pop();
+      }
+    }
+  }
+  function applyVisibility() {
+    if (parent) treeLayout();
+    else {
+      px.set(nodes.x); py.set(nodes.y);
+      if (stepOf) for (let i = 0; i < n; i++) visible[i] = stepOf[i] <= current ? 1 : 0;
+    }
+    let c = 0; for (let i = 0; i < n; i++) c += visible[i];
+    root.dataset.visibleCount = c;
+    buildGrid();
+  }
+
+  // ----- picking grid -----
+  let gridX0 = 0, gridY0 = 0, cell = 1, gw = 1, gh = 1, gridStart = null, gridItems = null;
+  function bounds(onlyVisible) {
+    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    for (let i = 0; i < n; i++) {
+      if (onlyVisible && !visible[i]) continue;
+      if (px[i] < x0) x0 = px[i]; if (px[i] > x1) x1 = px[i];
+      if (py[i] < y0) y0 = py[i]; if (py[i] > y1) y1 = py[i];
+    }
+    if (x0 === Infinity) return [0, 0, 1, 1];
+    return [x0, y0, x1, y1];
+  }
+  function buildGrid() {
+    const [x0, y0, x1, y1] = bounds(true);
+    const side = Math.max(1, Math.ceil(Math.sqrt(n)));
+    cell = Math.max((x1 - x0) / side, (y1 - y0) / side, 1e-9);
+    gridX0 = x0; gridY0 = y0;
+    gw = Math.floor((x1 - x0) / cell) + 1; gh = Math.floor((y1 - y0) / cell) + 1;
+    const counts = new Int32Array(gw * gh + 1);
+    const key = new Int32Array(n).fill(-1);
+    for (let i = 0; i < n; i++) if (visible[i]) {
+      key[i] = Math.floor((px[i] - x0) / cell) * gh + Math.floor((py[i] - y0) / cell);
+      counts[key[i] + 1]++;
+    }
+    for (let c = 1; c < counts.length; c++) counts[c] += counts[c - 1];
+    gridStart = counts.slice();
+    gridItems = new Int32Array(counts[counts.length - 1]);
+    const fillAt = counts.slice();
+    for (let i = 0; i < n; i++) if (key[i] >= 0) gridItems[fillAt[key[i]]++] = i;
+  }
+  function pick(sx, sy) {
+    const wx = (sx - tx) / scale, wy = (sy - ty) / scale, r = 9 / scale;
+    let best = -1, bestD = r * r;
+    const ca = Math.max(0, Math.floor((wx - r - gridX0) / cell)), cb = Math.min(gw - 1, Math.floor((wx + r - gridX0) / cell));
+    const ra = Math.max(0, Math.floor((wy - r - gridY0) / cell)), rb = Math.min(gh - 1, Math.floor((wy + r - gridY0) / cell));
+    for (let a = ca; a <= cb; a++) for (let b = ra; b <= rb; b++) {
+      const g = a * gh + b;
+      for (let p = gridStart[g]; p < gridStart[g + 1]; p++) {
+        const i = gridItems[p], dx = px[i] - wx, dy = py[i] - wy, d = dx * dx + dy * dy;
+        if (d <= bestD) { bestD = d; best = i; }
+      }
+    }
+    return best;
+  }
+
+  // ----- view transform and drawing -----
+  let scale = 1, tx = 0, ty = 0, W = 0, H = 0, dragging = false, selected = -1, frames = 0;
+  const incident = new Map(); // node -> edge ids, built on demand
+  function edgesOf(v) {
+    if (!incident.size) {
+      for (let e = 0; e < m; e++) {
+        for (const u of [src[e], dst[e]]) { let l = incident.get(u); if (!l) incident.set(u, l = []); l.push(e); }
+      }
+    }
+    return incident.get(v) || [];
+  }
+  function resize() {
+    const r = box.getBoundingClientRect(), dpr = window.devicePixelRatio || 1;
+    W = Math.max(50, r.width); H = Math.max(50, r.height);
+    canvas.width = Math.round(W * dpr); canvas.height = Math.round(H * dpr);
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  }
+  function fit() {
+    const [x0, y0, x1, y1] = bounds(true), pad = 30;
+    const labelRoom = parent ? 160 : 0;
+    scale = Math.min((W - 2 * pad - labelRoom) / Math.max(x1 - x0, 1e-9), (H - 2 * pad) / Math.max(y1 - y0, 1e-9));
+    if (!isFinite(scale) || scale <= 0) scale = 1;
+    if (parent) scale = Math.min(scale, 1.2);
+    tx = pad - x0 * scale + (W - 2 * pad - labelRoom - (x1 - x0) * scale) / 2;
+    ty = pad - y0 * scale + (H - 2 * pad - (y1 - y0) * scale) / 2;
+  }
+  function nodeRadius(count) { return count > 20000 ? 1.6 : count > 3000 ? 2.5 : count > 300 ? 4 : 6; }
+  // Large graphs: at most EDGE_BUDGET edges with an end on screen are stroked (an even sample,
+  // said in the status line; zoom in to see all), nodes beyond 5,000 are written as pixel squares
+  // into an image, and while dragging or zooming a snapshot of the last frame is moved instead
+  // of redrawing when that frame took more than 30 ms.
+  const EDGE_BUDGET = 40000;
+  const snap = document.createElement("canvas"), snapCtx = snap.getContext("2d");
+  let snapView = null, lastDrawMs = 0;
+  const nodeLayer = document.createElement("canvas"), nodeCtx = nodeLayer.getContext("2d");
+  const rgba = cats.map(c => {
+    const h = c.color.replace("#", ""), v = parseInt(h.length === 3 ? h.replace(/./g, "$&$&") : h, 16);
+    return (0xff000000 | ((v & 0xff) << 16) | (v & 0xff00) | ((v >> 16) & 0xff)) >>> 0;
+  });
+  function onScreen(i) {
+    const x = px[i] * scale + tx, y = py[i] * scale + ty;
+    return x >= -10 && y >= -10 && x <= W + 10 && y <= H + 10;
+  }
+  function edgePath(e) {  // a tree edge is an S-curve from parent to child, others straight
+    const x0 = px[src[e]] * scale + tx, y0 = py[src[e]] * scale + ty, x1 = px[dst[e]] * scale + tx, y1 = py[dst[e]] * scale + ty;
+    ctx.moveTo(x0, y0);
+    if (parent) { const xm = (x0 + x1) / 2; ctx.bezierCurveTo(xm, y0, xm, y1, x1, y1); } else ctx.lineTo(x1, y1);
+  }
+  function draw() {
+    frames++;
+    if (dragging && snapView && lastDrawMs > 30) { drawFromSnapshot(); return; }
+    const started = performance.now();
+    ctx.clearRect(0, 0, W, H);
+    const visCount = +root.dataset.visibleCount;
+    const selEdges = selected >= 0 ? new Set(edgesOf(selected)) : null;
+    // which edges: visible ends, one end on screen, then an even sample down to the budget
+    let candidates = 0;
+    const cand = new Uint8Array(m);
+    for (let e = 0; e < m; e++) {
+      if (onSelectOnly[ecat[e]] || !visible[src[e]] || !visible[dst[e]]) continue;
+      if (!onScreen(src[e]) && !onScreen(dst[e]) && m > 2000) continue;
+      cand[e] = 1; candidates++;
+    }
+    const stride = Math.max(1, Math.ceil(candidates / EDGE_BUDGET));
+    let drawn = 0, seen = 0;
+    for (let e = 0; e < m; e++) if (cand[e]) { if (seen++ % stride === 0) { cand[e] = 2; drawn++; } }
+    root.dataset.edgesDrawn = drawn;
+    status.textContent = `${n.toLocaleString()} nodes, ${m.toLocaleString()} edges` +
+      (stride > 1 ? ` (drawing ${drawn.toLocaleString()} of the ${candidates.toLocaleString()} on screen: zoom in for all)` : "");
+    for (let c = 0; c < ecats.length; c++) {
+      ctx.beginPath();
+      let any = false;
+      const list = onSelectOnly[c] ? (selEdges ? [...selEdges] : []) : null;
+      const total = list ? list.length : m;
+      for (let q = 0; q < total; q++) {
+        const e = list ? list[q] : q;
+        if (ecat[e] !== c || !visible[src[e]] || !visible[dst[e]]) continue;
+        if (!list && cand[e] !== 2) continue;
+        edgePath(e);
+        any = true;
+      }
+      if (!any) continue;
+      ctx.strokeStyle = ecats[c].color;
+      ctx.globalAlpha = onSelectOnly[c] ? 0.95 : (drawn > 20000 ? 0.25 : 0.7);
+      ctx.lineWidth = onSelectOnly[c] ? 2 : 1;
+      ctx.stroke();
+    }
+    ctx.globalAlpha = 1;
+    if (selEdges) {  // the selected node's own edges on top
+      ctx.beginPath();
+      for (const e of selEdges) {
+        if (onSelectOnly[ecat[e]] || !visible[src[e]] || !visible[dst[e]]) continue;
+        edgePath(e);
+      }
+      ctx.strokeStyle = "#222"; ctx.lineWidth = 1.5; ctx.stroke();
+    }
+    const r = nodeRadius(visCount);
+    if (visCount > 5000) drawNodePixels(r); else drawNodePaths(r);
+    // labels where they fit: at most 400 on screen, and only when rows are >= 11 px apart
+    drawLabels(r);
+    if (selEdges) {  // the selected node's neighbours ringed in the colour of the edge to them
+      for (const e of selEdges) {
+        const o = src[e] === selected ? dst[e] : src[e];
+        if (!visible[o]) continue;
+        ctx.beginPath(); ctx.arc(px[o] * scale + tx, py[o] * scale + ty, r + 3, 0, 6.2832);
+        ctx.strokeStyle = ecats[ecat[e]].color; ctx.lineWidth = 2; ctx.stroke();
+      }
+    }
+    if (selected >= 0 && visible[selected]) {
+      const x = px[selected] * scale + tx, y = py[selected] * scale + ty;
+      ctx.beginPath(); ctx.arc(x, y, r + 5, 0, 6.2832); ctx.strokeStyle = "#e31a1c"; ctx.lineWidth = 2.5; ctx.stroke();
+    }
+    lastDrawMs = performance.now() - started;
+    if (lastDrawMs > 30) {  // keep this frame to move around while dragging
+      snap.width = canvas.width; snap.height = canvas.height;
+      snapCtx.drawImage(canvas, 0, 0); snapView = [scale, tx, ty];
+    } else snapView = null;
+    root.dataset.rendered = String(frames);
+    root.dataset.drawMs = lastDrawMs.toFixed(1);
+  }
+  function drawFromSnapshot() {
+    const [s0, tx0, ty0] = snapView, f = scale / s0;
+    ctx.clearRect(0, 0, W, H);
+    ctx.drawImage(snap, tx - tx0 * f, ty - ty0 * f, W * f, H * f);
+    root.dataset.rendered = String(frames);
+  }
+  function drawNodePaths(r) {
+    const small = +root.dataset.visibleCount > 3000;
+    for (let c = 0; c < cats.length; c++) {
+      ctx.beginPath();
+      for (let i = 0; i < n; i++) {
+        if (catOf[i] !== c || !visible[i] || !onScreen(i)) continue;
+        const x = px[i] * scale + tx, y = py[i] * scale + ty;
+        if (small) ctx.rect(x - r, y - r, 2 * r, 2 * r);
+        else { ctx.moveTo(x + r, y); ctx.arc(x, y, r, 0, 6.2832); }
+      }
+      ctx.fillStyle = cats[c].color; ctx.fill();
+      if (cats[c].cross) {  // e.g. suppressed: a cross over the dot, never under a label
+        ctx.beginPath();
+        for (let i = 0; i < n; i++) {
+          if (catOf[i] !== c || !visible[i]) continue;
+          const x = px[i] * scale + tx, y = py[i] * scale + ty;
+          ctx.moveTo(x - r - 2, y - r - 2); ctx.lineTo(x + r + 2, y + r + 2);
+          ctx.moveTo(x - r - 2, y + r + 2); ctx.lineTo(x + r + 2, y - r - 2);
+        }
+        ctx.strokeStyle = "#000"; ctx.lineWidth = 1.5; ctx.stroke();
+      }
+    }
+    if (parent) {  // collapsed nodes with hidden children: a ring
+      ctx.beginPath();
+      for (let i = 0; i < n; i++) if (visible[i] && collapsed[i] && kids[i].length) {
+        const x = px[i] * scale + tx, y = py[i] * scale + ty; ctx.moveTo(x + r + 3, y); ctx.arc(x, y, r + 3, 0, 6.2832);
+      }
+      ctx.strokeStyle = "#555"; ctx.lineWidth = 1; ctx.stroke();
+    }
+  }
+  function drawNodePixels(r) {  // many nodes: squares written straight into an image
+    const dpr = canvas.width / W, w = canvas.width, h = canvas.height;
+    if (nodeLayer.width !== w || nodeLayer.height !== h) { nodeLayer.width = w; nodeLayer.height = h; }
+    const img = nodeCtx.createImageData(w, h), buf = new Uint32Array(img.data.buffer);
+    const side = Math.max(2, Math.round(2 * r * dpr)), half = side >> 1;
+    for (let i = 0; i < n; i++) {
+      if (!visible[i]) continue;
+      const x0 = Math.round((px[i] * scale + tx) * dpr) - half, y0 = Math.round((py[i] * scale + ty) * dpr) - half;
+      if (x0 + side < 0 || y0 + side < 0 || x0 >= w || y0 >= h) continue;
+      const colour = rgba[catOf[i]];
+      for (let y = Math.max(0, y0); y < Math.min(h, y0 + side); y++) buf.fill(colour, y * w + Math.max(0, x0), y * w + Math.min(w, x0 + side));
+    }
+    nodeCtx.putImageData(img, 0, 0);
+    ctx.drawImage(nodeLayer, 0, 0, W, H);
+  }
+  function drawLabels(r) {
+    const shown = [];
+    for (let i = 0; i < n && shown.length <= 400; i++) {
+      if (!visible[i]) continue;
+      const x = px[i] * scale + tx, y = py[i] * scale + ty;
+      if (x >= 0 && y >= 0 && x <= W && y <= H) shown.push(i);
+    }
+    if (shown.length > 400) return;
+    ctx.font = "11px system-ui,sans-serif"; ctx.fillStyle = "#222"; ctx.textBaseline = "middle";
+    const taken = [];  // screen boxes already used: a label that would overlap one is skipped
+    for (const i of shown) {
+      const text = String(nodes.label[i]), w = ctx.measureText(text).width;
+      const x = px[i] * scale + tx + r + 3, y = py[i] * scale + ty;
+      const bx = [x, y - 6, x + w, y + 6];
+      if (taken.some(b => bx[0] < b[2] && b[0] < bx[2] && bx[1] < b[3] && b[1] < bx[3])) continue;
+      taken.push(bx); ctx.fillText(text, x, y);
+    }
+  }
+  let pending = false;
+  function redraw() { if (!pending) { pending = true; requestAnimationFrame(() => { pending = false; draw(); }); } }
+
+  // ----- interaction -----
+  let down = null, moved = false;
+  canvas.addEventListener("mousedown", ev => { down = [ev.offsetX, ev.offsetY, tx, ty]; moved = false; });
+  window.addEventListener("mouseup", ev => {
+    if (!down) return;
+    const wasDrag = moved; down = null;
+    if (dragging) { dragging = false; redraw(); }
+    if (!wasDrag && ev.target === canvas) select(pick(ev.offsetX, ev.offsetY));
+  });
+  canvas.addEventListener("mousemove", ev => {
+    if (down) {
+      const dx = ev.offsetX - down[0], dy = ev.offsetY - down[1];
+      if (Math.abs(dx) + Math.abs(dy) > 3) { moved = true; dragging = true; }
+      if (moved) { tx = down[2] + dx; ty = down[3] + dy; redraw(); }
+      return;
+    }
+    const i = pick(ev.offsetX, ev.offsetY);
+    if (i < 0) { tip.style.display = "none"; return; }
+    tip.style.display = "block"; tip.style.left = (ev.offsetX + 12) + "px"; tip.style.top = (ev.offsetY + 12) + "px";
+    tip.innerHTML = "";
+    el("b", "", tip).textContent = String(nodes.label[i]);
+    const info = nodes.info ? nodes.info[i] : null;
+    if (info) for (const k of Object.keys(info).slice(0, 6)) el("div", "", tip).textContent = k + ": " + info[k];
+  });
+  canvas.addEventListener("mouseleave", () => { tip.style.display = "none"; });
+  canvas.addEventListener("dblclick", ev => { const i = pick(ev.offsetX, ev.offsetY); if (i >= 0) toggle(i); });
+  canvas.addEventListener("wheel", ev => {
+    ev.preventDefault();
+    const f = Math.exp(-ev.deltaY * 0.0015);
+    tx = ev.offsetX - (ev.offsetX - tx) * f; ty = ev.offsetY - (ev.offsetY - ty) * f; scale *= f;
+    dragging = true; redraw();
+    clearTimeout(canvas._wheelEnd); canvas._wheelEnd = setTimeout(() => { dragging = false; redraw(); }, 150);
+  }, {passive: false});
+  search.addEventListener("change", () => {
+    const q = search.value.trim();
+    if (!q) return;
+    let i = nodes.label.findIndex(l => String(l) === q);
+    if (i < 0) i = nodes.label.findIndex(l => String(l).toLowerCase().includes(q.toLowerCase()));
+    if (i < 0) { status.textContent = "no node " + JSON.stringify(q); return; }
+    if (parent) { for (let p = parent[i]; p >= 0; p = parent[p]) collapsed[p] = 0; relayout(false); }
+    if (stepOf && stepOf[i] > current) setStep(stepOf[i]);
+    select(i); scale = Math.max(scale, 1); tx = W / 2 - px[i] * scale; ty = H / 2 - py[i] * scale; redraw();
+  });
+  window.addEventListener("resize", () => { resize(); redraw(); });
+
+  function toggle(i) {  // expanding opens one level: the children start collapsed
+    if (!parent || !kids[i].length) return;
+    if (collapsed[i]) { collapsed[i] = 0; for (const c of kids[i]) if (kids[c].length) collapsed[c] = 1; }
+    else collapsed[i] = 1;
+    relayout(false); select(i);
+  }
+  function relayout(refit = true) { applyVisibility(); if (refit) fit(); redraw(); }
+  function setStep(s) {
+    current = Math.max(0, Math.min(data.steps.length - 1, s));
+    stepInput.value = current; stepCaption.textContent = `step ${current} of ${data.steps.length - 1}: ${data.steps[current]}`;
+    root.dataset.step = current;
+    applyVisibility(); redraw();
+  }
+  function select(i) {
+    selected = i; root.dataset.selected = i; redraw();
+    detail.innerHTML = "";
+    if (i < 0) { detail.textContent = "click a node"; return; }
+    el("div", "ga-detail-label", detail).innerHTML = "<b></b>";
+    detail.firstChild.firstChild.textContent = String(nodes.label[i]);
+    const table = el("table", "", detail);
+    const row = (k, v) => { const tr = el("tr", "", table); el("td", "", tr).textContent = k; el("td", "", tr).textContent = v; };
+    row("kind", cats[catOf[i]].name);
+    const info = nodes.info ? nodes.info[i] : null;
+    if (info) for (const k of Object.keys(info)) row(k, String(info[k]));
+    const byCat = new Map();
+    for (const e of edgesOf(i)) {
+      const other = src[e] === i ? dst[e] : src[e];
+      const name = ecats[ecat[e]].name;
+      if (!byCat.has(name)) byCat.set(name, []);
+      byCat.get(name).push(String(nodes.label[other]));
+    }
+    for (const [name, list] of byCat) row(name + " (" + list.length + ")", list.slice(0, 60).join(", ") + (list.length > 60 ? ", …" : ""));
+    if (parent && kids[i].length) button(detail, collapsed[i] ? "expand" : "collapse", () => toggle(i)).className = "ga-toggle";
+  }
+
+  // ----- legend -----
+  const catCount = new Int32Array(cats.length); for (let i = 0; i < n; i++) catCount[catOf[i]]++;
+  cats.forEach((c, j) => {
+    const row = el("div", "", legend); const sw = el("span", "ga-sw", row); sw.style.background = c.color;
+    if (c.cross) sw.textContent = "×";
+    el("span", "", row).textContent = `${c.name} (${catCount[j]})`;
+  });
+  const ecatCount = new Int32Array(ecats.length); for (let e = 0; e < m; e++) ecatCount[ecat[e]]++;
+  ecats.forEach((c, j) => {
+    if (!ecatCount[j]) return;
+    const row = el("div", "", legend); const sw = el("span", "ga-line", row); sw.style.background = c.color;
+    el("span", "", row).textContent = `${c.name} (${ecatCount[j]})${c.on_select ? " — of the selected node" : ""}`;
+  });
+
+  // ----- start -----
+  root.dataset.nodeCount = n; root.dataset.edgeCount = m;
+  resize();
+  if (stepOf && data.steps) setStep(data.steps.length - 1); else applyVisibility();
+  fit(); draw();
+  root.dataset.loadMs = (performance.now() - t0).toFixed(1);
+  const api = {root, data, select, pick: (x, y) => pick(x, y), toggle, setStep, redraw,
+    screenPosition: i => [px[i] * scale + tx, py[i] * scale + ty], isVisible: i => !!visible[i],
+    get selected() { return selected; }, get frames() { return frames; }};
+  if (typeof window !== "undefined") (window.graphanonViews = window.graphanonViews || []).push(api);
+  root.graphanonView = api;
+  if (typeof ResizeObserver !== "undefined") new ResizeObserver(() => { resize(); redraw(); }).observe(box);
+  return api;
+}

@@ -1,0 +1,741 @@
+"""Interactive views of graphanon's graphs: standalone HTML files and notebook widgets.
+
+A :class:`GraphView` holds a graph as plain arrays (positions, labels, a
+category per node and per edge, a detail table per node) and renders it with
+one small canvas renderer written for graphanon (``_graphview.js``, shipped
+in the package). :meth:`GraphView.save` writes a self-contained HTML file --
+the script is inlined, nothing is fetched, so the file opens offline from
+disk -- and :meth:`GraphView.widget` returns a notebook widget
+(:class:`anywidget.AnyWidget`, the ``views`` extra) running the same script
+in JupyterLab, Notebook 7 and VS Code.
+
+Why a canvas renderer of our own: the views need tree expand/collapse, a
+step-through of a search path and "edges shown only around the selected
+node" (the candidate rows of a record), which generic graph widgets do not
+offer, and the HTML must open offline (no CDN). A 2-D canvas with one batched
+path per colour, a uniform picking grid and edges dropped while dragging keeps
+10^5 nodes responsive (see ``benchmarks/views.py``).
+
+The builders take what a method made and lay it out in numpy:
+:func:`taxonomy_view` (a taxonomy with a published cut, suppressed nodes
+crossed, LM/NCP per node), :func:`search_view` (the HgHs/mHgHs walk through
+the cut lattice, one step at a time), :func:`generalization_view` (the
+k-regular generalization graph: a record's k candidate rows, the chosen row
+only when the private link is passed), :func:`similarity_view` (the record
+similarity graph coloured by group) and :func:`constraint_view` (COAT's
+constraint graph).
+
+Privacy: a view contains what its builder is given. The private link (which
+row is a record's) is drawn only when passed explicitly; a view made from a
+release alone holds nothing the release does not publish.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Hashable, Iterable, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from graphanon.errors import ParameterError
+from graphanon.readwrite.files import atomic_write, check_output
+
+__all__ = [
+    "HTML_SUFFIXES",
+    "GraphView",
+    "constraint_view",
+    "cut_of_release",
+    "generalization_view",
+    "search_view",
+    "similarity_view",
+    "taxonomy_view",
+]
+
+HTML_SUFFIXES = (".html", ".htm")
+
+_PALETTE = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c",
+            "#ccb974", "#64b5cd"]
+
+
+def _script() -> str:
+    return resources.files("graphanon.viz").joinpath("_graphview.js").read_text(encoding="utf-8")
+
+
+def _rounded(value, digits: int) -> float:
+    return float(np.round(float(value), digits))
+
+
+def _plain(value):
+    """A JSON-safe version of a label or value (numpy scalars, tuples, other hashables)."""
+    if isinstance(value, (str, bool)) or value is None:
+        return value
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value) if np.isfinite(value) else str(value)
+    return str(value)
+
+
+class GraphView:
+    """A graph ready to be viewed interactively (HTML file or notebook widget).
+
+    Parameters
+    ----------
+    labels : sequence
+        One label per node (shown, searchable).
+    categories : sequence of (name, colour) pairs
+        Node categories; the legend lists each with its count.
+    node_category : array of int
+        Category index per node.
+    x, y : array of float, optional
+        Positions (ignored with ``parent``: a tree is laid out in the browser).
+    edges : (src, dst, category) arrays, optional
+    edge_categories : sequence of dict, optional
+        ``{"name", "color"}``; ``"on_select": True`` draws the category only
+        around the selected node.
+    info : sequence of dict, optional
+        Per node, the rows of its detail panel (also shown on hover).
+    parent : array of int, optional
+        Tree views: parent per node (-1 for a root); nodes in ``collapsed``
+        start collapsed and the browser toggles them.
+    step, steps : optional
+        Step-through views: the first step at which each node appears, and
+        one caption per step.
+    title, subtitle, note : str
+
+    Examples
+    --------
+    >>> v = GraphView(["a", "b"], [("item", "#4c72b0")], [0, 0], x=[0, 1], y=[0, 0],
+    ...               edges=([0], [1], [0]), title="two items")
+    >>> v.n_nodes, v.n_edges
+    (2, 1)
+    >>> "<script>" in v.to_html() and "cdn" not in v.to_html().lower()
+    True
+    """
+
+    def __init__(self, labels, categories, node_category, *, x=None, y=None, edges=None,
+                 edge_categories=None, info=None, parent=None, collapsed=(), step=None, steps=None,
+                 title: str = "", subtitle: str = "", note: str = "") -> None:
+        n = len(labels)
+        cat = np.asarray(node_category, dtype=np.int64).reshape(-1)
+        if cat.shape != (n,) or (n and (cat.min() < 0 or cat.max() >= len(categories))):
+            raise ParameterError("node_category must give one category index per node")
+        nodes: dict = {"label": [_plain(v) for v in labels], "cat": cat.tolist()}
+        if parent is None:
+            if x is None or y is None or len(x) != n or len(y) != n:
+                raise ParameterError("a view without parent needs x and y, one per node")
+            nodes["x"] = np.round(np.asarray(x, dtype=float), 3).tolist()
+            nodes["y"] = np.round(np.asarray(y, dtype=float), 3).tolist()
+        else:
+            nodes["parent"] = np.asarray(parent, dtype=np.int64).tolist()
+        if info is not None:
+            nodes["info"] = [{str(k): _plain(v) for k, v in d.items()} for d in info]
+        if step is not None:
+            nodes["step"] = np.asarray(step, dtype=np.int64).tolist()
+        edge_arrays: tuple = edges or ((), (), ())
+        src, dst, ecat = (np.asarray(e, dtype=np.int64).reshape(-1) for e in edge_arrays)
+        ecats = list(edge_categories or [{"name": "edge", "color": "#999999"}])
+        if not (len(src) == len(dst) == len(ecat)) or (len(src) and (
+                min(src.min(), dst.min()) < 0 or max(src.max(), dst.max()) >= n
+                or ecat.min() < 0 or ecat.max() >= len(ecats))):
+            raise ParameterError("edges must be (src, dst, category) arrays of node and category indices")
+        self.data: dict[str, Any] = {
+            "title": title, "subtitle": subtitle, "note": note, "nodes": nodes,
+            "categories": [dict(c) if isinstance(c, dict) else {"name": str(c[0]), "color": c[1]}
+                           for c in categories],
+            "edges": {"src": src.tolist(), "dst": dst.tolist(), "cat": ecat.tolist()},
+            "edge_categories": ecats,
+            "collapsed": [int(i) for i in collapsed],
+        }
+        if steps is not None:
+            self.data["steps"] = [str(s) for s in steps]
+
+    @property
+    def n_nodes(self) -> int:
+        """Number of nodes in the view."""
+        return len(self.data["nodes"]["label"])
+
+    @property
+    def n_edges(self) -> int:
+        """Number of edges in the view."""
+        return len(self.data["edges"]["src"])
+
+    def to_json(self) -> str:
+        """The view's data as JSON (what the script reads)."""
+        return json.dumps(self.data, separators=(",", ":"), allow_nan=False)
+
+    def to_html(self) -> str:
+        """A self-contained HTML page: the data and the renderer inlined, nothing loaded from the network."""
+        payload = self.to_json().replace("<", "\\u003c")  # no "<" at all: a label "</script>" stays data
+        script = _script().replace("</", "<\\/")
+        return (
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+            f"<title>{html.escape(self.data['title'] or 'graphanon view')}</title>\n"
+            "<style>html,body{margin:0;height:100%}#view{height:100vh}</style></head>\n"
+            "<body><div id=\"view\"></div>\n"
+            f"<script type=\"application/json\" id=\"graphanon-data\">{payload}</script>\n"
+            f"<script>\n{script}\n"
+            "graphanonView(document.getElementById('view'),"
+            " JSON.parse(document.getElementById('graphanon-data').textContent));\n"
+            "</script></body></html>\n"
+        )
+
+    def save(self, path) -> Path:
+        """Write the standalone HTML file (atomically); the ending must be .html or .htm.
+
+        Raises
+        ------
+        graphanon.errors.OutputError
+            When the ending is not ``.html``/``.htm`` or the folder does not exist.
+        """
+        path = Path(check_output(path, suffixes=HTML_SUFFIXES))
+        atomic_write(path, self.to_html().encode("utf-8"))
+        return path
+
+    def widget(self, height: int = 560):
+        """A notebook widget showing this view (needs the ``views`` extra: anywidget)."""
+        return _widget_class()(data=self.to_json(), height=height)
+
+    def __repr__(self) -> str:
+        """The title and the size."""
+        return f"<GraphView {self.data['title']!r}: {self.n_nodes} nodes, {self.n_edges} edges>"
+
+
+_WIDGET = None
+
+
+def _widget_class():
+    global _WIDGET
+    if _WIDGET is None:
+        try:
+            import anywidget
+            import traitlets
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ImportError("notebook views need anywidget: pip install 'graphanon[views]'") from exc
+
+        class GraphWidget(anywidget.AnyWidget):
+            """The notebook widget of a :class:`GraphView` (same renderer as the HTML file)."""
+
+            _esm = _script() + (
+                "\nexport default { render({ model, el }) {\n"
+                "  const box = document.createElement('div');\n"
+                "  box.style.height = model.get('height') + 'px'; el.appendChild(box);\n"
+                "  const view = graphanonView(box, JSON.parse(model.get('data')));\n"
+                "  box.addEventListener('click', () => model.set('selected', view.selected) || model.save_changes());\n"
+                "} };\n"
+            )
+            data = traitlets.Unicode("{}").tag(sync=True)
+            height = traitlets.Int(560).tag(sync=True)
+            selected = traitlets.Int(-1).tag(sync=True)
+
+        _WIDGET = GraphWidget
+    return _WIDGET
+
+
+# ---------------------------------------------------------------------------------------------
+# builders
+
+
+def _label_index(taxonomy, nodes: Iterable[Hashable], what: str) -> np.ndarray:
+    pos = {v: i for i, v in enumerate(taxonomy.nodes)}
+    missing = [v for v in nodes if v not in pos]
+    if missing:
+        raise ParameterError(f"{what}: {missing[0]!r} is not a node of the taxonomy")
+    return np.asarray([pos[v] for v in nodes], dtype=np.int64)
+
+
+def taxonomy_view(taxonomy, cut: Iterable[Hashable] = (), suppressed: Iterable[Hashable] = (), *,
+                  data=None, title: str | None = None) -> GraphView:
+    """A taxonomy with a cut: cut nodes highlighted, suppressed ones crossed, LM (and NCP) per node.
+
+    The tree starts collapsed at the cut (what is published); the browser
+    expands and collapses nodes (double-click, or the button in the detail
+    panel). Each node's detail lists its leaves and its LM ``(leaves - 1) /
+    (N - 1)`` (N = the taxonomy's leaves); with ``data``, also the original
+    occurrences under it and, for cut nodes, their share of the recoding's
+    NCP (a suppressed node costs 1 per occurrence).
+
+    Parameters
+    ----------
+    taxonomy : Taxonomy
+    cut, suppressed : iterables of nodes
+        The full cut (suppressed nodes included) and the suppressed cut nodes.
+    data : TransactionData, optional
+        Original data, for occurrence counts and NCP shares.
+    title : str, optional
+
+    Returns
+    -------
+    GraphView
+
+    Examples
+    --------
+    >>> from graphanon.datasets import load_taxonomy
+    >>> v = taxonomy_view(load_taxonomy("liuwang_fig1"), cut=["P", "Q", "e", "i"], suppressed=["i"])
+    >>> v.n_nodes, v.data["collapsed"][:2]
+    (18, [1, 8])
+
+    References
+    ----------
+    Liu, Wang, PAKDD 2010, Sec. 2 (cuts, IL_G / IL_S); Terrovitis et al., PVLDB 2008 (NCP).
+    """
+    nodes = list(taxonomy.nodes)
+    pos = {v: i for i, v in enumerate(nodes)}
+    cut_idx, supp_idx = _label_index(taxonomy, cut, "cut"), _label_index(taxonomy, suppressed, "suppressed")
+    if not np.isin(supp_idx, cut_idx).all():
+        raise ParameterError("every suppressed node must be a node of the cut")
+    parent = np.array([pos[taxonomy.parent(v)] if taxonomy.parent(v) is not None else -1 for v in nodes])
+    leaves = np.array([taxonomy.leaf_count(v) for v in nodes], dtype=np.int64)
+    n_leaves = int(leaves[parent == -1].sum())
+    lm = (leaves - 1) / max(n_leaves - 1, 1)
+    category = np.zeros(len(nodes), dtype=np.int64)  # 0 above the cut
+    below = np.zeros(len(nodes), dtype=bool)
+    for c in cut_idx:  # preorder: a subtree is a contiguous block
+        below[c + 1: c + 1 + _subtree_size(parent, c)] = True
+    category[below] = 2
+    category[cut_idx] = 1
+    category[supp_idx] = 3
+    occurrences = None
+    if data is not None:
+        leaf_pos = {v: pos[v] for v in nodes if taxonomy.leaf_count(v) == 1 and not taxonomy.children(v)}
+        item_support = np.asarray(data.matrix.sum(axis=0)).reshape(-1)
+        occ = np.zeros(len(nodes), dtype=np.int64)
+        for item, s in zip(data.items, item_support):
+            p = leaf_pos.get(item)
+            while p is not None and p >= 0:
+                occ[p] += int(s)
+                p = int(parent[p]) if parent[p] >= 0 else None
+        occurrences = occ
+    total_occ = int(occurrences[parent == -1].sum()) if occurrences is not None else 0
+    info = []
+    for i, v in enumerate(nodes):
+        d = {"leaves": int(leaves[i]), "depth": taxonomy.depth(v), "LM": _rounded(lm[i], 4)}
+        if occurrences is not None:
+            d["occurrences"] = int(occurrences[i])
+            if category[i] in (1, 3) and total_occ:
+                cost = occurrences[i] * (1.0 if category[i] == 3 else lm[i])
+                d["NCP share"] = _rounded(cost / total_occ, 5)
+        info.append(d)
+    cats = [("above the cut", "#9db4d6"), ("published cut node", "#2a7f3f"),
+            ("below the cut (generalized away)", "#c8c8c8"), ("suppressed cut node", "#d62728")]
+    cut_set = set(cut_idx.tolist())
+    n_supp = len(supp_idx)
+    sub = (f"{len(cut_idx)} cut nodes, {n_supp} suppressed; {len(nodes)} taxonomy nodes, {n_leaves} leaves. "
+           "Double-click a node to expand or collapse it.")
+    view = GraphView(nodes, cats, category, parent=parent,
+                     edges=(parent[parent >= 0], np.flatnonzero(parent >= 0), np.zeros(int((parent >= 0).sum()))),
+                     edge_categories=[{"name": "parent / child", "color": "#aaaaaa"}], info=info,
+                     collapsed=sorted(cut_set), title=title or "Taxonomy with its published cut", subtitle=sub)
+    view.data["categories"][3]["cross"] = True
+    return view
+
+
+def cut_of_release(taxonomy, published: Iterable[Hashable]) -> tuple[list, list]:
+    """The cut a global-recoding release shows: its published nodes, plus the unpublished parts as suppressed.
+
+    A release names only what it publishes. Every leaf under no published
+    node was suppressed; the largest subtrees holding no published node are
+    returned as the suppressed cut nodes (a release that suppressed two
+    siblings separately and one that suppressed their parent publish the
+    same data, and are drawn alike).
+
+    Parameters
+    ----------
+    taxonomy : Taxonomy
+    published : iterable of nodes
+        ``[pi.label for pi in release.published_items]``.
+
+    Returns
+    -------
+    cut, suppressed : list, list
+
+    Examples
+    --------
+    >>> from graphanon.datasets import load_taxonomy
+    >>> tax = load_taxonomy("liuwang_fig1")
+    >>> cut_of_release(tax, ["P", "Q", "e"])
+    (['P', 'Q', 'e', 'i'], ['i'])
+    """
+    nodes = list(taxonomy.nodes)
+    pos = {v: i for i, v in enumerate(nodes)}
+    pub = _label_index(taxonomy, list(published), "published")
+    parent = np.array([pos[taxonomy.parent(v)] if taxonomy.parent(v) is not None else -1 for v in nodes])
+    has_pub = np.zeros(len(nodes), dtype=bool)  # a published node at or below
+    covered = np.zeros(len(nodes), dtype=bool)  # at or below a published node
+    for c in pub:
+        covered[c: c + 1 + _subtree_size(parent, c)] = True
+        p = c
+        while p >= 0:
+            has_pub[p] = True
+            p = parent[p]
+    free = ~has_pub & ~covered
+    suppressed = [i for i in range(len(nodes)) if free[i] and (parent[i] < 0 or not free[parent[i]])]
+    cut = sorted(set(pub.tolist()) | set(suppressed))
+    return [nodes[i] for i in cut], [nodes[i] for i in suppressed]
+
+
+def _subtree_size(parent: np.ndarray, v: int) -> int:
+    """Descendants of ``v`` when nodes are in preorder (they follow ``v`` contiguously)."""
+    size, i, n = 0, v + 1, len(parent)
+    depth_ok = {v}
+    while i < n and parent[i] in depth_ok:
+        depth_ok.add(i)
+        size += 1
+        i += 1
+    return size
+
+
+def search_view(search, round: int = -1, *, title: str | None = None) -> GraphView:
+    """The HgHs/mHgHs walk through the cut lattice, one step at a time.
+
+    Column ``s`` holds the cut reached after ``s`` moves and, above and below
+    it, the child cuts evaluated from the previous cut (sorted by cost; the
+    cheapest is the one moved to). The step control replays the walk; a node's
+    detail gives its cut, cost and the node it expanded.
+
+    Parameters
+    ----------
+    search : HierarchySearch
+        ``release.trace.search`` of :func:`~graphanon.algorithms.hierarchy.hghs.anonymize_hghs`
+        or ``anonymize_mhghs``.
+    round : int
+        Which mHgHs round (default: the last).
+
+    Returns
+    -------
+    GraphView
+
+    Examples
+    --------
+    >>> from graphanon.datasets import load, load_taxonomy
+    >>> from graphanon.algorithms.hierarchy.hghs import anonymize_hghs
+    >>> rel = anonymize_hghs(load("liuwang_fig1"), taxonomy=load_taxonomy("liuwang_fig1"), k=2, m=2)
+    >>> v = search_view(rel.trace.search)
+    >>> v.data["steps"][0]
+    'start: T'
+
+    References
+    ----------
+    Liu, Wang, PAKDD 2010, Sec. 4 (the greedy top-down search, Algorithm 1).
+    """
+    rnd = search.rounds[round]
+    lattice = search.lattice(round)
+    cuts = [lattice.key(c) for c in rnd.cuts()]
+    labels: list = []
+    category: list = []
+    xs: list = []
+    ys: list = []
+    steps_of: list = []
+    info: list = []
+    src, dst, ecat = [], [], []
+    path_index = []
+    costs = [rnd.start_cost[0]] + [st["cost"] for st in rnd.steps]
+    candidates = [st["candidates"] for st in rnd.steps] + [rnd.final_candidates]
+    captions = [f"start: {CutLabel.of(cuts[0])}"]
+    for st in rnd.steps:
+        captions.append(f"expand {st['expanded']} -> cost {st['cost']:.4g}")
+    for s, cut in enumerate(cuts):
+        me = len(labels)
+        path_index.append(me)
+        labels.append(CutLabel.of(cut))
+        category.append(2 if s == len(cuts) - 1 else 0)
+        xs.append(s * 100.0)
+        ys.append(0.0)
+        steps_of.append(s)
+        d = {"step": s, "cost": _rounded(costs[s], 6), "cut size": len(cut), "cut": " ".join(map(str, cut))}
+        if s:
+            d["expanded"] = str(rnd.steps[s - 1]["expanded"])
+            d["suppressed"] = " ".join(map(str, rnd.steps[s - 1]["suppressed"])) or "none"
+        info.append(d)
+        if s:
+            src.append(path_index[s - 1])
+            dst.append(me)
+            ecat.append(0)
+    for s, cands in enumerate(candidates):
+        if not cands:
+            continue
+        children = dict(lattice.children(cuts[s]))
+        moved_to = cuts[s + 1] if s + 1 < len(cuts) else None
+        ranked = sorted(cands, key=lambda c: c[1])
+        offset = 0
+        for node, cost, n_supp in ranked:
+            child = children[node]
+            if child == moved_to:
+                continue
+            offset += 1
+            me = len(labels)
+            labels.append(f"+{node}")
+            category.append(1)
+            xs.append((s + 1) * 100.0 - 30)
+            ys.append(offset * 14.0 * (1 if offset % 2 else -1) + (14.0 if offset % 2 else 0))
+            steps_of.append(s + 1 if s + 1 < len(cuts) else s)
+            info.append({"evaluated at step": s, "expand": str(node), "cost": _rounded(cost, 6),
+                         "suppressed nodes": int(n_supp), "cut": " ".join(map(str, child))})
+            src.append(path_index[s])
+            dst.append(me)
+            ecat.append(1)
+    n_cand = sum(len(c) for c in candidates if c)
+    return GraphView(
+        labels, [("cut on the search path", "#4c72b0"), ("evaluated child cut (not taken)", "#c8c8c8"),
+                 ("chosen cut", "#2a7f3f")],
+        category, x=xs, y=ys, edges=(src, dst, ecat),
+        edge_categories=[{"name": "move", "color": "#4c72b0"}, {"name": "evaluated", "color": "#dddddd"}],
+        info=info, step=steps_of, steps=captions,
+        title=title or f"Greedy search through the cut lattice (k={rnd.k}, m={rnd.m})",
+        subtitle=(f"{len(cuts) - 1} moves, {n_cand} child cuts evaluated; final cost {costs[-1]:.4g}. "
+                  "Use the step control to replay the walk."),
+    )
+
+
+class CutLabel:
+    """Short label of a cut: its nodes joined by spaces, cut to 60 characters."""
+
+    @staticmethod
+    def of(cut: Sequence[Hashable]) -> str:
+        text = " ".join(map(str, cut))
+        return text if len(text) <= 60 else text[:57] + "..."
+
+
+def generalization_view(graph, order=None, *, chosen=None, title: str | None = None) -> GraphView:
+    """The k-regular generalization graph: records on an inner ring, published records on an outer ring.
+
+    Selecting a record shows its ``k`` candidate published records (an edge
+    ``i -> j``: published record ``j`` may stand for record ``i``; to anyone
+    without the link each is equally likely). The one really published for
+    the record is drawn only when the private chosen assignment is passed.
+
+    Parameters
+    ----------
+    graph : GeneralizationGraph
+        ``release.trace.graph``, or :func:`~graphanon.graphs.generalization.ring_graph`.
+    order : array of int, optional
+        The cyclic record order (``release.trace.order``); both rings follow it.
+    chosen : array of int, optional
+        PRIVATE: the published assignment (record ``i`` -> published record
+        ``chosen[i]``, an edge of the graph). Without it the view holds only
+        public structure.
+    title : str, optional
+
+    Returns
+    -------
+    GraphView
+
+    Raises
+    ------
+    graphanon.errors.ParameterError
+        When ``order`` is not a permutation or ``chosen`` is not an assignment of the graph.
+
+    Examples
+    --------
+    >>> from graphanon.graphs.generalization import ring_graph
+    >>> v = generalization_view(ring_graph([0, 1, 2, 3], 2))
+    >>> v.n_nodes, v.n_edges
+    (8, 8)
+    >>> generalization_view(ring_graph([0, 1, 2, 3], 2), chosen=[1, 2, 3, 0]).n_edges
+    12
+
+    References
+    ----------
+    Xue, Karras, Raissi, Vaidya, Tan. Anonymizing set-valued data by nonreciprocal
+    recoding. KDD 2012, Sec. 3 (bipartite view) and Sec. 4.1 (ring graph).
+    """
+    n, k = graph.n, graph.k
+    order = np.arange(n) if order is None else np.asarray(order, dtype=np.int64).reshape(-1)
+    if order.shape != (n,) or not np.array_equal(np.sort(order), np.arange(n)):
+        raise ParameterError("order must be a permutation of the records")
+    position = np.empty(n, dtype=np.int64)
+    position[order] = np.arange(n)
+    angle = 2 * np.pi * position / max(n, 1)
+    radius = max(200.0, n * 1.5)
+    rx, ry = radius * np.cos(angle), radius * np.sin(angle)
+    ids = list(graph.record_ids) if getattr(graph, "record_ids", None) is not None else list(range(n))
+    src, dst = graph.edges()
+    labels = [f"record {r}" for r in ids] + [f"published {r}" for r in ids]
+    info = [{"candidates": k, "position in the order": int(p)} for p in position]
+    info += [{"may stand for": int(d)} for d in graph.in_degrees()]
+    e_src, e_dst, e_cat = [src], [n + dst], [np.zeros(len(src), dtype=np.int64)]
+    ecats = [{"name": "candidate (may be published as)", "color": "#4c72b0", "on_select": True}]
+    note = "No private link given: the view holds only the public structure."
+    if chosen is not None:
+        chosen = np.asarray(chosen, dtype=np.int64).reshape(-1)
+        if (chosen.shape != (n,) or not np.array_equal(np.sort(chosen), np.arange(n))
+                or not graph.contains_assignment(chosen)):
+            raise ParameterError("chosen must be an assignment of the graph (one out-edge per record, a permutation)")
+        e_src.append(np.arange(n))
+        e_dst.append(n + chosen)
+        e_cat.append(np.ones(n, dtype=np.int64))
+        ecats.append({"name": "published as (PRIVATE link)", "color": "#e31a1c", "on_select": True})
+        note = "PRIVATE: this view holds the link from records to what is published for them. Do not publish it."
+    return GraphView(
+        labels, [("record", "#4c72b0"), ("published record", "#dd8452")],
+        np.r_[np.zeros(n, dtype=np.int64), np.ones(n, dtype=np.int64)],
+        x=np.r_[rx, 1.2 * rx], y=np.r_[ry, 1.2 * ry],
+        edges=(np.concatenate(e_src), np.concatenate(e_dst), np.concatenate(e_cat)),
+        edge_categories=ecats, info=info, note=note,
+        title=title or f"{k}-regular generalization graph of {n:,} records",
+        subtitle="inner ring: records in the cyclic order; outer ring: published records. "
+                 "Click a record: its candidates.",
+    )
+
+
+def _group_layout(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Groups on a sunflower spiral, each group's members on a small circle around its centre."""
+    groups = np.asarray(groups, dtype=np.int64)
+    uniq, inverse, sizes = np.unique(groups, return_inverse=True, return_counts=True)
+    g = len(uniq)
+    golden = np.pi * (3 - np.sqrt(5))
+    rank = np.argsort(-sizes, kind="stable")  # biggest groups in the middle
+    place = np.empty(g, dtype=np.int64)
+    place[rank] = np.arange(g)
+    spacing = 4.0 * np.sqrt(sizes.mean())
+    cr = spacing * np.sqrt(place + 0.5)
+    cx, cy = cr * np.cos(place * golden), cr * np.sin(place * golden)
+    order = np.argsort(inverse, kind="stable")
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    within = np.empty(len(groups), dtype=np.int64)
+    within[order] = np.arange(len(groups)) - np.repeat(starts, sizes)
+    size_of = sizes[inverse]
+    ang = 2 * np.pi * within / size_of
+    rr = np.where(size_of > 1, 0.8 * np.sqrt(size_of), 0.0)
+    return cx[inverse] + rr * np.cos(ang), cy[inverse] + rr * np.sin(ang)
+
+
+def similarity_view(graph, groups=None, *, data=None, neighbors: int = 3, pairs=None,
+                    title: str | None = None) -> GraphView:
+    """The record-similarity graph, records placed and coloured by their group (or swap pair).
+
+    Each record keeps its ``neighbors`` most similar neighbours (the graph
+    may hold dozens per record); the subtitle says how many of the graph's
+    edges are shown. Groups sit on a spiral, largest in the middle.
+
+    Parameters
+    ----------
+    graph : RecordSimilarityGraph
+    groups : array of int, optional
+        Group per record (e.g. Clump's groups, read through the private link);
+        default: one group per record.
+    data : TransactionData, optional
+        For each record's items in its detail panel.
+    neighbors : int
+        Strongest neighbours kept per record.
+    pairs : array of shape (p, 2), optional
+        Swap pairs, drawn as their own edge category.
+
+    Returns
+    -------
+    GraphView
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> from graphanon.graphs.similarity import RecordSimilarityGraph
+    >>> g = RecordSimilarityGraph.knn(sp.csr_array([[1, 1, 0], [1, 1, 1], [0, 0, 1]]), 1)
+    >>> similarity_view(g, [0, 0, 1]).n_nodes
+    3
+
+    References
+    ----------
+    Clump (SECRYPT 2010), Sec. 3 (groups grown over the similarity graph).
+    """
+    n = graph.n_records
+    if neighbors < 1:
+        raise ParameterError(f"neighbors must be >= 1, got {neighbors}")
+    groups = np.arange(n) if groups is None else np.asarray(groups, dtype=np.int64).reshape(-1)
+    if groups.shape != (n,):
+        raise ParameterError(f"groups must give one group per record ({n})")
+    W = graph.matrix.tocsr() if hasattr(graph.matrix, "tocsr") else graph.matrix
+    indptr, cols, sims = W.indptr, W.indices, W.data
+    row = np.repeat(np.arange(n), np.diff(indptr))
+    # rank within each row by similarity (descending): keep the first `neighbors`
+    order = np.lexsort((-sims, row))
+    rank = np.arange(len(order)) - np.repeat(indptr[:-1], np.diff(indptr))
+    keep = order[rank < neighbors]
+    a, b = row[keep], cols[keep]
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    pair_keys = np.unique(lo.astype(np.int64) * n + hi)
+    src, dst = pair_keys // n, pair_keys % n
+    same = groups[src] == groups[dst]
+    ecat = np.where(same, 0, 1)
+    ecats = [{"name": "similar, same group", "color": "#4c72b0"}, {"name": "similar, other group", "color": "#bbbbbb"}]
+    if pairs is not None:
+        p = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        src, dst, ecat = np.r_[src, p[:, 0]], np.r_[dst, p[:, 1]], np.r_[ecat, np.full(len(p), 2)]
+        ecats.append({"name": "swap pair", "color": "#e31a1c"})
+    x, y = _group_layout(groups)
+    uniq, inverse, sizes = np.unique(groups, return_inverse=True, return_counts=True)
+    cat = inverse % len(_PALETTE)
+    size_of = sizes[inverse]
+    info: list[dict[str, Any]] = [{"group": int(g), "group size": int(s)} for g, s in zip(groups, size_of)]
+    if data is not None:
+        items = np.asarray(data.items, dtype=object)
+        X = data.matrix.tocsr()
+        for i in range(n):
+            info[i]["items"] = " ".join(map(str, items[X.indices[X.indptr[i]:X.indptr[i + 1]]]))
+    ids = list(data.record_ids) if data is not None and getattr(data, "record_ids", None) is not None else range(n)
+    return GraphView(
+        [str(r) for r in ids], [(f"records of groups with colour {j + 1} of {len(_PALETTE)}", c)
+                                for j, c in enumerate(_PALETTE)],
+        cat, x=x, y=y, edges=(src, dst, ecat), edge_categories=ecats, info=info,
+        title=title or f"Record-similarity graph: {n:,} records in {len(uniq):,} groups",
+        subtitle=(f"showing each record's {neighbors} strongest of {graph.n_edges:,} similarity entries "
+                  f"({len(src):,} edges drawn); colour = group"),
+    )
+
+
+def constraint_view(graph, *, title: str | None = None) -> GraphView:
+    """COAT's constraint graph: items and constraints as a bipartite graph (item - constraint it is in).
+
+    Parameters
+    ----------
+    graph : ConstraintGraph
+
+    Returns
+    -------
+    GraphView
+
+    Examples
+    --------
+    >>> from graphanon import datasets as ds
+    >>> from graphanon.graphs.constraints import ConstraintGraph
+    >>> c = ds.load_constraints("coat_fig1")
+    >>> v = constraint_view(ConstraintGraph(ds.load("coat_fig1"), c["privacy"], c["utility"]))
+    >>> v.data["categories"][0]["name"]
+    'item'
+
+    References
+    ----------
+    Loukides, Gkoulalas-Divanis, Malin. COAT (KAIS 2011), Sec. 3 (privacy and utility constraints).
+    """
+    g = graph.to_networkx()
+    nodes = list(g.nodes)
+    pos = {v: i for i, v in enumerate(nodes)}
+    kinds = [g.nodes[v].get("kind", "item") for v in nodes]
+    names = sorted(set(kinds), key=lambda s: (s != "item", s))
+    cat = [names.index(s) for s in kinds]
+    n = len(nodes)
+    # items on a circle, constraints on an inner circle, each near the mean angle of its items
+    item_idx = [i for i in range(n) if kinds[i] == "item"]
+    angle = np.zeros(n)
+    angle[item_idx] = 2 * np.pi * np.arange(len(item_idx)) / max(len(item_idx), 1)
+    radius = np.where(np.array(kinds) == "item", 300.0, 180.0)
+    for i in range(n):
+        if kinds[i] != "item":
+            nb = [pos[u] for u in g.neighbors(nodes[i])]
+            if nb:
+                angle[i] = np.angle(np.exp(1j * angle[nb]).mean())
+    jitter = np.where(np.array(kinds) == "item", 0.0, 40.0 * ((np.arange(n) * 0.618) % 1.0))
+    x, y = (radius - jitter) * np.cos(angle), (radius - jitter) * np.sin(angle)
+    edges = [(pos[u], pos[v]) for u, v in g.edges]
+    src = [a for a, _ in edges]
+    dst = [b for _, b in edges]
+    info = [{k: _plain(v) for k, v in g.nodes[node].items()} | {"degree": g.degree(node)} for node in nodes]
+    return GraphView(
+        [str(v) for v in nodes], [(s, _PALETTE[j % len(_PALETTE)]) for j, s in enumerate(names)], cat,
+        x=x, y=y, edges=(src, dst, np.zeros(len(src))), edge_categories=[{"name": "member of", "color": "#999999"}],
+        info=info, title=title or f"COAT constraint graph: {len(item_idx)} items, {n - len(item_idx)} constraints",
+        subtitle="click an item or a constraint: its neighbours",
+    )

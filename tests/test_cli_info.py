@@ -1,0 +1,58 @@
+"""``graphanon algorithms``: one line per method within 80 columns; ``graphanon algorithms NAME``: the details."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from graphanon.cli import main
+from graphanon.cli.registry import registered
+from graphanon.privacy.registry import model_names
+
+NAMES = sorted(registered())
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_listing_is_one_line_per_method_and_model_within_80_columns():
+    res = invoke("algorithms")
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    assert max(map(len, lines)) <= 80, [line for line in lines if len(line) > 80]
+    first_words = [line.split()[0] for line in lines if line.strip()]
+    for name in NAMES:  # each method on exactly one line, with its audit model next to it
+        rows = [line for line in lines if line.split()[:1] == [name]]
+        assert len(rows) == 1 and rows[0].split()[1] == registered()[name].privacy_model, rows
+    assert set(model_names()) <= set(first_words)
+    assert "graphanon algorithms NAME" in res.output
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_details_of_each_method(name):
+    spec = registered()[name]
+    res = invoke("algorithms", name)
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    assert max(map(len, lines)) <= 80, [line for line in lines if len(line) > 80]
+    assert lines[0] == name
+    assert any(line.startswith("audit model") and spec.privacy_model in line for line in lines)
+    for param in spec.params:  # every --param, with its choices when it has them
+        row = [line for line in lines if line.startswith(f"  {param.name}=")]
+        assert len(row) == 1, (param.name, res.output)
+        assert not param.choices or "|".join(param.choices) in row[0]
+    python = [line for line in lines if line.startswith("python")]
+    assert len(python) == 1 and "anonymize_" in python[0]
+    paper = [line for line in lines if line.startswith("paper")]
+    assert len(paper) == 1 and any(str(year) in res.output for year in range(1970, 2030))
+    data = json.loads(invoke("algorithms", name, "--json").output)
+    assert data["name"] == name and data["model"] == spec.privacy_model
+    assert [p["name"] for p in data["param_details"]] == list(spec.param_names)
+    assert data["function"].startswith("graphanon.algorithms.") and data["paper"]
+
+
+def test_unknown_name_is_one_line():
+    res = invoke("algorithms", "nope")
+    assert res.exit_code == 2
+    assert res.output.strip().splitlines() == [res.output.strip()] and "unknown algorithm 'nope'" in res.output

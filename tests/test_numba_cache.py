@@ -1,0 +1,135 @@
+"""Numba's kernel cache survives editing and reverting a kernel (graphanon.utils.numba_cache).
+
+The failure it prevents (issue 20, item 7): a kernel's cached machine code
+holds the jitted functions it calls from *other* files, which numba's own
+freshness stamp (the defining file only) does not cover. Here
+``graphanon.algorithms.coat._kernels._low_bit`` calls
+``graphanon.counting._bitset_kernels.popcount64``: edit ``popcount64``, run, revert,
+run -- the last run must see the reverted code.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numba
+import pytest
+
+import graphanon.utils.numba_cache as numba_cache
+
+PACKAGE = Path(__file__).resolve().parents[1] / "graphanon"
+
+
+def _kernel_modules() -> list[str]:
+    """Modules that compile with ``cache=True`` (by reading the package)."""
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if "cache=True" in path.read_text() and path.relative_to(PACKAGE).as_posix() != "utils/numba_cache.py":
+            parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+            out.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    return out
+
+
+def test_every_kernel_module_imports_the_locator_before_its_kernels():
+    """A module that forgot the import would fall back to numba's stamp (its own file only)."""
+    modules = _kernel_modules()
+    assert len(modules) >= 10
+    for name in modules:
+        path = PACKAGE.parent / (name.replace(".", "/") + ".py")
+        tree = ast.parse(path.read_text())
+        imports = [n.lineno for n in tree.body if isinstance(n, ast.Import)
+                   and any(a.name == "graphanon.utils.numba_cache" for a in n.names)]
+        kernels = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)
+                   and any("cache=True" in ast.unparse(d) for d in n.decorator_list)]
+        assert imports and kernels and imports[0] < min(kernels), name
+
+
+def test_every_cached_kernel_uses_the_kernel_set_stamp():
+    """Every dispatcher with a cache in the kernel modules is stamped by the kernel set's digest."""
+    seen = 0
+    for name in _kernel_modules():
+        module = importlib.import_module(name)
+        for value in vars(module).values():
+            if isinstance(value, numba.core.registry.CPUDispatcher) and value.__module__ == name:
+                cache = value._cache
+                if isinstance(cache, numba.core.caching.NullCache):
+                    continue
+                locator = cache._impl._locator
+                assert type(locator).__module__ == "graphanon.utils.numba_cache", value
+                assert locator.get_source_stamp() == ("graphanon kernel set", numba_cache.kernel_set_digest())
+                seen += 1
+    assert seen >= 30
+
+
+def test_kernel_set_covers_every_numba_module_and_nothing_else():
+    members = {p.relative_to(PACKAGE).as_posix() for p in numba_cache.kernel_set()}
+    assert {"counting/_bitset_kernels.py", "algorithms/coat/_kernels.py", "privacy/_match_candidates.py"} <= members
+    for path in PACKAGE.rglob("*.py"):
+        assert (path.relative_to(PACKAGE).as_posix() in members) == ("numba" in path.read_text()), path
+
+
+SCRIPT = "import numpy as np; from graphanon.algorithms.coat import _kernels; print(int(_kernels._low_bit(np.uint64(8))[0]))"
+POPCOUNT_RETURN = "    return (v * np.uint64(0x0101010101010101)) >> np.uint64(56)\n"
+POPCOUNT_EDITED = "    return ((v * np.uint64(0x0101010101010101)) >> np.uint64(56)) + np.uint64(1)\n"
+
+
+def _run(root: Path, env_extra: dict) -> int:
+    env = {**os.environ, "PYTHONPATH": str(root), **env_extra}
+    env.pop("NUMBA_CACHE_DIR", None)
+    env.pop("NUMBA_DISABLE_JIT", None)
+    out = subprocess.run([sys.executable, "-c", SCRIPT], cwd=root, env=env, capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return int(out.stdout.strip().splitlines()[-1])
+
+
+def _copy(tmp_path: Path) -> tuple[Path, Path, str]:
+    root = tmp_path / "copy"
+    shutil.copytree(PACKAGE, root / "graphanon", ignore=shutil.ignore_patterns("__pycache__"))
+    kernels = root / "graphanon" / "counting" / "_bitset_kernels.py"
+    pristine = kernels.read_text()
+    assert pristine.count(POPCOUNT_RETURN) == 1
+    return root, kernels, pristine
+
+
+def _runs(tmp_path: Path, env_extra: dict, steps: str) -> list[int]:
+    """On a fresh copy of the package (empty cache), for each step ``e`` (edit popcount64: one
+    more), ``r`` (revert it) or ``.`` (run): the low bit of 8, which ``_low_bit`` gives as
+    popcount(8 - 1) = 3 (4 with the edit)."""
+    root, kernels, pristine = _copy(tmp_path)
+    out = []
+    for step in steps:
+        if step == "e":
+            kernels.write_text(pristine.replace(POPCOUNT_RETURN, POPCOUNT_EDITED))
+        elif step == "r":
+            kernels.write_text(pristine)
+        else:
+            out.append(_run(root, env_extra))
+    return out
+
+
+def test_edit_and_revert_a_called_kernel_recompiles_its_callers(tmp_path):
+    """Run, edit, run, revert, run, run: every run sees the source as it is."""
+    assert _runs(tmp_path, {}, ".e.r..") == [3, 4, 3, 3]
+
+
+def test_cache_written_during_an_edit_is_dropped_after_the_revert(tmp_path):
+    """The caller first compiled (and cached) while popcount64 was edited; after the revert its
+    file is unchanged, but the kernel set is not."""
+    assert _runs(tmp_path, {}, "e.r.") == [4, 3]
+
+
+@pytest.mark.skipif(not hasattr(numba.core.config, "CACHE_LOCATOR_CLASSES"),
+                    reason="this numba has no NUMBA_CACHE_LOCATOR_CLASSES to restore its own locators")
+def test_numba_own_locators_keep_the_stale_caller(tmp_path):
+    """The control: with numba's own locators (graphanon's bypassed), the same steps give stale code
+    both ways -- the edit unseen, then the reverted edit still seen -- so the tests above can fail."""
+    own = {"NUMBA_CACHE_LOCATOR_CLASSES": "UserProvidedCacheLocator,InTreeCacheLocator,UserWideCacheLocator"}
+    assert _runs(tmp_path / "a", own, ".e.") == [3, 3]
+    assert _runs(tmp_path / "b", own, "e.r.") == [4, 4]

@@ -1,0 +1,322 @@
+"""graphanon.study and ``graphanon compare``: grid expansion, resumption, failing runs, schema, report."""
+
+from __future__ import annotations
+
+import json
+from html.parser import HTMLParser
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from graphanon.cli import main
+from graphanon.errors import ParameterError
+from graphanon.privacy import KmAnonymity
+from graphanon.study import COLUMNS, StudyRun, expand_grid, run_study, tidy_table
+from graphanon.study import runner as study_runner
+from graphanon.study._run import run_method
+from graphanon.study.execute import PeakMemory, load_dataset, load_taxonomy
+from graphanon.study.report import FIGURES
+from graphanon.viz.study import pareto_front
+
+TAX = "balanced:5"
+
+
+# ---------------------------------------------------------------- grid expansion
+def test_grid_gives_each_method_only_what_it_declares():
+    plan = expand_grid(["aa", "coat", "partition", "clump", "nr"], ["groceries"], k=[2, 5], m=2, taxonomy=TAX,
+                       seed=3)
+    by = {}
+    for r in plan.runs:
+        by.setdefault(r.method, []).append(r)
+    assert [(r.k, r.m) for r in by["aa"]] == [(2, 2), (5, 2)]
+    assert [(r.k, r.m) for r in by["partition"]] == [(2, None), (5, None)]
+    assert all(r.taxonomy == TAX for m in ("aa", "partition", "clump") for r in by[m])
+    assert all(r.taxonomy is None for r in by["coat"] + by["nr"])   # coat reads one only when asked; nr never
+    assert all(r.seed == 3 for r in by["clump"] + by["nr"]) and all(r.seed is None for r in by["aa"])
+    assert all(r.m is None for r in by["nr"])
+    assert "partition: takes no -m; run without it" in plan.notes
+    assert "coat: does not need --taxonomy; run without it" in plan.notes
+    assert not any(n.startswith("aa:") for n in plan.notes)
+    assert len({r.key() for r in plan.runs}) == len(plan.runs)
+
+
+def test_grid_routes_params_to_methods_that_declare_them():
+    plan = expand_grid(["nr", "cahd"], ["nr_table1"], k=2, params={"l": ["1", "2"], "nr.order": ["gray"]})
+    nr = [dict(r.params) for r in plan.runs if r.method == "nr"]
+    cahd = [dict(r.params) for r in plan.runs if r.method == "cahd"]
+    assert nr == [{"l": "1", "order": "gray"}, {"l": "2", "order": "gray"}]
+    assert cahd == [{"l": "1"}, {"l": "2"}]
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"methods": ["partition"], "m": 2, "taxonomy": TAX}, "none of partition takes m"),
+    ({"methods": ["aa"], "k": 2}, "aa needs a taxonomy"),
+    ({"methods": ["aa"], "k": 2, "taxonomy": TAX, "params": {"l": ["2"]}}, "no selected method takes 'l'"),
+    ({"methods": ["nr"], "k": 2, "params": {"cahd.l": ["2"]}}, "'cahd' is not among the methods"),
+    ({"methods": ["nosuch"], "k": 2}, "unknown algorithm 'nosuch'"),
+    ({"methods": [], "k": 2}, "at least one method"),
+])
+def test_grid_refuses_up_front(kwargs, message):
+    methods = kwargs.pop("methods")
+    with pytest.raises(ParameterError, match=message):
+        expand_grid(methods, ["groceries"], **kwargs)
+
+
+def test_run_key_covers_the_full_configuration():
+    base = StudyRun("groceries", "aa", k=2, m=2, taxonomy=TAX)
+    variants = [StudyRun("groceries", "aa", k=2, m=3, taxonomy=TAX), StudyRun("groceries", "aa", k=2, m=2),
+                StudyRun("bms1", "aa", k=2, m=2, taxonomy=TAX), StudyRun("groceries", "aa", k=2, m=2,
+                                                                         taxonomy=TAX, attack_targets=10)]
+    assert len({base.key(), *(v.key() for v in variants)}) == 5
+    assert base.key() == StudyRun("groceries", "aa", k=2, m=2, taxonomy=TAX).key()
+
+
+def test_run_key_changes_when_a_data_file_changes(tmp_path):
+    path = tmp_path / "d.txt"
+    path.write_text("a,b\nb,c\n")
+    before = StudyRun(str(path), "nr", k=2).key()
+    assert StudyRun(str(path), "nr", k=2).key() == before
+    path.write_text("a,b\nb,c\na\n")
+    assert StudyRun(str(path), "nr", k=2).key() != before
+
+
+# ---------------------------------------------------------------- runs, schema, audits
+@pytest.fixture(scope="module")
+def small_table(tmp_path_factory):
+    store = tmp_path_factory.mktemp("store")
+    plan = expand_grid(["mhghs", "partition", "nr"], ["groceries"], k=[2, 5], m=1, taxonomy=TAX, seed=0)
+    return run_study(plan.runs, store), store, plan
+
+
+def test_tidy_schema(small_table):
+    table, _, plan = small_table
+    assert list(table.columns) == list(COLUMNS)
+    assert {name: str(dtype) for name, dtype in table.dtypes.items()} == {
+        name: ("string" if dtype == "string" else dtype) for name, dtype in COLUMNS.items()}
+    assert len(table) == len(plan.runs)
+    assert (table["status"] == "ok").all()
+    assert (table["wall_seconds"] > 0).all() and (table["cpu_seconds"] >= 0).all()
+    assert (table["peak_memory_mb"] >= 0).all() and table["memory_method"].notna().all()
+
+
+def test_metrics_and_attacks_by_release_kind(small_table):
+    table, _, _ = small_table
+    glob = table[table["method"] == "mhghs"]
+    local = table[table["method"] == "partition"]
+    nr = table[table["method"] == "nr"]
+    assert glob[["ncp", "ul", "suppression_ratio", "avg_relative_error"]].notna().all().all()
+    assert glob["error_rate"].isna().all()
+    assert local["ncp"].notna().all() and local["ul"].isna().all()
+    assert nr["error_rate"].notna().all() and nr["query_error"].notna().all()
+    # the row-linkage attack where it knows the release kind, next to its bound
+    assert glob["attack_success"].notna().all() and local["attack_success"].isna().all()
+    assert np.allclose(nr["attack_bound"], 1 / nr["k"].astype(float))
+    assert nr["attack_within_bound"].all()
+    # one shared workload: every run of a dataset is scored on the same queries
+    assert table["audit_satisfied"].all()
+
+
+def test_audit_in_table_matches_an_independent_audit(small_table):
+    table, _, _ = small_table
+    data = load_dataset("groceries")
+    tax = load_taxonomy(TAX, "groceries")
+    rel = run_method("mhghs", data, k=5, m=1, taxonomy=tax)
+    assert KmAnonymity(5, 1).audit(data, rel).satisfied
+    row = table[(table["method"] == "mhghs") & (table["k"] == 5)].iloc[0]
+    assert bool(row["audit_satisfied"]) and row["audit_violations"] == 0
+
+
+def test_a_violating_release_is_reported_not_hidden():
+    # a user-given cut is audited for the k=50 it is run with; a too fine one fails and the audit must say so
+    # (the study runs the Python function: nothing refuses to publish, the CLI's force=true has no part)
+    plan = expand_grid(["cut"], ["groceries"], k=50, m=2, taxonomy=TAX, params={"level": ["3", "0"]})
+    table = run_study(plan.runs)
+    by_level = dict(zip(table["params"], zip(table["audit_satisfied"], table["audit_violations"])))
+    assert not bool(by_level["level=3"][0])
+    assert by_level["level=3"][1] > 0
+    assert bool(by_level["level=0"][0]) and by_level["level=0"][1] == 0
+
+
+def test_a_failing_run_is_recorded_and_the_rest_go_on(tmp_path):
+    plan = expand_grid(["nr"], ["nr_table1"], k=[2, 100, 3], seed=0)
+    table = run_study(plan.runs, tmp_path, workers=2)
+    assert table["status"].tolist() == ["ok", "error", "ok"]
+    err = table.loc[1, "error"]
+    assert err.startswith("ParameterError:") and "k=100" in err
+    assert table.loc[[0, 2], "audit_satisfied"].all()
+    assert pd.isna(table.loc[1, "audit_satisfied"])
+    # a failed run is not stored as finished: it runs again next time
+    assert len(list(tmp_path.glob("*.json"))) == 2
+
+
+# ---------------------------------------------------------------- resumption
+def test_resumption_reuses_finished_runs_and_runs_only_new_ones(tmp_path, monkeypatch):
+    calls = []
+    real = study_runner.execute_run
+
+    def counting(run):
+        calls.append((run.method, run.k))
+        return real(run)
+
+    monkeypatch.setattr(study_runner, "execute_run", counting)
+    first = run_study(expand_grid(["mhghs"], ["groceries"], k=[2, 5], m=1, taxonomy=TAX).runs, tmp_path)
+    assert calls == [("mhghs", 2), ("mhghs", 5)] and not first["reused"].any()
+    calls.clear()
+    second = run_study(expand_grid(["mhghs"], ["groceries"], k=[2, 5, 10], m=1, taxonomy=TAX).runs, tmp_path)
+    assert calls == [("mhghs", 10)]
+    assert second["reused"].tolist() == [True, True, False]
+    cols = ["k", "ncp", "wall_seconds", "audit_satisfied"]
+    pd.testing.assert_frame_equal(second[cols].iloc[:2], first[cols])
+    # another m is another configuration: nothing reused
+    calls.clear()
+    run_study(expand_grid(["mhghs"], ["groceries"], k=[2], m=2, taxonomy=TAX).runs, tmp_path)
+    assert calls == [("mhghs", 2)]
+
+
+# ---------------------------------------------------------------- helpers
+def test_pareto_front_against_brute_force():
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        cost, loss = rng.integers(0, 6, 12).astype(float), rng.integers(0, 6, 12).astype(float)
+        front = set(pareto_front(cost, loss).tolist())
+        dominated = {i for i in range(12) for j in range(12)
+                     if (cost[j] <= cost[i] and loss[j] <= loss[i]) and (cost[j] < cost[i] or loss[j] < loss[i])}
+        # the front holds one point per distinct undominated (cost, loss) pair
+        undominated = {(cost[i], loss[i]) for i in range(12) if i not in dominated}
+        assert {(cost[i], loss[i]) for i in front} == undominated
+        assert len(front) == len(undominated)
+
+
+def test_peak_memory_sees_a_large_allocation():
+    with PeakMemory() as small:
+        np.ones(1000)
+    with PeakMemory() as big:
+        block = np.ones(30_000_000)
+        block += 1
+    assert big.mib > 200 > small.mib
+
+
+def test_tidy_table_of_no_rows_has_the_schema():
+    table = tidy_table([])
+    assert list(table.columns) == list(COLUMNS) and len(table) == 0
+
+
+# ---------------------------------------------------------------- CLI and report
+@pytest.fixture
+def cli(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    return lambda *args: runner.invoke(main, list(args), catch_exceptions=False)
+
+
+class _Page(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.images, self.urls, self.rows, self._in_runs, self._depth = [], [], 0, False, 0
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        for name in ("src", "href"):
+            if name in attrs:
+                self.urls.append(attrs[name])
+        if tag == "img":
+            self.images.append(attrs.get("src", ""))
+        if tag == "table" and attrs.get("id") == "runs":
+            self._in_runs = True
+        if tag == "tbody" and self._in_runs:
+            self._depth += 1
+        if tag == "tr" and self._in_runs and self._depth:
+            self.rows += 1
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            self._in_runs = False
+        if tag == "tbody" and self._in_runs:
+            self._depth -= 1
+
+
+def test_compare_writes_table_figures_and_a_self_contained_report(cli, tmp_path):
+    res = cli("compare", "groceries", "-a", "mhghs,partition", "-a", "nr", "-k", "2,5", "-m", "1",
+              "--taxonomy", TAX, "-o", "out", "-j", "1", "--queries", "50", "--json")
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.output)
+    assert summary["runs"] == 6 and summary["failed"] == 0 and summary["audits_satisfied"]
+    out = tmp_path / "out"
+    table = pd.read_csv(out / "results.csv")
+    assert len(table) == 6 and list(table.columns) == list(COLUMNS)
+    assert len(pd.read_parquet(out / "results.parquet")) == 6
+    for stem in FIGURES:
+        assert (out / f"{stem}.png").read_bytes()[:4] == b"\x89PNG"
+    page = _Page()
+    page.feed((out / "report.html").read_text(encoding="utf-8"))
+    assert len(page.images) == len(FIGURES)
+    assert all(src.startswith("data:image/png;base64,") for src in page.images)
+    assert all(url.startswith(("data:", "#")) for url in page.urls)   # nothing loaded from elsewhere
+    assert page.rows == len(table)
+    text = (out / "report.html").read_text(encoding="utf-8")
+    assert ("graphanon compare groceries -a mhghs,partition,nr -k 2,5 -m 1 --taxonomy balanced:5 --seed 0 "
+            "--queries 50 --attack-targets 2000 -o out") in text   # the command that repeats the study
+    assert "partition: takes no -m" in text
+    # one more k: the six finished runs are reused
+    res = cli("compare", "groceries", "-a", "mhghs,partition,nr", "-k", "2,5,10", "-m", "1", "--taxonomy", TAX,
+              "-o", "out", "-j", "1", "--queries", "50", "--json")
+    again = json.loads(res.output)
+    assert again["runs"] == 9 and again["reused"] == 6
+
+
+def test_compare_exit_code_1_when_an_audit_fails(cli):
+    res = cli("compare", "groceries", "-a", "cut", "-k", "50", "-m", "2", "--taxonomy", TAX,
+              "--param", "level=3", "-o", "out", "-j", "1", "--queries", "0",
+              "--attack-targets", "0")
+    assert res.exit_code == 1
+    assert "audit FAILED" in res.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["groceries", "-a", "partition", "-k", "2", "-m", "2", "--taxonomy", TAX], "-m: none of partition takes m"),
+    (["groceries", "-a", "aa", "-k", "2"], "aa needs a taxonomy"),
+    (["groceries", "-a", "nosuch", "-k", "2"], "unknown algorithm 'nosuch'"),
+    (["groceries", "-a", "nr", "-k", "two"], "-k takes whole numbers"),
+    (["groceries", "-a", "nr", "-k", "2", "--param", "l"], "--param takes name="),
+    (["nosuchdata", "-a", "nr", "-k", "2"], "nosuchdata: no such file"),
+    (["groceries", "-a", "nr", "-k", "2", "-j", "2", "--scheduler", "local:1"], "drop one"),
+])
+def test_compare_bad_input_is_one_line_exit_2(cli, args, message):
+    res = cli("compare", *args, "-o", "out")
+    assert res.exit_code == 2
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("graphanon: error: ") and message in lines[0]
+
+
+def test_bench_runs_every_algorithm_given(cli):
+    res = cli("bench", "groceries", "-a", "aa", "-a", "mhghs,hghs", "-k", "5", "-m", "2", "--taxonomy", TAX,
+              "--queries", "20", "--json")
+    assert res.exit_code == 0
+    reports = json.loads(res.output)
+    assert [r["algorithm"] for r in reports] == ["aa", "mhghs", "hghs"]
+    assert all(r["audit"]["satisfied"] for r in reports)
+
+
+def test_bench_checks_every_algorithm_before_running_any(cli):
+    res = cli("bench", "groceries", "-a", "aa", "-a", "partition", "-k", "5", "-m", "2", "--taxonomy", TAX)
+    assert res.exit_code == 2
+    assert "-a partition" in res.output and "does not use -m" in res.output
+
+
+def test_runs_on_dask_match_the_local_runs(tmp_path):
+    pytest.importorskip("distributed")
+    from graphanon import distributed
+
+    plan = expand_grid(["mhghs", "nr"], ["groceries"], k=[2, 5], m=1, taxonomy=TAX, seed=0,
+                       attack_targets=200)
+    local = run_study(plan.runs)
+    with distributed.connect("local:1") as client:
+        remote = run_study(plan.runs, tmp_path, client=client)
+    assert (remote["status"] == "ok").all() and remote["audit_satisfied"].all()
+    # mHgHs is deterministic up to the row shuffle; nr's assignment is a secret draw (OS entropy)
+    cols = ["method", "k", "ncp", "suppression_ratio", "avg_relative_error"]
+    pd.testing.assert_frame_equal(remote[cols], local[cols])
+    assert remote["error_rate"].notna().sum() == 2
+    assert len(list(tmp_path.glob("*.json"))) == 4

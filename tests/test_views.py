@@ -1,0 +1,245 @@
+"""Interactive views (graphanon.viz.views): what the builders put in a view, the HTML file, the CLI.
+
+The views are rendered and clicked in a real browser in tests/test_views_browser.py.
+"""
+
+import json
+import re
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from graphanon.algorithms import anonymize_mhghs
+from graphanon.algorithms.grouping.clump import anonymize_clump
+from graphanon.algorithms.nonreciprocal import extract_assignments, gray_tsp_order
+from graphanon.cli import main
+from graphanon.datasets import load, load_taxonomy
+from graphanon.errors import OutputError, ParameterError
+from graphanon.graphs.generalization import ring_graph
+from graphanon.privacy import KmAnonymity, TransactionalKAnonymity
+from graphanon.viz.views import (
+    GraphView,
+    cut_of_release,
+    generalization_view,
+    search_view,
+    similarity_view,
+    taxonomy_view,
+)
+
+
+@pytest.fixture(scope="module")
+def groceries_mhghs():
+    data, tax = load("groceries"), load_taxonomy("groceries")
+    return data, tax, anonymize_mhghs(data, taxonomy=tax, k=10, m=2)
+
+
+def _data_of(view):
+    html = view.to_html()
+    payload = re.search(r'<script type="application/json" id="graphanon-data">(.*?)</script>', html, re.S).group(1)
+    return json.loads(payload)
+
+
+def test_taxonomy_view_marks_the_cut_and_the_suppressed_nodes(groceries_mhghs):
+    data, tax, rel = groceries_mhghs
+    assert KmAnonymity(10, 2).audit(data, rel).satisfied  # the release the view shows is what it claims
+    cut, suppressed = rel.trace.cut, rel.trace.suppressed
+    assert suppressed  # this release suppresses: the view must show it
+    view = taxonomy_view(tax, cut, suppressed, data=data)
+    names = [c["name"] for c in view.data["categories"]]
+    cat = np.array(view.data["nodes"]["cat"])
+    labels = view.data["nodes"]["label"]
+    assert sorted(labels[i] for i in np.flatnonzero(cat == names.index("suppressed cut node"))) == sorted(suppressed)
+    published = np.flatnonzero(cat == names.index("published cut node"))
+    assert sorted(labels[i] for i in published) == sorted(set(cut) - set(suppressed))
+    assert view.data["categories"][names.index("suppressed cut node")]["cross"]
+    # the tree starts collapsed at the cut, and every node of the cut is collapsed
+    assert sorted(labels[i] for i in view.data["collapsed"]) == sorted(cut)
+    # NCP shares of the cut add up to the release's NCP in the taxonomy convention
+    from graphanon.metrics.loss import ncp_taxonomy
+
+    shares = sum(view.data["nodes"]["info"][i].get("NCP share", 0) for i in range(len(labels)))
+    assert shares == pytest.approx(ncp_taxonomy(data, rel), abs=1e-3)
+
+
+def test_cut_of_release_recovers_the_published_partition(groceries_mhghs):
+    data, tax, rel = groceries_mhghs
+    cut, suppressed = cut_of_release(tax, [pi.label for pi in rel.published_items])
+    assert set(cut) - set(suppressed) == {pi.label for pi in rel.published_items}
+    # a cut: every leaf lies under exactly one of its nodes
+    for leaf in tax.leaves:
+        assert sum(tax.is_ancestor(c, leaf) or c == leaf for c in cut) == 1
+    # the suppressed leaves are exactly those of the trace's suppressed nodes
+    leaves = lambda nodes: {x for v in nodes for x in tax.leaves_under(v)}  # noqa: E731
+    assert leaves(suppressed) == leaves(rel.trace.suppressed)
+
+
+def test_search_view_replays_the_walk(groceries_mhghs):
+    data, tax, rel = groceries_mhghs
+    search = rel.trace.search
+    view = search_view(search)
+    rnd = search.rounds[-1]
+    assert len(view.data["steps"]) == len(rnd.steps) + 1
+    step = np.array(view.data["nodes"]["step"])
+    cat = np.array(view.data["nodes"]["cat"])
+    path = np.flatnonzero(cat != 1)
+    assert sorted(step[path].tolist()) == list(range(len(rnd.steps) + 1))  # one path cut per step
+    final = [i for i in path if step[i] == len(rnd.steps)][0]
+    assert view.data["categories"][cat[final]]["name"] == "chosen cut"
+    assert view.data["nodes"]["info"][final]["cut"] == " ".join(map(str, search.lattice().path[-1]))
+
+
+def test_generalization_view_holds_the_private_link_only_when_given():
+    data = load("bms1").subset(np.arange(300)).drop_unused_items()
+    order = gray_tsp_order(data.matrix, time_limit=None, rng=0)
+    graph = ring_graph(order, 4, data.record_ids)
+    public = generalization_view(graph, order)
+    assert [c["name"] for c in public.data["edge_categories"]] == ["candidate (may be published as)"]
+    assert "PRIVATE" not in public.to_html()
+    src, dst = np.array(public.data["edges"]["src"]), np.array(public.data["edges"]["dst"])
+    for i in (0, 17, 299):  # a record's candidates are exactly its graph successors
+        assert sorted(dst[src == i] - 300) == sorted(graph.successors[i].tolist())
+    chosen = extract_assignments(graph, rng=1)[2]
+    private = generalization_view(graph, order, chosen=chosen)
+    cat = np.array(private.data["edges"]["cat"])
+    psrc, pdst = np.array(private.data["edges"]["src"]), np.array(private.data["edges"]["dst"])
+    assert np.array_equal(pdst[cat == 1][np.argsort(psrc[cat == 1])] - 300, chosen)
+    assert "PRIVATE" in private.data["note"]
+    bad = chosen.copy()
+    bad[0] = bad[1]
+    with pytest.raises(ParameterError):
+        generalization_view(graph, order, chosen=bad)
+    not_an_edge = np.roll(np.arange(300), 150)
+    with pytest.raises(ParameterError):
+        generalization_view(graph, order, chosen=not_an_edge)
+
+
+def test_similarity_view_keeps_each_records_strongest_neighbours():
+    data = load("groceries").subset(np.arange(600)).drop_unused_items()
+    tax = load_taxonomy("groceries")
+    rel = anonymize_clump(data, taxonomy=tax, k=4, rng=0)
+    assert TransactionalKAnonymity(4).audit(data, rel).satisfied
+    groups = rel.group_ids()[rel.link.row_of_record]
+    assert np.bincount(groups)[np.unique(groups)].min() >= 4
+    graph = rel.trace.similarity_graph
+    view = similarity_view(graph, groups, data=data, neighbors=2)
+    src, dst = np.array(view.data["edges"]["src"]), np.array(view.data["edges"]["dst"])
+    W = graph.matrix.tocsr()
+    for i in (0, 5, 100):
+        cols, sims = W.indices[W.indptr[i]:W.indptr[i + 1]], W.data[W.indptr[i]:W.indptr[i + 1]]
+        drawn = set(dst[src == i]) | set(src[dst == i])
+        second = np.sort(sims)[::-1][min(1, len(sims) - 1)]
+        assert {int(c) for c, s in zip(cols, sims) if s > second} <= drawn  # strictly stronger ones are all kept
+    same = np.array(view.data["edges"]["cat"]) == 0
+    assert np.array_equal(groups[src] == groups[dst], same)
+    # group members sit together: a record is nearer its own group's centre than the median record is
+    x, y = np.array(view.data["nodes"]["x"]), np.array(view.data["nodes"]["y"])
+    g = groups[0]
+    members = groups == g
+    cx, cy = x[members].mean(), y[members].mean()
+    assert np.hypot(x[members] - cx, y[members] - cy).max() < np.median(np.hypot(x - cx, y - cy))
+
+
+def test_html_is_self_contained_and_labels_stay_data():
+    evil = "</script><script>alert(1)</script>"
+    view = GraphView([evil, "b"], [("item", "#4c72b0")], [0, 0], x=[0, 1], y=[0, 1], title=evil)
+    html = view.to_html()
+    assert "<script>alert(1)" not in html and html.count("<script") == 2
+    assert _data_of(view)["nodes"]["label"][0] == evil
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)  # nothing loaded from the network
+    with pytest.raises(ParameterError):
+        GraphView(["a"], [("item", "#000")], [1], x=[0], y=[0])
+    with pytest.raises(ParameterError):
+        GraphView(["a"], [("item", "#000")], [0], x=[0], y=[0], edges=([0], [3], [0]))
+
+
+def test_save_refuses_other_endings(tmp_path):
+    view = GraphView(["a"], [("item", "#000")], [0], x=[0], y=[0])
+    with pytest.raises(OutputError):
+        view.save(tmp_path / "v.png")
+    assert view.save(tmp_path / "v.html").read_text().startswith("<!DOCTYPE html>")
+
+
+@pytest.fixture
+def run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    return lambda *args: runner.invoke(main, list(args), catch_exceptions=False)
+
+
+@pytest.mark.parametrize(
+    "args, nodes",
+    [
+        (("taxonomy", "liuwang_fig1"), 18),
+        (("search", "liuwang_fig1", "-k", "2", "-m", "2"), None),
+        (("constraints", "coat_fig1"), None),
+        (("generalization", "chess", "--records", "200", "-k", "3"), 400),
+        (("similarity", "groceries", "--records", "300", "-k", "3"), 300),
+    ],
+)
+def test_cli_writes_html_views(run, tmp_path, args, nodes):
+    res = run("draw", *args, "-o", "v.html")
+    assert res.exit_code == 0, res.output
+    view = json.loads(re.search(r'id="graphanon-data">(.*?)</script>', (tmp_path / "v.html").read_text(), re.S)
+                      .group(1))
+    if nodes is not None:
+        assert len(view["nodes"]["label"]) == nodes
+
+
+def test_cli_taxonomy_view_of_a_release_marks_suppressed_nodes(run, tmp_path, groceries_mhghs):
+    assert run("anonymize", "groceries", "-a", "mhghs", "-k", "10", "-m", "2", "-o", "r.json").exit_code == 0
+    assert run("draw", "taxonomy", "groceries", "--release", "r.json", "-o", "t.html").exit_code == 0
+    view = json.loads(re.search(r'id="graphanon-data">(.*?)</script>', (tmp_path / "t.html").read_text(), re.S)
+                      .group(1))
+    names = [c["name"] for c in view["categories"]]
+    n_supp = view["nodes"]["cat"].count(names.index("suppressed cut node"))
+    assert n_supp >= 1 and f"{n_supp} suppressed" in view["subtitle"]
+
+
+def test_cli_view_refusals(run):
+    res = run("draw", "similarity", "groceries", "-k", "3", "-o", "s.png")
+    assert res.exit_code == 2 and "html" in res.output
+    res = run("draw", "similarity", "bms1", "-k", "3", "-o", "s.html")
+    assert res.exit_code == 2 and "taxonomy" in res.output
+    res = run("draw", "generalization", "chess", "-k", "3", "-o", "g.png")
+    assert res.exit_code == 2 and "--records 60" in res.output
+
+
+def test_executed_notebook_holds_the_current_widget_state(groceries_mhghs):
+    """docs/notebooks/views_executed.ipynb (tools/execute_views_notebook.py) shows the widgets working."""
+    from pathlib import Path
+
+    import nbformat
+
+    path = Path(__file__).resolve().parent.parent / "docs" / "notebooks" / "views_executed.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    state = nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    datas = [json.loads(m["state"]["data"]) for m in state.values() if m["model_name"] == "AnyModel"]
+    shown = [cell for cell in nb.cells if cell.cell_type == "code" and "widget(" in cell.source]
+    assert len(datas) == len(shown) == 3
+    assert all(any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in c.outputs) for c in shown)
+    data, tax, rel = groceries_mhghs
+    fresh = json.loads(taxonomy_view(tax, rel.trace.cut, rel.trace.suppressed, data=data).to_json())
+    assert [d for d in datas if d["title"] == fresh["title"]] == [fresh]
+
+
+def test_static_taxonomy_of_a_release_marks_suppressed_nodes_with_a_legend(groceries_mhghs):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    from graphanon.viz import draw_taxonomy
+
+    data, tax, rel = groceries_mhghs
+    cut, suppressed = cut_of_release(tax, [pi.label for pi in rel.published_items])
+    ax = Figure(figsize=(10, 8)).subplots()
+    draw_taxonomy(tax, highlight=cut, suppressed=suppressed, ax=ax)
+    from matplotlib.collections import PathCollection
+    from matplotlib.colors import to_hex
+
+    crosses = [c for c in ax.collections if isinstance(c, PathCollection) and len(c.get_offsets()) == 1
+               and to_hex(c.get_facecolors()[0]) == to_hex("tab:red")]
+    assert len(crosses) == len(suppressed) == 5
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["other node", f"cut node ({len(cut) - 5})", "suppressed (5)"]

@@ -1,0 +1,199 @@
+"""The HTML views in a real browser: headless Chromium through Playwright (system browser).
+
+Skipped when Playwright or a Chromium is missing. Install: ``apt-get install chromium``
+(Debian/Ubuntu; or set GRAPHANON_CHROMIUM to a Chrome/Chromium binary) and
+``pip install playwright`` (its own browser download is not needed). Each view is opened
+from a file with every network request refused, checked to have rendered all its nodes,
+clicked, and screenshotted (into GRAPHANON_SCREENSHOTS if set, else the test's tmp folder).
+"""
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from graphanon.algorithms import anonymize_mhghs
+from graphanon.algorithms.grouping.clump import anonymize_clump
+from graphanon.algorithms.nonreciprocal import extract_assignments, gray_tsp_order
+from graphanon.datasets import load, load_constraints, load_taxonomy
+from graphanon.graphs.constraints import ConstraintGraph
+from graphanon.graphs.generalization import ring_graph
+from graphanon.viz import views
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+def _chromium():
+    for candidate in (os.environ.get("GRAPHANON_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
+        if candidate and (path := shutil.which(candidate) or (candidate if Path(candidate).is_file() else None)):
+            return path
+    return None
+
+
+CHROMIUM = _chromium()
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium)")
+
+
+@pytest.fixture(scope="module")
+def page():
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1300, "height": 850})
+        requested, errors = [], []
+        page.route("**/*", lambda route: (requested.append(route.request.url),
+                                          route.continue_() if route.request.url.startswith("file:")
+                                          else route.abort()))
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.requested, page.errors = requested, errors
+        yield page
+        browser.close()
+
+
+@pytest.fixture
+def shots(tmp_path):
+    folder = Path(os.environ.get("GRAPHANON_SCREENSHOTS", tmp_path))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _open(page, view, path):
+    view.save(path)
+    page.requested.clear()
+    page.goto(path.resolve().as_uri())
+    page.wait_for_selector(".ga-view[data-rendered]", timeout=30_000)
+    assert page.errors == []
+    assert all(u.startswith("file:") for u in page.requested), page.requested  # offline: nothing else asked for
+    state = page.eval_on_selector(".ga-view", "e => ({...e.dataset})")
+    assert int(state["nodeCount"]) == view.n_nodes and int(state["edgeCount"]) == view.n_edges
+    return state
+
+
+def _click_node(page, i, *, double=False):
+    x, y = page.evaluate(f"window.graphanonViews.at(-1).screenPosition({i})")
+    box = page.locator(".ga-view canvas").bounding_box()
+    (page.mouse.dblclick if double else page.mouse.click)(box["x"] + x, box["y"] + y)
+    return page.eval_on_selector(".ga-view", "e => ({...e.dataset})")
+
+
+def _detail(page):
+    return page.inner_text(".ga-detail")
+
+
+def test_taxonomy_view_expands_and_selects(page, tmp_path, shots):
+    data, tax = load("groceries"), load_taxonomy("groceries")
+    rel = anonymize_mhghs(data, taxonomy=tax, k=10, m=2)
+    view = views.taxonomy_view(tax, rel.trace.cut, rel.trace.suppressed, data=data)
+    state = _open(page, view, tmp_path / "taxonomy.html")
+    below_cut = view.data["nodes"]["cat"].count(2)
+    assert below_cut > 0 and int(state["visibleCount"]) == view.n_nodes - below_cut  # shown down to the cut
+    labels = view.data["nodes"]["label"]
+    supp = labels.index(rel.trace.suppressed[0])
+    state = _click_node(page, supp)
+    assert int(state["selected"]) == supp
+    text = _detail(page)
+    assert str(rel.trace.suppressed[0]) in text and "suppressed cut node" in text and "NCP share" in text
+    page.screenshot(path=str(shots / "taxonomy_groceries_mhghs.png"))
+    expandable = next(labels.index(c) for c in rel.trace.cut if tax.children(c))
+    before = int(state["visibleCount"])
+    state = _click_node(page, expandable, double=True)
+    assert int(state["visibleCount"]) == before + len(tax.children(labels[expandable]))
+
+
+def test_search_view_steps_through_the_walk(page, tmp_path, shots):
+    data, tax = load("groceries"), load_taxonomy("groceries")
+    rel = anonymize_mhghs(data, taxonomy=tax, k=10, m=2)
+    view = views.search_view(rel.trace.search)
+    state = _open(page, view, tmp_path / "search.html")
+    n_steps = len(view.data["steps"]) - 1
+    assert int(state["step"]) == n_steps and int(state["visibleCount"]) == view.n_nodes
+    page.click(".ga-prev")
+    state = page.eval_on_selector(".ga-view", "e => ({...e.dataset})")
+    steps = np.array(view.data["nodes"]["step"])
+    assert int(state["step"]) == n_steps - 1 and int(state["visibleCount"]) == int((steps <= n_steps - 1).sum())
+    chosen = view.data["nodes"]["cat"].index(2)
+    page.click(".ga-next")
+    state = _click_node(page, chosen)
+    assert int(state["selected"]) == chosen and "chosen cut" in _detail(page)
+    page.screenshot(path=str(shots / "search_groceries_mhghs.png"))
+
+
+@pytest.mark.parametrize("private", [False, True])
+def test_generalization_view_shows_candidates_and_the_link_only_when_given(page, tmp_path, shots, private):
+    data = load("bms1").subset(np.arange(2000)).drop_unused_items()
+    order = gray_tsp_order(data.matrix, time_limit=None, rng=0)
+    graph = ring_graph(order, 5, data.record_ids)
+    chosen = extract_assignments(graph, rng=3)[1] if private else None
+    view = views.generalization_view(graph, order, chosen=chosen)
+    _open(page, view, tmp_path / "generalization.html")
+    record = int(order[0])
+    state = _click_node(page, record)
+    assert int(state["selected"]) == record
+    text = _detail(page)
+    assert "candidate (may be published as) (5)" in text
+    for j in graph.successors[record]:
+        assert f"published {data.record_ids[j]}" in text
+    assert ("PRIVATE link" in text) == private
+    if private:
+        assert f"published {data.record_ids[chosen[record]]}" in text.split("PRIVATE link")[1]
+    page.screenshot(path=str(shots / f"generalization_bms1_2000{'_private' if private else ''}.png"))
+
+
+def test_similarity_view_with_clump_groups(page, tmp_path, shots):
+    data = load("groceries")
+    rel = anonymize_clump(data, taxonomy=load_taxonomy("groceries"), k=5, rng=0)
+    groups = rel.group_ids()[rel.link.row_of_record]
+    view = views.similarity_view(rel.trace.similarity_graph, groups, data=data)
+    _open(page, view, tmp_path / "similarity.html")
+    i = 123
+    page.fill(".ga-search", view.data["nodes"]["label"][i])
+    page.press(".ga-search", "Enter")
+    state = page.eval_on_selector(".ga-view", "e => ({...e.dataset})")
+    assert int(state["selected"]) == i
+    text = _detail(page)
+    assert re.search(r"group size\s+(\d+)", text).group(1) == str(int((groups == groups[i]).sum()))
+    state = _click_node(page, i)  # centred by the search: a click picks it too
+    assert int(state["selected"]) == i
+    page.screenshot(path=str(shots / "similarity_groceries_clump.png"))
+
+
+def test_constraint_view(page, tmp_path, shots):
+    c = load_constraints("coat_fig1")
+    view = views.constraint_view(ConstraintGraph(load("coat_fig1"), c["privacy"], c["utility"]))
+    _open(page, view, tmp_path / "constraints.html")
+    state = _click_node(page, 0)
+    assert int(state["selected"]) == 0 and view.data["nodes"]["label"][0] in _detail(page)
+    page.screenshot(path=str(shots / "constraints_coat_fig1.png"))
+
+
+def test_notebook_widget_module_renders_and_reports_the_selection(page, tmp_path, shots):
+    """The widget's ES module, as anywidget loads it (render({model, el})), with a stand-in model."""
+    pytest.importorskip("anywidget")
+    import json
+
+    view = views.taxonomy_view(load_taxonomy("liuwang_fig1"), ["P", "Q", "e", "i"], ["i"])
+    widget = view.widget(height=420)
+    host = tmp_path / "widget.html"
+    host.write_text(
+        "<!DOCTYPE html><html><body><div id='host'></div><script type='module'>\n"
+        f"const esm = {json.dumps(widget._esm)};\n"
+        f"const state = {{data: {json.dumps(widget.data)}, height: 420, selected: -1}};\n"
+        "window.sets = [];\n"
+        "const model = {get: k => state[k], set: (k, v) => { state[k] = v; window.sets.push([k, v]); },"
+        " save_changes() {}, on() {}};\n"
+        "const mod = await import(URL.createObjectURL(new Blob([esm], {type: 'text/javascript'})));\n"
+        "mod.default.render({model, el: document.getElementById('host')});\n"
+        "</script></body></html>\n"
+    )
+    page.errors.clear()
+    page.goto(host.as_uri())
+    page.wait_for_selector(".ga-view[data-rendered]", timeout=30_000)
+    assert page.errors == []
+    state = page.eval_on_selector(".ga-view", "e => ({...e.dataset})")
+    assert int(state["nodeCount"]) == view.n_nodes
+    p = view.data["nodes"]["label"].index("P")
+    _click_node(page, p)
+    assert page.evaluate("window.sets") == [["selected", p]]
+    page.screenshot(path=str(shots / "widget_liuwang_taxonomy.png"))
