@@ -479,7 +479,7 @@ def partner_tendency_rows(quick: bool) -> list[dict]:
     runs = [
         ("partswap", lambda: anonymize_partswap(data, categories=cats, rng=0)),
         ("fullswap", lambda: anonymize_fullswap(data, categories=cats, rng=0)),
-        ("randswap", lambda: anonymize_randswap(data, rng=0)),
+        ("randswap", lambda: anonymize_randswap(data)),
         ("partsupp", lambda: anonymize_partsupp(data, categories=cats)),
         ("splitperson", lambda: anonymize_splitperson(data, categories=cats)),
     ] + [

@@ -90,7 +90,7 @@ def main() -> None:
     out = {"machine": platform.platform(), "cpus": os.cpu_count(), "load_before": os.getloadavg(), "runs": []}
     for name in args.datasets.split(","):
         data, tax = dataset(name)
-        workload = generate_workload(data, 1000, 2, seed=0)
+        workload = generate_workload(data, 1000, 2, rng=0)
         for k in ks:
             row = {"dataset": name, "k": k}
             for label, method in (("partition", anonymize_partition), ("clump", anonymize_clump)):

@@ -86,7 +86,7 @@ def compare(data, tax, k, m, s, n_queries, seed):
     for q in (1, 3):
         for name, among in (("gen", sorted(pool) if len(pool) >= q else None), ("all", None)):
             try:
-                wl = generate_workload(data, n_queries, q, seed=seed + q, among=among)
+                wl = generate_workload(data, n_queries, q, rng=seed + q, among=among)
             except ParameterError as exc:  # e.g. m = 1: too few generalized items co-occur
                 row[f"coat_avgre_q{q}_{name}"] = None
                 row[f"workload_q{q}_{name}_error"] = str(exc)
@@ -111,7 +111,7 @@ def policies(data, tax, s, n_q, seed, quick=False):
     if anonymize_aa is not None:
         for m in (2, 4):
             aa_rel[m] = anonymize_aa(data, taxonomy=tax, k=5, m=m)
-    wl2 = generate_workload(data, n_q, 2, seed=seed + 2)
+    wl2 = generate_workload(data, n_q, 2, rng=seed + 2)
     for number in ([1, 6] if quick else [1, 2, 3, 4, 5, 6, 7, 8, 9]):
         P = pp_policy(data, number, rng=seed)
         rel, t = timed(anonymize_coat, data, privacy=P, utility=None, k=5, s=s)
@@ -130,7 +130,7 @@ def policies(data, tax, s, n_q, seed, quick=False):
             row["aa_avgre_q2"] = average_relative_error(aa_rel[m], wl2)
             row["aa_audit"] = PrivacyConstraints(P, 5).audit(data, aa_rel[m]).satisfied
         out["pp"].append(row)
-    wls = {q: generate_workload(data, n_q, q, seed=seed + q) for q in (1, 3)}
+    wls = {q: generate_workload(data, n_q, q, rng=seed + q) for q in (1, 3)}
     for number in ([3] if quick else [1, 2, 3, 4]):
         U = up_policy(tax, number, data=data)
         row = {"policy": f"UP{number}", "blocks": len(U)}

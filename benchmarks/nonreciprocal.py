@@ -86,9 +86,9 @@ def quality_vs_k(name, ks, n_queries, tsp_time, audit, seed=0, draws=5):
     go = gray_order(data.matrix)
     t_gray = time.perf_counter() - t
     t = time.perf_counter()
-    gt = gray_tsp_order(data.matrix, time_limit=tsp_time, seed=seed, n_jobs=2)
+    gt = gray_tsp_order(data.matrix, time_limit=tsp_time, rng=seed, n_jobs=2)
     t_tsp = time.perf_counter() - t
-    wl = generate_workload(data, n_queries, 7, n_exclude=4, seed=seed, draw="uniform")  # 3 type I, 4 type II items
+    wl = generate_workload(data, n_queries, 7, n_exclude=4, rng=seed, draw="uniform")  # 3 type I, 4 type II items
     rows = []
     for k in ks:
         for label, order in (("gray", go), ("gray-tsp", gt)):
@@ -151,9 +151,9 @@ def quality_vs_l(name, ls, n_queries, tsp_time, audit, seed=0, draws=5, walk_dra
     """
     data = relabel(load(name), skewed_labels(load(name).n_records, seed=seed))
     t = time.perf_counter()
-    gt = gray_tsp_order(data.matrix, time_limit=tsp_time, seed=seed)
+    gt = gray_tsp_order(data.matrix, time_limit=tsp_time, rng=seed)
     t_order = time.perf_counter() - t
-    wl = generate_workload(data, n_queries, 7, n_exclude=4, seed=seed, draw="uniform")  # 3 type I, 4 type II items
+    wl = generate_workload(data, n_queries, 7, n_exclude=4, rng=seed, draw="uniform")  # 3 type I, 4 type II items
     from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
 
     anonymize_nonreciprocal(relabel(load("nr_table1"), list("abcabc")), l=3, order="identity", rng=0)  # warm-up
@@ -195,7 +195,7 @@ def flow_settings(name, l, windows, tsp_time, seed=0):  # noqa: E741
     """Expected ER (ER averaged over the l assignments, exact) of the flow's graph vs
     its order window, before (``refine=0``) and after the two base-cost re-solves."""
     data = relabel(load(name), skewed_labels(load(name).n_records, seed=seed))
-    gt = gray_tsp_order(data.matrix, time_limit=tsp_time, seed=seed)
+    gt = gray_tsp_order(data.matrix, time_limit=tsp_time, rng=seed)
     rows = []
     for w in windows:
         st = {}

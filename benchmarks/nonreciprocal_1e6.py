@@ -102,7 +102,7 @@ def run(n: int, k: int, order: str, n_jobs: int) -> dict:
     rng = np.random.default_rng(0)
     tsp_seed = int(rng.integers(2**31 - 1))  # as anonymize_nonreciprocal draws it
     with Step("order", steps):
-        perm = record_order(data, order, seed=tsp_seed, reproducible=True, n_jobs=n_jobs)
+        perm = record_order(data, order, rng=tsp_seed, n_jobs=n_jobs)
     with Step("graph", steps):
         graph = GeneralizationGraph.ring(perm, k, data.record_ids)
     with Step("extraction", steps):

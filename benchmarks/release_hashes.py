@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from graphanon.algorithms import RunOptions, get_algorithm, registered
+from graphanon.cli.registry import RunOptions, get_algorithm, registered
 from graphanon.datasets import load, load_taxonomy
 from graphanon.taxonomy import Taxonomy
 

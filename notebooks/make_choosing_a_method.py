@@ -87,7 +87,7 @@ tax = load_taxonomy(given["taxonomy"], "groceries") if "taxonomy" in given else 
 release = run_method(best["method"], data, k=5, m=int(given["m"]) if "m" in given else None, taxonomy=tax)
 report = KmAnonymity(5, 2).audit(data, release)
 print(report.model, "satisfied:", report.satisfied, "violations:", report.violations)
-metrics = evaluate_release(data, release, queries=200, seed=1)
+metrics = evaluate_release(data, release, queries=200, rng=1)
 print({name: round(metrics[name], 4) for name in ("ncp", "suppression_ratio", "avg_relative_error")})
 print(row_linkage(data, release, truth=release.link, targets=2000, rng=0))
 """)
@@ -98,9 +98,9 @@ risk for each (k, m) and the most exposed itemsets, read from the published file
 would.
 """)
 code("""
-from graphanon.privacy import achieved_privacy
-
 import pandas as pd
+
+from graphanon.privacy import achieved_privacy
 
 achieved = achieved_privacy(data, release, k_grid=(2, 5, 10, 25)).to_dict()
 print("largest k per m:", achieved["largest_k"])

@@ -88,7 +88,7 @@ import time
 from graphanon.metrics import average_relative_error, generate_workload, ncp_he_naughton, ncp_lm
 
 groc, gtax = load("groceries"), load_taxonomy("groceries")
-workload = generate_workload(groc, 300, 2, seed=0)
+workload = generate_workload(groc, 300, 2, rng=0)
 for k in (5, 25):
     for method in (anonymize_partition, anonymize_clump):
         t = time.perf_counter()

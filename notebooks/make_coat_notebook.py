@@ -126,7 +126,7 @@ from graphanon.taxonomy import Taxonomy
 
 aa = anonymize_aa(bms, taxonomy=Taxonomy.balanced(bms.items, 5), k=5, m=2)
 for q in (1, 3):
-    wl = generate_workload(bms, 200, q, seed=3)
+    wl = generate_workload(bms, 200, q, rng=3)
     print(f"q={q}: AvgRE COAT {average_relative_error(rel_b, wl):.3f}   AA {average_relative_error(aa, wl):.3f}")
 """)
 

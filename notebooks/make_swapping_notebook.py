@@ -91,7 +91,7 @@ cats50 = random_categories(bms.items, 50, rng=0)
 runs = {
     "PartSwap": lambda: anonymize_partswap(bms, categories=cats50, rng=0),
     "FullSwap": lambda: anonymize_fullswap(bms, categories=cats50, rng=0),
-    "RandSwap": lambda: anonymize_randswap(bms, rng=0),
+    "RandSwap": lambda: anonymize_randswap(bms),
     "PartSupp": lambda: anonymize_partsupp(bms, categories=cats50),
     "SplitPerson": lambda: anonymize_splitperson(bms, categories=cats50),
 }

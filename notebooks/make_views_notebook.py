@@ -62,7 +62,7 @@ its 5 candidate published records. Which one was published is the private link, 
 """)
 code("""
 sample = load("bms1").subset(np.arange(300)).drop_unused_items()
-order = gray_tsp_order(sample.matrix, time_limit=None, seed=0)
+order = gray_tsp_order(sample.matrix, time_limit=None, rng=0)
 graph = ring_graph(order, 5, sample.record_ids)
 generalization_view(graph, order).widget(height=560)
 """)

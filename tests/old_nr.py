@@ -23,7 +23,7 @@ def old_seeded_nr(data, *, k: int, rng: int, order: str = "gray", unsafe_secret_
     """A k-only ``nr`` release made the old way (the seed also decides the k assignments)."""
     gen = check_random_state(rng)
     tsp_seed = int(gen.integers(2**31 - 1))
-    perm = record_order(data, order, seed=tsp_seed, reproducible=True)
+    perm = record_order(data, order, rng=tsp_seed)
     graph = GeneralizationGraph.ring(perm, k, data.record_ids)
     assignments = extract_assignments(graph, rng=gen)  # the leak: structure randomness decides them
     secret = secret_generator(unsafe_secret_seed)

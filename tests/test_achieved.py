@@ -174,7 +174,7 @@ def test_local_recoding_report_agrees_with_the_audits():
 
 def test_perturbed_release_is_read_as_its_published_records():
     data = _subset("groceries", 400)
-    rel = anonymize_randswap(data, rng=0, unsafe_secret_seed=0)
+    rel = anonymize_randswap(data, unsafe_secret_seed=0)
     published = TransactionData(rel.records, rel.items, tuple(range(rel.records.shape[0])))
     a, b = achieved_privacy(data, rel).to_dict(), achieved_privacy(published).to_dict()
     assert a.pop("kind") == "PerturbedRelease" and a.pop("notes") and b.pop("notes") == []

@@ -103,7 +103,7 @@ def test_attack_matches_brute_force(data, method, spread, one_category):
     d, cats = small_data(data.draw)
     seed = data.draw(st.integers(0, 1000))
     if method == "randswap":
-        rel = anonymize_randswap(d, rng=seed, unsafe_secret_seed=seed)
+        rel = anonymize_randswap(d, unsafe_secret_seed=seed)
     else:
         rel = (anonymize_partswap if method == "partswap" else anonymize_fullswap)(
             d, categories=cats, rng=seed, unsafe_secret_seed=seed, spread=spread)
@@ -144,7 +144,7 @@ def test_partner_tendency_leaks_on_groceries(groceries, method):
 
 def test_random_swap_and_methods_without_partners(groceries):
     data, cats = groceries
-    rel = anonymize_randswap(data, rng=0, unsafe_secret_seed=0)
+    rel = anonymize_randswap(data, unsafe_secret_seed=0)
     res = partner_tendency(data, rel, categories=cats, partners=rel.trace.pairs, truth=rel.link)
     assert res.within_bound(), str(res)
     for rel in (anonymize_partsupp(data, categories=cats), anonymize_splitperson(data, categories=cats)):

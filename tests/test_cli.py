@@ -55,7 +55,7 @@ def test_anonymize_file_input_with_taxonomy_file(run, tmp_path):
         (["anonymize", "liuwang_fig1", "-a", "zzz", "-o", "x.json"], "unknown algorithm 'zzz'"),
         (["anonymize", "bms1", "-a", "cut", "--param", "level=1", "-o", "x.json"], "needs a taxonomy"),
         (["anonymize", "liuwang_fig1", "-a", "cut", "--param", "cut=P,Q", "-o", "x.json"], "not a cut"),
-        (["anonymize", "liuwang_fig1", "-a", "cut", "-k", "0", "--param", "level=1", "-o", "x.json"], "k must be at least 1"),
+        (["anonymize", "liuwang_fig1", "-a", "cut", "-k", "0", "--param", "level=1", "-o", "x.json"], "k must be a whole number >= 1"),
         (["anonymize", "liuwang_fig1", "-a", "cut", "-k", "9", "--param", "level=1", "-o", "x.json"], "exceeds the number of records"),
         (["anonymize", "liuwang_fig1", "-a", "cut", "-m", "0", "--param", "level=1", "-o", "x.json"], "-m must be at least 1"),
         (["anonymize", "liuwang_fig1", "-a", "cut", "--param", "bogus=1", "-o", "x.json"], "unknown --param bogus"),

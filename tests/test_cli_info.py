@@ -5,8 +5,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from graphanon.algorithms.registry import registered
 from graphanon.cli import main
+from graphanon.cli.registry import registered
 from graphanon.privacy.registry import model_names
 
 NAMES = sorted(registered())

@@ -6,10 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphanon.algorithms import get_algorithm
 from graphanon.algorithms.coat import KmConstraints, anonymize_coat, pgen
 from graphanon.algorithms.coat.policies import pp_policy, up_policy
-from graphanon.algorithms.registry import RunOptions
+from graphanon.cli.registry import RunOptions, get_algorithm
 from graphanon.data import from_iterable
 from graphanon.datasets import load, load_constraints
 from graphanon.errors import DataFormatError, InfeasibleError, ParameterError
@@ -83,9 +82,9 @@ def test_fig1_with_taxonomy_weights(fig1):
         ({"privacy": [["a", "zz"]]}, r"privacy constraint #0 .* not in the data: \['zz'\]"),
         ({"privacy": [[]]}, r"privacy constraint #0 is empty"),
         ({"privacy": ["abc"]}, r"privacy constraint #0 is 'abc'"),
-        ({"k": 0}, r"k must be at least 1"),
+        ({"k": 0}, r"k must be a whole number >= 1"),
         ({"k": 11}, r"exceeds the number of records \(10\)"),
-        ({"s": 1.5}, r"s is the largest fraction"),
+        ({"s": 1.5}, r"s must be a number in \[0, 1\] \(the largest fraction"),
         ({"utility": [["a", "b"]]}, r"6 item\(s\) of the data .* are in no group"),
         ({"utility": [["a", "b"], ["b", "c", "d", "e", "f", "g", "h"]]}, r"item 'b' is in two groups"),
     ],

@@ -88,7 +88,7 @@ def test_pgen_golden():
     data = from_iterable([["a", "c", "f"], ["a", "c"], ["b", "h"]])
     assert pgen(data, 2) == [("a", "c", "f"), ("b", "h")]
     assert pgen(data, 1) == []
-    with pytest.raises(ParameterError, match="k must be at least 1"):
+    with pytest.raises(ParameterError, match="k must be a whole number >= 1"):
         pgen(data, 0)
 
 

@@ -1,6 +1,6 @@
 """Common checks run over every registered anonymizer (like scikit-learn's ``check_estimator``).
 
-A method joins these tests by being registered (``graphanon.algorithms.registry``);
+A method joins these tests by being registered (``graphanon.cli.registry``);
 it must also have a worked example in ``EXAMPLES`` -- a registered method without
 one fails ``test_has_a_bundled_example`` (it is not skipped).
 """
@@ -8,15 +8,21 @@ one fails ``test_has_a_bundled_example`` (it is not skipped).
 from __future__ import annotations
 
 import dataclasses
+import importlib
+import inspect
+import pkgutil
 
 import pytest
 
-from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, registered
+from graphanon.algorithms.registry import get_method
+from graphanon.cli.registry import AlgorithmSpec, Param, RunOptions, registered
 from graphanon.datasets import load, load_taxonomy
 from graphanon.errors import ParameterError
 from graphanon.metrics.evaluate import evaluate_release
 from graphanon.privacy.registry import build_model
 from graphanon.release import load_release
+from graphanon.taxonomy import ItemGroups
+from graphanon.utils.params import invalid_values
 
 #: name -> (bundled dataset, general options, --param texts, extra audit --param texts):
 #: a small run that meets the method's registered audit model
@@ -76,7 +82,8 @@ def test_params_are_declared_once(name):
     with pytest.raises(ParameterError, match="unknown --param"):
         spec.parse_params({"no_such_option": "1"})
     for p in spec.params:  # a declared default is a value the option can take
-        assert p.choices is None or p.default in p.choices, (name, p)
+        choices = spec.choices_of(p)
+        assert choices is None or p.default in choices, (name, p)
         assert p.help, (name, p.name)
 
 
@@ -84,7 +91,7 @@ def test_params_are_declared_once(name):
 def test_declared_choices_are_enforced(name):
     spec = registered()[name]
     for p in spec.params:
-        if p.choices is not None:
+        if spec.choices_of(p) is not None:
             with pytest.raises(ParameterError, match=f"--param {p.name}='no-such-choice': expected one of"):
                 spec.parse_params({p.name: "no-such-choice"})
 
@@ -92,7 +99,7 @@ def test_declared_choices_are_enforced(name):
 def test_params_must_be_param_objects():
     """No plain names: a string in ``params`` is refused, not silently turned into a text option."""
     with pytest.raises(TypeError, match="must be Param objects"):
-        AlgorithmSpec(name="x", summary="", run=lambda data, opts: None, privacy_model="km", params=("l",))
+        AlgorithmSpec(name="x", summary="", adapter=lambda data, opts: None, privacy_model="km", params=("l",))
 
 
 def test_run_options_values_reads_declared_params():
@@ -121,7 +128,7 @@ def test_anonymize_audit_save_load_evaluate(name, tmp_path):
     assert back.trace is None and back.link is None  # in-memory only
     # and the loaded release still audits and evaluates
     assert model.audit(data, back).satisfied
-    metrics = evaluate_release(data, back, queries=20, seed=0)
+    metrics = evaluate_release(data, back, queries=20, rng=0)
     assert isinstance(metrics, dict) and metrics
 
 
@@ -174,3 +181,99 @@ def test_saved_release_loads_in_a_fresh_interpreter(name, tmp_path):
     out = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "rel.json")], capture_output=True,
                          text=True, timeout=120)
     assert out.returncode == 0, out.stderr
+
+
+#: Valid values of the declared arguments a call must give (so that only the planted value is wrong).
+_VALID = {"k": 2, "l": 2, "m": None, "p": None, "h": 0.5, "s": 0.0, "c": 2.0, "constraints": [],
+          "categories": ItemGroups({"A": ["a"]}), "groups": ItemGroups({"A": ["a"]})}
+
+
+def _required(func, skip: str) -> dict:
+    """The arguments ``func`` needs besides ``data`` and ``skip``: valid values, None when undeclared."""
+    out = {}
+    for arg, param in inspect.signature(func).parameters.items():
+        if arg in ("self", "data", skip) or param.default is not inspect.Parameter.empty:
+            continue
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        out[arg] = _VALID.get(arg)
+    return out
+
+
+def _declared_cases(func):
+    constraints = func._parameter_constraints
+    assert constraints, func
+    for arg, allowed in constraints.items():
+        bad_values = invalid_values(allowed)
+        assert bad_values, (func, arg, allowed)  # every declaration yields a wrong value to plant
+        for bad in bad_values:
+            yield arg, bad
+
+
+@pytest.mark.parametrize("name", ALGORITHMS)
+def test_declared_constraints_refuse_generated_values(name):
+    """Every declared argument of every method refuses each wrong value its declaration generates,
+    with a ParameterError that starts with the argument's name."""
+    func = get_method(name)
+    data = load(EXAMPLES[name][0])
+    for arg, bad in _declared_cases(func):
+        kwargs = {**_required(func, arg), arg: bad}
+        with pytest.raises(ParameterError, match=rf"^{arg} must be "):
+            func(data, **kwargs)
+
+
+def _audit_models():
+    import graphanon.privacy as package
+
+    found = {}
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"graphanon.privacy.{info.name}")
+        for value in vars(module).values():
+            if inspect.isclass(value) and hasattr(value.__init__, "_parameter_constraints"):
+                found[value.__qualname__] = value
+    return found
+
+
+AUDIT_MODELS = _audit_models()
+
+
+def test_audit_models_declare_their_parameters():
+    assert {"KmAnonymity", "TransactionalKAnonymity", "HKPCoherence", "NonreciprocalKAnonymity", "LDiversity",
+            "EntropyLDiversity", "RecursiveLDiversity", "TendencyHiding"} <= set(AUDIT_MODELS)
+
+
+@pytest.mark.parametrize("model", sorted(AUDIT_MODELS))
+def test_audit_model_constraints_refuse_generated_values(model):
+    cls = AUDIT_MODELS[model]
+    for arg, bad in _declared_cases(cls.__init__):
+        kwargs = {**_required(cls.__init__, arg), arg: bad}
+        with pytest.raises(ParameterError, match=rf"^{arg} must be "):
+            cls(**kwargs)
+
+
+@pytest.mark.parametrize("name", ALGORITHMS)
+def test_cli_params_read_the_function_declarations(name):
+    """A ``--param`` feeds an argument of the method's function (or is translated by the adapter); its
+    text is checked against that argument's declaration: each generated wrong value, as text, is refused
+    naming the ``--param``."""
+    spec = registered()[name]
+    func = get_method(name)
+    signature = inspect.signature(func).parameters
+    for p in spec.params:
+        if p.target is None:
+            continue
+        assert p.target in signature, (name, p.name, p.target)
+        constraints = spec.constraints_of(p)
+        for bad in invalid_values(constraints or []):
+            with pytest.raises(ParameterError, match=rf"^--param {p.name}="):
+                spec.parse_params({p.name: str(bad)})
+
+
+@pytest.mark.parametrize("name", ALGORITHMS)
+def test_cli_spec_and_python_table_name_the_same_audit(name):
+    """The study (below the CLI) reads the audit model of a method from ``algorithms.registry.AUDITED_BY``;
+    the CLI spec declares it too: both must say the same model and audit parameters."""
+    from graphanon.algorithms.registry import AUDITED_BY
+
+    spec = registered()[name]
+    assert AUDITED_BY[name] == (spec.privacy_model, tuple(spec.audit_params))

@@ -20,11 +20,18 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import graphanon.algorithms.registry as registry
 import graphanon.release.base as release_base
 import tests.test_common as common
-from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
+from graphanon.algorithms.registry import AUDITED_BY, METHODS, register_method
 from graphanon.cli import main
+from graphanon.cli.registry import (
+    _SPECS,
+    AlgorithmSpec,
+    RunOptions,
+    get_algorithm,
+    register,
+    registered,
+)
 from graphanon.counting.support import item_supports
 from graphanon.data import from_iterable
 from graphanon.datasets import load
@@ -32,17 +39,21 @@ from graphanon.errors import ParameterError, ReleaseFormatError
 from graphanon.privacy import KmAnonymity
 from graphanon.release import GlobalRecoding, load_release
 from graphanon.release.publish import publish
+from graphanon.study import expand_grid, run_study
+from graphanon.utils.params import COMMON, MEANINGS, K, validate_params
 from graphanon.utils.validation import check_k
 
 CONTRIBUTING = Path(__file__).resolve().parents[1] / "CONTRIBUTING.md"
 
 #: Step title -> the names the step tells a contributor to use; each is used below.
 STEPS = {
-    "The function": ["anonymize_<method>", "check_k", "GlobalRecoding.from_mapping", "publish(data, release, "
+    "The function": ["anonymize_<method>", "@validate_params", "COMMON", "check_k", "GlobalRecoding.from_mapping", "publish(data, release, "
                      "unsafe_secret_seed=unsafe_secret_seed)"],
     "Published parameters": ["PUBLISHED_PARAMS", "graphanon/release/base.py"],
     "The audit model": ["privacy_model", "graphanon/privacy/registry.py"],
-    "Registration": ["opts.values(PARAMS)", "register(AlgorithmSpec(", "BUILTIN"],
+    "Registration": ["METHODS", "AUDITED_BY", "register_method(", 'audit_model="km"', "graphanon/cli/methods/",
+                     "opts.values(PARAMS)", 'opts.required_k("<method>")', "AlgorithmSpec(", "adapter=_run",
+                     "_SPECS", "register(<METHOD>)"],
     "Tests": ["EXAMPLES", "tests/test_common.py", "hypothesis", "broken variant"],
     "Docs": ["docs/<method>.md"],
     "Measure": ["benchmarks/<method>.py", "docs/performance.md"],
@@ -59,43 +70,49 @@ def _suppress_below(data, threshold: int, *, name: str, k: int, unsafe_secret_se
     return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
 
 
+@validate_params({"k": K, **COMMON}, meanings=MEANINGS)
 def anonymize_minsupp(data, *, k: int, unsafe_secret_seed: int | None = None, progress=None) -> GlobalRecoding:
     """Suppress every item of support below ``k`` (k^1-anonymity by total suppression)."""
     k = check_k(k, data.n_records)
     return _suppress_below(data, k, name="minsupp", k=k, unsafe_secret_seed=unsafe_secret_seed)
 
 
+@validate_params({"k": K, **COMMON}, meanings=MEANINGS)
 def anonymize_minsupp_broken(data, *, k: int, unsafe_secret_seed: int | None = None, progress=None):
     """Off by one: keeps the items of support ``k - 1``."""
     k = check_k(k, data.n_records)
     return _suppress_below(data, k - 1, name="minsupp_broken", k=k, unsafe_secret_seed=unsafe_secret_seed)
 
 
-# ---------------------------------------------------------------- step 4: registration (today's API)
+# ---------------------------------------------------------------- step 4: registration
 PARAMS = ()
 
 
-def _adapter(function):
+def _adapter(name, function):
     def _run(data, opts: RunOptions):
         values = opts.values(PARAMS)
         if opts.m != 1:
-            raise ParameterError("minsupp protects single items only: give -m 1")
-        return function(data, k=opts.k, **values, unsafe_secret_seed=opts.unsafe_secret_seed,
+            raise ParameterError(f"{name} protects single items only: give -m 1")
+        return function(data, k=opts.required_k(name), **values, unsafe_secret_seed=opts.unsafe_secret_seed,
                         progress=opts.progress)
     return _run
 
 
 @pytest.fixture
 def toy(monkeypatch):
-    """Register the toy and its broken variant (steps 2 and 4) for one test; the registry is restored after."""
-    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    """Register the toy and its broken variant (steps 2 and 4) for one test; the registries are restored after."""
+    monkeypatch.setattr(METHODS, "_values", dict(METHODS._values))
+    monkeypatch.setattr(_SPECS, "_values", dict(_SPECS._values))
     for name, function in [("minsupp", anonymize_minsupp), ("minsupp_broken", anonymize_minsupp_broken)]:
         monkeypatch.setitem(release_base.PUBLISHED_PARAMS, name, frozenset({"k", "m", "n_suppressed"}))
-        register(AlgorithmSpec(name=name, summary="suppress every item of support below k", run=_adapter(function),
-                               privacy_model="km", params=PARAMS, options=("k", "m")))
+        monkeypatch.setitem(AUDITED_BY, name, ("km", ()))  # restored after; register_method sets it
+        register_method(name, function, audit_model="km")
+        register(AlgorithmSpec(name=name, summary="suppress every item of support below k",
+                               adapter=_adapter(name, function), privacy_model="km", params=PARAMS,
+                               options=("k", "m")))
     # step 5: the worked example of tests/test_common.py
     monkeypatch.setitem(common.EXAMPLES, "minsupp", ("liuwang_fig1", {"k": 2, "m": 1}, {}, {}))
-    return registry.get_algorithm("minsupp")
+    return get_algorithm("minsupp")
 
 
 # ---------------------------------------------------------------- the steps as written
@@ -179,6 +196,10 @@ def test_cli_runs_the_registered_toy_and_the_audit_tells_them_apart(toy, tmp_pat
     runner = CliRunner()
     res = runner.invoke(main, ["algorithms"])
     assert res.exit_code == 0 and any(line.split()[:2] == ["minsupp", "km"] for line in res.output.splitlines())
+    res = runner.invoke(main, ["algorithms", "minsupp"])
+    assert res.exit_code == 0 and "tests.test_contributing.anonymize_minsupp" in res.output
+    res = runner.invoke(main, ["anonymize", "liuwang_fig1", "-a", "minsupp", "-m", "1", "-o", "r.json"])
+    assert res.exit_code == 2 and "needs -k K" in res.output
     res = runner.invoke(main, ["anonymize", "liuwang_fig1", "-a", "minsupp", "-k", "3", "-m", "1", "-o", "r.json"])
     assert res.exit_code == 0, res.output
     assert load_release("r.json").params == {"k": 3, "m": 1, "n_suppressed": 8}
@@ -197,9 +218,11 @@ def test_cli_runs_the_registered_toy_and_the_audit_tells_them_apart(toy, tmp_pat
 
 # ---------------------------------------------------------------- step 5: the common checks take it
 def test_common_checks_run_on_the_toy(toy, tmp_path):
-    assert "minsupp" in registry.registered()
+    assert "minsupp" in registered()
     common.test_has_a_bundled_example("minsupp")
     common.test_params_are_declared_once("minsupp")
+    common.test_declared_constraints_refuse_generated_values("minsupp")
+    common.test_cli_spec_and_python_table_name_the_same_audit("minsupp")
     common.test_anonymize_audit_save_load_evaluate("minsupp", tmp_path)
     for bad_k in ("zero", "above n"):
         common.test_bad_k_raises_parameter_error("minsupp", bad_k)
@@ -214,3 +237,12 @@ def test_the_toy_is_row_shuffled_and_linked(toy):
     for i in range(data.n_records):  # the link points each record to its own recoding
         kept = {x for x in data.record(i) if x in release.mapping}
         assert set(release.render_record(int(rows[i])).split()) == kept
+
+
+# ---------------------------------------------------------------- step 4: the study reads the Python table
+def test_the_study_runs_and_audits_the_toy(toy, tmp_path):
+    plan = expand_grid(["minsupp", "minsupp_broken"], ["liuwang_fig1"], k=3, m=1)
+    table = run_study(plan.runs, tmp_path).set_index("method")
+    assert table.loc["minsupp", "audit_satisfied"] and table.loc["minsupp", "audit_model"] == "km"
+    assert not table.loc["minsupp_broken", "audit_satisfied"]
+    assert table.loc["minsupp_broken", "audit_violations"] == 5

@@ -266,8 +266,7 @@ def test_correlated_labels_fall_below_one_over_l_with_margin():
 
 
 def test_nr_refuses_variants_it_cannot_promise():
-    from graphanon.algorithms import get_algorithm
-    from graphanon.algorithms.registry import RunOptions
+    from graphanon.cli.registry import RunOptions, get_algorithm
 
     data = labelled_ebook(60, 30)
     spec = get_algorithm("nr")

@@ -32,22 +32,22 @@ def test_taxonomy_missing_items(fig1, fn):
 @pytest.mark.parametrize("fn", [anonymize_aa, anonymize_hghs, anonymize_mhghs])
 def test_bad_m_and_k(fig1, fn):
     data, tax = fig1
-    with pytest.raises(ParameterError, match="m must be at least 1"):
+    with pytest.raises(ParameterError, match="m must be a whole number >= 1"):
         fn(data, taxonomy=tax, k=2, m=0)
     with pytest.raises(ParameterError, match="exceeds the number of records"):
         fn(data, taxonomy=tax, k=9, m=1)
-    with pytest.raises(ParameterError, match="k must be at least 1"):
+    with pytest.raises(ParameterError, match="k must be a whole number >= 1"):
         fn(data, taxonomy=tax, k=0, m=1)
 
 
 def test_mm_bad_input(fig1):
     data, _ = fig1
-    with pytest.raises(ParameterError, match="m \\(p\\) must be at least 1"):
+    with pytest.raises(ParameterError, match=r"m must be a whole number >= 1 or None \(p, "):
         anonymize_mm(data, k=2, m=0)
     with pytest.raises(ParameterError, match=r"private item\(s\) are not items of the data, e\.g\. 'zz'"):
         anonymize_mm(data, k=2, m=2, private_items=["a", "zz"])
     for h in (0.0, -0.5, 1.5):
-        with pytest.raises(ParameterError, match=r"h must be in \(0, 1\]"):
+        with pytest.raises(ParameterError, match=r"h must be a number in \(0, 1\]"):
             anonymize_mm(data, k=2, m=2, h=h)
     with pytest.raises(ParameterError, match="h must be a number"):
         anonymize_mm(data, k=2, m=2, h="high")
@@ -55,7 +55,7 @@ def test_mm_bad_input(fig1):
 
 def test_hkp_model_bad_input(fig1):
     data, _ = fig1
-    with pytest.raises(ParameterError, match=r"h must be in \(0, 1\]"):
+    with pytest.raises(ParameterError, match=r"h must be a number in \(0, 1\]"):
         HKPCoherence(0, 2, 2)
     with pytest.raises(ParameterError, match="p must be a whole number"):
         HKPCoherence(0.5, 2, 0)

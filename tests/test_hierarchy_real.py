@@ -8,9 +8,8 @@ from graphanon.algorithms import (
     anonymize_hghs,
     anonymize_mhghs,
     anonymize_mm,
-    get_algorithm,
 )
-from graphanon.algorithms.registry import RunOptions
+from graphanon.cli.registry import RunOptions, get_algorithm
 from graphanon.datasets import load, load_taxonomy
 from graphanon.metrics import ncp, recoding_loss, suppression_ratio
 from graphanon.privacy import HKPCoherence, KmAnonymity

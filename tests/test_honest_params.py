@@ -11,8 +11,8 @@ from click.testing import CliRunner
 from graphanon.algorithms.hierarchy.cut import anonymize_cut
 from graphanon.algorithms.nonreciprocal import DETERMINISTIC_STEP_LIMIT
 from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
-from graphanon.algorithms.registry import RunOptions, get_algorithm, registered
 from graphanon.cli import main
+from graphanon.cli.registry import RunOptions, get_algorithm, registered
 from graphanon.data import TransactionData
 from graphanon.datasets import load, load_taxonomy
 from graphanon.errors import ParameterError
@@ -54,7 +54,7 @@ def test_cahd_honours_k_above_l():
 
 def test_cahd_refuses_k_its_labels_cannot_carry():
     data = load("nr_table1")  # 3 labels: groups of at most 3 distinct labels
-    with pytest.raises(ParameterError, match=r"lower k to 3.*-a nr -k 4 --param l=2"):
+    with pytest.raises(ParameterError, match=r"lower k to 3.*nonreciprocal recoding \(nr\).*k=4, l=2"):
         anonymize_cahd(data, l=2, k=4)
     assert anonymize_cahd(data, l=2, k=3).params["group_size"] == 3
 
@@ -235,7 +235,7 @@ def test_adapters_read_declared_params_only():
         mm.run(data, RunOptions(k=2, params={"h": "half", "private": "a"}))
     with pytest.raises(ParameterError, match="without --param private"):
         mm.run(data, RunOptions(k=2, params={"h": "1"}))  # given, even at its default value
-    with pytest.raises(ParameterError, match="unknown --param p; this algorithm takes: h, private"):
+    with pytest.raises(ParameterError, match="unknown --param p for algorithm 'mm'; it takes: h, private"):
         mm.run(data, RunOptions(k=2, params={"p": "2", "private": "a"}))
     with pytest.raises(ParameterError, match="--param h='0.5,p=2'"):  # p is not mm's: the text stays h's
         mm.run(data, RunOptions(k=2, params={"h": "0.5,p=2,private=a"}))

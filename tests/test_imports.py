@@ -115,7 +115,7 @@ def test_lazy_facades_resolve_every_public_name(package):
 
 def test_old_import_paths_still_work():
     from graphanon import Taxonomy, TransactionData, from_iterable
-    from graphanon.algorithms import anonymize_aa, anonymize_nonreciprocal, pgen, registered
+    from graphanon.algorithms import anonymize_aa, anonymize_nonreciprocal, pgen, run_method
     from graphanon.algorithms.nonreciprocal import DETERMINISTIC_STEP_LIMIT, gray_order
     from graphanon.privacy import KmAnonymity
     from graphanon.release import GlobalRecoding
@@ -125,7 +125,7 @@ def test_old_import_paths_still_work():
     assert anonymize_aa.__module__ == "graphanon.algorithms.hierarchy.aa"
     assert callable(anonymize_nonreciprocal) and callable(pgen) and callable(gray_order)
     assert DETERMINISTIC_STEP_LIMIT > 0
-    assert {"aa", "nr", "coat", "mm"} <= set(registered())
+    assert callable(run_method)
     taxonomy = Taxonomy.from_parent_map({"a": "*", "b": "*"})
     release = anonymize_aa(data, taxonomy=taxonomy, k=3, m=1, unsafe_secret_seed=0)
     assert isinstance(release, GlobalRecoding)
@@ -133,28 +133,30 @@ def test_old_import_paths_still_work():
 
 
 def test_registry_lists_every_builtin_method_and_model():
-    """``registered()`` imports the declared method modules itself (the package imports none), and each
-    built-in name maps to the module that declares it (what ``get_algorithm`` imports on demand)."""
-    from graphanon.algorithms import registry
+    """``registered()`` imports the declared spec modules itself (the package imports none); each
+    built-in name resolves, in a fresh interpreter, to the spec of that name and to the function of that
+    name (what ``get_algorithm`` and ``run_method`` import on demand)."""
+    from graphanon.algorithms import registry as methods
+    from graphanon.cli import registry
     from graphanon.privacy import registry as models
 
-    specs = registry.registered()
-    assert set(specs) == set(registry.BUILTIN) == {
+    names = {
         "aa", "cahd", "clump", "coat", "cut", "fullswap", "hghs", "mhghs", "mm", "nr", "partition", "partsupp",
         "partswap", "randswap", "splitperson"}
+    assert set(registry.registered()) == set(methods.method_names()) == names
     probe = (
-        "import importlib\nfrom graphanon.algorithms import registry\n"
-        "for name, module in registry.BUILTIN.items():\n"
-        "    importlib.import_module('graphanon.algorithms.' + module)\n"
-        "    assert name in registry._REGISTRY, (name, module)\n"
-    )  # importing the mapped module registers the name (what get_algorithm relies on)
+        "from graphanon.cli.registry import get_algorithm\nfrom graphanon.algorithms.registry import get_method\n"
+        f"for name in {sorted(names)!r}:\n"
+        "    assert get_algorithm(name).name == name, name\n"
+        "    assert get_method(name).__name__.startswith('anonymize_'), name\n"
+    )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert set(models.model_names()) == set(models.BUILTIN) == {
+    assert set(models.model_names()) == {
         "constraints", "entropy-ldiversity", "hkp", "km", "ldiversity", "nonreciprocal", "recursive-ldiversity",
         "tendency", "transactional"}
-    for name, (builder, _) in models._MODELS.items():
-        assert builder.__module__ == f"graphanon.privacy.{models.BUILTIN[name]}", name
+    for name, (builder, _) in models._MODELS.items().items():
+        assert builder.__module__ == models._MODELS.builtin[name], name
 
 
 def test_anonymize_with_aa_loads_no_other_method(tmp_path):

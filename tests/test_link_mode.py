@@ -10,10 +10,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from graphanon.algorithms import get_algorithm
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
-from graphanon.algorithms.registry import RunOptions
 from graphanon.cli import main
+from graphanon.cli.registry import RunOptions, get_algorithm
 from graphanon.data import from_iterable
 from graphanon.datasets import load
 from graphanon.readwrite.files import atomic_write

@@ -34,14 +34,14 @@ def test_golden_lm_costs():
 
 def test_workload_is_reproducible_and_answers_are_true():
     data = load("swap_table1")
-    w1 = generate_workload(data, 50, 2, seed=3)
-    w2 = generate_workload(data, 50, 2, seed=3)
+    w1 = generate_workload(data, 50, 2, rng=3)
+    w2 = generate_workload(data, 50, 2, rng=3)
     assert w1.queries == w2.queries and np.array_equal(w1.answers, w2.answers)
     assert (w1.answers > 0).all()
     for query, answer in zip(w1.queries, w1.answers):
         assert answer == sum(1 for r in data.records() if set(query.include) <= r)
-    assert generate_workload(data, 50, 2, seed=4).queries != w1.queries
-    w3 = generate_workload(data, 20, 3, seed=1, n_exclude=1)
+    assert generate_workload(data, 50, 2, rng=4).queries != w1.queries
+    w3 = generate_workload(data, 20, 3, rng=1, n_exclude=1)
     for query, answer in zip(w3.queries, w3.answers):
         assert answer == sum(1 for r in data.records() if set(query.include) <= r and not set(query.exclude) & r)
     assert true_counts(data, [CountQuery((2, 8))]).tolist() == [3]
@@ -49,7 +49,7 @@ def test_workload_is_reproducible_and_answers_are_true():
 
 def test_are_zero_for_identity_and_positive_for_generalization():
     data = load("liuwang_fig1")
-    w = generate_workload(data, 100, 2, seed=0)
+    w = generate_workload(data, 100, 2, rng=0)
     identity = GlobalRecoding.from_mapping(data, {x: x for x in data.items})
     assert average_relative_error(identity, w) == pytest.approx(0)
     tax = load_taxonomy("liuwang_fig1")
@@ -69,7 +69,7 @@ def test_workload_errors():
 def test_evaluate_release_keys():
     data, tax = load("liuwang_fig1"), load_taxonomy("liuwang_fig1")
     rel = anonymize_cut(data, taxonomy=tax, cut=["P", "f", "g", "M", "e", "i"], suppress=["i"])
-    out = evaluate_release(data, rel, queries=30, q=2, seed=1)
+    out = evaluate_release(data, rel, queries=30, q=2, rng=1)
     assert out["ncp"] == pytest.approx(5.6 / 23) and out["queries"] == 30 and "avg_relative_error" in out
     with pytest.raises(DataMismatchError, match="not made from this data"):
         evaluate_release(load("swap_table1"), rel)

@@ -5,10 +5,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphanon.algorithms import get_algorithm
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal, check_assignments
 from graphanon.algorithms.nonreciprocal.cahd import groups_release
-from graphanon.algorithms.registry import RunOptions
+from graphanon.cli.registry import RunOptions, get_algorithm
 from graphanon.data import TransactionData, from_iterable
 from graphanon.datasets import load
 from graphanon.errors import ParameterError
@@ -151,10 +150,10 @@ def test_metrics_and_evaluate():
     data = load("chess").subset(np.arange(300))
     r1 = anonymize_nonreciprocal(data, k=1, order="identity", rng=0)
     assert error_rate(data, r1) == 0.0
-    ev1 = evaluate_nonreciprocal(data, r1, queries=50, seed=1)
+    ev1 = evaluate_nonreciprocal(data, r1, queries=50, rng=1)
     assert ev1["query_error"] == pytest.approx(0.0, abs=1e-12)
     r8 = anonymize_nonreciprocal(data, k=8, order="gray", rng=0)
-    ev8 = evaluate_nonreciprocal(data, r8, queries=50, seed=1)
+    ev8 = evaluate_nonreciprocal(data, r8, queries=50, rng=1)
     assert ev8["error_rate"] > 0 and set(ev8) >= {"error_rate", "query_error", "query_error_type1", "query_error_type2"}
 
 
@@ -181,7 +180,7 @@ def test_cli_adapter_and_models():
     assert build_model("ldiversity", k=None, m=None, params={"l": "3"}, original=data).audit(data, rel_l).satisfied
     with pytest.raises(ParameterError, match="unknown --param"):
         spec.run(data, RunOptions(k=3, params={"colour": "red"}))
-    assert "cahd" in __import__("graphanon.algorithms", fromlist=["registered"]).registered()
+    assert "cahd" in __import__("graphanon.cli.registry", fromlist=["registered"]).registered()
 
 
 def test_cahd_release_audits_and_er_vs_nr():

@@ -50,7 +50,7 @@ def test_map_ordered_refuses_bad_worker_counts():
 
 def test_gray_tsp_on_client_equals_single_process(dask_client):
     X = quest(1500, n_items=120, rng=5).matrix
-    options = {"min_segment": 40, "max_segment": 60, "time_limit": None, "step_limit": 3000, "seed": 7}
+    options = {"min_segment": 40, "max_segment": 60, "time_limit": None, "step_limit": 3000, "rng": 7}
     ref = gray_tsp_details(X, **options)
     got = gray_tsp_details(X, client=dask_client, **options)
     assert len(ref.bounds) > 20  # many segments, spread over both workers

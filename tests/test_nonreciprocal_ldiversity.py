@@ -15,7 +15,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphanon.algorithms import get_algorithm
 from graphanon.algorithms import nonreciprocal as nr_module
 from graphanon.algorithms.nonreciprocal import (
     anonymize_nonreciprocal,
@@ -25,7 +24,7 @@ from graphanon.algorithms.nonreciprocal import (
 )
 from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
 from graphanon.algorithms.nonreciprocal.diverse_flow import _certificate_arcs
-from graphanon.algorithms.registry import RunOptions
+from graphanon.cli.registry import RunOptions, get_algorithm
 from graphanon.data import TransactionData, from_iterable
 from graphanon.datasets import load
 from graphanon.errors import InfeasibleError, ParameterError

@@ -291,7 +291,7 @@ def test_tsp_keeps_ends_and_never_lengthens(X, m, extra):
 
 def test_tsp_is_deterministic_with_solution_limit():
     data = load("chess").subset(np.arange(400))
-    kw = dict(min_segment=100, max_segment=130, time_limit=5.0, solution_limit=5, seed=7)
+    kw = dict(min_segment=100, max_segment=130, time_limit=5.0, solution_limit=5, rng=7)
     a = gray_tsp_order(data, **kw)
     b = gray_tsp_order(data, **kw)
     assert a.tolist() == b.tolist()
@@ -365,8 +365,8 @@ def test_bad_inputs():
         gray_tsp_order(X, min_segment=2.5)
     with pytest.raises(ParameterError, match="n_jobs must be an integer >= 1"):
         gray_tsp_order(X, n_jobs=0)
-    with pytest.raises(ParameterError, match="seed must be an integer"):
-        gray_tsp_order(X, seed="a")
+    with pytest.raises(ParameterError, match="rng must be None, a non-negative"):
+        gray_tsp_order(X, rng="a")
 
 
 def test_docstring_examples():

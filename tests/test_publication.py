@@ -14,10 +14,9 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphanon.algorithms import get_algorithm
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
-from graphanon.algorithms.registry import RunOptions
 from graphanon.cli import main
+from graphanon.cli.registry import RunOptions, get_algorithm
 from graphanon.data import TransactionData, from_iterable
 from graphanon.errors import DataMismatchError, ParameterError, ReleaseFormatError
 from graphanon.metrics.evaluate import evaluate_release
@@ -79,7 +78,7 @@ METHODS = {
 
 
 def test_every_registered_anonymizer_is_covered():
-    from graphanon.algorithms.registry import registered
+    from graphanon.cli.registry import registered
 
     # the tendency-hiding methods publish perturbed rows (no labels; SplitPerson has more rows than
     # records): their publication checks live in tests/test_swapping_publication.py
@@ -264,9 +263,9 @@ def test_metrics_needing_the_link(data, tax, tmp_path):
     loaded = load_release(tmp_path / "r.json")
     with pytest.raises(ParameterError, match="private link"):
         error_rate(data, loaded)
-    out = evaluate_release(data, loaded, queries=20, seed=1)
+    out = evaluate_release(data, loaded, queries=20, rng=1)
     assert "error_rate" not in out and out["needs_link"] == ["error_rate"] and "query_error" in out
-    full = evaluate_release(data, loaded, queries=20, seed=1, link=rel.link)
+    full = evaluate_release(data, loaded, queries=20, rng=1, link=rel.link)
     assert full["error_rate"] == pytest.approx(error_rate(data, rel))
     assert {k: v for k, v in full.items() if k != "error_rate"} == {
         k: v for k, v in out.items() if k != "needs_link"

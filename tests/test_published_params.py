@@ -8,8 +8,7 @@ import json
 
 import pytest
 
-from graphanon.algorithms import get_algorithm
-from graphanon.algorithms.registry import RunOptions, registered
+from graphanon.cli.registry import RunOptions, get_algorithm, registered
 from graphanon.datasets import load, load_taxonomy
 from graphanon.errors import ReleaseFormatError
 from graphanon.release import PUBLISHED_PARAMS, check_published_params, load_release

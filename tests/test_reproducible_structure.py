@@ -19,10 +19,11 @@ from graphanon.algorithms.nonreciprocal import (
     anonymize_nonreciprocal,
     gray_tsp_details,
 )
-from graphanon.algorithms.registry import RunOptions, registered
 from graphanon.cli import main
+from graphanon.cli.registry import RunOptions, get_algorithm, registered
 from graphanon.data import TransactionData
 from graphanon.datasets import load, load_taxonomy
+from graphanon.errors import ParameterError
 from graphanon.release import GlobalRecoding, LocalRecoding, NonreciprocalRelease, PerturbedRelease
 
 
@@ -130,16 +131,19 @@ def test_params_do_not_show_whether_nr_was_seeded():
     seeded, unseeded = anonymize_nonreciprocal(data, k=2, rng=1), anonymize_nonreciprocal(data, k=2)
     assert seeded.params == unseeded.params
     assert unseeded.params["tsp_time_limit"] is None and unseeded.params["tsp_step_limit"] == DETERMINISTIC_STEP_LIMIT
-    # a clock only when asked for, and never with a seed
+    # a clock only when asked for: an explicit budget, not switched by rng (the CLI refuses it with --seed)
     timed = anonymize_nonreciprocal(data, k=2, tsp_time_limit=0.05)
     assert timed.params["tsp_time_limit"] == 0.05 and set(timed.params) == set(seeded.params)
-    with pytest.raises(Exception, match="would not be reproducible"):
-        anonymize_nonreciprocal(data, k=2, rng=1, tsp_time_limit=0.5)
+    timed_seeded = anonymize_nonreciprocal(data, k=2, rng=1, tsp_time_limit=0.05)
+    assert timed_seeded.params == timed.params
+    spec = get_algorithm("nr")
+    with pytest.raises(ParameterError, match="--seed would not reproduce the order"):
+        spec.run(data, RunOptions(k=2, seed=1, params={"tsp_time_limit": "0.5"}))
 
 
 def test_gray_tsp_deterministic_budget_ignores_n_jobs():
     X = load("chess").subset(np.arange(1200)).matrix
-    kw = dict(min_segment=100, max_segment=130, time_limit=None, step_limit=3000, seed=11)
+    kw = dict(min_segment=100, max_segment=130, time_limit=None, step_limit=3000, rng=11)
     one = gray_tsp_details(X, n_jobs=1, **kw)
     two = gray_tsp_details(X, n_jobs=2, **kw)
     assert one.solved.sum() >= 5  # the solver really ran on several segments
@@ -177,7 +181,7 @@ def test_deterministic_budget_needs_no_solutions_to_stop():
     # Guided local search can go on without a new solution (bms1-like segments of near-identical
     # records); the step budget still stops it, where a solution count alone would not.
     X = load("bms1").subset(np.arange(300, 600)).matrix
-    kw = dict(min_segment=300, max_segment=300, time_limit=None, solution_limit=10**6, step_limit=2000, seed=2)
+    kw = dict(min_segment=300, max_segment=300, time_limit=None, solution_limit=10**6, step_limit=2000, rng=2)
     a, b = gray_tsp_details(X, **kw), gray_tsp_details(X, **kw)
     assert np.array_equal(a.order, b.order) and a.tsp_costs.sum() <= a.gray_costs.sum()
     with pytest.raises(Exception, match="step_limit must be a positive integer"):

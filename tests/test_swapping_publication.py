@@ -8,8 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from graphanon.algorithms import get_algorithm
-from graphanon.algorithms.registry import RunOptions
+from graphanon.cli.registry import RunOptions, get_algorithm
 from graphanon.data import from_iterable
 from graphanon.privacy.registry import build_model
 from graphanon.release import check_same_data, load_release, load_split_link

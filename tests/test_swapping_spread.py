@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphanon.algorithms import anonymize_fullswap, anonymize_partswap, get_algorithm
-from graphanon.algorithms.registry import RunOptions
+from graphanon.algorithms import anonymize_fullswap, anonymize_partswap
 from graphanon.attacks.tendency import partner_tendency
+from graphanon.cli.registry import RunOptions, get_algorithm
 from graphanon.data import from_iterable
 from graphanon.datasets import load, load_taxonomy
 from graphanon.errors import ParameterError

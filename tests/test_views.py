@@ -91,7 +91,7 @@ def test_search_view_replays_the_walk(groceries_mhghs):
 
 def test_generalization_view_holds_the_private_link_only_when_given():
     data = load("bms1").subset(np.arange(300)).drop_unused_items()
-    order = gray_tsp_order(data.matrix, time_limit=None, seed=0)
+    order = gray_tsp_order(data.matrix, time_limit=None, rng=0)
     graph = ring_graph(order, 4, data.record_ids)
     public = generalization_view(graph, order)
     assert [c["name"] for c in public.data["edge_categories"]] == ["candidate (may be published as)"]

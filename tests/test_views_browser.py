@@ -123,7 +123,7 @@ def test_search_view_steps_through_the_walk(page, tmp_path, shots):
 @pytest.mark.parametrize("private", [False, True])
 def test_generalization_view_shows_candidates_and_the_link_only_when_given(page, tmp_path, shots, private):
     data = load("bms1").subset(np.arange(2000)).drop_unused_items()
-    order = gray_tsp_order(data.matrix, time_limit=None, seed=0)
+    order = gray_tsp_order(data.matrix, time_limit=None, rng=0)
     graph = ring_graph(order, 5, data.record_ids)
     chosen = extract_assignments(graph, rng=3)[1] if private else None
     view = views.generalization_view(graph, order, chosen=chosen)

@@ -89,7 +89,7 @@ def test_record_draw_is_the_old_generate_workload(name, q, n_exclude, seed, amon
     data = load(name)
     if among == "first-20":
         among = list(data.items[:20])
-    new = generate_workload(data, 60, q, seed=seed, n_exclude=n_exclude, among=among)
+    new = generate_workload(data, 60, q, rng=seed, n_exclude=n_exclude, among=among)
     queries, answers = _old_generate_workload(data, 60, q, seed=seed, n_exclude=n_exclude, among=among)
     assert new.queries == queries and np.array_equal(new.answers, answers)
 
@@ -97,7 +97,7 @@ def test_record_draw_is_the_old_generate_workload(name, q, n_exclude, seed, amon
 @pytest.mark.parametrize(("n_inc", "n_exc", "seed"), [(3, 4, 0), (3, 4, 9), (2, 2, 1), (5, 5, 4)])
 def test_uniform_draw_is_the_old_nr_workload(n_inc, n_exc, seed):
     data = load("chess")
-    new = generate_workload(data, 80, n_inc + n_exc, n_exclude=n_exc, seed=seed, draw="uniform")
+    new = generate_workload(data, 80, n_inc + n_exc, n_exclude=n_exc, rng=seed, draw="uniform")
     inc, exc, ai, ae = _old_nr_workload(data, 80, n_inc, n_exc, seed=seed)
     assert [set(q.include) for q in new.queries] == [set(t) for t in inc]
     assert [set(q.exclude) for q in new.queries] == [set(t) for t in exc]
@@ -108,7 +108,7 @@ def test_uniform_draw_is_the_old_nr_workload(n_inc, n_exc, seed):
 def test_query_error_numbers_unchanged():
     data = load("chess")
     rel = anonymize_nonreciprocal(data, k=5, order="gray", rng=0, unsafe_secret_seed=0)
-    new = query_error(data, rel, generate_workload(data, 150, 7, n_exclude=4, seed=2, draw="uniform"))
+    new = query_error(data, rel, generate_workload(data, 150, 7, n_exclude=4, rng=2, draw="uniform"))
     assert new == _old_query_error(rel, *_old_nr_workload(data, 150, 3, 4, seed=2), data.n_records)
     assert new["query_error"] > 0
 

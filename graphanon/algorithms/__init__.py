@@ -1,20 +1,12 @@
 """Anonymizers, one module per method.
 
 Each module defines ``anonymize_<method>(data, *, ..., rng=None) -> Release``
-and registers a CLI adapter in :mod:`graphanon.algorithms.registry`.
+and nothing about the command line (its declarations are :mod:`graphanon.cli.methods`).
 The functions are imported on first use (:mod:`graphanon.utils.lazy`): importing
-this package loads no method, and :func:`registered` imports the built-in
-method modules, which keep their compiled kernels and solvers out of module
-level.
+this package loads no method; :func:`run_method` runs one by name
+(:mod:`graphanon.algorithms.registry`).
 """
 
-from graphanon.algorithms.registry import (  # noqa: F401
-    AlgorithmSpec,
-    RunOptions,
-    get_algorithm,
-    register,
-    registered,
-)
 from graphanon.utils.lazy import attach
 
 __getattr__, __dir__, __all__ = attach(__name__, globals(), {
@@ -28,7 +20,7 @@ __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     "graphanon.algorithms.grouping.partition": ("anonymize_partition",),
     "graphanon.algorithms.prior": ("Prior",),
     "graphanon.algorithms.hierarchy.mm": ("anonymize_mm",),
+    "graphanon.algorithms.registry": ("get_method", "method_names", "register_method", "run_method"),
     "graphanon.algorithms.swapping": ("anonymize_fullswap", "anonymize_partsupp", "anonymize_partswap",
                                       "anonymize_randswap", "anonymize_splitperson"),
 })
-__all__ = sorted([*__all__, "AlgorithmSpec", "RunOptions", "get_algorithm", "register", "registered"])

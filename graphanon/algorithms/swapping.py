@@ -64,18 +64,20 @@ Adar, E. User 4XXXXX9: anonymizing query logs. WWW Query Log Workshop, 2007.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, register
-from graphanon.errors import ParameterError
+from graphanon.errors import InternalError
 from graphanon.graphs.least_similar import least_similar_matching
 from graphanon.release.perturbed import PerturbedRelease, publish_split
 from graphanon.release.publish import publish
-from graphanon.taxonomy.categories import category_codes, parse_categories
+from graphanon.taxonomy.categories import category_codes
 from graphanon.taxonomy.tree import ItemGroups
+from graphanon.utils.docs import fill_doc
+from graphanon.utils.params import COMMON, RNG, Interval, StrOptions, validate_params
 from graphanon.utils.progress import ProgressCallback, report
 from graphanon.utils.randomness import check_random_state, secret_generator
 
@@ -160,6 +162,9 @@ class Tendency:
         return self.heaviest >= 0
 
 
+_MEANINGS = {"categories": "the item categories (graphanon.taxonomy.ItemGroups)", "spread": "partners per record"}
+
+
 def tendencies(data, categories: ItemGroups) -> Tendency:
     """:class:`Tendency` of every record of ``data`` under ``categories``."""
     return Tendency(data.matrix, category_codes(categories, data.items), len(categories))
@@ -170,7 +175,7 @@ def _visit(records: np.ndarray, visit: str, rng: np.random.Generator) -> np.ndar
         return np.sort(records)
     if visit == "random":
         return rng.permutation(records)
-    raise ParameterError(f"visit must be 'random' or 'input', got {visit!r}")
+    raise InternalError(f"visit={visit!r} passed the declared options")
 
 
 def _exchange(X: sp.csr_array, give: np.ndarray, partner: np.ndarray) -> sp.csr_array:
@@ -283,8 +288,6 @@ def _spread_rounds(X, tend: Tendency, spread: int, visit: str, gen, progress):
 
 def _swap(data, categories, *, full: bool, visit, rng, unsafe_secret_seed, progress, name, spread: int = 1):
     gen = check_random_state(rng)
-    if isinstance(spread, bool) or not isinstance(spread, (int, np.integer)) or spread < 1:
-        raise ParameterError(f"spread must be a whole number >= 1 (partners per record), got {spread!r}")
     tend = tendencies(data, categories)
     X = data.matrix
     report(progress, 0, 3, "category weights")
@@ -338,8 +341,12 @@ def _swap_spread(data, categories, X, tend, *, full, visit, gen, spread, unsafe_
     return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
 
 
-def anonymize_partswap(data: TransactionData, *, categories: ItemGroups, visit: str = "random", spread: int = 1, rng: RandomLike = None,
-                       unsafe_secret_seed: int | None = None, progress: ProgressCallback | None = None) -> PerturbedRelease:
+@validate_params({"categories": [ItemGroups], "rng": RNG, **COMMON, "visit": [StrOptions(("random", "input"))],
+                  "spread": [Interval(Integral, 1, None)]}, meanings=_MEANINGS)
+@fill_doc(secret='the row shuffle')
+def anonymize_partswap(data: TransactionData, *, categories: ItemGroups, visit: str = "random", spread: int = 1,
+                       rng: RandomLike = None, unsafe_secret_seed: int | None = None,
+                       progress: ProgressCallback | None = None) -> PerturbedRelease:
     """PartSwap: exchange each tendency record's heaviest-category items with its least similar partner.
 
     Parameters
@@ -360,8 +367,7 @@ def anonymize_partswap(data: TransactionData, *, categories: ItemGroups, visit: 
         ``docs/swapping.md`` measures both ways). Published in the params.
     rng : None, int or numpy.random.Generator
         Structure randomness (the visiting order; with ``spread``, the parts).
-    unsafe_secret_seed : int, optional
-        Tests only: fixes the secret row shuffle.
+    %(unsafe_secret_seed)s
     progress : callable(done, total, message), optional
 
     Returns
@@ -394,8 +400,11 @@ def anonymize_partswap(data: TransactionData, *, categories: ItemGroups, visit: 
                  progress=progress, name="partswap", spread=spread)
 
 
-def anonymize_fullswap(data: TransactionData, *, categories: ItemGroups, visit: str = "random", spread: int = 1, rng: RandomLike = None,
-                       unsafe_secret_seed: int | None = None, progress: ProgressCallback | None = None) -> PerturbedRelease:
+@validate_params({"categories": [ItemGroups], "rng": RNG, **COMMON, "visit": [StrOptions(("random", "input"))],
+                  "spread": [Interval(Integral, 1, None)]}, meanings=_MEANINGS)
+def anonymize_fullswap(data: TransactionData, *, categories: ItemGroups, visit: str = "random", spread: int = 1,
+                       rng: RandomLike = None, unsafe_secret_seed: int | None = None,
+                       progress: ProgressCallback | None = None) -> PerturbedRelease:
     """FullSwap: PartSwap plus full exchange between single-category records (Sec. 4.4).
 
     Parameters, Returns, Complexity: as :func:`anonymize_partswap`;
@@ -419,7 +428,9 @@ def anonymize_fullswap(data: TransactionData, *, categories: ItemGroups, visit: 
                  progress=progress, name="fullswap", spread=spread)
 
 
-def anonymize_randswap(data: TransactionData, *, rng: RandomLike = None, unsafe_secret_seed: int | None = None,
+@validate_params({**COMMON})
+@fill_doc(secret='the pairs, the items exchanged and the row shuffle')
+def anonymize_randswap(data: TransactionData, *, unsafe_secret_seed: int | None = None,
                        progress: ProgressCallback | None = None) -> PerturbedRelease:
     """RandSwap: random record pairs exchange random halves of their items (collisions lose items).
 
@@ -432,9 +443,7 @@ def anonymize_randswap(data: TransactionData, *, rng: RandomLike = None, unsafe_
     Parameters
     ----------
     data : TransactionData
-    rng : accepted for the common signature and validated; nothing is drawn from it
-    unsafe_secret_seed : int, optional
-        Tests only: fixes the pairs, the items exchanged and the row shuffle.
+    %(unsafe_secret_seed)s
     progress : as :func:`anonymize_partswap`
 
     Returns
@@ -463,7 +472,6 @@ def anonymize_randswap(data: TransactionData, *, rng: RandomLike = None, unsafe_
     Reiss, S. P. Practical data-swapping: the first steps. ACM TODS 9(1), 1984;
     issue 20 (what a shared seed may fix).
     """
-    check_random_state(rng)
     gen = secret_generator(unsafe_secret_seed)  # the pairs are the secret: never from the seed
     X = data.matrix
     n = X.shape[0]
@@ -485,14 +493,14 @@ def anonymize_randswap(data: TransactionData, *, rng: RandomLike = None, unsafe_
     return publish(data, release, secret=gen)
 
 
-def anonymize_partsupp(data: TransactionData, *, categories: ItemGroups, rng: RandomLike = None, unsafe_secret_seed: int | None = None,
+@validate_params({"categories": [ItemGroups], **COMMON}, meanings=_MEANINGS)
+def anonymize_partsupp(data: TransactionData, *, categories: ItemGroups, unsafe_secret_seed: int | None = None,
                        progress: ProgressCallback | None = None) -> PerturbedRelease:
     """PartSupp: each record with a tendency loses its heaviest category's items.
 
     Parameters
     ----------
     data, categories : as :func:`anonymize_partswap`
-    rng : accepted for the common signature (nothing is drawn)
     unsafe_secret_seed, progress : as :func:`anonymize_partswap`
 
     Returns
@@ -514,7 +522,6 @@ def anonymize_partsupp(data: TransactionData, *, categories: ItemGroups, rng: Ra
     >>> rel.render_record(0), rel.items
     ('b1', ('b1',))
     """
-    check_random_state(rng)
     tend = tendencies(data, categories)
     X = data.matrix
     keep = ~tend.source
@@ -527,7 +534,8 @@ def anonymize_partsupp(data: TransactionData, *, categories: ItemGroups, rng: Ra
     return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
 
 
-def anonymize_splitperson(data: TransactionData, *, categories: ItemGroups, rng: RandomLike = None, unsafe_secret_seed: int | None = None,
+@validate_params({"categories": [ItemGroups], **COMMON}, meanings=_MEANINGS)
+def anonymize_splitperson(data: TransactionData, *, categories: ItemGroups, unsafe_secret_seed: int | None = None,
                           progress: ProgressCallback | None = None) -> PerturbedRelease:
     """SplitPerson: one published row per (record, category present in it).
 
@@ -553,7 +561,6 @@ def anonymize_splitperson(data: TransactionData, *, categories: ItemGroups, rng:
     >>> sorted(rel.render_record(i) for i in range(rel.n_records))
     ['a1 a2', 'b1']
     """
-    check_random_state(rng)
     X = data.matrix
     codes = category_codes(categories, data.items)
     rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr)).astype(np.int64)
@@ -572,56 +579,3 @@ def anonymize_splitperson(data: TransactionData, *, categories: ItemGroups, rng:
 
 
 # ---------------------------------------------------------------------- CLI
-_CATEGORIES = Param("categories", str, None, "random:N[:SEED], taxonomy-level:DEPTH or an item,category CSV file")
-_VISIT = Param("visit", str, "random", "visiting order and tie-break of the partner search",
-               choices=("random", "input"))
-_SPREAD = Param("spread", int, 1, "partners per record: source items dealt into this many parts, one partner "
-                "each (mitigates the partner-tendency attack)")
-
-
-def _categories(data, opts: RunOptions, name: str, spec: str | None) -> ItemGroups:
-    if opts.k is not None or opts.m is not None:
-        raise ParameterError(f"{name} takes no -k or -m: it hides tendencies, it does not count records")
-    if opts.is_given("taxonomy") and not str(spec or "").startswith("taxonomy-level:"):
-        raise ParameterError(f"{name} reads --taxonomy only for categories=taxonomy-level:DEPTH; drop it")
-    if spec is None:
-        raise ParameterError(
-            f"{name} needs --param categories=random:N[:SEED], taxonomy-level:DEPTH or an item,category CSV file"
-        )
-    return parse_categories(spec, data, opts.taxonomy)
-
-
-def _runner(func, params: tuple[Param, ...]):
-    name = func.__name__.removeprefix("anonymize_")
-
-    def run(data, opts: RunOptions):
-        values = opts.values(params)
-        categories = _categories(data, opts, name, values.pop("categories"))
-        return func(data, categories=categories, rng=opts.seed, unsafe_secret_seed=opts.unsafe_secret_seed,
-                    progress=opts.progress, **values)
-
-    return run
-
-
-def _run_randswap(data, opts: RunOptions):
-    opts.values(())  # no --param options
-    if opts.k is not None or opts.m is not None:
-        raise ParameterError("randswap takes no -k or -m")
-    return anonymize_randswap(data, unsafe_secret_seed=opts.unsafe_secret_seed, progress=opts.progress)
-
-
-for _func, _summary, _visit_opt in (
-    (anonymize_partswap, "PartSwap: swap each tendency's items with the least similar record (Gunawan & Mambo)", True),
-    (anonymize_fullswap, "FullSwap: PartSwap plus full swaps of single-category records", True),
-    (anonymize_partsupp, "PartSupp baseline: remove each record's heaviest category", False),
-    (anonymize_splitperson, "SplitPerson baseline: one record per category of each record", False),
-):
-    _params = (_CATEGORIES, _VISIT, _SPREAD) if _visit_opt else (_CATEGORIES,)
-    register(AlgorithmSpec(
-        name=_func.__name__.removeprefix("anonymize_"), summary=_summary, run=_runner(_func, _params),
-        privacy_model="tendency", params=_params,
-        audit_params=("categories",), options=("taxonomy", "seed") if _visit_opt else ("taxonomy",),
-    ))
-register(AlgorithmSpec(name="randswap", summary="RandSwap baseline: random pairs exchange random halves "
-                       "(secret pairs: no --seed)", run=_run_randswap, privacy_model="tendency", params=(),
-                       options=()))

@@ -56,7 +56,7 @@ from graphanon.errors import GraphanonError
 def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, link_out, prior_paths, prior_link_paths,
               json_out, scheduler, fmt, sep, tid, item, label):
     """Anonymize INPUT with an algorithm and save the release (rows shuffled, pseudonyms, no ids)."""
-    from graphanon.algorithms.registry import RunOptions, get_algorithm
+    from graphanon.cli.registry import RunOptions, get_algorithm
 
     if link_out is not None and Path(link_out).resolve() == Path(output).resolve():
         raise GraphanonError(f"--link-out {link_out} is the release file: the private link needs a file of its own")
@@ -228,7 +228,7 @@ def bench(input_, algorithms, k, m_value, taxonomy, seed, params, queries, json_
     options are checked for every algorithm before any runs. For a grid of
     parameters and datasets with plots, see `graphanon compare`.
     """
-    from graphanon.algorithms.registry import RunOptions, get_algorithm
+    from graphanon.cli.registry import RunOptions, get_algorithm
 
     names = list(dict.fromkeys(part.strip() for value in algorithms for part in value.split(",") if part.strip()))
     if not names:
@@ -278,5 +278,5 @@ def _bench_one(spec, data, opts, input_, k, m, param_dict, queries, seed) -> dic
     if spec.privacy_model == "ldiversity" and used.get("k"):  # the k an l-diverse release claims, audited too
         report = build_model("nonreciprocal", k=used["k"], m=None, params={}, original=data).audit(data, release)
         result["audit_k"] = {"model": report.model, "satisfied": report.satisfied, "violations": report.violations}
-    result["metrics"] = evaluate_release(data, release, queries=queries, seed=seed or 0)
+    result["metrics"] = evaluate_release(data, release, queries=queries, rng=seed or 0)
     return result

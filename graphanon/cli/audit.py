@@ -129,7 +129,7 @@ def evaluate(input_, release_path, queries, q, seed, link_path, allow_mismatch, 
     data, _ = read_input(input_, fmt, sep, tid, item, label)
     release = load_release(release_path)
     link = None if link_path is None else load_private_link(link_path)
-    result = evaluate_release(data, release, queries=queries, q=q, seed=seed, link=link, allow_mismatch=allow_mismatch)
+    result = evaluate_release(data, release, queries=queries, q=q, rng=seed, link=link, allow_mismatch=allow_mismatch)
     if json_out:
         echo_json(result)
     else:

@@ -85,7 +85,8 @@ def _command(datasets, *, algorithms, k, m, taxonomy, params, seed, queries, att
               help="Taxonomy (file, balanced:FANOUT[:SEED] or a bundled name), given to the methods that need one.")
 @click.option("--param", "params", multiple=True,
               help="Method parameter values: name=v1;v2 for every method taking name, method.name=v1;v2 for one "
-                   "(repeatable). A name no chosen method takes is refused.")
+                   "(repeatable). Names are the Python functions' arguments (mm.private_items, not private); "
+                   "a name no chosen method takes is refused.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Structure seed (methods that take one) and seed of the shared COUNT workload.")
 @click.option("--queries", default=200, show_default=True, type=click.IntRange(min=0),

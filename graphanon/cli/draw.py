@@ -226,7 +226,7 @@ def _draw_generalization(data, k, seed):
         )
     if not 1 <= k <= data.n_records:
         raise GraphanonError(f"-k must be between 1 and the number of records ({data.n_records}), got {k}")
-    order = gray_tsp_order(data.matrix, time_limit=None, seed=seed)  # deterministic budget: same drawing every run
+    order = gray_tsp_order(data.matrix, time_limit=None, rng=seed)  # deterministic budget: same drawing every run
     graph = ring_graph(order, k, data.record_ids)
     fig = Figure(figsize=(14, max(6.0, 0.16 * data.n_records + 1)))
     axes = fig.subplots(1, 2)
@@ -298,7 +298,7 @@ def _draw_view(what, source, output, release_path, algorithm, k, m, taxonomy, se
             raise GraphanonError("draw generalization needs -k K")
         if not 1 <= k <= data.n_records:
             raise GraphanonError(f"-k must be between 1 and the number of records ({data.n_records}), got {k}")
-        order = gray_tsp_order(data.matrix, time_limit=None, seed=seed)
+        order = gray_tsp_order(data.matrix, time_limit=None, rng=seed)
         view = views.generalization_view(ring_graph(order, k, data.record_ids), order,
                                          title=f"{k}-regular ring graph of {source} ({data.n_records:,} records)")
     else:  # similarity

@@ -44,20 +44,15 @@ def _fit(text: str, width: int) -> str:
 
 
 def public_function(spec):
-    """The public ``anonymize_*`` function a registered method's adapter calls (None if none is found).
+    """The public ``anonymize_*`` function of a registered method (None if none is registered).
 
-    ``anonymize_<name>`` in the adapter's module, else the one ``anonymize_*``
-    function that module defines (``nr`` -> ``anonymize_nonreciprocal``).
+    The Python-level table :data:`graphanon.algorithms.registry.METHODS` names
+    it (``nr`` -> ``anonymize_nonreciprocal``); a method registered for the
+    CLI only has none.
     """
-    import importlib
+    from graphanon.algorithms.registry import METHODS
 
-    module = importlib.import_module(spec.run.__module__)
-    found = getattr(module, f"anonymize_{spec.name}", None)
-    if found is not None:
-        return found
-    own = [getattr(module, n) for n in dir(module) if n.startswith("anonymize_")
-           and getattr(getattr(module, n), "__module__", None) == module.__name__]
-    return own[0] if len(own) == 1 else None
+    return METHODS.get(spec.name) if spec.name in METHODS else None
 
 
 def references(func) -> str:
@@ -100,7 +95,7 @@ def algorithm_details(spec) -> list[str]:
     """What ``graphanon algorithms NAME`` prints: summary, audit model, options, --param, function, paper."""
     import textwrap
 
-    from graphanon.algorithms.registry import OPTION_FLAGS
+    from graphanon.cli.registry import OPTION_FLAGS
 
     def wrapped(label: str, text: str) -> list[str]:
         return textwrap.wrap(text, WIDTH, initial_indent=f"{label:<14}", subsequent_indent=" " * 14,
@@ -116,8 +111,7 @@ def algorithm_details(spec) -> list[str]:
     lines += wrapped("options", " ".join(OPTION_FLAGS[o] for o in spec.options) or "none")
     if spec.params:
         lines.append("--param")
-        for p in spec.params:
-            d = p.describe()
+        for d in spec.describe_params():
             default = "" if d["default"] is None else f" (default {d['default']})"
             lines += textwrap.wrap(f"{_param_text(d)}{default}: {d['help']}", WIDTH, initial_indent="  ",
                                    subsequent_indent="      ")
@@ -141,7 +135,7 @@ def algorithms(name: str | None, json_out: bool) -> None:
     its --param options (type, default, choices), the Python function and the
     paper.
     """
-    from graphanon.algorithms.registry import get_algorithm, registered
+    from graphanon.cli.registry import get_algorithm, registered
     from graphanon.privacy.registry import model_names
 
     if name is not None:
@@ -150,7 +144,7 @@ def algorithms(name: str | None, json_out: bool) -> None:
             func = public_function(spec)
             echo_json({"name": spec.name, "summary": spec.summary, "model": spec.privacy_model,
                        "taxonomy": spec.needs_taxonomy, "options": list(spec.options),
-                       "param_details": [p.describe() for p in spec.params],
+                       "param_details": spec.describe_params(),
                        "function": None if func is None else _python_name(func),
                        "paper": "" if func is None else references(func)})
             return
@@ -158,7 +152,7 @@ def algorithms(name: str | None, json_out: bool) -> None:
         return
     rows = [{"name": spec.name, "summary": spec.summary, "model": spec.privacy_model,
              "taxonomy": spec.needs_taxonomy, "options": list(spec.options), "params": list(spec.param_names),
-             "param_details": [p.describe() for p in spec.params]}
+             "param_details": spec.describe_params()}
             for spec in sorted(registered().values(), key=lambda spec: spec.name)]
     models = model_names()
     if json_out:

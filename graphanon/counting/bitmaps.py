@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.counting.rows import as_csr
+from graphanon.counting.rows import bool_csr
 from graphanon.utils.memory import check_memory
 
 __all__ = ["VerticalBitmaps", "bitmap_supports", "sparse_bitmaps"]
@@ -47,7 +47,7 @@ class VerticalBitmaps:
     """
 
     def __init__(self, X) -> None:
-        csc = sp.csc_array(as_csr(X))
+        csc = sp.csc_array(bool_csr(X, copy=False))
         n, m = csc.shape
         self.n_records = n
         self.n_items = m
@@ -163,7 +163,7 @@ def sparse_bitmaps(X) -> VerticalBitmaps:
     >>> bool((sparse_bitmaps(X).bits == VerticalBitmaps(X).bits).all())
     True
     """
-    csc = sp.csc_array(as_csr(X))
+    csc = sp.csc_array(bool_csr(X, copy=False))
     csc.sort_indices()
     n, m = csc.shape
     n_words = max(1, (n + 63) // 64)

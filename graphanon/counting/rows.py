@@ -26,30 +26,27 @@ import scipy.sparse as sp
 
 from graphanon.errors import ParameterError
 
-__all__ = ["as_csr", "bool_csr", "canonical_row_order", "row_hashes", "row_keys"]
+__all__ = ["bool_csr", "canonical_row_order", "row_hashes", "row_keys"]
 
 _WEIGHT_SEED = 0x6A09E667F3BCC908  # fixed: the hash must be the same in every process
 
 
-def as_csr(X) -> sp.csr_array:
-    """``X`` as a boolean CSR array (a copy only when the type or dtype differs)."""
-    X = sp.csr_array(X)
-    if X.dtype != bool:
-        X = X.astype(bool)
-    return X
-
-
-def bool_csr(M, shape: tuple[int, int] | None = None) -> sp.csr_array:
+def bool_csr(M, shape: tuple[int, int] | None = None, *, copy: bool = True) -> sp.csr_array:
     """``M`` as a boolean CSR array with sorted indices, no duplicates and no explicit zeros.
 
-    A stored entry is True when its (summed) value is non-zero. The input is
-    copied, never modified.
+    The one normalizer of record x item matrices. A stored entry is True
+    when its (summed) value is non-zero. The input is never modified.
 
     Parameters
     ----------
     M : sparse matrix or array-like, shape (n, d)
     shape : (int, int), optional
         The shape, when ``M`` is a tuple of CSR arrays or must be widened.
+    copy : bool
+        True (default): always a new array (with int32 indices and an
+        int64 index pointer). False: ``M`` itself when it already is such a
+        boolean CSR array in canonical form (the counting paths, which only
+        read it).
 
     Returns
     -------
@@ -66,6 +63,9 @@ def bool_csr(M, shape: tuple[int, int] | None = None) -> sp.csr_array:
     >>> B.dtype.name, B.toarray().tolist()
     ('bool', [[False, True, False], [True, False, True]])
     """
+    if (not copy and isinstance(M, sp.csr_array) and M.dtype == bool and shape in (None, M.shape)
+            and M.has_canonical_format and M.data.all()):
+        return M
     M = sp.csr_array(M, shape=shape, copy=True)
     if M.ndim != 2:
         raise ParameterError(f"records must be a 2-d record x item matrix, got {M.ndim} dimensions")

@@ -26,14 +26,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.counting.bitmaps import VerticalBitmaps, bitmap_supports, sparse_bitmaps
-from graphanon.counting.rows import as_csr
+from graphanon.counting.rows import bool_csr
 from graphanon.errors import ParameterError
 from graphanon.utils.memory import check_memory, cost_blocks
 from graphanon.utils.progress import ProgressCallback
 
 __all__ = [
     "ItemsetLevel",
-    "as_csr",
     "VerticalBitmaps",
     "bitmap_supports",
     "generalize_matrix",
@@ -47,21 +46,12 @@ __all__ = [
 
 def item_supports(X) -> np.ndarray:
     """Support of every item (column sums)."""
-    X = as_csr(X)
+    X = bool_csr(X, copy=False)
     return np.bincount(X.indices, minlength=X.shape[1]).astype(np.int64)
 
 
 _DENSE_PAIRS = 4096  # up to this many items the pair supports are a dense array
 _PAIR_BLOCK = 1 << 23  # pair codes counted per bincount (64 MB of int64)
-
-
-def canonical_csr(X) -> sp.csr_array:
-    """``X`` as a boolean CSR array with sorted, distinct column indices per row (copied only when needed)."""
-    X = as_csr(X)
-    if not X.has_canonical_format:
-        X = X.copy()
-        X.sum_duplicates()
-    return X
 
 
 def select_columns(X, cols: np.ndarray, *, renumber: bool = True) -> sp.csr_array:
@@ -80,9 +70,9 @@ def select_columns(X, cols: np.ndarray, *, renumber: bool = True) -> sp.csr_arra
     >>> select_columns(X, np.array([0]), renumber=False).toarray().astype(int).tolist()
     [[1, 0, 0], [0, 0, 0]]
     """
-    X = canonical_csr(X)
+    X = bool_csr(X, copy=False)
     if renumber:  # scipy's column gather keeps the sorted order of the (sorted) columns
-        return canonical_csr(X[:, np.asarray(cols, dtype=np.int64)])
+        return bool_csr(X[:, np.asarray(cols, dtype=np.int64)], copy=False)
     pos = np.full(X.shape[1], -1, dtype=np.int32 if X.shape[1] < 2**31 else np.int64)
     pos[cols] = cols
     new = pos[X.indices]
@@ -160,7 +150,7 @@ def pair_supports(X, *, dense: bool | None = None):
     >>> pair_supports(X).tolist()
     [[2, 2, 1], [2, 3, 2], [1, 2, 2]]
     """
-    X = canonical_csr(X)
+    X = bool_csr(X, copy=False)
     n, n_items = X.shape
     dtype = np.int32 if n < 2**31 else np.int64
     if dense is None:
@@ -383,7 +373,7 @@ def minimal_infrequent_itemsets(
     [[[2]], []]
     """
     check_search(k, m)
-    X = canonical_csr(X)
+    X = bool_csr(X, copy=False)
     n, n_items = X.shape
     if items is not None:
         X = select_columns(X, np.unique(np.asarray(items, dtype=np.int64)), renumber=False)
@@ -491,7 +481,7 @@ def generalize_matrix(X, mapping: np.ndarray, n_published: int) -> sp.csr_array:
     csr_array, shape (n_records, n_published), boolean
         Record r holds published item g when it holds any original item mapped to g.
     """
-    X = as_csr(X)
+    X = bool_csr(X, copy=False)
     mapping = np.asarray(mapping, dtype=np.int64)
     keep = mapping >= 0
     R = sp.csr_array(

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.counting.support import as_csr
+from graphanon.counting.rows import bool_csr
 from graphanon.errors import ParameterError
 from graphanon.utils.progress import ProgressCallback, report
 
@@ -87,7 +87,7 @@ def scatter_blocks(X, client, n_partitions: int | None = None) -> Blocks:
     -------
     Blocks
     """
-    X = as_csr(X)
+    X = bool_csr(X, copy=False)
     n_partitions = n_blocks(client, n_partitions)
     edges = np.linspace(0, X.shape[0], n_partitions + 1).astype(np.int64)
     blocks = [X[a:b] for a, b in zip(edges[:-1], edges[1:], strict=True)]

@@ -19,6 +19,7 @@ from graphanon.metrics.queries import average_relative_error, generate_workload
 from graphanon.metrics.utility_loss import ul_metrics
 from graphanon.release.fingerprint import check_same_data
 from graphanon.release.private_link import attach_link
+from graphanon.utils.randomness import seed_of
 
 if TYPE_CHECKING:
     from graphanon.data import TransactionData
@@ -30,7 +31,7 @@ _EVALUATORS: dict[str, list[Evaluator]] = {}
 
 
 def register_evaluator(kind: str, evaluator: Evaluator) -> None:
-    """Add ``evaluator(original, release, *, queries, q, seed, link) -> dict`` for releases of ``kind``.
+    """Add ``evaluator(original, release, *, queries, q, rng, link) -> dict`` for releases of ``kind``.
 
     ``link`` is the private :class:`~graphanon.release.ReleaseLink` given to
     :func:`evaluate_release` (or None); evaluators of metrics that need each
@@ -40,7 +41,7 @@ def register_evaluator(kind: str, evaluator: Evaluator) -> None:
     _EVALUATORS.setdefault(kind, []).append(evaluator)
 
 
-def _evaluate_global(original, release, *, queries: int, q: int, seed: int, link=None) -> dict:
+def _evaluate_global(original, release, *, queries: int, q: int, rng, link=None) -> dict:
     loss = recoding_loss(original, release)
     out = {
         "ncp": loss.ncp,
@@ -52,33 +53,33 @@ def _evaluate_global(original, release, *, queries: int, q: int, seed: int, link
         "published_items": release.n_published_items,
     }
     if queries > 0:
-        workload = generate_workload(original, queries, q, seed=seed)
+        workload = generate_workload(original, queries, q, rng=rng)
         out["avg_relative_error"] = average_relative_error(release, workload)
-        out.update({"queries": queries, "q": q, "seed": seed})
+        out.update({"queries": queries, "q": q, "seed": seed_of(rng)})
     return out
 
 
-def _evaluate_utility_loss(original, release, *, queries: int, q: int, seed: int, link=None) -> dict:
+def _evaluate_utility_loss(original, release, *, queries: int, q: int, rng, link=None) -> dict:
     return ul_metrics(original, release)
 
 
-def _evaluate_nonreciprocal(original, release, *, queries: int, q: int, seed: int, link=None) -> dict:
-    return evaluate_nonreciprocal(original, release, queries=queries, q=q, seed=seed, link=link)
+def _evaluate_nonreciprocal(original, release, *, queries: int, q: int, rng, link=None) -> dict:
+    return evaluate_nonreciprocal(original, release, queries=queries, q=q, rng=rng, link=link)
 
 
-def _evaluate_perturbed(original, release, *, queries: int, q: int, seed: int, link=None) -> dict:
+def _evaluate_perturbed(original, release, *, queries: int, q: int, rng, link=None) -> dict:
     m = itemset_metrics(original, release, supports=(0.005,))
     fi = m["fi"][0]
     out = {"dif": m["dif"], "fi_support": fi["support"], "fi_original": fi["original"],
            "fi_released": fi["released"], "fi_similarity": fi["similarity"]}
     if queries > 0:
-        workload = generate_workload(original, queries, q, seed=seed)
+        workload = generate_workload(original, queries, q, rng=rng)
         out["avg_relative_error"] = average_relative_error(release, workload)
-        out.update({"queries": queries, "q": q, "seed": seed})
+        out.update({"queries": queries, "q": q, "seed": seed_of(rng)})
     return out
 
 
-def _evaluate_local(original, release, *, queries: int, q: int, seed: int, link=None) -> dict:
+def _evaluate_local(original, release, *, queries: int, q: int, rng, link=None) -> dict:
     if link is not None and release.link is None:
         release.link = link
     out: dict = {"groups": int(release.group_ids().max()) + 1 if release.n_records else 0, "reading": release.reading}
@@ -93,9 +94,9 @@ def _evaluate_local(original, release, *, queries: int, q: int, seed: int, link=
     except ParameterError:
         out["needs_link"] = ["ncp", "ncp_taxonomy", "ncp_he_naughton"]
     if queries > 0:
-        workload = generate_workload(original, queries, q, seed=seed)
+        workload = generate_workload(original, queries, q, rng=rng)
         out["avg_relative_error"] = average_relative_error(release, workload)
-        out.update({"queries": queries, "q": q, "seed": seed})
+        out.update({"queries": queries, "q": q, "seed": seed_of(rng)})
     return out
 
 
@@ -112,7 +113,7 @@ def evaluate_release(
     *,
     queries: int = 1000,
     q: int = 2,
-    seed: int = 0,
+    rng=0,
     link=None,
     allow_mismatch: bool = False,
 ) -> dict:
@@ -124,9 +125,12 @@ def evaluate_release(
         The data the release was made from.
     release : Release
         The published release.
-    queries, q, seed : int
+    queries, q : int
         COUNT-query workload: number of queries (0 skips query metrics), items
-        per query, seed (the same seed gives the same workload for every method).
+        per query.
+    rng : None, int or numpy.random.Generator, default 0
+        The workload's randomness (the same seed gives the same workload for every method;
+        recorded as ``seed``).
     link : ReleaseLink or SplitLink, optional
         The private link (default ``release.link``; read a file of either kind
         with :func:`graphanon.release.private_link.load_private_link`), for
@@ -168,5 +172,5 @@ def evaluate_release(
         raise ParameterError(f"no metrics are defined for releases of kind {release.kind!r}")
     out: dict = {"algorithm": release.algorithm, "kind": release.kind, "records": release.n_records}
     for evaluator in evaluators:
-        out.update(evaluator(original, release, queries=queries, q=q, seed=seed, link=link))
+        out.update(evaluator(original, release, queries=queries, q=q, rng=rng, link=link))
     return out

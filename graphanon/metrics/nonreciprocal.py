@@ -22,9 +22,11 @@ import scipy.sparse as sp
 from graphanon.errors import DataMismatchError, ParameterError
 from graphanon.metrics.queries import CountQuery, generate_workload, true_counts
 from graphanon.release.fingerprint import same_fingerprint
+from graphanon.utils.randomness import seed_of
 
 if TYPE_CHECKING:
     from graphanon.data import TransactionData
+    from graphanon.utils.randomness import RandomLike
 
 __all__ = ["error_rate", "evaluate_nonreciprocal", "query_error"]
 
@@ -124,7 +126,7 @@ def query_error(original: TransactionData, release, workload) -> dict:
 
 
 def evaluate_nonreciprocal(
-    original: TransactionData, release, queries: int = 500, q: int | None = None, seed: int = 0, *, link=None
+    original: TransactionData, release, queries: int = 500, q: int | None = None, rng: RandomLike = 0, *, link=None
 ) -> dict:
     """Metrics of a nonreciprocal release for ``graphanon evaluate``.
 
@@ -137,8 +139,8 @@ def evaluate_nonreciprocal(
     q : int, optional
         Items per query (both types). Default: the paper's chess setting,
         3 included items and 4 excluded items.
-    seed : int
-        Workload seed.
+    rng : None, int or numpy.random.Generator, default 0
+        The workload's randomness (recorded as ``seed``).
     link : ReleaseLink, optional
         The private link (default ``release.link``). Without one, ``error_rate``
         is left out and ``needs_link`` lists it.
@@ -150,11 +152,11 @@ def evaluate_nonreciprocal(
         ``query_error_type1``, ``query_error_type2``, ``queries``, ``q``, ``seed``.
     """
     n_inc, n_exc = (3, 4) if q is None else (q, q)
-    wl = generate_workload(original, queries, n_inc + n_exc, n_exclude=n_exc, seed=seed, draw="uniform")
+    wl = generate_workload(original, queries, n_inc + n_exc, n_exclude=n_exc, rng=rng, draw="uniform")
     if link is None and getattr(release, "link", None) is None:
         out: dict = {"needs_link": ["error_rate"]}
     else:
         out = {"error_rate": error_rate(original, release, link=link)}
     out.update(query_error(original, release, wl))
-    out.update({"queries": queries, "q": [n_inc, n_exc] if q is None else q, "seed": seed})
+    out.update({"queries": queries, "q": [n_inc, n_exc] if q is None else q, "seed": seed_of(rng)})
     return out

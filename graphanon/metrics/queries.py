@@ -21,6 +21,7 @@ import numpy as np
 
 from graphanon.counting.support import VerticalBitmaps
 from graphanon.errors import ParameterError
+from graphanon.utils.randomness import check_random_state, seed_of
 
 if TYPE_CHECKING:
     from graphanon.data import TransactionData
@@ -45,15 +46,15 @@ class QueryWorkload:
     queries : tuple of CountQuery
     q : int
         Items per query (include plus exclude).
-    seed : int
-        The seed that generated it.
+    seed : int or None
+        The seed that generated it (None: a Generator or fresh entropy).
     answers : ndarray
         True answers on the original data (all > 0 with ``draw="record"``).
     """
 
     queries: tuple
     q: int
-    seed: int
+    seed: int | None
     answers: np.ndarray = field(repr=False)
 
     def __len__(self) -> int:
@@ -86,7 +87,7 @@ def generate_workload(
     n_queries: int = 1000,
     q: int = 2,
     *,
-    seed: int = 0,
+    rng=0,
     among: Sequence[Hashable] | None = None,
     n_exclude: int = 0,
     draw: str = "record",
@@ -94,7 +95,7 @@ def generate_workload(
 ) -> QueryWorkload:
     """Random COUNT queries on ``data``: the one workload generator of graphanon.
 
-    Two drawing schemes, both reproducible from ``seed``:
+    Two drawing schemes, both reproducible from ``rng``:
 
     * ``draw="record"`` (default; COAT, CAHD, clustering experiments): the
       ``q - n_exclude`` included items come from one random record when it has
@@ -115,8 +116,9 @@ def generate_workload(
         Number of queries.
     q : int
         Items per query.
-    seed : int
-        Random seed; the same seed gives the same workload.
+    rng : None, int or numpy.random.Generator, default 0
+        The workload's randomness; the same seed gives the same workload
+        (recorded as ``seed`` on the workload when it is a whole number).
     among : sequence of item labels, optional
         Draw items from these only (the COAT paper draws from the generalized
         items of the release under study). Default: every item of support > 0.
@@ -145,7 +147,7 @@ def generate_workload(
     Examples
     --------
     >>> from graphanon.datasets import load
-    >>> wl = generate_workload(load("chess"), 5, 7, n_exclude=4, seed=0, draw="uniform")
+    >>> wl = generate_workload(load("chess"), 5, 7, n_exclude=4, rng=0, draw="uniform")
     >>> len(wl), len(wl.queries[0].include), len(wl.queries[0].exclude)
     (5, 3, 4)
     """
@@ -153,7 +155,8 @@ def generate_workload(
         raise ParameterError(f"need q >= 1 and 0 <= n_exclude < q, got q={q}, n_exclude={n_exclude}")
     if draw not in ("record", "uniform"):
         raise ParameterError(f"draw must be 'record' or 'uniform', got {draw!r}")
-    rng = np.random.default_rng(seed)
+    seed = seed_of(rng)
+    rng = check_random_state(rng)
     sup = data.supports()
     if among is None:
         pool = np.flatnonzero(sup > 0)

@@ -55,8 +55,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.counting.containment import record_supports
-from graphanon.counting.rows import row_keys
-from graphanon.counting.support import canonical_csr, minimal_infrequent_itemsets
+from graphanon.counting.rows import bool_csr, row_keys
+from graphanon.counting.support import minimal_infrequent_itemsets
 from graphanon.errors import ParameterError
 
 __all__ = ["AchievedReport", "DEFAULT_K_GRID", "achieved_privacy", "rarest_supports"]
@@ -123,7 +123,7 @@ def rarest_supports(X, m: int | None) -> tuple[np.ndarray, list]:
     >>> rarest_supports(X, 1)[0].tolist(), rarest_supports(X, 2)[0].tolist()
     ([2, 2, 2, 4], [2, 1, 2, 4])
     """
-    X = canonical_csr(X)
+    X = bool_csr(X, copy=False)
     n, n_items = X.shape
     lengths = np.diff(X.indptr).astype(np.int64)
     rarest = np.full(n, n, dtype=np.int64)
@@ -322,7 +322,7 @@ def achieved_privacy(data, release=None, *, ms=(1, 2, 3), unbounded: bool = True
     kind, items, rec, labels = published_view(data, release)
     if rec is None:
         return _nonreciprocal_report(kind, data, release)
-    rec = canonical_csr(rec)
+    rec = bool_csr(rec, copy=False)
     n = rec.shape[0]
     if n == 0:
         raise ParameterError("the data has no records")

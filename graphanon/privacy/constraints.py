@@ -38,6 +38,7 @@ from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.taxonomy.constraint_sets import parse_fraction, parse_privacy, parse_utility
 from graphanon.taxonomy.tree import ItemGroups
 from graphanon.utils.labels import as_labels
+from graphanon.utils.params import MEANINGS, K, validate_params
 
 if TYPE_CHECKING:
     from graphanon.data import TransactionData
@@ -99,9 +100,8 @@ class PrivacyConstraints(PrivacyModel):
     Loukides et al., COAT, KAIS 2011, Definition 3.4 and Theorem 3.5.
     """
 
+    @validate_params({"k": K}, meanings=MEANINGS)
     def __init__(self, constraints, k: int) -> None:
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise ParameterError(f"k must be a whole number >= 1, got {k!r}")
         self.k = int(k)
         self.m: int | None = None
         self.constraints: list | None = None

@@ -48,6 +48,7 @@ generalization graph).
 from __future__ import annotations
 
 import math
+from numbers import Integral, Real
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -59,6 +60,7 @@ from graphanon.privacy.matchings import viable_edges
 from graphanon.privacy.nonreciprocal import LDiversity
 from graphanon.privacy.registry import register_model
 from graphanon.privacy.report import AuditReport, PrivacyModel
+from graphanon.utils.params import Interval, validate_params
 
 if TYPE_CHECKING:
     from graphanon.data import TransactionData
@@ -178,9 +180,8 @@ class _DistributionDiversity(PrivacyModel):
 
     variant = ""
 
+    @validate_params({"l": [Interval(Integral, 1, None)]})
     def __init__(self, l: int) -> None:  # noqa: E741
-        if isinstance(l, bool) or not isinstance(l, (int, np.integer)) or l < 1:
-            raise ParameterError(f"l must be a whole number >= 1, got {l!r}")
         self.l = int(l)  # noqa: E741
 
     def _ok(self, checks: dict) -> np.ndarray:  # pragma: no cover - overridden
@@ -272,6 +273,7 @@ class EntropyLDiversity(_DistributionDiversity):
 
     variant = "entropy l-diversity"
 
+    @validate_params({"l": [Interval(Integral, 1, None)]})
     def __init__(self, l: int) -> None:  # noqa: E741
         super().__init__(l)
         self.name = f"nonreciprocal entropy l-diversity (l={self.l})"
@@ -318,6 +320,7 @@ class RecursiveLDiversity(_DistributionDiversity):
 
     variant = "recursive (c,l)-diversity"
 
+    @validate_params({"c": [Interval(Real, 0, math.inf, closed="neither")], "l": [Interval(Integral, 1, None)]})
     def __init__(self, c: float, l: int) -> None:  # noqa: E741
         super().__init__(l)
         self.c = check_c(c)
@@ -386,6 +389,17 @@ def _int_param(params, name, fallback):
         raise ParameterError(f"--param {name}={raw!r}: not a whole number") from None
 
 
+def _float_param(params, name):
+    """The ``--param`` text ``name`` as a number (None when not given); its range is the model's declaration."""
+    raw = params.get(name)
+    if raw is None:
+        return None
+    try:
+        return float(raw)
+    except (TypeError, ValueError):
+        raise ParameterError(f"--param {name}={raw!r}: not a number") from None
+
+
 def _build(variant):
     def build(*, k, m, params, original):
         l = _int_param(params, "l", k)  # noqa: E741
@@ -395,7 +409,7 @@ def _build(variant):
             raise ParameterError(f"audit model {name!r} needs --param l=L (or -k L)")
         if chosen != variant and variant != "distinct":
             raise ParameterError(f"audit model '{variant}-ldiversity' got --param diversity={chosen}")
-        return diversity_model(l, chosen, params.get("c"))
+        return diversity_model(l, chosen, _float_param(params, "c"))
 
     return build
 

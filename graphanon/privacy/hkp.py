@@ -9,6 +9,7 @@ publication. KDD 2008, Sec. 2 (definition of (h, k, p)-coherence and moles).
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
+from numbers import Real
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -21,8 +22,8 @@ from graphanon.privacy.registry import register_model, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.utils.labels import as_labels, parse_name_list
 from graphanon.utils.memory import cost_blocks
-from graphanon.utils.params import expand_params
-from graphanon.utils.validation import check_h, check_k
+from graphanon.utils.params import Interval, K, M, expand_params, validate_params
+from graphanon.utils.validation import check_k
 
 if TYPE_CHECKING:
     from graphanon.data import TransactionData
@@ -87,13 +88,13 @@ class HKPCoherence(PrivacyModel):
     Xu et al. KDD 2008, Sec. 2.
     """
 
+    @validate_params(
+        {"h": [Interval(Real, 0, 1, closed="right")], "k": K, "p": M},
+        meanings={"h": "the largest allowed probability of inferring a private item",
+                  "p": "the largest set of public items an attacker knows; None: unbounded"},
+    )
     def __init__(self, h: float, k: int, p: int | None, private_items: Iterable[Hashable] = ()) -> None:
-        h = check_h(h)
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise ParameterError(f"k must be a whole number >= 1, got {k!r}")
-        if p is not None and (isinstance(p, bool) or not isinstance(p, (int, np.integer)) or p < 1):
-            raise ParameterError(f"p must be a whole number >= 1 (or None for unbounded), got {p!r}")
-        self.h = h
+        self.h = float(h)
         self.k = int(k)
         self.p = None if p is None else int(p)
         self.private_items = tuple(dict.fromkeys(as_labels(private_items, "private item")))

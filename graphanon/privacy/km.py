@@ -23,6 +23,7 @@ from graphanon.privacy.consistency import recoding_mismatches
 from graphanon.privacy.local import local_recoding_mismatches
 from graphanon.privacy.registry import register_model, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
+from graphanon.utils.params import MEANINGS, K, M, validate_params
 from graphanon.utils.validation import check_k
 
 if TYPE_CHECKING:
@@ -121,11 +122,8 @@ class KmAnonymity(PrivacyModel):
     False
     """
 
+    @validate_params({"k": K, "m": M}, meanings=MEANINGS)
     def __init__(self, k: int, m: int | None) -> None:
-        if m is not None and (isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1):
-            raise ParameterError(f"m must be a whole number >= 1 (or None for unbounded), got {m!r}")
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise ParameterError(f"k must be a whole number >= 1, got {k!r}")
         self.k = int(k)
         self.m = None if m is None else int(m)
         self.name = f"k^m-anonymity (k={self.k}, m={'inf' if self.m is None else self.m})"
@@ -271,9 +269,8 @@ class TransactionalKAnonymity(PrivacyModel):
     True
     """
 
+    @validate_params({"k": K}, meanings=MEANINGS)
     def __init__(self, k: int) -> None:
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise ParameterError(f"k must be a whole number >= 1, got {k!r}")
         self.k = int(k)
         self.name = f"transactional k-anonymity (k={self.k})"
 

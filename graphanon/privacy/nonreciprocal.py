@@ -41,18 +41,13 @@ from graphanon.privacy.matchings import (
 )
 from graphanon.privacy.registry import register_model, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
+from graphanon.utils.params import MEANINGS, K, validate_params
 
 if TYPE_CHECKING:
     from graphanon.data import TransactionData
     from graphanon.utils.progress import ProgressCallback
 
 __all__ = ["LDiversity", "NonreciprocalKAnonymity", "nonreciprocal_matches"]
-
-
-def _whole(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ParameterError(f"{name} must be a whole number >= 1, got {value!r}")
-    return int(value)
 
 
 def _stage(progress, done: int, message: str) -> None:
@@ -199,8 +194,9 @@ class NonreciprocalKAnonymity(PrivacyModel):
     (True, True)
     """
 
+    @validate_params({"k": K}, meanings=MEANINGS)
     def __init__(self, k: int) -> None:
-        self.k = _whole(k, "k")
+        self.k = int(k)
         self.name = f"nonreciprocal k-anonymity (k={self.k})"
 
     def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None) -> AuditReport:
@@ -289,8 +285,9 @@ class LDiversity(PrivacyModel):
     (True, True)
     """
 
+    @validate_params({"l": K})
     def __init__(self, l: int) -> None:  # noqa: E741
-        self.l = _whole(l, "l")
+        self.l = int(l)  # noqa: E741
         self.name = f"nonreciprocal l-diversity (l={self.l})"
 
     def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None) -> AuditReport:

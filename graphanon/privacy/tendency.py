@@ -54,6 +54,7 @@ Examples
 
 from __future__ import annotations
 
+from numbers import Real
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -65,6 +66,7 @@ from graphanon.privacy.registry import register_model
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.taxonomy.categories import category_codes, parse_categories
 from graphanon.taxonomy.tree import ItemGroups
+from graphanon.utils.params import Interval, validate_params
 
 if TYPE_CHECKING:
     from graphanon.data import TransactionData
@@ -138,11 +140,9 @@ class TendencyHiding(PrivacyModel):
     is audited.
     """
 
+    @validate_params({"groups": [ItemGroups], "max_share": [Interval(Real, 0, 1)]},
+                     meanings={"groups": "the item categories", "max_share": "the largest share of a tendency left"})
     def __init__(self, groups: ItemGroups, *, max_share: float = 0.0) -> None:
-        if not isinstance(groups, ItemGroups):
-            raise ParameterError("TendencyHiding needs the item categories as an ItemGroups")
-        if not 0.0 <= float(max_share) <= 1.0:
-            raise ParameterError(f"max_share must lie in [0, 1], got {max_share!r}")
         self.groups = groups
         self.max_share = float(max_share)
         self.name = f"tendency hiding ({len(groups)} categories, max share {self.max_share:g})"

@@ -16,7 +16,6 @@ re-run the anonymizer.
 from __future__ import annotations
 
 import gzip
-import importlib
 import json
 import os
 import re
@@ -31,6 +30,7 @@ import scipy.sparse as sp
 from graphanon.errors import GraphanonError, ParameterError, ReleaseFormatError
 from graphanon.readwrite.files import atomic_write, dumps_json
 from graphanon.release.fingerprint import FINGERPRINT_KEYS
+from graphanon.utils.registry import LazyRegistry
 
 if TYPE_CHECKING:
     from graphanon.data import TransactionData
@@ -122,28 +122,16 @@ def check_published_params(algorithm: str, params: dict) -> None:
                         "allowlist of published parameters (docs/privacy.md)"
                     )
 
-_KINDS: dict[str, type[Release]] = {}
-
-#: Built-in release kind -> the module (under graphanon.release) that defines it; imported on demand
-#: (the package facade is lazy, so a kind is registered only once its module runs).
-BUILTIN_KINDS = {
-    "global_recoding": "global_recoding",
-    "local_recoding": "local_recoding",
-    "nonreciprocal": "nonreciprocal",
-    "perturbed": "perturbed",
-}
-
-
-def _declare_kind(kind) -> None:
-    if kind not in _KINDS and kind in BUILTIN_KINDS:
-        importlib.import_module(f"graphanon.release.{BUILTIN_KINDS[kind]}")
+#: Release kind -> its class. Built-in kinds map to the module (under graphanon.release) that
+#: defines them, imported on demand: the class registers its ``kind`` tag when its module runs.
+_KINDS = LazyRegistry("release kind", {
+    kind: f"graphanon.release.{kind}" for kind in ("global_recoding", "local_recoding", "nonreciprocal", "perturbed")
+}, error=ReleaseFormatError)
 
 
 def release_kinds() -> dict[str, type[Release]]:
     """Registered release kinds, by the ``kind`` tag written in saved files (the built-in ones included)."""
-    for kind in BUILTIN_KINDS:
-        _declare_kind(kind)
-    return dict(_KINDS)
+    return _KINDS.items()
 
 
 def json_label(label: Hashable, what: str = "label") -> Any:
@@ -271,7 +259,7 @@ class Release(ABC):
         """Register a release kind under its ``kind`` tag (what :func:`load_release` reads)."""
         super().__init_subclass__(**kwargs)
         if cls.kind:
-            _KINDS[cls.kind] = cls
+            _KINDS.register(cls.kind, cls)
 
     def __init__(
         self, *, algorithm: str, params: dict | None, n_records: int, fingerprint: dict | None = None
@@ -399,10 +387,9 @@ class Release(ABC):
         if got != FORMAT_TAG:
             raise ReleaseFormatError(f"not a {FORMAT_TAG} document (format tag: {got!r})")
         kind = doc.get("kind")
-        if isinstance(kind, str):
-            _declare_kind(kind)
         if kind not in _KINDS:
             raise ReleaseFormatError(f"unknown release kind {kind!r}; known: {sorted(release_kinds())}")
+        kind_class = _KINDS.get(str(kind))
         for key in ("algorithm", "params", "n_records"):
             if key not in doc:
                 raise ReleaseFormatError(f"release document has no {key!r} field")
@@ -411,7 +398,7 @@ class Release(ABC):
             raise ReleaseFormatError(f"n_records must be a whole number >= 0, got {n!r}")
         if not isinstance(doc["params"], dict):
             raise ReleaseFormatError("release params must be a JSON object")
-        release = _KINDS[kind]._from_payload(doc, algorithm=doc["algorithm"], params=doc["params"], n_records=n)
+        release = kind_class._from_payload(doc, algorithm=doc["algorithm"], params=doc["params"], n_records=n)
         release.fingerprint = _check_fingerprint(doc.get("data_fingerprint"))
         return release
 

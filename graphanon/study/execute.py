@@ -191,7 +191,7 @@ def _measure(run) -> dict:
     report = model.audit(data, release, max_examples=1)
     out.update(audit_satisfied=bool(report.satisfied), audit_violations=int(report.violations))
     w = run.workload
-    metrics = evaluate_release(data, release, queries=w.queries, q=w.q, seed=w.seed, link=release.link)
+    metrics = evaluate_release(data, release, queries=w.queries, q=w.q, rng=w.seed, link=release.link)
     out.update({name: _number(metrics.get(name)) for name in METRIC_COLUMNS})
     if release.kind in ATTACKED_KINDS and run.attack_targets > 0:
         from graphanon.attacks import row_linkage

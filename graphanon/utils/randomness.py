@@ -34,7 +34,7 @@ import numpy as np
 
 from graphanon.errors import ParameterError
 
-__all__ = ["RandomLike", "check_random_state", "secret_generator"]
+__all__ = ["RandomLike", "check_random_state", "secret_generator", "seed_of"]
 
 #: What ``rng=`` accepts: None (fresh entropy), a non-negative whole-number seed, or a Generator.
 RandomLike = int | np.integer | np.random.Generator | None
@@ -58,6 +58,17 @@ def check_random_state(rng: RandomLike = None) -> np.random.Generator:
     if isinstance(rng, bool) or not isinstance(rng, numbers.Integral) or rng < 0:
         raise ParameterError(f"rng must be None, a non-negative whole-number seed or a numpy Generator, got {rng!r}")
     return np.random.default_rng(int(rng))
+
+
+def seed_of(rng) -> int | None:
+    """The whole-number seed ``rng`` is, to record with a result (None for a Generator or None).
+
+    Examples
+    --------
+    >>> seed_of(3), seed_of(None)
+    (3, None)
+    """
+    return int(rng) if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) else None
 
 
 def secret_generator(unsafe_secret_seed: int | None = None) -> np.random.Generator:

@@ -1,7 +1,10 @@
-"""Shared parameter checks (bottom layer: imports numpy and :mod:`graphanon.errors` only).
+"""The parameter checks that depend on the data (bottom layer).
 
-Every anonymizer and audit validates its privacy parameters with these
-functions, so one parameter gets one rule and one message everywhere: a
+What a parameter may be by itself (a whole number >= 1, a number in
+(0, 1], one of some texts) is declared once per function with
+:func:`graphanon.utils.params.validate_params`; what remains here needs the
+data: ``k`` at most the number of records, labels that can support
+l-diversity, an order that is a permutation of the records. Each raises a
 :class:`~graphanon.errors.ParameterError` naming the parameter, the value
 given and what to do.
 
@@ -13,8 +16,6 @@ Examples
 Traceback (most recent call last):
 ...
 graphanon.errors.ParameterError: k=11 exceeds the number of records (10); no release can hide a record among more records than there are
->>> check_m(None), check_m(2), check_h("0.5")
-(None, 2, 0.5)
 >>> check_order([2, 0, 1], 3)
 array([2, 0, 1])
 """
@@ -26,12 +27,17 @@ from collections import Counter
 import numpy as np
 
 from graphanon.errors import ParameterError
+from graphanon.utils.params import MEANINGS, K, check_params
 
-__all__ = ["check_diversity_feasible", "check_h", "check_k", "check_m", "check_order"]
+__all__ = ["check_diversity_feasible", "check_k", "check_order"]
 
 
-def check_k(k, n: int, name: str = "k", *, what: str | None = None) -> int:
-    """Validate ``1 <= k <= n``; return ``k`` as int.
+def check_k(k, n: int, name: str = "k") -> int:
+    """Validate ``k`` against the data: a whole number in ``1..n``; return it as int.
+
+    That ``k`` is a whole number >= 1 is declared once
+    (:data:`graphanon.utils.params.K`, checked here with it too, for callers
+    whose ``k`` was not declared); the bound ``n`` depends on the data.
 
     Parameters
     ----------
@@ -41,18 +47,14 @@ def check_k(k, n: int, name: str = "k", *, what: str | None = None) -> int:
         Number of records: ``k > n`` is an error (no release can hide a
         record among more records than there are).
     name : str
-        Parameter name used in the message (``what`` is an older alias).
+        Parameter name used in the message.
 
     Raises
     ------
     ParameterError
         ``k`` is not a whole number, below 1 or above ``n``.
     """
-    name = what if what is not None else name
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise ParameterError(f"{name} must be a whole number, got {k!r}")
-    if k < 1:
-        raise ParameterError(f"{name} must be at least 1, got {k}")
+    check_params({name: K}, {name: k}, meanings={name: MEANINGS["k"]})
     if k > n:
         raise ParameterError(
             f"{name}={k} exceeds the number of records ({n}); no release can hide a record "
@@ -61,53 +63,13 @@ def check_k(k, n: int, name: str = "k", *, what: str | None = None) -> int:
     return int(k)
 
 
-def check_m(m, *, allow_none: bool = True, name: str = "m", what: str | None = None) -> int | None:
-    """Validate the attacker-knowledge bound ``m`` (>= 1, or None for unbounded).
-
-    Raises
-    ------
-    ParameterError
-        ``m`` is not a whole number >= 1 (or None when ``allow_none``).
-    """
-    name = what if what is not None else name
-    if m is None and allow_none:
-        return None
-    if isinstance(m, bool) or not isinstance(m, (int, np.integer)):
-        raise ParameterError(f"{name} must be a whole number >= 1{' or None' if allow_none else ''}, got {m!r}")
-    if m < 1:
-        raise ParameterError(f"{name} must be at least 1 (the largest itemset an attacker knows), got {m}")
-    return int(m)
-
-
-def check_h(h) -> float:
-    """Validate the confidence bound ``h`` in (0, 1]; return it as float.
-
-    Raises
-    ------
-    ParameterError
-        ``h`` is not a number in (0, 1].
-    """
-    if isinstance(h, bool):
-        raise ParameterError(f"h must be a number in (0, 1], got {h!r}")
-    try:
-        h = float(h)
-    except (TypeError, ValueError):
-        raise ParameterError(f"h must be a number in (0, 1], got {h!r}") from None
-    if not 0.0 < h <= 1.0:
-        raise ParameterError(
-            f"h must be in (0, 1] (the largest allowed probability of inferring a private item), got {h}"
-        )
-    return h
-
-
 def check_diversity_feasible(labels, l: int) -> None:  # noqa: E741
     """Raise :class:`ParameterError` when ``labels`` cannot support l-diversity.
 
     Infeasible when there are fewer than ``l`` distinct labels, or when one
     label is on more than ``n / l`` of the ``n`` records.
     """
-    if isinstance(l, bool) or not isinstance(l, (int, np.integer)) or l < 1:
-        raise ParameterError(f"l must be a whole number >= 1, got {l!r}")
+    check_params({"l": K}, {"l": l})
     if labels is None:
         raise ParameterError(
             "l-diversity needs sensitive labels: the data has none (give TransactionData(..., labels=...), "

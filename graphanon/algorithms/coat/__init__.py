@@ -2,8 +2,6 @@
 
 * :func:`anonymize_coat` (:mod:`.engine`): the greedy merge/suppress loop
   (Algorithms 1-3) over the run state of :mod:`.state` (supports, UL);
-* :mod:`.spec`: the CLI registration (``--param privacy= utility= s=
-  weights=``);
 * :mod:`.policies`: the privacy/utility policies of the paper's experiments
   (km, PP1-PP9, UP1-UP4) as generators;
 * the constraint sets themselves -- :class:`KmConstraints`,
@@ -17,7 +15,6 @@ Loukides, Gkoulalas-Divanis, Malin. COAT: COnstraint-based anonymization of
 transactions. KAIS 28(2), 2011.
 """
 
-from graphanon.algorithms.coat import spec  # noqa: F401  (registers "coat")
 from graphanon.algorithms.coat.engine import CoatTrace, MergeStep, anonymize_coat
 from graphanon.taxonomy.constraint_sets import KmConstraints, as_utility_blocks, pgen
 

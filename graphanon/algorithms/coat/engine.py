@@ -30,6 +30,7 @@ workshop version "Utility-driven anonymization of transactions"), Sec. 3
 from __future__ import annotations
 
 import heapq
+from numbers import Real
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -44,14 +45,14 @@ from graphanon.taxonomy.constraint_sets import (
     as_utility_blocks,
     privacy_constraint_ids,
 )
+from graphanon.utils.docs import fill_doc
 from graphanon.utils.labels import set_label
+from graphanon.utils.params import COMMON, MEANINGS, Interval, K, validate_params
 from graphanon.utils.progress import ProgressCallback
-from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_k
 
 if TYPE_CHECKING:
     from graphanon.data import TransactionData
-    from graphanon.utils.randomness import RandomLike
 
 __all__ = ["CoatTrace", "MergeStep", "anonymize_coat"]
 
@@ -201,6 +202,10 @@ def _run_km(state: CoatState, m: int) -> None:
                 state.progress(trace.constraints_processed, trace.violations_found, f"{int(queue[2 * k])} queued")
 
 
+@validate_params({"k": K, "s": [Interval(Real, 0, 1)], **COMMON},
+                 meanings={**MEANINGS, "s": "the largest fraction of items that may be suppressed: 0.15 or, on "
+                           "the command line, 15%"})
+@fill_doc(secret='the row shuffle')
 def anonymize_coat(
     data: TransactionData,
     *,
@@ -210,7 +215,6 @@ def anonymize_coat(
     s: float,
     weights=None,
     suppression_penalty=None,
-    rng: RandomLike = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
 ) -> GlobalRecoding:
@@ -240,13 +244,7 @@ def anonymize_coat(
         Not used to choose operations (COAT never trades merges for
         suppressions); accepted and recorded so that the release's UL can be
         computed with the same penalty (:func:`graphanon.metrics.ul`).
-    rng : None, int or numpy Generator
-        Accepted for the common convention (same ``rng``, same release
-        structure); COAT's greedy loop draws nothing.
-    unsafe_secret_seed : int, optional
-        Tests only: fixes the secret row shuffle, which otherwise comes from
-        operating-system entropy (:func:`~graphanon.release.publish`). Never
-        recorded in the release.
+    %(unsafe_secret_seed)s
     progress : callable(done, total, message), optional
         Progress callback.
 
@@ -313,13 +311,7 @@ def anonymize_coat(
     of transactions. KAIS 2011, Sec. 4, Algorithms 1-3; tie and stall rules
     as fixed in graphanon's SPEC, Sec. 1.
     """
-    check_random_state(rng)  # validated like every method's; COAT draws nothing
     k = check_k(k, max(data.n_records, 1))
-    if isinstance(s, bool) or not isinstance(s, (int, float, np.floating)) or not 0.0 <= float(s) <= 1.0:
-        raise ParameterError(
-            f"s is the largest fraction of items that may be suppressed, in [0, 1] (0.15 or, on the "
-            f"command line, 15%); got {s!r}"
-        )
     block, blocks = as_utility_blocks(data, utility)
     wfun = weight_function(data, weights)
     trace = RunLog()

@@ -44,18 +44,19 @@ k-anonymization using clustering techniques, DASFAA 2007 (k-member).
 
 from __future__ import annotations
 
+from numbers import Integral
 from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.algorithms.grouping.partition import GroupingTrace, grouping_runner
-from graphanon.algorithms.registry import AlgorithmSpec, Param, register
-from graphanon.errors import ParameterError
+from graphanon.algorithms.grouping.partition import GroupingTrace
 from graphanon.graphs.lcg import NodeIndex, groups_to_lcg
 from graphanon.graphs.similarity import RecordSimilarityGraph
 from graphanon.release.local_recoding import LocalRecoding, local_recoding_from_counts
 from graphanon.release.publish import publish
+from graphanon.utils.docs import fill_doc
+from graphanon.utils.params import COMMON, MEANINGS, RNG, Interval, K, validate_params
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_k
@@ -94,6 +95,11 @@ def _identical_groups(X: sp.csr_array, k: int):
     return group, np.array(reps, dtype=np.int64), cl_of, cl_ptr, order.astype(np.int64)
 
 
+@validate_params(
+    {"k": K, "neighbors": [Interval(Integral, 1, None)], "pool": [Interval(Integral, 1, None)], "rng": RNG, **COMMON},
+    meanings=MEANINGS,
+)
+@fill_doc(secret='the row shuffle')
 def anonymize_clump(
     data: TransactionData,
     *,
@@ -120,8 +126,7 @@ def anonymize_clump(
         Fallback candidates when a group has no unassigned neighbour left.
     rng : None, int or Generator
         Structure randomness (seed tie order, fallback pool order).
-    unsafe_secret_seed : int, optional
-        Tests only: fixes the secret row shuffle.
+    %(unsafe_secret_seed)s
     progress : callable(done, total, message), optional
 
     Returns
@@ -159,9 +164,6 @@ def anonymize_clump(
     True
     """
     k = check_k(k, data.n_records)
-    for name, value in (("neighbors", neighbors), ("pool", pool)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ParameterError(f"{name} must be a whole number >= 1, got {value!r}")
     gen = check_random_state(rng)
     index = NodeIndex(taxonomy, data.items)
     counts = index.counts(data.matrix)
@@ -201,22 +203,3 @@ def anonymize_clump(
     if progress:
         progress(2, 2, "done")
     return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
-
-
-_PARAMS = (
-    Param("neighbors", int, 50, "neighbours per record in the similarity graph the candidates come from"),
-    Param("pool", int, 64, "fallback candidates when a group has no unassigned neighbour left"),
-)
-
-
-register(
-    AlgorithmSpec(
-        name="clump",
-        summary="Clump: groups of >= k similar records published as their least common generalization",
-        run=grouping_runner(anonymize_clump, _PARAMS),
-        privacy_model="transactional",
-        needs_taxonomy=True,
-        options=("k", "taxonomy", "seed"),
-        params=_PARAMS,
-    )
-)

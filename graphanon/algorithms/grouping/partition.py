@@ -36,28 +36,26 @@ generalization. PVLDB 2(1), 2009, Sec. 4 (Algorithm 1, Example 2, Table 2).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.distributed.tasks import map_ordered
-from graphanon.errors import ParameterError
 from graphanon.graphs.lcg import NodeIndex, groups_to_lcg
 from graphanon.release.local_recoding import LocalRecoding, local_recoding_from_counts
 from graphanon.release.publish import publish
+from graphanon.utils.docs import fill_doc
+from graphanon.utils.params import COMMON, MEANINGS, Interval, K, validate_params
 from graphanon.utils.progress import ProgressCallback
-from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_k
 
 if TYPE_CHECKING:
     from graphanon.data import TransactionData
-    from graphanon.utils.randomness import RandomLike
 
-__all__ = ["anonymize_partition", "ancestor_table", "grouping_runner"]
+__all__ = ["anonymize_partition", "ancestor_table"]
 
 
 @dataclass(frozen=True)
@@ -114,12 +112,14 @@ def _empty_records(lengths: np.ndarray, k: int) -> np.ndarray:
     return empty
 
 
+@validate_params({"k": K, **COMMON, "n_partitions": [None, Interval(Integral, 1, None)]},
+                 meanings=MEANINGS)
+@fill_doc(secret='the row shuffle')
 def anonymize_partition(
     data: TransactionData,
     *,
     taxonomy,
     k: int,
-    rng: RandomLike = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     client=None,
@@ -135,10 +135,7 @@ def anonymize_partition(
         The hierarchy whose cuts generalize the records.
     k : int
         Group size: each published record is shared by ``k`` or more records (1 <= k <= n).
-    rng : None, int or Generator
-        Accepted for the common signature; Partition is deterministic.
-    unsafe_secret_seed : int, optional
-        Tests only: fixes the secret row shuffle.
+    %(unsafe_secret_seed)s
     progress : callable(done, total, message), optional
     client : dask.distributed.Client, optional
         Finish the recursion on Dask: the top levels run here until every
@@ -183,7 +180,6 @@ def anonymize_partition(
     ['A', 'A', 'b1 b2', 'b1 b2', 'a1 a2 B', 'a1 a2 B', 'a1 a2 B']
     """
     k = check_k(k, data.n_records)
-    check_random_state(rng)
     index = NodeIndex(taxonomy, data.items)
     if progress:
         progress(0, 1, "partitioning")
@@ -241,8 +237,6 @@ def _groups_on_client(o_ptr, anc, depth, is_leaf, ncp, k: int, *, client, n_part
     n = len(o_ptr) - 1
     if n_partitions is None:
         n_partitions = 2 * max(1, len(client.scheduler_info().get("workers", {})))
-    elif isinstance(n_partitions, bool) or not isinstance(n_partitions, (int, np.integer)) or n_partitions < 1:
-        raise ParameterError(f"n_partitions must be a whole number >= 1, got {n_partitions!r}")
     size = -(-n // int(n_partitions))
     cur = np.zeros(o_ptr[n], dtype=np.int64)
     group, rows, deferred, (f_ptr, frozen) = partition_run(
@@ -286,34 +280,3 @@ def _groups_on_client(o_ptr, anc, depth, is_leaf, ncp, k: int, *, client, n_part
         is_deferred[rows[s:e]] = True
     new[is_deferred] += local[is_deferred]
     return new, cur
-
-
-def grouping_runner(anonymize: Callable, params: tuple = ()) -> Callable:
-    """The command-line adapter of a grouping method over a taxonomy (Clump, Partition).
-
-    Returns ``run(data, opts)`` calling ``anonymize(data, taxonomy=..., k=...,
-    **params, rng=..., unsafe_secret_seed=..., progress=...)`` from the
-    :class:`~graphanon.algorithms.registry.RunOptions`; ``params`` are the
-    method's declared ``--param`` options (none refuses every ``--param``).
-    """
-
-    def run(data, opts: RunOptions):
-        return anonymize(
-            data, taxonomy=opts.taxonomy, k=opts.k, **opts.values(params), rng=opts.seed,
-            unsafe_secret_seed=opts.unsafe_secret_seed, progress=opts.progress,
-            **({} if opts.client is None else {"client": opts.client}),
-        )  # fmt: skip
-
-    return run
-
-
-register(
-    AlgorithmSpec(
-        name="partition",
-        summary="Partition/LG: top-down local generalization into groups of >= k identical records (He & Naughton 2009)",
-        run=grouping_runner(anonymize_partition),
-        privacy_model="transactional",
-        needs_taxonomy=True,
-        options=("k", "taxonomy", "scheduler"),
-    )
-)

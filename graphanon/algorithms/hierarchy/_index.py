@@ -36,9 +36,8 @@ import scipy.sparse as sp
 from graphanon.counting.support import ItemsetLevel, minimal_infrequent_itemsets
 from graphanon.errors import ParameterError
 from graphanon.taxonomy.tree import Taxonomy
-from graphanon.utils.validation import check_m
 
-__all__ = ["HierarchyIndex", "ThreatSet", "check_m", "evaluate_cut", "infrequent_on_columns"]
+__all__ = ["HierarchyIndex", "ThreatSet", "evaluate_cut", "infrequent_on_columns"]
 
 
 class HierarchyIndex:

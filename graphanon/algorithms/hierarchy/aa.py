@@ -34,38 +34,40 @@ Liu, Wang. PAKDD 2010, Sec. 5 (AA as the baseline, NCP as the measure).
 from __future__ import annotations
 
 import itertools
+from numbers import Integral
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from graphanon.algorithms.hierarchy._aa_counts import BlockCounts, LocalCounts
-from graphanon.algorithms.hierarchy._index import HierarchyIndex, check_m
+from graphanon.algorithms.hierarchy._index import HierarchyIndex
 from graphanon.algorithms.hierarchy.cut import cut_recoding, recode_to_priors
-from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.errors import InfeasibleError
 from graphanon.metrics.loss import ncp
 from graphanon.release import GlobalRecoding
 from graphanon.release.publish import publish
 from graphanon.taxonomy.tree import Taxonomy
+from graphanon.utils.docs import fill_doc
+from graphanon.utils.params import COMMON, MEANINGS, Interval, K, M, validate_params
 from graphanon.utils.progress import ProgressCallback
-from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_k
 
 if TYPE_CHECKING:
     from graphanon.data import TransactionData
-    from graphanon.utils.randomness import RandomLike
 
 __all__ = ["anonymize_aa"]
 
 
 
+@validate_params({"k": K, "m": M, **COMMON, "n_partitions": [None, Interval(Integral, 1, None)]},
+                 meanings=MEANINGS)
+@fill_doc(secret='the row shuffle')
 def anonymize_aa(
     data: TransactionData,
     *,
     taxonomy: Taxonomy,
     k: int,
     m: int | None = None,
-    rng: RandomLike = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     client=None,
@@ -87,13 +89,7 @@ def anonymize_aa(
         record (k^infinity).
     progress : callable(done, total, message), optional
         Called once per recount.
-    rng : None, int or numpy.random.Generator
-        Accepted for the common signature and ignored: the method is
-        deterministic (it draws no structure randomness).
-    unsafe_secret_seed : int, optional
-        Tests only: fixes the secret row shuffle, which otherwise comes from
-        operating-system entropy (:func:`~graphanon.release.publish`). Never
-        recorded in the release.
+    %(unsafe_secret_seed)s
     client : dask.distributed.Client, optional
         Count on Dask: the records are cut into ``n_partitions`` row blocks
         on the workers, each worker builds its blocks of the extended
@@ -174,9 +170,7 @@ def anonymize_aa(
     ----------
     Terrovitis, Mamoulis, Kalnis. PVLDB 2008, Sec. 4.
     """
-    check_random_state(rng)  # deterministic: accepted so that every method takes rng=
     check_k(k, data.n_records)
-    m = check_m(m)
     index = HierarchyIndex(data, taxonomy)
     counts = LocalCounts(index) if client is None else BlockCounts(index, client, n_partitions, progress)
     n = index.n_nodes
@@ -451,23 +445,3 @@ def _first_fixing(supports: np.ndarray, k: int) -> int | None:
     """Position of the first candidate fix whose recoded itemset has support >= k (None: none has)."""
     ok = np.flatnonzero(supports >= k)
     return int(ok[0]) if len(ok) else None
-
-
-def _run(data, opts: RunOptions) -> GlobalRecoding:
-    opts.unknown_params(set())
-    return anonymize_aa(
-        data, taxonomy=opts.taxonomy, k=opts.required_k("aa"), m=opts.m, progress=opts.progress,
-        unsafe_secret_seed=opts.unsafe_secret_seed, client=opts.client, priors=opts.priors,
-    )
-
-
-register(
-    AlgorithmSpec(
-        name="aa",
-        summary="Apriori Anonymization: full-subtree global generalization for k^m-anonymity (Terrovitis et al. 2008)",
-        run=_run,
-        privacy_model="km",
-        needs_taxonomy=True,
-        options=("k", "m", "taxonomy", "scheduler"),
-    )
-)

@@ -16,30 +16,22 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
 from graphanon.algorithms.prior import as_priors, coarsened_cut
-from graphanon.algorithms.registry import (
-    AlgorithmSpec,
-    Param,
-    RunOptions,
-    parse_bool,
-    parse_name_list,
-    register,
-)
 from graphanon.errors import ParameterError, TaxonomyError
 from graphanon.metrics.loss import ncp
 from graphanon.release import GlobalRecoding
 from graphanon.release.publish import publish
 from graphanon.taxonomy.tree import Taxonomy
+from graphanon.utils.docs import fill_doc
 from graphanon.utils.labels import as_labels
+from graphanon.utils.params import COMMON, ExactlyOne, Interval, validate_params
 from graphanon.utils.progress import ProgressCallback, report
-from graphanon.utils.randomness import check_random_state
-from graphanon.utils.validation import check_k, check_m
 
 if TYPE_CHECKING:
     from graphanon.data import TransactionData
-    from graphanon.utils.randomness import RandomLike
 
 __all__ = ["HierarchyTrace", "anonymize_cut", "cut_recoding"]
 
@@ -140,6 +132,12 @@ def cut_recoding(
     return rel
 
 
+@validate_params(
+    {"level": [Interval(Integral, 0, None), None], **COMMON},
+    meanings={"level": "a taxonomy depth, 0 = the root"},
+    rules=[ExactlyOne(("cut", "level"), "cut: a list of nodes, level: a taxonomy depth")],
+)
+@fill_doc(secret='the row shuffle')
 def anonymize_cut(
     data: TransactionData,
     *,
@@ -147,7 +145,6 @@ def anonymize_cut(
     cut: Iterable[Hashable] | None = None,
     level: int | None = None,
     suppress: Iterable[Hashable] = (),
-    rng: RandomLike = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     priors=None,
@@ -165,11 +162,7 @@ def anonymize_cut(
         (0 = root only; the height = the leaves).
     suppress : iterable of nodes
         Cut nodes to suppress.
-    rng : None, int or numpy.random.Generator
-        Accepted for the common signature and ignored: the method is
-        deterministic (it draws no structure randomness).
-    unsafe_secret_seed : int, optional
-        Tests only: fixes the secret row shuffle (OS entropy otherwise).
+    %(unsafe_secret_seed)s
     progress : callable(done, total, message), optional
         Called once when the recoding is done.
     priors : release, Prior, or a sequence of them, optional
@@ -206,13 +199,10 @@ def anonymize_cut(
     This method makes no privacy promise by itself: audit its release (for
     example with :class:`~graphanon.privacy.KmAnonymity`) before publishing.
     """
-    if (cut is None) == (level is None):
-        raise ParameterError("give exactly one of cut= (a list of nodes) or level= (a taxonomy depth)")
     if level is not None:
-        if not 0 <= level <= taxonomy.height:
+        if level > taxonomy.height:
             raise ParameterError(f"level must be between 0 and the taxonomy height {taxonomy.height}, got {level}")
         cut = taxonomy.level(level)
-    check_random_state(rng)
     assert cut is not None  # exactly one of cut= and level= (which set it)
     rel = cut_recoding(data, taxonomy, cut, () if suppress is None else suppress, params={"level": level})
     report(progress, 1, 1, "cut recoding")
@@ -251,53 +241,3 @@ def recode_to_priors(data, release: GlobalRecoding, priors, *, taxonomy: Taxonom
     rel = cut_recoding(data, taxonomy, cut, suppressed, algorithm=release.algorithm, params=params)
     rel.params["ncp"] = ncp(data, rel)
     return rel
-
-
-_PARAMS = (
-    Param("cut", parse_name_list, None, "the cut's nodes, comma-separated"),
-    Param("level", int, None, "instead of cut: the cut at this taxonomy depth (0 = the root)"),
-    Param("suppress", parse_name_list, (), "cut nodes to suppress, comma-separated"),
-    Param("force", parse_bool, False, "with -k: publish even when the k^m audit fails"),
-)
-
-
-def _run(data, opts: RunOptions) -> GlobalRecoding:
-    """CLI adapter.
-
-    ``-k`` (with ``-m``) is a claim the CLI checks: the release records ``k`` and ``m`` in its
-    params, and the CLI audits it with the independent k^m audit before writing it
-    (``spec.verify``); ``--param force=true`` publishes a violating release anyway, with the
-    audit result in its params. Without ``-k`` the release claims nothing.
-    """
-    values = opts.values(_PARAMS)  # force is checked here, acted on by the CLI
-    if opts.k is not None:
-        check_k(opts.k, data.n_records)
-        check_m(opts.m)
-    if opts.k is None:
-        opts.refuse(("m",), "algorithm 'cut' claims k^m-anonymity only with -k K (then it audits its release)")
-        if "force" in opts.params:
-            raise ParameterError("--param force only applies with -k K (it publishes a release that fails its k^m audit)")
-    cut, level, suppress = values["cut"], values["level"], values["suppress"]
-    if cut is None and level is None:
-        raise ParameterError("algorithm 'cut' needs --param cut=NODE,NODE,... or --param level=DEPTH")
-    release = anonymize_cut(
-        data, taxonomy=opts.taxonomy, cut=cut, level=level, suppress=suppress, unsafe_secret_seed=opts.unsafe_secret_seed,
-        priors=opts.priors,
-    )
-    if opts.k is not None:
-        release.params.update(k=opts.k, m=opts.m)
-    return release
-
-
-register(
-    AlgorithmSpec(
-        name="cut",
-        summary="publish a user-given taxonomy cut (--param cut=A,B,... or level=D; suppress=X,Y); with -k K [-m M] "
-        "the release is audited for k^m-anonymity and refused when it fails (--param force=true publishes it anyway)",
-        run=_run,
-        privacy_model="km",
-        needs_taxonomy=True,
-        params=_PARAMS,
-        verify=True,
-    )
-)

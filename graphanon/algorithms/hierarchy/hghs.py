@@ -36,23 +36,22 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphanon.algorithms.hierarchy._index import HierarchyIndex, check_m, evaluate_cut
+from graphanon.algorithms.hierarchy._index import HierarchyIndex, evaluate_cut
 from graphanon.algorithms.hierarchy._search import HierarchySearch, SearchRound
 from graphanon.algorithms.hierarchy._walk import walk_round
 from graphanon.algorithms.hierarchy.cut import cut_recoding, recode_to_priors
-from graphanon.algorithms.registry import AlgorithmSpec, RunOptions, register
 from graphanon.counting.support import generalize_matrix
 from graphanon.metrics.loss import ncp
 from graphanon.release import GlobalRecoding
 from graphanon.release.publish import publish
 from graphanon.taxonomy.tree import Taxonomy
+from graphanon.utils.docs import fill_doc
+from graphanon.utils.params import COMMON, MEANINGS, K, M, validate_params
 from graphanon.utils.progress import ProgressCallback
-from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_k
 
 if TYPE_CHECKING:
     from graphanon.data import TransactionData
-    from graphanon.utils.randomness import RandomLike
 
 __all__ = [
     "HierarchySearch",
@@ -65,7 +64,6 @@ __all__ = [
 
 def _prepare(data, taxonomy, k, m):
     check_k(k, data.n_records)
-    m = check_m(m)
     index = HierarchyIndex(data, taxonomy)
     return index, m
 
@@ -108,13 +106,14 @@ def _release(
     return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
 
 
+@validate_params({"k": K, "m": M, **COMMON}, meanings=MEANINGS)
+@fill_doc(secret='the row shuffle')
 def anonymize_hghs(
     data: TransactionData,
     *,
     taxonomy: Taxonomy,
     k: int,
     m: int | None = None,
-    rng: RandomLike = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     priors=None,
@@ -133,13 +132,7 @@ def anonymize_hghs(
         Attacker knowledge; None is k^infinity (any number of items).
     progress : callable(done, total, message), optional
         Called after each move of the cut search.
-    rng : None, int or numpy.random.Generator
-        Accepted for the common signature and ignored: the method is
-        deterministic (it draws no structure randomness).
-    unsafe_secret_seed : int, optional
-        Tests only: fixes the secret row shuffle, which otherwise comes from
-        operating-system entropy (:func:`~graphanon.release.publish`). Never
-        recorded in the release.
+    %(unsafe_secret_seed)s
 
     priors : release, Prior, or a sequence of them, optional
         Earlier global recodings of ``data``: the cut is raised to a function
@@ -226,7 +219,6 @@ def anonymize_hghs(
     ----------
     Liu, Wang. PAKDD 2010, Sec. 3-4.1.
     """
-    check_random_state(rng)  # deterministic: accepted so that every method takes rng=
     index, m = _prepare(data, taxonomy, k, m)
     threats = index.threats(k, m)
     rnd = walk_round(index, threats, k, m, ~index.is_leaf, progress, "HgHs")
@@ -236,13 +228,13 @@ def anonymize_hghs(
     return _release(data, index, search, "hghs", {"k": k, "m": m}, unsafe_secret_seed, priors)
 
 
+@validate_params({"k": K, "m": M, **COMMON}, meanings=MEANINGS)
 def anonymize_mhghs(
     data: TransactionData,
     *,
     taxonomy: Taxonomy,
     k: int,
     m: int | None = None,
-    rng: RandomLike = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     priors=None,
@@ -257,7 +249,7 @@ def anonymize_mhghs(
 
     Parameters
     ----------
-    data, taxonomy, k, m, rng, unsafe_secret_seed, progress, priors :
+    data, taxonomy, k, m, unsafe_secret_seed, progress, priors :
         As in :func:`anonymize_hghs`.
 
     Returns
@@ -302,7 +294,6 @@ def anonymize_mhghs(
     ----------
     Liu, Wang. PAKDD 2010, Sec. 4.2.
     """
-    check_random_state(rng)  # deterministic: accepted so that every method takes rng=
     index, m = _prepare(data, taxonomy, k, m)
     rounds: list = []
     allowed = np.ones(index.n_nodes, dtype=bool)
@@ -390,39 +381,3 @@ def best_suppression(data, *, taxonomy: Taxonomy, cut: Iterable[Hashable], k: in
         "cost_suppression": s,
         "threats": [index.labels(t) for t in threats.within(cut)],
     }
-
-
-def _run_hghs(data, opts: RunOptions) -> GlobalRecoding:
-    opts.unknown_params(set())
-    return anonymize_hghs(
-        data, taxonomy=opts.taxonomy, k=opts.required_k("hghs"), m=opts.m, progress=opts.progress,
-        unsafe_secret_seed=opts.unsafe_secret_seed, priors=opts.priors,
-    )
-
-
-def _run_mhghs(data, opts: RunOptions) -> GlobalRecoding:
-    opts.unknown_params(set())
-    return anonymize_mhghs(
-        data, taxonomy=opts.taxonomy, k=opts.required_k("mhghs"), m=opts.m, progress=opts.progress,
-        unsafe_secret_seed=opts.unsafe_secret_seed, priors=opts.priors,
-    )
-
-
-register(
-    AlgorithmSpec(
-        name="hghs",
-        summary="HgHs: greedy taxonomy cut + greedy item suppression for k^m-anonymity (Liu & Wang 2010)",
-        run=_run_hghs,
-        privacy_model="km",
-        needs_taxonomy=True,
-    )
-)
-register(
-    AlgorithmSpec(
-        name="mhghs",
-        summary="mHgHs: HgHs in m rounds on shrinking taxonomies (scales to large m and taxonomies)",
-        run=_run_mhghs,
-        privacy_model="km",
-        needs_taxonomy=True,
-    )
-)

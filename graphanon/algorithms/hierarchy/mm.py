@@ -26,34 +26,28 @@ Liu, Wang. PAKDD 2010, Sec. 5 (MM as a baseline for k^m-anonymity).
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
+from numbers import Real
 from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.algorithms.hierarchy._index import check_m, infrequent_on_columns
+from graphanon.algorithms.hierarchy._index import infrequent_on_columns
 from graphanon.algorithms.hierarchy.cut import HierarchyTrace
-from graphanon.algorithms.registry import (
-    AlgorithmSpec,
-    Param,
-    RunOptions,
-    parse_name_list,
-    register,
-)
 from graphanon.errors import ParameterError
 from graphanon.release import GlobalRecoding
 from graphanon.release.publish import publish
+from graphanon.utils.docs import fill_doc
 from graphanon.utils.labels import as_labels
 from graphanon.utils.memory import cost_blocks
+from graphanon.utils.params import COMMON, MEANINGS, Interval, K, M, validate_params
 from graphanon.utils.progress import ProgressCallback
-from graphanon.utils.randomness import check_random_state
-from graphanon.utils.validation import check_h, check_k
+from graphanon.utils.validation import check_k
 
 if TYPE_CHECKING:
     from graphanon.data import TransactionData
-    from graphanon.utils.randomness import RandomLike
 
-__all__ = ["anonymize_mm", "check_h", "check_private_items", "minimal_moles"]
+__all__ = ["anonymize_mm", "check_private_items", "minimal_moles"]
 
 
 
@@ -213,6 +207,12 @@ def minimal_moles(X, *, k: int, p: int | None, h: float, private: np.ndarray) ->
     return np.concatenate([out, conf])
 
 
+@validate_params(
+    {"k": K, "m": M, "h": [Interval(Real, 0, 1, closed="right")], **COMMON},
+    meanings={**MEANINGS, "m": "p, the largest set of public items an attacker knows; None: unbounded",
+              "h": "the largest allowed probability of inferring a private item"},
+)
+@fill_doc(secret='the row shuffle')
 def anonymize_mm(
     data: TransactionData,
     *,
@@ -220,7 +220,6 @@ def anonymize_mm(
     m: int | None = None,
     h: float = 1.0,
     private_items: Iterable[Hashable] = (),
-    rng: RandomLike = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
 ) -> GlobalRecoding:
@@ -242,13 +241,7 @@ def anonymize_mm(
         never part of the attacker's knowledge.
     progress : callable(done, total, message), optional
         Called when the greedy is done.
-    rng : None, int or numpy.random.Generator
-        Accepted for the common signature and ignored: the method is
-        deterministic (it draws no structure randomness).
-    unsafe_secret_seed : int, optional
-        Tests only: fixes the secret row shuffle, which otherwise comes from
-        operating-system entropy (:func:`~graphanon.release.publish`). Never
-        recorded in the release.
+    %(unsafe_secret_seed)s
 
     Returns
     -------
@@ -290,10 +283,9 @@ def anonymize_mm(
     ----------
     Xu et al. KDD 2008, Sec. 4 (Algorithm MM).
     """
-    check_random_state(rng)  # deterministic: accepted so that every method takes rng=
     check_k(k, data.n_records)
-    p = check_m(m, what="m (p)")
-    h = check_h(h)
+    p = m
+    h = float(h)
     private = check_private_items(data, private_items)
     moles = minimal_moles(data.matrix, k=k, p=p, h=h, private=private)
     occ = data.supports().astype(np.float64)
@@ -324,39 +316,3 @@ def anonymize_mm(
     )
     rel.trace = HierarchyTrace(cut=None, suppressed=tuple(data.items[j] for j in suppressed))
     return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
-
-
-_PARAMS = (
-    Param("h", float, None, "largest allowed confidence of inferring a private item, a number in (0, 1] "
-          "(default 1: no bound); needs private"),
-    Param("private", parse_name_list, (), "private (sensitive) items, comma-separated"),
-)
-
-
-def _run(data, opts: RunOptions) -> GlobalRecoding:
-    """CLI adapter; one ``--param h=0.5,private=a,b`` gives both (``combined_params``)."""
-    values = opts.values(_PARAMS, combined=True)
-    h, private = values["h"], values["private"]
-    if h is not None and not private:
-        raise ParameterError(
-            "--param h bounds the confidence of inferring a private item; without --param private=ITEM,... "
-            "there is none, so h would change nothing: give the private items or drop h"
-        )
-    return anonymize_mm(
-        data, k=opts.required_k("mm"), m=opts.m, h=1.0 if h is None else h, private_items=private, progress=opts.progress,
-        unsafe_secret_seed=opts.unsafe_secret_seed,
-    )
-
-
-register(
-    AlgorithmSpec(
-        name="mm",
-        summary="MM: greedy total item suppression for k^m-anonymity / (h,k,p)-coherence (Xu et al. 2008; "
-        "--param h=0.8 private=a,b)",
-        run=_run,
-        privacy_model="km",
-        params=_PARAMS,
-        combined_params=True,
-        options=("k", "m"),
-    )
-)

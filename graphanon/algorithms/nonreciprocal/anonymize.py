@@ -34,6 +34,7 @@ nonreciprocal recoding. KDD 2012, Sec. 4.1-4.4.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral, Real
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -47,12 +48,23 @@ from graphanon.algorithms.nonreciprocal.extraction import extract_assignments
 from graphanon.algorithms.nonreciprocal.gray import gray_order
 from graphanon.algorithms.nonreciprocal.tsp import DETERMINISTIC_STEP_LIMIT, gray_tsp_order
 from graphanon.algorithms.prior import reuse_priors
-from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, register
 from graphanon.errors import ParameterError
 from graphanon.graphs.generalization import GeneralizationGraph
 from graphanon.release.nonreciprocal import NonreciprocalRelease
 from graphanon.release.publish import publish
+from graphanon.utils.docs import fill_doc
 from graphanon.utils.memory import check_memory
+from graphanon.utils.params import (
+    COMMON,
+    MEANINGS,
+    RNG,
+    AtLeastOne,
+    Interval,
+    K,
+    NotGreater,
+    StrOptions,
+    validate_params,
+)
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state, secret_generator
 from graphanon.utils.validation import check_k, check_order
@@ -92,16 +104,15 @@ class NonreciprocalTrace:
     greedy_assignments: np.ndarray | None = None
 
 
-def tsp_budget(
-    tsp_time_limit: float | None, tsp_step_limit: int | None, reproducible: bool
-) -> tuple[float | None, int | None]:
-    """The Gray-TSP search budget per segment, ``(time_limit, step_limit)``.
+def tsp_budget(tsp_time_limit: float | None, tsp_step_limit: int | None) -> tuple[float | None, int | None]:
+    """The Gray-TSP search budget per segment, ``(time_limit, step_limit)``: an explicit choice.
 
     The default is a fixed number of solver steps (a count of work, no
-    clock), seeded or not: the order then never depends on machine load, and
-    the recorded budget (``params``) is the same whether a run was seeded or
-    not. A wall-clock budget is used only when asked for with
-    ``tsp_time_limit``, and refused for reproducible (seeded) runs.
+    clock): the order then never depends on machine load, and the recorded
+    budget (``params``) is the same whether a run was seeded or not. A
+    wall-clock budget is used only when asked for with ``tsp_time_limit``;
+    the order then depends on the load, whatever ``rng`` is (the command
+    line refuses it together with ``--seed``).
 
     Parameters
     ----------
@@ -111,24 +122,15 @@ def tsp_budget(
         Solver steps per segment (default
         :data:`~graphanon.algorithms.nonreciprocal.DETERMINISTIC_STEP_LIMIT`
         when no time limit is given).
-    reproducible : bool
-        True for seeded runs: a clock would make the order depend on load.
 
     Returns
     -------
     (float or None, int or None)
 
-    Raises
-    ------
-    ParameterError
-        ``tsp_time_limit`` with ``reproducible=True``.
-
     Examples
     --------
-    >>> tsp_budget(None, None, reproducible=True) == tsp_budget(None, None, reproducible=False)
-    True
-    >>> tsp_budget(None, None, reproducible=False), tsp_budget(0.5, None, reproducible=False)
-    ((None, 40000), (0.5, None))
+    >>> tsp_budget(None, None), tsp_budget(None, 500), tsp_budget(0.5, None)
+    ((None, 40000), (None, 500), (0.5, None))
 
     References
     ----------
@@ -137,12 +139,6 @@ def tsp_budget(
     """
     if tsp_time_limit is None:
         return None, (DETERMINISTIC_STEP_LIMIT if tsp_step_limit is None else tsp_step_limit)
-    if reproducible:
-        raise ParameterError(
-            f"tsp_time_limit={tsp_time_limit} stops the Gray-TSP search on wall-clock time, so a seeded run "
-            "would not be reproducible; drop it, or set the deterministic budget with tsp_step_limit=N "
-            f"(solver steps per segment, default {DETERMINISTIC_STEP_LIMIT})"
-        )
     return tsp_time_limit, tsp_step_limit
 
 
@@ -154,8 +150,7 @@ def record_order(
     max_segment: int = 350,
     tsp_time_limit: float | None = None,
     tsp_step_limit: int | None = None,
-    seed: int = 0,
-    reproducible: bool = False,
+    rng=0,
     n_jobs: int = 1,
     client=None,
     progress: ProgressCallback | None = None,
@@ -170,23 +165,20 @@ def record_order(
         Gray-TSP segment lengths.
     tsp_time_limit : float, optional
         Gray-TSP: wall-clock seconds of search per segment, only when asked
-        for. Refused with ``reproducible=True``: a clock makes the order
-        depend on machine load.
+        for: a clock makes the order depend on machine load.
     tsp_step_limit : int, optional
         Gray-TSP: solver steps per segment (a count of work). Without
         ``tsp_time_limit`` it is the whole budget (default
         :data:`~graphanon.algorithms.nonreciprocal.DETERMINISTIC_STEP_LIMIT`, about
-        0.2 s of search), seeded or not.
-    seed : int
-        Gray-TSP node numbering seed.
-    reproducible : bool
-        Search the Gray-TSP order with a deterministic budget (no clock), so
-        the same ``seed`` gives the same order on any machine and load.
+        0.2 s of search): the same ``rng`` seed then gives the same order on any
+        machine and load.
+    rng : None, int or numpy.random.Generator, default 0
+        Gray-TSP node numbering (:func:`gray_tsp_details`).
     n_jobs : int
         Gray-TSP: local worker processes solving segments.
     client : dask.distributed.Client, optional
         Gray-TSP: solve the segments on this client's workers. Neither
-        ``n_jobs`` nor ``client`` changes a reproducible order.
+        ``n_jobs`` nor ``client`` changes an order searched on a step budget.
     progress : callable(done, total, message), optional
 
     Returns
@@ -197,8 +189,7 @@ def record_order(
     Raises
     ------
     ParameterError
-        On an unknown order, a bad permutation, or ``tsp_time_limit`` with
-        ``reproducible=True``.
+        On an unknown order or a bad permutation.
 
     Examples
     --------
@@ -208,7 +199,7 @@ def record_order(
     [1, 3, 0, 2, 4, 5]
     """
     n = data.n_records
-    time_limit, step_limit = tsp_budget(tsp_time_limit, tsp_step_limit, reproducible)
+    time_limit, step_limit = tsp_budget(tsp_time_limit, tsp_step_limit)
     if isinstance(order, str):
         if order == "identity":
             return np.arange(n, dtype=np.int64)
@@ -221,7 +212,7 @@ def record_order(
             )
             if order == "gray":
                 return check_order(gray_order(X), n)
-            segments = {"min_segment": min_segment, "max_segment": max_segment, "seed": seed}
+            segments = {"min_segment": min_segment, "max_segment": max_segment, "rng": rng}
             budget = {"time_limit": time_limit, "step_limit": step_limit}
             workers = {"n_jobs": n_jobs, "client": client, "progress": progress}
             return check_order(gray_tsp_order(X, **segments, **budget, **workers), n)
@@ -237,6 +228,18 @@ def members_matrix(assignments: np.ndarray, n: int) -> sp.csr_array:
     return sp.csr_array((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(n, n))
 
 
+@validate_params(
+    {"k": [*K, None], "l": [*K, None], "order": [StrOptions(("gray-tsp", "gray", "identity")), "array-like"],
+     "min_segment": [Interval(Integral, 1, None)], "max_segment": [Interval(Integral, 1, None)],
+     "tsp_time_limit": [Interval(Real, 0, None, closed="neither"), None],
+     "tsp_step_limit": [Interval(Integral, 1, None), None],
+     "extraction": [StrOptions(("closed-walk", "backtracking"))], "l_method": [StrOptions(("flow", "greedy-walk"))],
+     "rng": RNG, **COMMON},
+    meanings={**MEANINGS, "l": "distinct sensitive labels among each record's candidates"},
+    rules=[AtLeastOne(("k", "l"), "k: k-anonymity, l: l-diversity"), NotGreater("min_segment", "max_segment"),
+           NotGreater("k", "l", "with l the generalization graph is l-regular")],
+)
+@fill_doc(secret='the extracted assignments, the chosen one and the row shuffle')
 def anonymize_nonreciprocal(
     data: TransactionData,
     *,
@@ -279,8 +282,9 @@ def anonymize_nonreciprocal(
         as long and as good as 0.2 s of search; docs/order.md), so the
         published parameters do not show whether a run was seeded. A
         wall-clock budget ``tsp_time_limit`` (seconds; 1.0 s shortens the
-        order by another 3-6%) is used only when given, and is refused with
-        ``rng`` (the order would depend on machine load).
+        order by another 3-6%) is used only when given: an explicit choice,
+        whatever ``rng`` is, that makes the order depend on machine load
+        (:func:`tsp_budget`; the command line refuses it with ``--seed``).
     extraction : {"closed-walk", "backtracking"}
         Assignment extraction (:func:`~graphanon.algorithms.nonreciprocal.extract_assignments`).
     l_method : {"flow", "greedy-walk"}
@@ -307,11 +311,7 @@ def anonymize_nonreciprocal(
         shuffle always come from operating-system entropy (see the module's
         privacy note).
     progress : callable(done, total, message), optional
-    unsafe_secret_seed : int, optional
-        Tests only: fixes the extracted assignments, the chosen one and the
-        row shuffle. Anyone
-        who knows or guesses it undoes the release's protection. Never
-        recorded in the release.
+    %(unsafe_secret_seed)s
 
     priors : release, Prior, (release, link), or a sequence of them, optional
         Earlier releases of ``data`` (:mod:`graphanon.algorithms.prior`):
@@ -379,33 +379,21 @@ def anonymize_nonreciprocal(
     n = data.n_records
     if n == 0:
         raise ParameterError("cannot anonymize an empty dataset")
-    if extraction not in ("closed-walk", "backtracking"):
-        raise ParameterError(f"extraction must be 'closed-walk' or 'backtracking', got {extraction!r}")
-    if l_method not in ("flow", "greedy-walk"):
-        raise ParameterError(f"l_method must be 'flow' or 'greedy-walk', got {l_method!r}")
     if l is not None:
         check_diversity_feasible(data.labels, l)
         l = check_k(l, n, "l")  # noqa: E741
-        if k is None:
-            k = l
-        k = check_k(k, n)
-        if k > l:
-            raise ParameterError(f"with l={l} the generalization graph is l-regular, so k={k} cannot exceed l")
-    else:
-        if k is None:
-            raise ParameterError("give k (k-anonymity) or l (l-diversity)")
-        k = check_k(k, n)
+        k = l if k is None else k
+    k = check_k(k, n)
     check_memory(
         _BYTES_PER_EDGE * n * k + _BYTES_PER_VOTE * k * data.matrix.nnz,
         what=f"nonreciprocal recoding with k={k} on {n} records ({n * k} generalization-graph edges)",
         advice="lower k (CLI: -k): the graph, its k assignments and the bit vote all hold n x k entries",
     )
-    reproducible = rng is not None  # a seeded structure must not depend on the clock
     rng = check_random_state(rng)
     tsp_seed = int(rng.integers(2**31 - 1))
     perm = record_order(
         data, order, min_segment=min_segment, max_segment=max_segment, tsp_time_limit=tsp_time_limit,
-        tsp_step_limit=tsp_step_limit, seed=tsp_seed, reproducible=reproducible, client=client, progress=progress
+        tsp_step_limit=tsp_step_limit, rng=tsp_seed, client=client, progress=progress
     )
     params: dict[str, object] = {
         "k": k,
@@ -418,7 +406,7 @@ def anonymize_nonreciprocal(
     }
     if isinstance(order, str) and order == "gray-tsp":  # the budget used: the same fields, seeded or not
         params["tsp_time_limit"], params["tsp_step_limit"] = tsp_budget(
-            tsp_time_limit, tsp_step_limit, reproducible
+            tsp_time_limit, tsp_step_limit
         )
     if l is None:
         graph = GeneralizationGraph.ring(perm, k, data.record_ids)
@@ -443,66 +431,3 @@ def anonymize_nonreciprocal(
     release = publish(data, aligned, secret=secret)
     release.trace = NonreciprocalTrace(order=perm, graph=graph, assignments=assignments, greedy_assignments=greedy)
     return release
-
-
-_TSP_PARAMS = (
-    Param("min_segment", int, 300, "Gray-TSP order: shortest segment solved as one TSP"),
-    Param("max_segment", int, 350, "Gray-TSP order: longest segment solved as one TSP"),
-    Param("tsp_time_limit", float, None, "Gray-TSP order: seconds per segment instead of the default step budget "
-          "(refused with --seed)"),
-    Param("tsp_step_limit", int, None, "Gray-TSP order: deterministic search budget per segment (the default)"),
-)
-_PARAMS = (
-    Param("l", int, None, "l-diversity of the sensitive labels (records need a label column)"),
-    Param("l_method", str, "flow", "l-diverse assignment extraction (with l)", choices=("flow", "greedy-walk")),
-    Param("diversity", str, "distinct", "l-diversity variant: nr promises distinct only (entropy, recursive: "
-          "-a cahd)", choices=("distinct", "entropy", "recursive")),
-    Param("order", str, "gray-tsp", "cyclic record order", choices=("gray-tsp", "gray", "identity")),
-    Param("extraction", str, "closed-walk", "assignment extraction", choices=("closed-walk", "backtracking")),
-    *_TSP_PARAMS,
-)
-
-
-def _run(data, opts: RunOptions) -> NonreciprocalRelease:
-    values = opts.values(_PARAMS)
-    order = values["order"]
-    unused = [p.name for p in _TSP_PARAMS if p.name in opts.params]
-    if unused and order != "gray-tsp":
-        raise ParameterError(
-            f"--param {', '.join(unused)}: only the Gray-TSP order reads {'it' if len(unused) == 1 else 'them'} "
-            f"(got order={order}); drop {'it' if len(unused) == 1 else 'them'}"
-        )
-    if "l_method" in opts.params and "l" not in opts.params:
-        raise ParameterError("--param l_method only applies with --param l=L (l-diversity)")
-    if values["l"] is not None:
-        opts.require_labels(data, f"--param l={values['l']}")
-    if values.pop("diversity") != "distinct":
-        raise ParameterError(
-            "nr promises distinct l-diversity only: its l-regular graph gives every record l distinct labels, but "
-            "rows matching it beyond that graph may carry any label, so entropy or recursive (c,l)-diversity "
-            "cannot be promised; use -a cahd --param l=L --param diversity=entropy|recursive"
-        )
-    return anonymize_nonreciprocal(
-        data,
-        k=opts.k,
-        **values,
-        rng=opts.seed,
-        progress=opts.progress,
-        unsafe_secret_seed=opts.unsafe_secret_seed,
-        client=opts.client,
-        priors=opts.priors,
-    )
-
-
-register(
-    AlgorithmSpec(
-        name="nr",
-        summary="nonreciprocal recoding: k-regular ring over the Gray-TSP order, closed-walk assignments, "
-        "bit voting (--param l=L for l-diversity, l_method=flow|greedy-walk; order=gray-tsp|gray|identity; "
-        "extraction=closed-walk|backtracking)",
-        run=_run,
-        privacy_model="nonreciprocal",
-        params=_PARAMS,
-        options=("k", "seed", "scheduler"),
-    )
-)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from numbers import Integral, Real
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -28,17 +29,17 @@ import scipy.sparse as sp
 
 from graphanon.algorithms.nonreciprocal.cahd_groups import cahd_groups
 from graphanon.algorithms.prior import reuse_priors
-from graphanon.algorithms.registry import AlgorithmSpec, Param, RunOptions, register
 from graphanon.errors import InfeasibleError, ParameterError
 from graphanon.release.nonreciprocal import NonreciprocalRelease
 from graphanon.release.publish import publish
+from graphanon.utils.docs import fill_doc
+from graphanon.utils.params import COMMON, Interval, K, OnlyWith, StrOptions, validate_params
 from graphanon.utils.progress import ProgressCallback, report
-from graphanon.utils.randomness import check_random_state, secret_generator
-from graphanon.utils.validation import check_diversity_feasible
+from graphanon.utils.randomness import secret_generator
+from graphanon.utils.validation import check_diversity_feasible, check_k
 
 if TYPE_CHECKING:
     from graphanon.data import TransactionData
-    from graphanon.utils.randomness import RandomLike
 
 __all__ = ["anonymize_cahd", "groups_release"]
 
@@ -137,6 +138,14 @@ def _variant_group_size(l: int, diversity: str, c: float | None) -> int:  # noqa
     return l - 1 + math.floor(1.0 / c) + 1
 
 
+@validate_params(
+    {"l": K, "k": [*K, None], "diversity": [StrOptions(DIVERSITY_VARIANTS)], "c": [Interval(Real, 0, None, closed="neither"), None],
+     "alpha": [Interval(Integral, 1, None)], **COMMON},
+    meanings={"l": "distinct sensitive labels per group", "k": "records per group; None: l",
+              "c": "the recursive (c,l)-diversity constant"},
+    rules=[OnlyWith("c", "diversity", "recursive")],
+)
+@fill_doc(secret='the within-group permutation and the row shuffle; the grouping itself is deterministic')
 def anonymize_cahd(
     data: TransactionData,
     *,
@@ -146,7 +155,6 @@ def anonymize_cahd(
     c: float | None = None,
     order=None,
     alpha: int = 3,
-    rng: RandomLike = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     priors=None,
@@ -186,13 +194,7 @@ def anonymize_cahd(
         Record order for the grouping (default: CAHD's own, the Gray order).
     alpha : int
         CAHD candidate-list factor.
-    rng : None, int or numpy Generator
-        Accepted for the common convention (same ``rng``, same release
-        structure); the grouping is deterministic and draws nothing.
-    unsafe_secret_seed : int, optional
-        Tests only: fixes the within-group permutation and the row shuffle.
-        The grouping itself is deterministic; both secret choices come from
-        operating-system entropy otherwise. Never recorded in the release.
+    %(unsafe_secret_seed)s
     progress : callable(done, total, message), optional
         Called before the grouping and after the publication.
 
@@ -239,31 +241,25 @@ def anonymize_cahd(
     """
     if priors is not None:
         return reuse_priors(data, priors, k=k if k is not None else l, l=l, unsafe_secret_seed=unsafe_secret_seed)
-    check_random_state(rng)  # validated like every method's; CAHD draws nothing
     check_diversity_feasible(data.labels, l)
     if l > data.n_records:
         raise ParameterError(f"l={l} exceeds the number of records ({data.n_records})")
     if k is None:
         k = l
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= data.n_records:
-        raise ParameterError(f"k must be a whole number between 1 and the number of records ({data.n_records}), got {k!r}")
+    check_k(k, data.n_records)
     size = max(int(k), l)
     if size > l:
         top = _largest_distinct_group(data.labels)
         if size > top:
             raise ParameterError(
                 f"k={k}: CAHD makes records k-anonymous with groups of k pairwise distinct labels, and these labels "
-                f"fill groups of at most {top}; lower k to {top}, or use nonreciprocal recoding, which separates k "
-                f"from l (-a nr -k {k} --param l={l})"
+                f"fill groups of at most {top}; lower k to {top}, or use nonreciprocal recoding (nr), which "
+                f"separates k from l: k={k}, l={l}"
             )
-    if diversity not in DIVERSITY_VARIANTS:
-        raise ParameterError(f"diversity must be one of {', '.join(DIVERSITY_VARIANTS)}, got {diversity!r}")
     if diversity == "recursive":
         if c is None:
-            raise ParameterError("diversity=recursive needs c (--param c=C): r_1 < c (r_l + ... + r_m)")
+            raise ParameterError("diversity=recursive needs c: r_1 < c (r_l + ... + r_m)")
         c = _check_c(c)
-    elif c is not None:
-        raise ParameterError(f"c applies to diversity=recursive only, not {diversity!r}")
     if diversity != "distinct":
         check_table_diversity(data.labels, l, diversity, c)
         wanted = _variant_group_size(l, diversity, c)
@@ -288,39 +284,3 @@ def anonymize_cahd(
     release = groups_release(data, groups, unsafe_secret_seed=unsafe_secret_seed, algorithm="cahd", params=params)
     report(progress, 2, 2, "done")
     return release
-
-
-_PARAMS = (
-    Param("l", int, None, "l-diversity: groups of l distinct sensitive labels (default: -k)"),
-    Param("alpha", int, 3, "CAHD candidate list: alpha * l records on each side of the band"),
-    Param("diversity", str, "distinct", "l-diversity variant: distinct, entropy (label entropy of every "
-          "record's viable rows >= log l) or recursive (r_1 < c (r_l + ...))", choices=DIVERSITY_VARIANTS),
-    Param("c", float, None, "recursive (c,l)-diversity constant (diversity=recursive)"),
-)
-
-
-def _run(data, opts: RunOptions) -> NonreciprocalRelease:
-    values = opts.values(_PARAMS)
-    l = opts.k if values["l"] is None else values["l"]  # noqa: E741
-    if l is None:
-        raise ParameterError("algorithm 'cahd' needs --param l=L (or -k L)")
-    opts.require_labels(data, f"-a cahd --param l={l}" if values["l"] is not None else f"-a cahd -k {l}")
-    return anonymize_cahd(
-        data, l=l, k=opts.k, alpha=values["alpha"], diversity=values["diversity"], c=values["c"],
-        unsafe_secret_seed=opts.unsafe_secret_seed,
-        progress=opts.progress, priors=opts.priors,
-    )
-
-
-register(
-    AlgorithmSpec(
-        name="cahd",
-        summary="CAHD l-diverse groups (Ghinita et al.) published by nonreciprocal bit voting (--param l=L; "
-        "-k K > L: groups of K distinct labels)",
-        run=_run,
-        privacy_model="ldiversity",
-        params=_PARAMS,
-        audit_params=("l", "diversity", "c"),
-        options=("k",),
-    )
-)

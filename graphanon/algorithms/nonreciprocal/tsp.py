@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from graphanon.algorithms.nonreciprocal.gray import (
@@ -15,6 +17,7 @@ from graphanon.distributed.tasks import map_ordered
 from graphanon.errors import ParameterError
 from graphanon.graphs.order import GrayTSPResult
 from graphanon.utils.progress import ProgressCallback
+from graphanon.utils.randomness import check_random_state
 
 __all__ = ["DETERMINISTIC_STEP_LIMIT", "gray_tsp_details", "gray_tsp_order"]
 
@@ -151,7 +154,7 @@ def gray_tsp_details(
     solution_limit: int | None = None,
     step_limit: int | None = None,
     metaheuristic: str = "guided_local_search",
-    seed: int | None = 0,
+    rng=0,
     progress: ProgressCallback | None = None,
     n_jobs: int = 1,
     client=None,
@@ -192,10 +195,11 @@ def gray_tsp_details(
     metaheuristic : str, default "guided_local_search"
         OR-Tools local-search metaheuristic: "guided_local_search",
         "greedy_descent", "simulated_annealing", "tabu_search" or "automatic".
-    seed : int or None, default 0
+    rng : None, int or numpy.random.Generator, default 0
         Seeds the numbering of the interior records handed to the solver (the
         solver itself draws no random numbers and breaks ties by node index);
-        each segment gets its own stream (``SeedSequence(seed).spawn``).
+        each segment gets its own stream, spawned from the generator's seed
+        sequence (an int ``s`` gives the streams of ``SeedSequence(s).spawn``).
     progress : callable, optional
         Called as ``progress(done, total, "Gray-TSP segments")`` after each segment, in order.
     n_jobs : int, default 1
@@ -276,8 +280,7 @@ def gray_tsp_details(
         raise ParameterError(
             f"metaheuristic must be one of {_METAHEURISTICS}, got {metaheuristic!r}"
         )
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
-        raise ParameterError(f"seed must be an integer or None, got {seed!r}")
+    gen = check_random_state(rng)
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
         raise ParameterError(f"n_jobs must be an integer >= 1, got {n_jobs!r}")
     packed, b = pack_bytes(X)
@@ -288,7 +291,7 @@ def gray_tsp_details(
     bounds = segment_bounds(h, n, m, M, strict=False)
     t = len(bounds) - 1
     # One independent stream per segment: results do not depend on n_jobs or client.
-    seeds = np.random.SeedSequence(seed).spawn(t)
+    seeds = cast(np.random.SeedSequence, gen.bit_generator.seed_seq).spawn(t)
     order = gray.copy()
     gray_costs = np.zeros(t, dtype=np.int64)
     tsp_costs = np.zeros(t, dtype=np.int64)

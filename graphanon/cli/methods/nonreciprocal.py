@@ -1,0 +1,121 @@
+"""The methods on record orders on the command line: ``-a nr`` and ``-a cahd``.
+
+Each ``AlgorithmSpec`` declares the method's ``--param`` texts and general
+options and adapts :class:`~graphanon.cli.registry.RunOptions` to
+:func:`~graphanon.algorithms.nonreciprocal.anonymize_nonreciprocal` or
+:func:`~graphanon.algorithms.nonreciprocal.cahd.anonymize_cahd`.
+"""
+
+from __future__ import annotations
+
+from graphanon.algorithms.nonreciprocal.cahd import DIVERSITY_VARIANTS
+from graphanon.algorithms.nonreciprocal.tsp import DETERMINISTIC_STEP_LIMIT
+from graphanon.cli.registry import AlgorithmSpec, Param, RunOptions
+from graphanon.errors import ParameterError
+from graphanon.release.nonreciprocal import NonreciprocalRelease
+
+__all__ = ["CAHD", "NR"]
+
+_TSP_PARAMS = (
+    Param("min_segment", int, 300, "Gray-TSP order: shortest segment solved as one TSP"),
+    Param("max_segment", int, 350, "Gray-TSP order: longest segment solved as one TSP"),
+    Param("tsp_time_limit", float, None, "Gray-TSP order: seconds per segment instead of the default step budget "
+          "(refused with --seed)"),
+    Param("tsp_step_limit", int, None, "Gray-TSP order: deterministic search budget per segment (the default)"),
+)
+_NR_PARAMS = (
+    Param("l", int, None, "l-diversity of the sensitive labels (records need a label column)"),
+    Param("l_method", str, "flow", "l-diverse assignment extraction (with l)"),
+    Param("diversity", str, "distinct", "l-diversity variant: nr promises distinct only (entropy, recursive: "
+          "-a cahd)", choices=DIVERSITY_VARIANTS, argument=None),
+    Param("order", str, "gray-tsp", "cyclic record order"),
+    Param("extraction", str, "closed-walk", "assignment extraction"),
+    *_TSP_PARAMS,
+)
+
+
+def _run_nr(data, opts: RunOptions) -> NonreciprocalRelease:
+    values = opts.values(_NR_PARAMS)
+    order = values["order"]
+    unused = [p.name for p in _TSP_PARAMS if p.name in opts.params]
+    if unused and order != "gray-tsp":
+        raise ParameterError(
+            f"--param {', '.join(unused)}: only the Gray-TSP order reads {'it' if len(unused) == 1 else 'them'} "
+            f"(got order={order}); drop {'it' if len(unused) == 1 else 'them'}"
+        )
+    if values["tsp_time_limit"] is not None and opts.seed is not None:
+        raise ParameterError(
+            f"--param tsp_time_limit={values['tsp_time_limit']} stops the Gray-TSP search on wall-clock time, so "
+            "--seed would not reproduce the order; drop it, or set the deterministic budget with "
+            f"--param tsp_step_limit=N (solver steps per segment, default {DETERMINISTIC_STEP_LIMIT})"
+        )
+    if "l_method" in opts.params and "l" not in opts.params:
+        raise ParameterError("--param l_method only applies with --param l=L (l-diversity)")
+    if values["l"] is not None:
+        opts.require_labels(data, f"--param l={values['l']}")
+    if values.pop("diversity") != "distinct":
+        raise ParameterError(
+            "nr promises distinct l-diversity only: its l-regular graph gives every record l distinct labels, but "
+            "rows matching it beyond that graph may carry any label, so entropy or recursive (c,l)-diversity "
+            "cannot be promised; use -a cahd --param l=L --param diversity=entropy|recursive"
+        )
+    from graphanon.algorithms.nonreciprocal.anonymize import anonymize_nonreciprocal
+
+    return anonymize_nonreciprocal(
+        data,
+        k=opts.k,
+        **values,
+        rng=opts.seed,
+        progress=opts.progress,
+        unsafe_secret_seed=opts.unsafe_secret_seed,
+        client=opts.client,
+        priors=opts.priors,
+    )
+
+
+NR = AlgorithmSpec(
+    name="nr",
+    summary="nonreciprocal recoding: k-regular ring over the Gray-TSP order, closed-walk assignments, "
+    "bit voting (--param l=L for l-diversity, l_method=flow|greedy-walk; order=gray-tsp|gray|identity; "
+    "extraction=closed-walk|backtracking)",
+    adapter=_run_nr,
+    privacy_model="nonreciprocal",
+    params=_NR_PARAMS,
+    options=("k", "seed", "scheduler"),
+)
+
+
+_CAHD_PARAMS = (
+    Param("l", int, None, "l-diversity: groups of l distinct sensitive labels (default: -k)"),
+    Param("alpha", int, 3, "CAHD candidate list: alpha * l records on each side of the band"),
+    Param("diversity", str, "distinct", "l-diversity variant: distinct, entropy (label entropy of every "
+          "record's viable rows >= log l) or recursive (r_1 < c (r_l + ...))"),
+    Param("c", float, None, "recursive (c,l)-diversity constant (diversity=recursive)"),
+)
+
+
+def _run_cahd(data, opts: RunOptions) -> NonreciprocalRelease:
+    values = opts.values(_CAHD_PARAMS)
+    l = opts.k if values["l"] is None else values["l"]  # noqa: E741
+    if l is None:
+        raise ParameterError("algorithm 'cahd' needs --param l=L (or -k L)")
+    opts.require_labels(data, f"-a cahd --param l={l}" if values["l"] is not None else f"-a cahd -k {l}")
+    from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
+
+    return anonymize_cahd(
+        data, l=l, k=opts.k, alpha=values["alpha"], diversity=values["diversity"], c=values["c"],
+        unsafe_secret_seed=opts.unsafe_secret_seed,
+        progress=opts.progress, priors=opts.priors,
+    )
+
+
+CAHD = AlgorithmSpec(
+    name="cahd",
+    summary="CAHD l-diverse groups (Ghinita et al.) published by nonreciprocal bit voting (--param l=L; "
+    "-k K > L: groups of K distinct labels)",
+    adapter=_run_cahd,
+    privacy_model="ldiversity",
+    params=_CAHD_PARAMS,
+    audit_params=("l", "diversity", "c"),
+    options=("k",),
+)
