@@ -78,6 +78,12 @@ def draw_taxonomy_cut(
         _, ax = plt.subplots(figsize=taxonomy_figsize(taxonomy, highlight=cut))
     draw_taxonomy(taxonomy, highlight=cut, suppressed=suppressed, ax=ax, label_leaves=labels, colors=colors,
                   title=title or f"cut of {len(cut)} nodes ({len(suppressed)} suppressed in red)")
+    from matplotlib.patches import Patch
+
+    shown = [(_CUT, "cut node", bool(cut - suppressed)), (_SUPP, "suppressed cut node", bool(suppressed)),
+             (_FADED, "below the cut", bool(below))]
+    ax.legend(handles=[Patch(facecolor=c, edgecolor="black", label=name) for c, name, used in shown if used],
+              loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=7, frameon=False)
     return ax
 
 
@@ -191,4 +197,11 @@ def draw_enumeration_tree(tree, *, ax=None, max_nodes: int = 30, title: str | No
     names = ", ".join(map(str, gone)) if len(", ".join(map(str, gone))) <= 60 else f"{len(gone)} nodes"
     ax.set_title(title or f"suppression enumeration tree (kept | left)\ngreedy path (orange) suppresses {names}",
                  fontsize=9)
+    from matplotlib.patches import Patch
+
+    kinds = [(_PATH, "greedy path", any(d["on_path"] for _, d in g.nodes(data=True))),
+             ("#9ecae1", "valid scenario", any(d["valid"] and not d["on_path"] for _, d in g.nodes(data=True))),
+             ("#eeeeee", "invalid (a threat is kept)", any(not d["valid"] for _, d in g.nodes(data=True)))]
+    ax.legend(handles=[Patch(facecolor=c, edgecolor="0.5", label=name) for c, name, used in kinds if used],
+              loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=7, frameon=False)
     return ax
