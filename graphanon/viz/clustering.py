@@ -198,10 +198,10 @@ def draw_similarity_neighborhood(graph, record: int, group: Iterable[int], *, ra
     nx.draw_networkx_labels(G, pos, labels=text, ax=ax, font_size=font)
     from matplotlib.lines import Line2D
 
-    dot = {"marker": "o", "ls": "", "markeredgecolor": "black", "markersize": 8}
-    handles = [Line2D([], [], color="tab:red", label=f"record {record}", **dot),
-               Line2D([], [], color="tab:orange", label="its group", **dot),
-               Line2D([], [], color="#9ecae1", label="other neighbours", **dot),
+    def dot(colour: str, name: str) -> Line2D:
+        return Line2D([], [], color=colour, label=name, marker="o", ls="", markeredgecolor="black", markersize=8)
+
+    handles = [dot("tab:red", f"record {record}"), dot("tab:orange", "its group"), dot("#9ecae1", "other neighbours"),
                Line2D([], [], color="tab:orange", lw=2, label="similarity inside the group"),
                Line2D([], [], color=_FADED, lw=2, label="similarity (width: weight)")]
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=7, frameon=False)

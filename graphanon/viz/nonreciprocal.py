@@ -157,7 +157,7 @@ def _assignment_legend(ax, k: int) -> None:
     """Name each assignment's colour below ``ax`` (colours repeat after ten assignments)."""
     from matplotlib.lines import Line2D
 
-    handles = [Line2D([], [], color=_COLORS[r % 10], lw=2, label=f"assignment {r + 1}") for r in range(min(k, 10))]
+    handles = [Line2D([], [], color=_TAB10(r % 10), lw=2, label=f"assignment {r + 1}") for r in range(min(k, 10))]
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(k, 5), fontsize=7,
               frameon=False, title="arrow colour" + (" (repeats every 10)" if k > 10 else ""), title_fontsize=7)
 

@@ -125,7 +125,7 @@ def draw_swap_graph(data, release, categories, *, max_pairs: int = 6, neighbours
     from matplotlib.patches import Patch
 
     names = list(categories.names)
-    handles = [Patch(facecolor=cmap(h % 20), edgecolor="black", label=str(names[h])) for h in sorted(set(heavy) - {-1})]
+    handles: list = [Patch(facecolor=cmap(h % 20), edgecolor="black", label=str(names[h])) for h in sorted(set(heavy) - {-1})]
     if -1 in heavy:
         handles.append(Patch(facecolor="#dddddd", edgecolor="black", label="no single heaviest"))
     handles.append(Line2D([], [], color="#d62728", lw=2.5, ls="--", label="swap pair"))
