@@ -83,8 +83,8 @@ and Dif.
 code("""
 import time
 
-from graphanon.taxonomy.categories import random_categories
 from graphanon.metrics.itemsets import itemset_metrics
+from graphanon.taxonomy.categories import random_categories
 
 bms = load("bms1")
 cats50 = random_categories(bms.items, 50, rng=0)
