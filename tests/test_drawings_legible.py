@@ -108,3 +108,20 @@ def test_clustering_drawings(sample):
     _check(draw_group_lcg(tax, [data.record(i) for i in rows], lcg_labels(idx, data, rows)).figure)
     g = RecordSimilarityGraph.knn(data.matrix.toarray() if hasattr(data.matrix, "toarray") else data.matrix, 3)
     _check(draw_similarity_neighborhood(g, 0, [0, 1, 2], radius=1).figure)
+
+
+def test_lattice_edges_run_under_the_labels():
+    """Groceries' lattice fans edges from each path cut to the next rank: the labels cover them (issue 23)."""
+    from graphanon.algorithms import anonymize_mhghs
+    from graphanon.datasets import load_taxonomy
+
+    data, tax = load("groceries"), load_taxonomy("groceries")
+    ax = draw_cut_lattice(anonymize_mhghs(data, taxonomy=tax, k=10, m=2).trace.search.lattice(), max_nodes=25)
+    edges = [a for a in ax.get_children() if a.get_gid() is None and a not in ax.texts
+             and type(a).__name__ in ("LineCollection", "FancyArrowPatch")]
+    assert edges and ax.texts
+    for text in ax.texts:
+        box = text.get_bbox_patch()
+        assert box is not None and box.get_facecolor()[:3] == (1.0, 1.0, 1.0) and box.get_alpha() >= 0.9
+        assert text.get_zorder() > max(e.get_zorder() for e in edges)
+    _check(ax.figure)

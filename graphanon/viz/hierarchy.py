@@ -116,8 +116,10 @@ def draw_cut_lattice(lattice, *, ax=None, radius: int = 1, max_nodes: int = 40, 
             pos[v] = (float(i), -float(r))
     path_edges = [(a, b) for a, b, d in g.edges(data=True) if d.get("on_path")]
     other = [(a, b) for a, b, d in g.edges(data=True) if not d.get("on_path")]
-    nx.draw_networkx_edges(g, pos, edgelist=other, ax=ax, edge_color=_FADED, arrows=False)
-    nx.draw_networkx_edges(g, pos, edgelist=path_edges, ax=ax, edge_color=_PATH, width=2.5, arrows=True)
+    nx.draw_networkx_edges(g, pos, edgelist=other, ax=ax, edge_color=_FADED, arrows=False).set_zorder(1)
+    for arrow in nx.draw_networkx_edges(g, pos, edgelist=path_edges, ax=ax, edge_color=_PATH, width=2.5,
+                                        arrows=True):
+        arrow.set_zorder(1)
     colors = [_PATH if d["on_path"] is not None else "#dddddd" for _, d in g.nodes(data=True)]
     nx.draw_networkx_nodes(g, pos, ax=ax, node_color=colors, node_size=60)
     for v, d in g.nodes(data=True):
@@ -131,13 +133,15 @@ def draw_cut_lattice(lattice, *, ax=None, radius: int = 1, max_nodes: int = 40, 
             text = textwrap.fill(text, 12, break_long_words=True)
         if d["cost"] is not None:
             text += f"\n{d['cost']:.3g}"
+        # labels sit on a white box above the edges: the fan of edges to the next rank runs under them
+        backing = {"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.9}
         if d["on_path"] is not None:  # the path's column: to the left of its dots, level
             ax.annotate(text, pos[v], fontsize=6.5, ha="right", va="center", xytext=(-7, 0),
-                        textcoords="offset points")
+                        textcoords="offset points", bbox=backing, zorder=4)
         else:  # the other cuts of a rank alternate above and below their row, so neighbours do not collide
             up = pos[v][0] % 2 == 1
             ax.annotate(text, pos[v], fontsize=6, ha="center", va="bottom" if up else "top",
-                        xytext=(0, 4 if up else -4), textcoords="offset points", color="0.3")
+                        xytext=(0, 4 if up else -4), textcoords="offset points", color="0.3", bbox=backing, zorder=4)
     ax.margins(x=0.2, y=0.08)
     shown = f"{g.number_of_nodes()} cuts shown (max_nodes={max_nodes})"
     ax.set_title(title or f"cut lattice: search path of {len(lattice.path)} cuts (orange)\n{shown}; "
