@@ -14,7 +14,7 @@ import pytest  # noqa: E402
 from graphanon.algorithms import anonymize_hghs, anonymize_partswap  # noqa: E402
 from graphanon.algorithms.coat import anonymize_coat, pgen  # noqa: E402
 from graphanon.algorithms.nonreciprocal import closed_walk_trace, extract_assignments  # noqa: E402
-from graphanon.datasets import load  # noqa: E402
+from graphanon.datasets import load, load_taxonomy  # noqa: E402
 from graphanon.errors import ParameterError  # noqa: E402
 from graphanon.graphs import MergeForest  # noqa: E402
 from graphanon.graphs.constraints import ConstraintGraph  # noqa: E402
@@ -40,14 +40,36 @@ from graphanon.viz import (  # noqa: E402
 )
 from tests.drawing_checks import figure_problems  # noqa: E402
 
-DATASETS = ["bms1", "chess", "mushroom", "groceries"]
+DATASETS = ["bms1", "chess", "mushroom", "groceries",  # real data, sampled
+            "coat_fig1", "liuwang_fig1", "nr_table1", "swap_table1", "clump_food"]  # the papers' examples
 RECORDS = 40
 
 
 @pytest.fixture(scope="module", params=DATASETS)
 def sample(request):
-    data = load(request.param).subset(np.arange(RECORDS)).drop_unused_items()
-    return data, Taxonomy.balanced(data.items, 4)
+    data = load(request.param)
+    data = data.subset(np.arange(min(RECORDS, data.n_records))).drop_unused_items()
+    own = {"groceries", "liuwang_fig1", "clump_food"}  # bundled taxonomies (the sample covers a part of it)
+    return data, (load_taxonomy(request.param) if request.param in own else Taxonomy.balanced(data.items, 4))
+
+
+# Known, still open (issue 23): strictly expected to fail, so fixing one makes the suite say so.
+OPEN = {
+    ("test_hierarchy_drawings", name): "enumeration tree: slanted full headlist|taillist labels of neighbouring "
+    "nodes overlap on the papers' small examples"
+    for name in ("coat_fig1", "liuwang_fig1", "nr_table1", "swap_table1", "clump_food")
+} | {
+    ("test_coat_drawings", name): "constraint summary: a figure of 4 in for a few bars leaves tick labels "
+    "outside it" for name in ("coat_fig1", "swap_table1")
+}
+
+
+@pytest.fixture(autouse=True)
+def _known_open(request):
+    dataset = getattr(request.node, "callspec", None) and request.node.callspec.params.get("sample")
+    reason = OPEN.get((request.node.originalname, dataset))
+    if reason:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
 
 
 def _check(fig):
@@ -77,7 +99,7 @@ def test_coat_drawings(sample):
 
 def test_nonreciprocal_drawings(sample):
     data, _ = sample
-    n = 20
+    n = min(20, data.n_records)
     order = np.random.default_rng(0).permutation(n)
     g = ring_graph(order, 3, [str(r) for r in data.record_ids[:n]])
     _check(draw_generalization_graph(g, order).figure)

@@ -87,8 +87,8 @@ def draw_group_lcg(taxonomy, records: Sequence[Iterable[Hashable]], lcg: Sequenc
     label_inches = 0.075 * max((len(str(v)) for v in leaves), default=1) + 0.15  # 8 pt characters
     if ax is None:
         width = max(6.0, max(0.9, label_inches) * len(leaves) + 2)
-        legend_rows = int(np.ceil((len(distinct) + 1) / max(1, int(width / 1.3))))
-        _, ax = plt.subplots(figsize=(width, 2.2 + 0.5 * (taxonomy.height + len(records)) + 0.2 * legend_rows))
+        legend_rows = 1 + int(np.ceil((len(distinct) + 1) / max(1, int(0.775 * width / 1.3))))  # title + entries
+        _, ax = plt.subplots(figsize=(width, 2.2 + 0.5 * (taxonomy.height + len(records)) + 0.25 * legend_rows))
     ax.set_axis_off()
     palette = plt.get_cmap("tab10")
     colour = {v: palette(i % 10) for i, v in enumerate(distinct)}

@@ -116,9 +116,10 @@ def draw_cut_lattice(lattice, *, ax=None, radius: int = 1, max_nodes: int = 40, 
             pos[v] = (float(i), -float(r))
     path_edges = [(a, b) for a, b, d in g.edges(data=True) if d.get("on_path")]
     other = [(a, b) for a, b, d in g.edges(data=True) if not d.get("on_path")]
-    nx.draw_networkx_edges(g, pos, edgelist=other, ax=ax, edge_color=_FADED, arrows=False).set_zorder(1)
-    for arrow in nx.draw_networkx_edges(g, pos, edgelist=path_edges, ax=ax, edge_color=_PATH, width=2.5,
-                                        arrows=True):
+    if other:  # networkx returns [] for no edges
+        nx.draw_networkx_edges(g, pos, edgelist=other, ax=ax, edge_color=_FADED, arrows=False).set_zorder(1)
+    for arrow in (nx.draw_networkx_edges(g, pos, edgelist=path_edges, ax=ax, edge_color=_PATH, width=2.5,
+                                         arrows=True) if path_edges else []):
         arrow.set_zorder(1)
     colors = [_PATH if d["on_path"] is not None else "#dddddd" for _, d in g.nodes(data=True)]
     nx.draw_networkx_nodes(g, pos, ax=ax, node_color=colors, node_size=60)
