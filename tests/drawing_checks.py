@@ -31,8 +31,12 @@ def _visible_texts(fig):
         if not ax.get_visible():
             continue
         texts += list(ax.texts) + [ax.title, ax._left_title, ax._right_title]
-        if ax.axison:
-            texts += ax.get_xticklabels() + ax.get_yticklabels() + [ax.xaxis.label, ax.yaxis.label]
+        if ax.axison:  # only the ticks inside the view are drawn (get_*ticklabels also lists the others)
+            for axis in (ax.xaxis, ax.yaxis):
+                low, high = sorted(axis.get_view_interval())
+                texts += [label for loc, label in zip(axis.get_ticklocs(), axis.get_ticklabels(), strict=False)
+                          if low - 1e-9 * abs(high - low) <= loc <= high + 1e-9 * abs(high - low)]
+            texts += [ax.xaxis.label, ax.yaxis.label]
     return [t for t in texts if t.get_visible() and str(t.get_text()).strip()]
 
 

@@ -58,9 +58,6 @@ OPEN = {
     ("test_hierarchy_drawings", name): "enumeration tree: slanted full headlist|taillist labels of neighbouring "
     "nodes overlap on the papers' small examples"
     for name in ("coat_fig1", "liuwang_fig1", "nr_table1", "swap_table1", "clump_food")
-} | {
-    ("test_coat_drawings", name): "constraint summary: a figure of 4 in for a few bars leaves tick labels "
-    "outside it" for name in ("coat_fig1", "swap_table1")
 }
 
 
