@@ -83,8 +83,8 @@ and Dif.
 code("""
 import time
 
-from graphanon.taxonomy.categories import random_categories
 from graphanon.metrics.itemsets import itemset_metrics
+from graphanon.taxonomy.categories import random_categories
 
 bms = load("bms1")
 cats50 = random_categories(bms.items, 50, rng=0)
@@ -106,11 +106,20 @@ for name, run in runs.items():
           f"/{rep.details['records_with_tendency']}  Dif {results[name]['dif']:.4f}")
 """)
 code("""
+from graphanon.viz.study import series_styles
+
+# equal results (FullSwap = PartSwap here) stay visible: each method its own colour, marker and line
+# style, later ones drawn smaller and hollow on top of the earlier ones
+styles = series_styles(results)
+dashes = ["-", "--", ":", "-.", (0, (5, 1, 1, 1))]
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
-for name, m in results.items():
+for i, (name, m) in enumerate(results.items()):
     s = [row["support"] * 100 for row in m["fi"]]
-    axes[0].plot(s, [row["similarity"] for row in m["fi"]], marker="o", label=name)
-    axes[1].plot(s, [row["released"] for row in m["fi"]], marker="o", label=name)
+    look = dict(color=styles[name]["color"], marker=styles[name]["marker"], linestyle=dashes[i % len(dashes)],
+                markersize=10 - 1.5 * i, markerfacecolor="none" if i % 2 else styles[name]["color"],
+                markeredgewidth=1.5, label=name, zorder=2 + i)
+    axes[0].plot(s, [row["similarity"] for row in m["fi"]], **look)
+    axes[1].plot(s, [row["released"] for row in m["fi"]], **look)
 axes[1].plot(s, [row["original"] for row in results["PartSwap"]["fi"]], "k--", label="original")
 axes[0].set(xlabel="support (%)", ylabel="FI similarity")
 axes[1].set(xlabel="support (%)", ylabel="frequent itemsets")

@@ -82,12 +82,15 @@ def draw_group_lcg(taxonomy, records: Sequence[Iterable[Hashable]], lcg: Sequenc
         keep.update(taxonomy.ancestors(x))
     tree = taxonomy.graph.subgraph(keep)
     pos = tree_layout(tree, taxonomy.root)
+    distinct = list(dict.fromkeys(lcg))
+    leaves = [v for v in keep if tree.out_degree(v) == 0]
+    label_inches = 0.075 * max((len(str(v)) for v in leaves), default=1) + 0.15  # 8 pt characters
     if ax is None:
-        width = max(6.0, 0.9 * sum(1 for v in keep if tree.out_degree(v) == 0) + 2)
-        _, ax = plt.subplots(figsize=(width, 2.2 + 0.5 * (taxonomy.height + len(records))))
+        width = max(6.0, max(0.9, label_inches) * len(leaves) + 2)
+        legend_rows = 1 + int(np.ceil((len(distinct) + 1) / max(1, int(0.775 * width / 1.3))))  # title + entries
+        _, ax = plt.subplots(figsize=(width, 2.2 + 0.5 * (taxonomy.height + len(records)) + 0.25 * legend_rows))
     ax.set_axis_off()
     palette = plt.get_cmap("tab10")
-    distinct = list(dict.fromkeys(lcg))
     colour = {v: palette(i % 10) for i, v in enumerate(distinct)}
     for u, v in tree.edges():
         ax.plot([pos[u][0], pos[v][0]], [pos[u][1], pos[v][1]], color=_FADED, lw=1, zorder=1)
@@ -115,7 +118,10 @@ def draw_group_lcg(taxonomy, records: Sequence[Iterable[Hashable]], lcg: Sequenc
     handles = [plt.Line2D([], [], marker="o", ls="", color=colour[v], markeredgecolor="black", label=f"{v}")
                for v in distinct]
     handles.append(plt.Line2D([], [], marker="X", ls="", color=_SUPP, label="suppressed"))
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+    columns = max(1, int(ax.get_position().width * ax.figure.get_figwidth() / 1.3))
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), fontsize=8, frameon=False,
+              ncol=min(columns, len(handles)), title="LCG node (colour repeats after 10)" if len(distinct) > 10
+              else "LCG node", title_fontsize=8)
     ax.set_title(title or f"LCG = <{', '.join(map(str, lcg))}> over {len(records)} records")
     return ax
 
@@ -184,8 +190,20 @@ def draw_similarity_neighborhood(graph, record: int, group: Iterable[int], *, ra
                            edge_color=["tab:orange" if g else _FADED for g in in_group])
     colours = ["tab:red" if nodes[i] == record else "tab:orange" if nodes[i] in group else "#9ecae1"
                for i in range(len(nodes))]
-    nx.draw_networkx_nodes(G, pos, ax=ax, node_color=colours, node_size=160, edgecolors="black", linewidths=0.5)
     text = {i: str(labels[nodes[i]] if labels is not None else nodes[i]) for i in range(len(nodes))}
-    nx.draw_networkx_labels(G, pos, labels=text, ax=ax, font_size=7)
+    font = 7.0
+    diameter = max(13.0, 0.62 * font * max(len(t) for t in text.values()) + 5.0)  # points: the widest id fits
+    nx.draw_networkx_nodes(G, pos, ax=ax, node_color=colours, node_size=diameter**2, edgecolors="black",
+                           linewidths=0.5)
+    nx.draw_networkx_labels(G, pos, labels=text, ax=ax, font_size=font)
+    from matplotlib.lines import Line2D
+
+    def dot(colour: str, name: str) -> Line2D:
+        return Line2D([], [], color=colour, label=name, marker="o", ls="", markeredgecolor="black", markersize=8)
+
+    handles = [dot("tab:red", f"record {record}"), dot("tab:orange", "its group"), dot("#9ecae1", "other neighbours"),
+               Line2D([], [], color="tab:orange", lw=2, label="similarity inside the group"),
+               Line2D([], [], color=_FADED, lw=2, label="similarity (width: weight)")]
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=7, frameon=False)
     ax.set_title(title or f"record {record}: {radius}-hop neighbourhood, its group of {len(group)} in orange")
     return ax

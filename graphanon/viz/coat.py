@@ -92,9 +92,11 @@ def draw_constraint_graph(graph, ax=None, *, max_nodes: int = 80):
         for i, n in enumerate(members[kind]):
             pos[n] = ((i + 0.5) / max(len(members[kind]), 1), y)
     colors = {"constraint": "#d95f02", "item": "#7570b3", "block": "#1b9e77"}
+    legend_names = {"constraint": "privacy constraint", "item": "item (support)", "block": "utility constraint"}
     for kind in rows:
-        nx.draw_networkx_nodes(g, pos, nodelist=members[kind], node_color=colors[kind], node_size=diameter**2,
-                               ax=ax, node_shape="s" if kind != "item" else "o")
+        if members[kind]:
+            nx.draw_networkx_nodes(g, pos, nodelist=members[kind], node_color=colors[kind], node_size=diameter**2,
+                                   ax=ax, node_shape="s" if kind != "item" else "o", label=legend_names[kind])
     for kind, style in (("privacy", "solid"), ("utility", "dashed")):
         edges = [(u, v) for u, v, d in g.edges(data=True) if d["kind"] == kind]
         nx.draw_networkx_edges(g, pos, edgelist=edges, style=style, ax=ax, alpha=0.6, width=1.0 if slot > 15 else 0.5)
@@ -116,6 +118,7 @@ def draw_constraint_graph(graph, ax=None, *, max_nodes: int = 80):
                                                           "alpha": 0.8})
     ax.set_title("privacy constraints (top) - items (support) - utility constraints (bottom)"
                  + (f"\n{note}" if note else ""), fontsize=9)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=7, frameon=False, markerscale=0.5)
     ax.set_axis_off()
     return ax
 

@@ -78,6 +78,12 @@ def draw_taxonomy_cut(
         _, ax = plt.subplots(figsize=taxonomy_figsize(taxonomy, highlight=cut))
     draw_taxonomy(taxonomy, highlight=cut, suppressed=suppressed, ax=ax, label_leaves=labels, colors=colors,
                   title=title or f"cut of {len(cut)} nodes ({len(suppressed)} suppressed in red)")
+    from matplotlib.patches import Patch
+
+    shown = [(_CUT, "cut node", bool(cut - suppressed)), (_SUPP, "suppressed cut node", bool(suppressed)),
+             (_FADED, "below the cut", bool(below))]
+    ax.legend(handles=[Patch(facecolor=c, edgecolor="black", label=name) for c, name, used in shown if used],
+              loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=7, frameon=False)
     return ax
 
 
@@ -110,8 +116,11 @@ def draw_cut_lattice(lattice, *, ax=None, radius: int = 1, max_nodes: int = 40, 
             pos[v] = (float(i), -float(r))
     path_edges = [(a, b) for a, b, d in g.edges(data=True) if d.get("on_path")]
     other = [(a, b) for a, b, d in g.edges(data=True) if not d.get("on_path")]
-    nx.draw_networkx_edges(g, pos, edgelist=other, ax=ax, edge_color=_FADED, arrows=False)
-    nx.draw_networkx_edges(g, pos, edgelist=path_edges, ax=ax, edge_color=_PATH, width=2.5, arrows=True)
+    if other:  # networkx returns [] for no edges
+        nx.draw_networkx_edges(g, pos, edgelist=other, ax=ax, edge_color=_FADED, arrows=False).set_zorder(1)
+    for arrow in (nx.draw_networkx_edges(g, pos, edgelist=path_edges, ax=ax, edge_color=_PATH, width=2.5,
+                                         arrows=True) if path_edges else []):
+        arrow.set_zorder(1)
     colors = [_PATH if d["on_path"] is not None else "#dddddd" for _, d in g.nodes(data=True)]
     nx.draw_networkx_nodes(g, pos, ax=ax, node_color=colors, node_size=60)
     for v, d in g.nodes(data=True):
@@ -125,13 +134,15 @@ def draw_cut_lattice(lattice, *, ax=None, radius: int = 1, max_nodes: int = 40, 
             text = textwrap.fill(text, 12, break_long_words=True)
         if d["cost"] is not None:
             text += f"\n{d['cost']:.3g}"
+        # labels sit on a white box above the edges: the fan of edges to the next rank runs under them
+        backing = {"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.9}
         if d["on_path"] is not None:  # the path's column: to the left of its dots, level
             ax.annotate(text, pos[v], fontsize=6.5, ha="right", va="center", xytext=(-7, 0),
-                        textcoords="offset points")
+                        textcoords="offset points", bbox=backing, zorder=4)
         else:  # the other cuts of a rank alternate above and below their row, so neighbours do not collide
             up = pos[v][0] % 2 == 1
             ax.annotate(text, pos[v], fontsize=6, ha="center", va="bottom" if up else "top",
-                        xytext=(0, 4 if up else -4), textcoords="offset points", color="0.3")
+                        xytext=(0, 4 if up else -4), textcoords="offset points", color="0.3", bbox=backing, zorder=4)
     ax.margins(x=0.2, y=0.08)
     shown = f"{g.number_of_nodes()} cuts shown (max_nodes={max_nodes})"
     ax.set_title(title or f"cut lattice: search path of {len(lattice.path)} cuts (orange)\n{shown}; "
@@ -191,4 +202,11 @@ def draw_enumeration_tree(tree, *, ax=None, max_nodes: int = 30, title: str | No
     names = ", ".join(map(str, gone)) if len(", ".join(map(str, gone))) <= 60 else f"{len(gone)} nodes"
     ax.set_title(title or f"suppression enumeration tree (kept | left)\ngreedy path (orange) suppresses {names}",
                  fontsize=9)
+    from matplotlib.patches import Patch
+
+    kinds = [(_PATH, "greedy path", any(d["on_path"] for _, d in g.nodes(data=True))),
+             ("#9ecae1", "valid scenario", any(d["valid"] and not d["on_path"] for _, d in g.nodes(data=True))),
+             ("#eeeeee", "invalid (a threat is kept)", any(not d["valid"] for _, d in g.nodes(data=True)))]
+    ax.legend(handles=[Patch(facecolor=c, edgecolor="0.5", label=name) for c, name, used in kinds if used],
+              loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=7, frameon=False)
     return ax

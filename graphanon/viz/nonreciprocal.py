@@ -149,7 +149,17 @@ def draw_assignments(graph, assignments, order=None, *, view="bipartite", ax=Non
     else:
         raise ValueError(f"view must be 'bipartite' or 'unified', got {view!r}")
     ax.set_title(title or f"{len(A)} extracted assignment(s), {view} view")
+    _assignment_legend(ax, len(A))
     return ax
+
+
+def _assignment_legend(ax, k: int) -> None:
+    """Name each assignment's colour below ``ax`` (colours repeat after ten assignments)."""
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], color=_TAB10(r % 10), lw=2, label=f"assignment {r + 1}") for r in range(min(k, 10))]
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(k, 5), fontsize=7,
+              frameon=False, title="arrow colour" + (" (repeats every 10)" if k > 10 else ""), title_fontsize=7)
 
 
 def draw_closed_walk(graph, events, order=None, *, max_panels=12, ncols=4):
@@ -203,5 +213,15 @@ def draw_closed_walk(graph, events, order=None, *, max_panels=12, ncols=4):
         ax.set_title(title, fontsize=8, color=color)
     for ax in axes[len(panels):]:
         ax.axis("off")
+    from matplotlib.lines import Line2D
+
+    steps = min(10, max((len(edges) for _, edges, _ in panels), default=0))
     fig.tight_layout()
+    if steps:
+        handles = [Line2D([], [], color=_COLORS[s], lw=2.2, label=f"step {s + 1}") for s in range(steps)]
+        fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(steps, 10), fontsize=7,
+                   frameon=False, title="walk edge colour = its step in the walk"
+                   + (" (repeats every 10)" if any(len(e) > 10 for _, e, _ in panels) else ""), title_fontsize=7)
+        fig.subplots_adjust(bottom=max(fig.subplotpars.bottom, 0.9 / fig.get_figheight()))
+        fig.legends[-1].set_bbox_to_anchor((0.5, 0.85 / fig.get_figheight()), transform=fig.transFigure)
     return fig

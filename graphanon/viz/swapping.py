@@ -121,5 +121,15 @@ def draw_swap_graph(data, release, categories, *, max_pairs: int = 6, neighbours
     nx.draw_networkx_nodes(g, pos, ax=ax, node_color=colors, edgecolors="black", node_size=380)
     nx.draw_networkx_labels(g, pos, ax=ax, labels={v: str(data.record_ids[v]) for v in g.nodes}, font_size=7)
     ax.set_title("similarity graph around swap pairs (red dashed: swapped; colour: heaviest category)")
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    names = list(categories.names)
+    handles: list = [Patch(facecolor=cmap(h % 20), edgecolor="black", label=str(names[h])) for h in sorted(set(heavy) - {-1})]
+    if -1 in heavy:
+        handles.append(Patch(facecolor="#dddddd", edgecolor="black", label="no single heaviest"))
+    handles.append(Line2D([], [], color="#d62728", lw=2.5, ls="--", label="swap pair"))
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(len(handles), 5), fontsize=7,
+              frameon=False, title="heaviest category of the original record", title_fontsize=7)
     ax.axis("off")
     return ax

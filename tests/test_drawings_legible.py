@@ -1,0 +1,146 @@
+"""Every static drawing on every bundled real dataset passes the legibility checks (issue 23).
+
+Large data is sampled (the first ``RECORDS`` records, as ``--records`` does), never refused;
+figures are small and drawn with Agg so the whole file stays fast.
+"""
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from graphanon.algorithms import anonymize_hghs, anonymize_partswap  # noqa: E402
+from graphanon.algorithms.coat import anonymize_coat, pgen  # noqa: E402
+from graphanon.algorithms.nonreciprocal import closed_walk_trace, extract_assignments  # noqa: E402
+from graphanon.datasets import load, load_taxonomy  # noqa: E402
+from graphanon.errors import ParameterError  # noqa: E402
+from graphanon.graphs import MergeForest  # noqa: E402
+from graphanon.graphs.constraints import ConstraintGraph  # noqa: E402
+from graphanon.graphs.generalization import ring_graph  # noqa: E402
+from graphanon.graphs.lcg import NodeIndex, lcg_labels  # noqa: E402
+from graphanon.graphs.similarity import RecordSimilarityGraph  # noqa: E402
+from graphanon.taxonomy import ItemGroups, Taxonomy  # noqa: E402
+from graphanon.viz import (  # noqa: E402
+    draw_assignments,
+    draw_closed_walk,
+    draw_constraint_graph,
+    draw_constraint_summary,
+    draw_cut_lattice,
+    draw_enumeration_tree,
+    draw_generalization_graph,
+    draw_group_lcg,
+    draw_merge_forest,
+    draw_similarity_neighborhood,
+    draw_swap_graph,
+    draw_swap_pair,
+    draw_taxonomy,
+    draw_taxonomy_cut,
+)
+from tests.drawing_checks import figure_problems  # noqa: E402
+
+DATASETS = ["bms1", "chess", "mushroom", "groceries",  # real data, sampled
+            "coat_fig1", "liuwang_fig1", "nr_table1", "swap_table1", "clump_food"]  # the papers' examples
+RECORDS = 40
+
+
+@pytest.fixture(scope="module", params=DATASETS)
+def sample(request):
+    data = load(request.param)
+    data = data.subset(np.arange(min(RECORDS, data.n_records))).drop_unused_items()
+    own = {"groceries", "liuwang_fig1", "clump_food"}  # bundled taxonomies (the sample covers a part of it)
+    return data, (load_taxonomy(request.param) if request.param in own else Taxonomy.balanced(data.items, 4))
+
+
+# Known, still open (issue 23): strictly expected to fail, so fixing one makes the suite say so.
+OPEN = {
+    ("test_hierarchy_drawings", name): "enumeration tree: slanted full headlist|taillist labels of neighbouring "
+    "nodes overlap on the papers' small examples"
+    for name in ("coat_fig1", "liuwang_fig1", "nr_table1", "swap_table1", "clump_food")
+}
+
+
+@pytest.fixture(autouse=True)
+def _known_open(request):
+    dataset = getattr(request.node, "callspec", None) and request.node.callspec.params.get("sample")
+    reason = OPEN.get((request.node.originalname, dataset))
+    if reason:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
+
+
+def _check(fig):
+    problems = figure_problems(fig)
+    plt.close(fig)
+    assert problems == [], "\n".join(problems)
+
+
+def test_hierarchy_drawings(sample):
+    data, tax = sample
+    r = anonymize_hghs(data, taxonomy=tax, k=3, m=1)
+    _check(draw_taxonomy_cut(tax, r.trace.cut, r.trace.suppressed).figure)
+    _check(draw_cut_lattice(r.trace.search.lattice(), max_nodes=20).figure)
+    _check(draw_enumeration_tree(r.trace.search.enumeration_tree(), max_nodes=20).figure)
+    _check(draw_taxonomy(tax, highlight=r.trace.cut, max_nodes=60))
+
+
+def test_coat_drawings(sample):
+    data, _ = sample
+    privacy = pgen(data, 3)
+    cg = ConstraintGraph(data, privacy[:40])
+    _check(draw_constraint_graph(cg, max_nodes=40).figure)
+    _check(draw_constraint_summary(ConstraintGraph(data, privacy), top=15)[0].figure)
+    trace = anonymize_coat(data, privacy=privacy[:20], utility=None, k=3, s=0.1).trace
+    _check(draw_merge_forest(MergeForest(trace, data.items), max_nodes=120).figure)
+
+
+def test_nonreciprocal_drawings(sample):
+    data, _ = sample
+    n = min(20, data.n_records)
+    order = np.random.default_rng(0).permutation(n)
+    g = ring_graph(order, 3, [str(r) for r in data.record_ids[:n]])
+    _check(draw_generalization_graph(g, order).figure)
+    assignments = extract_assignments(g, rng=0)
+    _check(draw_assignments(g, assignments, order).figure)
+    _check(draw_assignments(g, assignments[:1], order, view="unified").figure)
+    _, events = closed_walk_trace(g, rng=0)
+    _check(draw_closed_walk(g, events, order, max_panels=4))
+
+
+def test_swapping_drawings(sample):
+    data, _ = sample
+    items = list(data.items)
+    groups = ItemGroups({f"c{j}": items[j::4] for j in range(4)})
+    rel = anonymize_partswap(data, categories=groups, visit="input", unsafe_secret_seed=0)
+    if not len(rel.trace.pairs):  # nothing to draw is said, not drawn empty
+        with pytest.raises(ParameterError, match="no swap pairs"):
+            draw_swap_graph(data, rel, groups)
+        return
+    _check(draw_swap_pair(data, rel, groups))
+    _check(draw_swap_graph(data, rel, groups).figure)
+
+
+def test_clustering_drawings(sample):
+    data, tax = sample
+    idx = NodeIndex(tax, data.items)
+    rows = [0, 1, 2]
+    _check(draw_group_lcg(tax, [data.record(i) for i in rows], lcg_labels(idx, data, rows)).figure)
+    g = RecordSimilarityGraph.knn(data.matrix.toarray() if hasattr(data.matrix, "toarray") else data.matrix, 3)
+    _check(draw_similarity_neighborhood(g, 0, [0, 1, 2], radius=1).figure)
+
+
+def test_lattice_edges_run_under_the_labels():
+    """Groceries' lattice fans edges from each path cut to the next rank: the labels cover them (issue 23)."""
+    from graphanon.algorithms import anonymize_mhghs
+    from graphanon.datasets import load_taxonomy
+
+    data, tax = load("groceries"), load_taxonomy("groceries")
+    ax = draw_cut_lattice(anonymize_mhghs(data, taxonomy=tax, k=10, m=2).trace.search.lattice(), max_nodes=25)
+    edges = [a for a in ax.get_children() if a.get_gid() is None and a not in ax.texts
+             and type(a).__name__ in ("LineCollection", "FancyArrowPatch")]
+    assert edges and ax.texts
+    for text in ax.texts:
+        box = text.get_bbox_patch()
+        assert box is not None and box.get_facecolor()[:3] == (1.0, 1.0, 1.0) and box.get_alpha() >= 0.9
+        assert text.get_zorder() > max(e.get_zorder() for e in edges)
+    _check(ax.figure)
