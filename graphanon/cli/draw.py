@@ -147,12 +147,9 @@ def _draw_taxonomy(source, release_path, max_nodes):
                          title=title)
 
 
-def _draw_search(data, bundled, algorithm, k, m, taxonomy):
-    from matplotlib.figure import Figure
-
+def _search_release(data, bundled, algorithm, k, m, taxonomy):
+    """The hghs/mhghs release whose search ``draw search`` shows (PNG or HTML), and its taxonomy."""
     from graphanon.algorithms.hierarchy.hghs import anonymize_hghs, anonymize_mhghs
-    from graphanon.viz.hierarchy import draw_cut_lattice, draw_enumeration_tree, draw_taxonomy_cut
-    from graphanon.viz.taxonomy import taxonomy_figsize
 
     methods = {"hghs": anonymize_hghs, "mhghs": anonymize_mhghs}
     if algorithm not in methods:
@@ -162,7 +159,16 @@ def _draw_search(data, bundled, algorithm, k, m, taxonomy):
     tax = taxonomy_option(taxonomy, data, bundled)
     if tax is None:
         raise GraphanonError("draw search needs a taxonomy: pass --taxonomy FILE or balanced:5")
-    rel = methods[algorithm](data, taxonomy=tax, k=k, m=m)
+    return methods[algorithm](data, taxonomy=tax, k=k, m=m), tax
+
+
+def _draw_search(data, bundled, algorithm, k, m, taxonomy):
+    from matplotlib.figure import Figure
+
+    from graphanon.viz.hierarchy import draw_cut_lattice, draw_enumeration_tree, draw_taxonomy_cut
+    from graphanon.viz.taxonomy import taxonomy_figsize
+
+    rel, tax = _search_release(data, bundled, algorithm, k, m, taxonomy)
     fig = Figure(figsize=(20, max(6.0, taxonomy_figsize(tax, highlight=rel.trace.cut)[1])))
     axes = fig.subplots(1, 3, gridspec_kw={"width_ratios": [1.0, 1.3, 0.8], "wspace": 0.25})
     draw_taxonomy_cut(tax, rel.trace.cut, rel.trace.suppressed, ax=axes[0])
@@ -273,17 +279,7 @@ def _draw_view(what, source, output, release_path, algorithm, k, m, taxonomy, se
     data, bundled = read_input(source, *input_args)
     data = _first_records(data, n_records)
     if what == "search":
-        from graphanon.algorithms.hierarchy.hghs import anonymize_hghs, anonymize_mhghs
-
-        methods = {"hghs": anonymize_hghs, "mhghs": anonymize_mhghs}
-        if algorithm not in methods:
-            raise GraphanonError(f"draw search: -a takes hghs or mhghs, got {algorithm!r}")
-        if k is None:
-            raise GraphanonError("draw search needs -k K")
-        tax = taxonomy_option(taxonomy, data, bundled)
-        if tax is None:
-            raise GraphanonError("draw search needs a taxonomy: pass --taxonomy FILE or balanced:5")
-        rel = methods[algorithm](data, taxonomy=tax, k=k, m=m)
+        rel, _ = _search_release(data, bundled, algorithm, k, m, taxonomy)
         view = views.search_view(rel.trace.search, title=f"{algorithm} search on {source} (k={k}, m={m})")
     elif what == "constraints":
         from graphanon.graphs.constraints import ConstraintGraph
