@@ -117,7 +117,24 @@ def check_walk(data, tax, k, m, expandable_seed=None):
     expandable = ~index.is_leaf
     if expandable_seed is not None:
         expandable &= np.random.default_rng(expandable_seed).random(index.n_nodes) < 0.7
-    rnd = walk_round(index, threats, k, m, expandable, None, "test")
+    rnd, used = walk_round(index, threats, k, m, expandable, None, "test")
+    assert used is threats and rnd.n_threats == len(threats)
+    if m == 2:  # the walk mining its own pair threats takes the same steps with the same candidates
+        mined_rnd, mined = walk_round(index, None, k, m, expandable, None, "test")
+        # (the costs of the chosen cuts are full evaluations, so equal; a candidate's change may differ in the
+        # last bits when the full set has no pairs: the walk then sums per-node deltas instead)
+        assert [(s["expanded"], s["cost"]) for s in mined_rnd.steps] == [(s["expanded"], s["cost"]) for s in rnd.steps]
+        for a, b in zip([s["candidates"] for s in mined_rnd.steps] + [mined_rnd.final_candidates],
+                        [s["candidates"] for s in rnd.steps] + [rnd.final_candidates], strict=True):
+            assert [(x, n) for x, _, n in a] == [(x, n) for x, _, n in b]
+            assert np.allclose([c for _, c, _ in a], [c for _, c, _ in b], rtol=1e-12, atol=1e-12)
+        assert [(s["cut"], s["suppressed"]) for s in mined_rnd.steps] == [(s["cut"], s["suppressed"]) for s in rnd.steps]
+        every = {tuple(t[t >= 0]): sup for t, sup in zip(threats.members, threats.supports, strict=True)}
+        listed = [tuple(t[t >= 0]) for t in mined.members]
+        assert len(set(listed)) == len(listed) == mined_rnd.n_threats <= len(threats)
+        assert all(every[t] == sup for t, sup in zip(listed, mined.supports, strict=True))  # only real threats
+        for cut in mined_rnd.cuts():  # ... and all those within every visited cut
+            assert set(mined.within(index.positions(cut))) == set(threats.within(index.positions(cut)))
     got = [(st_["expanded"], st_["cost"]) for st_ in rnd.steps]
     path, visited = reference_walk(index, threats, expandable)
     assert got == path
