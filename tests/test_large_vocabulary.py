@@ -9,7 +9,7 @@ from graphanon.algorithms import anonymize_aa
 from graphanon.algorithms.coat.state import LN2, CoatState, RunLog
 from graphanon.algorithms.hierarchy._aa_counts import LocalCounts
 from graphanon.algorithms.hierarchy._index import HierarchyIndex
-from graphanon.algorithms.hierarchy._walk import EPS, evaluate_cut, walk_round
+from graphanon.algorithms.hierarchy._walk import EPS, MinedNearThreats, evaluate_cut, walk_round
 from graphanon.algorithms.hierarchy.aa import _cheapest_fix
 from graphanon.counting.support import VerticalBitmaps, minimal_infrequent_itemsets
 from graphanon.data import from_iterable
@@ -176,6 +176,42 @@ def test_threat_incidence_lists_every_threat_of_a_node_ascending(inst):
     for x in range(index.n_nodes):
         expected = [t for t in range(len(threats)) if x in threats.members[t].tolist()]
         assert threats.idx[threats.ptr[x] : threats.ptr[x + 1]].tolist() == expected
+
+
+@SETTINGS
+@given(instances(max_internal=16, min_m=2), st.integers(0, 2**31), st.sampled_from([1, 4, 1024]))
+def test_mined_near_lists_hold_exactly_the_threats_among_present_nodes(inst, seed, room):
+    """Random walks of entering and expanding nodes (a first arena of 1 or 4 entries forces list moves and
+    compactions): each node in the near set lists every k^2 threat of all cuts whose nodes are all in it
+    now, none twice, and nothing that is not such a threat (its listed threats holding an expanded node
+    aside, which can never complete)."""
+    data, tax, k, _ = inst
+    index = HierarchyIndex(data, tax)
+    every = index.threats(k, 2)
+    truth = {tuple(t[t >= 0].tolist()) for t in every.members}
+    rng = np.random.default_rng(seed)
+    MinedNearThreats.initial_room = room
+    try:
+        near = MinedNearThreats(index, k, ~index.is_leaf)
+        cut = [0]
+        near.enter(np.array(cut))
+        gone: set[int] = set()
+        while True:
+            present = set(np.flatnonzero(near._present).tolist())
+            for y in present:
+                listed = [tuple(near.members[t, : near.sizes[t]].tolist()) for t in near.idx[near.ptr[y]:
+                                                                                            near.ptr[y] + near.n[y]]]
+                assert len(set(listed)) == len(listed) and set(listed) <= truth
+                assert {t for t in listed if not gone & set(t)} == {t for t in truth if y in t and set(t) <= present}
+            expandable = [x for x in cut if not index.is_leaf[x]]
+            if not expandable:
+                break
+            x = int(rng.choice(expandable))
+            cut = [c for c in cut if c != x] + index.children(x).tolist()
+            gone.add(x)
+            near.expand(x)
+    finally:
+        MinedNearThreats.initial_room = 1024
 
 
 def test_walk_deltas_on_seeded_instances():

@@ -229,6 +229,9 @@ class MinedNearThreats(_NearThreats):
     only of the cuts near the walk).
     """
 
+    #: entries of the first arena and threat buffer (both grow by doubling)
+    initial_room = 1024
+
     def __init__(self, index: HierarchyIndex, k: int, expandable: np.ndarray) -> None:
         E = index.extended
         n = index.n_nodes
@@ -242,11 +245,12 @@ class MinedNearThreats(_NearThreats):
         self.n = np.zeros(n, dtype=np.int64)
         self.ptr = np.zeros(n, dtype=np.int64)
         self._cap = np.zeros(n, dtype=np.int64)
-        self.idx = np.empty(1024, dtype=np.int64)
+        room = self.initial_room
+        self.idx = np.empty(room, dtype=np.int64)
         self._used = 0
-        self._members = np.empty((1024, 2), dtype=np.int64)
-        self._supports = np.empty(1024, dtype=np.int64)
-        self._sizes = np.empty(1024, dtype=np.int64)
+        self._members = np.empty((room, 2), dtype=np.int64)
+        self._supports = np.empty(room, dtype=np.int64)
+        self._sizes = np.empty(room, dtype=np.int64)
         self.n_threats = 0
 
     @property
@@ -316,7 +320,7 @@ class MinedNearThreats(_NearThreats):
         cap = self._cap.copy()
         cap[grow] = new_cap
         nodes = np.flatnonzero(cap)
-        arena = np.empty(max(2 * int(cap.sum()), 1024), dtype=np.int64)
+        arena = np.empty(max(2 * int(cap.sum()), self.initial_room), dtype=np.int64)
         self._used = near_relocate(nodes, cap[nodes], self.ptr, self._cap, self.n, self.idx, arena, 0)
         self.idx = arena
 
