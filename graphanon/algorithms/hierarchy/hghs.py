@@ -379,7 +379,11 @@ def best_suppression(data, *, taxonomy: Taxonomy, cut: Iterable[Hashable], k: in
     """
     index, m = _prepare(data, taxonomy, k, m)
     cut = np.sort(index.positions(taxonomy.validate_cut(cut)))
-    threats = index.threats(k, m)
+    in_cut = np.zeros(index.n_nodes, dtype=bool)
+    in_cut[cut] = True
+    # the threats within the cut: a minimal threat of all cuts whose nodes lie in the cut is a minimal
+    # infrequent itemset of the cut's columns and conversely (its subsets lie in the cut too)
+    threats = index.threats(k, m, in_cut)
     cost, g, s, sup = evaluate_cut(index, threats, cut)
     return {
         "suppressed": index.labels(np.sort(sup)),
