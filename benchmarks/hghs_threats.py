@@ -110,7 +110,7 @@ def main(argv=None) -> int:
     for case in CASES:
         load_before = os.getloadavg()[0]
         got: dict[str, list] = {"before": [], "after": []}
-        for _ in range(args.repeat if case[0] == "retail" else 1):
+        for _ in range(args.repeat):
             for which, root in (("before", args.before), ("after", ROOT)):
                 got[which].append(run(root, case))
         before, after = best(got["before"]), best(got["after"])
