@@ -23,7 +23,7 @@ _MAX_CANDIDATES = 200_000  # candidate entries kept in a round's trace (for the 
 
 def walk_round(
     index: HierarchyIndex, threats: ThreatSet | None, k, m, expandable, progress, round_label, allowed=None,
-    frontier=None,
+    frontier=None, algorithm: str = "hghs",
 ) -> tuple[SearchRound, ThreatSet]:
     """The top-down greedy walk of one round, from ``{root}``; the round and the threats it used.
 
@@ -33,7 +33,8 @@ def walk_round(
     (:class:`MinedNearThreats`), and returns them (a
     :class:`~graphanon.algorithms.hierarchy._index.ThreatSet` holding every
     threat within any cut the walk visited, so the chosen cut's and each
-    replayed step's scenario are the same as with all threats).
+    replayed step's scenario are the same as with all threats); a
+    :class:`~graphanon.errors.MemoryBudgetError` then names ``algorithm``.
 
     Each move evaluates every child cut (one expandable cut node replaced by
     its children) by its change of cost, picks the first cheapest (a later
@@ -68,7 +69,7 @@ def walk_round(
     if threats is None:
         if m != 2:
             raise ValueError(f"internal error: the walk mines pair threats only (m=2), got m={m}")
-        near: _NearThreats | MinedNearThreats = MinedNearThreats(index, k, expandable)
+        near: _NearThreats | MinedNearThreats = MinedNearThreats(index, k, expandable, algorithm)
         near.enter(cur)
         singletons = False
     else:
@@ -232,10 +233,10 @@ class MinedNearThreats(_NearThreats):
     #: entries of the first arena and threat buffer (both grow by doubling)
     initial_room = 1024
 
-    def __init__(self, index: HierarchyIndex, k: int, expandable: np.ndarray) -> None:
+    def __init__(self, index: HierarchyIndex, k: int, expandable: np.ndarray, algorithm: str = "hghs") -> None:
         E = index.extended
         n = index.n_nodes
-        self.index, self.k, self.expandable = index, int(k), expandable
+        self.index, self.k, self.expandable, self.algorithm = index, int(k), expandable, algorithm
         self._rows = sp.csr_array((np.ones(E.nnz, dtype=np.int32), E.indices, E.indptr), shape=E.shape)
         self._cols = self._rows.tocsc()
         self.support = np.diff(self._cols.indptr).astype(np.int64)
@@ -273,6 +274,7 @@ class MinedNearThreats(_NearThreats):
         pairs = np.zeros((0, 2), dtype=np.int64)
         joint = np.zeros(0, dtype=np.int64)
         if len(heads):
+            self._check(24.0 * len(heads) * len(self.inside), "the joint supports of the nodes entering")
             P = (self._cols[:, heads].T @ self._rows).tocoo()  # heads x nodes: joint supports
             head, partner = heads[P.row], P.col.astype(np.int64)
             entering = np.zeros(len(self.inside), dtype=bool)
@@ -296,6 +298,7 @@ class MinedNearThreats(_NearThreats):
         first, total = self.n_threats, self.n_threats + len(rows)
         if total > len(self._members):
             size = max(2 * len(self._members), total)
+            self._check(32.0 * size, f"a list of {size:,} threats")
             self._members = np.resize(self._members, (size, 2))
             self._supports = np.resize(self._supports, size)
             self._sizes = np.resize(self._sizes, size)
@@ -320,9 +323,20 @@ class MinedNearThreats(_NearThreats):
         cap = self._cap.copy()
         cap[grow] = new_cap
         nodes = np.flatnonzero(cap)
-        arena = np.empty(max(2 * int(cap.sum()), self.initial_room), dtype=np.int64)
+        room = max(2 * int(cap.sum()), self.initial_room)
+        self._check(8.0 * room, f"the near lists ({room:,} entries)")
+        arena = np.empty(room, dtype=np.int64)
         self._used = near_relocate(nodes, cap[nodes], self.ptr, self._cap, self.n, self.idx, arena, 0)
         self.idx = arena
+
+    def _check(self, needed: float, step: str) -> None:
+        """Stop with a :class:`~graphanon.errors.MemoryBudgetError` before ``step`` exceeds the budget."""
+        from graphanon.utils.memory import check_memory
+
+        check_memory(needed, what=f"{self.algorithm} threat mining near the walk (k={self.k}, m=2): {step}",
+                     advice="bound the attacker knowledge to single items, m=1 (CLI: -m 1)"
+                     + (", or use mHgHs (CLI: -a mhghs), whose round 1 shrinks the taxonomy first"
+                        if self.algorithm == "hghs" else ""))
 
     def threat_set(self) -> ThreatSet:
         """The mined threats as a :class:`~graphanon.algorithms.hierarchy._index.ThreatSet` (full incidence)."""

@@ -338,7 +338,7 @@ def anonymize_mhghs(
         rnd, threats = walk_round(
             index, mined, k, i, expandable, progress, f"mHgHs round {i}",
             allowed=None if prev_cut is None else index.labels(np.flatnonzero(allowed)),
-            frontier=None if prev_cut is None else index.labels(prev_cut),
+            frontier=None if prev_cut is None else index.labels(prev_cut), algorithm="mhghs",
         )
         rounds.append(rnd)
         prev_cut = np.sort(index.positions(rnd.cut))
