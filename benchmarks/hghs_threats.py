@@ -127,6 +127,8 @@ def main(argv=None) -> int:
         "timing": "best of the runs (alternated before/after), wall and CPU of the anonymize call only",
         "peak_memory": "ru_maxrss of the run's own process (data, taxonomy, method; before saving and the audit)",
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "after_commit": subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                                       text=True).stdout.strip(),
         "cases": rows,
     }
     text = json.dumps(doc, indent=2)
