@@ -212,8 +212,8 @@ def anonymize_hghs(
     pair supports of the extended matrix) is nearly all and the walk about
     1 s; peak RSS 1.05 GB (before: 314 s at load 7, nearly all of it the
     walk). Mining only the near threats (``benchmarks/hghs_threats.py``,
-    load 11-14, best of 3): 548,102 threats mined, 7.8 s wall (2.3 s CPU)
-    instead of 15.2 s (4.7 s), peak RSS 383 MiB instead of 1,066 MiB, the
+    load 12-14, best of 3): 548,102 threats mined, 5.8 s wall (2.0 s CPU)
+    instead of 9.2 s (3.8 s), peak RSS 385 MiB instead of 1,066 MiB, the
     same release.
 
     Examples
@@ -290,8 +290,8 @@ def anonymize_mhghs(
     copied every visited cut and re-ran the greedy scenario on a giant threat
     component per candidate). T10I4D100K-like data (100,000 records):
     1.1-3.2 s, 378 MiB. Round 2 mining only the near threats
-    (``benchmarks/hghs_threats.py``, load 14-18, best of 3): 548,098 threats
-    instead of 7.2 M, 21.4 s wall (2.9 s CPU) instead of 32.0 s (4.3 s),
+    (``benchmarks/hghs_threats.py``, load 12-14, best of 3): 548,098 threats
+    instead of 7.2 M, 8.8 s wall (2.4 s CPU) instead of 15.4 s (4.3 s),
     peak RSS 404 MiB instead of 977 MiB, the same release.
 
     Examples
