@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphanon.algorithms import anonymize_aa, anonymize_hghs, anonymize_mhghs, anonymize_mm
+from graphanon.algorithms.hierarchy._index import HierarchyIndex
 from graphanon.algorithms.hierarchy.hghs import best_suppression
 from graphanon.data import from_iterable
 from graphanon.errors import InfeasibleError
@@ -96,6 +97,12 @@ def test_suppression_scenario_of_any_cut_is_valid(inst, depth):
     cut = tax.level(min(depth, tax.height))
     r = best_suppression(data, taxonomy=tax, cut=cut, k=k, m=m)
     assert _brute_threats_ok(data, tax, cut, r["suppressed"], k, m)
+    # mined on the cut's columns only: the same threats as those of all cuts lying in the cut
+    index = HierarchyIndex(data, tax)
+    every = index.threats(k, m)
+    assert r["threats"] == [index.labels(t) for t in every.within(index.positions(cut))]
+    order = index.by_rank[np.isin(index.by_rank, index.positions(cut))]
+    assert r["suppressed"] == index.labels(np.sort(order[~every.keep(order)]))
 
 
 def test_aa_infeasible_raises():

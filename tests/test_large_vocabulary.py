@@ -9,7 +9,7 @@ from graphanon.algorithms import anonymize_aa
 from graphanon.algorithms.coat.state import LN2, CoatState, RunLog
 from graphanon.algorithms.hierarchy._aa_counts import LocalCounts
 from graphanon.algorithms.hierarchy._index import HierarchyIndex
-from graphanon.algorithms.hierarchy._walk import EPS, evaluate_cut, walk_round
+from graphanon.algorithms.hierarchy._walk import EPS, MinedNearThreats, evaluate_cut, walk_round
 from graphanon.algorithms.hierarchy.aa import _cheapest_fix
 from graphanon.counting.support import VerticalBitmaps, minimal_infrequent_itemsets
 from graphanon.data import from_iterable
@@ -117,7 +117,24 @@ def check_walk(data, tax, k, m, expandable_seed=None):
     expandable = ~index.is_leaf
     if expandable_seed is not None:
         expandable &= np.random.default_rng(expandable_seed).random(index.n_nodes) < 0.7
-    rnd = walk_round(index, threats, k, m, expandable, None, "test")
+    rnd, used = walk_round(index, threats, k, m, expandable, None, "test")
+    assert used is threats and rnd.n_threats == len(threats)
+    if m == 2:  # the walk mining its own pair threats takes the same steps with the same candidates
+        mined_rnd, mined = walk_round(index, None, k, m, expandable, None, "test")
+        # (the costs of the chosen cuts are full evaluations, so equal; a candidate's change may differ in the
+        # last bits when the full set has no pairs: the walk then sums per-node deltas instead)
+        assert [(s["expanded"], s["cost"]) for s in mined_rnd.steps] == [(s["expanded"], s["cost"]) for s in rnd.steps]
+        for a, b in zip([s["candidates"] for s in mined_rnd.steps] + [mined_rnd.final_candidates],
+                        [s["candidates"] for s in rnd.steps] + [rnd.final_candidates], strict=True):
+            assert [(x, n) for x, _, n in a] == [(x, n) for x, _, n in b]
+            assert np.allclose([c for _, c, _ in a], [c for _, c, _ in b], rtol=1e-12, atol=1e-12)
+        assert [(s["cut"], s["suppressed"]) for s in mined_rnd.steps] == [(s["cut"], s["suppressed"]) for s in rnd.steps]
+        every = {tuple(t[t >= 0]): sup for t, sup in zip(threats.members, threats.supports, strict=True)}
+        listed = [tuple(t[t >= 0]) for t in mined.members]
+        assert len(set(listed)) == len(listed) == mined_rnd.n_threats <= len(threats)
+        assert all(every[t] == sup for t, sup in zip(listed, mined.supports, strict=True))  # only real threats
+        for cut in mined_rnd.cuts():  # ... and all those within every visited cut
+            assert set(mined.within(index.positions(cut))) == set(threats.within(index.positions(cut)))
     got = [(st_["expanded"], st_["cost"]) for st_ in rnd.steps]
     path, visited = reference_walk(index, threats, expandable)
     assert got == path
@@ -159,6 +176,42 @@ def test_threat_incidence_lists_every_threat_of_a_node_ascending(inst):
     for x in range(index.n_nodes):
         expected = [t for t in range(len(threats)) if x in threats.members[t].tolist()]
         assert threats.idx[threats.ptr[x] : threats.ptr[x + 1]].tolist() == expected
+
+
+@SETTINGS
+@given(instances(max_internal=16, min_m=2), st.integers(0, 2**31), st.sampled_from([1, 4, 1024]))
+def test_mined_near_lists_hold_exactly_the_threats_among_present_nodes(inst, seed, room):
+    """Random walks of entering and expanding nodes (a first arena of 1 or 4 entries forces list moves and
+    compactions): each node in the near set lists every k^2 threat of all cuts whose nodes are all in it
+    now, none twice, and nothing that is not such a threat (its listed threats holding an expanded node
+    aside, which can never complete)."""
+    data, tax, k, _ = inst
+    index = HierarchyIndex(data, tax)
+    every = index.threats(k, 2)
+    truth = {tuple(t[t >= 0].tolist()) for t in every.members}
+    rng = np.random.default_rng(seed)
+    MinedNearThreats.initial_room = room
+    try:
+        near = MinedNearThreats(index, k, ~index.is_leaf)
+        cut = [0]
+        near.enter(np.array(cut))
+        gone: set[int] = set()
+        while True:
+            present = set(np.flatnonzero(near._present).tolist())
+            for y in present:
+                listed = [tuple(near.members[t, : near.sizes[t]].tolist()) for t in near.idx[near.ptr[y]:
+                                                                                            near.ptr[y] + near.n[y]]]
+                assert len(set(listed)) == len(listed) and set(listed) <= truth
+                assert {t for t in listed if not gone & set(t)} == {t for t in truth if y in t and set(t) <= present}
+            expandable = [x for x in cut if not index.is_leaf[x]]
+            if not expandable:
+                break
+            x = int(rng.choice(expandable))
+            cut = [c for c in cut if c != x] + index.children(x).tolist()
+            gone.add(x)
+            near.expand(x)
+    finally:
+        MinedNearThreats.initial_room = 1024
 
 
 def test_walk_deltas_on_seeded_instances():

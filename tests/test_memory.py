@@ -64,6 +64,18 @@ def test_hghs_unbounded_m_stops_with_a_clear_error():
     assert anonymize_hghs(data, taxonomy=tax, k=2, m=None).trace.cut == ("P", "f", "g", "M", "e", "i")
 
 
+def test_hghs_pair_threats_near_the_walk_stop_with_a_clear_error():
+    """k^2 mines its threats during the walk (no level-wise search to check): its growth is checked too."""
+    data, tax = load("groceries"), load_taxonomy("groceries")
+    with max_memory("1M"), pytest.raises(MemoryBudgetError) as info:
+        anonymize_hghs(data, taxonomy=tax, k=5, m=2)
+    msg = str(info.value)
+    assert "hghs threat mining near the walk (k=5, m=2)" in msg and "CLI: -m 1" in msg and "mhghs" in msg
+    assert "--max-memory" in msg
+    with max_memory("1M"), pytest.raises(MemoryBudgetError, match="mhghs threat mining near the walk"):
+        anonymize_mhghs(data, taxonomy=tax, k=5, m=2)
+
+
 def test_nr_refuses_k_it_cannot_hold():
     data = load("chess")
     with max_memory("1M"), pytest.raises(MemoryBudgetError, match=r"lower k \(CLI: -k\)"):

@@ -7,7 +7,8 @@
   (:mod:`graphanon.algorithms.hierarchy._walk`);
 * :func:`incidence`: the node -> threat index of
   :class:`~graphanon.algorithms.hierarchy._index.ThreatSet`; :func:`near_enter`:
-  the walk's incidence lists restricted to threats near its cut.
+  the walk's incidence lists restricted to threats near its cut; :func:`near_relocate`
+  and :func:`near_add`: the same lists when the walk mines its pair threats itself.
 
 Apart so that importing a method does not import numba: the function that
 runs a kernel imports this module (numba compiles the kernel, or loads it
@@ -21,7 +22,7 @@ from numba import njit
 
 import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
 
-__all__ = ["child_cut_deltas", "first_best", "greedy_keep", "incidence", "near_enter"]
+__all__ = ["child_cut_deltas", "first_best", "greedy_keep", "incidence", "near_add", "near_enter", "near_relocate"]
 
 
 @njit(cache=True)
@@ -259,3 +260,37 @@ def near_enter(nodes, ptr, idx, members, sizes, count, live_idx, live_n):  # pra
                     z = members[t, a]
                     live_idx[ptr[z] + live_n[z]] = t
                     live_n[z] += 1
+
+
+@njit(cache=True)
+def near_relocate(nodes, new_cap, ptr, cap, live_n, src, dst, used):  # pragma: no cover - compiled
+    """Move the lists of ``nodes`` from ``src`` to fresh slots of ``new_cap`` entries at ``dst[used:]``; the new ``used``.
+
+    The mined near lists (:class:`~graphanon.algorithms.hierarchy._walk.MinedNearThreats`)
+    live in one arena, node ``y``'s list at ``arena[ptr[y]:ptr[y] + live_n[y]]``
+    with room for ``cap[y]`` entries. A list that would overflow moves to the
+    arena's end with a larger slot (``src`` is ``dst``; the caller checked
+    there is room), its old slot left unused; a full arena is compacted by
+    moving every list into a new one (``dst``).
+    """
+    for a in range(len(nodes)):
+        y = nodes[a]
+        for q in range(live_n[y]):
+            dst[used + q] = src[ptr[y] + q]
+        ptr[y] = used
+        cap[y] = new_cap[a]
+        used += new_cap[a]
+    return used
+
+
+@njit(cache=True)
+def near_add(first, members, sizes, ptr, live_n, arena):  # pragma: no cover - compiled
+    """Append the threats ``first..len(members)`` to the near list of each of their members.
+
+    The lists have room for them (see :func:`near_relocate`).
+    """
+    for t in range(first, members.shape[0]):
+        for a in range(sizes[t]):
+            z = members[t, a]
+            arena[ptr[z] + live_n[z]] = t
+            live_n[z] += 1

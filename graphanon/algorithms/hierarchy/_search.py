@@ -116,7 +116,10 @@ class SearchRound:
         The child cuts evaluated at the stopping cut (none was cheaper); None
         when there were too many to keep.
     n_threats : int
-        Minimal threats of all cuts of this round's taxonomy.
+        Minimal threats the round used: of all cuts of this round's
+        taxonomy, or with k^2 (HgHs with ``m=2``, mHgHs round 2) those the
+        walk mined, lying within its near set (the cuts it visited and their
+        child cuts).
     allowed : list or None
         Nodes of the reduced taxonomy (None: the whole taxonomy).
     frontier : list or None
