@@ -5,7 +5,8 @@ Shared by ``tests/test_docs_snippets.py`` (```python blocks), ``tests/test_docs_
 The conventions (also in CONTRIBUTING.md, "Docs that cannot drift"):
 
 * A block whose nearest non-blank line before its opening fence is ``<!-- no-run -->``
-  is not run (pip install, apt-get, a cluster, a multi-minute run).
+  (or ``<!-- no-run: the reason -->``) is not run (pip install, apt-get, a cluster on
+  other machines, a multi-minute run).
 * A ```text block that follows a ```python or ```bash block with only blank lines between
   them is what that block prints: the python block's whole stdout, or the stdout of the
   bash block's last command. In a ```console block the lines after a ``$ command`` line are
@@ -68,7 +69,7 @@ def blocks(path: Path) -> list[Block]:
             j += 1
         body = [line[len(indent):] if line.startswith(indent) else line.lstrip() for line in lines[i + 1:j]]
         before = next((lines[b].strip() for b in range(i - 1, -1, -1) if lines[b].strip()), "")
-        found.append((lang, i + 1, "\n".join(body), before == NO_RUN, j + 1))
+        found.append((lang, i + 1, "\n".join(body), before.startswith(NO_RUN[:-4]), j + 1))
         i = j + 1
     result: list[Block] = []
     skip = set()
@@ -101,8 +102,9 @@ def write_example_files(folder: Path) -> None:
     """The small files the pages read by name, written into ``folder``.
 
     ``bms1.dat``, ``groceries.csv``, ``baskets.txt``, ``meps.csv``, ``codes.txt`` and
-    ``tax.txt`` (the user guide's examples), and ``data.dat`` (2,000 records of bms1, for
-    the command lines that stand for "your data").
+    ``tax.txt`` (the user guide's examples), ``data.dat`` (2,000 records of bms1, for
+    the command lines that stand for "your data") and ``baskets.parquet`` (2,000 records
+    of groceries in the long form, for docs/scale.md's command lines).
     """
     from graphanon.datasets import load, load_taxonomy
 
@@ -123,3 +125,9 @@ def write_example_files(folder: Path) -> None:
     (folder / "data.dat").write_text(
         "\n".join(" ".join(sorted(record)) for record in bms1.subset(range(2000)).records()) + "\n"
     )
+    try:
+        from graphanon.readwrite.parquet import write_parquet
+
+        write_parquet(load("groceries").subset(range(2000)), folder / "baskets.parquet")
+    except ImportError:  # pyarrow is an extra; the pages that read Parquet say so
+        pass
