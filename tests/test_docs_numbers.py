@@ -15,7 +15,7 @@ Rounding: a number written with ``d`` decimals matches a JSON value ``v`` when `
 <= 0.5 * 10**-d``, where ``v'`` is ``v`` in the unit the page writes after the number:
 ``%`` (``v`` or ``100 v``), ``ms`` (``1000 v`` of seconds), ``KB``/``MB``/``GB``
 (``v`` or bytes divided by 10^3/10^6/10^9 or 2^10/2^20/2^30), ``x`` (a ratio, ``v``);
-``59,602`` is ``59602``; ``10^6`` is ``1000000``.
+``59,602`` is ``59602``; ``10^6`` is ``1000000``; ``-331.7`` after a space is negative.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from tests.docs_blocks import ROOT, doc_files, doc_id
 
 _MARKUP = re.compile(r"^<!--\s*bench:\s*(?P<body>.*?)\s*-->\s*$")
 _NUMBER = re.compile(
-    r"(?<![\w.^/])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:\^(?P<exp>\d+))?"
+    r"(?<![\w.^/])(?P<sign>[-\u2212](?=\d))?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:\^(?P<exp>\d+))?"
     r"(?![\w^]|\.\d)(?P<unit>\s?(?:%|ms\b|[KkMG]B\b|x\b|s\b))?"
 )
 _SCALES = {
@@ -68,7 +68,7 @@ def quoted_numbers(text: str) -> list[tuple[str, float, int, str]]:
         written = match.group("num")
         digits = written.replace(",", "")
         decimals = len(digits.split(".")[1]) if "." in digits else 0
-        value = float(digits)
+        value = -float(digits) if match.group("sign") else float(digits)
         if match.group("exp"):
             value, decimals = value ** int(match.group("exp")), 0
         unit = (match.group("unit") or "").strip().lower()
@@ -156,3 +156,5 @@ def test_rounding_is_the_pages_precision():
     assert is_found(3.3, 1, "s", [3.33]) and not is_found(3.33, 2, "s", [3.3])
     assert is_found(3.0, 0, "s", [3.33]) and not is_found(8.0, 0, "s", [3.33])
     assert is_found(71.7, 1, "%", [0.717]) and is_found(2.5, 1, "x", [2.5])
+    assert [(w, v) for w, v, _, _ in quoted_numbers("log UL -331.7, 3.2-8.0 s")] == [
+        ("-331.7", -331.7), ("3.2", 3.2), ("8.0 s", 8.0)]
