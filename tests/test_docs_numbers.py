@@ -8,7 +8,7 @@ checks the paragraph or table right after it (up to the first blank line after i
 begun): every number in it must be a number of one of the named files under
 ``benchmarks/`` (any value at any depth), as the page rounds it. Not checked: numbers in
 `code`, in a link target, in the table's header row, the numbers after ``ignore:``
-(parameters the text names but the JSON does not, such as a figure's number), and
+(comma- or space-separated: parameters the text names but the JSON does not, such as a figure's number), and
 digits inside a word (``bms1``, ``T10I4D100K``).
 
 Rounding: a number written with ``d`` decimals matches a JSON value ``v`` when ``|v' - x|
@@ -101,7 +101,8 @@ def checked_chunks(path: Path) -> list[tuple[int, list[str], list[str], str]]:
         chunk = lines[start:j]
         if chunk and chunk[0].lstrip().startswith("|"):
             chunk = chunk[1:]  # a table's header row
-        chunks.append((i + 1, paths, [x.strip() for x in ignored.split(",") if x.strip()], "\n".join(chunk)))
+        ignore = [x.replace(",", "") for x in re.split(r",\s+|\s+", ignored.strip()) if x]
+        chunks.append((i + 1, paths, ignore, "\n".join(chunk)))
     return chunks
 
 
@@ -119,7 +120,7 @@ def check_page(path: Path, bench_dir: Path = ROOT / "benchmarks") -> list[str]:
         if not paths:
             problems.append(f"{doc_id(path)}:{line}: the bench comment names no JSON file")
         for written, value, decimals, unit in quoted_numbers(text):
-            if written.split()[0].rstrip("%x") in ignored:
+            if written.split()[0].rstrip("%x").replace(",", "") in ignored:
                 continue
             if not is_found(value, decimals, unit, numbers):
                 problems.append(f"{doc_id(path)}:{line}: {written!r} is in none of {', '.join(paths)}")
@@ -142,8 +143,8 @@ def test_the_rules_catch_a_drifted_number(tmp_path):
     ))
     page = tmp_path / "page.md"
     page.write_text(
-        "<!-- bench: results/b.json ignore: 3 -->\n| k | s |\n|---|---|\n"
-        "| 5 | 0.45 s, 24.6 MB, 71.7%, 59,602 records, `k=9`, figure 3 |\n\n"
+        "<!-- bench: results/b.json ignore: 3, 10,000 -->\n| k | s |\n|---|---|\n"
+        "| 5 | 0.45 s, 24.6 MB, 71.7%, 59,602 records, `k=9`, figure 3, 10,000 queries |\n\n"
         "<!-- bench: results/b.json -->\nk = 5 took 0.46 s on bms1 (10^6 records)\n"
     )
     assert check_page(page, tmp_path) == [
