@@ -8,7 +8,10 @@ command must exit 0, or the code its trailing ``# exit N`` comment names (an aud
 finds a violation exits 1). Output shown right after a ```bash block in a ```text block
 is the block's last command's stdout; in a ```console block each ``$ command`` line is
 followed by its stdout; both are compared as ``tests/docs_blocks.py`` says (``...`` for
-any text). A block preceded by ``<!-- no-run -->`` is skipped: keep those few (pip install,
+any text). A command that starts by making and activating a venv and installing this
+package (the README's first command: ``python3 -m venv .venv && . .venv/bin/activate && pip
+install -e ".[dev]" && ...``) runs from what follows the install: the test already runs in
+that environment. A block preceded by ``<!-- no-run -->`` is skipped: keep those few (pip install,
 apt-get, a cluster on other machines, a multi-minute run) and say why next to them.
 """
 
@@ -26,6 +29,10 @@ import pytest
 from tests.docs_blocks import ROOT, blocks, doc_files, doc_id, output_matches, write_example_files
 
 _EXIT = re.compile(r"#\s*exit (\d+)\s*$")
+#: ``python3 -m venv .venv && . .venv/bin/activate && pip install -e ".[extras]" && `` before a command
+_INSTALL_PREFIX = re.compile(
+    r'^python3? -m venv (?P<venv>\S+) && \. (?P=venv)/bin/activate && pip install -e "\.(\[[\w,]+\])?" && '
+)
 TIMEOUT = 300
 
 
@@ -64,7 +71,7 @@ def commands(path: Path) -> list[Command]:
                 elif shown is not None:
                     shown.append(text)
             elif text.strip() and not text.lstrip().startswith("#"):
-                pending.append((lineno, text))
+                pending.append((lineno, _INSTALL_PREFIX.sub("", text)))
         if block.lang == "console" and shown is not None and pending:
             pending[-1] = (pending[-1][0], pending[-1][1] + "\0" + "\n".join(shown))
         for k, (lineno, text) in enumerate(pending):
@@ -147,3 +154,19 @@ def test_expected_exit_codes(tmp_path):
     page.write_text("```bash\nfalse   # exit 1\ntrue   # exit 1\n```\n\n<!-- no-run -->\n```bash\nfalse\n```\n")
     failures = run_page(page, tmp_path / "run")
     assert len(failures) == 1 and "`true   # exit 1` exited 0" in failures[0]
+
+
+def test_readme_opens_with_one_command_that_installs_and_runs_the_main_job():
+    """The README's first command is one line for a fresh machine; this suite runs its job part."""
+    first = next(b for b in blocks(ROOT / "README.md") if b.lang == "bash")
+    assert not first.no_run and first.code.count("\n") == 0
+    assert _INSTALL_PREFIX.match(first.code), first.code
+    job = commands(ROOT / "README.md")[0]
+    assert job.text.startswith("graphanon anonymize bms1 ") and "graphanon audit " in job.text
+    assert job.shown is not None and "satisfied" in job.shown
+
+
+def test_an_install_prefix_is_run_from_the_job(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text('```bash\npython3 -m venv .venv && . .venv/bin/activate && pip install -e ".[dev]" && echo job\n```\n')
+    assert [c.text for c in commands(page)] == ["echo job"]
