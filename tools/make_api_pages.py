@@ -121,36 +121,39 @@ def _sections(package: str, extra_modules: tuple[str, ...]) -> list[tuple[str | 
     return sections
 
 
-def home_pages() -> dict[str, str]:
-    """Documented path -> the package whose page renders it (each object is rendered once).
+def home_pages() -> dict[str, tuple[str, str | None]]:
+    """Documented path -> (package, section) whose page renders it (each object is rendered once).
 
-    A name exported by several packages (``check_k`` by privacy and utils) is rendered on the
-    page of the package that defines it, the longest package prefix of its path; the other
-    pages link to it.
+    A name exported by several packages or submodules (``check_k`` by privacy and utils,
+    ``read_basket`` by readwrite.formats and readwrite.long_csv) is rendered where it is
+    defined: in the section of its own module if a page has one, else on the page of the
+    longest package prefix of its path; the other places link to it.
     """
-    listed: dict[str, list[str]] = {}
+    listed: dict[str, list[tuple[str, str | None]]] = {}
     for package, _title, _summary, extra in PAGES:
         if package == "graphanon":
             continue
-        for _module, entries in _sections(package, extra):
+        for module, entries in _sections(package, extra):
             for _name, path in entries:
-                listed.setdefault(path, []).append(package)
-    home = {}
-    for path, packages in listed.items():
+                listed.setdefault(path, []).append((package, module))
+    home: dict[str, tuple[str, str | None]] = {}
+    for path, places in listed.items():
         whole = [m for m in WHOLE_MODULES if path.startswith(m + ".")]
         if whole:  # rendered by the page of the module documented whole (graphanon.errors)
-            home[path] = whole[0]
+            home[path] = (whole[0], None)
             continue
-        prefixes = [p for p in packages if path.startswith(p + ".")]
-        home[path] = max(prefixes, key=len) if prefixes else packages[0]
+        own = [place for place in places if place[1] is not None and path.startswith(place[1] + ".")]
+        prefixes = [place for place in places if path.startswith(place[0] + ".")]
+        home[path] = own[0] if own else max(prefixes, key=lambda place: len(place[0])) if prefixes else places[0]
     return home
 
 
-def _entries(package: str, entries: list[tuple[str, str]], home: dict[str, str], level: int) -> list[str]:
+def _entries(place: tuple[str, str | None], entries: list[tuple[str, str]],
+             home: dict[str, tuple[str, str | None]], level: int) -> list[str]:
     lines = []
     elsewhere = []
     for name, path in sorted(entries, key=lambda e: e[0].lower()):
-        if home.get(path, package) == package:
+        if home.get(path, place) == place:
             lines.append(f"::: {path}")
             if level != 2:
                 lines += ["    options:", f"      heading_level: {level}"]
@@ -158,13 +161,13 @@ def _entries(package: str, entries: list[tuple[str, str]], home: dict[str, str],
         else:
             elsewhere.append(f"* `{name}`: documented as [`{path}`][{path}]")
     if elsewhere:
-        lines = ["Also exported here, documented on the page of the module that defines it:", "", *elsewhere, "",
+        lines = ["Also exported here, documented with the module that defines it:", "", *elsewhere, "",
                  *lines]
     return lines
 
 
 def render_page(package: str, title: str, summary: str, extra_modules: tuple[str, ...],
-                home: dict[str, str]) -> str:
+                home: dict[str, tuple[str, str | None]]) -> str:
     """The markdown of one API page."""
     lines = [
         "<!-- written by tools/make_api_pages.py from the packages' __all__; do not edit by hand -->",
@@ -189,10 +192,10 @@ def render_page(package: str, title: str, summary: str, extra_modules: tuple[str
     for module_name, entries in _sections(package, extra_modules):
         if module_name is None:
             lines += [f"`{package}.__all__`: {len(entries)} names.", ""]
-            lines += _entries(package, entries, home, 2)
+            lines += _entries((package, None), entries, home, 2)
         else:
             lines += [f"## {module_name}", "", _first_paragraph(module_name), ""]
-            lines += _entries(package, entries, home, 3)
+            lines += _entries((package, module_name), entries, home, 3)
     return "\n".join(lines)
 
 

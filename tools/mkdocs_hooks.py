@@ -3,6 +3,9 @@
 * The notebooks of ``notebooks/`` become pages ``notebooks/<name>/`` without a copy in
   ``docs/``: they are added to the build's files before mkdocs-jupyter looks at them, which
   executes them at build time (the stored notebooks have no outputs; notebooks/README.md).
+* nbconvert's loader of mermaid.js from a CDN is removed from the notebook pages (it fetches
+  only when a notebook holds a mermaid diagram, and none does): the site loads nothing from
+  the web (tools/check_site.py checks it).
 * ``<!-- include: FILE -->`` on a page is replaced by the repository file FILE (CHANGELOG.md,
   CONTRIBUTING.md), its links to ``docs/X.md`` turned into links to the page ``X.md``.
 """
@@ -30,6 +33,8 @@ NOTEBOOKS = (
     "choosing_a_method",
 )
 
+_MERMAID_LOADER = re.compile(r'<script type="module">\s*document\.addEventListener\("DOMContentLoaded", async \(\) => \{\s*'
+                             r'const diagrams = document\.querySelectorAll\("\.jp-Mermaid.*?</script>', re.S)
 _INCLUDE = re.compile(r"^<!-- include: (?P<file>[\w./-]+) -->$", re.M)
 _DOCS_LINK = re.compile(r"\]\(docs/(?P<page>[^)]+)\)")
 
@@ -52,3 +57,10 @@ def include_file(match: re.Match) -> str:
 def on_page_markdown(markdown, page, config, files):
     """Expand ``<!-- include: FILE -->`` lines."""
     return _INCLUDE.sub(include_file, markdown)
+
+
+def on_post_page(output, page, config):
+    """Drop the CDN loader of mermaid.js from a notebook page that has no mermaid diagram."""
+    if page.file.src_uri.endswith(".ipynb") and 'class="jp-Mermaid' not in output:
+        output = _MERMAID_LOADER.sub("", output)
+    return output
