@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import importlib
 import pkgutil
+import re
 import sys
 from pathlib import Path
 
@@ -102,9 +103,13 @@ def public_submodules(package: str) -> list[str]:
     return sorted(found)
 
 
+_ROLE = re.compile(r":(?:py:)?\w+:`~?\.?(?P<target>[\w.]+)`")
+
+
 def _first_paragraph(module_name: str) -> str:
+    """The first paragraph of a module's docstring, its Sphinx roles as code text."""
     doc = importlib.import_module(module_name).__doc__ or ""
-    return doc.strip().split("\n\n")[0].replace("\n", " ")
+    return _ROLE.sub(lambda m: f"`{m['target']}`", doc.strip().split("\n\n")[0].replace("\n", " "))
 
 
 def _sections(package: str, extra_modules: tuple[str, ...]) -> list[tuple[str | None, list[tuple[str, str]]]]:
