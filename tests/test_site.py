@@ -125,6 +125,14 @@ def test_sphinx_roles_become_links_or_code():
     assert ":func:" not in text and ":class:" not in text
 
 
+def test_a_shared_parameter_entry_is_split():
+    # griffe gives every name of "data, taxonomy, k :" the first one's annotation
+    import griffe_graphanon
+
+    text = griffe_graphanon.convert("Do.\n\nParameters\n----------\ndata, taxonomy :\n    As above.\nk : int\n    K.\n")
+    assert "data\n    As above.\ntaxonomy\n    As above.\nk : int\n    K.\n" in text
+
+
 def test_gallery_page_is_current():
     page = (ROOT / "docs" / "gallery" / "index.md").read_text(encoding="utf-8")
     assert page == make_gallery.page(), "run python tools/make_gallery.py"

@@ -7,6 +7,9 @@ Markdown. This extension, run on every object griffe loads:
   (``%(unsafe_secret_seed)s``) by the text the function carries at run time;
 * turns ``:func:`~graphanon.release.publish``` (and ``:class:``, ``:meth:``, ``:mod:``, ...)
   into a link when the target is documented on an API page, else into code text;
+* splits a parameter entry that names several parameters without a type
+  (``data, taxonomy, k :`` + description) into one entry per parameter, so each shows its own
+  annotation (griffe would give them all the first one's);
 * turns the names of a ``See Also`` section (``graphanon.privacy.KmAnonymity : ...``) into
   links to their API entries.
 
@@ -33,6 +36,15 @@ import make_api_pages  # noqa: E402
 _ROLE = re.compile(r":(?:py:)?(?:func|class|meth|mod|attr|data|exc|obj|const):`(?P<tilde>~?)(?P<target>[\w.]+)(?:\(\))?`")
 _SEE_ALSO = re.compile(r"(?P<head>^(?P<indent>[ \t]*)See Also\n(?P=indent)-{4,}\n)(?P<body>.*?)(?=\n[ \t]*\n[ \t]*\S[^\n]*\n[ \t]*-{4,}\n|\Z)",
                        re.S | re.M)
+
+
+_SHARED_ENTRY = re.compile(r"^(?P<indent>[ \t]*)(?P<names>\**[A-Za-z_]\w*(?:,[ \t]*\**[A-Za-z_]\w*)+)[ \t]*:[ \t]*\n"
+                           r"(?P<desc>(?:(?P=indent)[ \t]+\S[^\n]*(?:\n|$))+)", re.M)
+
+
+def _split_shared(match: re.Match) -> str:
+    desc = match["desc"] if match["desc"].endswith("\n") else match["desc"] + "\n"
+    return "".join(f"{match['indent']}{name.strip()}\n{desc}" for name in match["names"].split(","))
 
 
 @cache
@@ -94,6 +106,7 @@ def _see_also(match: re.Match) -> str:
 
 def convert(text: str) -> str:
     """The docstring with its Sphinx roles and See Also names turned into Markdown references."""
+    text = _SHARED_ENTRY.sub(_split_shared, text)
     text = _SEE_ALSO.sub(_see_also, text)
     return _ROLE.sub(_role, text)
 
