@@ -177,6 +177,11 @@ def m_item_linkage(
         with fewer than ``k`` candidates), ``mean_inverse_candidates``,
         ``min_candidates``, ``truth_outside``.
 
+    See Also
+    --------
+    row_linkage : An adversary who knows the whole record.
+    graphanon.privacy.KmAnonymity : The audit of the bound it tests.
+
     Notes
     -----
     Complexity: blocked sparse products: O(targets x n) dense cells in blocks of 4e6,

@@ -82,6 +82,11 @@ def label_inference(
         of the true label among candidates, the random-candidate guess),
         ``min_distinct`` (fewest distinct labels among a target's candidates).
 
+    See Also
+    --------
+    row_linkage : The row instead of the label.
+    graphanon.privacy.LDiversity : The audit of the bound it tests.
+
     Notes
     -----
     Complexity: that of :func:`candidate_sets`, then O(candidate edges) (nonreciprocal)

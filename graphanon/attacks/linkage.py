@@ -152,6 +152,12 @@ def row_linkage(
         ``min_candidates``, ``truth_outside`` (share of targets whose true row
         is not among their candidates: a malformed release).
 
+    See Also
+    --------
+    label_inference : The sensitive label instead of the row.
+    m_item_linkage : An adversary who knows m items, not the whole record.
+    graphanon.privacy.NonreciprocalKAnonymity : The audit of the bound it tests.
+
     Notes
     -----
     Complexity: that of :func:`candidate_sets`, then O(targets log n).

@@ -114,6 +114,11 @@ def seed_recovery(
         (success of each re-run used), ``tried``,
         ``chance_of_exact_reproduction``.
 
+    See Also
+    --------
+    graphanon.attacks.known_label_attack : The seed plus known labels.
+    graphanon.attacks.same_seed_attack : Two releases made with one seed.
+
     Notes
     -----
     Complexity: ``len(seeds) + (draws - 1) * recognized`` anonymizer runs, O(n log n)

@@ -157,6 +157,13 @@ def evaluate_release(
     DataMismatchError
         When the release's data fingerprint does not match ``original``, or
         ``link`` was not made with the release.
+
+    See Also
+    --------
+    graphanon.metrics.ncp : Information loss of a recoding.
+    graphanon.metrics.average_relative_error : COUNT-query error.
+    graphanon.metrics.evaluate_nonreciprocal : The metrics of a nonreciprocal release.
+    graphanon.privacy.KmAnonymity : An audit: the privacy side of the same release.
     """
     if not allow_mismatch:
         check_same_data(original, release)

@@ -98,6 +98,12 @@ def recoding_loss(original: TransactionData, release) -> RecodingLoss:
 
     Complexity: O(items + published items).
 
+    See Also
+    --------
+    ncp : Its ``ncp`` field alone.
+    suppression_ratio : Its suppressed share alone.
+    graphanon.metrics.evaluate_release : Every metric that applies to a release.
+
     Examples
     --------
     >>> from graphanon.data import from_iterable
@@ -115,7 +121,14 @@ def recoding_loss(original: TransactionData, release) -> RecodingLoss:
 
 
 def ncp(original: TransactionData, release) -> float:
-    """NCP of a global recoding: canonical LM cost per original item occurrence (see the module docstring)."""
+    """NCP of a global recoding: canonical LM cost per original item occurrence (see the module docstring).
+
+    See Also
+    --------
+    recoding_loss : NCP with its generalization and suppression parts.
+    ncp_taxonomy : The hierarchy papers' convention over taxonomy leaves.
+    graphanon.metrics.evaluate_release : Every metric that applies to a release.
+    """
     return recoding_loss(original, release).ncp
 
 
@@ -127,6 +140,11 @@ def ncp_taxonomy(original: TransactionData, release) -> float:
     the per-occurrence objective HgHs, mHgHs and AA minimize; it equals
     :func:`ncp` when every taxonomy leaf is an item of the data, and for
     set-based methods (their universe is the data's items).
+
+    See Also
+    --------
+    ncp : The same loss with the items of the data as the universe.
+    graphanon.algorithms.anonymize_hghs : A method whose greedy search is driven by this cost.
 
     Examples
     --------
@@ -143,6 +161,12 @@ def ncp_taxonomy(original: TransactionData, release) -> float:
 
 
 def suppression_ratio(original: TransactionData, release) -> float:
-    """Fraction of original item occurrences that the release suppresses."""
+    """Fraction of original item occurrences that the release suppresses.
+
+    See Also
+    --------
+    recoding_loss : The loss of generalization and suppression together.
+    graphanon.algorithms.anonymize_mm : Suppression only.
+    """
     loss = recoding_loss(original, release)
     return loss.suppression / loss.occurrences if loss.occurrences else 0.0

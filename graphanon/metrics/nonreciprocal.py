@@ -81,6 +81,12 @@ def error_rate(original: TransactionData, release, *, link=None) -> float:
     none). For an empty record the denominator is taken as 1 (its error is
     the number of items its published base invents).
 
+    See Also
+    --------
+    query_error : Type I / II COUNT-query error.
+    evaluate_nonreciprocal : Both, with a workload.
+    graphanon.algorithms.anonymize_nonreciprocal : The method whose releases it measures.
+
     Examples
     --------
     >>> from graphanon.datasets import load
@@ -114,6 +120,11 @@ def query_error(original: TransactionData, release, workload) -> dict:
     -------
     dict
         ``query_error_type1``, ``query_error_type2`` and their mean ``query_error``.
+
+    See Also
+    --------
+    error_rate : The per-record bit error (needs the private link).
+    graphanon.metrics.generate_workload : The seeded workload.
     """
     type1 = [CountQuery(q.include) for q in workload.queries]
     type2 = [CountQuery((), q.exclude) for q in workload.queries]
@@ -150,6 +161,11 @@ def evaluate_nonreciprocal(
     dict
         ``error_rate`` (with a link), ``query_error`` (mean of both types),
         ``query_error_type1``, ``query_error_type2``, ``queries``, ``q``, ``seed``.
+
+    See Also
+    --------
+    error_rate, query_error : The two metrics it reports.
+    graphanon.metrics.evaluate_release : The same for every release kind.
     """
     n_inc, n_exc = (3, 4) if q is None else (q, q)
     wl = generate_workload(original, queries, n_inc + n_exc, n_exclude=n_exc, rng=rng, draw="uniform")

@@ -140,6 +140,12 @@ def generate_workload(
         When ``q`` exceeds the candidate items, ``draw`` is unknown or no
         non-zero query is found.
 
+    See Also
+    --------
+    average_relative_error : The error of a release on the workload.
+    true_counts : The workload's answers on the original data.
+    graphanon.metrics.evaluate_release : Every metric, with a workload of its own.
+
     Notes
     -----
     Complexity: O(n_queries * (q + tries) * n / 64) with vertical bitmaps.
@@ -206,6 +212,13 @@ def generate_workload(
 
 
 def average_relative_error(release, workload: QueryWorkload) -> float:
-    """Mean of ``|a(Q) - e(Q)| / a(Q)`` over the workload (answers from the original data)."""
+    """Mean of ``|a(Q) - e(Q)| / a(Q)`` over the workload (answers from the original data).
+
+    See Also
+    --------
+    generate_workload : The seeded workload, the same for every method.
+    graphanon.metrics.query_error : The same question for nonreciprocal releases, by error type.
+    graphanon.metrics.evaluate_release : Every metric that applies to a release.
+    """
     est = np.array([release.estimate_count(qr.include, qr.exclude) for qr in workload.queries])
     return float(np.mean(np.abs(workload.answers - est) / workload.answers))
