@@ -1,4 +1,7 @@
-"""The documentation site's sources: API pages complete and current, gallery current, guide runs.
+"""The documentation site's sources: API pages complete and current, gallery current.
+
+The guide's python and bash blocks run in tests/test_docs_snippets.py and
+tests/test_docs_bash.py, which read docs/ recursively.
 
 The site itself is built by ``mkdocs build --strict`` in .ci/run (broken links, missing
 references and warnings fail it) and checked by tools/check_site.py (links of the built HTML,
@@ -11,9 +14,6 @@ import importlib
 import re
 import sys
 from pathlib import Path
-
-import matplotlib
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 API_DIR = ROOT / "docs" / "api"
@@ -158,17 +158,3 @@ def test_site_checker_finds_broken_links_and_web_assets(tmp_path):
     assert any("missing/" in line for line in found) and any("#nowhere" in line for line in found)
     assert sum("from the web" in line for line in found) == 3
 
-
-GUIDE_PAGES = sorted((ROOT / "docs" / "guide").glob("*.md"))
-
-
-@pytest.mark.parametrize("page", GUIDE_PAGES, ids=lambda p: p.name)
-def test_guide_python_blocks_run(page, tmp_path, monkeypatch):
-    # tests/test_docs_snippets.py runs the blocks of docs/*.md; the guide sits one folder down
-    from tests.test_docs_snippets import python_blocks
-
-    matplotlib.use("Agg")
-    monkeypatch.chdir(tmp_path)
-    namespace: dict = {"__name__": "__doc_snippet__"}
-    for lineno, code in python_blocks(page):
-        exec(compile(code, f"{page.name}:{lineno}", "exec"), namespace)  # noqa: S102
