@@ -114,18 +114,19 @@ def _intersection(x_ptr, x_idx, r, b):  # pragma: no cover - compiled
     return n
 
 
-@numba.njit(cache=True)
-def knn_rows(x_ptr, x_idx, p_ptr, p_rec, p_len, rows, k):  # pragma: no cover - compiled
+@numba.njit(cache=True, nogil=True)
+def knn_rows(x_ptr, x_idx, p_ptr, p_rec, p_len, p_after, rows, k):  # pragma: no cover - compiled
     """The exact ``k`` most similar records of each of ``rows`` (see the module notes).
 
     Parameters
     ----------
-    x_ptr, x_idx : int64 arrays
+    x_ptr, x_idx : int64 and int32 (or int64) arrays
         The records as CSR, items renumbered rarest first (sorted in each row).
-    p_ptr, p_rec, p_len : int64 arrays
+    p_ptr, p_rec, p_len, p_after : int64, then int32 (or int64) arrays
         Posting lists: the records holding item ``x`` are
         ``p_rec[p_ptr[x]:p_ptr[x + 1]]``, sorted by (length, record);
-        ``p_len`` their lengths.
+        ``p_len`` their lengths, ``p_after`` how many of their items
+        come after ``x`` in the rarest-first order.
     rows : int64 array
         The query records.
     k : int
@@ -134,22 +135,28 @@ def knn_rows(x_ptr, x_idx, p_ptr, p_rec, p_len, rows, k):  # pragma: no cover - 
     -------
     counts : int64 array (len(rows),)
         Neighbours found per query row (at most ``k``).
-    cols : int64 array, sims : float64 array (len(rows) * k,)
-        Row ``i``'s neighbours in slots ``i*k .. i*k + counts[i]``, any order.
+    cols : int32 array, sims : float64 array (counts.sum(),)
+        The neighbours of ``rows[0]``, then of ``rows[1]``, ...; each row's by
+        increasing record index (CSR order). Views of ``len(rows) * k`` slots.
     """
     n = len(x_ptr) - 1
+    n_items = len(p_ptr) - 1
     n_rows = len(rows)
     counts = np.zeros(n_rows, dtype=np.int64)
-    cols = np.empty(n_rows * k, dtype=np.int64)
+    cols = np.empty(n_rows * k, dtype=np.int32)
     sims = np.empty(n_rows * k, dtype=np.float64)
-    stamp = np.full(n, -1, dtype=np.int64)
+    stamp = np.full(n, -1, dtype=np.int32)
+    mark = np.full(n_items, -1, dtype=np.int32)
     hs = np.empty(k, dtype=np.float64)
     hc = np.empty(k, dtype=np.int64)
+    filled = 0
     for i in range(n_rows):
         r = rows[i]
         L = x_ptr[r + 1] - x_ptr[r]
         size = 0
         stamp[r] = i
+        for q in range(x_ptr[r], x_ptr[r + 1]):
+            mark[x_idx[q]] = i
         for p in range(L):
             m = L - p
             if size == k and m / L < hs[0]:
@@ -170,6 +177,7 @@ def knn_rows(x_ptr, x_idx, p_ptr, p_rec, p_len, rows, k):  # pragma: no cover - 
                 bu = _bound(m, L, p_len[up]) if up_open else -1.0
                 bd = _bound(m, L, p_len[down]) if down_open else -1.0
                 if bu >= bd:
+                    e = up
                     c = p_rec[up]
                     if size == k and (bu < hs[0] or (bu == hs[0] and c > hc[0])):
                         up_open = False  # every later entry here is no better
@@ -177,6 +185,7 @@ def knn_rows(x_ptr, x_idx, p_ptr, p_rec, p_len, rows, k):  # pragma: no cover - 
                     up += 1
                     up_open = up < hi
                 else:
+                    e = down
                     c = p_rec[down]
                     if size == k and bd < hs[0]:
                         down_open = False
@@ -186,11 +195,31 @@ def knn_rows(x_ptr, x_idx, p_ptr, p_rec, p_len, rows, k):  # pragma: no cover - 
                 if stamp[c] == i:
                     continue
                 stamp[c] = i
-                inter = _intersection(x_ptr, x_idx, r, c)
                 lc = x_ptr[c + 1] - x_ptr[c]
+                if size == k:
+                    # positional bound: c's items rarer than x are not r's, so it shares at most
+                    # x and the items after x on both sides
+                    after = p_after[e]
+                    cap = 1 + (m - 1 if m - 1 < after else after)
+                    ub = cap / (L + lc - cap)
+                    if ub < hs[0] or (ub == hs[0] and c > hc[0]):
+                        continue
+                inter = 0
+                for q in range(x_ptr[c], x_ptr[c + 1]):
+                    if mark[x_idx[q]] == i:
+                        inter += 1
                 size = _heap_push(hs, hc, size, k, inter / (L + lc - inter), c)
         counts[i] = size
+        # the row's neighbours by increasing record index (CSR order): insertion sort of the heap
+        base = filled
+        filled += size
         for t in range(size):
-            cols[i * k + t] = hc[t]
-            sims[i * k + t] = hs[t]
-    return counts, cols, sims
+            c, v = hc[t], hs[t]
+            pos = base + t
+            while pos > base and cols[pos - 1] > c:
+                cols[pos] = cols[pos - 1]
+                sims[pos] = sims[pos - 1]
+                pos -= 1
+            cols[pos] = c
+            sims[pos] = v
+    return counts, cols[:filled], sims[:filled]

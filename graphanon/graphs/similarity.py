@@ -159,9 +159,11 @@ def _top_k_per_row_select(indptr, cols, sims, k):  # pragma: no cover - compiled
 def _posting_index(X):
     """The records (items renumbered rarest first) and the posting lists of :func:`~graphanon.graphs._knn_kernel.knn_rows`.
 
-    Returns ``(x_ptr, x_idx, p_ptr, p_rec, p_len)``, all ``int64``: the
-    records as CSR over items ranked by increasing support (ties by item),
-    and per item the records holding it sorted by (length, record).
+    Returns ``(x_ptr, x_idx, p_ptr, p_rec, p_len, p_after)``, pointers
+    ``int64`` and the rest ``int32`` (``int64`` past 2**31 records or items):
+    the records as CSR over items ranked by increasing support (ties by
+    item), and per item the records holding it sorted by (length, record),
+    with their lengths and the number of their items after it.
     """
     X = bool_csr(X)
     n, d = X.shape
@@ -179,14 +181,21 @@ def _posting_index(X):
     post = np.lexsort((record, lengths[record], item))
     p_rec = record[post]
     p_ptr = np.r_[0, np.cumsum(np.bincount(item, minlength=d))].astype(np.int64)
-    return x_ptr, x_idx, p_ptr, p_rec, lengths[p_rec]
+    after = np.empty(len(order), dtype=np.int64)  # items after this one in its record (rarest first)
+    after[order] = x_ptr[record[order] + 1] - 1 - np.arange(len(order))
+    small = np.int32 if max(n, d) < 2**31 else np.int64  # halves the memory the kernel walks
+    return (x_ptr, x_idx.astype(small), p_ptr, p_rec.astype(small), lengths[p_rec].astype(small),
+            after[post].astype(small))
 
 
-def _knn_matrix(n: int, rows: np.ndarray, k: int, counts, cols, sims) -> sp.csr_array:
-    """The ``n x n`` CSR of the neighbour lists (row ``rows[i]``: slots ``i*k .. i*k + counts[i]``)."""
-    keep = (np.arange(k)[None, :] < counts[:, None]).ravel()
-    r = np.repeat(rows, counts)
-    return sp.csr_array((sims[keep], (r, cols[keep])), shape=(n, n))
+def _knn_matrix(n: int, rows: np.ndarray, counts, cols, sims) -> sp.csr_array:
+    """The ``n x n`` CSR of the neighbour lists: ``counts[i]`` entries for row ``rows[i]``, in row order."""
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    indptr[rows + 1] = counts
+    np.cumsum(indptr, out=indptr)
+    M = sp.csr_array((sims, cols, indptr), shape=(n, n))
+    M.has_sorted_indices = True
+    return M
 
 
 def _knn_block(index, rows: np.ndarray, k: int):
@@ -194,6 +203,24 @@ def _knn_block(index, rows: np.ndarray, k: int):
     from graphanon.graphs._knn_kernel import knn_rows
 
     return knn_rows(*index, rows, k)
+
+
+def _knn_threads(index, rows: np.ndarray, k: int, n_jobs: int, progress: ProgressCallback | None):
+    """``knn_rows(*index, rows, k)``, in ``4 * n_jobs`` consecutive row blocks on ``n_jobs`` threads when > 1."""
+    if progress is not None:
+        progress(0, len(rows), "k nearest records")
+    if n_jobs == 1 or len(rows) < 2:
+        out = _knn_block(index, rows, k)
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        edges = np.linspace(0, len(rows), 4 * n_jobs + 1).astype(np.int64)
+        with ThreadPoolExecutor(max_workers=n_jobs) as pool:
+            parts = list(pool.map(lambda ab: _knn_block(index, rows[ab[0]:ab[1]], k), zip(edges[:-1], edges[1:])))
+        out = tuple(np.concatenate([part[j] for part in parts]) for j in range(3))
+    if progress is not None:
+        progress(len(rows), len(rows), "k nearest records")
+    return out
 
 
 def _knn_on_client(index, rows: np.ndarray, k: int, *, client, n_partitions: int | None,
@@ -346,7 +373,7 @@ class RecordSimilarityGraph:
 
     @classmethod
     def knn(
-        cls, X, k: int, *, rows=None, progress: ProgressCallback | None = None, client=None,
+        cls, X, k: int, *, rows=None, progress: ProgressCallback | None = None, n_jobs: int = 1, client=None,
         n_partitions: int | None = None,
     ) -> RecordSimilarityGraph:
         """Each record's ``k`` most similar other records (positive similarity only).
@@ -366,6 +393,9 @@ class RecordSimilarityGraph:
         rows : array of int, optional
             Only the neighbour lists of these records.
         progress : callable(done, total, message), optional
+        n_jobs : int, default 1
+            Threads of this process computing row blocks (the kernel runs
+            without the GIL); the same graph for every ``n_jobs``.
         client : dask.distributed.Client, optional
             Compute blocks of rows on this client's workers (the records and
             posting lists are scattered once); the same graph as without it.
@@ -399,8 +429,12 @@ class RecordSimilarityGraph:
         """
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise ParameterError(f"k must be a whole number >= 1, got {k!r}")
+        if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
+            raise ParameterError(f"n_jobs must be a whole number >= 1, got {n_jobs!r}")
         index = _posting_index(X)
         n = len(index[0]) - 1
+        if n >= 2**31:
+            raise ParameterError(f"knn supports fewer than 2**31 records, got {n}")
         rows = np.arange(n, dtype=np.int64) if rows is None else np.unique(np.asarray(rows, dtype=np.int64))
         if len(rows) and (rows[0] < 0 or rows[-1] >= n):
             raise ParameterError(f"rows must be record indices in 0..{n - 1}")
@@ -408,14 +442,8 @@ class RecordSimilarityGraph:
             counts, cols, sims = _knn_on_client(index, rows, int(k), client=client, n_partitions=n_partitions,
                                                 progress=progress)
         else:
-            from graphanon.graphs._knn_kernel import knn_rows
-
-            if progress is not None:
-                progress(0, len(rows), "k nearest records")
-            counts, cols, sims = knn_rows(*index, rows, int(k))
-            if progress is not None:
-                progress(len(rows), len(rows), "k nearest records")
-        return cls(_knn_matrix(n, rows, int(k), counts, cols, sims), kind="knn")
+            counts, cols, sims = _knn_threads(index, rows, int(k), int(n_jobs), progress)
+        return cls(_knn_matrix(n, rows, counts, cols, sims), kind="knn")
 
     # ------------------------------------------------------------------ queries
     @property
