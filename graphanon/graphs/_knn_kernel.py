@@ -115,7 +115,7 @@ def _intersection(x_ptr, x_idx, r, b):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def knn_rows(x_ptr, x_idx, p_ptr, p_rec, p_len, p_after, rows, k):  # pragma: no cover - compiled
+def knn_rows(x_ptr, x_idx, p_ptr, p_rec, p_len, p_after, p_start, rows, k):  # pragma: no cover - compiled
     """The exact ``k`` most similar records of each of ``rows`` (see the module notes).
 
     Parameters
@@ -126,7 +126,8 @@ def knn_rows(x_ptr, x_idx, p_ptr, p_rec, p_len, p_after, rows, k):  # pragma: no
         Posting lists: the records holding item ``x`` are
         ``p_rec[p_ptr[x]:p_ptr[x + 1]]``, sorted by (length, record);
         ``p_len`` their lengths, ``p_after`` how many of their items
-        come after ``x`` in the rarest-first order.
+        come after ``x`` in the rarest-first order, ``p_start`` where their
+        items start in ``x_idx`` (read in list order, not by record).
     rows : int64 array
         The query records.
     k : int
@@ -192,20 +193,23 @@ def knn_rows(x_ptr, x_idx, p_ptr, p_rec, p_len, p_after, rows, k):  # pragma: no
                         continue
                     down -= 1
                     down_open = down >= lo
-                if stamp[c] == i:
-                    continue
-                stamp[c] = i
-                lc = x_ptr[c + 1] - x_ptr[c]
+                lc = p_len[e]
                 if size == k:
-                    # positional bound: c's items rarer than x are not r's, so it shares at most
-                    # x and the items after x on both sides
+                    # positional bound (from the list alone, before touching c's record): an unseen c
+                    # holds none of r's rarer items, so it shares at most x and the items after x on
+                    # both sides. A seen c is skipped either way; one skipped earlier by a bound
+                    # cannot enter, so a bound that is too low for it does no harm.
                     after = p_after[e]
                     cap = 1 + (m - 1 if m - 1 < after else after)
                     ub = cap / (L + lc - cap)
                     if ub < hs[0] or (ub == hs[0] and c > hc[0]):
                         continue
+                if stamp[c] == i:
+                    continue
+                stamp[c] = i
                 inter = 0
-                for q in range(x_ptr[c], x_ptr[c + 1]):
+                start = p_start[e]
+                for q in range(start, start + lc):
                     if mark[x_idx[q]] == i:
                         inter += 1
                 size = _heap_push(hs, hc, size, k, inter / (L + lc - inter), c)

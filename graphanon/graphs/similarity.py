@@ -89,11 +89,12 @@ def jaccard_to(X, i: int, others) -> np.ndarray:
 def _posting_index(X):
     """The records (items renumbered rarest first) and the posting lists of :func:`~graphanon.graphs._knn_kernel.knn_rows`.
 
-    Returns ``(x_ptr, x_idx, p_ptr, p_rec, p_len, p_after)``, pointers
-    ``int64`` and the rest ``int32`` (``int64`` past 2**31 records or items):
+    Returns ``(x_ptr, x_idx, p_ptr, p_rec, p_len, p_after, p_start)``,
+    pointers ``int64`` and the rest ``int32`` (``int64`` past 2**31 records or items):
     the records as CSR over items ranked by increasing support (ties by
     item), and per item the records holding it sorted by (length, record),
-    with their lengths and the number of their items after it.
+    with their lengths, the number of their items after it and where their
+    items start in ``x_idx``.
     """
     X = bool_csr(X)
     n, d = X.shape
@@ -115,7 +116,7 @@ def _posting_index(X):
     after[order] = x_ptr[record[order] + 1] - 1 - np.arange(len(order))
     small = np.int32 if max(n, d) < 2**31 else np.int64  # halves the memory the kernel walks
     return (x_ptr, x_idx.astype(small), p_ptr, p_rec.astype(small), lengths[p_rec].astype(small),
-            after[post].astype(small))
+            after[post].astype(small), x_ptr[p_rec])
 
 
 def _knn_matrix(n: int, rows: np.ndarray, counts, cols, sims) -> sp.csr_array:
