@@ -105,3 +105,24 @@ def test_clump_threads_same_release_and_audited(seed, k):
     two = anonymize_clump(data, taxonomy=tax, k=k, rng=seed, unsafe_secret_seed=0, n_jobs=2)
     assert one.params == two.params and (one.records != two.records).nnz == 0
     assert TransactionalKAnonymity(k).audit(data, two).satisfied
+
+
+def test_cli_clump_scheduler_gives_the_one_process_release(cli_on_test_cluster, monkeypatch, tmp_path):
+    """``anonymize -a clump --scheduler`` builds the similarity graph on Dask and publishes the same rows."""
+    from click.testing import CliRunner
+
+    from graphanon.cli import main
+    from graphanon.release import load_release
+
+    used = cli_on_test_cluster
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    args = ["anonymize", "groceries", "-a", "clump", "-k", "5", "--seed", "2"]
+    assert runner.invoke(main, [*args, "-o", "one.json"]).exit_code == 0
+    result = runner.invoke(main, [*args, "-o", "dask.json", "--scheduler", "local:2"])
+    assert result.exit_code == 0, result.output
+    assert used == ["local:2"]
+    one, dist = load_release("one.json"), load_release("dask.json")
+    assert sorted(one.render_record(i) for i in range(one.n_records)) == sorted(
+        dist.render_record(i) for i in range(dist.n_records))
+    assert one.params == dist.params
