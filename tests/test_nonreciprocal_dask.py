@@ -108,7 +108,7 @@ def test_cli_anonymize_scheduler_gives_the_one_process_release(cli_on_test_clust
     one, dist = load_release("one.json"), load_release("dask.json")
     rows = [sorted(r.render_record(i) for i in range(r.n_records)) for r in (one, dist)]
     assert rows[0] == rows[1]
-    refused = runner.invoke(main, ["anonymize", "groceries", "-a", "clump", "-k", "5", "-o", "clump.json",
+    refused = runner.invoke(main, ["anonymize", "groceries", "-a", "mm", "-k", "5", "-m", "2", "-o", "mm.json",
                                    "--scheduler", "local:2"])
     assert refused.exit_code == 2 and "does not use --scheduler" in refused.output
-    assert used == ["local:2"] and not (tmp_path / "clump.json").exists()
+    assert used == ["local:2"] and not (tmp_path / "mm.json").exists()

@@ -50,7 +50,7 @@ from graphanon.errors import GraphanonError
 @click.option("--json", "json_out", is_flag=True, help="Print a JSON summary.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run the method's distributed part on Dask (nr: the Gray-TSP segments; aa: its support counting; "
-                   "partition: the sub-partitions): a scheduler address "
+                   "partition: the sub-partitions; clump: its similarity graph): a scheduler address "
                    "(tcp://host:8786) or local:N for N local workers; the release equals the one-process release.")
 @input_options
 def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, link_out, prior_paths, prior_link_paths,

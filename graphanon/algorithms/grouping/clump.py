@@ -17,7 +17,8 @@ Design choices the paper leaves open (its text breaks off before them)
   ``k`` records (k-member: groups of exactly k, so none grows larger than it
   must).
 * **Candidates**: the unassigned duplicates and neighbours, in a ``neighbors``-nearest
-  Jaccard similarity graph (:meth:`RecordSimilarityGraph.knn`), of the
+  Jaccard similarity graph (:meth:`RecordSimilarityGraph.knn`, exact, by a
+  pruned search that never forms the full product), of the
   group's members so far -- not all records. When none is left, the next
   ``pool`` unassigned records of a fixed random order (``rng``): cheap, and
   such records have no similar record left anyway. The graph is built only
@@ -30,7 +31,7 @@ Design choices the paper leaves open (its text breaks off before them)
 
 Notes
 -----
-Complexity: the similarity graph (sparse products, see ``RecordSimilarityGraph.knn``),
+Complexity: the similarity graph (a pruned exact top-k search, see ``RecordSimilarityGraph.knn``),
 then O(n/k * k * C * L) for the greedy, with ``C <= k * neighbors``
 candidates per step and ``L`` the length of a record's node-count row
 (items times taxonomy height).
@@ -96,7 +97,8 @@ def _identical_groups(X: sp.csr_array, k: int):
 
 
 @validate_params(
-    {"k": K, "neighbors": [Interval(Integral, 1, None)], "pool": [Interval(Integral, 1, None)], "rng": RNG, **COMMON},
+    {"k": K, "neighbors": [Interval(Integral, 1, None)], "pool": [Interval(Integral, 1, None)], "rng": RNG, **COMMON,
+     "n_jobs": [Interval(Integral, 1, None)], "n_partitions": [None, Interval(Integral, 1, None)]},
     meanings=MEANINGS,
 )
 @fill_doc(secret='the row shuffle')
@@ -110,6 +112,9 @@ def anonymize_clump(
     rng: RandomLike = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
+    n_jobs: int = 1,
+    client=None,
+    n_partitions: int | None = None,
 ) -> LocalRecoding:
     """Transactional k-anonymity by Clump: groups of >= k similar records, each published as its LCG.
 
@@ -128,6 +133,15 @@ def anonymize_clump(
         Structure randomness (seed tie order, fallback pool order).
     %(unsafe_secret_seed)s
     progress : callable(done, total, message), optional
+    n_jobs : int, default 1
+        Threads computing the similarity graph here (row blocks); the same
+        graph, hence the same release, for every ``n_jobs``.
+    client : dask.distributed.Client, optional
+        Compute the similarity graph's row blocks on Dask workers
+        (:meth:`RecordSimilarityGraph.knn`); the same graph and release as
+        without it. The greedy grouping runs here.
+    n_partitions : int, optional
+        With ``client``: row blocks (default twice the workers).
 
     Returns
     -------
@@ -176,7 +190,8 @@ def anonymize_clump(
     free = np.flatnonzero(group < 0)
     keep = sp.diags_array((group < 0).astype(np.float64))
     graph = RecordSimilarityGraph.knn(
-        sp.csr_array(keep @ data.matrix), int(min(neighbors, max(data.n_records - 1, 1))), rows=free
+        sp.csr_array(keep @ data.matrix), int(min(neighbors, max(data.n_records - 1, 1))), rows=free,
+        n_jobs=int(n_jobs), client=client, n_partitions=n_partitions,
     )
     nb = graph.matrix
     tie = gen.permutation(data.n_records)

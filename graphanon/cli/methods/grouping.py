@@ -30,9 +30,9 @@ _CLUMP_PARAMS = (
 CLUMP = AlgorithmSpec(
     name="clump",
     summary="Clump: groups of >= k similar records published as their least common generalization",
-    adapter=taxonomy_runner("clump", _CLUMP_PARAMS, seeded=True),
+    adapter=taxonomy_runner("clump", _CLUMP_PARAMS, seeded=True, distributed=True),
     privacy_model="transactional",
     needs_taxonomy=True,
-    options=("k", "taxonomy", "seed"),
+    options=("k", "taxonomy", "seed", "scheduler"),
     params=_CLUMP_PARAMS,
 )
