@@ -53,22 +53,6 @@ def sample(request):
     return data, (load_taxonomy(request.param) if request.param in own else Taxonomy.balanced(data.items, 4))
 
 
-# Known, still open (issue 23): strictly expected to fail, so fixing one makes the suite say so.
-OPEN = {
-    ("test_hierarchy_drawings", name): "enumeration tree: slanted full headlist|taillist labels of neighbouring "
-    "nodes overlap on the papers' small examples"
-    for name in ("coat_fig1", "liuwang_fig1", "nr_table1", "swap_table1", "clump_food")
-}
-
-
-@pytest.fixture(autouse=True)
-def _known_open(request):
-    dataset = getattr(request.node, "callspec", None) and request.node.callspec.params.get("sample")
-    reason = OPEN.get((request.node.originalname, dataset))
-    if reason:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
-
-
 def _check(fig):
     problems = figure_problems(fig)
     plt.close(fig)
