@@ -153,12 +153,35 @@ def legends_over_data(fig, tolerance: float = 1.0) -> list:
     return problems
 
 
-def figure_problems(fig, tolerance: float = 1.0) -> list:
+def overlapping_nodes(ax, tolerance: float = 0.5) -> list:
+    """Pairs (collection, i, j) of scatter markers (graph nodes) of ``ax`` whose discs overlap by more
+    than ``tolerance`` pixels, the disc of a marker being ``sqrt(size)`` points wide."""
+    import numpy as np
+    from matplotlib.collections import PathCollection
+
+    ax.figure.canvas.draw()
+    px_per_pt = ax.figure.dpi / 72
+    found = []
+    for c, coll in enumerate(a for a in ax.collections if isinstance(a, PathCollection) and a.get_visible()):
+        centres = coll.get_offset_transform().transform(coll.get_offsets())
+        if len(centres) < 2:
+            continue
+        sizes = np.broadcast_to(np.asarray(coll.get_sizes(), dtype=float), (len(centres),))
+        radius = np.sqrt(sizes) / 2 * px_per_pt
+        d = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
+        clash = d < radius[:, None] + radius[None, :] - tolerance
+        i, j = np.nonzero(np.triu(clash, 1))
+        found += [(c, int(a), int(b)) for a, b in zip(i, j)]
+    return found
+
+
+def figure_problems(fig, tolerance: float = 1.0, *, nodes: bool = False) -> list:
     """Everything illegible about ``fig``, as sentences (empty when the figure is clean).
 
     Checks: texts overlapping inside one axes; a title or the suptitle overlapping another title
     or another axes' drawing area; texts reaching outside the figure; unexplained colours; a
-    legend over its axes' bars, markers or line vertices, or over a title.
+    legend over its axes' bars, markers or line vertices, or over a title; with ``nodes``, graph
+    nodes (scatter markers) overlapping each other.
     """
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
@@ -182,4 +205,7 @@ def figure_problems(fig, tolerance: float = 1.0) -> list:
             problems.append(f"text {text.get_text()!r} leaves the figure")
     problems += [f"colour {c} has no legend entry" for c in sorted(unexplained_colours(fig))]
     problems += legends_over_data(fig, tolerance)
+    if nodes:
+        problems += [f"{ax.get_title()!r}: nodes {i} and {j} overlap" for ax in fig.axes
+                     for _, i, j in overlapping_nodes(ax, tolerance)]
     return problems

@@ -53,8 +53,8 @@ def sample(request):
     return data, (load_taxonomy(request.param) if request.param in own else Taxonomy.balanced(data.items, 4))
 
 
-def _check(fig):
-    problems = figure_problems(fig)
+def _check(fig, **checks):
+    problems = figure_problems(fig, **checks)
     plt.close(fig)
     assert problems == [], "\n".join(problems)
 
@@ -110,7 +110,8 @@ def test_clustering_drawings(sample):
     rows = [0, 1, 2]
     _check(draw_group_lcg(tax, [data.record(i) for i in rows], lcg_labels(idx, data, rows)).figure)
     g = RecordSimilarityGraph.knn(data.matrix.toarray() if hasattr(data.matrix, "toarray") else data.matrix, 3)
-    _check(draw_similarity_neighborhood(g, 0, [0, 1, 2], radius=1).figure)
+    _check(draw_similarity_neighborhood(g, 0, [0, 1, 2], radius=1).figure, nodes=True)
+    _check(draw_similarity_neighborhood(g, 0, [0, 1, 2], radius=2, max_nodes=30).figure, nodes=True)
 
 
 def test_lattice_edges_run_under_the_labels():

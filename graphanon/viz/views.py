@@ -44,6 +44,7 @@ import numpy as np
 
 from graphanon.errors import ParameterError
 from graphanon.readwrite.files import atomic_write, check_output
+from graphanon.viz._layout import separate_discs
 
 __all__ = [
     "HTML_SUFFIXES",
@@ -584,45 +585,6 @@ def generalization_view(graph, order=None, *, chosen=None, title: str | None = N
     )
 
 
-def _separate_discs(centre: np.ndarray, radius: np.ndarray, *, gap: float = 0.5, iterations: int = 80) -> np.ndarray:
-    """Push discs apart until none overlaps (or ``iterations`` passes): a post-pass on a force layout.
-
-    Each pass finds the overlapping pairs with k-d trees (the small discs among themselves by one
-    ``query_pairs``; the few large discs, above four times the median radius, against every disc)
-    and moves both discs of a pair half the overlap apart along their centre line.
-    """
-    from scipy.spatial import cKDTree
-
-    pos = np.array(centre, dtype=np.float64)
-    is_big = radius > 4 * np.median(radius)
-    big, small = np.flatnonzero(is_big), np.flatnonzero(~is_big)
-    small_reach = 2 * float(radius[small].max(initial=0.0)) + gap
-    rng = np.random.default_rng(0)  # coincident centres get a fixed, tiny nudge
-    for _ in range(iterations):
-        pairs = small[cKDTree(pos[small]).query_pairs(small_reach, output_type="ndarray").reshape(-1, 2)]
-        if len(big):
-            near = cKDTree(pos).query_ball_point(pos[big], radius[big] + radius.max() + gap)
-            other = np.concatenate([np.asarray(js, dtype=np.int64) for js in near])
-            mine = np.repeat(big, [len(js) for js in near])
-            once = ~is_big[other] | (other > mine)  # big-small pairs, and each big-big pair once
-            pairs = np.r_[pairs, np.c_[mine, other][once]]
-        i, j = pairs[:, 0], pairs[:, 1]
-        delta = pos[j] - pos[i]
-        dist = np.hypot(delta[:, 0], delta[:, 1])
-        need = radius[i] + radius[j] + gap
-        over = dist < need - 1e-9
-        if not over.any():
-            break
-        i, j, delta, dist, need = i[over], j[over], delta[over], dist[over], need[over]
-        still = dist < 1e-9
-        delta[still] = rng.normal(size=(int(still.sum()), 2))
-        dist[still] = np.hypot(delta[still, 0], delta[still, 1])
-        step = (0.5 * (need - dist) / dist)[:, None] * delta
-        for axis in (0, 1):
-            pos[:, axis] += np.bincount(j, step[:, axis], len(pos)) - np.bincount(i, step[:, axis], len(pos))
-    return pos
-
-
 def _sunflower(count: int) -> np.ndarray:
     """``count`` points of a sunflower (Vogel's spiral), unit spacing, in rank order from the middle."""
     rank = np.arange(count)
@@ -659,7 +621,7 @@ def _component_layout(src: np.ndarray, dst: np.ndarray, weight: np.ndarray, radi
                 laid = np.asarray(sub.layout_fruchterman_reingold(weights="weight", niter=500,
                                                                   seed=_sunflower(len(part)).tolist()).coords)
                 span = np.ptp(laid, axis=0).max() or 1.0  # scale: the discs, as large as their groups, fit
-                laid = _separate_discs(laid * 1.2 * np.sqrt(np.pi * (radius[part] ** 2).sum()) / span, radius[part])
+                laid = separate_discs(laid * 1.2 * np.sqrt(np.pi * (radius[part] ** 2).sum()) / span, radius[part])
             laid -= laid.mean(axis=0)
             centre[part] = laid
             extent[c] = (np.hypot(laid[:, 0], laid[:, 1]) + radius[part]).max()
@@ -668,7 +630,7 @@ def _component_layout(src: np.ndarray, dst: np.ndarray, weight: np.ndarray, radi
     biggest_first = np.argsort(-extent, kind="stable")
     place = np.empty((len(parts), 2))
     place[biggest_first] = _sunflower(len(parts)) * 2 * np.median(extent)
-    place = _separate_discs(place, extent, gap=2.0)
+    place = separate_discs(place, extent, gap=2.0)
     for c, part in enumerate(parts):
         centre[part] += place[c]
     return centre
