@@ -175,12 +175,40 @@ def overlapping_nodes(ax, tolerance: float = 0.5) -> list:
     return found
 
 
+def hidden_series(ax, tolerance: float = 1.0) -> list:
+    """Labelled lines of ``ax`` drawn entirely under a later one: (hidden, by) label pairs.
+
+    A line is hidden when each of its vertices lies within ``tolerance`` pixels of a vertex of
+    one later line whose markers are filled and at least as large (a hollow, wider ring lets the
+    line under it show).
+    """
+    import numpy as np
+    from matplotlib.colors import to_rgba
+    from matplotlib.lines import Line2D
+
+    ax.figure.canvas.draw()
+    lines = [a for a in ax.get_lines() if isinstance(a, Line2D) and a.get_visible()
+             and not str(a.get_label()).startswith("_") and len(a.get_xdata())]
+    found = []
+    for i, low in enumerate(lines):
+        mine = low.get_transform().transform(np.column_stack(low.get_data()).astype(float))
+        for high in lines[i + 1:]:
+            theirs = high.get_transform().transform(np.column_stack(high.get_data()).astype(float))
+            covered = np.hypot(*(mine[:, None, :] - theirs[None, :, :]).transpose(2, 0, 1)).min(axis=1) <= tolerance
+            face = high.get_markerfacecolor()
+            filled = high.get_marker() not in (None, "None", "", " ") and to_rgba(face)[3] > 0
+            if covered.all() and filled and high.get_markersize() >= low.get_markersize():
+                found.append((str(low.get_label()), str(high.get_label())))
+    return found
+
+
 def figure_problems(fig, tolerance: float = 1.0, *, nodes: bool = False) -> list:
     """Everything illegible about ``fig``, as sentences (empty when the figure is clean).
 
     Checks: texts overlapping inside one axes; a title or the suptitle overlapping another title
     or another axes' drawing area; texts reaching outside the figure; unexplained colours; a
-    legend over its axes' bars, markers or line vertices, or over a title; with ``nodes``, graph
+    legend over its axes' bars, markers or line vertices, or over a title; a labelled series drawn
+    entirely under another; with ``nodes``, graph
     nodes (scatter markers) overlapping each other.
     """
     fig.canvas.draw()
@@ -205,6 +233,8 @@ def figure_problems(fig, tolerance: float = 1.0, *, nodes: bool = False) -> list
             problems.append(f"text {text.get_text()!r} leaves the figure")
     problems += [f"colour {c} has no legend entry" for c in sorted(unexplained_colours(fig))]
     problems += legends_over_data(fig, tolerance)
+    problems += [f"{ax.get_title()!r}: series {a!r} is hidden under {b!r}" for ax in fig.axes
+                 for a, b in hidden_series(ax, tolerance)]
     if nodes:
         problems += [f"{ax.get_title()!r}: nodes {i} and {j} overlap" for ax in fig.axes
                      for _, i, j in overlapping_nodes(ax, tolerance)]

@@ -129,3 +129,48 @@ def test_lattice_edges_run_under_the_labels():
         assert box is not None and box.get_facecolor()[:3] == (1.0, 1.0, 1.0) and box.get_alpha() >= 0.9
         assert text.get_zorder() > max(e.get_zorder() for e in edges)
     _check(ax.figure)
+
+
+@pytest.fixture(scope="module")
+def small_study():
+    """A real small study: two methods (a global and a local recoding) x three k on groceries."""
+    from graphanon.study import expand_grid, run_study
+
+    table = run_study(expand_grid(["mhghs", "clump"], ["groceries"], k=[2, 5, 10], m=2, taxonomy="groceries").runs)
+    assert len(table) == 6 and table["audit_satisfied"].all()
+    return table
+
+
+def test_study_plots(small_study):
+    from graphanon.viz.study import (
+        draw_pareto,
+        draw_privacy_vs_k,
+        draw_time_vs_k,
+        draw_utility_vs_k,
+    )
+
+    for draw in (draw_utility_vs_k, draw_time_vs_k, draw_privacy_vs_k, draw_pareto):
+        _check(draw(small_study))
+
+
+def test_study_plots_keep_coincident_series_and_labels_apart(small_study):
+    """Both methods have 0 audit violations at every k: the second is drawn as wider hollow rings,
+    not over the first (which the check reports); two runs at the same (time, loss) get their
+    k labels on different spots."""
+    from matplotlib.lines import Line2D
+
+    from graphanon.viz.study import draw_pareto, draw_privacy_vs_k
+    from tests.drawing_checks import hidden_series
+
+    fig = draw_privacy_vs_k(small_study)
+    right = fig.axes[1]
+    assert (small_study["audit_violations"] == 0).all() and hidden_series(right) == []
+    first, second = [a for a in right.get_lines() if not str(a.get_label()).startswith("_")][:2]
+    assert second.get_markersize() > first.get_markersize() and second.get_markerfacecolor() == "none"
+    # a filled marker of size 8 on the same points covers the first (size 6), not the ring (size 9)
+    right.add_line(Line2D(first.get_xdata(), first.get_ydata(), marker="s", markersize=8, label="cover"))
+    assert hidden_series(right) == [(first.get_label(), "cover")]
+    plt.close(fig)
+    same = small_study.copy()
+    same.loc[same.index[:2], ["wall_seconds", "ncp"]] = same.loc[same.index[0], ["wall_seconds", "ncp"]].to_numpy()
+    _check(draw_pareto(same))
