@@ -1,7 +1,8 @@
 """Check the notebook widget in a live JupyterLab: headless Chromium runs the widget cell and looks.
 
 A manual check (it needs JupyterLab, which graphanon does not depend on). It starts JupyterLab
-headless on 127.0.0.1 with a throwaway token, opens ``notebooks/views.ipynb`` in headless
+headless on 127.0.0.1 with a throwaway token on a temporary copy of ``notebooks/views.ipynb``
+(JupyterLab saves outputs and checkpoints: the stored notebook stays stripped), opens it in headless
 Chromium through Playwright, runs the first cells (the imports and the groceries taxonomy
 widget), waits for the widget's canvas, checks that it rendered every node of the view (the
 renderer's ``data-node-count`` against the view built in the kernel), clicks a node and checks
@@ -33,6 +34,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -81,9 +83,14 @@ def main() -> int:
     cells = json.loads((ROOT / NOTEBOOK).read_text())["cells"]
     assert "widget(" in "".join(cells[WIDGET_CELL]["source"]), "the widget cell moved: update WIDGET_CELL"
     port, token = _free_port(), secrets.token_hex(16)
+    # JupyterLab saves what it runs (outputs, checkpoints): it works on a copy, never on the
+    # stored, stripped notebook
+    scratch = Path(tempfile.mkdtemp(prefix="graphanon-jupyterlab-"))
+    (scratch / "notebooks").mkdir()
+    shutil.copy(ROOT / NOTEBOOK, scratch / NOTEBOOK)
     lab = subprocess.Popen(
         [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={ROOT}", "--ServerApp.open_browser=False"]
+         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={scratch}", "--ServerApp.open_browser=False"]
         + (["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
@@ -144,6 +151,7 @@ def main() -> int:
     finally:
         os.killpg(lab.pid, signal.SIGTERM)  # JupyterLab and the kernel it started (its own session)
         lab.wait(timeout=30)
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 if __name__ == "__main__":
