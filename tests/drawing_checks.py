@@ -2,7 +2,8 @@
 
 ``figure_problems(fig)`` lists every problem of a drawn figure in words: overlapping labels within
 an axes, titles (axes titles and the suptitle) overlapping each other or another axes' content,
-texts leaving the figure, and colours of data artists that no legend explains.
+texts leaving the figure, colours of data artists that no legend explains, and legends drawn over
+the data (bars, markers, line vertices) or over a title.
 """
 
 from matplotlib.colors import to_hex, to_rgba
@@ -108,11 +109,107 @@ def unexplained_colours(fig) -> set:
     return missing
 
 
-def figure_problems(fig, tolerance: float = 1.0) -> list:
+def _data_boxes_and_points(ax, renderer):
+    """Window boxes of the bars/patches and window points of the markers and line vertices of ``ax``."""
+    import numpy as np
+    from matplotlib.collections import PathCollection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Rectangle
+
+    boxes, points = [], []
+    for artist in ax.get_children():
+        if not artist.get_visible() or artist is ax.patch:
+            continue
+        if isinstance(artist, Rectangle):
+            boxes.append(artist.get_window_extent(renderer))
+        elif isinstance(artist, Line2D):
+            xy = np.column_stack(artist.get_data()).astype(float)
+            points.append(artist.get_transform().transform(xy))
+        elif isinstance(artist, PathCollection) and len(artist.get_offsets()):
+            points.append(artist.get_offset_transform().transform(artist.get_offsets()))
+    return boxes, (np.concatenate(points) if points else np.empty((0, 2)))
+
+
+def legends_over_data(fig, tolerance: float = 1.0) -> list:
+    """Legends covering a bar, a marker or a line vertex of their axes, or any title: as sentences."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    problems = []
+    titles = [(t.get_text(), t.get_window_extent(renderer)) for t in _titles(fig)]
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is None or not legend.get_visible():
+            continue
+        box = legend.get_window_extent(renderer)
+        boxes, points = _data_boxes_and_points(ax, renderer)
+        if any(_overlap(box, b, tolerance) for b in boxes if b.width > 0 and b.height > 0):
+            problems.append(f"the legend of {ax.get_title()!r} covers a bar")
+        inside = ((points[:, 0] > box.x0 + tolerance) & (points[:, 0] < box.x1 - tolerance)
+                  & (points[:, 1] > box.y0 + tolerance) & (points[:, 1] < box.y1 - tolerance))
+        if inside.any():
+            problems.append(f"the legend of {ax.get_title()!r} covers {int(inside.sum())} data points")
+        problems += [f"the legend of {ax.get_title()!r} overlaps title {text!r}" for text, tb in titles
+                     if _overlap(box, tb, tolerance)]
+    return problems
+
+
+def overlapping_nodes(ax, tolerance: float = 0.5) -> list:
+    """Pairs (collection, i, j) of scatter markers (graph nodes) of ``ax`` whose discs overlap by more
+    than ``tolerance`` pixels, the disc of a marker being ``sqrt(size)`` points wide."""
+    import numpy as np
+    from matplotlib.collections import PathCollection
+
+    ax.figure.canvas.draw()
+    px_per_pt = ax.figure.dpi / 72
+    found = []
+    for c, coll in enumerate(a for a in ax.collections if isinstance(a, PathCollection) and a.get_visible()):
+        centres = coll.get_offset_transform().transform(coll.get_offsets())
+        if len(centres) < 2:
+            continue
+        sizes = np.broadcast_to(np.asarray(coll.get_sizes(), dtype=float), (len(centres),))
+        radius = np.sqrt(sizes) / 2 * px_per_pt
+        d = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
+        clash = d < radius[:, None] + radius[None, :] - tolerance
+        i, j = np.nonzero(np.triu(clash, 1))
+        found += [(c, int(a), int(b)) for a, b in zip(i, j)]
+    return found
+
+
+def hidden_series(ax, tolerance: float = 1.0) -> list:
+    """Labelled lines of ``ax`` drawn entirely under a later one: (hidden, by) label pairs.
+
+    A line is hidden when each of its vertices lies within ``tolerance`` pixels of a vertex of
+    one later line whose markers are filled and at least as large (a hollow, wider ring lets the
+    line under it show).
+    """
+    import numpy as np
+    from matplotlib.colors import to_rgba
+    from matplotlib.lines import Line2D
+
+    ax.figure.canvas.draw()
+    lines = [a for a in ax.get_lines() if isinstance(a, Line2D) and a.get_visible()
+             and not str(a.get_label()).startswith("_") and len(a.get_xdata())]
+    found = []
+    for i, low in enumerate(lines):
+        mine = low.get_transform().transform(np.column_stack(low.get_data()).astype(float))
+        for high in lines[i + 1:]:
+            theirs = high.get_transform().transform(np.column_stack(high.get_data()).astype(float))
+            covered = np.hypot(*(mine[:, None, :] - theirs[None, :, :]).transpose(2, 0, 1)).min(axis=1) <= tolerance
+            face = high.get_markerfacecolor()
+            filled = high.get_marker() not in (None, "None", "", " ") and to_rgba(face)[3] > 0
+            if covered.all() and filled and high.get_markersize() >= low.get_markersize():
+                found.append((str(low.get_label()), str(high.get_label())))
+    return found
+
+
+def figure_problems(fig, tolerance: float = 1.0, *, nodes: bool = False) -> list:
     """Everything illegible about ``fig``, as sentences (empty when the figure is clean).
 
     Checks: texts overlapping inside one axes; a title or the suptitle overlapping another title
-    or another axes' drawing area; texts reaching outside the figure; unexplained colours.
+    or another axes' drawing area; texts reaching outside the figure; unexplained colours; a
+    legend over its axes' bars, markers or line vertices, or over a title; a labelled series drawn
+    entirely under another; with ``nodes``, graph
+    nodes (scatter markers) overlapping each other.
     """
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
@@ -135,4 +232,10 @@ def figure_problems(fig, tolerance: float = 1.0) -> list:
                 box.x1 > whole.x1 + tolerance or box.y1 > whole.y1 + tolerance:
             problems.append(f"text {text.get_text()!r} leaves the figure")
     problems += [f"colour {c} has no legend entry" for c in sorted(unexplained_colours(fig))]
+    problems += legends_over_data(fig, tolerance)
+    problems += [f"{ax.get_title()!r}: series {a!r} is hidden under {b!r}" for ax in fig.axes
+                 for a, b in hidden_series(ax, tolerance)]
+    if nodes:
+        problems += [f"{ax.get_title()!r}: nodes {i} and {j} overlap" for ax in fig.axes
+                     for _, i, j in overlapping_nodes(ax, tolerance)]
     return problems

@@ -48,3 +48,21 @@ def test_draw_neighbourhood_highlights_group():
     colours = [tuple(c) for c in ax.collections[-1].get_facecolor()] if ax.collections else []
     assert len(colours) == len({0, *g.neighbors(0)[0].tolist(), 4})
     assert "group of 3" in ax.get_title()
+
+
+@pytest.mark.parametrize("name", ["groceries", "bms1"])
+def test_neighbourhood_nodes_never_overlap(name):
+    """The spring layout is spread until no two node discs meet (issue 23); on these 200-record
+    samples the plain spring layout put 1 (groceries) and 2 (bms1) pairs of nodes on each other."""
+    import matplotlib.pyplot as plt
+
+    from tests.drawing_checks import figure_problems, overlapping_nodes
+
+    data = load(name).subset(np.arange(200)).drop_unused_items()
+    g = RecordSimilarityGraph.knn(data.matrix, 5)
+    ax = draw_similarity_neighborhood(g, 0, [0, 1, 2], radius=2, max_nodes=40)
+    assert overlapping_nodes(ax) == [] and figure_problems(ax.figure, nodes=True) == []
+    assert {t.get_text() for t in ax.texts} >= {"0", "1", "2"}
+    ax.collections[-1].set_offsets(np.zeros((len(ax.collections[-1].get_offsets()), 2)))  # all on one spot
+    assert overlapping_nodes(ax)
+    plt.close(ax.figure)

@@ -78,3 +78,29 @@ def test_constraint_summary_counts_every_constraint():
     assert f"{len(privacy):,} privacy constraints" in left.get_title()
     assert left.get_legend() and right.get_legend()
     plt.close(left.figure)
+
+
+@pytest.mark.parametrize("name", ["coat_fig1", "groceries"])
+def test_constraint_summary_whole_ticks_and_legends_clear_of_bars(name):
+    """Tiny data (COAT's Fig. 1 example: 5 constraints) and groceries: count axes tick whole
+    numbers only, and no legend covers a bar or a title (issue 23: fractional ticks, legends over
+    the bars). The check itself catches a legend put back over the bars."""
+    from graphanon.algorithms.coat import pgen
+    from graphanon.datasets import load_constraints
+    from graphanon.viz.coat import draw_constraint_summary
+    from tests.drawing_checks import figure_problems, legends_over_data
+
+    data = load(name)
+    privacy = load_constraints(name)["privacy"] if name == "coat_fig1" else pgen(data, 5)
+    left, right = draw_constraint_summary(ConstraintGraph(data, privacy), top=15)
+    fig = left.figure
+    assert figure_problems(fig) == []
+    for axis in (left.xaxis, right.xaxis, right.yaxis):
+        low, high = sorted(axis.get_view_interval())
+        ticks = [t for t in axis.get_ticklocs() if low <= t <= high]
+        assert len(ticks) >= 2 and all(float(t).is_integer() for t in ticks)
+    tallest = max(right.patches, key=lambda p: p.get_height())  # a legend put on a bar: found
+    right.legend(loc="center", bbox_to_anchor=(tallest.get_x() + tallest.get_width() / 2, tallest.get_height() / 2),
+                 bbox_transform=right.transData)
+    assert any("covers a bar" in p for p in legends_over_data(fig))
+    plt.close(fig)

@@ -53,24 +53,8 @@ def sample(request):
     return data, (load_taxonomy(request.param) if request.param in own else Taxonomy.balanced(data.items, 4))
 
 
-# Known, still open (issue 23): strictly expected to fail, so fixing one makes the suite say so.
-OPEN = {
-    ("test_hierarchy_drawings", name): "enumeration tree: slanted full headlist|taillist labels of neighbouring "
-    "nodes overlap on the papers' small examples"
-    for name in ("coat_fig1", "liuwang_fig1", "nr_table1", "swap_table1", "clump_food")
-}
-
-
-@pytest.fixture(autouse=True)
-def _known_open(request):
-    dataset = getattr(request.node, "callspec", None) and request.node.callspec.params.get("sample")
-    reason = OPEN.get((request.node.originalname, dataset))
-    if reason:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
-
-
-def _check(fig):
-    problems = figure_problems(fig)
+def _check(fig, **checks):
+    problems = figure_problems(fig, **checks)
     plt.close(fig)
     assert problems == [], "\n".join(problems)
 
@@ -126,7 +110,8 @@ def test_clustering_drawings(sample):
     rows = [0, 1, 2]
     _check(draw_group_lcg(tax, [data.record(i) for i in rows], lcg_labels(idx, data, rows)).figure)
     g = RecordSimilarityGraph.knn(data.matrix.toarray() if hasattr(data.matrix, "toarray") else data.matrix, 3)
-    _check(draw_similarity_neighborhood(g, 0, [0, 1, 2], radius=1).figure)
+    _check(draw_similarity_neighborhood(g, 0, [0, 1, 2], radius=1).figure, nodes=True)
+    _check(draw_similarity_neighborhood(g, 0, [0, 1, 2], radius=2, max_nodes=30).figure, nodes=True)
 
 
 def test_lattice_edges_run_under_the_labels():
@@ -144,3 +129,48 @@ def test_lattice_edges_run_under_the_labels():
         assert box is not None and box.get_facecolor()[:3] == (1.0, 1.0, 1.0) and box.get_alpha() >= 0.9
         assert text.get_zorder() > max(e.get_zorder() for e in edges)
     _check(ax.figure)
+
+
+@pytest.fixture(scope="module")
+def small_study():
+    """A real small study: two methods (a global and a local recoding) x three k on groceries."""
+    from graphanon.study import expand_grid, run_study
+
+    table = run_study(expand_grid(["mhghs", "clump"], ["groceries"], k=[2, 5, 10], m=2, taxonomy="groceries").runs)
+    assert len(table) == 6 and table["audit_satisfied"].all()
+    return table
+
+
+def test_study_plots(small_study):
+    from graphanon.viz.study import (
+        draw_pareto,
+        draw_privacy_vs_k,
+        draw_time_vs_k,
+        draw_utility_vs_k,
+    )
+
+    for draw in (draw_utility_vs_k, draw_time_vs_k, draw_privacy_vs_k, draw_pareto):
+        _check(draw(small_study))
+
+
+def test_study_plots_keep_coincident_series_and_labels_apart(small_study):
+    """Both methods have 0 audit violations at every k: the second is drawn as wider hollow rings,
+    not over the first (which the check reports); two runs at the same (time, loss) get their
+    k labels on different spots."""
+    from matplotlib.lines import Line2D
+
+    from graphanon.viz.study import draw_pareto, draw_privacy_vs_k
+    from tests.drawing_checks import hidden_series
+
+    fig = draw_privacy_vs_k(small_study)
+    right = fig.axes[1]
+    assert (small_study["audit_violations"] == 0).all() and hidden_series(right) == []
+    first, second = [a for a in right.get_lines() if not str(a.get_label()).startswith("_")][:2]
+    assert second.get_markersize() > first.get_markersize() and second.get_markerfacecolor() == "none"
+    # a filled marker of size 8 on the same points covers the first (size 6), not the ring (size 9)
+    right.add_line(Line2D(first.get_xdata(), first.get_ydata(), marker="s", markersize=8, label="cover"))
+    assert hidden_series(right) == [(first.get_label(), "cover")]
+    plt.close(fig)
+    same = small_study.copy()
+    same.loc[same.index[:2], ["wall_seconds", "ncp"]] = same.loc[same.index[0], ["wall_seconds", "ncp"]].to_numpy()
+    _check(draw_pareto(same))

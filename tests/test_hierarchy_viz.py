@@ -119,3 +119,28 @@ def test_bms1_search_lattice_is_legible():
     assert "25 cuts shown" in ax.get_title()
     assert overlapping_labels(ax) == []
     plt.close(fig)
+
+
+def test_enumeration_tree_outline_labels_every_node_apart():
+    """The outline puts each scenario on its own row (issue 23): on the papers' food example every
+    node of the drawn tree carries its full kept|left lists and no two labels meet; a long greedy
+    walk (groceries, 32 cut nodes) falls back to counts that fit the panel."""
+    data, tax = load("clump_food"), load_taxonomy("clump_food")
+    tree = anonymize_hghs(data, taxonomy=tax, k=3, m=1).trace.search.enumeration_tree()
+    g = tree.to_networkx(max_nodes=20)
+    ax = draw_enumeration_tree(tree, max_nodes=20)
+    texts = {t.get_text() for t in ax.texts}
+    expected = {f"{{{','.join(map(str, d['head']))}}} | {{{','.join(map(str, d['tail']))}}}"
+                for _, d in g.nodes(data=True)}
+    assert texts == expected
+    ys = sorted(t.xy[1] for t in ax.texts)
+    assert len(set(ys)) == len(ys)  # one row each
+    assert overlapping_labels(ax) == []
+    plt.close(ax.figure)
+    r = anonymize_mhghs(load("groceries"), taxonomy=load_taxonomy("groceries"), k=10, m=2)
+    ax = draw_enumeration_tree(r.trace.search.enumeration_tree(), max_nodes=25)
+    assert all(" kept | " in t.get_text() for t in ax.texts) and overlapping_labels(ax) == []
+    renderer = ax.figure.canvas.get_renderer()
+    right = ax.get_window_extent(renderer).x1
+    assert max(t.get_window_extent(renderer).x1 for t in ax.texts) <= right + 1
+    plt.close(ax.figure)

@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from click.testing import CliRunner
 
 from graphanon.algorithms import anonymize_mhghs
@@ -23,6 +24,7 @@ from graphanon.viz.views import (
     cut_of_release,
     generalization_view,
     search_view,
+    similarity_layout,
     similarity_view,
     taxonomy_view,
 )
@@ -243,3 +245,56 @@ def test_static_taxonomy_of_a_release_marks_suppressed_nodes_with_a_legend(groce
     assert len(crosses) == len(suppressed) == 5
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels == ["other node", f"cut node ({len(cut) - 5})", "suppressed (5)"]
+
+
+def _planted_clusters(n_clusters=6, per=40, seed=0):
+    """Records in clusters: similar inside a cluster (several groups each), never across clusters."""
+    rng = np.random.default_rng(seed)
+    n = n_clusters * per
+    cluster = np.repeat(np.arange(n_clusters), per)
+    a, b = rng.integers(n, size=(2, 20 * n))
+    a, b = a[cluster[a] == cluster[b]], b[cluster[a] == cluster[b]]
+    keep = a != b
+    W = sp.csr_array((rng.random(keep.sum()) + 0.1, (a[keep], b[keep])), shape=(n, n))
+    groups = np.arange(n) // 5  # groups of 5 inside the clusters
+    return W.maximum(W.T), groups, cluster
+
+
+def test_similarity_layout_places_similar_records_together():
+    """Planted clusters of similar records (no similarity between clusters) come out as separate
+    clouds: every record is nearer its own cluster's centre than any other cluster's, the group
+    members sit within their disc, and the same input gives the same picture (issue 23: the
+    spiral by group placed clusters at random, failing the first check)."""
+    W, groups, cluster = _planted_clusters()
+    x, y, summary = similarity_layout(W, groups)
+    assert summary == {"groups": len(np.unique(groups)), "linked_groups": len(np.unique(groups)), "apart_records": 0}
+    centres = np.array([[x[cluster == c].mean(), y[cluster == c].mean()] for c in range(cluster.max() + 1)])
+    dist = np.hypot(x[:, None] - centres[None, :, 0], y[:, None] - centres[None, :, 1])
+    assert np.array_equal(dist.argmin(axis=1), cluster)
+    for g in np.unique(groups):
+        m = groups == g
+        assert np.hypot(x[m] - x[m].mean(), y[m] - y[m].mean()).max() <= np.sqrt(m.sum()) + 1e-9
+    x2, y2, _ = similarity_layout(W, groups)
+    assert np.array_equal(x, x2) and np.array_equal(y, y2)
+
+
+def test_similarity_layout_discs_do_not_overlap_and_lone_groups_stand_apart():
+    """Group discs (area = group size) never overlap after the post-pass, records of a group never
+    share a point, and groups similar to nothing outside are set apart to the right of the others."""
+    W, groups, _ = _planted_clusters(n_clusters=3, per=60, seed=1)
+    n = W.shape[0]
+    lone = np.arange(n, n + 50)  # 50 records similar to nothing, in groups of 10
+    W = sp.csr_array((W.data, W.indices, np.r_[W.indptr, np.full(50, W.indptr[-1])]), shape=(n + 50, n + 50))
+    groups = np.r_[groups, 1000 + (lone - n) // 10]
+    x, y, summary = similarity_layout(W, groups)
+    assert summary["apart_records"] == 50 and summary["linked_groups"] == len(np.unique(groups)) - 5
+    assert x[lone].min() > x[:n].max()
+    assert len(set(zip(x.round(6), y.round(6)))) == n + 50
+    u = np.unique(groups)
+    cx = np.array([x[groups == g].mean() for g in u])
+    cy = np.array([y[groups == g].mean() for g in u])
+    r = np.sqrt(np.array([(groups == g).sum() for g in u]))
+    d = np.hypot(cx[:, None] - cx[None], cy[:, None] - cy[None])
+    clash = d < (r[:, None] + r[None]) - 0.5
+    np.fill_diagonal(clash, False)
+    assert not clash.any()

@@ -185,6 +185,7 @@ function graphanonView(root, data) {
 
   // ----- view transform and drawing -----
   let scale = 1, tx = 0, ty = 0, W = 0, H = 0, dragging = false, selected = -1, frames = 0;
+  let userMoved = false; // panned or zoomed by the user: a resize then keeps their view
   const incident = new Map(); // node -> edge ids, built on demand
   function edgesOf(v) {
     if (!incident.size) {
@@ -201,6 +202,7 @@ function graphanonView(root, data) {
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   }
   function fit() {
+    userMoved = false;
     const [x0, y0, x1, y1] = bounds(true), pad = 30;
     const labelRoom = parent ? 160 : 0;
     scale = Math.min((W - 2 * pad - labelRoom) / Math.max(x1 - x0, 1e-9), (H - 2 * pad) / Math.max(y1 - y0, 1e-9));
@@ -388,7 +390,7 @@ function graphanonView(root, data) {
     if (down) {
       const dx = ev.offsetX - down[0], dy = ev.offsetY - down[1];
       if (Math.abs(dx) + Math.abs(dy) > 3) { moved = true; dragging = true; }
-      if (moved) { tx = down[2] + dx; ty = down[3] + dy; redraw(); }
+      if (moved) { tx = down[2] + dx; ty = down[3] + dy; userMoved = true; redraw(); }
       return;
     }
     const i = pick(ev.offsetX, ev.offsetY);
@@ -405,7 +407,7 @@ function graphanonView(root, data) {
     ev.preventDefault();
     const f = Math.exp(-ev.deltaY * 0.0015);
     tx = ev.offsetX - (ev.offsetX - tx) * f; ty = ev.offsetY - (ev.offsetY - ty) * f; scale *= f;
-    dragging = true; redraw();
+    dragging = true; userMoved = true; redraw();
     clearTimeout(canvas._wheelEnd); canvas._wheelEnd = setTimeout(() => { dragging = false; redraw(); }, 150);
   }, {passive: false});
   search.addEventListener("change", () => {
@@ -416,9 +418,13 @@ function graphanonView(root, data) {
     if (i < 0) { status.textContent = "no node " + JSON.stringify(q); return; }
     if (parent) { for (let p = parent[i]; p >= 0; p = parent[p]) collapsed[p] = 0; relayout(false); }
     if (stepOf && stepOf[i] > current) setStep(stepOf[i]);
-    select(i); scale = Math.max(scale, 1); tx = W / 2 - px[i] * scale; ty = H / 2 - py[i] * scale; redraw();
+    select(i); scale = Math.max(scale, 1); tx = W / 2 - px[i] * scale; ty = H / 2 - py[i] * scale;
+    userMoved = true; redraw();
   });
-  window.addEventListener("resize", () => { resize(); redraw(); });
+  // a notebook lays the widget out after its first frame (and resizes it with the panel):
+  // until the user pans or zooms, every resize fits the graph to the new size again
+  const onResize = () => { resize(); if (!userMoved) fit(); redraw(); };
+  window.addEventListener("resize", onResize);
 
   function toggle(i) {  // expanding opens one level: the children start collapsed
     if (!parent || !kids[i].length) return;
@@ -480,6 +486,6 @@ function graphanonView(root, data) {
     get selected() { return selected; }, get frames() { return frames; }};
   if (typeof window !== "undefined") (window.graphanonViews = window.graphanonViews || []).push(api);
   root.graphanonView = api;
-  if (typeof ResizeObserver !== "undefined") new ResizeObserver(() => { resize(); redraw(); }).observe(box);
+  if (typeof ResizeObserver !== "undefined") new ResizeObserver(onResize).observe(box);
   return api;
 }

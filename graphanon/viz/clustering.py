@@ -13,6 +13,7 @@ import matplotlib.pyplot as plt
 import networkx as nx
 import numpy as np
 
+from graphanon.viz._layout import separate_discs
 from graphanon.viz.taxonomy import tree_layout
 
 __all__ = ["assign_lcg", "draw_group_lcg", "draw_similarity_neighborhood"]
@@ -126,6 +127,39 @@ def draw_group_lcg(taxonomy, records: Sequence[Iterable[Hashable]], lcg: Sequenc
     return ax
 
 
+def _spread_nodes(pos: dict, ax, diameter: float, *, gap: float = 2.0) -> dict:
+    """Spring-layout positions moved apart so that nodes ``diameter`` points wide never overlap.
+
+    The axes limits are fixed to the layout (plus half a node), so a data unit has a known size
+    in points; the discs are pushed apart (:func:`separate_discs`) at that scale, and again at the
+    new scale until the limits stop growing (a few rounds).
+    """
+    keys = list(pos)
+    xy = np.array([pos[k] for k in keys], dtype=np.float64).reshape(-1, 2)
+    box = ax.get_position()
+    width_pt = box.width * ax.figure.get_figwidth() * 72
+    height_pt = box.height * ax.figure.get_figheight() * 72
+    for _ in range(6):
+        span = np.maximum(np.ptp(xy, axis=0), 1e-9)
+        # points per data unit, with half a node of margin on each side
+        scale = min((width_pt - diameter - gap) / span[0], (height_pt - diameter - gap) / span[1])
+        if scale <= 0:
+            break
+        radius = np.full(len(xy), (diameter + gap) / 2 / scale)
+        moved = separate_discs(xy, radius, gap=0.0)
+        done = np.allclose(moved, xy)
+        xy = moved
+        if done:
+            break
+    span = np.maximum(np.ptp(xy, axis=0), 1e-9)
+    scale = min((width_pt - diameter - gap) / span[0], (height_pt - diameter - gap) / span[1])
+    half = (diameter + gap) / 2 / scale
+    ax.set_xlim(xy[:, 0].min() - half, xy[:, 0].max() + half)
+    ax.set_ylim(xy[:, 1].min() - half, xy[:, 1].max() + half)
+    ax.autoscale(False)
+    return {k: xy[i] for i, k in enumerate(keys)}
+
+
 def draw_similarity_neighborhood(graph, record: int, group: Iterable[int], *, radius: int = 1, ax=None,
                                  max_nodes: int = 80, labels: Sequence | None = None, seed: int = 0,
                                  title: str | None = None):
@@ -180,19 +214,19 @@ def draw_similarity_neighborhood(graph, record: int, group: Iterable[int], *, ra
     for a, b, w in zip(sub.row, sub.col, sub.data):
         if a != b:
             G.add_edge(int(a), int(b), weight=float(w))
-    pos = nx.spring_layout(G, seed=seed, weight="weight")
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 6))
     ax.set_axis_off()
+    text = {i: str(labels[nodes[i]] if labels is not None else nodes[i]) for i in range(len(nodes))}
+    font = 7.0
+    diameter = max(13.0, 0.62 * font * max(len(t) for t in text.values()) + 5.0)  # points: the widest id fits
+    pos = _spread_nodes(nx.spring_layout(G, seed=seed, weight="weight"), ax, diameter)
     widths = [0.5 + 2.5 * G[a][b]["weight"] for a, b in G.edges()]
     in_group = [nodes[a] in group and nodes[b] in group for a, b in G.edges()]
     nx.draw_networkx_edges(G, pos, ax=ax, width=widths,
                            edge_color=["tab:orange" if g else _FADED for g in in_group])
     colours = ["tab:red" if nodes[i] == record else "tab:orange" if nodes[i] in group else "#9ecae1"
                for i in range(len(nodes))]
-    text = {i: str(labels[nodes[i]] if labels is not None else nodes[i]) for i in range(len(nodes))}
-    font = 7.0
-    diameter = max(13.0, 0.62 * font * max(len(t) for t in text.values()) + 5.0)  # points: the widest id fits
     nx.draw_networkx_nodes(G, pos, ax=ax, node_color=colours, node_size=diameter**2, edgecolors="black",
                            linewidths=0.5)
     nx.draw_networkx_labels(G, pos, labels=text, ax=ax, font_size=font)

@@ -211,7 +211,9 @@ def draw_constraint_summary(graph, axes=None, *, top: int = 40):
     thousands of constraints as a hairball, this draws (left) the ``top``
     items ranked by the number of privacy constraints holding them, each bar
     labelled with the item's support, and (right) how many constraints have
-    each size. The titles say how many items are shown of how many.
+    each size. The titles say how many items are shown of how many. Counts get
+    whole-number ticks, and each legend stands between its panel and its title,
+    so it never covers a bar (tiny data included).
 
     Parameters
     ----------
@@ -246,7 +248,7 @@ def draw_constraint_summary(graph, axes=None, *, top: int = 40):
     order = order[per_item[order] > 0]
     if axes is None:
         fig, axes = plt.subplots(1, 2, figsize=(12, max(4.0, 0.22 * len(order) + 1.5)),
-                                 gridspec_kw={"width_ratios": [2, 1]})
+                                 gridspec_kw={"width_ratios": [2, 1]}, layout="constrained")
     left, right = axes
     y = np.arange(len(order))[::-1]
     left.barh(y, per_item[order], color="#d95f02", label="privacy constraints holding the item")
@@ -254,20 +256,23 @@ def draw_constraint_summary(graph, axes=None, *, top: int = 40):
     for yy, i in zip(y, order):
         left.annotate(f"support {graph.supports[items[i]]}", (per_item[i], yy), xytext=(3, 0),
                       textcoords="offset points", va="center", fontsize=7, color="0.3")
-    left.set_xlim(0, per_item[order].max() * 1.3 if len(order) else 1)
-    left.set_xlabel("privacy constraints holding the item")
-    left.set_title(f"{len(graph.privacy):,} privacy constraints over {len(items)} items\n"
-                   f"the {len(order)} of {len(items)} items in the most constraints "
-                   "(bar: constraints holding it; label: support)", fontsize=9)
-    vals, counts = np.unique(sizes, return_counts=True)
-    right.bar(vals, counts, color="#7570b3", label="privacy constraints of this size")
     from matplotlib.ticker import MaxNLocator
 
+    left.set_xlim(0, per_item[order].max() * 1.3 if len(order) else 1)
+    left.xaxis.set_major_locator(MaxNLocator(integer=True))  # counts: whole ticks even for tiny data
+    left.set_xlabel("privacy constraints holding the item")
+    # each legend stands above its panel, between the panel and its title: never over a bar
+    left.legend(fontsize=8, frameon=False, loc="lower left", bbox_to_anchor=(0.0, 1.0), borderaxespad=0.2)
+    left.set_title(f"{len(graph.privacy):,} privacy constraints over {len(items)} items\n"
+                   f"the {len(order)} of {len(items)} items in the most constraints "
+                   "(bar: constraints holding it; label: support)", fontsize=9, pad=20)
+    vals, counts = np.unique(sizes, return_counts=True)
+    right.bar(vals, counts, color="#7570b3", label="privacy constraints of this size")
     right.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=8))  # a few whole sizes, never crowded
+    right.yaxis.set_major_locator(MaxNLocator(integer=True))
     right.set_xlabel("items in the constraint")
     right.set_ylabel("constraints")
+    right.legend(fontsize=8, frameon=False, loc="lower left", bbox_to_anchor=(0.0, 1.0), borderaxespad=0.2)
     right.set_title(f"constraint sizes ({len(graph.blocks)} utility constraint"
-                    f"{'' if len(graph.blocks) == 1 else 's'})", fontsize=9)
-    right.legend(fontsize=8, frameon=False)
-    left.legend(fontsize=8, frameon=False, loc="lower right")
+                    f"{'' if len(graph.blocks) == 1 else 's'})", fontsize=9, pad=20)
     return left, right

@@ -20,7 +20,7 @@ import matplotlib.pyplot as plt
 import networkx as nx
 
 from graphanon.utils.labels import lookup_key
-from graphanon.viz.taxonomy import draw_taxonomy, taxonomy_figsize, tree_layout
+from graphanon.viz.taxonomy import draw_taxonomy, taxonomy_figsize
 
 __all__ = ["draw_cut_lattice", "draw_enumeration_tree", "draw_taxonomy_cut"]
 
@@ -150,60 +150,142 @@ def draw_cut_lattice(lattice, *, ax=None, radius: int = 1, max_nodes: int = 40, 
     return ax
 
 
-def draw_enumeration_tree(tree, *, ax=None, max_nodes: int = 30, title: str | None = None):
-    """Draw a suppression scenario enumeration tree with the greedy path.
+def _outline_rows(graph: nx.DiGraph, root: Hashable) -> list[tuple[Hashable, int]]:
+    """Nodes of a rooted tree in depth-first order with their depth: one row per node.
 
-    Each node shows its headlist (kept) and taillist; invalid nodes (their
-    headlist holds a threat) are grey, the greedy path orange.
+    Siblings keep the enumeration order (the child keeping an earlier item of the order, whose
+    taillist is longer, comes first).
+    """
+    rows, stack = [], [(root, 0)]
+    while stack:
+        v, depth = stack.pop()
+        rows.append((v, depth))
+        kids = sorted(graph.successors(v), key=lambda c: len(c[1]), reverse=True)
+        stack.extend((c, depth + 1) for c in reversed(kids))
+    return rows
+
+
+def _text_width_points(text: str, fontsize: float) -> float:
+    """Rendered width of ``text`` in points (no renderer needed)."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
+
+    return TextToPath().get_text_width_height_descent(text, FontProperties(size=fontsize), ismath=False)[0]
+
+
+def draw_enumeration_tree(tree, *, ax=None, max_nodes: int = 30, title: str | None = None):
+    """Draw a suppression scenario enumeration tree with the greedy path, as an indented outline.
+
+    One row per node, in depth-first order, indented by depth and joined to its parent by an elbow;
+    the node's ``{headlist} | {taillist}`` (kept | still to decide) stands on its own row, so no
+    two labels can meet however wide they are. Invalid nodes (their headlist holds a threat) are
+    grey, the greedy path orange. The font shrinks to fit the rows; below 5 points only every
+    n-th row is labelled (said on the drawing), and when full item lists cannot fit the width the
+    labels give counts ("3 kept | 4 left").
 
     Parameters
     ----------
     tree : SuppressionEnumerationTree
         For instance ``release.trace.search.enumeration_tree()``.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure sized for the rows when None.
     max_nodes : int
-        Passed to :meth:`SuppressionEnumerationTree.to_networkx`.
+        Passed to :meth:`SuppressionEnumerationTree.to_networkx` (the greedy path and the children
+        it rejected are always drawn).
+    title : str, optional
+        Replaces the default title (which names what the greedy path suppresses).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> from graphanon.algorithms import anonymize_hghs
+    >>> from graphanon.datasets import load, load_taxonomy
+    >>> rel = anonymize_hghs(load("liuwang_fig1"), taxonomy=load_taxonomy("liuwang_fig1"), k=2, m=2)
+    >>> ax = draw_enumeration_tree(rel.trace.search.enumeration_tree())
+
+    References
+    ----------
+    Liu, Wang. Anonymizing transaction data by integrating suppression and generalization.
+    PAKDD 2010, Fig. 2(b) (the suppression scenario enumeration tree).
     """
+    from matplotlib.collections import LineCollection
+    from matplotlib.patches import Patch
+
     g = tree.to_networkx(max_nodes=max_nodes)
-    ax = _ax(ax, (12, 6))
-    pos = tree_layout(g, tree.root())
-    colors = [
-        _PATH if d["on_path"] else ("#eeeeee" if not d["valid"] else "#9ecae1") for _, d in g.nodes(data=True)
-    ]
-    path_edges = [(a, b) for a, b, d in g.edges(data=True) if d.get("on_path")]
-    other = [(a, b) for a, b, d in g.edges(data=True) if not d.get("on_path")]
-    nx.draw_networkx_edges(g, pos, edgelist=other, ax=ax, edge_color=_FADED, arrows=False)
-    nx.draw_networkx_edges(g, pos, edgelist=path_edges, ax=ax, edge_color=_PATH, width=2.5, arrows=False)
-    depth = 1 + max(-y for _, y in pos.values())
-    row_points = ax.get_position().height * ax.figure.get_figheight() * 72 / depth
-    nx.draw_networkx_nodes(g, pos, ax=ax, node_color=colors, node_size=min(120.0, 0.2 * row_points**2))
-    every = max(1, int(-(-22 // row_points)))  # label every n-th level so that two 6-point lines fit
-    last_depth = depth - 1
-    short = len(tree.order) <= 12
-    per_level: dict = {}
-    for v in g.nodes:
-        per_level[int(-pos[v][1])] = per_level.get(int(-pos[v][1]), 0) + 1
-    for v, d in g.nodes(data=True):
-        level = int(-pos[v][1])
-        if level % every and level != last_depth:
-            continue
-        head = ",".join(map(str, d["head"])) if short else f"{len(d['head'])} kept"
-        tail = ",".join(map(str, d["tail"])) if short else f"{len(d['tail'])} left"
-        if per_level[level] == 1:  # beside the dot: one line per level, nothing stacked
-            ax.annotate(f"{{{head}}} | {{{tail}}}", pos[v], fontsize=6, ha="left", va="center", xytext=(6, 0),
-                        textcoords="offset points")
-        else:  # several nodes side by side: slanted down, so neighbours never collide
-            ax.annotate(f"{{{head}}} | {{{tail}}}", pos[v], fontsize=6, ha="left", va="top", rotation=-35,
-                        rotation_mode="anchor", xytext=(2, -4), textcoords="offset points")
+    rows = _outline_rows(g, tree.root())
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, min(12.0, max(3.5, 1.6 + 0.17 * len(rows)))))
+    ax.set_axis_off()
+    row_of = {v: i for i, (v, _) in enumerate(rows)}
+    depth_of = dict(rows)
+    x = {v: float(depth_of[v]) for v in row_of}
+    y = {v: -float(row_of[v]) for v in row_of}
+
+    def elbow(a, b):  # down from the parent, then across to the child
+        return [(x[a], y[a]), (x[a], y[b]), (x[b], y[b])]
+
+    path_edges = [elbow(a, b) for a, b, d in g.edges(data=True) if d.get("on_path")]
+    other = [elbow(a, b) for a, b, d in g.edges(data=True) if not d.get("on_path")]
+    ax.add_collection(LineCollection(other, colors=_FADED, linewidths=1.0, zorder=1))
+    ax.add_collection(LineCollection(path_edges, colors=_PATH, linewidths=2.5, zorder=2))
+
+    box = ax.get_position()
+    height_pt = box.height * ax.figure.get_figheight() * 72
+    width_pt = box.width * ax.figure.get_figwidth() * 72
+    row_pt = height_pt / (len(rows) + 0.5)
+    fontsize = min(8.0, 0.7 * row_pt)
+    every = 1
+    if fontsize < 5.0:  # too many rows for a legible font: label every n-th row
+        fontsize = 5.0
+        every = int(-(-(fontsize / 0.7) // row_pt))
+    nodes = [v for v, _ in rows]
+    colours = [_PATH if g.nodes[v]["on_path"] else ("#eeeeee" if not g.nodes[v]["valid"] else "#9ecae1")
+               for v in nodes]
+    ax.scatter([x[v] for v in nodes], [y[v] for v in nodes], s=min(60.0, 0.5 * row_pt**2), c=colours,
+               edgecolors="0.55", linewidths=0.5, zorder=3)
+
+    def label(v, full):
+        d = g.nodes[v]
+        if full:
+            return f"{{{','.join(map(str, d['head']))}}} | {{{','.join(map(str, d['tail']))}}}"
+        return f"{len(d['head'])} kept | {len(d['tail'])} left"
+
+    labelled = [v for i, v in enumerate(nodes) if i % every == 0 or i == len(nodes) - 1]
+    offset_pt = 5.0
+    max_depth = max(depth_of.values())
+    low = -0.4
+
+    def right_limit(full):
+        """The x-limit that lets every label end inside the axes, or None when none does."""
+        high = max_depth + 0.4
+        for v in labelled:
+            free = width_pt - offset_pt - 3.0 - _text_width_points(label(v, full), fontsize)
+            if free <= 0.15 * width_pt:
+                return None
+            high = max(high, low + (x[v] - low) * width_pt / free)
+        return high
+
+    full = len(tree.order) <= 12
+    high = right_limit(full) if full else None
+    if high is None:
+        full = False
+        high = right_limit(False) or max_depth + 1.0
+    for v in labelled:
+        ax.annotate(label(v, full), (x[v], y[v]), xytext=(offset_pt, 0), textcoords="offset points",
+                    fontsize=fontsize, ha="left", va="center", zorder=4)
+    ax.set_xlim(low, high)
+    ax.set_ylim(-len(rows) + 0.5, 0.5)
     if every > 1:
-        ax.text(0.0, 1.0, f"labels every {every} levels", transform=ax.transAxes, fontsize=7, color="0.4",
-                va="top")
+        ax.text(1.0, 1.0, f"labels every {every} rows", transform=ax.transAxes, fontsize=7, color="0.4",
+                ha="right", va="bottom")
     last = tree.greedy_path()[-1]
     gone = list(tree.suppressed(last))
     names = ", ".join(map(str, gone)) if len(", ".join(map(str, gone))) <= 60 else f"{len(gone)} nodes"
-    ax.set_title(title or f"suppression enumeration tree (kept | left)\ngreedy path (orange) suppresses {names}",
-                 fontsize=9)
-    from matplotlib.patches import Patch
-
+    ax.set_title(title or f"suppression enumeration tree (kept | left)\ngreedy path (orange) suppresses "
+                 f"{names or 'nothing'}", fontsize=9)
     kinds = [(_PATH, "greedy path", any(d["on_path"] for _, d in g.nodes(data=True))),
              ("#9ecae1", "valid scenario", any(d["valid"] and not d["on_path"] for _, d in g.nodes(data=True))),
              ("#eeeeee", "invalid (a threat is kept)", any(not d["valid"] for _, d in g.nodes(data=True)))]

@@ -129,12 +129,26 @@ def _k_axis(ax, ks) -> None:
 
 
 def _lines(ax, table, column, styles, names) -> None:
+    """One line per series; a series on the points of earlier ones is drawn around them, not over them.
+
+    Where a series shares a point with ``level`` series drawn before it, its markers are hollow
+    rings ``3 * level`` points wider and its line dashed, so the series under it stays visible
+    (two methods with 0 audit violations at every k, for instance).
+    """
     frame = table.assign(_series=names)
     frame = frame[frame["k"].notna() & frame[column].notna()]
+    drawn: dict = {}  # (k, value) -> series drawn there so far
     for name, part in frame.groupby("_series", sort=False):
         part = part.sort_values("k")
-        ax.plot(part["k"].astype(float), part[column].astype(float), label=name, markersize=6, linewidth=1.4,
-                **styles[name])
+        points = list(zip(part["k"].astype(float), part[column].astype(float)))
+        level = max((drawn.get(p, 0) for p in points), default=0)
+        style = dict(styles[name])
+        if level:
+            style |= {"markerfacecolor": "none", "markeredgewidth": 1.5, "linestyle": (0, (4, 2))}
+        ax.plot([p[0] for p in points], [p[1] for p in points], label=name, markersize=6 + 3 * level,
+                linewidth=1.4, **style)
+        for p in points:
+            drawn[p] = drawn.get(p, 0) + 1
 
 
 def _legend(fig, axes, styles) -> None:
@@ -260,6 +274,11 @@ def draw_privacy_vs_k(table):
     if attacked.empty:
         left.text(0.5, 0.5, "no release kind here is attacked by row linkage", transform=left.transAxes,
                   ha="center", va="center", fontsize=9)
+    else:  # a method in the legend but not on this panel is said, not silently missing
+        missing = [m for m in dict.fromkeys(names) if m not in set(attacked["_series"])]
+        if missing:
+            left.text(0.98, 0.02, "not attacked by row linkage: " + ", ".join(missing), transform=left.transAxes,
+                      ha="right", va="bottom", fontsize=7.5, color="#444444")
     _lines(right, ok, "audit_violations", styles, names)
     right.set_ylabel("audit violations at the asked k (count)")
     right.set_title("Independent audit of each release")
@@ -290,10 +309,35 @@ def pareto_front(cost, loss) -> np.ndarray:
     return order[keep]
 
 
+def _apart(ax, notes) -> None:
+    """Move point labels (offset annotations) apart.
+
+    Each label goes to the first of eight spots round its point where it meets no label placed
+    before it (the last spot when none is free).
+
+    The figure is drawn once first so the layout, and with it the label boxes, are final.
+    """
+    fig = ax.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    spots = [(4, 3), (4, -11), (-4, 3), (-4, -11), (6, -4), (-6, -4), (0, 8), (0, -16)]
+    placed: list = []
+    for note in notes:
+        for dx, dy in spots:
+            note.xyann = (dx, dy)
+            note.set_horizontalalignment("left" if dx > 0 else "right" if dx < 0 else "center")
+            box = note.get_window_extent(renderer)
+            if not any(box.x0 < b.x1 + 1 and b.x0 < box.x1 + 1 and box.y0 < b.y1 + 1 and b.y0 < box.y1 + 1
+                       for b in placed):
+                break
+        placed.append(note.get_window_extent(renderer))
+
+
 def draw_pareto(table, metric: str = "ncp"):
     """Utility loss against running time, every run one point, the Pareto front drawn as a step line.
 
-    Points are labelled with their k (only the front's beyond 30 points).
+    Points are labelled with their k (only the front's beyond 30 points), each label moved to a
+    free spot round its point when the first one is taken.
 
     Parameters
     ----------
@@ -320,10 +364,11 @@ def draw_pareto(table, metric: str = "ncp"):
                 color="black", linewidth=1, linestyle="--")
         # every point's k while they stay readable, else only the front's
         labelled = ok if len(ok) <= 30 else ok.iloc[front]
-        for _, row in labelled.iterrows():
-            if not _isna(row["k"]):
-                ax.annotate(f"k={int(row['k'])}", (row["wall_seconds"], row[metric]), fontsize=7,
-                            xytext=(4, 3), textcoords="offset points", color="#444444")
+        notes = [ax.annotate(f"k={int(row['k'])}", (row["wall_seconds"], row[metric]), fontsize=7,
+                             xytext=(4, 3), textcoords="offset points", color="#444444")
+                 for _, row in labelled.iterrows() if not _isna(row["k"])]
+        ax.set_xscale("log")
+        _apart(ax, notes)
     ax.set_xscale("log")
     _plain_log(ax.xaxis)
     ax.set_xlabel("wall time of the method (seconds, log scale)")

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import html
 import json
+import random
 from collections.abc import Hashable, Iterable, Sequence
 from importlib import resources
 from pathlib import Path
@@ -43,6 +44,7 @@ import numpy as np
 
 from graphanon.errors import ParameterError
 from graphanon.readwrite.files import atomic_write, check_output
+from graphanon.viz._layout import separate_discs
 
 __all__ = [
     "HTML_SUFFIXES",
@@ -51,6 +53,7 @@ __all__ = [
     "cut_of_release",
     "generalization_view",
     "search_view",
+    "similarity_layout",
     "similarity_view",
     "taxonomy_view",
 ]
@@ -582,26 +585,154 @@ def generalization_view(graph, order=None, *, chosen=None, title: str | None = N
     )
 
 
-def _group_layout(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Groups on a sunflower spiral, each group's members on a small circle around its centre."""
-    groups = np.asarray(groups, dtype=np.int64)
-    uniq, inverse, sizes = np.unique(groups, return_inverse=True, return_counts=True)
-    g = len(uniq)
-    golden = np.pi * (3 - np.sqrt(5))
-    rank = np.argsort(-sizes, kind="stable")  # biggest groups in the middle
-    place = np.empty(g, dtype=np.int64)
-    place[rank] = np.arange(g)
-    spacing = 4.0 * np.sqrt(sizes.mean())
-    cr = spacing * np.sqrt(place + 0.5)
-    cx, cy = cr * np.cos(place * golden), cr * np.sin(place * golden)
-    order = np.argsort(inverse, kind="stable")
+def _sunflower(count: int) -> np.ndarray:
+    """``count`` points of a sunflower (Vogel's spiral), unit spacing, in rank order from the middle."""
+    rank = np.arange(count)
+    angle = rank * np.pi * (3 - np.sqrt(5))
+    return np.c_[np.sqrt(rank + 0.5) * np.cos(angle), np.sqrt(rank + 0.5) * np.sin(angle)]
+
+
+def _component_layout(src: np.ndarray, dst: np.ndarray, weight: np.ndarray, radius: np.ndarray) -> np.ndarray:
+    """Centres of discs joined by weighted edges, component by component.
+
+    Each connected component is laid out by Fruchterman-Reingold, scaled to hold its discs and
+    freed of overlaps; then the components are packed, biggest in the middle.
+
+    igraph's generator is seeded for the call and then set back to its default (Python's ``random``),
+    so the same input gives the same centres.
+    """
+    import igraph as ig
+
+    graph = ig.Graph(n=len(radius), edges=np.c_[src, dst].tolist())
+    graph.es["weight"] = list(weight / weight.max())
+    centre = np.zeros((len(radius), 2))
+    members = graph.connected_components().membership
+    order = np.argsort(members, kind="stable")
+    bounds = np.flatnonzero(np.diff(np.r_[-1, np.asarray(members)[order], -2]))
+    parts = [order[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+    extent = np.empty(len(parts))
+    ig.set_random_number_generator(random.Random(0))  # igraph's FR draws random numbers: fix them
+    try:
+        for c, part in enumerate(parts):
+            if len(part) == 1:
+                laid = np.zeros((1, 2))
+            else:
+                sub = graph.induced_subgraph(part.tolist())
+                laid = np.asarray(sub.layout_fruchterman_reingold(weights="weight", niter=500,
+                                                                  seed=_sunflower(len(part)).tolist()).coords)
+                span = np.ptp(laid, axis=0).max() or 1.0  # scale: the discs, as large as their groups, fit
+                laid = separate_discs(laid * 1.2 * np.sqrt(np.pi * (radius[part] ** 2).sum()) / span, radius[part])
+            laid -= laid.mean(axis=0)
+            centre[part] = laid
+            extent[c] = (np.hypot(laid[:, 0], laid[:, 1]) + radius[part]).max()
+    finally:
+        ig.set_random_number_generator(random)  # igraph's default generator again
+    biggest_first = np.argsort(-extent, kind="stable")
+    place = np.empty((len(parts), 2))
+    place[biggest_first] = _sunflower(len(parts)) * 2 * np.median(extent)
+    place = separate_discs(place, extent, gap=2.0)
+    for c, part in enumerate(parts):
+        centre[part] += place[c]
+    return centre
+
+
+def similarity_layout(matrix, groups) -> tuple[np.ndarray, np.ndarray, dict]:
+    """Positions of records by similarity: groups by a force layout, records around their group.
+
+    1. The group graph: groups are nodes, an edge's weight is the total similarity between the
+       records of two groups (``P.T @ W @ P`` for the membership matrix ``P``).
+    2. Groups with an edge are placed by Fruchterman-Reingold on that graph (igraph, started from
+       a deterministic sunflower, so the same input gives the same picture); each group is a disc
+       of area proportional to its size, and a post-pass pushes overlapping discs apart. igraph's
+       generator is seeded for the call and then set back to its default (Python's ``random``).
+    3. Groups similar to no record outside themselves are set apart on a grid to the right,
+       biggest first (a force layout would scatter them at random).
+    4. Within its disc, each record sits on a sunflower slot; the records are matched to the
+       slots by angle, so a record faces the groups its own similar records are in.
+
+    Parameters
+    ----------
+    matrix : scipy sparse array of shape (n, n)
+        Record similarities (symmetric, non-negative), e.g. ``RecordSimilarityGraph.matrix``.
+    groups : array of int, shape (n,)
+        Group per record.
+
+    Returns
+    -------
+    x, y : ndarray of float, shape (n,)
+    summary : dict
+        ``groups``, ``linked_groups`` (placed by the force layout) and ``apart_records`` (records
+        in groups set apart).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> W = sp.csr_array(([1.0, 1.0], ([0, 1], [1, 0])), shape=(3, 3))
+    >>> x, y, summary = similarity_layout(W, [0, 1, 2])
+    >>> summary["linked_groups"], summary["apart_records"]
+    (2, 1)
+
+    References
+    ----------
+    Fruchterman, Reingold. Graph drawing by force-directed placement. Software: Practice and
+    Experience 21(11), 1991 (the group layout). Vogel. A better way to construct the sunflower
+    head. Mathematical Biosciences 44, 1979 (the slots within a group).
+    """
+    import scipy.sparse as sp
+
+    W = sp.csr_array(matrix)
+    n = W.shape[0]
+    _, inverse, sizes = np.unique(np.asarray(groups), return_inverse=True, return_counts=True)
+    n_groups = len(sizes)
+    member = sp.csr_array((np.ones(n), (np.arange(n), inverse)), shape=(n, n_groups))
+    between = sp.triu(member.T @ W @ member, k=1).tocoo()
+    keep = between.data > 0
+    ga, gb, weight = between.row[keep], between.col[keep], between.data[keep]
+    radius = np.sqrt(sizes)  # disc area proportional to the group size (one unit per record)
+    linked = np.zeros(n_groups, dtype=bool)
+    linked[ga] = linked[gb] = True
+    centre = np.zeros((n_groups, 2))
+    index = np.flatnonzero(linked)
+    if len(index):
+        local = np.full(n_groups, -1)
+        local[index] = np.arange(len(index))
+        centre[index] = _component_layout(local[ga], local[gb], weight, radius[index])
+    apart = np.flatnonzero(~linked)
+    if len(apart):  # a grid to the right of the linked groups, biggest first, rows of equal height
+        apart = apart[np.argsort(-sizes[apart], kind="stable")]
+        cell = 2 * radius[apart] + 1.0
+        right = (centre[index, 0] + radius[index]).max() if len(index) else 0.0
+        left = right + (max(10.0, 0.1 * (right - (centre[index, 0] - radius[index]).min())) if len(index) else 0.0)
+        top = (centre[index, 1] - radius[index]).min() if len(index) else 0.0  # the views draw y downwards
+        width = max(np.sqrt((cell**2).sum()), cell[0])
+        x0 = np.cumsum(cell) - cell
+        row = np.floor(x0 / width).astype(np.int64)
+        row_start = np.r_[0, np.flatnonzero(np.diff(row)) + 1]
+        row_height = np.maximum.reduceat(cell, row_start)
+        row_top = np.r_[0.0, np.cumsum(row_height)[:-1]]
+        first_x = np.repeat(x0[row_start], np.diff(np.r_[row_start, len(apart)]))
+        centre[apart, 0] = left + x0 - first_x + cell / 2
+        centre[apart, 1] = top + np.repeat(row_top + row_height / 2, np.diff(np.r_[row_start, len(apart)]))
+    # records: the direction of their similar records in other groups, matched to sunflower slots
+    own = centre[inverse]
+    pull = W @ centre[inverse] - W.sum(axis=1)[:, None] * own
+    facing = np.arctan2(pull[:, 1], pull[:, 0])
+    facing = np.where(np.hypot(pull[:, 0], pull[:, 1]) > 0, facing, np.arange(n) * 2.399963)  # no pull: spread
+    by_group = np.lexsort((np.mod(facing, 2 * np.pi), inverse))
     starts = np.r_[0, np.cumsum(sizes)[:-1]]
-    within = np.empty(len(groups), dtype=np.int64)
-    within[order] = np.arange(len(groups)) - np.repeat(starts, sizes)
-    size_of = sizes[inverse]
-    ang = 2 * np.pi * within / size_of
-    rr = np.where(size_of > 1, 0.8 * np.sqrt(size_of), 0.0)
-    return cx[inverse] + rr * np.cos(ang), cy[inverse] + rr * np.sin(ang)
+    slot = np.arange(n) - np.repeat(starts, sizes)  # slot number within the group, records sorted by angle
+    size_of = np.repeat(sizes, sizes)
+    golden = np.pi * (3 - np.sqrt(5))
+    # the group's sunflower slots, ordered by their own angle, so the k-th record by angle gets the k-th slot
+    slot_angle = np.mod(slot * golden, 2 * np.pi)
+    slot_order = np.lexsort((slot_angle, np.repeat(np.arange(n_groups), sizes)))
+    slot_r = np.sqrt(slot + 0.5) * np.where(size_of > 1, 1.0, 0.0)
+    sx, sy = slot_r * np.cos(slot_angle), slot_r * np.sin(slot_angle)
+    x, y = np.empty(n), np.empty(n)
+    x[by_group] = own[by_group, 0] + sx[slot_order]
+    y[by_group] = own[by_group, 1] + sy[slot_order]
+    summary = {"groups": n_groups, "linked_groups": int(linked.sum()), "apart_records": int(sizes[~linked].sum())}
+    return x, y, summary
 
 
 def similarity_view(graph, groups=None, *, data=None, neighbors: int = 3, pairs=None,
@@ -610,7 +741,9 @@ def similarity_view(graph, groups=None, *, data=None, neighbors: int = 3, pairs=
 
     Each record keeps its ``neighbors`` most similar neighbours (the graph
     may hold dozens per record); the subtitle says how many of the graph's
-    edges are shown. Groups sit on a spiral, largest in the middle.
+    edges are shown. Records are placed by similarity (:func:`similarity_layout`): groups by a
+    force layout of the group graph, each record on the side of its group that faces its similar
+    records elsewhere; groups similar to nothing outside themselves are set apart on the right.
 
     Parameters
     ----------
@@ -665,7 +798,10 @@ def similarity_view(graph, groups=None, *, data=None, neighbors: int = 3, pairs=
         p = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
         src, dst, ecat = np.r_[src, p[:, 0]], np.r_[dst, p[:, 1]], np.r_[ecat, np.full(len(p), 2)]
         ecats.append({"name": "swap pair", "color": "#e31a1c"})
-    x, y = _group_layout(groups)
+    import scipy.sparse as sp
+
+    kept = sp.csr_array((sims[keep], (a, b)), shape=(n, n))
+    x, y, laid = similarity_layout(kept.maximum(kept.T), groups)  # placed by the similarities drawn
     uniq, inverse, sizes = np.unique(groups, return_inverse=True, return_counts=True)
     cat = inverse % len(_PALETTE)
     size_of = sizes[inverse]
@@ -682,7 +818,10 @@ def similarity_view(graph, groups=None, *, data=None, neighbors: int = 3, pairs=
         cat, x=x, y=y, edges=(src, dst, ecat), edge_categories=ecats, info=info,
         title=title or f"Record-similarity graph: {n:,} records in {len(uniq):,} groups",
         subtitle=(f"showing each record's {neighbors} strongest of {graph.n_edges:,} similarity entries "
-                  f"({len(src):,} edges drawn); colour = group"),
+                  f"({len(src):,} edges drawn); colour = group. Groups placed by these similarities (force "
+                  f"layout of the group graph), each record on its group's side facing its similar records"
+                  + (f"; {laid['apart_records']:,} records in groups similar to nothing outside them set apart "
+                     f"on the right" if laid["apart_records"] else "")),
     )
 
 
