@@ -12,6 +12,7 @@ import scipy.sparse as sp
 from graphanon.counting.support import generalize_matrix
 from graphanon.data import TransactionData
 from graphanon.errors import ParameterError, ReleaseFormatError
+from graphanon.readwrite.files import IntRows
 from graphanon.release.base import Release, json_items, json_labels, match_digraph, permute_rows
 from graphanon.utils.labels import (
     as_label,
@@ -317,7 +318,7 @@ class GlobalRecoding(Release):
             "universe": self.universe,
             "n_suppressed": self.n_suppressed,
             "published_items": json_items(self.published_items, "published item"),
-            "records": [r.indices[r.indptr[i] : r.indptr[i + 1]].tolist() for i in range(r.shape[0])],
+            "records": IntRows(r.indptr, r.indices),
             "labels": json_labels(self.labels),
         }
 
