@@ -36,3 +36,84 @@ def test_int_rows_refuse_negative_values():
 
     with pytest.raises(ValueError, match="non-negative"):
         IntRows([0, 1], [-1])
+
+
+# --- Partition without numba: the breadth-first numpy recursion equals the compiled depth-first kernel ---
+
+def _partition_inputs(data, taxonomy, k):
+    import scipy.sparse as sp
+
+    from graphanon.algorithms.grouping.partition import _empty_records, ancestor_table
+    from graphanon.graphs.lcg import NodeIndex
+
+    index = NodeIndex(taxonomy, data.items)
+    rest = np.flatnonzero(~_empty_records(np.diff(data.matrix.indptr), k))
+    X = sp.csr_array(data.matrix[rest])
+    return (X.indptr.astype(np.int64), ancestor_table(index, X), index.depth, index.is_leaf,
+            index.ncp_hn.astype(np.float64), k, index.n_nodes)
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 60), st.integers(2, 30), st.integers(1, 12), st.integers(2, 5),
+       st.booleans())
+def test_numpy_partition_equals_compiled_kernel(seed, n_records, n_items, k, fanout, skewed):
+    """Same groups (same numbering) and same cut node per occurrence, on random data and taxonomies:
+    small k, k near n, skewed item popularity (many equal records, so many top-ups and frozen nodes)."""
+    from graphanon.algorithms.grouping import _partition_frontier, _partition_kernel
+    from graphanon.data import from_iterable
+    from graphanon.taxonomy import Taxonomy
+
+    rng = np.random.default_rng(seed)
+    weights = 1.0 / np.arange(1, n_items + 1) ** (2.0 if skewed else 0.3)
+    records = [rng.choice(n_items, size=rng.integers(0, min(n_items, 6) + 1), replace=False, p=weights / weights.sum())
+               for _ in range(n_records)]
+    data = from_iterable([[f"i{j}" for j in r] for r in records])
+    if data.n_items == 0:
+        return
+    k = min(k, n_records)
+    args = _partition_inputs(data, Taxonomy.balanced(data.items, fanout), k)
+    if len(args[0]) == 1:
+        return
+    want_group, want_cur = _partition_kernel.partition_groups(*args)
+    got_group, got_cur = _partition_frontier.partition_groups(*args)
+    np.testing.assert_array_equal(got_group, want_group)
+    np.testing.assert_array_equal(got_cur, want_cur)
+
+
+def test_numpy_partition_equals_compiled_kernel_on_bms1():
+    from graphanon.algorithms.grouping import _partition_frontier, _partition_kernel
+    from graphanon.datasets import load
+    from graphanon.taxonomy import Taxonomy
+
+    data = load("bms1")
+    taxonomy = Taxonomy.balanced(data.items, 5)
+    for k in (2, 10):
+        args = _partition_inputs(data, taxonomy, k)
+        want_group, want_cur = _partition_kernel.partition_groups(*args)
+        got_group, got_cur = _partition_frontier.partition_groups(*args)
+        np.testing.assert_array_equal(got_group, want_group)
+        np.testing.assert_array_equal(got_cur, want_cur)
+
+
+def test_partition_release_passes_its_audit_on_bms1():
+    from graphanon.algorithms import anonymize_partition
+    from graphanon.datasets import load
+    from graphanon.privacy import TransactionalKAnonymity
+    from graphanon.taxonomy import Taxonomy
+
+    data = load("bms1")
+    release = anonymize_partition(data, taxonomy=Taxonomy.balanced(data.items, 5), k=5, unsafe_secret_seed=0)
+    assert TransactionalKAnonymity(5).audit(data, release).satisfied
+
+
+# --- what one job imports ----------------------------------------------------------------------------------
+
+def test_partition_job_loads_no_compiler_solver_or_dataframe(tmp_path):
+    """``graphanon anonymize bms1 -a partition`` runs without numba, OR-Tools, igraph, pandas or pyarrow."""
+    from tests.test_imports import cli, loaded_after
+
+    out = tmp_path / "r.json"
+    code = cli("anonymize", "groceries", "-a", "partition", "-k", "5", "--taxonomy", "balanced:5", "-o", str(out))
+    loaded = loaded_after(code)
+    assert out.exists()
+    assert loaded & {"numba", "llvmlite", "ortools", "igraph", "pandas", "pyarrow", "matplotlib", "dask"} == set()
