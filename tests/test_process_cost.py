@@ -117,3 +117,42 @@ def test_partition_job_loads_no_compiler_solver_or_dataframe(tmp_path):
     loaded = loaded_after(code)
     assert out.exists()
     assert loaded & {"numba", "llvmlite", "ortools", "igraph", "pandas", "pyarrow", "matplotlib", "dask"} == set()
+
+
+# --- reading: the numpy FIMI tokenizer gives the data the Python tokenizer gave -----------------------------
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.sampled_from(["0", "1", "7", "10", "12", "123", "999999999999999999", "05",
+                                                       "x", "1e3", "1234567890123456789"]), max_size=5),
+                          st.sampled_from([" ", "  ", "\t", " \t "]), st.sampled_from(["", " ", "\t"])),
+                max_size=8),
+       st.sampled_from(["\n", "\r\n", "\r"]), st.booleans())
+def test_fimi_fast_path_equals_python_tokenizer(lines, newline, final_newline):
+    """Same items, same records, same errors, for texts with blank lines, tabs, CRLF or CR, leading zeros,
+    19-digit and non-integer tokens (the last three take the Python path)."""
+    from graphanon.errors import DataFormatError
+    from graphanon.readwrite import formats, text
+
+    body = newline.join(sep.join(toks) + trail for toks, sep, trail in lines) + (newline if final_newline else "")
+
+    def parse(fast: bool):
+        original = formats.plain_integer_tokens
+        if not fast:
+            formats.plain_integer_tokens = lambda _: None
+        try:
+            return formats.parse_fimi(body)
+        except DataFormatError as exc:
+            return str(exc)
+        finally:
+            formats.plain_integer_tokens = original
+
+    got, want = parse(True), parse(False)
+    if isinstance(want, str):
+        assert got == want
+        return
+    assert got.items == want.items
+    assert (got.matrix != want.matrix).nnz == 0 and got.matrix.shape == want.matrix.shape
+    np.testing.assert_array_equal(got.matrix.indptr, want.matrix.indptr)
+    fast = text.plain_integer_tokens(body)
+    if fast is not None:
+        assert int(fast[0].sum()) == len(fast[1])
