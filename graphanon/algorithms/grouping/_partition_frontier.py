@@ -129,10 +129,12 @@ def partition_groups(o_ptr, anc, depth, is_leaf, ncp, k, n_nodes):
         open_ = ~is_leaf[node]
         if len(frozen_node):
             open_ &= ~np.isin(occ_part * n_nodes + node, frozen_part * n_nodes + frozen_node)
-        o_open, node_open = occ[open_], node[open_]
-        child_open = anc[o_open, depth[node_open] + 1]
+        node_open = node[open_]
         pair, pair_of = np.unique(occ_part[open_] * n_nodes + node_open, return_inverse=True)
-        gain = np.bincount(pair_of.ravel(), weights=ncp[node_open] - ncp[child_open], minlength=len(pair))
+        step_gain = ncp[node_open] - ncp[anc[occ[open_], depth[node_open] + 1]]
+        del open_, node_open
+        gain = np.bincount(pair_of.ravel(), weights=step_gain, minlength=len(pair))
+        del pair_of, step_gain
         pair_part, pair_node = pair // n_nodes, pair % n_nodes
         best = np.lexsort((pair_node, -gain, pair_part))  # per partition: most gain, then the smallest node
         best = best[_run_starts(pair_part[best])]
@@ -143,9 +145,11 @@ def partition_groups(o_ptr, anc, depth, is_leaf, ncp, k, n_nodes):
         if done.all():
             break
         # --- distribute: per record the children of x it holds, their gain and a hash of the child set
-        x_occ = x_of[occ_part]
-        hit = node == x_occ
-        h_occ, h_rec, h_x = occ[hit], occ_rec[hit], x_occ[hit]
+        hit = node == x_of[occ_part]
+        del node, occ_part
+        h_occ, h_rec = occ[hit], occ_rec[hit]
+        h_x = x_of[part[h_rec]]
+        del occ, occ_rec, hit
         h_child = anc[h_occ, depth[h_x] + 1]
         rec_gain = np.bincount(h_rec, weights=ncp[h_x] - ncp[h_child], minlength=len(rec))
         order = np.lexsort((h_child, h_rec))
