@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 
@@ -20,6 +20,9 @@ from graphanon.utils.labels import (
     display_published,
     set_label,  # noqa: F401  (re-exported: its old home)
 )
+
+if TYPE_CHECKING:  # networkx: for the match_graph annotation; loaded when a match graph is built
+    import networkx as nx
 
 __all__ = ["GlobalRecoding", "PublishedItem", "set_label"]
 

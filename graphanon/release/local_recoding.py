@@ -34,7 +34,6 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 
@@ -43,7 +42,9 @@ from graphanon.readwrite.files import IntRows
 from graphanon.release.base import Release, json_items, json_labels, match_digraph, permute_rows
 from graphanon.utils.labels import display_label
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # networkx: for the match_graph annotation; loaded when a match graph is built
+    import networkx as nx
+
     from graphanon.data import TransactionData
 
 __all__ = ["LocalRecoding", "PublishedNode", "local_recoding_from_counts", "records_fitting"]

@@ -42,8 +42,8 @@ import json
 import os
 from collections.abc import Hashable, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 
@@ -55,6 +55,9 @@ from graphanon.release.base import Release, json_label, match_digraph, read_json
 from graphanon.release.fingerprint import data_fingerprint, ordered_digest
 from graphanon.utils.labels import display_label
 from graphanon.utils.randomness import secret_generator
+
+if TYPE_CHECKING:  # networkx: for the match_graph annotation; loaded when a match graph is built
+    import networkx as nx
 
 __all__ = ["MOVES", "PerturbedRelease", "SplitLink", "load_split_link", "publish_split"]
 
