@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -32,8 +33,6 @@ def test_int_rows_encode_like_json_dumps(rows):
 
 
 def test_int_rows_refuse_negative_values():
-    import pytest
-
     with pytest.raises(ValueError, match="non-negative"):
         IntRows([0, 1], [-1])
 
@@ -108,13 +107,19 @@ def test_partition_release_passes_its_audit_on_bms1():
 
 # --- what one job imports ----------------------------------------------------------------------------------
 
-def test_partition_job_loads_no_compiler_solver_or_dataframe(tmp_path):
-    """``graphanon anonymize bms1 -a partition`` runs without numba, OR-Tools, igraph, pandas or pyarrow."""
+@pytest.mark.parametrize("args", [
+    ("groceries", "-a", "partition", "-k", "5", "--taxonomy", "balanced:5"),
+    ("bms1", "-a", "randswap"),
+    ("bms1", "-a", "partsupp", "--param", "categories=random:5"),
+    ("bms1", "-a", "splitperson", "--param", "categories=random:5"),
+])
+def test_job_loads_no_compiler_solver_or_dataframe(tmp_path, args):
+    """Partition (numpy recursion) and the swapping baselines (no least-similar matching) run without numba,
+    llvmlite, OR-Tools, igraph, pandas, pyarrow, matplotlib or dask."""
     from tests.test_imports import cli, loaded_after
 
     out = tmp_path / "r.json"
-    code = cli("anonymize", "groceries", "-a", "partition", "-k", "5", "--taxonomy", "balanced:5", "-o", str(out))
-    loaded = loaded_after(code)
+    loaded = loaded_after(cli("anonymize", *args, "-o", str(out)))
     assert out.exists()
     assert loaded & {"numba", "llvmlite", "ortools", "igraph", "pandas", "pyarrow", "matplotlib", "dask"} == set()
 
