@@ -71,7 +71,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.errors import InternalError
-from graphanon.graphs.least_similar import least_similar_matching
 from graphanon.release.perturbed import PerturbedRelease, publish_split
 from graphanon.release.publish import publish
 from graphanon.taxonomy.categories import category_codes
@@ -218,11 +217,17 @@ class SwapTrace:
 
 
 def _partial_pairs(X, tend: Tendency, visit: str, rng) -> tuple[np.ndarray, np.ndarray]:
+    # numba: PartSwap and FullSwap only
+    from graphanon.graphs.least_similar import least_similar_matching
+
     order = _visit(np.flatnonzero(tend.has_tendency), visit, rng)
     return least_similar_matching(X, order, tend.heaviest[order], tend.source)
 
 
 def _full_pairs(X, tend: Tendency, visit: str, rng) -> tuple[np.ndarray, np.ndarray]:
+    # numba: PartSwap and FullSwap only
+    from graphanon.graphs.least_similar import least_similar_matching
+
     order = _visit(np.flatnonzero(tend.single), visit, rng)
     single_cat = np.full(X.shape[0], -1, dtype=np.int64)
     single_cat[tend.entry_row] = tend.entry_category  # one category per candidate record
@@ -266,6 +271,9 @@ def _spread_rounds(X, tend: Tendency, spread: int, visit: str, gen, progress):
     similarity : ndarray (n,)
         Per record, the largest Jaccard similarity with a partner.
     """
+    # numba: PartSwap and FullSwap only
+    from graphanon.graphs.least_similar import least_similar_matching
+
     n, d = X.shape
     part = _source_parts(X, tend, spread, gen)
     rows = tend.entry_row

@@ -184,7 +184,6 @@ def read_input(source: str, fmt: str | None, sep: str | None, tid: str, item: st
 def taxonomy_option(spec: str | None, data, bundled: str | None):
     """``--taxonomy`` value: a file, ``balanced:FANOUT[:SEED]``, or the dataset's bundled taxonomy."""
     from graphanon import datasets
-    from graphanon.taxonomy.tree import Taxonomy
 
     if spec is None:
         if bundled is None:
@@ -201,6 +200,8 @@ def taxonomy_option(spec: str | None, data, bundled: str | None):
         except ValueError:
             raise GraphanonError(f"--taxonomy {spec!r}: use balanced:FANOUT or balanced:FANOUT:SEED") from None
         order = "random" if seed is not None else "sorted"
+        from graphanon.taxonomy.tree import Taxonomy  # networkx: only when a taxonomy is built
+
         return Taxonomy.balanced(data.items, fanout, order=order, rng=seed)
     return read_taxonomy_source(spec)
 

@@ -79,7 +79,7 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
     if tax is not None:
         tax.check_covers(data.items, what=f"{input_}")
     if k is not None:
-        from graphanon.privacy import check_k
+        from graphanon.utils.validation import check_k
 
         check_k(k, data.n_records)
     given = given_options(k=k, m=m_value, taxonomy=taxonomy, seed=seed, scheduler=scheduler)

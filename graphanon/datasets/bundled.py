@@ -13,12 +13,15 @@ import csv
 import functools
 import gzip
 import io
+from typing import TYPE_CHECKING
 
 from graphanon.data import TransactionData, from_iterable
 from graphanon.datasets.catalog import REAL, check_name, data_file, examples
 from graphanon.errors import ParameterError
 from graphanon.readwrite.formats import parse_fimi, parse_long_csv
-from graphanon.taxonomy.tree import Taxonomy
+
+if TYPE_CHECKING:
+    from graphanon.taxonomy.tree import Taxonomy
 
 __all__ = ["load", "load_constraints", "load_taxonomy"]
 
@@ -49,15 +52,18 @@ def load(name: str) -> TransactionData:
 def load_taxonomy(name: str) -> Taxonomy:
     """The taxonomy bundled with a dataset (groceries, liuwang_fig1, clump_food)."""
     check_name(name)
+    ex = {} if name == "groceries" else examples().get(name, {})
+    if name != "groceries" and "taxonomy" not in ex:
+        raise ParameterError(
+            f"dataset {name!r} has no bundled taxonomy; build one with Taxonomy.balanced(data.items, fanout=5)"
+        )
+    # networkx, through the taxonomy: loaded by the jobs that use a taxonomy only
+    from graphanon.taxonomy.tree import Taxonomy
+
     if name == "groceries":
         text = gzip.decompress(data_file("groceries_taxonomy.csv.gz").read_bytes()).decode("utf-8")
         rows = list(csv.reader(io.StringIO(text)))[1:]
         return Taxonomy.from_level_table([r for r in rows if r], source="bundled groceries taxonomy")
-    ex = examples().get(name, {})
-    if "taxonomy" not in ex:
-        raise ParameterError(
-            f"dataset {name!r} has no bundled taxonomy; build one with Taxonomy.balanced(data.items, fanout=5)"
-        )
     return Taxonomy.from_parent_map(ex["taxonomy"])
 
 

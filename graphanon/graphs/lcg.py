@@ -221,16 +221,19 @@ def groups_to_lcg(index: NodeIndex, counts: sp.csr_array, group: np.ndarray) -> 
 
     Notes
     -----
-    Complexity: O(nnz(counts) log nnz) for the column minima by a lexicographic sort.
+    Complexity: O(nnz(counts) log nnz) for the column minima (one sort of packed keys).
     """
     n_groups = int(group.max()) + 1 if len(group) else 0
     size = np.bincount(group, minlength=n_groups)
     coo = counts.tocoo()
-    g = group[coo.row]
-    # c_S(x) = min over members; nodes some member lacks have minimum 0
-    key = g * index.n_nodes + coo.col
-    order = np.lexsort((coo.data, key))
-    key_s, val_s = key[order], coo.data[order]
+    # c_S(x) = min over members; nodes some member lacks have minimum 0. One sort of (group, node, count)
+    # packed into one int64 (counts are >= 0): the first entry of a (group, node) run holds its minimum
+    width = int(coo.data.max()) + 1 if coo.nnz else 1
+    packed = (group[coo.row].astype(np.int64) * index.n_nodes + coo.col) * width + coo.data
+    del coo
+    packed.sort()
+    key_s, val_s = np.divmod(packed, width)
+    del packed
     first = np.r_[True, key_s[1:] != key_s[:-1]] if len(key_s) else np.zeros(0, dtype=bool)
     uk, held = key_s[first], np.diff(np.r_[np.flatnonzero(first), len(key_s)])
     cmin = val_s[first]

@@ -52,6 +52,7 @@ from graphanon.readwrite.text import (
     FIMI_TOKEN,
     check_delimiter,
     from_tokens,
+    plain_integer_tokens,
     read_all,
     say_option,
     split_lines,
@@ -80,6 +81,9 @@ FORMATS = ("fimi", "csv", "basket", "parquet")
 # ---------------------------------------------------------------------- FIMI
 def parse_fimi(text: str, source: str = "<text>", name: str | None = None, *, option_names=None):
     """Parse FIMI text (see :func:`read_fimi`)."""
+    fast = plain_integer_tokens(text)
+    if fast is not None:
+        return from_tokens(fast[0], None, name, values=fast[1])
     lines = split_lines(text)
     if not lines:
         raise DataFormatError(f"{source}: no records (the file is empty)")

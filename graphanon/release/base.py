@@ -28,7 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.errors import GraphanonError, ParameterError, ReleaseFormatError
-from graphanon.readwrite.files import atomic_write, dumps_json
+from graphanon.readwrite.files import IntRows, atomic_write, dumps_json_document
 from graphanon.release.fingerprint import FINGERPRINT_KEYS
 from graphanon.utils.registry import LazyRegistry
 
@@ -346,6 +346,10 @@ class Release(ABC):
 
     def to_dict(self) -> dict:
         """The self-describing JSON document of this release (what :meth:`save` writes)."""
+        return {key: value.tolist() if isinstance(value, IntRows) else value for key, value in self._document().items()}
+
+    def _document(self) -> dict:
+        """:meth:`to_dict` with the record lists still :class:`~graphanon.readwrite.files.IntRows` (encoded by numpy)."""
         return {
             "format": FORMAT_TAG,
             "kind": self.kind,
@@ -370,7 +374,7 @@ class Release(ABC):
             (:func:`check_published_params`); nothing is written.
         """
         check_published_params(self.algorithm, self.params)
-        doc = dumps_json(self.to_dict(), separators=(",", ":"))
+        doc = dumps_json_document(self._document())
         path = Path(path)
         atomic_write(path, gzip.compress(doc.encode("utf-8"), mtime=0) if path.suffix == ".gz" else doc)
 

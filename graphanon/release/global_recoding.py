@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 
 from graphanon.counting.support import generalize_matrix
 from graphanon.data import TransactionData
 from graphanon.errors import ParameterError, ReleaseFormatError
+from graphanon.readwrite.files import IntRows
 from graphanon.release.base import Release, json_items, json_labels, match_digraph, permute_rows
 from graphanon.utils.labels import (
     as_label,
@@ -19,6 +20,9 @@ from graphanon.utils.labels import (
     display_published,
     set_label,  # noqa: F401  (re-exported: its old home)
 )
+
+if TYPE_CHECKING:  # networkx: for the match_graph annotation; loaded when a match graph is built
+    import networkx as nx
 
 __all__ = ["GlobalRecoding", "PublishedItem", "set_label"]
 
@@ -317,7 +321,7 @@ class GlobalRecoding(Release):
             "universe": self.universe,
             "n_suppressed": self.n_suppressed,
             "published_items": json_items(self.published_items, "published item"),
-            "records": [r.indices[r.indptr[i] : r.indptr[i + 1]].tolist() for i in range(r.shape[0])],
+            "records": IntRows(r.indptr, r.indices),
             "labels": json_labels(self.labels),
         }
 

@@ -34,15 +34,17 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 
 from graphanon.errors import ParameterError, ReleaseFormatError
+from graphanon.readwrite.files import IntRows
 from graphanon.release.base import Release, json_items, json_labels, match_digraph, permute_rows
 from graphanon.utils.labels import display_label
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # networkx: for the match_graph annotation; loaded when a match graph is built
+    import networkx as nx
+
     from graphanon.data import TransactionData
 
 __all__ = ["LocalRecoding", "PublishedNode", "local_recoding_from_counts", "records_fitting"]
@@ -327,10 +329,9 @@ class LocalRecoding(Release):
             "universe": self.universe,
             "reading": self.reading,
             "nodes": json_items(self.nodes, "published node"),
-            "records": [
-                [int(x) for x, c in zip(r.indices[r.indptr[i] : r.indptr[i + 1]], r.data[r.indptr[i] : r.indptr[i + 1]]) for _ in range(int(c))]
-                for i in range(r.shape[0])
-            ],
+            # a node held c times is listed c times
+            "records": IntRows(np.r_[0, np.cumsum(r.data, dtype=np.int64)][r.indptr],
+                               np.repeat(r.indices, r.data.astype(np.int64))),
             "labels": json_labels(self.labels),
         }
 

@@ -28,6 +28,7 @@ import scipy.sparse as sp
 
 from graphanon.counting.rows import bool_csr
 from graphanon.errors import ParameterError, ReleaseFormatError
+from graphanon.readwrite.files import IntRows
 from graphanon.release.base import Release, json_label, match_digraph
 from graphanon.release.bit_voting import (
     bit_vote,
@@ -259,13 +260,10 @@ class NonreciprocalRelease(Release):
             self.labels = tuple(self.labels[int(i)] for i in order)
 
     def _payload(self) -> dict:
-        def lists(M):
-            return [M.indices[M.indptr[i] : M.indptr[i + 1]].tolist() for i in range(M.shape[0])]
-
         return {
             "items": [json_label(x, "item") for x in self.items],
-            "base": lists(self.base),
-            "distance": lists(self.distance),
+            "base": IntRows(self.base.indptr, self.base.indices),
+            "distance": IntRows(self.distance.indptr, self.distance.indices),
             "threshold": self.threshold.tolist(),
             "labels": None if self.labels is None else [json_label(x, "sensitive label") for x in self.labels],
         }

@@ -42,19 +42,22 @@ import json
 import os
 from collections.abc import Hashable, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 
 from graphanon.counting.support import VerticalBitmaps
 from graphanon.data import TransactionData
 from graphanon.errors import ParameterError, ReleaseFormatError
-from graphanon.readwrite.files import atomic_write
+from graphanon.readwrite.files import IntRows, atomic_write
 from graphanon.release.base import Release, json_label, match_digraph, read_json_file
 from graphanon.release.fingerprint import data_fingerprint, ordered_digest
 from graphanon.utils.labels import display_label
 from graphanon.utils.randomness import secret_generator
+
+if TYPE_CHECKING:  # networkx: for the match_graph annotation; loaded when a match graph is built
+    import networkx as nx
 
 __all__ = ["MOVES", "PerturbedRelease", "SplitLink", "load_split_link", "publish_split"]
 
@@ -204,7 +207,7 @@ class PerturbedRelease(Release):
         return {
             "moves": self.moves,
             "items": [json_label(x, "item") for x in self.items],
-            "records": [r.indices[r.indptr[i] : r.indptr[i + 1]].tolist() for i in range(r.shape[0])],
+            "records": IntRows(r.indptr, r.indices),
         }
 
     @classmethod

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon.algorithms.grouping._partition_frontier import partition_groups
 from graphanon.distributed.tasks import map_ordered
 from graphanon.graphs.lcg import NodeIndex, groups_to_lcg
 from graphanon.release.local_recoding import LocalRecoding, local_recoding_from_counts
@@ -193,9 +194,7 @@ def anonymize_partition(
     if len(rest):
         args = (X.indptr.astype(np.int64), ancestor_table(index, X), index.depth, index.is_leaf,
                 index.ncp_hn.astype(np.float64), int(k))
-        if client is None:
-            from graphanon.algorithms.grouping._partition_kernel import partition_groups
-
+        if client is None:  # numpy, breadth first: the same groups as the compiled kernel, without numba
             sub_group, cur = partition_groups(*args, index.n_nodes)
         else:
             sub_group, cur = _groups_on_client(*args, client=client, n_partitions=n_partitions, progress=progress)

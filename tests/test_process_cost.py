@@ -1,0 +1,163 @@
+"""One job's whole process (issue 24): the vectorized release writer and what a job imports.
+
+The writer must give the bytes ``json.dumps`` gave (saved releases are compared
+by hash across versions); the lazy-import checks run the CLI in a fresh
+interpreter and read ``sys.modules``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphanon.readwrite.files import IntRows, dumps_json, dumps_json_document
+
+rows_strategy = st.lists(st.lists(st.integers(0, 2**63 - 1) | st.integers(0, 12), max_size=6), max_size=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows_strategy)
+def test_int_rows_encode_like_json_dumps(rows):
+    indptr = np.r_[0, np.cumsum([len(r) for r in rows], dtype=np.int64)]
+    values = np.array([x for r in rows for x in r], dtype=np.int64)
+    encoded = IntRows(indptr, values)
+    assert encoded.to_json() == json.dumps(rows, separators=(",", ":"))
+    assert encoded.tolist() == rows
+    doc = {"a": 1.5, "records": encoded, "nan": float("nan"), "label": "é\"x"}
+    plain = {**doc, "records": rows}
+    assert dumps_json_document(doc) == dumps_json(plain, separators=(",", ":"))
+
+
+def test_int_rows_refuse_negative_values():
+    with pytest.raises(ValueError, match="non-negative"):
+        IntRows([0, 1], [-1])
+
+
+# --- Partition without numba: the breadth-first numpy recursion equals the compiled depth-first kernel ---
+
+def _partition_inputs(data, taxonomy, k):
+    import scipy.sparse as sp
+
+    from graphanon.algorithms.grouping.partition import _empty_records, ancestor_table
+    from graphanon.graphs.lcg import NodeIndex
+
+    index = NodeIndex(taxonomy, data.items)
+    rest = np.flatnonzero(~_empty_records(np.diff(data.matrix.indptr), k))
+    X = sp.csr_array(data.matrix[rest])
+    return (X.indptr.astype(np.int64), ancestor_table(index, X), index.depth, index.is_leaf,
+            index.ncp_hn.astype(np.float64), k, index.n_nodes)
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 60), st.integers(2, 30), st.integers(1, 12), st.integers(2, 5),
+       st.booleans())
+def test_numpy_partition_equals_compiled_kernel(seed, n_records, n_items, k, fanout, skewed):
+    """Same groups (same numbering) and same cut node per occurrence, on random data and taxonomies:
+    small k, k near n, skewed item popularity (many equal records, so many top-ups and frozen nodes)."""
+    from graphanon.algorithms.grouping import _partition_frontier, _partition_kernel
+    from graphanon.data import from_iterable
+    from graphanon.taxonomy import Taxonomy
+
+    rng = np.random.default_rng(seed)
+    weights = 1.0 / np.arange(1, n_items + 1) ** (2.0 if skewed else 0.3)
+    records = [rng.choice(n_items, size=rng.integers(0, min(n_items, 6) + 1), replace=False, p=weights / weights.sum())
+               for _ in range(n_records)]
+    data = from_iterable([[f"i{j}" for j in r] for r in records])
+    if data.n_items == 0:
+        return
+    k = min(k, n_records)
+    args = _partition_inputs(data, Taxonomy.balanced(data.items, fanout), k)
+    if len(args[0]) == 1:
+        return
+    want_group, want_cur = _partition_kernel.partition_groups(*args)
+    got_group, got_cur = _partition_frontier.partition_groups(*args)
+    np.testing.assert_array_equal(got_group, want_group)
+    np.testing.assert_array_equal(got_cur, want_cur)
+
+
+def test_numpy_partition_equals_compiled_kernel_on_bms1():
+    from graphanon.algorithms.grouping import _partition_frontier, _partition_kernel
+    from graphanon.datasets import load
+    from graphanon.taxonomy import Taxonomy
+
+    data = load("bms1")
+    taxonomy = Taxonomy.balanced(data.items, 5)
+    for k in (2, 10):
+        args = _partition_inputs(data, taxonomy, k)
+        want_group, want_cur = _partition_kernel.partition_groups(*args)
+        got_group, got_cur = _partition_frontier.partition_groups(*args)
+        np.testing.assert_array_equal(got_group, want_group)
+        np.testing.assert_array_equal(got_cur, want_cur)
+
+
+def test_partition_release_passes_its_audit_on_bms1():
+    from graphanon.algorithms import anonymize_partition
+    from graphanon.datasets import load
+    from graphanon.privacy import TransactionalKAnonymity
+    from graphanon.taxonomy import Taxonomy
+
+    data = load("bms1")
+    release = anonymize_partition(data, taxonomy=Taxonomy.balanced(data.items, 5), k=5, unsafe_secret_seed=0)
+    assert TransactionalKAnonymity(5).audit(data, release).satisfied
+
+
+# --- what one job imports ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args", [
+    ("groceries", "-a", "partition", "-k", "5", "--taxonomy", "balanced:5"),
+    ("bms1", "-a", "randswap"),
+    ("bms1", "-a", "partsupp", "--param", "categories=random:5"),
+    ("bms1", "-a", "splitperson", "--param", "categories=random:5"),
+])
+def test_job_loads_no_compiler_solver_or_dataframe(tmp_path, args):
+    """Partition (numpy recursion) and the swapping baselines (no least-similar matching) run without numba,
+    llvmlite, OR-Tools, igraph, pandas, pyarrow, matplotlib or dask."""
+    from tests.test_imports import cli, loaded_after
+
+    out = tmp_path / "r.json"
+    loaded = loaded_after(cli("anonymize", *args, "-o", str(out)))
+    assert out.exists()
+    assert loaded & {"numba", "llvmlite", "ortools", "igraph", "pandas", "pyarrow", "matplotlib", "dask"} == set()
+
+
+# --- reading: the numpy FIMI tokenizer gives the data the Python tokenizer gave -----------------------------
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.sampled_from(["0", "1", "7", "10", "12", "123", "999999999999999999", "05",
+                                                       "x", "1e3", "1234567890123456789"]), max_size=5),
+                          st.sampled_from([" ", "  ", "\t", " \t "]), st.sampled_from(["", " ", "\t"])),
+                max_size=8),
+       st.sampled_from(["\n", "\r\n", "\r"]), st.booleans())
+def test_fimi_fast_path_equals_python_tokenizer(lines, newline, final_newline):
+    """Same items, same records, same errors, for texts with blank lines, tabs, CRLF or CR, leading zeros,
+    19-digit and non-integer tokens (the last three take the Python path)."""
+    from graphanon.errors import DataFormatError
+    from graphanon.readwrite import formats, text
+
+    body = newline.join(sep.join(toks) + trail for toks, sep, trail in lines) + (newline if final_newline else "")
+
+    def parse(fast: bool):
+        original = formats.plain_integer_tokens
+        if not fast:
+            formats.plain_integer_tokens = lambda _: None
+        try:
+            return formats.parse_fimi(body)
+        except DataFormatError as exc:
+            return str(exc)
+        finally:
+            formats.plain_integer_tokens = original
+
+    got, want = parse(True), parse(False)
+    if isinstance(want, str):
+        assert got == want
+        return
+    assert got.items == want.items
+    assert (got.matrix != want.matrix).nnz == 0 and got.matrix.shape == want.matrix.shape
+    np.testing.assert_array_equal(got.matrix.indptr, want.matrix.indptr)
+    fast = text.plain_integer_tokens(body)
+    if fast is not None:
+        assert int(fast[0].sum()) == len(fast[1])
