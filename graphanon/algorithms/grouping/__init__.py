@@ -4,7 +4,8 @@
   (He & Naughton), with :class:`GroupingTrace` and the runner both methods share;
 * :func:`anonymize_clump` (:mod:`.clump`): clustering by the least common generalization (Gkountouna
   et al.);
-* numba kernels in :mod:`._clump_kernel` and :mod:`._partition_kernel`.
+* numba kernels in :mod:`._clump_kernel` and :mod:`._partition_kernel` (Partition's Dask path);
+  Partition's one-process recursion in numpy in :mod:`._partition_frontier` (no numba to load).
 """
 
 from graphanon.utils.lazy import attach
