@@ -22,7 +22,8 @@ of 3 included / 4 excluded items, workload seed 0).
 
 Per step: wall time, CPU time of this process (``time.process_time``; on a
 shared machine the honest measure of the work, and without the pool's
-processes when ``--n-jobs`` > 1) and the peak resident memory above the step's starting
+processes when ``--n-jobs`` > 1), the CPU time of the pool's processes
+(``children_cpu_seconds``, from ``RUSAGE_CHILDREN`` once the pool is joined) and the peak resident memory above the step's starting
 resident set (``/proc/self/statm`` sampled every 10 ms by a thread, so a spike
 shorter than that can be missed), plus the process's overall peak resident
 set (``ru_maxrss``). The load average before and after is recorded: the
@@ -73,6 +74,12 @@ def _rss() -> int:
         return int(f.read().split()[1]) * _PAGE
 
 
+def _children_cpu() -> float:
+    """User + system CPU of this process's ended children (the pool's workers, once joined)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 class Step:
     """Time a step and sample its peak resident memory above the starting resident set."""
 
@@ -90,17 +97,20 @@ class Step:
         self.thread = threading.Thread(target=sample, daemon=True)
         self.thread.start()
         self.t, self.cpu = time.perf_counter(), time.process_time()
+        self.children = _children_cpu()
         return self
 
     def __exit__(self, *exc):
         seconds = time.perf_counter() - self.t
         cpu = time.process_time() - self.cpu
+        children = _children_cpu() - self.children
         self.stop.set()
         self.thread.join()
         self.peak = max(self.peak, _rss())
         self.out[self.name] = {
             "seconds": round(seconds, 2),
             "cpu_seconds": round(cpu, 2),
+            "children_cpu_seconds": round(children, 2),
             "peak_extra_mib": round((self.peak - self.start_rss) / 2**20, 1),
             "rss_after_mib": round(_rss() / 2**20, 1),
         }

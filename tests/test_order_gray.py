@@ -362,9 +362,9 @@ def test_bad_inputs():
     with pytest.raises(ParameterError, match="metaheuristic must be one of"):
         gray_tsp_order(X, metaheuristic="genetic", solver="ortools")
     with pytest.raises(ParameterError, match="solution_limit=5 is an OR-Tools option"):
-        gray_tsp_order(X, solution_limit=5)
+        gray_tsp_order(X, solution_limit=5, solver="local")
     with pytest.raises(ParameterError, match="metaheuristic='tabu_search' is an OR-Tools option"):
-        gray_tsp_order(X, metaheuristic="tabu_search")
+        gray_tsp_order(X, metaheuristic="tabu_search", solver="local")
     with pytest.raises(ParameterError, match="solver must be one of"):
         gray_tsp_order(X, solver="genetic")
     with pytest.raises(ParameterError, match="min_segment must be an integer"):

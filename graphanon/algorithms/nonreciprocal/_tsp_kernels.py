@@ -246,7 +246,7 @@ def path_cost(D, p):
 
 
 @numba.njit(cache=True)
-def improve_path(D, p, nbr, n_kicks, window, state, descend_all):
+def improve_path(D, p, nbr, n_kicks, window, state, descend_all, or_len=3):
     """Local search then ``n_kicks`` rounds of iterated local search on a fixed-end path.
 
     ``p`` (modified in place) is the path to improve; with ``descend_all``
@@ -271,7 +271,7 @@ def improve_path(D, p, nbr, n_kicks, window, state, descend_all):
         top = 0
         for i in range(L - 1, -1, -1):
             top = _push(stack, top, inq, p[i])
-        cost -= _descend(D, p, pos, nbr, 3, stack, top, inq, buf)
+        cost -= _descend(D, p, pos, nbr, or_len, stack, top, inq, buf)
     if L < 5:
         return cost
     best = p.copy()
@@ -312,7 +312,7 @@ def improve_path(D, p, nbr, n_kicks, window, state, descend_all):
         top = 0
         for x in (a0, b0, b1, c0, c1, d0):
             top = _push(stack, top, inq, x)
-        cost = cost + delta - _descend(D, p, pos, nbr, 3, stack, top, inq, buf)
+        cost = cost + delta - _descend(D, p, pos, nbr, or_len, stack, top, inq, buf)
         if cost <= best_cost:
             best_cost = cost
             best[:] = p

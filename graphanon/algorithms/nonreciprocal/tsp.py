@@ -1,8 +1,10 @@
 """The Gray-TSP order: the Gray order cut by the breakpoint DP, each segment re-ordered by a TSP path with fixed ends.
 
-Two solvers: ``"local"`` (default), iterated 2-opt / Or-opt local search in
-numba started from the Gray path (:mod:`._tsp_kernels`), and ``"ortools"``,
-OR-Tools routing with guided local search. Segments run in order, in a
+Two solvers: ``"ortools"`` (default), OR-Tools routing with guided local
+search, and ``"local"``, iterated 2-opt / Or-opt local search in numba
+started from the Gray path (:mod:`._tsp_kernels`): about ten times faster,
+shorter orders and a lower ER, but a higher QE on Quest-like data
+(docs/order.md, "The local solver"). Segments run in order, in a
 process pool (``n_jobs``) or on a Dask client (:mod:`graphanon.distributed.tasks`).
 """
 
@@ -28,7 +30,7 @@ from graphanon.utils.randomness import check_random_state
 
 __all__ = [
     "DETERMINISTIC_STEP_LIMIT",
-    "ORTOOLS_STEP_LIMIT",
+    "LOCAL_STEP_LIMIT",
     "TSP_SOLVERS",
     "default_step_limit",
     "gray_tsp_details",
@@ -45,25 +47,25 @@ _METAHEURISTICS = (
 )
 
 
-#: The solvers of a segment's path: iterated local search in numba (default) or OR-Tools routing.
-TSP_SOLVERS = ("local", "ortools")
+#: The solvers of a segment's path: OR-Tools routing (default) or iterated local search in numba.
+TSP_SOLVERS = ("ortools", "local")
 
-#: Steps per segment of the default solver's deterministic search (``time_limit=None``).
-#: A step of the ``"local"`` solver is one kick of its iterated local search (a
-#: local double bridge and the 2-opt / Or-opt descent after it). 1,500 cost
-#: about 10 ms of CPU per 300-350-record segment of Quest data and give paths
-#: 5-6% shorter than 40,000 OR-Tools steps (about 100 ms) on the same
-#: segments (docs/order.md, "The local solver"; docs/scale.md, "Gray-TSP at 10^6").
-DETERMINISTIC_STEP_LIMIT = 1500
+#: Steps per segment of the ``"ortools"`` solver's deterministic search
+#: (``time_limit=None``). A step is one check of the solver's search limit,
+#: which OR-Tools makes at every move it tries, so steps count work on any
+#: machine and load; 40,000 cost about 0.15 s of CPU per chess, mushroom or
+#: bms1 segment, about what 0.2 s of wall-clock search spends on an idle core
+#: (docs/order.md, "Deterministic budget"). Counting solutions instead is no
+#: budget: guided local search can go on for seconds without a new one.
+DETERMINISTIC_STEP_LIMIT = 40000
 
-#: Steps per segment of the ``"ortools"`` solver's deterministic search. A step
-#: is one check of the solver's search limit, which OR-Tools makes at every
-#: move it tries, so steps count work on any machine and load; 40,000 cost
-#: about 0.15 s of CPU per chess, mushroom or bms1 segment, about what 0.2 s
-#: of wall-clock search spends on an idle core (docs/order.md, "Deterministic
-#: budget"). Counting solutions instead is no budget: guided local search can
-#: go on for seconds without a new one.
-ORTOOLS_STEP_LIMIT = 40000
+#: Steps per segment of the ``"local"`` solver's deterministic search. A step
+#: is one kick of its iterated local search (a local double bridge and the
+#: 2-opt / Or-opt descent after it). 1,500 cost about 10 ms of CPU per
+#: 300-350-record segment of Quest data and give paths 5-6% shorter than
+#: 40,000 OR-Tools steps (about 100 ms) on the same segments (docs/order.md,
+#: "The local solver"; docs/scale.md, "Gray-TSP at 10^6").
+LOCAL_STEP_LIMIT = 1500
 
 #: Local solver: nearest neighbours per node tried by a move, longest run moved by
 #: Or-opt, longest run swapped by a kick, kicks per call between clock checks.
@@ -80,20 +82,20 @@ def default_step_limit(solver: str) -> int:
 
     Parameters
     ----------
-    solver : {"local", "ortools"}
+    solver : {"ortools", "local"}
 
     Returns
     -------
     int
-        :data:`DETERMINISTIC_STEP_LIMIT` kicks for ``"local"``,
-        :data:`ORTOOLS_STEP_LIMIT` search steps for ``"ortools"``.
+        :data:`DETERMINISTIC_STEP_LIMIT` search steps for ``"ortools"``,
+        :data:`LOCAL_STEP_LIMIT` kicks for ``"local"``.
 
     Examples
     --------
-    >>> default_step_limit("local"), default_step_limit("ortools")
-    (1500, 40000)
+    >>> default_step_limit("ortools"), default_step_limit("local")
+    (40000, 1500)
     """
-    return DETERMINISTIC_STEP_LIMIT if solver == "local" else ORTOOLS_STEP_LIMIT
+    return LOCAL_STEP_LIMIT if solver == "local" else DETERMINISTIC_STEP_LIMIT
 
 
 _SAFETY_SECONDS = 3600.0
@@ -247,6 +249,12 @@ def _solve_local_segments(task):
     ]
 
 
+def _compile_local_kernels() -> None:
+    """Compile (or load from numba's cache) the local solver's kernels by a call on a tiny segment."""
+    words = np.array([[0], [1], [3], [7], [15]], dtype=np.uint64)
+    _local_path(words, 7, np.random.SeedSequence(0), None, 1)
+
+
 def _local_results(words, gray, bounds, gray_costs, seeds, budget, client, n_jobs, progress):
     """Yield the local solver's result of every segment, in order; tasks of consecutive segments."""
     t = len(bounds) - 1
@@ -259,6 +267,8 @@ def _local_results(words, gray, bounds, gray_costs, seeds, budget, client, n_job
             offsets = bounds[first : last + 1] - lo
             yield words[gray[lo:hi]], offsets, gray_costs[first:last], seeds[first:last], budget
 
+    if client is None and n_jobs > 1 and len(starts) > 1:
+        _compile_local_kernels()  # once here: the forked workers inherit the machine code
     done = 0
     for chunk in map_ordered(
         _solve_local_segments, tasks(), client=client, n_jobs=1 if len(starts) <= 1 else int(n_jobs),
@@ -280,7 +290,7 @@ def gray_tsp_details(
     solution_limit: int | None = None,
     step_limit: int | None = None,
     metaheuristic: str | None = None,
-    solver: str = "local",
+    solver: str = "ortools",
     rng=0,
     progress: ProgressCallback | None = None,
     n_jobs: int = 1,
@@ -291,9 +301,10 @@ def gray_tsp_details(
     Sorts the records by Gray rank (:func:`gray_order`), cuts the order into
     segments with :func:`segment_breakpoints`, and re-orders each segment's
     interior by a short Hamiltonian path from its first to its last record
-    (Hamming distances): by default an iterated 2-opt / Or-opt local search
-    started from the Gray path (``solver="local"``), or OR-Tools routing
-    (``solver="ortools"``, ``RoutingIndexManager(L, 1, [start], [end])``). The first and last record
+    (Hamming distances): by default with OR-Tools routing
+    (``solver="ortools"``, ``RoutingIndexManager(L, 1, [start], [end])``), or
+    by an iterated 2-opt / Or-opt local search started from the Gray path
+    (``solver="local"``). The first and last record
     of every segment stay in place, so the Hamming distances at the
     breakpoints (and the closing pair of the cycle) are those of the Gray
     order. A segment's TSP path replaces its Gray path only when it is
@@ -317,18 +328,18 @@ def gray_tsp_details(
         ``solver="ortools"`` only: also stop each segment's search after this
         many solutions.
     step_limit : int, optional
-        Stop each segment's search after this many steps: kicks of the
-        iterated local search (``"local"``; default
-        :data:`DETERMINISTIC_STEP_LIMIT`), or checks of OR-Tools' search
-        limit, made at every move it tries (``"ortools"``; default
-        :data:`ORTOOLS_STEP_LIMIT`): a count of work, not of time. With
+        Stop each segment's search after this many steps: checks of
+        OR-Tools' search limit, made at every move it tries (``"ortools"``;
+        default :data:`DETERMINISTIC_STEP_LIMIT`), or kicks of the iterated
+        local search (``"local"``; default :data:`LOCAL_STEP_LIMIT`): a count
+        of work, not of time. With
         ``time_limit=None`` (or a ``time_limit`` that never binds first)
         the result is fully deterministic.
     metaheuristic : str, optional
         ``solver="ortools"`` only: its local-search metaheuristic,
         "guided_local_search" (default), "greedy_descent",
         "simulated_annealing", "tabu_search" or "automatic".
-    solver : {"local", "ortools"}, default "local"
+    solver : {"ortools", "local"}, default "ortools"
         ``"local"``: 2-opt and Or-opt (runs of up to 3 records, either way
         round) moves over each record's 16 nearest records, from the Gray
         path to a local optimum, then iterated local search: each kick swaps
@@ -373,7 +384,10 @@ def gray_tsp_details(
     starts from the Gray path itself (nothing is lost before the search
     begins) and on Quest-like segments of 300-350 records reaches paths 5-6%
     shorter than OR-Tools with 40,000 steps in a tenth of its time
-    (docs/order.md, "The local solver"). OR-Tools starts from
+    (docs/order.md, "The local solver"). A shorter order is not better on
+    every count: on Quest data its nonreciprocal release has a lower ER but
+    a higher QE (larger bit-vote thresholds) than OR-Tools' order, which is
+    why OR-Tools stays the default. OR-Tools starts from
     PATH_CHEAPEST_ARC and improves it by the chosen metaheuristic with the
     2-opt, or-opt, relocate and exchange operators. Segments whose Gray path
     already meets a lower bound (every record but the first entered by its
