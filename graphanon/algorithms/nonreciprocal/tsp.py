@@ -10,7 +10,6 @@ process pool (``n_jobs``) or on a Dask client (:mod:`graphanon.distributed.tasks
 
 from __future__ import annotations
 
-import time
 from typing import cast
 
 import numpy as np
@@ -21,6 +20,7 @@ from graphanon.algorithms.nonreciprocal.gray import (
     hamming_matrix_words,
 )
 from graphanon.algorithms.nonreciprocal.segments import check_lengths, segment_bounds
+from graphanon.algorithms.nonreciprocal.tsp_local import local_results, path_lower_bound
 from graphanon.counting.bitset import bytes_to_words, pack_bytes
 from graphanon.distributed.tasks import map_ordered
 from graphanon.errors import ParameterError
@@ -67,16 +67,6 @@ DETERMINISTIC_STEP_LIMIT = 40000
 #: "The local solver"; docs/scale.md, "Gray-TSP at 10^6").
 LOCAL_STEP_LIMIT = 1500
 
-#: Local solver: nearest neighbours per node tried by a move, longest run moved by
-#: Or-opt, longest run swapped by a kick, kicks per call between clock checks.
-_NEIGHBOURS = 16
-_KICK_WINDOW = 16
-_KICKS_PER_ROUND = 100
-
-#: Local solver: segments per task handed to a worker process or a Dask worker.
-_SEGMENTS_PER_TASK = 16
-
-
 def default_step_limit(solver: str) -> int:
     """The deterministic step budget per segment of ``solver`` when none is given.
 
@@ -103,16 +93,6 @@ _SAFETY_SECONDS = 3600.0
 
 def _path_cost(D: np.ndarray, path: np.ndarray) -> int:
     return int(D[path[:-1], path[1:]].sum())
-
-
-def _path_lower_bound(D: np.ndarray) -> int:
-    """Every node but the start is entered once, from a node other than the end."""
-    L = D.shape[0]
-    Dm = D.astype(np.float64).copy()
-    np.fill_diagonal(Dm, np.inf)
-    Dm[L - 1, :] = np.inf  # the end has no successor
-    Dm[:, 0] = np.inf  # the start has no predecessor
-    return int(Dm[:, 1:].min(axis=0).sum())
 
 
 def _tsp_path(
@@ -181,7 +161,7 @@ def _solve_segment(task):
     if L <= 3 or gcost == 0:
         return gcost, None, gcost, False
     D = hamming_matrix_words(seg_words)
-    if gcost <= _path_lower_bound(D):
+    if gcost <= path_lower_bound(D):
         return gcost, None, gcost, False
     # Seeded numbering of the interior nodes: the solver breaks ties by node index.
     rng = np.random.default_rng(seed_seq)
@@ -200,85 +180,6 @@ def _solve_segment(task):
         if cost < gcost:  # never worse than the Gray segment
             return gcost, path, cost, True
     return gcost, None, gcost, True
-
-
-def _local_path(seg_words, gcost, seed_seq, time_limit, step_limit):
-    """One segment by the local solver: ``(gray_cost, path or None, cost, solved)`` as :func:`_solve_segment`."""
-    from graphanon.algorithms.nonreciprocal._tsp_kernels import (
-        hamming_matrix_kernel,
-        improve_path,
-        neighbour_lists,
-    )
-
-    L = seg_words.shape[0]
-    if L <= 3 or gcost == 0:
-        return gcost, None, gcost, False
-    D = hamming_matrix_kernel(np.ascontiguousarray(seg_words))
-    if gcost <= _path_lower_bound(D):
-        return gcost, None, gcost, False
-    nbr = neighbour_lists(D, _NEIGHBOURS)
-    state = np.asarray(seed_seq.generate_state(1, np.uint64), dtype=np.uint64)
-    path = np.arange(L, dtype=np.int64)
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
-    cost = improve_path(D, path, nbr, 0, _KICK_WINDOW, state, True)
-    remaining = step_limit
-    while remaining is None or remaining > 0:
-        kicks = _KICKS_PER_ROUND if remaining is None else min(_KICKS_PER_ROUND, remaining)
-        cost = improve_path(D, path, nbr, kicks, _KICK_WINDOW, state, False)
-        if remaining is not None:
-            remaining -= kicks
-        if deadline is not None and time.perf_counter() >= deadline:
-            break
-    cost = int(cost)
-    if cost < gcost:  # never worse than the Gray segment
-        return gcost, path, cost, True
-    return gcost, None, gcost, True
-
-
-def _solve_local_segments(task):
-    """Several consecutive segments by the local solver (one task of the pool or of a Dask worker).
-
-    ``task`` is ``(words, offsets, gray_costs, seed_sequences, (time_limit, step_limit))``:
-    segment ``s`` is ``words[offsets[s]:offsets[s + 1]]`` in Gray order. Returns
-    one :func:`_solve_segment`-style tuple per segment.
-    """
-    words, offsets, gcosts, seed_seqs, (time_limit, step_limit) = task
-    return [
-        _local_path(words[offsets[s] : offsets[s + 1]], int(gcosts[s]), seed_seqs[s], time_limit, step_limit)
-        for s in range(len(seed_seqs))
-    ]
-
-
-def _compile_local_kernels() -> None:
-    """Compile (or load from numba's cache) the local solver's kernels by a call on a tiny segment."""
-    words = np.array([[0], [1], [3], [7], [15]], dtype=np.uint64)
-    _local_path(words, 7, np.random.SeedSequence(0), None, 1)
-
-
-def _local_results(words, gray, bounds, gray_costs, seeds, budget, client, n_jobs, progress):
-    """Yield the local solver's result of every segment, in order; tasks of consecutive segments."""
-    t = len(bounds) - 1
-    starts = list(range(0, t, _SEGMENTS_PER_TASK))
-
-    def tasks():
-        for first in starts:
-            last = min(first + _SEGMENTS_PER_TASK, t)
-            lo, hi = int(bounds[first]), int(bounds[last])
-            offsets = bounds[first : last + 1] - lo
-            yield words[gray[lo:hi]], offsets, gray_costs[first:last], seeds[first:last], budget
-
-    if client is None and n_jobs > 1 and len(starts) > 1:
-        _compile_local_kernels()  # once here: the forked workers inherit the machine code
-    done = 0
-    for chunk in map_ordered(
-        _solve_local_segments, tasks(), client=client, n_jobs=1 if len(starts) <= 1 else int(n_jobs),
-        total=len(starts),
-    ):
-        for result in chunk:
-            done += 1
-            if progress is not None:
-                progress(done, t, "Gray-TSP segments")
-            yield result
 
 
 def gray_tsp_details(
@@ -494,7 +395,7 @@ def gray_tsp_details(
             message="Gray-TSP segments",
         )
     else:
-        results = _local_results(
+        results = local_results(
             words, gray, bounds, segment_gray_costs, seeds, (seconds, step_limit), client, n_jobs, progress
         )
     for s, (gcost, path, cost, was_solved) in enumerate(results):
