@@ -137,7 +137,7 @@ def test_gray_tsp_order_and_locality():
     rng = np.random.default_rng(2)
     labels = skewed_labels(600, rng, 4)
     order = gray_tsp_order(
-        data, min_segment=100, max_segment=150, time_limit=0.05, solution_limit=5
+        data, min_segment=100, max_segment=150, time_limit=0.05, solution_limit=5, solver="ortools"
     )
     groups = cahd_groups(data, labels, 4, order=order)
     audit_groups(groups, labels, 4, 600)

@@ -48,9 +48,11 @@ def test_map_ordered_refuses_bad_worker_counts():
         list(map_ordered(abs, [1], in_flight=0))
 
 
-def test_gray_tsp_on_client_equals_single_process(dask_client):
+@pytest.mark.parametrize("solver", ["ortools", "local"])
+def test_gray_tsp_on_client_equals_single_process(dask_client, solver):
     X = quest(1500, n_items=120, rng=5).matrix
-    options = {"min_segment": 40, "max_segment": 60, "time_limit": None, "step_limit": 3000, "rng": 7}
+    options = {"min_segment": 40, "max_segment": 60, "time_limit": None, "step_limit": 3000, "rng": 7,
+               "solver": solver}
     ref = gray_tsp_details(X, **options)
     got = gray_tsp_details(X, client=dask_client, **options)
     assert len(ref.bounds) > 20  # many segments, spread over both workers

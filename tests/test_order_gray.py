@@ -270,11 +270,11 @@ def test_dp_with_a_user_order():
     arrays(np.bool_, st.tuples(st.integers(2, 30), st.integers(1, 10))),
     st.integers(2, 6),
     st.integers(0, 3),
+    st.sampled_from(["local", "ortools"]),
 )
-def test_tsp_keeps_ends_and_never_lengthens(X, m, extra):
-    res = gray_tsp_details(
-        X, min_segment=m, max_segment=m + extra, time_limit=0.05, solution_limit=20
-    )
+def test_tsp_keeps_ends_and_never_lengthens(X, m, extra, solver):
+    budget = {"step_limit": 50} if solver == "local" else {"time_limit": 0.05, "solution_limit": 20}
+    res = gray_tsp_details(X, min_segment=m, max_segment=m + extra, solver=solver, **budget)
     n = X.shape[0]
     assert sorted(res.order.tolist()) == list(range(n))
     assert res.gray.tolist() == gray_order(X).tolist()
@@ -291,7 +291,7 @@ def test_tsp_keeps_ends_and_never_lengthens(X, m, extra):
 
 def test_tsp_is_deterministic_with_solution_limit():
     data = load("chess").subset(np.arange(400))
-    kw = dict(min_segment=100, max_segment=130, time_limit=5.0, solution_limit=5, rng=7)
+    kw = dict(min_segment=100, max_segment=130, time_limit=5.0, solution_limit=5, rng=7, solver="ortools")
     a = gray_tsp_order(data, **kw)
     b = gray_tsp_order(data, **kw)
     assert a.tolist() == b.tolist()
@@ -360,7 +360,13 @@ def test_bad_inputs():
     with pytest.raises(ParameterError, match="solution_limit"):
         gray_tsp_order(X, solution_limit=0)
     with pytest.raises(ParameterError, match="metaheuristic must be one of"):
-        gray_tsp_order(X, metaheuristic="genetic")
+        gray_tsp_order(X, metaheuristic="genetic", solver="ortools")
+    with pytest.raises(ParameterError, match="solution_limit=5 is an OR-Tools option"):
+        gray_tsp_order(X, solution_limit=5, solver="local")
+    with pytest.raises(ParameterError, match="metaheuristic='tabu_search' is an OR-Tools option"):
+        gray_tsp_order(X, metaheuristic="tabu_search", solver="local")
+    with pytest.raises(ParameterError, match="solver must be one of"):
+        gray_tsp_order(X, solver="genetic")
     with pytest.raises(ParameterError, match="min_segment must be an integer"):
         gray_tsp_order(X, min_segment=2.5)
     with pytest.raises(ParameterError, match="n_jobs must be an integer >= 1"):

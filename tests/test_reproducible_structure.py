@@ -181,7 +181,8 @@ def test_deterministic_budget_needs_no_solutions_to_stop():
     # Guided local search can go on without a new solution (bms1-like segments of near-identical
     # records); the step budget still stops it, where a solution count alone would not.
     X = load("bms1").subset(np.arange(300, 600)).matrix
-    kw = dict(min_segment=300, max_segment=300, time_limit=None, solution_limit=10**6, step_limit=2000, rng=2)
+    kw = dict(min_segment=300, max_segment=300, time_limit=None, solution_limit=10**6, step_limit=2000, rng=2,
+              solver="ortools")
     a, b = gray_tsp_details(X, **kw), gray_tsp_details(X, **kw)
     assert np.array_equal(a.order, b.order) and a.tsp_costs.sum() <= a.gray_costs.sum()
     with pytest.raises(Exception, match="step_limit must be a positive integer"):

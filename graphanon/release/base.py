@@ -43,7 +43,7 @@ _OLD_FORMATS = {"graphanon-release/1"}
 FORBIDDEN_PARAMS = frozenset({"seed", "rng", "unsafe_secret_seed", "random_state"})
 
 _GLOBAL_COSTS = ("cost", "cost_generalization", "cost_suppression", "ncp")
-_TSP = ("order", "extraction", "min_segment", "max_segment", "tsp_time_limit", "tsp_step_limit")
+_TSP = ("order", "extraction", "min_segment", "max_segment", "tsp_time_limit", "tsp_step_limit", "tsp_solver")
 #: Method -> the parameter fields its release may publish (docs/privacy.md, "Published parameters").
 #: ``Release.save`` refuses any other field. Each is a setting the user chose, a count, or a cost /
 #: information-loss number; none rebuilds the full cut, a suppressed name, an order, an assignment, a

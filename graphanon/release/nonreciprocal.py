@@ -113,6 +113,7 @@ class NonreciprocalRelease(Release):
         if self.labels is not None and len(self.labels) != n:
             raise ReleaseFormatError(f"{len(self.labels)} labels for {n} records")
         self._logcum: np.ndarray | None = None
+        self._columns: tuple | None = None  # (base, distance, their CSC copies) for world_probabilities
 
     # ------------------------------------------------------------------ protocol
     def render_record(self, i: int) -> str:
@@ -164,8 +165,10 @@ class NonreciprocalRelease(Release):
         ok = np.ones(n, dtype=bool)
         flips = np.zeros(n, dtype=np.int64)
         fixed = np.zeros(n, dtype=np.int64)
-        bc = self.base.tocsc()
-        dc = self.distance.tocsc()
+        # the column copies are made once per (base, distance) pair, not once per query
+        if self._columns is None or self._columns[0] is not self.base or self._columns[1] is not self.distance:
+            self._columns = (self.base, self.distance, self.base.tocsc(), self.distance.tocsc())
+        bc, dc = self._columns[2], self._columns[3]
 
         def col(M, j):
             v = np.zeros(n, dtype=bool)

@@ -7,8 +7,8 @@ picks the implementation, one module per extractor, shared kernels apart.
   generalization graph, assignments, publication.
 * Record orders: :func:`gray_order` (:mod:`.gray`), the breakpoint DP
   :func:`segment_breakpoints` (:mod:`.segments`), the Gray-TSP order
-  :func:`gray_tsp_order` / :func:`gray_tsp_details` (:mod:`.tsp`, OR-Tools and
-  a process pool) and :func:`order_report` (:mod:`.report`).
+  :func:`gray_tsp_order` / :func:`gray_tsp_details` (:mod:`.tsp`: OR-Tools, or
+  iterated 2-opt / Or-opt in numba, :mod:`._tsp_kernels`; a process pool) and :func:`order_report` (:mod:`.report`).
 * Assignment extraction: :func:`extract_assignments` (:mod:`.extraction`)
   picks the closed walk (:mod:`.closed_walk`) or WMC backtracking
   (:mod:`.backtracking`); shared numba kernels in :mod:`._kernels`.
@@ -39,6 +39,7 @@ __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     "graphanon.algorithms.nonreciprocal.report": ("order_report",),
     "graphanon.algorithms.nonreciprocal.segments": ("segment_breakpoints",),
     "graphanon.algorithms.nonreciprocal.tsp": (
-        "DETERMINISTIC_STEP_LIMIT", "gray_tsp_details", "gray_tsp_order",
+        "DETERMINISTIC_STEP_LIMIT", "LOCAL_STEP_LIMIT", "TSP_SOLVERS", "default_step_limit",
+        "gray_tsp_details", "gray_tsp_order",
     ),
 })

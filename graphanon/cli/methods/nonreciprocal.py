@@ -9,7 +9,6 @@ options and adapts :class:`~graphanon.cli.registry.RunOptions` to
 from __future__ import annotations
 
 from graphanon.algorithms.nonreciprocal.cahd import DIVERSITY_VARIANTS
-from graphanon.algorithms.nonreciprocal.tsp import DETERMINISTIC_STEP_LIMIT
 from graphanon.cli.registry import AlgorithmSpec, Param, RunOptions
 from graphanon.errors import ParameterError
 from graphanon.release.nonreciprocal import NonreciprocalRelease
@@ -21,7 +20,10 @@ _TSP_PARAMS = (
     Param("max_segment", int, 350, "Gray-TSP order: longest segment solved as one TSP"),
     Param("tsp_time_limit", float, None, "Gray-TSP order: seconds per segment instead of the default step budget "
           "(refused with --seed)"),
-    Param("tsp_step_limit", int, None, "Gray-TSP order: deterministic search budget per segment (the default)"),
+    Param("tsp_step_limit", int, None, "Gray-TSP order: deterministic search budget per segment (the default; "
+          "OR-Tools steps, default 40000; kicks of the local solver, default 1500)"),
+    Param("tsp_solver", str, "ortools", "Gray-TSP order: segment solver, ortools or local (iterated 2-opt/Or-opt, "
+          "about 10x faster, shorter order, lower ER, higher QE)"),
 )
 _NR_PARAMS = (
     Param("l", int, None, "l-diversity of the sensitive labels (records need a label column)"),
@@ -47,7 +49,7 @@ def _run_nr(data, opts: RunOptions) -> NonreciprocalRelease:
         raise ParameterError(
             f"--param tsp_time_limit={values['tsp_time_limit']} stops the Gray-TSP search on wall-clock time, so "
             "--seed would not reproduce the order; drop it, or set the deterministic budget with "
-            f"--param tsp_step_limit=N (solver steps per segment, default {DETERMINISTIC_STEP_LIMIT})"
+            "--param tsp_step_limit=N (solver steps per segment, default 40000; 1500 kicks with tsp_solver=local)"
         )
     if "l_method" in opts.params and "l" not in opts.params:
         raise ParameterError("--param l_method only applies with --param l=L (l-diversity)")
