@@ -8,7 +8,7 @@ with its stages wrapped: the hierarchy index, the blocks on the workers, the
 passes (counts), the recoding of all rows by the cut, NCP, the secret shuffle
 (``publish``: permutation, fingerprint, digest) and, optionally, writing the
 JSON. A thread samples this process's resident set (``/proc/self/statm``)
-every 5 ms; each stage reports the RSS after it and the peak during it (the
+every 2 ms (short spikes between samples can be missed; ``client_maxrss_mb`` is exact); each stage reports the RSS after it and the peak during it (the
 workers' memory is not counted: they are other processes).
 
 Usage::
@@ -41,6 +41,7 @@ class Sampler:
     def __init__(self) -> None:
         self.peak = self.rss()
         self.stages: list[dict] = []
+        self._lock = threading.Lock()
         self._stop = False
         self._t = threading.Thread(target=self._run, daemon=True)
         self._t.start()
@@ -52,14 +53,16 @@ class Sampler:
 
     def _run(self) -> None:
         while not self._stop:
-            self.peak = max(self.peak, self.rss())
-            time.sleep(0.005)
+            with self._lock:
+                self.peak = max(self.peak, self.rss())
+            time.sleep(0.002)
 
     def mark(self, name: str, t0: float) -> None:
-        now = self.rss()
-        self.stages.append({"stage": name, "rss_mb": round(now / 2**20), "peak_mb": round(max(self.peak, now) / 2**20),
-                            "seconds": round(time.perf_counter() - t0, 2)})
-        self.peak = now
+        with self._lock:
+            now = self.rss()
+            self.stages.append({"stage": name, "rss_mb": round(now / 2**20), "peak_mb": round(max(self.peak, now) / 2**20),
+                                "seconds": round(time.perf_counter() - t0, 2)})
+            self.peak = now
 
     def wrap(self, module, attr: str, name: str) -> None:
         fn = getattr(module, attr)

@@ -493,6 +493,9 @@ def generalize_matrix(X, mapping: np.ndarray, n_published: int, chunk_rows: int 
         shape=(X.shape[1], n_published),
     )
     n = X.shape[0]
+    # int32 indices and index pointer when they fit (the published matrix has at most X.nnz entries;
+    # scipy keeps one index dtype for both)
+    dtype = np.int32 if max(X.nnz, n_published) < 2**31 else np.int64
     indices, lengths = [], []
     for a in range(0, n, chunk_rows):  # the product's temporaries (about 12 bytes per occurrence) for one run of rows
         b = min(n, a + chunk_rows)
@@ -500,13 +503,12 @@ def generalize_matrix(X, mapping: np.ndarray, n_published: int, chunk_rows: int 
         Xi = sp.csr_array((np.ones(hi - lo, dtype=np.int32), X.indices[lo:hi], X.indptr[a : b + 1] - lo), shape=(b - a, X.shape[1]))
         G = (Xi @ R).tocsr()
         G.sort_indices()
-        indices.append(G.indices)
+        indices.append(G.indices.astype(dtype, copy=False))
         lengths.append(np.diff(G.indptr))
         del Xi, G
-    cols = np.concatenate(indices) if indices else np.zeros(0, dtype=np.int32)
-    wide = len(cols) >= 2**31 or n_published >= 2**31
-    indptr = np.zeros(n + 1, dtype=np.int64 if wide else np.int32)  # both int32 when they fit: scipy keeps one dtype for both
+    cols = np.concatenate(indices) if indices else np.zeros(0, dtype=dtype)
+    del indices
+    indptr = np.zeros(n + 1, dtype=dtype)
     if n:
         np.cumsum(np.concatenate(lengths), out=indptr[1:])
-    cols = cols.astype(indptr.dtype, copy=False)
     return sp.csr_array((np.ones(len(cols), dtype=bool), cols, indptr), shape=(n, n_published))
