@@ -122,3 +122,19 @@ def test_generalize_matrix_does_not_depend_on_the_run_length(records, chunk, dat
     want = _whole_generalized(sp.csr_array(X), mapping, n_pub)
     assert got.shape == want.shape and got.dtype == bool
     assert np.array_equal(got.indptr, want.indptr) and np.array_equal(got.indices, want.indices)
+
+
+@settings(max_examples=40, deadline=None)
+@given(records=records, chunk=st.integers(1, 40))
+def test_supports_do_not_depend_on_the_run_length(records, chunk):
+    import graphanon.data as data_module
+
+    data = from_iterable(records)
+    old = data_module._SUPPORT_CHUNK
+    data_module._SUPPORT_CHUNK = chunk
+    try:
+        got = data.supports()
+    finally:
+        data_module._SUPPORT_CHUNK = old
+    assert got.dtype == np.int64
+    assert np.array_equal(got, np.asarray(data.matrix.sum(axis=0)).ravel())
