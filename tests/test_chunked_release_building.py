@@ -138,3 +138,13 @@ def test_supports_do_not_depend_on_the_run_length(records, chunk):
         data_module._SUPPORT_CHUNK = old
     assert got.dtype == np.int64
     assert np.array_equal(got, np.asarray(data.matrix.sum(axis=0)).ravel())
+
+
+@settings(max_examples=40, deadline=None)
+@given(records=records, chunk=st.integers(1, 40), data=st.data())
+def test_relabelled_row_hashes_equal_the_hashes_of_the_renamed_matrix(records, chunk, data):
+    X = sp.csr_array(from_iterable(records).matrix)
+    relabel = np.array(data.draw(st.permutations(range(X.shape[1]))), dtype=np.int64)
+    renamed = sp.csr_array((np.ones(X.nnz, dtype=bool), relabel[X.indices], X.indptr), shape=X.shape)
+    renamed.sort_indices()
+    assert np.array_equal(row_hashes(X, chunk_rows=chunk, relabel=relabel), _whole_row_hashes(renamed))

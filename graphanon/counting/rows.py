@@ -83,7 +83,7 @@ def _weights(n_columns: int) -> np.ndarray:
     return gen.integers(0, np.iinfo(np.uint64).max, size=(2, max(n_columns, 1)), dtype=np.uint64, endpoint=True)
 
 
-def row_hashes(M, chunk_rows: int = 1 << 18) -> np.ndarray:
+def row_hashes(M, chunk_rows: int = 1 << 18, relabel: np.ndarray | None = None) -> np.ndarray:
     """Per row, two 64-bit sums of column weights (an order-free set hash).
 
     Parameters
@@ -92,6 +92,9 @@ def row_hashes(M, chunk_rows: int = 1 << 18) -> np.ndarray:
         Rows are read as sets of column indices (duplicates must be summed first).
     chunk_rows : int
         Rows summed at a time (the result does not depend on it).
+    relabel : ndarray of int, shape (d,), optional
+        Hash each row as if column ``j`` were column ``relabel[j]`` (a
+        permutation): the hashes of the renamed matrix without building it.
 
     Returns
     -------
@@ -106,6 +109,8 @@ def row_hashes(M, chunk_rows: int = 1 << 18) -> np.ndarray:
     """
     M = sp.csr_array(M)
     w = _weights(M.shape[1])
+    if relabel is not None:
+        w = w[:, np.asarray(relabel, dtype=np.int64)]
     out = np.empty((M.shape[0], 2), dtype=np.uint64)
     ptr = M.indptr
     for a in range(0, M.shape[0], chunk_rows):

@@ -35,7 +35,7 @@ import json
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.counting.rows import canonical_row_order
+from graphanon.counting.rows import canonical_row_order, row_hashes
 from graphanon.errors import DataMismatchError, ReleaseFormatError
 
 __all__ = ["FINGERPRINT_KEYS", "check_same_data", "data_fingerprint", "ordered_digest", "same_fingerprint"]
@@ -64,11 +64,11 @@ def data_fingerprint(data, *, salt: str) -> dict:
     Complexity: O(occurrences + n log n + d log d): canonical item ranks, rows sorted by
     a vectorized set hash, one SHA-256 pass over the canonical arrays.
     """
-    canon, vocabulary = _canonical(data)
-    order = canonical_row_order(canon) if canon.shape[0] else None
-    h = _hasher(_DOMAIN, salt, canon, vocabulary, order)
-    n, d = canon.shape
-    return {"salt": salt, "digest": h.hexdigest(), "records": int(n), "items": int(d), "occurrences": int(canon.nnz)}
+    X, rank, vocabulary = _canonical(data)
+    order = canonical_row_order(X, row_hashes(X, relabel=rank)) if X.shape[0] else None
+    h = _hasher(_DOMAIN, salt, X, rank, vocabulary, order)
+    n, d = X.shape
+    return {"salt": salt, "digest": h.hexdigest(), "records": int(n), "items": int(d), "occurrences": int(X.nnz)}
 
 
 def ordered_digest(data, *, salt: str) -> str:
@@ -78,8 +78,8 @@ def ordered_digest(data, *, salt: str) -> str:
     the same records under the same ids (a re-read file whose lines were
     shuffled keeps positional ids but not their records).
     """
-    canon, vocabulary = _canonical(data)
-    h = _hasher(b"graphanon-ordered-data/1\0", salt, canon, vocabulary)
+    X, rank, vocabulary = _canonical(data)
+    h = _hasher(b"graphanon-ordered-data/1\0", salt, X, rank, vocabulary)
     ids = data.record_ids
     # json.dumps(list_of_ids) fed to the hash a run of ids at a time: the same bytes, no list of all of them
     h.update(b"[")
@@ -90,25 +90,29 @@ def ordered_digest(data, *, salt: str) -> str:
     return h.hexdigest()
 
 
-def _canonical(data) -> tuple[sp.csr_array, list[str]]:
-    """Records with item columns renumbered by label text (each row sorted), and the sorted labels."""
+def _canonical(data) -> tuple[sp.csr_array, np.ndarray, list[str]]:
+    """The records, each item's rank in label text order, and the sorted labels.
+
+    The canonical records are the records with item ``j`` renamed ``rank[j]``
+    and each row sorted; :func:`_hasher` builds them a run of rows at a time.
+    """
     X = sp.csr_array(data.matrix)
-    n, d = X.shape
+    d = X.shape[1]
     text = np.array([str(x) for x in data.items], dtype=object)
     by_text = np.argsort(text, kind="stable") if d else np.zeros(0, dtype=np.int64)
-    rank = np.empty(d, dtype=np.int32 if d < 2**31 else np.int64)  # int32 ranks: 4 bytes per occurrence, not 8
+    rank = np.empty(d, dtype=np.int64)
     rank[by_text] = np.arange(d)
-    canon = sp.csr_array((np.ones(X.nnz, dtype=bool), rank[X.indices], X.indptr.copy()), shape=(n, d))
-    canon.sort_indices()  # each record: its labels in text order
-    return canon, [str(t) for t in text[by_text]]
+    return X, rank, [str(t) for t in text[by_text]]
 
 
-def _hasher(domain: bytes, salt: str, canon: sp.csr_array, vocabulary: list[str], order: np.ndarray | None = None):
-    """SHA-256 of the domain, salt, counts, vocabulary, row lengths and column ranks of ``canon``'s rows in ``order``.
+def _hasher(domain: bytes, salt: str, X: sp.csr_array, rank: np.ndarray, vocabulary: list[str],
+            order: np.ndarray | None = None):
+    """SHA-256 of the domain, salt, counts, vocabulary, row lengths and ranks of the canonical records in ``order``.
 
-    The arrays are fed ``_CHUNK_ROWS`` rows at a time as little-endian int64
-    (SHA-256 of a concatenation equals the hash fed piece by piece), so the
-    memory is one chunk's copy, not an int64 copy of every occurrence.
+    The canonical records (:func:`_canonical`) are built and fed
+    ``_CHUNK_ROWS`` rows at a time as little-endian int64 (SHA-256 of a
+    concatenation equals the hash fed piece by piece), so the memory is one
+    run's copy, not a renamed copy of every occurrence.
     """
     try:
         salt_bytes = bytes.fromhex(salt)
@@ -116,21 +120,25 @@ def _hasher(domain: bytes, salt: str, canon: sp.csr_array, vocabulary: list[str]
         raise ReleaseFormatError(f"fingerprint salt must be hexadecimal text, got {salt!r}") from None
     h = hashlib.sha256(domain)
     h.update(salt_bytes)
-    h.update(np.array([canon.shape[0], canon.shape[1], canon.nnz], dtype="<i8").tobytes())
+    h.update(np.array([X.shape[0], X.shape[1], X.nnz], dtype="<i8").tobytes())
     h.update(json.dumps(vocabulary, ensure_ascii=False).encode("utf-8"))
-    n = canon.shape[0]
-    lengths = np.diff(canon.indptr)
+    n = X.shape[0]
+    lengths = np.diff(X.indptr)
     if order is not None:
         lengths = lengths[order]
     for a in range(0, n, _CHUNK_ROWS):
         h.update(lengths[a : a + _CHUNK_ROWS].astype("<i8").tobytes())
-    ptr = canon.indptr
+    ptr = X.indptr
     for a in range(0, n, _CHUNK_ROWS):
         if order is None:
-            cols = canon.indices[int(ptr[a]) : int(ptr[min(n, a + _CHUNK_ROWS)])]
+            b = min(n, a + _CHUNK_ROWS)
+            cols, part_ptr = X.indices[int(ptr[a]) : int(ptr[b])], ptr[a : b + 1] - ptr[a]
         else:
-            cols = sp.csr_array(canon[order[a : a + _CHUNK_ROWS]]).indices
-        h.update(cols.astype("<i8").tobytes())
+            part = sp.csr_array(X[order[a : a + _CHUNK_ROWS]])
+            cols, part_ptr = part.indices, part.indptr
+        canon = sp.csr_array((np.ones(len(cols), dtype=bool), rank[cols], part_ptr), shape=(len(part_ptr) - 1, X.shape[1]))
+        canon.sort_indices()  # each record: its labels in text order
+        h.update(canon.indices.astype("<i8").tobytes())
     return h
 
 
