@@ -83,13 +83,18 @@ def _weights(n_columns: int) -> np.ndarray:
     return gen.integers(0, np.iinfo(np.uint64).max, size=(2, max(n_columns, 1)), dtype=np.uint64, endpoint=True)
 
 
-def row_hashes(M) -> np.ndarray:
+def row_hashes(M, chunk_rows: int = 1 << 18, relabel: np.ndarray | None = None) -> np.ndarray:
     """Per row, two 64-bit sums of column weights (an order-free set hash).
 
     Parameters
     ----------
     M : sparse matrix, shape (n, d)
         Rows are read as sets of column indices (duplicates must be summed first).
+    chunk_rows : int
+        Rows summed at a time (the result does not depend on it).
+    relabel : ndarray of int, shape (d,), optional
+        Hash each row as if column ``j`` were column ``relabel[j]`` (a
+        permutation): the hashes of the renamed matrix without building it.
 
     Returns
     -------
@@ -98,17 +103,26 @@ def row_hashes(M) -> np.ndarray:
 
     Notes
     -----
-    Complexity: O(nnz + d).
+    Complexity: O(nnz + d). Memory: the result plus 16 bytes per nonzero of
+    one run of ``chunk_rows`` rows (the weights and their running sums), not
+    of the whole matrix (at 10^8 nonzeros that was 1.6 GB).
     """
     M = sp.csr_array(M)
     w = _weights(M.shape[1])
+    if relabel is not None:
+        w = w[:, np.asarray(relabel, dtype=np.int64)]
     out = np.empty((M.shape[0], 2), dtype=np.uint64)
     ptr = M.indptr
-    for lane in range(2):
-        # cumulative sums wrap modulo 2^64, and so do their differences: exact per-row sums mod 2^64
-        c = np.zeros(M.nnz + 1, dtype=np.uint64)
-        np.cumsum(w[lane][M.indices], dtype=np.uint64, out=c[1:])
-        out[:, lane] = c[ptr[1:]] - c[ptr[:-1]]
+    for a in range(0, M.shape[0], chunk_rows):
+        b = min(M.shape[0], a + chunk_rows)
+        lo, hi = int(ptr[a]), int(ptr[b])
+        local = ptr[a : b + 1] - lo
+        cols = M.indices[lo:hi]
+        for lane in range(2):
+            # cumulative sums wrap modulo 2^64, and so do their differences: exact per-row sums mod 2^64
+            c = np.zeros(hi - lo + 1, dtype=np.uint64)
+            np.cumsum(w[lane][cols], dtype=np.uint64, out=c[1:])
+            out[a:b, lane] = c[local[1:]] - c[local[:-1]]
     return out
 
 

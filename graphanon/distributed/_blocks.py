@@ -90,9 +90,28 @@ def scatter_blocks(X, client, n_partitions: int | None = None) -> Blocks:
     X = bool_csr(X, copy=False)
     n_partitions = n_blocks(client, n_partitions)
     edges = np.linspace(0, X.shape[0], n_partitions + 1).astype(np.int64)
-    blocks = [X[a:b] for a, b in zip(edges[:-1], edges[1:], strict=True)]
+    blocks = [row_view(X, a, b) for a, b in zip(edges[:-1], edges[1:], strict=True)]
     futures = client.scatter(blocks, hash=False)  # fresh keys: equal blocks of an earlier call may be released
     return Blocks(futures, np.diff(edges), X.shape[1])
+
+
+def row_view(X: sp.csr_array, a: int, b: int) -> sp.csr_array:
+    """Rows ``a:b`` of the CSR array ``X`` sharing its data and indices (only the index pointer is new).
+
+    ``X[a:b]`` copies the rows; cutting a matrix into blocks that way held
+    a second copy of all records on the client while they were sent.
+
+    Examples
+    --------
+    >>> X = sp.csr_array(np.eye(3, dtype=bool))
+    >>> V = row_view(X, 1, 3)
+    >>> V.toarray().tolist(), np.shares_memory(V.indices, X.indices)
+    ([[False, True, False], [False, False, True]], True)
+    """
+    lo, hi = int(X.indptr[a]), int(X.indptr[b])
+    view = sp.csr_array((b - a, X.shape[1]), dtype=X.dtype)
+    view.data, view.indices, view.indptr = X.data[lo:hi], X.indices[lo:hi], X.indptr[a : b + 1] - lo
+    return view
 
 
 def as_blocks(X, client, n_partitions: int | None = None) -> Blocks:

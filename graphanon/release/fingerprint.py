@@ -35,13 +35,14 @@ import json
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.counting.rows import canonical_row_order
+from graphanon.counting.rows import canonical_row_order, row_hashes
 from graphanon.errors import DataMismatchError, ReleaseFormatError
 
 __all__ = ["FINGERPRINT_KEYS", "check_same_data", "data_fingerprint", "ordered_digest", "same_fingerprint"]
 
 FINGERPRINT_KEYS = ("salt", "digest", "records", "items", "occurrences")
 _DOMAIN = b"graphanon-data-fingerprint/1\0"
+_CHUNK_ROWS = 1 << 16  # rows hashed at a time (the digest does not depend on it)
 
 
 def data_fingerprint(data, *, salt: str) -> dict:
@@ -63,11 +64,11 @@ def data_fingerprint(data, *, salt: str) -> dict:
     Complexity: O(occurrences + n log n + d log d): canonical item ranks, rows sorted by
     a vectorized set hash, one SHA-256 pass over the canonical arrays.
     """
-    canon, vocabulary = _canonical(data)
-    canon = sp.csr_array(canon[canonical_row_order(canon)]) if canon.shape[0] else canon
-    h = _hasher(_DOMAIN, salt, canon, vocabulary)
-    n, d = canon.shape
-    return {"salt": salt, "digest": h.hexdigest(), "records": int(n), "items": int(d), "occurrences": int(canon.nnz)}
+    X, rank, vocabulary = _canonical(data)
+    order = canonical_row_order(X, row_hashes(X, relabel=rank)) if X.shape[0] else None
+    h = _hasher(_DOMAIN, salt, X, rank, vocabulary, order)
+    n, d = X.shape
+    return {"salt": salt, "digest": h.hexdigest(), "records": int(n), "items": int(d), "occurrences": int(X.nnz)}
 
 
 def ordered_digest(data, *, salt: str) -> str:
@@ -77,36 +78,67 @@ def ordered_digest(data, *, salt: str) -> str:
     the same records under the same ids (a re-read file whose lines were
     shuffled keeps positional ids but not their records).
     """
-    canon, vocabulary = _canonical(data)
-    h = _hasher(b"graphanon-ordered-data/1\0", salt, canon, vocabulary)
-    h.update(json.dumps([str(r) for r in data.record_ids], ensure_ascii=False).encode("utf-8"))
+    X, rank, vocabulary = _canonical(data)
+    h = _hasher(b"graphanon-ordered-data/1\0", salt, X, rank, vocabulary)
+    ids = data.record_ids
+    # json.dumps(list_of_ids) fed to the hash a run of ids at a time: the same bytes, no list of all of them
+    h.update(b"[")
+    for a in range(0, len(ids), _CHUNK_ROWS):
+        part = ", ".join(json.dumps(str(r), ensure_ascii=False) for r in ids[a : a + _CHUNK_ROWS])
+        h.update(((", " if a else "") + part).encode("utf-8"))
+    h.update(b"]")
     return h.hexdigest()
 
 
-def _canonical(data) -> tuple[sp.csr_array, list[str]]:
-    """Records with item columns renumbered by label text (each row sorted), and the sorted labels."""
+def _canonical(data) -> tuple[sp.csr_array, np.ndarray, list[str]]:
+    """The records, each item's rank in label text order, and the sorted labels.
+
+    The canonical records are the records with item ``j`` renamed ``rank[j]``
+    and each row sorted; :func:`_hasher` builds them a run of rows at a time.
+    """
     X = sp.csr_array(data.matrix)
-    n, d = X.shape
+    d = X.shape[1]
     text = np.array([str(x) for x in data.items], dtype=object)
     by_text = np.argsort(text, kind="stable") if d else np.zeros(0, dtype=np.int64)
     rank = np.empty(d, dtype=np.int64)
     rank[by_text] = np.arange(d)
-    canon = sp.csr_array((np.ones(X.nnz, dtype=bool), rank[X.indices], X.indptr.copy()), shape=(n, d))
-    canon.sort_indices()  # each record: its labels in text order
-    return canon, [str(t) for t in text[by_text]]
+    return X, rank, [str(t) for t in text[by_text]]
 
 
-def _hasher(domain: bytes, salt: str, canon: sp.csr_array, vocabulary: list[str]):
+def _hasher(domain: bytes, salt: str, X: sp.csr_array, rank: np.ndarray, vocabulary: list[str],
+            order: np.ndarray | None = None):
+    """SHA-256 of the domain, salt, counts, vocabulary, row lengths and ranks of the canonical records in ``order``.
+
+    The canonical records (:func:`_canonical`) are built and fed
+    ``_CHUNK_ROWS`` rows at a time as little-endian int64 (SHA-256 of a
+    concatenation equals the hash fed piece by piece), so the memory is one
+    run's copy, not a renamed copy of every occurrence.
+    """
     try:
         salt_bytes = bytes.fromhex(salt)
     except (TypeError, ValueError):
         raise ReleaseFormatError(f"fingerprint salt must be hexadecimal text, got {salt!r}") from None
     h = hashlib.sha256(domain)
     h.update(salt_bytes)
-    h.update(np.array([canon.shape[0], canon.shape[1], canon.nnz], dtype="<i8").tobytes())
+    h.update(np.array([X.shape[0], X.shape[1], X.nnz], dtype="<i8").tobytes())
     h.update(json.dumps(vocabulary, ensure_ascii=False).encode("utf-8"))
-    h.update(np.diff(canon.indptr).astype("<i8").tobytes())
-    h.update(canon.indices.astype("<i8").tobytes())
+    n = X.shape[0]
+    lengths = np.diff(X.indptr)
+    if order is not None:
+        lengths = lengths[order]
+    for a in range(0, n, _CHUNK_ROWS):
+        h.update(lengths[a : a + _CHUNK_ROWS].astype("<i8").tobytes())
+    ptr = X.indptr
+    for a in range(0, n, _CHUNK_ROWS):
+        if order is None:
+            b = min(n, a + _CHUNK_ROWS)
+            cols, part_ptr = X.indices[int(ptr[a]) : int(ptr[b])], ptr[a : b + 1] - ptr[a]
+        else:
+            part = sp.csr_array(X[order[a : a + _CHUNK_ROWS]])
+            cols, part_ptr = part.indices, part.indptr
+        canon = sp.csr_array((np.ones(len(cols), dtype=bool), rank[cols], part_ptr), shape=(len(part_ptr) - 1, X.shape[1]))
+        canon.sort_indices()  # each record: its labels in text order
+        h.update(canon.indices.astype("<i8").tobytes())
     return h
 
 
