@@ -133,7 +133,7 @@ def _knn_block(index, rows: np.ndarray, k: int):
     """One row block of :func:`~graphanon.graphs._knn_kernel.knn_rows` (run on a Dask worker)."""
     from graphanon.graphs._knn_kernel import knn_rows
 
-    return knn_rows(*index, rows, k)
+    return knn_rows(*index, rows, k)  # type: ignore[call-arg]  # numba dispatcher
 
 
 def _knn_threads(index, rows: np.ndarray, k: int, n_jobs: int, progress: ProgressCallback | None):

@@ -146,8 +146,8 @@ def from_tokens(lengths: np.ndarray, tokens: list[str] | None, name: str | None,
     from graphanon.data import from_id_lists
 
     if values is not None:
-        tokens, plain_integers = values, True
-    if not len(tokens):
+        plain_integers = True
+    if not (len(values) if values is not None else len(tokens or ())):
         return from_id_lists(lengths, np.zeros(0, np.int64), [], name=name)
     if plain_integers:
         values = np.array(tokens, dtype=np.int64) if values is None else values

@@ -8,10 +8,17 @@ chosen one in full.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.algorithms.hierarchy._index import HierarchyIndex, ThreatSet, evaluate_cut
+from graphanon.algorithms.hierarchy._index import (
+    HierarchyIndex,
+    KeepsScenario,
+    ThreatSet,
+    evaluate_cut,
+)
 from graphanon.algorithms.hierarchy._search import CutReplay, SearchRound, WalkStep
 
 __all__ = ["EPS", "evaluate_cut", "walk_round"]
@@ -77,14 +84,16 @@ def walk_round(
         if not singletons:
             near = _NearThreats(index, threats, expandable)
             near.enter(cur)
-    cost, g, s, sup = evaluate_cut(index, threats if singletons else near, cur)
+    scenario = cast(KeepsScenario, threats if singletons else near)
+    cost, g, s, sup = evaluate_cut(index, scenario, cur)
     rnd = SearchRound(
         k=k, m=m, start=index.labels(cur), start_cost=(cost, g, s, index.labels(np.sort(sup))),
         allowed=allowed, frontier=frontier,
     )
-    replay = CutReplay(index, threats, cur)
+    replay = CutReplay(index, cast(ThreatSet, threats), cur)  # mined threats: set when the round ends
     n_exp = int(expandable.sum())
     if singletons:
+        assert threats is not None  # singletons are only decided from given threats
         is_threat = np.zeros(index.n_nodes, dtype=bool)
         is_threat[threats.members[:, 0]] = True
         node_cost = index.gen_cost + np.where(is_threat, index.sup_cost, 0.0)
@@ -116,7 +125,7 @@ def walk_round(
             x = int(xs[first_best(costs)])
             i = int(np.searchsorted(cur, x))  # x's subtree holds no other cut node: its children take its place
             cand = np.concatenate([cur[:i], index.children(x), cur[i + 1 :]])
-            best = (*evaluate_cut(index, threats if singletons else near, cand), x, cand)
+            best = (*evaluate_cut(index, scenario, cand), x, cand)
         n_cands += len(xs)
         cands: list | None = None  # the trace keeps the path, not every evaluated candidate, on large taxonomies
         if n_cands <= _MAX_CANDIDATES:
@@ -135,6 +144,7 @@ def walk_round(
         if progress:
             progress(len(rnd.steps), n_exp, f"{round_label}: expanded {index.nodes[x]!r}, cost {cost:.4g}")
     if threats is None:
+        assert isinstance(near, MinedNearThreats)
         threats = near.threat_set()
         replay.threats = threats
     rnd.n_threats = len(threats)
@@ -164,11 +174,21 @@ class _NearThreats:
 
     def __init__(self, index: HierarchyIndex, threats: ThreatSet, expandable: np.ndarray) -> None:
         self.index, self.threats, self.expandable = index, threats, expandable
-        self.ptr, self.members, self.sizes = threats.ptr, threats.members, threats.sizes
+        self.ptr, self._members, self._sizes = threats.ptr, threats.members, threats.sizes
         self.count = np.zeros(len(threats), dtype=np.int64)
         self.idx = np.empty_like(threats.idx)
         self.n = np.zeros(index.n_nodes, dtype=np.int64)
         self.inside = np.zeros(index.n_nodes, dtype=bool)
+
+    @property
+    def members(self) -> np.ndarray:
+        """Each threat's nodes, one row per threat."""
+        return self._members
+
+    @property
+    def sizes(self) -> np.ndarray:
+        """Each threat's number of nodes."""
+        return self._sizes
 
     def _entering(self, cut_nodes: np.ndarray) -> np.ndarray:
         """Mark ``cut_nodes`` and their expandable nodes' children as in ``N``; those not in it before."""

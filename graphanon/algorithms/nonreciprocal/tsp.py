@@ -343,10 +343,10 @@ def gray_tsp_details(
     if solver not in TSP_SOLVERS:
         raise ParameterError(f"solver must be one of {TSP_SOLVERS}, got {solver!r}")
     if solver == "local":
-        for name, value in (("solution_limit", solution_limit), ("metaheuristic", metaheuristic)):
-            if value is not None:
+        for name, option in (("solution_limit", solution_limit), ("metaheuristic", metaheuristic)):
+            if option is not None:
                 raise ParameterError(
-                    f"{name}={value!r} is an OR-Tools option: pass solver='ortools' with it, or drop it "
+                    f"{name}={option!r} is an OR-Tools option: pass solver='ortools' with it, or drop it "
                     "(the local solver stops on step_limit kicks or time_limit seconds)"
                 )
     elif metaheuristic is None:
