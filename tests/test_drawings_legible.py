@@ -174,3 +174,33 @@ def test_study_plots_keep_coincident_series_and_labels_apart(small_study):
     same = small_study.copy()
     same.loc[same.index[:2], ["wall_seconds", "ncp"]] = same.loc[same.index[0], ["wall_seconds", "ncp"]].to_numpy()
     _check(draw_pareto(same))
+
+
+@pytest.mark.parametrize("k", [5, 10])
+def test_draw_search_on_all_of_groceries(k):
+    """`graphanon draw search groceries -k K -m 2 --taxonomy groceries` on every record (issue 23):
+    labels that would collide are moved or hidden, and the titles say how many were hidden."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from graphanon.cli.draw import _draw_search
+
+    fig = _draw_search(load("groceries"), "groceries", "mhghs", k, 2, "groceries")
+    FigureCanvasAgg(fig)
+    for ax in fig.axes:
+        hidden = sum(not t.get_visible() for t in ax.texts)
+        assert (f"{hidden} labels hidden" in ax.get_title()) if hidden else ("hidden" not in ax.get_title())
+    _check(fig)
+
+
+def test_declutter_moves_then_hides():
+    from graphanon.viz._layout import declutter_labels
+
+    fig, ax = plt.subplots(figsize=(3, 3))
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    same = [ax.annotate(f"label {i}", (0.5, 0.5), xytext=(0, 0), textcoords="offset points", fontsize=8)
+            for i in range(4)]
+    assert declutter_labels(ax, same, alternatives=((0, 1.5), (0, -1.5))) == 1
+    assert [t.get_visible() for t in same] == [True, True, True, False]
+    assert sorted(t.xyann[1] for t in same[:3]) == [-12.0, 0.0, 12.0]
+    _check(fig)

@@ -367,7 +367,9 @@ def files_to_rewrite() -> list[Path]:
     for pattern in REWRITE_GLOBS:
         for path in sorted(ROOT.glob(pattern)):
             rel = path.relative_to(ROOT).as_posix()
-            if path.is_file() and rel not in SKIP and rel not in seen and ".ipynb_checkpoints" not in rel:
+            generated = rel.startswith("docs/api/")  # written by tools/make_api_pages.py from the new layout
+            if path.is_file() and rel not in SKIP and rel not in seen and ".ipynb_checkpoints" not in rel \
+                    and not generated:
                 seen.add(rel)
                 yield path
 

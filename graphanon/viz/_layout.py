@@ -1,10 +1,11 @@
-"""Layout helpers shared by the drawings and the interactive views (numpy/scipy only)."""
+"""Layout helpers shared by the drawings and the interactive views (numpy/scipy; matplotlib only when called)."""
 
 from __future__ import annotations
 
 import numpy as np
+from scipy.spatial import cKDTree
 
-__all__ = ["separate_discs"]
+__all__ = ["declutter_labels", "separate_discs"]
 
 
 def separate_discs(centre: np.ndarray, radius: np.ndarray, *, gap: float = 0.5, iterations: int = 80) -> np.ndarray:
@@ -33,6 +34,7 @@ def separate_discs(centre: np.ndarray, radius: np.ndarray, *, gap: float = 0.5, 
     Examples
     --------
     >>> import numpy as np
+    from scipy.spatial import cKDTree
     >>> pos = separate_discs(np.zeros((2, 2)), np.ones(2), gap=0.0)
     >>> bool(np.hypot(*(pos[0] - pos[1])) >= 2 - 1e-9)
     True
@@ -42,8 +44,6 @@ def separate_discs(centre: np.ndarray, radius: np.ndarray, *, gap: float = 0.5, 
     Dwyer, Marriott, Stuckey. Fast node overlap removal. Graph Drawing 2005 (the problem; this
     is the simple pairwise push, not their constraint solver).
     """
-    from scipy.spatial import cKDTree
-
     pos = np.array(centre, dtype=np.float64)
     is_big = radius > 4 * np.median(radius)
     big, small = np.flatnonzero(is_big), np.flatnonzero(~is_big)
@@ -72,3 +72,72 @@ def separate_discs(centre: np.ndarray, radius: np.ndarray, *, gap: float = 0.5, 
         for axis in (0, 1):
             pos[:, axis] += np.bincount(j, step[:, axis], len(pos)) - np.bincount(i, step[:, axis], len(pos))
     return pos
+
+
+def declutter_labels(ax, labels, alternatives=((0, 1), (0, -1))) -> int:
+    """Keep ``labels`` from overlapping: move a label to another offset, else hide it.
+
+    ``labels`` are matplotlib annotations (placed with ``textcoords="offset points"``) in priority
+    order: the first is always kept where it is. Each next label that overlaps a kept one is tried
+    at its offset shifted by each of ``alternatives`` (in units of its font size, points), and is
+    hidden when none is free. Call it once the axes has its final size: positions are measured in
+    display space.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        The axes holding the labels.
+    labels : sequence of matplotlib.text.Annotation
+        The labels, most important first.
+    alternatives : sequence of (dx, dy)
+        Offsets to try, in font sizes.
+
+    Returns
+    -------
+    int
+        How many labels were hidden (say so on the drawing).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> a = ax.annotate("first", (0.5, 0.5), xytext=(0, 0), textcoords="offset points")
+    >>> b = ax.annotate("second", (0.5, 0.5), xytext=(0, 0), textcoords="offset points")
+    >>> declutter_labels(ax, [a, b]), b.get_visible()
+    (0, True)
+    >>> plt.close(fig)
+    """
+    fig = ax.figure
+    get_renderer = getattr(fig.canvas, "get_renderer", None)
+    if get_renderer is None:  # a bare Figure(): measure with the Agg canvas, as savefig would draw
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        get_renderer = FigureCanvasAgg(fig).get_renderer
+    renderer = get_renderer()
+    ax.autoscale_view()  # the data limits as they will be drawn (matplotlib applies them lazily)
+    kept: list = []
+    hidden = 0
+
+    def free(box) -> bool:
+        return not any(box.overlaps(other) for other in kept)
+
+    for label in labels:
+        box = label.get_window_extent(renderer)
+        if free(box):
+            kept.append(box)
+            continue
+        x0, y0 = label.xyann
+        size = label.get_fontsize()
+        for dx, dy in alternatives:
+            label.xyann = (x0 + dx * size, y0 + dy * size)
+            box = label.get_window_extent(renderer)
+            if free(box):
+                kept.append(box)
+                break
+        else:
+            label.xyann = (x0, y0)
+            label.set_visible(False)
+            hidden += 1
+    return hidden

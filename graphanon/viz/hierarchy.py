@@ -20,6 +20,7 @@ import matplotlib.pyplot as plt
 import networkx as nx
 
 from graphanon.utils.labels import lookup_key
+from graphanon.viz._layout import declutter_labels
 from graphanon.viz.taxonomy import draw_taxonomy, taxonomy_figsize
 
 __all__ = ["draw_cut_lattice", "draw_enumeration_tree", "draw_taxonomy_cut"]
@@ -123,6 +124,8 @@ def draw_cut_lattice(lattice, *, ax=None, radius: int = 1, max_nodes: int = 40, 
         arrow.set_zorder(1)
     colors = [_PATH if d["on_path"] is not None else "#dddddd" for _, d in g.nodes(data=True)]
     nx.draw_networkx_nodes(g, pos, ax=ax, node_color=colors, node_size=60)
+    path_labels: list = []
+    other_labels: list = []
     for v, d in g.nodes(data=True):
         if len(v) <= 4:
             text = d["label"]
@@ -137,14 +140,21 @@ def draw_cut_lattice(lattice, *, ax=None, radius: int = 1, max_nodes: int = 40, 
         # labels sit on a white box above the edges: the fan of edges to the next rank runs under them
         backing = {"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.9}
         if d["on_path"] is not None:  # the path's column: to the left of its dots, level
-            ax.annotate(text, pos[v], fontsize=6.5, ha="right", va="center", xytext=(-7, 0),
-                        textcoords="offset points", bbox=backing, zorder=4)
+            path_labels.append(ax.annotate(text, pos[v], fontsize=6.5, ha="right", va="center", xytext=(-7, 0),
+                                           textcoords="offset points", bbox=backing, zorder=4))
         else:  # the other cuts of a rank alternate above and below their row, so neighbours do not collide
             up = pos[v][0] % 2 == 1
-            ax.annotate(text, pos[v], fontsize=6, ha="center", va="bottom" if up else "top",
-                        xytext=(0, 4 if up else -4), textcoords="offset points", color="0.3", bbox=backing, zorder=4)
+            other_labels.append((d["cost"] is None, d["cost"] or 0, ax.annotate(
+                text, pos[v], fontsize=6, ha="center", va="bottom" if up else "top", xytext=(0, 4 if up else -4),
+                textcoords="offset points", color="0.3", bbox=backing, zorder=4)))
     ax.margins(x=0.2, y=0.08)
+    # a label that would still overlap another is moved, else hidden (the path's first, then the cheapest)
+    other_labels.sort(key=lambda t: t[:2])
+    hidden = declutter_labels(ax, path_labels + [t[2] for t in other_labels],
+                              alternatives=((0, 1.5), (0, -1.5), (0, 3), (0, -3)))
     shown = f"{g.number_of_nodes()} cuts shown (max_nodes={max_nodes})"
+    if hidden:
+        shown += f", {hidden} labels hidden"
     ax.set_title(title or f"cut lattice: search path of {len(lattice.path)} cuts (orange)\n{shown}; "
                  "each cut: +node expanded to reach it (cost)", fontsize=9)
     return ax

@@ -22,6 +22,7 @@ import networkx as nx
 
 from graphanon.errors import ParameterError
 from graphanon.utils.labels import lookup_key
+from graphanon.viz._layout import declutter_labels
 
 __all__ = ["draw_taxonomy", "taxonomy_figsize", "tree_layout"]
 
@@ -181,6 +182,7 @@ def draw_taxonomy(taxonomy, *, highlight: Iterable = (), suppressed: Iterable = 
     if label_leaves is None:
         label_leaves = fontsize >= 5
     drawn = set(shown)
+    labels: list = []
     segments = [(pos[taxonomy.parent(v)], pos[v]) for v in shown if taxonomy.parent(v) in drawn]
     ax.add_collection(LineCollection(segments, colors="0.7", linewidths=0.8, zorder=1))
     colors = colors or {}
@@ -195,12 +197,18 @@ def draw_taxonomy(taxonomy, *, highlight: Iterable = (), suppressed: Iterable = 
         if leaf and not (label_leaves or big):
             continue
         text = str(v) + (f" ({hidden[v]} {'leaf' if hidden[v] == 1 else 'leaves'})" if v in hidden else "")
-        ax.annotate(text, (x, y), textcoords="offset points", xytext=(5, 0), ha="left", va="center",
-                    fontsize=fontsize, zorder=3,
-                    bbox=None if leaf else {"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.8})
+        labels.append((0 if big else 1 if not leaf else 2, ax.annotate(
+            text, (x, y), textcoords="offset points", xytext=(5, 0), ha="left", va="center", fontsize=fontsize,
+            zorder=3, bbox=None if leaf else {"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.8})))
     depth = max(x for x, _ in pos.values())
     ax.set_xlim(-0.2, depth + 0.95)
     ax.set_ylim(-n_rows + 0.5, 0.5)
+    # a label that would overlap another moves up or down, else is hidden: cut and suppressed nodes'
+    # labels first, then inner nodes', then the other leaves'
+    labels.sort(key=lambda t: t[0])
+    n_hidden = declutter_labels(ax, [t[1] for t in labels], alternatives=((0, 0.8), (0, -0.8)))
+    if n_hidden:
+        note = (f"{note}; " if note else "") + f"{n_hidden} labels hidden"
     head = title or f"taxonomy: {len(taxonomy.leaves)} leaves, height {taxonomy.height}"
     ax.set_title(head + (f"\n{note}" if note else ""), fontsize=10)
     ax.axis("off")

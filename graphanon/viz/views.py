@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from graphanon.errors import ParameterError
 from graphanon.readwrite.files import atomic_write, check_output
@@ -678,8 +679,6 @@ def similarity_layout(matrix, groups) -> tuple[np.ndarray, np.ndarray, dict]:
     Experience 21(11), 1991 (the group layout). Vogel. A better way to construct the sunflower
     head. Mathematical Biosciences 44, 1979 (the slots within a group).
     """
-    import scipy.sparse as sp
-
     W = sp.csr_array(matrix)
     n = W.shape[0]
     _, inverse, sizes = np.unique(np.asarray(groups), return_inverse=True, return_counts=True)
@@ -798,8 +797,6 @@ def similarity_view(graph, groups=None, *, data=None, neighbors: int = 3, pairs=
         p = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
         src, dst, ecat = np.r_[src, p[:, 0]], np.r_[dst, p[:, 1]], np.r_[ecat, np.full(len(p), 2)]
         ecats.append({"name": "swap pair", "color": "#e31a1c"})
-    import scipy.sparse as sp
-
     kept = sp.csr_array((sims[keep], (a, b)), shape=(n, n))
     x, y, laid = similarity_layout(kept.maximum(kept.T), groups)  # placed by the similarities drawn
     uniq, inverse, sizes = np.unique(groups, return_inverse=True, return_counts=True)

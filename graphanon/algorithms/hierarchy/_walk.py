@@ -20,6 +20,7 @@ from graphanon.algorithms.hierarchy._index import (
     evaluate_cut,
 )
 from graphanon.algorithms.hierarchy._search import CutReplay, SearchRound, WalkStep
+from graphanon.utils.memory import check_memory
 
 __all__ = ["EPS", "evaluate_cut", "walk_round"]
 
@@ -351,8 +352,6 @@ class MinedNearThreats(_NearThreats):
 
     def _check(self, needed: float, step: str) -> None:
         """Stop with a :class:`~graphanon.errors.MemoryBudgetError` before ``step`` exceeds the budget."""
-        from graphanon.utils.memory import check_memory
-
         check_memory(needed, what=f"{self.algorithm} threat mining near the walk (k={self.k}, m=2): {step}",
                      advice="bound the attacker knowledge to single items, m=1 (CLI: -m 1)"
                      + (", or use mHgHs (CLI: -a mhghs), whose round 1 shrinks the taxonomy first"
