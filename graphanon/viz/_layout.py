@@ -34,7 +34,6 @@ def separate_discs(centre: np.ndarray, radius: np.ndarray, *, gap: float = 0.5, 
     Examples
     --------
     >>> import numpy as np
-    from scipy.spatial import cKDTree
     >>> pos = separate_discs(np.zeros((2, 2)), np.ones(2), gap=0.0)
     >>> bool(np.hypot(*(pos[0] - pos[1])) >= 2 - 1e-9)
     True
@@ -103,10 +102,11 @@ def declutter_labels(ax, labels, alternatives=((0, 1), (0, -1))) -> int:
     >>> matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt
     >>> fig, ax = plt.subplots()
+    >>> _ = ax.set(xlim=(0, 1), ylim=(0, 1))
     >>> a = ax.annotate("first", (0.5, 0.5), xytext=(0, 0), textcoords="offset points")
     >>> b = ax.annotate("second", (0.5, 0.5), xytext=(0, 0), textcoords="offset points")
-    >>> declutter_labels(ax, [a, b]), b.get_visible()
-    (0, True)
+    >>> declutter_labels(ax, [a, b], alternatives=((0, 2),)), b.get_visible(), b.xyann
+    (0, True, (0, 20.0))
     >>> plt.close(fig)
     """
     fig = ax.figure
