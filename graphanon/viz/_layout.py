@@ -106,7 +106,7 @@ def declutter_labels(ax, labels, alternatives=((0, 1), (0, -1))) -> int:
     >>> a = ax.annotate("first", (0.5, 0.5), xytext=(0, 0), textcoords="offset points")
     >>> b = ax.annotate("second", (0.5, 0.5), xytext=(0, 0), textcoords="offset points")
     >>> declutter_labels(ax, [a, b], alternatives=((0, 2),)), b.get_visible(), b.xyann
-    (0, True, (0, 20.0))
+    (0, True, (0.0, 20.0))
     >>> plt.close(fig)
     """
     fig = ax.figure
