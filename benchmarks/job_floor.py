@@ -39,16 +39,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from benchmarks._child import measure_child  # noqa: E402
 from benchmarks._common import print_and_save  # noqa: E402
 
 #: (method, k, m, taxonomy fan-out or None, --param dict): the README/docs command lines on bms1.
@@ -153,20 +152,12 @@ def floor_bounds(job_wall: float, job_peak: float, floor_wall: float, floor_peak
 
 
 def run_child(argv, env=None) -> tuple[dict, str]:
-    """(wall s, CPU s, peak MiB of that child alone via ``os.wait4``) and its stdout."""
+    """(wall s, CPU s, peak MiB of that child alone, from a minimal launcher) and its stdout."""
     with tempfile.TemporaryFile() as out:
-        start = time.perf_counter()
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.PIPE, env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        err = proc.stderr.read().decode()
-        proc.stderr.close()
-        code = os.waitstatus_to_exitcode(status)
-        if code != 0:
-            raise RuntimeError(f"{' '.join(map(str, argv))} failed ({code}): {err[-800:]}")
+        stats = measure_child(argv, env=env, stdout=out)
         out.seek(0)
         text = out.read().decode()
-    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_mib": usage.ru_maxrss / 1024}, text
+    return stats, text
 
 
 def best(argv, runs: int, warmup: int, env=None) -> dict:

@@ -12,6 +12,8 @@ calls the peer's own functions from a small driver (written into the
 temporary directory) to get its result, which is then audited with
 graphanon's independent auditors, so the table says whether both sides
 deliver what the model promises (and how many groups / suppressed items).
+Children are started from a minimal launcher (``benchmarks/_child.py``), so
+a child's peak is its own and not this process's memory.
 
 Nothing of the public code is part of graphanon: every path is given on the
 command line and only read from there. The C++ CAHD is compiled from its
@@ -51,8 +53,10 @@ The implementations measured (re-fetch them from these commits):
     submodules fast-cpp-csv-parser @ 713c5fd2ba1b6d145296a21fc7f9dee576daaa4f
     and matplotlib-cpp @ f23347fca25219d1c42cbb91608b5556814bf572 (placed in
     the source directory as its ``.gitmodules`` says), built with
-    ``g++ -O2 -DNDEBUG -std=c++14 -DWITHOUT_NUMPY`` (``mainCahd.cpp`` and its
-    four ``.cpp`` files); or the path of a built ``Cahd`` binary. Input: bms1
+    ``g++ -O2 -std=c++14 -DWITHOUT_NUMPY`` (``mainCahd.cpp`` and its four
+    ``.cpp`` files; not ``-DNDEBUG``: some of its ``assert`` calls do the work,
+    e.g. inserting the padding columns, and it crashes without them); or the
+    path of a built ``Cahd`` binary. Input: bms1
     as ``InvoiceNo,StockCode`` CSV, each record with one more item, its
     sensitive label ``S<i mod 10>`` (record position modulo 10, a fixed
     labelling as in ``release_hashes.py``), ``-s S0-S1-...-S9 -p L -a 3``.
@@ -96,7 +100,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -105,6 +108,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from benchmarks._child import ChildTimeout, measure_child  # noqa: E402
 from benchmarks._common import print_and_save  # noqa: E402
 from graphanon.datasets import load  # noqa: E402
 from graphanon.taxonomy import Taxonomy  # noqa: E402
@@ -248,26 +252,16 @@ def load_avg() -> float:
     return round(os.getloadavg()[0], 2)
 
 
-def run_child(argv, *, cwd=None, env=None, stdout_path=None) -> dict:
-    """Run one child to completion: wall seconds, user+system CPU, peak RSS (MiB), exit code."""
-    out = open(stdout_path, "wb") if stdout_path else subprocess.DEVNULL
-    try:
-        start = time.perf_counter()
-        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=subprocess.PIPE)
-        err_chunks = []
-        # stderr is read after exit; children here write little to it (a pipe holds 64 KiB)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        err_chunks.append(proc.stderr.read())
-        proc.stderr.close()
-    finally:
-        if stdout_path:
-            out.close()
-    code = os.waitstatus_to_exitcode(status)
-    if code != 0:
-        raise RuntimeError(f"{' '.join(map(str, argv))} failed ({code}): {b''.join(err_chunks).decode()[-800:]}")
-    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_mib": usage.ru_maxrss / 1024}
+def run_child(argv, *, cwd=None, env=None, stdout_path=None, timeout: float = 0) -> dict:
+    """Run one child to completion: wall seconds, user+system CPU, peak RSS (MiB) of that child alone.
+
+    Measured from a minimal launcher (:func:`benchmarks._child.measure_child`):
+    a child forked from this process would count this process's memory in its peak.
+    """
+    if stdout_path is None:
+        return measure_child(argv, cwd=cwd, env=env, timeout=timeout)
+    with open(stdout_path, "wb") as out:
+        return measure_child(argv, cwd=cwd, env=env, stdout=out, timeout=timeout)
 
 
 def summarize(runs: list[dict]) -> dict:
@@ -291,21 +285,32 @@ def pair_ratio(ours: dict, theirs: dict) -> dict:
     }
 
 
-def alternate(ours_argv, theirs_argv, rounds, *, ours_env, theirs_env, theirs_cwd, tmp, warmup=1) -> dict:
+def alternate(ours_argv, theirs_argv, rounds, *, ours_env, theirs_env, theirs_cwd, tmp, warmup=1,
+              timeout: float = 0) -> dict:
     """``warmup`` untimed runs of each side, then ``rounds`` x (ours, theirs), each a fresh process.
 
     The warm-up fills the page cache and, for ours, numba's on-disk cache (a
     fresh checkout compiles its kernels once, in the first run only); the
-    load average is taken around the timed runs.
+    load average is taken around the timed runs. A peer run that does not
+    finish in ``timeout`` seconds is killed and the pair reported as
+    ``theirs: {"did_not_finish_s": timeout}`` (ours is still measured).
     """
+    before = load_avg()
+    try:
+        for _ in range(warmup):
+            run_child(theirs_argv, env=theirs_env, cwd=theirs_cwd, timeout=timeout,
+                      stdout_path=os.path.join(tmp, "peer_warmup.txt"))
+    except ChildTimeout:
+        ours = [run_child(ours_argv, env=ours_env, cwd=tmp) for _ in range(warmup + rounds)][warmup:]
+        return {"ours": summarize(ours), "theirs": {"did_not_finish_s": timeout}, "ratio": None,
+                "load_before": before, "load_after": load_avg()}
     for _ in range(warmup):
         run_child(ours_argv, env=ours_env, cwd=tmp)
-        run_child(theirs_argv, env=theirs_env, cwd=theirs_cwd, stdout_path=os.path.join(tmp, "peer_warmup.txt"))
     before = load_avg()
     ours, theirs = [], []
     for r in range(rounds):
         ours.append(run_child(ours_argv, env=ours_env, cwd=tmp))
-        theirs.append(run_child(theirs_argv, env=theirs_env, cwd=theirs_cwd,
+        theirs.append(run_child(theirs_argv, env=theirs_env, cwd=theirs_cwd, timeout=timeout,
                                 stdout_path=os.path.join(tmp, f"peer_stdout_{r}.txt")))
     o, t = summarize(ours), summarize(theirs)
     return {"ours": o, "theirs": t, "ratio": pair_ratio(o, t), "load_before": before, "load_after": load_avg()}
@@ -345,7 +350,7 @@ def build_cahd_cpp(src: Path, out_dir: Path) -> Path:
     binary = out_dir / "Cahd"
     sources = [str(src / f) for f in ("mainCahd.cpp", "TransactionsTable.cpp", "Cahd.cpp", "Histogram.cpp",
                                       "TransactionGroup.cpp")]
-    argv = ["g++", "-O2", "-DNDEBUG", "-std=c++14", "-DWITHOUT_NUMPY", f"-I{src}", "-I/usr/include/eigen3",
+    argv = ["g++", "-O2", "-std=c++14", "-DWITHOUT_NUMPY", f"-I{src}", "-I/usr/include/eigen3",
             f"-I{include}", *sources, "-o", str(binary), "-lboost_program_options", f"-l{pyver}", "-lpthread"]
     done = subprocess.run(argv, capture_output=True, text=True)
     if done.returncode != 0:
@@ -486,6 +491,10 @@ def main(argv=None) -> dict:
                     help="Python 3 interpreter for the Python 3 scripts (needs their packages)")
     ap.add_argument("--rounds", type=int, default=3, help="alternations per pair (default 3)")
     ap.add_argument("--warmup", type=int, default=1, help="untimed runs of each side before a pair (default 1)")
+    ap.add_argument("--peer-timeout", type=float, default=600,
+                    help="seconds after which a peer run is killed and reported as not finished (default 600)")
+    ap.add_argument("--cahd-cpp-records", type=int, default=1000,
+                    help="records for the C++ CAHD pair (default 1000: it pads bms1 to a square matrix)")
     ap.add_argument("--cahd-py-records", type=int, default=2000,
                     help="records for the Python CAHD pair (its Main.py's size: 2000)")
     ap.add_argument("--quick", action="store_true", help="one round, one parameter set per peer")
@@ -549,7 +558,7 @@ def main(argv=None) -> dict:
                     check = check_aa_cut(data, taxonomy, cut, k, 4)
                     audit = ([*input_run[:1]], ["--model", "km", "-k", str(k), "-m", "4"])
                     label = f"AA k={k} m=4"
-                res = alternate(ours, theirs, rounds, warmup=warmup, ours_env=env, theirs_env=None, theirs_cwd=peer_dir, tmp=tmp)
+                res = alternate(ours, theirs, rounds, warmup=warmup, timeout=args.peer_timeout, ours_env=env, theirs_env=None, theirs_cwd=peer_dir, tmp=tmp)
                 res.update(pair=label, peer=str(path), peer_interpreter=interp, theirs_check=check,
                            ours_check=check_ours(ours_base, release, audit, env, tmp))
                 pairs.append(res)
@@ -566,7 +575,7 @@ def main(argv=None) -> dict:
                       "--p-value", str(p), "--sigma", str(sigma), "--data-path", str(fimi), "--no-verification"]
             ours = [*ours_base, "anonymize", *input_run, "-a", "mm", "-k", str(k), "-m", str(p),
                     "--param", f"h={h}", "--param", f"private={private}", "-o", release]
-            res = alternate(ours, theirs, rounds, warmup=warmup, ours_env=env, theirs_env=menv, theirs_cwd=args.mm, tmp=tmp)
+            res = alternate(ours, theirs, rounds, warmup=warmup, timeout=args.peer_timeout, ours_env=env, theirs_env=menv, theirs_cwd=args.mm, tmp=tmp)
             audit = ([*input_run[:1]], ["--model", "hkp", "-k", str(k), "-m", str(p), "--param", f"h={h}",
                                         "--param", f"private={private}"])
             label = f"MM k={k} p={p} h={h}"
@@ -579,20 +588,22 @@ def main(argv=None) -> dict:
         labels = sensitive_labels(data.n_records)
         if args.cahd_cpp is not None:
             binary = build_cahd_cpp(args.cahd_cpp, tmpd)
+            n = args.cahd_cpp_records
             inv = tmpd / "bms1_invoices.csv"
-            write_invoice_csv(records, labels, inv)
-            lcsv = tmpd / "bms1_labelled.csv"
-            write_labelled_long_csv(records, labels, lcsv)
+            write_invoice_csv(records[:n], labels[:n], inv)
+            lcsv = tmpd / f"bms1_labelled_cpp_{n}.csv"
+            write_labelled_long_csv(records[:n], labels[:n], lcsv)
             sens = "-".join(f"S{i}" for i in range(N_LABELS))
             for lv in ls:
                 out_csv = tmpd / "cahd_out.csv"
                 theirs = [str(binary), "-i", str(inv), "-o", str(out_csv), "-p", str(lv), "-a", "3", "-s", sens]
                 ours = [*ours_base, "anonymize", str(lcsv), "--label", "label", "-a", "cahd", "--param", f"l={lv}",
                         "--param", "alpha=3", "-o", release]
-                res = alternate(ours, theirs, rounds, warmup=warmup, ours_env=env, theirs_env=None, theirs_cwd=tmp, tmp=tmp)
-                check = check_cahd_cpp_output(out_csv, labels, lv)
+                res = alternate(ours, theirs, rounds, warmup=warmup, timeout=args.peer_timeout, ours_env=env, theirs_env=None, theirs_cwd=tmp, tmp=tmp)
+                check = (check_cahd_cpp_output(out_csv, labels, lv) if res["ratio"] is not None
+                         else {"audit": f"none: did not finish in {args.peer_timeout:g} s", "satisfied": None})
                 audit = ([str(lcsv), "--label", "label"], ["--model", "ldiversity", "--param", f"l={lv}"])
-                label = f"CAHD (C++) l=p={lv}"
+                label = f"CAHD (C++) l=p={lv}, {n} records"
                 res.update(pair=label, peer=str(args.cahd_cpp), theirs_check=check,
                            ours_check=check_ours(ours_base, release, audit, env, tmp))
                 pairs.append(res)
@@ -614,7 +625,7 @@ def main(argv=None) -> dict:
                 ours = [*ours_base, "anonymize", str(lcsv_n), "--label", "label", "-a", "cahd", "--param",
                         f"l={lv}", "--param", "alpha=3", "-o", release]
                 penv = dict(os.environ, MPLBACKEND="Agg")
-                res = alternate(ours, theirs, rounds, warmup=warmup, ours_env=env, theirs_env=penv, theirs_cwd=tmp, tmp=tmp)
+                res = alternate(ours, theirs, rounds, warmup=warmup, timeout=args.peer_timeout, ours_env=env, theirs_env=penv, theirs_cwd=tmp, tmp=tmp)
                 audit = ([str(lcsv_n), "--label", "label"], ["--model", "ldiversity", "--param", f"l={lv}"])
                 label = f"CAHD (Python) l=p={lv}, {n} records"
                 res.update(pair=label, peer=str(args.cahd_py), peer_interpreter=args.peer_python,
@@ -654,6 +665,13 @@ def markdown_table(doc: dict) -> str:
     rows = [head, "|" + "---|" * 10]
     for p in doc["pairs"]:
         o, t, r = p["ours"], p["theirs"], p["ratio"]
+        if r is None:
+            rows.append(
+                f"| {p['pair']} | {o['wall_best_s']:.2f} / {o['wall_median_s']:.2f} | did not finish in "
+                f"{t['did_not_finish_s']:g} s | - | {o['peak_best_mib']:.0f} | - | - | "
+                f"{p['load_before']}-{p['load_after']} | {chk(p['ours_check'])} | {chk(p['theirs_check'])} |"
+            )
+            continue
         rows.append(
             f"| {p['pair']} | {o['wall_best_s']:.2f} / {o['wall_median_s']:.2f} | "
             f"{t['wall_best_s']:.2f} / {t['wall_median_s']:.2f} | {r['wall_best']:.3f}x | "
