@@ -208,7 +208,12 @@ def main(argv=None) -> dict:
     ap.add_argument("--methods", help="comma-separated subset of the jobs")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--no-save", action="store_true")
+    ap.add_argument("--table", type=Path, help="only print the markdown table of an earlier results file")
     args = ap.parse_args(argv)
+    if args.table:
+        doc = json.loads(args.table.read_text())
+        print(markdown_table(doc))
+        return doc
     runs = 1 if args.quick else args.runs
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     bms1 = str(ROOT / "graphanon" / "datasets" / "data" / "bms1.dat.gz")
@@ -246,14 +251,15 @@ def markdown_table(doc: dict) -> str:
     """Jobs against the floor: wall and peak of the job, of the algorithm alone, the bounds and verdicts."""
     fl, pp = doc["floor"], doc["python_pass"]
     out = [f"Floor: `python -c pass` {pp['wall_s']:.2f} s, {pp['peak_mib']:.0f} MiB; "
-           f"numpy + scipy.sparse + load bms1 {fl['wall_s']:.2f} s, {fl['peak_mib']:.0f} MiB "
+           f"numpy + scipy.sparse + load bms1 {fl['wall_s']:.2f} s (CPU {fl['cpu_s']:.2f} s), {fl['peak_mib']:.0f} MiB "
            f"(best of {doc['runs']}, load {doc['load_start']}-{doc['load_end']}).", "",
-           "| job | wall (s) | algorithm (s) | bound 1.5 floor + alg (s) | within | peak (MiB) | "
-           "algorithm (MiB) | bound (MiB) | within | load |", "|" + "---|" * 10]
+           "| job | wall (s) | algorithm (s) | bound 1.5 floor + alg (s) | within | CPU (s) | CPU bound (s) | "
+           "within | peak (MiB) | algorithm (MiB) | bound (MiB) | within | load |", "|" + "---|" * 13]
     for r in doc["jobs"]:
         out.append(
             f"| `{r['command']}` | {r['job_wall_s']:.2f} | {r['algorithm_s']:.2f} | {r['wall_bound_s']:.2f} | "
-            f"{'yes' if r['wall_ok'] else 'no'} | {r['job_peak_mib']:.0f} | {r['algorithm_mib']:.0f} | "
+            f"{'yes' if r['wall_ok'] else 'no'} | {r['job_cpu_s']:.2f} | {r['cpu_bound_s']:.2f} | "
+            f"{'yes' if r['cpu_ok'] else 'no'} | {r['job_peak_mib']:.0f} | {r['algorithm_mib']:.0f} | "
             f"{r['peak_bound_mib']:.0f} | {'yes' if r['peak_ok'] else 'no'} | {r['load_before']}-{r['load_after']} |"
         )
     return "\n".join(out)

@@ -500,7 +500,12 @@ def main(argv=None) -> dict:
     ap.add_argument("--quick", action="store_true", help="one round, one parameter set per peer")
     ap.add_argument("--markdown", action="store_true", help="also print the markdown table")
     ap.add_argument("--no-save", action="store_true")
+    ap.add_argument("--table", type=Path, help="only print the markdown table of an earlier results file")
     args = ap.parse_args(argv)
+    if args.table:
+        doc = json.loads(args.table.read_text())
+        print(markdown_table(doc))
+        return doc
     rounds = 1 if args.quick else args.rounds
     warmup = args.warmup
     ks = [10] if args.quick else [5, 10]
@@ -661,20 +666,22 @@ def markdown_table(doc: dict) -> str:
         return ("ok" if c["satisfied"] else "VIOLATED") + (f" ({extra})" if extra else "")
 
     head = ("| pair | ours wall best / median (s) | theirs wall best / median (s) | ours / theirs wall | "
-            "ours peak (MiB) | theirs peak (MiB) | ours / theirs peak | load | ours audit | theirs audit |")
-    rows = [head, "|" + "---|" * 10]
+            "CPU best ours / theirs (s) | ours peak (MiB) | theirs peak (MiB) | ours / theirs peak | load | "
+            "ours audit | theirs audit |")
+    rows = [head, "|" + "---|" * 11]
     for p in doc["pairs"]:
         o, t, r = p["ours"], p["theirs"], p["ratio"]
         if r is None:
             rows.append(
                 f"| {p['pair']} | {o['wall_best_s']:.2f} / {o['wall_median_s']:.2f} | did not finish in "
-                f"{t['did_not_finish_s']:g} s | - | {o['peak_best_mib']:.0f} | - | - | "
+                f"{t['did_not_finish_s']:g} s | - | {o['cpu_best_s']:.2f} / - | {o['peak_best_mib']:.0f} | - | - | "
                 f"{p['load_before']}-{p['load_after']} | {chk(p['ours_check'])} | {chk(p['theirs_check'])} |"
             )
             continue
         rows.append(
             f"| {p['pair']} | {o['wall_best_s']:.2f} / {o['wall_median_s']:.2f} | "
             f"{t['wall_best_s']:.2f} / {t['wall_median_s']:.2f} | {r['wall_best']:.3f}x | "
+            f"{o['cpu_best_s']:.2f} / {t['cpu_best_s']:.2f} | "
             f"{o['peak_best_mib']:.0f} | {t['peak_best_mib']:.0f} | {r['peak_best']:.2f}x | "
             f"{p['load_before']}-{p['load_after']} | {chk(p['ours_check'])} | {chk(p['theirs_check'])} |"
         )
