@@ -184,3 +184,29 @@ def test_jobs_are_cli_commands():
     assert set(registered()) - set(methods) == {"cahd"}
     argv = job_floor.job_argv("aa", 5, 2, 5, {}, "r.json")
     assert argv[3:] == ["anonymize", "bms1", "-a", "aa", "-k", "5", "-m", "2", "--taxonomy", "balanced:5", "-o", "r.json"]
+
+
+def test_alternate_measures_both_sides_and_reports_a_peer_that_does_not_finish(tmp_path):
+    import sys
+
+    fast = [sys.executable, "-c", "pass"]
+    big = [sys.executable, "-c", "b = bytearray(80 * 2**20); b[::4096] = b'x' * len(b[::4096])"]
+    res = peers.alternate(fast, big, 2, ours_env=None, theirs_env=None, theirs_cwd=tmp_path, tmp=str(tmp_path),
+                          warmup=0)
+    assert len(res["ours"]["walls_s"]) == len(res["theirs"]["walls_s"]) == 2
+    # each child's own peak, not the (larger) test process's
+    assert res["ours"]["peak_best_mib"] < 60 < 80 < res["theirs"]["peak_best_mib"]
+    assert res["ratio"]["peak_best"] < 1
+    slow = [sys.executable, "-c", "import time; time.sleep(20)"]
+    dnf = peers.alternate(fast, slow, 1, ours_env=None, theirs_env=None, theirs_cwd=tmp_path, tmp=str(tmp_path),
+                          timeout=0.5)
+    assert dnf["ratio"] is None and dnf["theirs"] == {"did_not_finish_s": 0.5}
+    table = peers.markdown_table({"pairs": [
+        {**res, "pair": "P", "ours_check": {"audit": "a", "satisfied": True, "groups": 3},
+         "theirs_check": {"audit": "b", "satisfied": False}},
+        {**dnf, "pair": "Q", "ours_check": {"audit": "a", "satisfied": True},
+         "theirs_check": {"audit": "none: did not finish", "satisfied": None}},
+    ]})
+    lines = table.splitlines()
+    assert len(lines) == 4 and all(line.count("|") == 12 for line in lines)
+    assert "ok (groups 3)" in lines[2] and "VIOLATED" in lines[2] and "did not finish in 0.5 s" in lines[3]
