@@ -93,7 +93,10 @@ def measure_child(argv, *, cwd=None, env=None, stdout=None, timeout: float = 0) 
     finally:
         os.unlink(report)
     if out["timed_out"]:
-        raise ChildTimeout(f"{' '.join(map(str, argv))} did not finish in {timeout} s (killed)")
+        err = ChildTimeout(f"{' '.join(map(str, argv))} did not finish in {timeout} s (killed after "
+                           f"{out['cpu_s']:.1f} s CPU)")
+        err.stats = {"wall_s": out["wall_s"], "cpu_s": out["cpu_s"], "peak_mib": out["peak_mib"]}
+        raise err
     if out["code"] != 0:
         raise RuntimeError(f"{' '.join(map(str, argv))} failed ({out['code']}): {done.stderr.decode()[-800:]}")
     return {"wall_s": out["wall_s"], "cpu_s": out["cpu_s"], "peak_mib": out["peak_mib"]}

@@ -293,16 +293,19 @@ def alternate(ours_argv, theirs_argv, rounds, *, ours_env, theirs_env, theirs_cw
     fresh checkout compiles its kernels once, in the first run only); the
     load average is taken around the timed runs. A peer run that does not
     finish in ``timeout`` seconds is killed and the pair reported as
-    ``theirs: {"did_not_finish_s": timeout}`` (ours is still measured).
+    ``theirs: {"did_not_finish_s": timeout, ...}`` with the CPU time and peak
+    it had used (ours is still measured).
     """
     before = load_avg()
     try:
         for _ in range(warmup):
             run_child(theirs_argv, env=theirs_env, cwd=theirs_cwd, timeout=timeout,
                       stdout_path=os.path.join(tmp, "peer_warmup.txt"))
-    except ChildTimeout:
+    except ChildTimeout as stop:
         ours = [run_child(ours_argv, env=ours_env, cwd=tmp) for _ in range(warmup + rounds)][warmup:]
-        return {"ours": summarize(ours), "theirs": {"did_not_finish_s": timeout}, "ratio": None,
+        killed = {"did_not_finish_s": timeout, "cpu_s_when_killed": round(stop.stats["cpu_s"], 2),
+                  "peak_mib_when_killed": round(stop.stats["peak_mib"], 1)}
+        return {"ours": summarize(ours), "theirs": killed, "ratio": None,
                 "load_before": before, "load_after": load_avg()}
     for _ in range(warmup):
         run_child(ours_argv, env=ours_env, cwd=tmp)
@@ -674,7 +677,7 @@ def markdown_table(doc: dict) -> str:
         if r is None:
             rows.append(
                 f"| {p['pair']} | {o['wall_best_s']:.2f} / {o['wall_median_s']:.2f} | did not finish in "
-                f"{t['did_not_finish_s']:g} s | - | {o['cpu_best_s']:.2f} / - | {o['peak_best_mib']:.0f} | - | - | "
+                f"{t['did_not_finish_s']:g} s | - | {o['cpu_best_s']:.2f} / > {t.get('cpu_s_when_killed', 0):.1f} | {o['peak_best_mib']:.0f} | - | - | "
                 f"{p['load_before']}-{p['load_after']} | {chk(p['ours_check'])} | {chk(p['theirs_check'])} |"
             )
             continue
