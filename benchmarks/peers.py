@@ -46,7 +46,9 @@ The implementations measured (re-fetch them from these commits):
     --p-value P --sigma S --data-path bms1.dat --no-verification`` with
     ``PYTHONHASHSEED=0`` (its public items are a seeded permutation of a
     string set, so the hash seed fixes them). The check run reads the split
-    (its ``utils.prepare_data``) and ours runs ``-a mm -k K -m P --param
+    (its ``utils.prepare_data``) and its suppressed items (the greedy's
+    ``suppressed_items`` plus the size-1 moles it drops before the greedy),
+    and ours runs ``-a mm -k K -m P --param
     h=H --param private=...`` with exactly those private items.
 ``--cahd-cpp PATH``
     github.com/Strafo/CAHD @ a9a8a4f527e8220a7d02436ef5ee74b081d38b7c, with its
@@ -231,8 +233,11 @@ path, h, k, p, sigma = sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), int(sy
 dataset, public, private = utils.prepare_data(path, sigma)
 hkp = HKPCoherence.HKPCoherence(dataset, public, private, h, k, p, sigma)
 hkp.execute_algorithm(check_verification=False)
+# size-1 moles are dropped from the data before the greedy and are not in suppressed_items
+size1 = [x for mole in (hkp.size1_moles or ()) for x in mole]
 print(json.dumps({"public": [int(x) for x in public], "private": [int(x) for x in private],
-                  "suppressed": sorted(int(x) for x in (hkp.suppressed_items or ()))}))
+                  "suppressed": sorted(int(x) for x in (hkp.suppressed_items or ())),
+                  "size1_moles": sorted(int(x) for x in size1)}))
 """
 
 CAHD_PY_DRIVER = r"""
@@ -577,7 +582,8 @@ def main(argv=None) -> dict:
             menv = dict(os.environ, PYTHONHASHSEED="0")
             split = last_json_line(driver_run(args.peer_python, MM_DRIVER, "mm",
                                               [args.mm, fimi, h, k, p, sigma], cwd=args.mm, penv=menv))
-            check = check_mm_suppression(data, split["private"], split["suppressed"], h, k, p)
+            check = check_mm_suppression(data, split["private"], split["suppressed"] + split["size1_moles"], h, k, p)
+            check["size1_moles"] = len(split["size1_moles"])
             private = ",".join(str(x) for x in split["private"])
             theirs = [args.peer_python, str(args.mm / "run_hkp.py"), "--h-value", str(h), "--k-value", str(k),
                       "--p-value", str(p), "--sigma", str(sigma), "--data-path", str(fimi), "--no-verification"]
