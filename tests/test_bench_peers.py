@@ -211,3 +211,13 @@ def test_alternate_measures_both_sides_and_reports_a_peer_that_does_not_finish(t
     lines = table.splitlines()
     assert len(lines) == 4 and all(line.count("|") == 12 for line in lines)
     assert "ok (groups 3)" in lines[2] and "VIOLATED" in lines[2] and "did not finish in 0.5 s" in lines[3]
+
+
+def test_jobs_use_only_options_their_method_reads():
+    from graphanon.cli.registry import get_algorithm
+
+    for method, k, m, fanout, params in job_floor.JOBS:
+        spec = get_algorithm(method)
+        assert set(params) <= {p.name for p in spec.params}, method
+        given = {name for name, value in (("k", k), ("m", m), ("taxonomy", fanout)) if value is not None}
+        assert given <= set(spec.options), method
