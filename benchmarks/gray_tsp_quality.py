@@ -1,4 +1,4 @@
-"""ER and QE of the nonreciprocal release per record order: Gray, OR-Tools Gray-TSP, local Gray-TSP.
+"""ER and QE of the nonreciprocal release per record order: Gray, OR-Tools Gray-TSP, local Gray-TSP (Hamming, Hamming + length).
 
 Data: ``graphanon.datasets.synthetic.quest(n, rng=0)`` (default ``n = 20000``).
 Release: ``anonymize_nonreciprocal(data, k=5, rng=0, unsafe_secret_seed=s)``
@@ -41,6 +41,8 @@ CONFIGS = [
     ("ortools-5000", {"tsp_step_limit": 5000}),
     ("local-1500", {"tsp_solver": "local"}),
     ("local-300", {"tsp_solver": "local", "tsp_step_limit": 300}),
+    ("local-length-1500", {"tsp_solver": "local-length"}),
+    ("local-length-300", {"tsp_solver": "local-length", "tsp_step_limit": 300}),
 ]
 
 
