@@ -12,9 +12,11 @@ Release: audited, and on Quest data a lower ER and QE than the default
 from __future__ import annotations
 
 import itertools
+import json
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -27,6 +29,7 @@ from graphanon.algorithms.nonreciprocal import (
     hamming_cycle_length,
 )
 from graphanon.algorithms.nonreciprocal.tsp_local import row_lengths
+from graphanon.cli import main
 from graphanon.counting.bitset import bytes_to_words, pack_bytes
 from graphanon.datasets import load
 from graphanon.datasets.synthetic import quest
@@ -127,3 +130,16 @@ def test_nr_release_audited_and_better_than_the_default_order(seed):
     assert quality["local-length"][0] < quality["ortools"][0]
     assert quality["local-length"][1] < quality["ortools"][1]
     assert rel.params["tsp_solver"] == "local-length" and rel.params["tsp_step_limit"] == 1500
+
+
+def test_cli_local_length_release_records_the_solver_and_passes_its_audit(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    res = runner.invoke(main, ["anonymize", "chess", "-a", "nr", "-k", "3", "--seed", "0",
+                               "--param", "tsp_solver=local-length", "-o", "r.json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads((tmp_path / "r.json").read_text())["params"]["tsp_solver"] == "local-length"
+    res = runner.invoke(main, ["audit", "chess", "r.json", "--model", "nonreciprocal", "-k", "3", "--json"])
+    assert res.exit_code == 0 and json.loads(res.output)["satisfied"] is True
+    res = runner.invoke(main, ["anonymize", "chess", "-a", "nr", "-k", "3", "--param", "tsp_solver=length", "-o", "x.json"])
+    assert res.exit_code == 2 and "local-length" in res.output
