@@ -8,12 +8,13 @@ length, the sum of the segments' path lengths, wall and CPU seconds of
 the honest measure, best of ``--repeat`` runs) and the load average before
 the row. Rows: the local solver at several kick budgets (``step_limit``;
 1 is about the plain 2-opt / Or-opt descent from the Gray path, 1,500 the default), and OR-Tools at its default 40,000
-steps (the default before issue 24).
+steps (the default before issue 24), and the length-aware local solver
+(``solver="local-length"``) at the ``--length-kicks`` budgets.
 
 Usage::
 
     python benchmarks/gray_tsp_local.py [--datasets chess mushroom bms1 quest100k]
-        [--kicks 1 300 1500 5000] [--repeat 1] [--ortools-on chess mushroom]
+        [--kicks 1 300 1500 5000] [--length-kicks 1500] [--repeat 1] [--ortools-on chess mushroom]
 
 prints JSON lines and writes ``benchmarks/results/gray_tsp_local.json``.
 """
@@ -56,9 +57,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", nargs="+", default=["chess", "mushroom", "bms1", "quest100k"])
     ap.add_argument("--kicks", type=int, nargs="+", default=[1, 300, 1500, 5000])
+    ap.add_argument("--length-kicks", type=int, nargs="*", default=[1500],
+                    help="kick budgets of the length-aware local solver (solver='local-length')")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--ortools-on", nargs="*", default=None,
                     help="datasets that also get the OR-Tools row (default: all; it costs about 0.1 s per segment)")
+    ap.add_argument("--out", default=None, help="file name under benchmarks/results (default gray_tsp_local.json)")
     args = ap.parse_args()
     # compile (or load) the kernels before timing anything
     gray_tsp_details(np.eye(8, dtype=bool)[[0, 3, 1, 7, 2, 6, 4, 5]], step_limit=1)
@@ -68,7 +72,8 @@ def main() -> None:
         gray = gray_order(X)
         base = {"dataset": name, "records": int(X.shape[0]), "items": int(X.shape[1])}
         with_ortools = args.ortools_on is None or name in args.ortools_on
-        runs = [("local", k) for k in args.kicks] + ([("ortools", 40000)] if with_ortools else [])
+        runs = [("local", k) for k in args.kicks] + [("local-length", k) for k in args.length_kicks]
+        runs += [("ortools", 40000)] if with_ortools else []
         gray_length = hamming_cycle_length(X, gray)
         for solver, steps in runs:
             res, wall, cpu, load_avg = _timed(
@@ -85,6 +90,7 @@ def main() -> None:
                 "segment_paths": int(res.tsp_costs.sum()),
                 "wall_seconds": round(wall, 2),
                 "cpu_seconds": round(cpu, 2),
+                "cpu_ms_per_segment": round(1000 * cpu / (len(res.bounds) - 1), 2),
                 "load_1min": round(load_avg, 2),
             }
             rows.append(row)
@@ -95,7 +101,7 @@ def main() -> None:
         "repeat": args.repeat,
         "rows": rows,
     }
-    path = Path(__file__).parent / "results" / "gray_tsp_local.json"
+    path = Path(__file__).parent / "results" / (args.out or "gray_tsp_local.json")
     path.write_text(json.dumps(out, indent=2) + "\n")
 
 

@@ -1,4 +1,4 @@
-"""ER and QE of the nonreciprocal release per record order: Gray, OR-Tools Gray-TSP, local Gray-TSP.
+"""ER and QE of the nonreciprocal release per record order: Gray, OR-Tools Gray-TSP, local Gray-TSP (Hamming, Hamming + length).
 
 Data: ``graphanon.datasets.synthetic.quest(n, rng=0)`` (default ``n = 20000``).
 Release: ``anonymize_nonreciprocal(data, k=5, rng=0, unsafe_secret_seed=s)``
@@ -13,9 +13,11 @@ the CPU seconds of the first ``anonymize_nonreciprocal`` call.
 
 Usage::
 
-    python benchmarks/gray_tsp_quality.py [--n 20000] [--secrets 3]
+    python benchmarks/gray_tsp_quality.py [--n 20000] [--secrets 3] [--dataset bms1 --configs ... --out NAME]
 
-prints JSON lines and writes ``benchmarks/results/gray_tsp_quality.json``.
+prints JSON lines and writes ``benchmarks/results/gray_tsp_quality.json``
+(``--dataset NAME``: a bundled dataset instead of Quest; ``--configs``: a
+subset of the configuration labels; ``--out``: another file name).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal, hamming_cycle_length
+from graphanon.datasets import load
 from graphanon.datasets.synthetic import quest
 from graphanon.metrics import evaluate_nonreciprocal
 from graphanon.privacy import NonreciprocalKAnonymity
@@ -41,6 +44,8 @@ CONFIGS = [
     ("ortools-5000", {"tsp_step_limit": 5000}),
     ("local-1500", {"tsp_solver": "local"}),
     ("local-300", {"tsp_solver": "local", "tsp_step_limit": 300}),
+    ("local-length-1500", {"tsp_solver": "local-length"}),
+    ("local-length-300", {"tsp_solver": "local-length", "tsp_step_limit": 300}),
 ]
 
 
@@ -48,10 +53,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=20000)
     ap.add_argument("--secrets", type=int, default=3)
+    ap.add_argument("--dataset", default=None, help="a bundled dataset (graphanon.datasets.load) instead of Quest")
+    ap.add_argument("--configs", nargs="*", default=None, help="labels of CONFIGS to run (default: all)")
+    ap.add_argument("--out", default="gray_tsp_quality.json", help="file name under benchmarks/results")
     args = ap.parse_args()
-    data = quest(args.n, rng=0)
+    data = quest(args.n, rng=0) if args.dataset is None else load(args.dataset)
     rows = []
     for label, kw in CONFIGS:
+        if args.configs is not None and label not in args.configs:
+            continue
         values, cpu, length = [], None, None
         for secret in range(args.secrets):
             load_avg = os.getloadavg()[0]
@@ -69,7 +79,7 @@ def main() -> None:
         row = {
             "config": label,
             "params": {key: value for key, value in rel.params.items() if key.startswith(("order", "tsp"))},
-            "records": args.n,
+            "records": data.n_records,
             "order_cyclic_hamming": length,
             **{name: round(float(v[:, i].mean()), 6) for i, name in enumerate(names)},
             **{f"{name}_std": round(float(v[:, i].std()), 6) for i, name in enumerate(names[:3])},
@@ -81,13 +91,13 @@ def main() -> None:
         print(json.dumps(row), flush=True)
     out = {
         "benchmark": "gray_tsp_quality",
-        "dataset": f"graphanon.datasets.synthetic.quest({args.n}, rng=0)",
+        "dataset": f"graphanon.datasets.synthetic.quest({args.n}, rng=0)" if args.dataset is None else args.dataset,
         "k": 5,
         "secrets": args.secrets,
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
         "rows": rows,
     }
-    (Path(__file__).parent / "results" / "gray_tsp_quality.json").write_text(json.dumps(out, indent=2) + "\n")
+    (Path(__file__).parent / "results" / args.out).write_text(json.dumps(out, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ machine is shared.
 Usage::
 
     python benchmarks/nonreciprocal_1e6.py [--sizes 100000 1000000] [--k 5]
-        [--order gray-tsp|gray] [--n-jobs 1] [--solver local|ortools] [--step-limit N]
+        [--order gray-tsp|gray] [--n-jobs 1] [--solver local|local-length|ortools] [--step-limit N]
 
 prints JSON (and writes ``benchmarks/results/nonreciprocal_1e6_<order>.json``
 with ``--save``, ``nonreciprocal_1e6_<order>_<suffix>.json`` with ``--suffix``).
@@ -171,7 +171,7 @@ def main() -> None:
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--order", default="gray-tsp", choices=("gray-tsp", "gray"))
     ap.add_argument("--n-jobs", type=int, default=1)
-    ap.add_argument("--solver", default="local", choices=("local", "ortools"))
+    ap.add_argument("--solver", default="local", choices=("local", "local-length", "ortools"))
     ap.add_argument("--step-limit", type=int, default=None)
     ap.add_argument("--save", action="store_true")
     ap.add_argument("--suffix", default=None, help="save as nonreciprocal_1e6_<order>_<suffix>.json")

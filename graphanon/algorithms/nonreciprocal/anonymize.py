@@ -125,7 +125,7 @@ def tsp_budget(
         :func:`~graphanon.algorithms.nonreciprocal.default_step_limit` of the
         solver when no time limit is given: 40,000 OR-Tools steps, 1,500
         kicks of the local solver).
-    tsp_solver : {"ortools", "local"}, default "ortools"
+    tsp_solver : {"ortools", "local", "local-length"}, default "ortools"
         The segment solver (:func:`gray_tsp_details`).
 
     Returns
@@ -181,7 +181,7 @@ def record_order(
         40,000 OR-Tools steps, about 0.15 s per segment, or 1,500 kicks of the
         local solver, about 10 ms): the same ``rng`` seed then gives the same
         order on any machine and load.
-    tsp_solver : {"ortools", "local"}, default "ortools"
+    tsp_solver : {"ortools", "local", "local-length"}, default "ortools"
         Gray-TSP: the segment solver (:func:`gray_tsp_details`).
     rng : None, int or numpy.random.Generator, default 0
         Gray-TSP node numbering (:func:`gray_tsp_details`).
@@ -293,7 +293,9 @@ def anonymize_nonreciprocal(
         the search budget per segment and the segment solver (``"ortools"``,
         OR-Tools routing, default; ``"local"``, iterated 2-opt / Or-opt,
         about ten times faster with shorter orders, a lower ER and a higher
-        QE on Quest data; :func:`gray_tsp_details`). By default, seeded or
+        QE on Quest data; ``"local-length"``, the same search on Hamming
+        distance plus length difference, a lower ER and a lower QE than the
+        default on Quest data; :func:`gray_tsp_details`). By default, seeded or
         not, the budget is ``tsp_step_limit`` solver steps (default
         :func:`~graphanon.algorithms.nonreciprocal.default_step_limit`:
         40,000 OR-Tools steps, about as long and as good as 0.2 s of search,

@@ -36,19 +36,36 @@ def path_lower_bound(D: np.ndarray) -> int:
     return int(Dm[:, 1:].min(axis=0).sum())
 
 
-def _local_path(seg_words, gcost, seed_seq, time_limit, step_limit):
-    """One segment by the local solver: ``(gray_cost, path or None, cost, solved)`` as :func:`_solve_segment`."""
+def row_lengths(words: np.ndarray) -> np.ndarray:
+    """Number of set bits (the record length) of every row of a uint64 word matrix."""
+    return np.unpackbits(np.ascontiguousarray(words).view(np.uint8), axis=1).sum(axis=1, dtype=np.int64)
+
+
+def _local_path(seg_words, gcost, seed_seq, time_limit, step_limit, length_weight=0):
+    """One segment by the local solver: ``(gray_cost, path or None, cost, solved)`` as :func:`_solve_segment`.
+
+    With ``length_weight = w > 0`` the search minimizes ``H(a, b) + w | |a| - |b| |``
+    over the path (records of similar length kept together, docs/order.md, "Why the
+    order drives QE"); the path is kept only when it is shorter than the Gray path in
+    that objective and not longer in Hamming distance. ``cost`` is always the Hamming length.
+    """
     from graphanon.algorithms.nonreciprocal._tsp_kernels import (
         hamming_matrix_kernel,
         improve_path,
         neighbour_lists,
+        path_cost,
     )
 
     L = seg_words.shape[0]
     if L <= 3 or gcost == 0:
         return gcost, None, gcost, False
-    D = hamming_matrix_kernel(np.ascontiguousarray(seg_words))
-    if gcost <= path_lower_bound(D):
+    H = hamming_matrix_kernel(np.ascontiguousarray(seg_words))
+    D = H
+    if length_weight:
+        lengths = row_lengths(seg_words)
+        D = (H + length_weight * np.abs(lengths[:, None] - lengths[None, :])).astype(np.int32)
+    objective_gray = int(path_cost(D, np.arange(L, dtype=np.int64)))
+    if objective_gray <= path_lower_bound(D):
         return gcost, None, gcost, False
     nbr = neighbour_lists(D, _NEIGHBOURS)
     state = np.asarray(seed_seq.generate_state(1, np.uint64), dtype=np.uint64)
@@ -63,8 +80,8 @@ def _local_path(seg_words, gcost, seed_seq, time_limit, step_limit):
             remaining -= kicks
         if deadline is not None and time.perf_counter() >= deadline:
             break
-    cost = int(cost)
-    if cost < gcost:  # never worse than the Gray segment
+    cost = int(path_cost(H, path)) if length_weight else int(cost)
+    if int(path_cost(D, path)) < objective_gray and cost <= gcost:  # never worse than the Gray segment
         return gcost, path, cost, True
     return gcost, None, gcost, True
 
@@ -72,13 +89,15 @@ def _local_path(seg_words, gcost, seed_seq, time_limit, step_limit):
 def _solve_local_segments(task):
     """Several consecutive segments by the local solver (one task of the pool or of a Dask worker).
 
-    ``task`` is ``(words, offsets, gray_costs, seed_sequences, (time_limit, step_limit))``:
+    ``task`` is ``(words, offsets, gray_costs, seed_sequences, (time_limit, step_limit, length_weight))``:
     segment ``s`` is ``words[offsets[s]:offsets[s + 1]]`` in Gray order. Returns
     one :func:`_solve_segment`-style tuple per segment.
     """
-    words, offsets, gcosts, seed_seqs, (time_limit, step_limit) = task
+    words, offsets, gcosts, seed_seqs, (time_limit, step_limit, length_weight) = task
     return [
-        _local_path(words[offsets[s] : offsets[s + 1]], int(gcosts[s]), seed_seqs[s], time_limit, step_limit)
+        _local_path(
+            words[offsets[s] : offsets[s + 1]], int(gcosts[s]), seed_seqs[s], time_limit, step_limit, length_weight
+        )
         for s in range(len(seed_seqs))
     ]
 

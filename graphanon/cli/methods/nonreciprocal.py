@@ -22,8 +22,9 @@ _TSP_PARAMS = (
           "(refused with --seed)"),
     Param("tsp_step_limit", int, None, "Gray-TSP order: deterministic search budget per segment (the default; "
           "OR-Tools steps, default 40000; kicks of the local solver, default 1500)"),
-    Param("tsp_solver", str, "ortools", "Gray-TSP order: segment solver, ortools or local (iterated 2-opt/Or-opt, "
-          "about 10x faster, shorter order, lower ER, higher QE)"),
+    Param("tsp_solver", str, "ortools", "Gray-TSP order: segment solver, ortools, local (iterated 2-opt/Or-opt, "
+          "about 10x faster, shorter order, lower ER, higher QE) or local-length (the same on Hamming distance "
+          "plus length difference: lower ER and QE than ortools on Quest)"),
 )
 _NR_PARAMS = (
     Param("l", int, None, "l-diversity of the sensitive labels (records need a label column)"),
