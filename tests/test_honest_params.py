@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from graphanon.algorithms.hierarchy.cut import anonymize_cut
-from graphanon.algorithms.nonreciprocal import DETERMINISTIC_STEP_LIMIT
+from graphanon.algorithms.nonreciprocal import LOCAL_STEP_LIMIT
 from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
 from graphanon.cli import main
 from graphanon.cli.registry import RunOptions, get_algorithm, registered
@@ -219,7 +219,8 @@ def test_bench_reports_the_parameters_used(run):
     assert out["audit_k"]["satisfied"] and out["audit_k"]["model"].endswith("(k=3)")
     out = json.loads(run("bench", "nr_table1", "-a", "nr", "-k", "2", "--seed", "4", "--queries", "10",
                          "--json").output)
-    assert out["params"]["tsp_step_limit"] == DETERMINISTIC_STEP_LIMIT and out["params"]["order"] == "gray-tsp"
+    assert out["params"]["tsp_step_limit"] == LOCAL_STEP_LIMIT and out["params"]["order"] == "gray-tsp"
+    assert out["params"]["tsp_solver"] == "local-length"
     # a deterministic method takes --seed in bench: it seeds the query workload
     res = run("bench", "liuwang_fig1", "-a", "hghs", "-k", "2", "--seed", "4", "--queries", "10", "--json")
     assert res.exit_code == 0 and json.loads(res.output)["params"]

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from graphanon.algorithms.nonreciprocal import (
-    DETERMINISTIC_STEP_LIMIT,
+    LOCAL_STEP_LIMIT,
     anonymize_nonreciprocal,
     gray_tsp_details,
 )
@@ -121,7 +121,8 @@ def test_nr_default_gray_tsp_on_chess_is_reproducible():
     assert np.array_equal(d1.order, d2.order)
     assert np.array_equal(d1.graph.successors, d2.graph.successors)
     assert structure(r1) == structure(r2)  # the published rows as a multiset: the graph decides them
-    assert r1.params["tsp_time_limit"] is None and r1.params["tsp_step_limit"] == DETERMINISTIC_STEP_LIMIT
+    assert r1.params["tsp_time_limit"] is None and r1.params["tsp_step_limit"] == LOCAL_STEP_LIMIT
+    assert r1.params["tsp_solver"] == "local-length"
     assert r1.params == r2.params
 
 
@@ -130,7 +131,7 @@ def test_params_do_not_show_whether_nr_was_seeded():
     data = load("nr_table1")
     seeded, unseeded = anonymize_nonreciprocal(data, k=2, rng=1), anonymize_nonreciprocal(data, k=2)
     assert seeded.params == unseeded.params
-    assert unseeded.params["tsp_time_limit"] is None and unseeded.params["tsp_step_limit"] == DETERMINISTIC_STEP_LIMIT
+    assert unseeded.params["tsp_time_limit"] is None and unseeded.params["tsp_step_limit"] == LOCAL_STEP_LIMIT
     # a clock only when asked for: an explicit budget, not switched by rng (the CLI refuses it with --seed)
     timed = anonymize_nonreciprocal(data, k=2, tsp_time_limit=0.05)
     assert timed.params["tsp_time_limit"] == 0.05 and set(timed.params) == set(seeded.params)

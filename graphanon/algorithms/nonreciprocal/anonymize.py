@@ -105,7 +105,7 @@ class NonreciprocalTrace:
 
 
 def tsp_budget(
-    tsp_time_limit: float | None, tsp_step_limit: int | None, tsp_solver: str = "ortools"
+    tsp_time_limit: float | None, tsp_step_limit: int | None, tsp_solver: str = "local-length"
 ) -> tuple[float | None, int | None]:
     """The Gray-TSP search budget per segment, ``(time_limit, step_limit)``: an explicit choice.
 
@@ -125,7 +125,7 @@ def tsp_budget(
         :func:`~graphanon.algorithms.nonreciprocal.default_step_limit` of the
         solver when no time limit is given: 40,000 OR-Tools steps, 1,500
         kicks of the local solver).
-    tsp_solver : {"ortools", "local", "local-length"}, default "ortools"
+    tsp_solver : {"local-length", "ortools", "local"}, default "local-length"
         The segment solver (:func:`gray_tsp_details`).
 
     Returns
@@ -157,7 +157,7 @@ def record_order(
     max_segment: int = 350,
     tsp_time_limit: float | None = None,
     tsp_step_limit: int | None = None,
-    tsp_solver: str = "ortools",
+    tsp_solver: str = "local-length",
     rng=0,
     n_jobs: int = 1,
     client=None,
@@ -181,7 +181,7 @@ def record_order(
         40,000 OR-Tools steps, about 0.15 s per segment, or 1,500 kicks of the
         local solver, about 10 ms): the same ``rng`` seed then gives the same
         order on any machine and load.
-    tsp_solver : {"ortools", "local", "local-length"}, default "ortools"
+    tsp_solver : {"local-length", "ortools", "local"}, default "local-length"
         Gray-TSP: the segment solver (:func:`gray_tsp_details`).
     rng : None, int or numpy.random.Generator, default 0
         Gray-TSP node numbering (:func:`gray_tsp_details`).
@@ -263,7 +263,7 @@ def anonymize_nonreciprocal(
     max_segment: int = 350,
     tsp_time_limit: float | None = None,
     tsp_step_limit: int | None = None,
-    tsp_solver: str = "ortools",
+    tsp_solver: str = "local-length",
     extraction: str = "closed-walk",
     l_method: str = "flow",
     client=None,
@@ -427,8 +427,7 @@ def anonymize_nonreciprocal(
         params["tsp_time_limit"], params["tsp_step_limit"] = tsp_budget(
             tsp_time_limit, tsp_step_limit, tsp_solver
         )
-        if tsp_solver != "ortools":  # the default is not recorded: releases made before keep their bytes
-            params["tsp_solver"] = tsp_solver
+        params["tsp_solver"] = tsp_solver  # always recorded (releases made before it was recorded used "ortools")
     if l is None:
         graph = GeneralizationGraph.ring(perm, k, data.record_ids)
         greedy = None

@@ -22,9 +22,10 @@ _TSP_PARAMS = (
           "(refused with --seed)"),
     Param("tsp_step_limit", int, None, "Gray-TSP order: deterministic search budget per segment (the default; "
           "OR-Tools steps, default 40000; kicks of the local solver, default 1500)"),
-    Param("tsp_solver", str, "ortools", "Gray-TSP order: segment solver, ortools, local (iterated 2-opt/Or-opt, "
-          "about 10x faster, shorter order, lower ER, higher QE) or local-length (the same on Hamming distance "
-          "plus length difference: lower ER and QE than ortools on Quest)"),
+    Param("tsp_solver", str, "local-length", "Gray-TSP order: segment solver, local-length (default: iterated "
+          "2-opt/Or-opt on Hamming distance plus length difference; lower ER and QE than ortools at about a "
+          "tenth of its time), ortools (OR-Tools routing, the former default) or local (Hamming distance only: "
+          "the lowest ER, a higher QE)"),
 )
 _NR_PARAMS = (
     Param("l", int, None, "l-diversity of the sensitive labels (records need a label column)"),
@@ -50,7 +51,8 @@ def _run_nr(data, opts: RunOptions) -> NonreciprocalRelease:
         raise ParameterError(
             f"--param tsp_time_limit={values['tsp_time_limit']} stops the Gray-TSP search on wall-clock time, so "
             "--seed would not reproduce the order; drop it, or set the deterministic budget with "
-            "--param tsp_step_limit=N (solver steps per segment, default 40000; 1500 kicks with tsp_solver=local)"
+            "--param tsp_step_limit=N (per segment: 1500 kicks of the local solvers by default; 40000 steps with "
+            "tsp_solver=ortools)"
         )
     if "l_method" in opts.params and "l" not in opts.params:
         raise ParameterError("--param l_method only applies with --param l=L (l-diversity)")
