@@ -161,3 +161,40 @@ def test_fimi_fast_path_equals_python_tokenizer(lines, newline, final_newline):
     fast = text.plain_integer_tokens(body)
     if fast is not None:
         assert int(fast[0].sum()) == len(fast[1])
+
+
+# --- the k^m check of a cut job: no graph or linear-algebra modules ------------------------------------------
+
+def _modules_after(code: str) -> set[str]:
+    """Full module names in ``sys.modules`` after running ``code`` in a fresh interpreter."""
+    import subprocess
+    import sys
+
+    probe = f"{code}\nimport sys, json\nsys.stdout.write('\\nMODULES ' + json.dumps(sorted(sys.modules)))\n"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return set(json.loads(out.stdout.rpartition("\nMODULES ")[2]))
+
+
+def test_cut_job_and_its_km_check_load_no_csgraph_or_linalg(tmp_path):
+    """``anonymize -a cut`` checks its k^m claim (the audit imports the recoding-consistency check, whose
+    matching module needs ``scipy.sparse.csgraph`` only for the label-linkage edges): the job loads
+    neither csgraph nor the ``scipy.sparse.linalg``/``scipy.linalg`` that csgraph pulls in, nor numba."""
+    from tests.test_imports import cli
+
+    out = tmp_path / "r.json"
+    loaded = _modules_after(cli("anonymize", "bms1", "-a", "cut", "-k", "5", "-m", "2", "--taxonomy", "balanced:5",
+                                "--param", "level=2", "--param", "force=true", "-o", str(out)))
+    assert out.exists()
+    assert "graphanon.privacy.matchings" in loaded  # the check ran through the module that once imported csgraph
+    assert {"scipy.sparse.csgraph", "scipy.sparse.linalg", "scipy.linalg", "numba"} & loaded == set()
+
+
+def test_viable_edges_still_finds_its_graph_library():
+    """The csgraph import moved into ``viable_edges``: its strongly connected components still separate the
+    edge no perfect matching uses (record 1 has only row 1, so record 0 must take row 0)."""
+    from graphanon.privacy.matchings import viable_edges
+
+    one = np.ones(2, dtype=np.int64)
+    assert viable_edges(one, one, [0, 0, 1], [0, 1, 1]).tolist() == [True, False, True]
+    assert viable_edges(one, one, [0, 0, 1, 1], [0, 1, 0, 1]).tolist() == [True] * 4
