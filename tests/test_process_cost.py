@@ -198,3 +198,38 @@ def test_viable_edges_still_finds_its_graph_library():
     one = np.ones(2, dtype=np.int64)
     assert viable_edges(one, one, [0, 0, 1], [0, 1, 1]).tolist() == [True, False, True]
     assert viable_edges(one, one, [0, 0, 1, 1], [0, 1, 0, 1]).tolist() == [True] * 4
+
+
+# --- the private link's ordered digest: record ids hashed as json.dumps gave them -----------------------------
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(-10**20, 10**20) | st.text(max_size=6) | st.sampled_from(['a"b', "c\\d", "e\nf", "\x00",
+                                                                                     "\x1f", "\x7f", "é", "\u2028"]),
+                max_size=12))
+def test_record_ids_json_equals_json_dumps_per_id(ids):
+    """Ids that need no escaping take one join, the others json.dumps: the text json.dumps gives either way."""
+    from graphanon.release.fingerprint import _json_strings
+
+    want = ", ".join(json.dumps(str(r), ensure_ascii=False) for r in ids)
+    assert _json_strings(ids) == want
+    assert _json_strings(tuple(ids)) == want
+
+
+def test_ordered_digest_unchanged_by_the_id_encoding(monkeypatch):
+    """The link's digest of data with plain and with escaped ids equals the digest hashed with json.dumps per id."""
+    from graphanon.data import from_iterable
+    from graphanon.release import fingerprint
+
+    def reference(data, salt):
+        X, rank, vocabulary = fingerprint._canonical(data)
+        h = fingerprint._hasher(b"graphanon-ordered-data/1\0", salt, X, rank, vocabulary)
+        h.update(json.dumps([str(r) for r in data.record_ids], ensure_ascii=False).encode("utf-8"))
+        return h.hexdigest()
+
+    records = [["a", "b"], ["b"], ["c", "a"], []]
+    for ids in (None, ["r1", 'r"2', "r\n3", "é"]):
+        data = from_iterable(records, record_ids=ids)
+        assert fingerprint.ordered_digest(data, salt="0f") == reference(data, "0f")
+    monkeypatch.setattr(fingerprint, "_CHUNK_ROWS", 3)  # runs of ids joined across chunk boundaries
+    data = from_iterable(records * 3, record_ids=[f"x{i}" for i in range(12)])
+    assert fingerprint.ordered_digest(data, salt="0f") == reference(data, "0f")
