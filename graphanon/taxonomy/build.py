@@ -11,19 +11,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Hashable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
 
 from graphanon.errors import DataFormatError, ParameterError, TaxonomyError
 from graphanon.utils.labels import as_label, natural_key
 
-__all__ = ["balanced_graph", "level_table_graph"]
+if TYPE_CHECKING:  # networkx: imported where a graph is built (a balanced Taxonomy needs none)
+    import networkx as nx
+
+__all__ = ["balanced_edges", "balanced_graph", "level_table_graph"]
 
 
 def level_table_graph(rows: Iterable[Sequence[Hashable]], *, root: Hashable = "ALL",
                       source: str = "<table>") -> nx.DiGraph:
     """The tree of rows ``(item, level_d, ..., level_1)`` (see ``Taxonomy.from_level_table``)."""
+    import networkx as nx
+
     table: list[list[Hashable]] = [[c.strip() if isinstance(c, str) else c for c in r] for r in rows]
     root = as_label(root, "taxonomy root")
     if not table:
@@ -70,6 +75,26 @@ def level_table_graph(rows: Iterable[Sequence[Hashable]], *, root: Hashable = "A
 def balanced_graph(items: Iterable[Hashable], fanout: int = 5, *, order: str = "sorted", rng=None,
                    prefix: str = "G") -> nx.DiGraph:
     """Groups of ``fanout`` nodes per level up to ``"ROOT"`` (see ``Taxonomy.balanced``)."""
+    import networkx as nx
+
+    leaves, edges = balanced_edges(items, fanout, order=order, rng=rng, prefix=prefix)
+    g = nx.DiGraph()
+    g.add_nodes_from(leaves)
+    g.add_edges_from(edges)
+    return g
+
+
+def balanced_edges(items: Iterable[Hashable], fanout: int = 5, *, order: str = "sorted", rng=None,
+                   prefix: str = "G") -> tuple[list[str], list[tuple[str, str]]]:
+    """The leaves (in grouping order) and the edges (parent, child) of :func:`balanced_graph`, in its order.
+
+    Without networkx: ``Taxonomy.balanced`` builds its arrays from these and the graph only when asked.
+
+    Examples
+    --------
+    >>> balanced_edges(range(3), 2)
+    (['0', '1', '2'], [('G1_0', '0'), ('G1_0', '1'), ('G1_1', '2'), ('ROOT', 'G1_0'), ('ROOT', 'G1_1')])
+    """
     if fanout < 2:
         raise ParameterError(f"fanout must be at least 2, got {fanout}")
     try:
@@ -85,8 +110,8 @@ def balanced_graph(items: Iterable[Hashable], fanout: int = 5, *, order: str = "
         level = [level[i] for i in perm]
     else:
         raise ParameterError(f"order must be 'sorted' or 'random', got {order!r}")
-    g = nx.DiGraph()
-    g.add_nodes_from(level)
+    leaves = list(level)
+    edges: list[tuple[str, str]] = []
     internal = re.compile(rf"ROOT\Z|{re.escape(prefix)}[0-9]+_[0-9]+\Z")
     clash = next((x for x in level if internal.match(x)), None)
     if clash is not None:
@@ -100,11 +125,9 @@ def balanced_graph(items: Iterable[Hashable], fanout: int = 5, *, order: str = "
         nxt = []
         for gi, grp in enumerate(groups):
             name = f"{prefix}{depth}_{gi}"
-            for c in grp:
-                g.add_edge(name, c)
+            edges.extend((name, c) for c in grp)
             nxt.append(name)
         level = nxt
         depth += 1
-    for c in level:
-        g.add_edge("ROOT", c)
-    return g
+    edges.extend(("ROOT", c) for c in level)
+    return leaves, edges

@@ -30,21 +30,26 @@ import csv
 import io
 import os
 from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
 
 from graphanon.errors import DataFormatError, ParameterError, TaxonomyError
 from graphanon.readwrite.formats import read_all
-from graphanon.taxonomy.build import balanced_graph, level_table_graph
+from graphanon.taxonomy.build import balanced_edges, level_table_graph
 from graphanon.taxonomy.itemgroups import ItemGroups
 from graphanon.utils.labels import as_label, lookup_key, natural_key
+
+if TYPE_CHECKING:  # networkx: imported where a graph is read, checked or built (Taxonomy.graph)
+    import networkx as nx
 
 __all__ = ["ItemGroups", "Taxonomy", "read_taxonomy"]
 
 
 def _text_nodes(graph: nx.DiGraph) -> nx.DiGraph:
     """``graph`` with every node turned into its text label (the same graph when all are text)."""
+    import networkx as nx
+
     if all(type(v) is str for v in graph):
         return graph
     try:
@@ -93,6 +98,8 @@ class Taxonomy:
     """
 
     def __init__(self, graph: nx.DiGraph) -> None:
+        import networkx as nx
+
         if not isinstance(graph, nx.DiGraph):
             raise TaxonomyError("a taxonomy needs a networkx.DiGraph with edges parent -> child")
         if graph.number_of_nodes() == 0:
@@ -123,18 +130,29 @@ class Taxonomy:
                 raise TaxonomyError(f"the taxonomy has a cycle {[u for u, _ in cycle]}")
             except nx.NetworkXNoCycle:
                 raise TaxonomyError(f"nodes {unreached[:5]} are not reachable from the root {root!r}") from None
-        self._graph = nx.freeze(graph.copy())
-        self.root = root
+        self._frozen_graph = nx.freeze(graph.copy())
+        self._set_tree(order, lambda v: next(iter(graph.predecessors(v))))
+
+    def _set_tree(self, order: list, parent_of) -> None:
+        """The arrays behind every query, from the preorder ``order`` (root first) and ``parent_of(node)``.
+
+        A node's children, in preorder, are in the graph's successor order (the preorder visits
+        successors in that order), so :meth:`children` reads them from here, not from the graph.
+        """
+        self.root = order[0]
         self._order = order
         self._pos = {v: i for i, v in enumerate(order)}
         n = len(order)
         parent = np.full(n, -1, dtype=np.int64)
         depth = np.zeros(n, dtype=np.int64)
         for v in order[1:]:
-            p = next(iter(graph.predecessors(v)))
+            p = parent_of(v)
             parent[self._pos[v]] = self._pos[p]
             depth[self._pos[v]] = depth[self._pos[p]] + 1
-        is_leaf = np.array([graph.out_degree(v) == 0 for v in order])
+        is_leaf = np.bincount(parent[1:], minlength=n) == 0
+        by_parent = np.argsort(parent[1:], kind="stable") + 1  # children grouped by parent, in preorder
+        self._children_ptr = np.concatenate([[0], np.cumsum(np.bincount(parent[1:], minlength=n))])
+        self._children_idx = by_parent
         # Euler interval: subtree of node i is the preorder range [i, end[i]).
         end = np.arange(1, n + 1, dtype=np.int64)
         for i in range(n - 1, 0, -1):
@@ -152,6 +170,8 @@ class Taxonomy:
     @classmethod
     def from_parent_map(cls, parent_of: Mapping[Hashable, Hashable]) -> Taxonomy:
         """Build from a mapping child -> parent (the root is the node with no parent)."""
+        import networkx as nx
+
         g = nx.DiGraph()
         for child, parent in parent_of.items():
             if child == parent:
@@ -162,6 +182,8 @@ class Taxonomy:
     @classmethod
     def from_edges(cls, edges: Iterable[tuple[Hashable, Hashable]]) -> Taxonomy:
         """Build from (parent, child) pairs; a child given two parents is an error."""
+        import networkx as nx
+
         g = nx.DiGraph()
         for parent, child in edges:
             if g.has_node(child) and g.in_degree(child) and next(iter(g.predecessors(child))) != parent:
@@ -253,11 +275,30 @@ class Taxonomy:
         >>> t.leaves_under("G1_1")
         ['5', '6', '7', '8', '9']
         """
-        return cls(balanced_graph(items, fanout, order=order, rng=rng, prefix=prefix))
+        leaves, edges = balanced_edges(items, fanout, order=order, rng=rng, prefix=prefix)
+        # a tree by construction (one parent per node, one root, distinct text labels), so no networkx
+        # checks: the arrays come from the edges and the graph is built only when asked (_graph)
+        children: dict[str, list[str]] = {}
+        parent_of: dict[str, str] = {}
+        for parent, child in edges:
+            children.setdefault(parent, []).append(child)
+            parent_of[child] = parent
+        order, stack = [], ["ROOT"]
+        while stack:
+            v = stack.pop()
+            order.append(v)
+            stack.extend(reversed(children.get(v, ())))
+        tax = cls.__new__(cls)
+        tax._frozen_graph = None
+        tax._graph_parts = (leaves, edges)
+        tax._set_tree(order, parent_of.__getitem__)
+        return tax
 
     @classmethod
     def from_groups(cls, groups: ItemGroups, *, root: Hashable = "ALL") -> Taxonomy:
         """A two-level taxonomy: root -> one node per block -> its items."""
+        import networkx as nx
+
         g = nx.DiGraph()
         for name, block in groups.blocks.items():
             name = as_label(name, "group name")
@@ -269,12 +310,27 @@ class Taxonomy:
 
     # ------------------------------------------------------------------ structure
     @property
+    def _graph(self) -> nx.DiGraph:
+        """The frozen networkx tree, built on first use for a taxonomy made without one (``balanced``)."""
+        if self._frozen_graph is None:
+            import networkx as nx
+
+            leaves, edges = self._graph_parts
+            g = nx.DiGraph()
+            g.add_nodes_from(leaves)
+            g.add_edges_from(edges)
+            self._frozen_graph = nx.freeze(g)
+        return self._frozen_graph
+
+    @property
     def graph(self) -> nx.DiGraph:
         """The frozen tree (edges parent -> child)."""
         return self._graph
 
     def to_networkx(self) -> nx.DiGraph:
         """A mutable copy of the tree with ``leaves``/``depth`` node attributes."""
+        import networkx as nx
+
         g = nx.DiGraph(self._graph)
         for v in g:
             i = self._pos[v]
@@ -319,7 +375,8 @@ class Taxonomy:
 
     def children(self, node) -> list:
         """The children of ``node``."""
-        return list(self._graph.successors(self._order[self._i(node)]))
+        i = self._i(node)
+        return [self._order[j] for j in self._children_idx[self._children_ptr[i] : self._children_ptr[i + 1]]]
 
     def ancestors(self, node) -> list:
         """Proper ancestors of ``node``, nearest first (the root last)."""
