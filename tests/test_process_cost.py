@@ -293,12 +293,18 @@ def test_children_from_arrays_follow_the_graph_for_networkx_taxonomies():
     assert edges.children("r") == ["b", "a"] and edges.children("b") == ["z", "c"] and edges.children("y") == []
 
 
-def test_cut_job_with_a_balanced_taxonomy_loads_no_networkx(tmp_path):
-    """The balanced taxonomy of a cut job is arrays only: networkx is not imported (0.075 s CPU, ~17 MiB)."""
+@pytest.mark.parametrize("args", [
+    ("-a", "cut", "-k", "5", "-m", "2", "--taxonomy", "balanced:5", "--param", "level=2", "--param", "force=true"),
+    ("-a", "aa", "-k", "5", "-m", "2", "--taxonomy", "balanced:5"),
+    ("-a", "partswap", "--param", "categories=random:5", "--seed", "0"),
+])
+def test_jobs_with_a_balanced_taxonomy_or_categories_load_no_networkx(tmp_path, args):
+    """A balanced taxonomy is arrays only and categories need no graph: networkx (0.075 s CPU, ~17 MiB) is
+    not imported."""
     from tests.test_imports import cli
 
     out = tmp_path / "r.json"
-    loaded = _modules_after(cli("anonymize", "bms1", "-a", "cut", "-k", "5", "-m", "2", "--taxonomy", "balanced:5",
-                                "--param", "level=2", "--param", "force=true", "-o", str(out)))
+    loaded = _modules_after(cli("anonymize", "groceries" if "partswap" in args else "bms1", *args, "-o", str(out)))
     assert out.exists()
-    assert "graphanon.taxonomy.tree" in loaded and "networkx" not in loaded
+    assert "networkx" not in loaded
+    assert ("graphanon.taxonomy.tree" in loaded) == ("--taxonomy" in args)  # the balanced tree was built
