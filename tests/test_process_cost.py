@@ -307,4 +307,4 @@ def test_jobs_with_a_balanced_taxonomy_or_categories_load_no_networkx(tmp_path, 
     loaded = _modules_after(cli("anonymize", "bms1", *args, "-o", str(out)))
     assert out.exists()
     assert "networkx" not in loaded
-    assert ("graphanon.taxonomy.tree" in loaded) == ("--taxonomy" in args)  # the balanced tree was built
+    assert "graphanon.taxonomy.tree" in loaded  # the balanced tree was built (partswap: the categories' module)
