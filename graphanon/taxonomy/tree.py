@@ -36,7 +36,14 @@ import numpy as np
 
 from graphanon.errors import DataFormatError, ParameterError, TaxonomyError
 from graphanon.readwrite.formats import read_all
-from graphanon.taxonomy.build import balanced_edges, level_table_graph
+from graphanon.taxonomy.build import (
+    balanced_edges,
+    checked_preorder,
+    edge_graph,
+    edge_preorder,
+    level_table_graph,
+)
+from graphanon.taxonomy.build import text_nodes as _text_nodes  # noqa: F401 (its former home)
 from graphanon.taxonomy.itemgroups import ItemGroups
 from graphanon.utils.labels import as_label, lookup_key, natural_key
 
@@ -44,25 +51,6 @@ if TYPE_CHECKING:  # networkx: imported where a graph is read, checked or built 
     import networkx as nx
 
 __all__ = ["ItemGroups", "Taxonomy", "read_taxonomy"]
-
-
-def _text_nodes(graph: nx.DiGraph) -> nx.DiGraph:
-    """``graph`` with every node turned into its text label (the same graph when all are text)."""
-    import networkx as nx
-
-    if all(type(v) is str for v in graph):
-        return graph
-    try:
-        mapping = {v: as_label(v, "taxonomy node") for v in graph}
-    except DataFormatError as exc:
-        raise TaxonomyError(str(exc)) from None
-    if len(set(mapping.values())) != len(mapping):
-        seen: dict = {}
-        a, b = next((seen[t], v) for v, t in mapping.items() if t in seen or seen.setdefault(t, v) is None)
-        raise TaxonomyError(
-            f"taxonomy nodes {a!r} and {b!r} are the same label {mapping[a]!r} (labels are text); rename one"
-        )
-    return nx.relabel_nodes(graph, mapping, copy=True)
 
 
 class Taxonomy:
@@ -100,36 +88,7 @@ class Taxonomy:
     def __init__(self, graph: nx.DiGraph) -> None:
         import networkx as nx
 
-        if not isinstance(graph, nx.DiGraph):
-            raise TaxonomyError("a taxonomy needs a networkx.DiGraph with edges parent -> child")
-        if graph.number_of_nodes() == 0:
-            raise TaxonomyError("the taxonomy is empty")
-        graph = _text_nodes(graph)
-        two_parents = [v for v in graph if graph.in_degree(v) > 1]
-        if two_parents:
-            v = two_parents[0]
-            raise TaxonomyError(
-                f"node {v!r} has {graph.in_degree(v)} parents ({sorted(map(repr, graph.predecessors(v)))}); "
-                f"a taxonomy is a tree: give each node one parent"
-            )
-        roots = [v for v in graph if graph.in_degree(v) == 0]
-        if not roots:
-            cycle = nx.find_cycle(graph)
-            raise TaxonomyError(f"the taxonomy has a cycle {[u for u, _ in cycle]} and no root")
-        if len(roots) > 1:
-            raise TaxonomyError(
-                f"the taxonomy has {len(roots)} roots ({', '.join(map(repr, roots[:5]))}"
-                f"{', ...' if len(roots) > 5 else ''}); join them under one root node"
-            )
-        root = roots[0]
-        order = list(nx.dfs_preorder_nodes(graph, root))
-        if len(order) != graph.number_of_nodes():
-            unreached = [v for v in graph if v not in set(order)]
-            try:
-                cycle = nx.find_cycle(graph.subgraph(unreached))
-                raise TaxonomyError(f"the taxonomy has a cycle {[u for u, _ in cycle]}")
-            except nx.NetworkXNoCycle:
-                raise TaxonomyError(f"nodes {unreached[:5]} are not reachable from the root {root!r}") from None
+        graph, order = checked_preorder(graph)
         self._frozen_graph = nx.freeze(graph.copy())
         self._set_tree(order, lambda v: next(iter(graph.predecessors(v))))
 
@@ -276,22 +235,9 @@ class Taxonomy:
         ['5', '6', '7', '8', '9']
         """
         leaves, edges = balanced_edges(items, fanout, order=order, rng=rng, prefix=prefix)
-        # a tree by construction (one parent per node, one root, distinct text labels), so no networkx
-        # checks: the arrays come from the edges and the graph is built only when asked (_graph)
-        children: dict[str, list[str]] = {}
-        parent_of: dict[str, str] = {}
-        for parent, child in edges:
-            children.setdefault(parent, []).append(child)
-            parent_of[child] = parent
-        order, stack = [], ["ROOT"]
-        while stack:
-            v = stack.pop()
-            order.append(v)
-            stack.extend(reversed(children.get(v, ())))
-        tax = cls.__new__(cls)
-        tax._frozen_graph = None
-        tax._graph_parts = (leaves, edges)
-        tax._set_tree(order, parent_of.__getitem__)
+        tax = cls.__new__(cls)  # a tree by construction: no networkx checks, the graph built when asked (_graph)
+        tax._frozen_graph, tax._graph_parts = None, (leaves, edges)
+        tax._set_tree(*edge_preorder("ROOT", edges))
         return tax
 
     @classmethod
@@ -313,13 +259,7 @@ class Taxonomy:
     def _graph(self) -> nx.DiGraph:
         """The frozen networkx tree, built on first use for a taxonomy made without one (``balanced``)."""
         if self._frozen_graph is None:
-            import networkx as nx
-
-            leaves, edges = self._graph_parts
-            g = nx.DiGraph()
-            g.add_nodes_from(leaves)
-            g.add_edges_from(edges)
-            self._frozen_graph = nx.freeze(g)
+            self._frozen_graph = edge_graph(*self._graph_parts, frozen=True)
         return self._frozen_graph
 
     @property
