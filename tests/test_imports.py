@@ -197,6 +197,7 @@ HEAVY_THIRD_PARTY = {
     "anywidget", "traitlets",  # the views extra: notebook widgets (graphanon.viz.views.GraphView.widget)
     "rich",  # the CLI's tables and progress bars, loaded when something is printed
     "scipy.special", "scipy.optimize", "scipy.stats",  # 0.1-0.5 s each on top of scipy.sparse
+    "scipy.sparse.csgraph",  # loads scipy.sparse.linalg and scipy.linalg: ~0.1 s CPU, 11 MiB (the k^m check needs none)
 }
 #: (a) graphanon packages that exist for an optional extra: the Dask paths (``client=``) import them
 HEAVY_GRAPHANON = {"graphanon.distributed"}

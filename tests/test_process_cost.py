@@ -161,3 +161,150 @@ def test_fimi_fast_path_equals_python_tokenizer(lines, newline, final_newline):
     fast = text.plain_integer_tokens(body)
     if fast is not None:
         assert int(fast[0].sum()) == len(fast[1])
+
+
+# --- the k^m check of a cut job: no graph or linear-algebra modules ------------------------------------------
+
+def _modules_after(code: str) -> set[str]:
+    """Full module names in ``sys.modules`` after running ``code`` in a fresh interpreter."""
+    import subprocess
+    import sys
+
+    probe = f"{code}\nimport sys, json\nsys.stdout.write('\\nMODULES ' + json.dumps(sorted(sys.modules)))\n"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return set(json.loads(out.stdout.rpartition("\nMODULES ")[2]))
+
+
+def test_cut_job_and_its_km_check_load_no_csgraph_or_linalg(tmp_path):
+    """``anonymize -a cut`` checks its k^m claim (the audit imports the recoding-consistency check, whose
+    matching module needs ``scipy.sparse.csgraph`` only for the label-linkage edges): the job loads
+    neither csgraph nor the ``scipy.sparse.linalg``/``scipy.linalg`` that csgraph pulls in, nor numba."""
+    from tests.test_imports import cli
+
+    out = tmp_path / "r.json"
+    loaded = _modules_after(cli("anonymize", "bms1", "-a", "cut", "-k", "5", "-m", "2", "--taxonomy", "balanced:5",
+                                "--param", "level=2", "--param", "force=true", "-o", str(out)))
+    assert out.exists()
+    assert "graphanon.privacy.matchings" in loaded  # the check ran through the module that once imported csgraph
+    assert {"scipy.sparse.csgraph", "scipy.sparse.linalg", "scipy.linalg", "numba"} & loaded == set()
+
+
+def test_viable_edges_still_finds_its_graph_library():
+    """The csgraph import moved into ``viable_edges``: its strongly connected components still separate the
+    edge no perfect matching uses (record 1 has only row 1, so record 0 must take row 0)."""
+    from graphanon.privacy.matchings import viable_edges
+
+    one = np.ones(2, dtype=np.int64)
+    assert viable_edges(one, one, [0, 0, 1], [0, 1, 1]).tolist() == [True, False, True]
+    assert viable_edges(one, one, [0, 0, 1, 1], [0, 1, 0, 1]).tolist() == [True] * 4
+
+
+# --- the private link's ordered digest: record ids hashed as json.dumps gave them -----------------------------
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(-10**20, 10**20) | st.text(max_size=6) | st.sampled_from(['a"b', "c\\d", "e\nf", "\x00",
+                                                                                     "\x1f", "\x7f", "é", "\u2028"]),
+                max_size=12))
+def test_record_ids_json_equals_json_dumps_per_id(ids):
+    """Ids that need no escaping take one join, the others json.dumps: the text json.dumps gives either way."""
+    from graphanon.release.fingerprint import _json_strings
+
+    want = ", ".join(json.dumps(str(r), ensure_ascii=False) for r in ids)
+    assert _json_strings(ids) == want
+    assert _json_strings(tuple(ids)) == want
+
+
+def test_ordered_digest_unchanged_by_the_id_encoding(monkeypatch):
+    """The link's digest of data with plain and with escaped ids equals the digest hashed with json.dumps per id."""
+    from graphanon.data import from_iterable
+    from graphanon.release import fingerprint
+
+    def reference(data, salt):
+        X, rank, vocabulary = fingerprint._canonical(data)
+        h = fingerprint._hasher(b"graphanon-ordered-data/1\0", salt, X, rank, vocabulary)
+        h.update(json.dumps([str(r) for r in data.record_ids], ensure_ascii=False).encode("utf-8"))
+        return h.hexdigest()
+
+    records = [["a", "b"], ["b"], ["c", "a"], []]
+    for ids in (None, ["r1", 'r"2', "r\n3", "é"]):
+        data = from_iterable(records, record_ids=ids)
+        assert fingerprint.ordered_digest(data, salt="0f") == reference(data, "0f")
+    monkeypatch.setattr(fingerprint, "_CHUNK_ROWS", 3)  # runs of ids joined across chunk boundaries
+    data = from_iterable(records * 3, record_ids=[f"x{i}" for i in range(12)])
+    assert fingerprint.ordered_digest(data, salt="0f") == reference(data, "0f")
+
+
+# --- a balanced taxonomy without networkx: the same tree, the graph built when asked ---------------------------
+
+def _same_taxonomy(got, want):
+    import networkx as nx
+
+    assert got.nodes == want.nodes and got.root == want.root and got.leaves == want.leaves
+    for name in ("_parent", "_depth", "_is_leaf", "_end", "_leaf_count"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
+        assert getattr(got, name).dtype == getattr(want, name).dtype
+    for v in want.nodes:
+        assert got.children(v) == list(want.graph.successors(v))
+    assert list(got.graph.nodes) == list(want.graph.nodes)
+    assert list(got.graph.edges) == list(want.graph.edges)
+    assert nx.is_frozen(got.graph)
+    assert repr(got) == repr(want)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(0, 300) | st.text("abc_G0123456789", min_size=1, max_size=4), min_size=1, max_size=60),
+       st.integers(2, 7), st.sampled_from(["sorted", "random"]), st.integers(0, 3))
+def test_balanced_taxonomy_equals_the_checked_networkx_build(items, fanout, order, seed):
+    """``Taxonomy.balanced`` (arrays from the edges, no networkx) equals ``Taxonomy(balanced_graph(...))`` (the
+    networkx build and checks): nodes, preorder arrays, children, the lazily built graph's node and edge order;
+    the same errors for names that clash with internal nodes."""
+    from graphanon.errors import TaxonomyError
+    from graphanon.taxonomy import Taxonomy
+    from graphanon.taxonomy.build import balanced_graph
+
+    def build(fast):
+        try:
+            if fast:
+                return Taxonomy.balanced(items, fanout, order=order, rng=seed)
+            return Taxonomy(balanced_graph(items, fanout, order=order, rng=seed))
+        except TaxonomyError as exc:
+            return str(exc)
+
+    got, want = build(True), build(False)
+    if isinstance(want, str):
+        assert got == want
+        return
+    _same_taxonomy(got, want)
+    leaves = list(want.leaves)
+    assert got.restrict(leaves[: max(1, len(leaves) // 2)]).nodes == want.restrict(leaves[: max(1, len(leaves) // 2)]).nodes
+
+
+def test_children_from_arrays_follow_the_graph_for_networkx_taxonomies():
+    """Taxonomies built from a graph read children from the preorder arrays too: successor order kept."""
+    from graphanon.datasets import load_taxonomy
+    from graphanon.taxonomy import Taxonomy
+
+    groceries = load_taxonomy("groceries")
+    edges = Taxonomy.from_edges([("r", "b"), ("r", "a"), ("b", "z"), ("b", "c"), ("a", "y")])
+    for tax in (groceries, edges):
+        for v in tax.nodes:
+            assert tax.children(v) == list(tax.graph.successors(v))
+    assert edges.children("r") == ["b", "a"] and edges.children("b") == ["z", "c"] and edges.children("y") == []
+
+
+@pytest.mark.parametrize("args", [
+    ("-a", "cut", "-k", "5", "-m", "2", "--taxonomy", "balanced:5", "--param", "level=2", "--param", "force=true"),
+    ("-a", "aa", "-k", "5", "-m", "2", "--taxonomy", "balanced:5"),
+    ("-a", "partswap", "--param", "categories=random:5", "--seed", "0"),
+])
+def test_jobs_with_a_balanced_taxonomy_or_categories_load_no_networkx(tmp_path, args):
+    """A balanced taxonomy is arrays only and categories need no graph: networkx (0.075 s CPU, ~17 MiB) is
+    not imported."""
+    from tests.test_imports import cli
+
+    out = tmp_path / "r.json"
+    loaded = _modules_after(cli("anonymize", "bms1", *args, "-o", str(out)))
+    assert out.exists()
+    assert "networkx" not in loaded
+    assert "graphanon.taxonomy.tree" in loaded  # the balanced tree was built (partswap: the categories' module)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 
 import numpy as np
 import scipy.sparse as sp
@@ -84,10 +85,33 @@ def ordered_digest(data, *, salt: str) -> str:
     # json.dumps(list_of_ids) fed to the hash a run of ids at a time: the same bytes, no list of all of them
     h.update(b"[")
     for a in range(0, len(ids), _CHUNK_ROWS):
-        part = ", ".join(json.dumps(str(r), ensure_ascii=False) for r in ids[a : a + _CHUNK_ROWS])
-        h.update(((", " if a else "") + part).encode("utf-8"))
+        h.update(((", " if a else "") + _json_strings(ids[a : a + _CHUNK_ROWS])).encode("utf-8"))
     h.update(b"]")
     return h.hexdigest()
+
+
+#: the characters ``json.dumps(text, ensure_ascii=False)`` escapes (``json.encoder.ESCAPE``)
+_JSON_ESCAPED = re.compile(r'[\x00-\x1f\\"]')
+
+
+def _json_strings(values) -> str:
+    """``", ".join(json.dumps(str(v), ensure_ascii=False) for v in values)``, without a call per value.
+
+    When no text needs escaping (ids are usually numbers or plain names), every value's JSON is
+    its text in quotes, so one join makes the whole run; otherwise each value goes through
+    ``json.dumps``.
+
+    Examples
+    --------
+    >>> _json_strings([0, "a b", "é"])
+    '"0", "a b", "é"'
+    >>> _json_strings(['say "hi"', 7]) == ", ".join(json.dumps(str(v), ensure_ascii=False) for v in ['say "hi"', 7])
+    True
+    """
+    texts = list(map(str, values))
+    if _JSON_ESCAPED.search("".join(texts)) is None:
+        return '"' + '", "'.join(texts) + '"' if texts else ""
+    return ", ".join(json.dumps(t, ensure_ascii=False) for t in texts)
 
 
 def _canonical(data) -> tuple[sp.csr_array, np.ndarray, list[str]]:

@@ -10,20 +10,26 @@ Examples
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
 
 from graphanon.errors import DataFormatError, ParameterError, TaxonomyError
 from graphanon.utils.labels import as_label, natural_key
 
-__all__ = ["balanced_graph", "level_table_graph"]
+if TYPE_CHECKING:  # networkx: imported where a graph is built (a balanced Taxonomy needs none)
+    import networkx as nx
+
+__all__ = ["balanced_edges", "balanced_graph", "checked_preorder", "edge_graph", "edge_preorder", "level_table_graph",
+           "text_nodes"]
 
 
 def level_table_graph(rows: Iterable[Sequence[Hashable]], *, root: Hashable = "ALL",
                       source: str = "<table>") -> nx.DiGraph:
     """The tree of rows ``(item, level_d, ..., level_1)`` (see ``Taxonomy.from_level_table``)."""
+    import networkx as nx
+
     table: list[list[Hashable]] = [[c.strip() if isinstance(c, str) else c for c in r] for r in rows]
     root = as_label(root, "taxonomy root")
     if not table:
@@ -70,6 +76,20 @@ def level_table_graph(rows: Iterable[Sequence[Hashable]], *, root: Hashable = "A
 def balanced_graph(items: Iterable[Hashable], fanout: int = 5, *, order: str = "sorted", rng=None,
                    prefix: str = "G") -> nx.DiGraph:
     """Groups of ``fanout`` nodes per level up to ``"ROOT"`` (see ``Taxonomy.balanced``)."""
+    return edge_graph(*balanced_edges(items, fanout, order=order, rng=rng, prefix=prefix))
+
+
+def balanced_edges(items: Iterable[Hashable], fanout: int = 5, *, order: str = "sorted", rng=None,
+                   prefix: str = "G") -> tuple[list[str], list[tuple[str, str]]]:
+    """The leaves (in grouping order) and the edges (parent, child) of :func:`balanced_graph`, in its order.
+
+    Without networkx: ``Taxonomy.balanced`` builds its arrays from these and the graph only when asked.
+
+    Examples
+    --------
+    >>> balanced_edges(range(3), 2)
+    (['0', '1', '2'], [('G1_0', '0'), ('G1_0', '1'), ('G1_1', '2'), ('ROOT', 'G1_0'), ('ROOT', 'G1_1')])
+    """
     if fanout < 2:
         raise ParameterError(f"fanout must be at least 2, got {fanout}")
     try:
@@ -85,8 +105,8 @@ def balanced_graph(items: Iterable[Hashable], fanout: int = 5, *, order: str = "
         level = [level[i] for i in perm]
     else:
         raise ParameterError(f"order must be 'sorted' or 'random', got {order!r}")
-    g = nx.DiGraph()
-    g.add_nodes_from(level)
+    leaves = list(level)
+    edges: list[tuple[str, str]] = []
     internal = re.compile(rf"ROOT\Z|{re.escape(prefix)}[0-9]+_[0-9]+\Z")
     clash = next((x for x in level if internal.match(x)), None)
     if clash is not None:
@@ -100,11 +120,101 @@ def balanced_graph(items: Iterable[Hashable], fanout: int = 5, *, order: str = "
         nxt = []
         for gi, grp in enumerate(groups):
             name = f"{prefix}{depth}_{gi}"
-            for c in grp:
-                g.add_edge(name, c)
+            edges.extend((name, c) for c in grp)
             nxt.append(name)
         level = nxt
         depth += 1
-    for c in level:
-        g.add_edge("ROOT", c)
-    return g
+    edges.extend(("ROOT", c) for c in level)
+    return leaves, edges
+
+
+def text_nodes(graph: nx.DiGraph) -> nx.DiGraph:
+    """``graph`` with every node turned into its text label (the same graph when all are text)."""
+    import networkx as nx
+
+    if all(type(v) is str for v in graph):
+        return graph
+    try:
+        mapping = {v: as_label(v, "taxonomy node") for v in graph}
+    except DataFormatError as exc:
+        raise TaxonomyError(str(exc)) from None
+    if len(set(mapping.values())) != len(mapping):
+        seen: dict = {}
+        a, b = next((seen[t], v) for v, t in mapping.items() if t in seen or seen.setdefault(t, v) is None)
+        raise TaxonomyError(
+            f"taxonomy nodes {a!r} and {b!r} are the same label {mapping[a]!r} (labels are text); rename one"
+        )
+    return nx.relabel_nodes(graph, mapping, copy=True)
+
+
+def checked_preorder(graph: nx.DiGraph) -> tuple[nx.DiGraph, list]:
+    """``graph`` with text nodes and its depth-first preorder from the root (``Taxonomy(graph)``'s check).
+
+    Raises :class:`~graphanon.errors.TaxonomyError` saying why ``graph`` is not a rooted tree.
+    """
+    import networkx as nx
+
+    if not isinstance(graph, nx.DiGraph):
+        raise TaxonomyError("a taxonomy needs a networkx.DiGraph with edges parent -> child")
+    if graph.number_of_nodes() == 0:
+        raise TaxonomyError("the taxonomy is empty")
+    graph = text_nodes(graph)
+    two_parents = [v for v in graph if graph.in_degree(v) > 1]
+    if two_parents:
+        v = two_parents[0]
+        raise TaxonomyError(
+            f"node {v!r} has {graph.in_degree(v)} parents ({sorted(map(repr, graph.predecessors(v)))}); "
+            f"a taxonomy is a tree: give each node one parent"
+        )
+    roots = [v for v in graph if graph.in_degree(v) == 0]
+    if not roots:
+        cycle = nx.find_cycle(graph)
+        raise TaxonomyError(f"the taxonomy has a cycle {[u for u, _ in cycle]} and no root")
+    if len(roots) > 1:
+        raise TaxonomyError(
+            f"the taxonomy has {len(roots)} roots ({', '.join(map(repr, roots[:5]))}"
+            f"{', ...' if len(roots) > 5 else ''}); join them under one root node"
+        )
+    root = roots[0]
+    order = list(nx.dfs_preorder_nodes(graph, root))
+    if len(order) != graph.number_of_nodes():
+        unreached = [v for v in graph if v not in set(order)]
+        try:
+            cycle = nx.find_cycle(graph.subgraph(unreached))
+            raise TaxonomyError(f"the taxonomy has a cycle {[u for u, _ in cycle]}")
+        except nx.NetworkXNoCycle:
+            raise TaxonomyError(f"nodes {unreached[:5]} are not reachable from the root {root!r}") from None
+    return graph, order
+
+
+def edge_preorder(root: str, edges: Sequence[tuple[str, str]]) -> tuple[list[str], Callable[[str], str]]:
+    """Depth-first preorder of the tree of ``(parent, child)`` edges, and the parent lookup.
+
+    Children come in edge order, as ``networkx.dfs_preorder_nodes`` visits successors.
+
+    Examples
+    --------
+    >>> edge_preorder("r", [("a", "x"), ("r", "a"), ("r", "b")])[0]
+    ['r', 'a', 'x', 'b']
+    """
+    children: dict[str, list[str]] = {}
+    parent_of: dict[str, str] = {}
+    for parent, child in edges:
+        children.setdefault(parent, []).append(child)
+        parent_of[child] = parent
+    order, stack = [], [root]
+    while stack:
+        v = stack.pop()
+        order.append(v)
+        stack.extend(reversed(children.get(v, ())))
+    return order, parent_of.__getitem__
+
+
+def edge_graph(nodes: Iterable[str], edges: Iterable[tuple[str, str]], *, frozen: bool = False) -> nx.DiGraph:
+    """The :class:`networkx.DiGraph` with ``nodes`` first, then ``edges`` in order (frozen when asked)."""
+    import networkx as nx
+
+    g = nx.DiGraph()
+    g.add_nodes_from(nodes)
+    g.add_edges_from(edges)
+    return nx.freeze(g) if frozen else g

@@ -30,34 +30,27 @@ import csv
 import io
 import os
 from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
 
 from graphanon.errors import DataFormatError, ParameterError, TaxonomyError
 from graphanon.readwrite.formats import read_all
-from graphanon.taxonomy.build import balanced_graph, level_table_graph
+from graphanon.taxonomy.build import (
+    balanced_edges,
+    checked_preorder,
+    edge_graph,
+    edge_preorder,
+    level_table_graph,
+)
+from graphanon.taxonomy.build import text_nodes as _text_nodes  # noqa: F401 (its former home)
 from graphanon.taxonomy.itemgroups import ItemGroups
 from graphanon.utils.labels import as_label, lookup_key, natural_key
 
+if TYPE_CHECKING:  # networkx: imported where a graph is read, checked or built (Taxonomy.graph)
+    import networkx as nx
+
 __all__ = ["ItemGroups", "Taxonomy", "read_taxonomy"]
-
-
-def _text_nodes(graph: nx.DiGraph) -> nx.DiGraph:
-    """``graph`` with every node turned into its text label (the same graph when all are text)."""
-    if all(type(v) is str for v in graph):
-        return graph
-    try:
-        mapping = {v: as_label(v, "taxonomy node") for v in graph}
-    except DataFormatError as exc:
-        raise TaxonomyError(str(exc)) from None
-    if len(set(mapping.values())) != len(mapping):
-        seen: dict = {}
-        a, b = next((seen[t], v) for v, t in mapping.items() if t in seen or seen.setdefault(t, v) is None)
-        raise TaxonomyError(
-            f"taxonomy nodes {a!r} and {b!r} are the same label {mapping[a]!r} (labels are text); rename one"
-        )
-    return nx.relabel_nodes(graph, mapping, copy=True)
 
 
 class Taxonomy:
@@ -93,48 +86,32 @@ class Taxonomy:
     """
 
     def __init__(self, graph: nx.DiGraph) -> None:
-        if not isinstance(graph, nx.DiGraph):
-            raise TaxonomyError("a taxonomy needs a networkx.DiGraph with edges parent -> child")
-        if graph.number_of_nodes() == 0:
-            raise TaxonomyError("the taxonomy is empty")
-        graph = _text_nodes(graph)
-        two_parents = [v for v in graph if graph.in_degree(v) > 1]
-        if two_parents:
-            v = two_parents[0]
-            raise TaxonomyError(
-                f"node {v!r} has {graph.in_degree(v)} parents ({sorted(map(repr, graph.predecessors(v)))}); "
-                f"a taxonomy is a tree: give each node one parent"
-            )
-        roots = [v for v in graph if graph.in_degree(v) == 0]
-        if not roots:
-            cycle = nx.find_cycle(graph)
-            raise TaxonomyError(f"the taxonomy has a cycle {[u for u, _ in cycle]} and no root")
-        if len(roots) > 1:
-            raise TaxonomyError(
-                f"the taxonomy has {len(roots)} roots ({', '.join(map(repr, roots[:5]))}"
-                f"{', ...' if len(roots) > 5 else ''}); join them under one root node"
-            )
-        root = roots[0]
-        order = list(nx.dfs_preorder_nodes(graph, root))
-        if len(order) != graph.number_of_nodes():
-            unreached = [v for v in graph if v not in set(order)]
-            try:
-                cycle = nx.find_cycle(graph.subgraph(unreached))
-                raise TaxonomyError(f"the taxonomy has a cycle {[u for u, _ in cycle]}")
-            except nx.NetworkXNoCycle:
-                raise TaxonomyError(f"nodes {unreached[:5]} are not reachable from the root {root!r}") from None
-        self._graph = nx.freeze(graph.copy())
-        self.root = root
+        import networkx as nx
+
+        graph, order = checked_preorder(graph)
+        self._frozen_graph = nx.freeze(graph.copy())
+        self._set_tree(order, lambda v: next(iter(graph.predecessors(v))))
+
+    def _set_tree(self, order: list, parent_of) -> None:
+        """The arrays behind every query, from the preorder ``order`` (root first) and ``parent_of(node)``.
+
+        A node's children, in preorder, are in the graph's successor order (the preorder visits
+        successors in that order), so :meth:`children` reads them from here, not from the graph.
+        """
+        self.root = order[0]
         self._order = order
         self._pos = {v: i for i, v in enumerate(order)}
         n = len(order)
         parent = np.full(n, -1, dtype=np.int64)
         depth = np.zeros(n, dtype=np.int64)
         for v in order[1:]:
-            p = next(iter(graph.predecessors(v)))
+            p = parent_of(v)
             parent[self._pos[v]] = self._pos[p]
             depth[self._pos[v]] = depth[self._pos[p]] + 1
-        is_leaf = np.array([graph.out_degree(v) == 0 for v in order])
+        is_leaf = np.bincount(parent[1:], minlength=n) == 0
+        by_parent = np.argsort(parent[1:], kind="stable") + 1  # children grouped by parent, in preorder
+        self._children_ptr = np.concatenate([[0], np.cumsum(np.bincount(parent[1:], minlength=n))])
+        self._children_idx = by_parent
         # Euler interval: subtree of node i is the preorder range [i, end[i]).
         end = np.arange(1, n + 1, dtype=np.int64)
         for i in range(n - 1, 0, -1):
@@ -152,6 +129,8 @@ class Taxonomy:
     @classmethod
     def from_parent_map(cls, parent_of: Mapping[Hashable, Hashable]) -> Taxonomy:
         """Build from a mapping child -> parent (the root is the node with no parent)."""
+        import networkx as nx
+
         g = nx.DiGraph()
         for child, parent in parent_of.items():
             if child == parent:
@@ -162,6 +141,8 @@ class Taxonomy:
     @classmethod
     def from_edges(cls, edges: Iterable[tuple[Hashable, Hashable]]) -> Taxonomy:
         """Build from (parent, child) pairs; a child given two parents is an error."""
+        import networkx as nx
+
         g = nx.DiGraph()
         for parent, child in edges:
             if g.has_node(child) and g.in_degree(child) and next(iter(g.predecessors(child))) != parent:
@@ -253,11 +234,17 @@ class Taxonomy:
         >>> t.leaves_under("G1_1")
         ['5', '6', '7', '8', '9']
         """
-        return cls(balanced_graph(items, fanout, order=order, rng=rng, prefix=prefix))
+        leaves, edges = balanced_edges(items, fanout, order=order, rng=rng, prefix=prefix)
+        tax = cls.__new__(cls)  # a tree by construction: no networkx checks, the graph built when asked (_graph)
+        tax._frozen_graph, tax._graph_parts = None, (leaves, edges)
+        tax._set_tree(*edge_preorder("ROOT", edges))
+        return tax
 
     @classmethod
     def from_groups(cls, groups: ItemGroups, *, root: Hashable = "ALL") -> Taxonomy:
         """A two-level taxonomy: root -> one node per block -> its items."""
+        import networkx as nx
+
         g = nx.DiGraph()
         for name, block in groups.blocks.items():
             name = as_label(name, "group name")
@@ -269,12 +256,21 @@ class Taxonomy:
 
     # ------------------------------------------------------------------ structure
     @property
+    def _graph(self) -> nx.DiGraph:
+        """The frozen networkx tree, built on first use for a taxonomy made without one (``balanced``)."""
+        if self._frozen_graph is None:
+            self._frozen_graph = edge_graph(*self._graph_parts, frozen=True)
+        return self._frozen_graph
+
+    @property
     def graph(self) -> nx.DiGraph:
         """The frozen tree (edges parent -> child)."""
         return self._graph
 
     def to_networkx(self) -> nx.DiGraph:
         """A mutable copy of the tree with ``leaves``/``depth`` node attributes."""
+        import networkx as nx
+
         g = nx.DiGraph(self._graph)
         for v in g:
             i = self._pos[v]
@@ -319,7 +315,8 @@ class Taxonomy:
 
     def children(self, node) -> list:
         """The children of ``node``."""
-        return list(self._graph.successors(self._order[self._i(node)]))
+        i = self._i(node)
+        return [self._order[j] for j in self._children_idx[self._children_ptr[i] : self._children_ptr[i + 1]]]
 
     def ancestors(self, node) -> list:
         """Proper ancestors of ``node``, nearest first (the root last)."""
