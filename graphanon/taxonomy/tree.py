@@ -85,6 +85,9 @@ class Taxonomy:
     (True, False)
     """
 
+    _frozen_graph: nx.DiGraph | None
+    _graph_parts: tuple  # (leaves, edges) of a taxonomy built without a graph (``balanced``)
+
     def __init__(self, graph: nx.DiGraph) -> None:
         import networkx as nx
 
