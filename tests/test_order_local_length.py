@@ -11,26 +11,17 @@ Release: audited, and on Quest data a lower ER and QE than the default
 
 from __future__ import annotations
 
-import itertools
 import json
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from hypothesis.extra.numpy import arrays
 
 from graphanon.algorithms.nonreciprocal import (
     anonymize_nonreciprocal,
-    consecutive_hamming,
-    gray_order,
     gray_tsp_details,
-    hamming_cycle_length,
 )
-from graphanon.algorithms.nonreciprocal.tsp_local import row_lengths
 from graphanon.cli import main
-from graphanon.counting.bitset import bytes_to_words, pack_bytes
 from graphanon.datasets import load
 from graphanon.datasets.synthetic import quest
 from graphanon.errors import ParameterError
@@ -43,47 +34,6 @@ def _objective(X, path):
     rows = np.asarray(X, dtype=np.int64)[path]
     steps = np.abs(np.diff(rows, axis=0))
     return int(steps.sum() + np.abs(np.diff(rows.sum(axis=1))).sum())
-
-
-@settings(max_examples=40, deadline=None)
-@given(arrays(np.bool_, st.tuples(st.integers(0, 30), st.integers(1, 130))))
-def test_row_lengths_count_the_set_bits(X):
-    packed, _ = pack_bytes(X)
-    assert row_lengths(bytes_to_words(packed)).tolist() == X.sum(axis=1).tolist()
-
-
-@settings(max_examples=60, deadline=None)
-@given(arrays(np.bool_, st.tuples(st.integers(3, 8), st.integers(1, 10))), st.integers(0, 1000))
-def test_tiny_segment_path_is_the_optimum_of_the_length_objective(X, seed):
-    """One segment: a kept path minimizes H + |length difference| over all interior orders."""
-    n = X.shape[0]
-    res = gray_tsp_details(X, min_segment=n, max_segment=n, rng=seed, solver="local-length", step_limit=50)
-    g = res.gray
-    optimum = min(_objective(X, [g[0], *[g[i] for i in q], g[-1]]) for q in itertools.permutations(range(1, n - 1)))
-    if not np.array_equal(res.order, g):
-        assert _objective(X, res.order) == optimum < _objective(X, g)
-    else:  # Gray is kept: optimal already, or every better path is longer in Hamming distance
-        assert _objective(X, g) == optimum or res.solved.all()
-
-
-@settings(max_examples=40, deadline=None)
-@given(
-    st.integers(1, 12).flatmap(lambda b: arrays(np.bool_, st.tuples(st.integers(0, 120), st.just(b)))),
-    st.integers(2, 12),
-    st.integers(0, 6),
-    st.integers(0, 1000),
-)
-def test_order_is_a_permutation_never_longer_than_gray(X, m, extra, seed):
-    res = gray_tsp_details(X, min_segment=m, max_segment=m + extra, step_limit=30, rng=seed, solver="local-length")
-    n = X.shape[0]
-    assert sorted(res.order.tolist()) == list(range(n))
-    assert res.gray.tolist() == gray_order(X).tolist()
-    tsp = consecutive_hamming(X, res.order, cyclic=False)
-    for s in range(len(res.bounds) - 1):
-        lo, hi = res.bounds[s], res.bounds[s + 1]
-        assert res.order[lo] == res.gray[lo] and res.order[hi - 1] == res.gray[hi - 1]
-        assert res.tsp_costs[s] == tsp[lo : hi - 1].sum() <= res.gray_costs[s]
-    assert hamming_cycle_length(X, res.order) <= hamming_cycle_length(X, res.gray)
 
 
 def test_deterministic_for_seed_and_n_jobs_and_groups_lengths():

@@ -111,6 +111,7 @@ def test_kernel_cost_bookkeeping_and_split_calls(L, b, seed, first, second):
 # ---------------------------------------------------------------- the order
 
 
+@pytest.mark.parametrize("solver", ["local", "local-length"])
 @settings(max_examples=25, deadline=None)
 @given(
     st.integers(1, 12).flatmap(lambda b: arrays(np.bool_, st.tuples(st.integers(0, 120), st.just(b)))),
@@ -118,8 +119,10 @@ def test_kernel_cost_bookkeeping_and_split_calls(L, b, seed, first, second):
     st.integers(0, 6),
     st.integers(0, 1000),
 )
-def test_local_order_is_a_permutation_never_longer_than_gray(X, m, extra, seed):
-    res = gray_tsp_details(X, min_segment=m, max_segment=m + extra, step_limit=30, rng=seed, solver="local")
+def test_local_order_is_a_permutation_never_longer_than_gray(solver, X, m, extra, seed):
+    """Both local solvers: a permutation, segment ends fixed, never longer than Gray in Hamming distance
+    (local-length keeps a path only when it is not longer, whatever its own objective)."""
+    res = gray_tsp_details(X, min_segment=m, max_segment=m + extra, step_limit=30, rng=seed, solver=solver)
     n = X.shape[0]
     assert sorted(res.order.tolist()) == list(range(n))
     assert res.gray.tolist() == gray_order(X).tolist()
