@@ -135,7 +135,7 @@ def tsp_budget(
     Examples
     --------
     >>> tsp_budget(None, None), tsp_budget(None, 500), tsp_budget(0.5, None)
-    ((None, 40000), (None, 500), (0.5, None))
+    ((None, 1500), (None, 500), (0.5, None))
     >>> tsp_budget(None, None, "local")
     (None, 1500)
 
