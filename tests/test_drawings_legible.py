@@ -188,7 +188,8 @@ def test_draw_search_on_all_of_groceries(k):
     FigureCanvasAgg(fig)
     for ax in fig.axes:
         hidden = sum(not t.get_visible() for t in ax.texts)
-        assert (f"{hidden} labels hidden" in ax.get_title()) if hidden else ("hidden" not in ax.get_title())
+        said = f"{hidden} label{'s' if hidden != 1 else ''} hidden"
+        assert (said in ax.get_title()) if hidden else ("hidden" not in ax.get_title())
     _check(fig)
 
 

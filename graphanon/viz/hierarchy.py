@@ -154,7 +154,7 @@ def draw_cut_lattice(lattice, *, ax=None, radius: int = 1, max_nodes: int = 40, 
                               alternatives=((0, 1.5), (0, -1.5), (0, 3), (0, -3)))
     shown = f"{g.number_of_nodes()} cuts shown (max_nodes={max_nodes})"
     if hidden:
-        shown += f", {hidden} labels hidden"
+        shown += f", {hidden} label{'s' if hidden != 1 else ''} hidden"
     ax.set_title(title or f"cut lattice: search path of {len(lattice.path)} cuts (orange)\n{shown}; "
                  "each cut: +node expanded to reach it (cost)", fontsize=9)
     return ax

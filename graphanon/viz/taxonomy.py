@@ -208,7 +208,7 @@ def draw_taxonomy(taxonomy, *, highlight: Iterable = (), suppressed: Iterable = 
     labels.sort(key=lambda t: t[0])
     n_hidden = declutter_labels(ax, [t[1] for t in labels], alternatives=((0, 0.8), (0, -0.8)))
     if n_hidden:
-        note = (f"{note}; " if note else "") + f"{n_hidden} labels hidden"
+        note = (f"{note}; " if note else "") + f"{n_hidden} label{'s' if n_hidden != 1 else ''} hidden"
     head = title or f"taxonomy: {len(taxonomy.leaves)} leaves, height {taxonomy.height}"
     ax.set_title(head + (f"\n{note}" if note else ""), fontsize=10)
     ax.axis("off")
