@@ -60,7 +60,7 @@ def test_table1_weights_and_heaviest():
 
 def test_table1_partswap_golden():
     data, groups = _table1()
-    rel = anonymize_partswap(data, categories=groups, visit="input", unsafe_secret_seed=3)
+    rel = anonymize_partswap(data, categories=groups, unpaired="keep", visit="input", unsafe_secret_seed=3)
     ids = data.record_ids
     pairs = {(ids[a], ids[b]) for a, b in rel.trace.pairs}
     # 001 -> 007 (first similarity-0 candidate; 009 collides on 2); 002 -> 004 (J = 1/4; 003 collides:
@@ -83,6 +83,16 @@ def test_table1_partswap_golden():
     assert {ex["record"] for ex in rep.counterexamples} == {"008", "010"}
     assert not rep.satisfied and rep.details["share"] == pytest.approx(0.2)
     assert TendencyHiding(groups, max_share=0.2).audit(data, rel).satisfied
+    # the default: 008 and 010 lose their heaviest category's items, the release says so and meets the model
+    safe = anonymize_partswap(data, categories=groups, visit="input", unsafe_secret_seed=3)
+    assert safe.trace.pairs == rel.trace.pairs and safe.moves == "swap-suppress" and rel.moves == "swap"
+    assert safe.params["unpaired"] == "suppress" and rel.params["unpaired"] == "keep"
+    for i in range(10):
+        if ids[i] in ("008", "010"):
+            assert _row_of(safe, i) < original[i]
+        else:
+            assert _row_of(safe, i) == _row_of(rel, i), ids[i]
+    assert TendencyHiding(groups).audit(data, safe).satisfied
 
 
 def test_table1_rules_random_visit():
@@ -93,7 +103,7 @@ def test_table1_rules_random_visit():
     src = [{str(data.items[j]) for j in data.record_items(i) if groups.group_of(data.items[j]) ==
             groups.names[tend.heaviest[i]]} for i in range(10)]
     for seed in range(20):
-        rel = anonymize_partswap(data, categories=groups, rng=seed, unsafe_secret_seed=seed)
+        rel = anonymize_partswap(data, categories=groups, unpaired="keep", rng=seed, unsafe_secret_seed=seed)
         seen = set()
         for a, b in rel.trace.pairs:
             assert a not in seen and b not in seen  # one pair per record
@@ -108,19 +118,19 @@ def test_table1_rules_random_visit():
         assert rep.details["items_conserved"]
         assert rep.details["kept_tendency"] == 10 - len(seen)
     # same rng, same pairs
-    a = anonymize_partswap(data, categories=groups, rng=7).trace.pairs
-    assert a == anonymize_partswap(data, categories=groups, rng=7).trace.pairs
+    a = anonymize_partswap(data, categories=groups, unpaired="keep", rng=7).trace.pairs
+    assert a == anonymize_partswap(data, categories=groups, unpaired="keep", rng=7).trace.pairs
 
 
 def test_fullswap_exchanges_single_category_records():
     data = from_iterable([["a1", "a2"], ["b1", "b2", "b3"], ["a3", "a4"], ["c1", "c2"], ["a1", "b1", "b2"]])
     groups = ItemGroups({"A": ["a1", "a2", "a3", "a4"], "B": ["b1", "b2", "b3"], "C": ["c1", "c2"]})
-    rel = anonymize_fullswap(data, categories=groups, visit="input", unsafe_secret_seed=0)
+    rel = anonymize_fullswap(data, categories=groups, unpaired="keep", visit="input", unsafe_secret_seed=0)
     # single-category records 0 (A), 1 (B), 2 (A), 3 (C): 0 <-> 1, 2 <-> 3 (first in priority order)
     assert sorted(rel.trace.full_pairs) == [(0, 1), (2, 3)]
     assert _row_of(rel, 0) == {"b1", "b2", "b3"} and _row_of(rel, 3) == {"a3", "a4"}
     assert _row_of(rel, 4) == {"a1", "b1", "b2"}  # no partner with another heaviest category
-    assert anonymize_partswap(data, categories=groups, unsafe_secret_seed=0).trace.pairs == ()
+    assert anonymize_partswap(data, categories=groups, unpaired="keep", unsafe_secret_seed=0).trace.pairs == ()
 
 
 def test_baselines_on_table1():
@@ -157,7 +167,7 @@ def _data_and_groups(draw):
 def test_property_swaps_conserve_items_and_pair_once(dg, seed, full):
     data, groups = dg
     method = anonymize_fullswap if full else anonymize_partswap
-    rel = method(data, categories=groups, rng=seed, unsafe_secret_seed=seed)
+    rel = method(data, categories=groups, unpaired="keep", rng=seed, unsafe_secret_seed=seed)
     assert dif(data, rel) == 0.0  # every item keeps its occurrences: no collision
     flat = [r for pair in rel.trace.pairs for r in pair]
     assert len(flat) == len(set(flat))
@@ -199,7 +209,7 @@ def test_property_audit_finds_planted_failures(dg, seed):
 
 def test_audit_without_link_counts_verbatim_records():
     data, groups = _table1()
-    rel = anonymize_partswap(data, categories=groups, visit="input", unsafe_secret_seed=3)
+    rel = anonymize_partswap(data, categories=groups, unpaired="keep", visit="input", unsafe_secret_seed=3)
     rel.link = None
     rep = TendencyHiding(groups).audit(data, rel)
     assert rep.details["mode"] == "without link" and rep.details["exposed"] == 2  # 008, 010 unchanged
@@ -207,7 +217,7 @@ def test_audit_without_link_counts_verbatim_records():
 
 def test_release_roundtrip_and_publication(tmp_path):
     data, groups = _table1()
-    rel = anonymize_partswap(data, categories=groups, rng=0, unsafe_secret_seed=5)
+    rel = anonymize_partswap(data, categories=groups, unpaired="keep", rng=0, unsafe_secret_seed=5)
     path = tmp_path / "r.json"
     rel.save(path)
     text = path.read_text()
@@ -221,7 +231,7 @@ def test_release_roundtrip_and_publication(tmp_path):
     assert back.estimate_count([data.items[1]]) == rel.estimate_count([data.items[1]])
     assert TendencyHiding(groups).audit(data, back).details["mode"] == "without link"
     # the secret shuffle: another secret seed gives another row order of the same rows
-    other = anonymize_partswap(data, categories=groups, rng=0, unsafe_secret_seed=6)
+    other = anonymize_partswap(data, categories=groups, unpaired="keep", rng=0, unsafe_secret_seed=6)
     assert sorted(other.render_record(i) for i in range(10)) == sorted(rel.render_record(i) for i in range(10))
     doc["records"][0] = [99]
     bad = tmp_path / "bad.json"
@@ -387,3 +397,27 @@ def test_least_similar_matching_against_plain_rule(recs, draw):
 def test_bms1_full_orderings():
     rep = _check_paper_orderings(load("bms1"))
     assert rep.satisfied and rep.details["records_with_tendency"] > 3000
+
+
+@pytest.mark.parametrize("method", ["partswap", "fullswap"])
+def test_a_record_left_unpaired_does_not_keep_its_tendency(method):
+    """bms1, 50 random categories, visiting order of seed 1: two records are left unpaired (one's items
+    are a subset of the other's, so every exchange would collide). By default they lose their heaviest
+    category's items, the release says so (moves "swap-suppress") and passes its own audit; with
+    unpaired="keep" (the paper's rule) the audit reports the two. Seed 0 pairs every record."""
+    from graphanon.datasets import load
+    from graphanon.taxonomy.categories import parse_categories
+
+    func = {"partswap": anonymize_partswap, "fullswap": anonymize_fullswap}[method]
+    data = load("bms1")
+    cats = parse_categories("random:50", data, None)
+    left = func(data, categories=cats, rng=1, unsafe_secret_seed=0)
+    assert left.trace.suppressed_occurrences == 4 and left.moves == "swap-suppress"
+    assert not left.conserves_items and left.matrix_over(data.items).nnz == data.matrix.nnz - 4
+    report = TendencyHiding(cats).audit(data, left)
+    assert report.satisfied, report.counterexamples
+    kept = TendencyHiding(cats).audit(data, func(data, categories=cats, rng=1, unpaired="keep", unsafe_secret_seed=0))
+    assert not kept.satisfied and kept.details["kept_tendency"] == 2
+    paired = func(data, categories=cats, rng=0, unsafe_secret_seed=0)
+    assert paired.trace.suppressed_occurrences == 0 and paired.moves == "swap" and paired.conserves_items
+    assert TendencyHiding(cats).audit(data, paired).satisfied

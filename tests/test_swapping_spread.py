@@ -42,7 +42,7 @@ def test_spread_moves_only_source_items_between_true_partners(data, spread, full
     d = from_iterable(recs, items=ITEMS)
     seed = data.draw(st.integers(0, 1000))
     func = anonymize_fullswap if full else anonymize_partswap
-    rel = func(d, categories=CATS, spread=spread, rng=seed, unsafe_secret_seed=seed)
+    rel = func(d, categories=CATS, unpaired="keep", spread=spread, rng=seed, unsafe_secret_seed=seed)
     rows = [set(rel.render_record(int(rel.link.row_of_record[i])).split()) for i in range(n)]
     orig = [set(r) for r in recs]
     assert Counter(x for r in rows for x in r) == Counter(x for r in orig for x in r)  # nothing lost
@@ -89,8 +89,8 @@ def groceries():
 def test_spread_lowers_the_attack_and_keeps_utility(groceries):
     """Measured on groceries (taxonomy level 1): the attack falls, FI similarity does not."""
     data, cats = groceries
-    plain = anonymize_partswap(data, categories=cats, rng=0, unsafe_secret_seed=0)
-    spread = anonymize_partswap(data, categories=cats, rng=0, unsafe_secret_seed=0, spread=3)
+    plain = anonymize_partswap(data, categories=cats, unpaired="keep", rng=0, unsafe_secret_seed=0)
+    spread = anonymize_partswap(data, categories=cats, unpaired="keep", rng=0, unsafe_secret_seed=0, spread=3)
     a = partner_tendency(data, plain, categories=cats, partners=plain.trace.pairs, truth=plain.link)
     worst = max(
         partner_tendency(data, spread, categories=cats, partners=spread.trace.pairs, truth=spread.link,

@@ -187,6 +187,40 @@ def _exchange(X: sp.csr_array, give: np.ndarray, partner: np.ndarray) -> sp.csr_
     return sp.csr_array((np.ones(out.nnz, bool), out.indices, out.indptr), shape=X.shape)
 
 
+def _hide_what_is_left(data, categories: ItemGroups, tend: Tendency, current: sp.csr_array) -> tuple[sp.csr_array, int]:
+    """Drop, from each record that still shows its own tendency after the swaps, that category's items.
+
+    A record the partner rule could not pair (every candidate shares its tendency or would
+    collide) keeps its items, and with them its tendency: the release would break the model
+    it is published under (:class:`~graphanon.privacy.TendencyHiding`: no record keeps its
+    tendency). With ``unpaired="suppress"`` (the default) such a record loses the items of its
+    heaviest category instead, as PartSupp does; its row then has another heaviest category
+    or none. Returns the matrix and the number of occurrences removed (0 when every record was
+    paired, the usual case).
+    """
+    codes = category_codes(categories, data.items)
+    after = Tendency(current, codes, len(categories))
+    keeps = (tend.heaviest >= 0) & (after.heaviest == tend.heaviest)
+    if not keeps.any():
+        return current, 0
+    rows = np.repeat(np.arange(current.shape[0]), np.diff(current.indptr))
+    drop = keeps[rows] & (codes[current.indices] == tend.heaviest[rows])
+    kept = sp.csr_array((np.ones(int((~drop).sum()), bool), (rows[~drop], current.indices[~drop])),
+                        shape=current.shape)
+    return kept, int(drop.sum())
+
+
+def _release(data, matrix, tend, categories, unpaired: str, details: dict, params: dict, name: str):
+    """The swapped records as a :class:`PerturbedRelease`, records left with their tendency handled."""
+    removed = 0
+    if unpaired == "suppress":
+        matrix, removed = _hide_what_is_left(data, categories, tend, matrix)
+    details["suppressed_occurrences"] = removed
+    params["unpaired"] = unpaired
+    moves = "swap-suppress" if removed else "swap"
+    return PerturbedRelease.from_matrix(data, matrix, moves=moves, algorithm=name, params=params)
+
+
 @dataclass(frozen=True)
 class SwapTrace:
     """What a swapping-family method did (``release.trace``; in memory only, never saved).
@@ -204,7 +238,8 @@ class SwapTrace:
     with_tendency, single_category : int or None
         Records with a tendency; single-category records (FullSwap).
     suppressed_occurrences : int or None
-        PartSupp: occurrences removed.
+        PartSupp: occurrences removed. PartSwap/FullSwap: occurrences removed from records no
+        partner was left for (``unpaired="suppress"``); usually 0.
     """
 
     pairs: tuple = ()
@@ -294,14 +329,15 @@ def _spread_rounds(X, tend: Tendency, spread: int, visit: str, gen, progress):
     return current, partners, similarity
 
 
-def _swap(data, categories, *, full: bool, visit, rng, unsafe_secret_seed, progress, name, spread: int = 1):
+def _swap(data, categories, *, full: bool, visit, rng, unsafe_secret_seed, progress, name, spread: int = 1,
+          unpaired: str = "suppress"):
     gen = check_random_state(rng)
     tend = tendencies(data, categories)
     X = data.matrix
     report(progress, 0, 3, "category weights")
     if spread > 1:
         return _swap_spread(data, categories, X, tend, full=full, visit=visit, gen=gen, spread=int(spread),
-                            unsafe_secret_seed=unsafe_secret_seed, progress=progress, name=name)
+                            unsafe_secret_seed=unsafe_secret_seed, progress=progress, name=name, unpaired=unpaired)
     partner, sim = _partial_pairs(X, tend, visit, gen)
     give = tend.source.copy()
     details: dict[str, Any] = {"partial_pairs": _pairs_list(partner), "with_tendency": int(tend.has_tendency.sum())}
@@ -317,14 +353,14 @@ def _swap(data, categories, *, full: bool, visit, rng, unsafe_secret_seed, progr
     details["pairs"] = _pairs_list(partner)
     details["pair_similarity"] = sim
     params = {"n_categories": len(categories), "visit": visit}
-    release = PerturbedRelease.from_matrix(data, _exchange(X, give, partner), moves="swap", algorithm=name,
-                                           params=params)
+    release = _release(data, _exchange(X, give, partner), tend, categories, unpaired, details, params, name)
     release.trace = SwapTrace(**details)
     report(progress, 3, 3, "done")
     return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
 
 
-def _swap_spread(data, categories, X, tend, *, full, visit, gen, spread, unsafe_secret_seed, progress, name):
+def _swap_spread(data, categories, X, tend, *, full, visit, gen, spread, unsafe_secret_seed, progress, name,
+                 unpaired):
     """:func:`_swap` with each record's source items spread over up to ``spread`` partners."""
     current, rounds, sim = _spread_rounds(X, tend, spread, visit, gen, progress)
     partial = sorted({p for partner in rounds for p in _pairs_list(partner)})
@@ -343,16 +379,18 @@ def _swap_spread(data, categories, X, tend, *, full, visit, gen, spread, unsafe_
     details["pairs"] = tuple(sorted(pairs))
     details["pair_similarity"] = sim
     params = {"n_categories": len(categories), "visit": visit, "spread": spread}
-    release = PerturbedRelease.from_matrix(data, current, moves="swap", algorithm=name, params=params)
+    release = _release(data, current, tend, categories, unpaired, details, params, name)
     release.trace = SwapTrace(**details)
     report(progress, 3, 3, "done")
     return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
 
 
 @validate_params({"categories": [ItemGroups], "rng": RNG, **COMMON, "visit": [StrOptions(("random", "input"))],
-                  "spread": [Interval(Integral, 1, None)]}, meanings=_MEANINGS)
+                  "spread": [Interval(Integral, 1, None)], "unpaired": [StrOptions(("suppress", "keep"))]},
+                 meanings=_MEANINGS)
 @fill_doc(secret='the row shuffle')
 def anonymize_partswap(data: TransactionData, *, categories: ItemGroups, visit: str = "random", spread: int = 1,
+                       unpaired: str = "suppress",
                        rng: RandomLike = None, unsafe_secret_seed: int | None = None,
                        progress: ProgressCallback | None = None) -> PerturbedRelease:
     """PartSwap: exchange each tendency record's heaviest-category items with its least similar partner.
@@ -373,6 +411,12 @@ def anonymize_partswap(data: TransactionData, *, categories: ItemGroups, visit: 
         different tendencies, so the items its row received no longer name
         one partner's tendency (:func:`graphanon.attacks.partner_tendency`;
         ``docs/swapping.md`` measures both ways). Published in the params.
+    unpaired : {"suppress", "keep"}, default "suppress"
+        A record with a tendency that no partner is left for (every candidate shares its
+        tendency or would collide) keeps its tendency under the paper's rule (``"keep"``: the
+        tendency audit then reports it). ``"suppress"`` removes that record's heaviest-category
+        items instead, as PartSupp does, so the release meets the model it is published under;
+        the release then says ``moves="swap-suppress"``. Published in the params.
     rng : None, int or numpy.random.Generator
         Structure randomness (the visiting order; with ``spread``, the parts).
     %(unsafe_secret_seed)s
@@ -381,7 +425,8 @@ def anonymize_partswap(data: TransactionData, *, categories: ItemGroups, visit: 
     Returns
     -------
     PerturbedRelease
-        ``moves="swap"``; ``trace`` is a :class:`SwapTrace`: ``pairs`` lists
+        ``moves="swap"`` (``"swap-suppress"`` when a record lost its heaviest category's items,
+        ``unpaired``); ``trace`` is a :class:`SwapTrace`: ``pairs`` lists
         the swapped record pairs (original indices, memory only),
         ``pair_similarity`` their Jaccard similarity; ``link`` is private.
 
@@ -405,12 +450,14 @@ def anonymize_partswap(data: TransactionData, *, categories: ItemGroups, visit: 
     ['b1', 'b2', 'b3']
     """
     return _swap(data, categories, full=False, visit=visit, rng=rng, unsafe_secret_seed=unsafe_secret_seed,
-                 progress=progress, name="partswap", spread=spread)
+                 progress=progress, name="partswap", spread=spread, unpaired=unpaired)
 
 
 @validate_params({"categories": [ItemGroups], "rng": RNG, **COMMON, "visit": [StrOptions(("random", "input"))],
-                  "spread": [Interval(Integral, 1, None)]}, meanings=_MEANINGS)
+                  "spread": [Interval(Integral, 1, None)], "unpaired": [StrOptions(("suppress", "keep"))]},
+                 meanings=_MEANINGS)
 def anonymize_fullswap(data: TransactionData, *, categories: ItemGroups, visit: str = "random", spread: int = 1,
+                       unpaired: str = "suppress",
                        rng: RandomLike = None, unsafe_secret_seed: int | None = None,
                        progress: ProgressCallback | None = None) -> PerturbedRelease:
     """FullSwap: PartSwap plus full exchange between single-category records (Sec. 4.4).
@@ -433,7 +480,7 @@ def anonymize_fullswap(data: TransactionData, *, categories: ItemGroups, visit: 
     'b1 b2'
     """
     return _swap(data, categories, full=True, visit=visit, rng=rng, unsafe_secret_seed=unsafe_secret_seed,
-                 progress=progress, name="fullswap", spread=spread)
+                 progress=progress, name="fullswap", spread=spread, unpaired=unpaired)
 
 
 @validate_params({**COMMON})

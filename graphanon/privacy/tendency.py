@@ -214,7 +214,7 @@ class TendencyHiding(PrivacyModel):
             for j in diff[:5]:
                 problems.append({"item": original.items[int(j)], "original_support": int(f_orig[j]),
                                  "published_support": int(f_pub[j]), "problem": "item occurrences not conserved"})
-        if release.moves == "swap" and P.shape[0] != X.shape[0]:
+        if release.moves in ("swap", "swap-suppress") and P.shape[0] != X.shape[0]:
             problems.append({"problem": f"{P.shape[0]} rows for {X.shape[0]} records"})
             broken += 1
         details["broken_invariants"] = int(broken)

@@ -63,7 +63,7 @@ __all__ = ["MOVES", "PerturbedRelease", "SplitLink", "load_split_link", "publish
 
 #: Kinds of moves: items exchanged without loss, exchanged at random (collisions
 #: lose items), removed, or split into one row per category.
-MOVES = ("swap", "random-swap", "suppress", "split")
+MOVES = ("swap", "swap-suppress", "random-swap", "suppress", "split")
 SPLIT_LINK_TAG = "graphanon-private-split-link/1"
 
 
@@ -77,7 +77,9 @@ class PerturbedRelease(Release):
         by :meth:`from_matrix`).
     records : sparse matrix, shape (n_rows, len(items))
         The published transactions.
-    moves : {"swap", "random-swap", "suppress", "split"}
+    moves : {"swap", "swap-suppress", "random-swap", "suppress", "split"}
+        (``swap-suppress``: swaps, and records no swap partner was left for lost the items of
+        their heaviest category)
         What the method did to the records.
     algorithm, params :
         Provenance.

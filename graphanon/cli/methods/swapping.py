@@ -22,6 +22,9 @@ _CATEGORIES = Param("categories", str, None, "random:N[:SEED], taxonomy-level:DE
 _VISIT = Param("visit", str, "random", "visiting order and tie-break of the partner search")
 _SPREAD = Param("spread", int, 1, "partners per record: source items dealt into this many parts, one partner "
                 "each (mitigates the partner-tendency attack)")
+_UNPAIRED = Param("unpaired", str, "suppress", "a record no partner is left for: suppress (its heaviest "
+                  "category's items are removed, so the release meets the tendency model) or keep (the paper's "
+                  "rule: it keeps its tendency and the audit reports it)")
 
 
 def _categories(data, opts: RunOptions, name: str, spec: str | None) -> ItemGroups:
@@ -57,7 +60,7 @@ def _run_randswap(data, opts: RunOptions):
 
 
 def _swap_spec(name: str, summary: str, visit: bool) -> AlgorithmSpec:
-    params = (_CATEGORIES, _VISIT, _SPREAD) if visit else (_CATEGORIES,)
+    params = (_CATEGORIES, _VISIT, _SPREAD, _UNPAIRED) if visit else (_CATEGORIES,)
     return AlgorithmSpec(
         name=name, summary=summary, adapter=_runner(name, params, visit), privacy_model="tendency", params=params,
         audit_params=("categories",), options=("taxonomy", "seed") if visit else ("taxonomy",),
