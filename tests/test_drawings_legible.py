@@ -9,6 +9,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from graphanon.algorithms import anonymize_hghs, anonymize_partswap  # noqa: E402
@@ -174,6 +175,15 @@ def test_study_plots_keep_coincident_series_and_labels_apart(small_study):
     same = small_study.copy()
     same.loc[same.index[:2], ["wall_seconds", "ncp"]] = same.loc[same.index[0], ["wall_seconds", "ncp"]].to_numpy()
     _check(draw_pareto(same))
+    # every run at one point (the time axis is measured: any layout can happen): eight spots, then hidden
+    crowd = pd.concat([small_study.iloc[:1]] * 12, ignore_index=True)  # one series, twelve runs at one point
+    fig = draw_pareto(crowd)
+    ax = fig.axes[0]
+    shown = [t for t in ax.texts if t.get_visible()]
+    hidden = len(ax.texts) - len(shown)
+    assert len(ax.texts) == len(crowd) and hidden > 0 and 1 <= len(shown) <= 8
+    assert f"{hidden} k labels hidden" in ax.get_title()
+    _check(fig)
 
 
 @pytest.mark.parametrize("k", [5, 10])

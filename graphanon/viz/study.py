@@ -309,19 +309,21 @@ def pareto_front(cost, loss) -> np.ndarray:
     return order[keep]
 
 
-def _apart(ax, notes) -> None:
-    """Move point labels (offset annotations) apart.
+def _apart(ax, notes) -> int:
+    """Move point labels (offset annotations) apart; returns how many had to be hidden.
 
     Each label goes to the first of eight spots round its point where it meets no label placed
-    before it (the last spot when none is free).
+    before it; a label with no free spot is hidden (the caller says so).
 
-    The figure is drawn once first so the layout, and with it the label boxes, are final.
+    The figure is drawn once first so the layout, and with it the label boxes, are final: call
+    it once nothing else will be added to the figure.
     """
     fig = ax.figure
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     spots = [(4, 3), (4, -11), (-4, 3), (-4, -11), (6, -4), (-6, -4), (0, 8), (0, -16)]
     placed: list = []
+    hidden = 0
     for note in notes:
         for dx, dy in spots:
             note.xyann = (dx, dy)
@@ -329,15 +331,20 @@ def _apart(ax, notes) -> None:
             box = note.get_window_extent(renderer)
             if not any(box.x0 < b.x1 + 1 and b.x0 < box.x1 + 1 and box.y0 < b.y1 + 1 and b.y0 < box.y1 + 1
                        for b in placed):
+                placed.append(box)
                 break
-        placed.append(note.get_window_extent(renderer))
+        else:
+            note.set_visible(False)
+            hidden += 1
+    return hidden
 
 
 def draw_pareto(table, metric: str = "ncp"):
     """Utility loss against running time, every run one point, the Pareto front drawn as a step line.
 
     Points are labelled with their k (only the front's beyond 30 points), each label moved to a
-    free spot round its point when the first one is taken.
+    free spot round its point when the first one is taken, and hidden when none is (the title
+    counts the hidden).
 
     Parameters
     ----------
@@ -367,8 +374,8 @@ def draw_pareto(table, metric: str = "ncp"):
         notes = [ax.annotate(f"k={int(row['k'])}", (row["wall_seconds"], row[metric]), fontsize=7,
                              xytext=(4, 3), textcoords="offset points", color="#444444")
                  for _, row in labelled.iterrows() if not _isna(row["k"])]
-        ax.set_xscale("log")
-        _apart(ax, notes)
+    else:
+        notes = []
     ax.set_xscale("log")
     _plain_log(ax.xaxis)
     ax.set_xlabel("wall time of the method (seconds, log scale)")
@@ -380,4 +387,7 @@ def draw_pareto(table, metric: str = "ncp"):
     handles.append(plt.Line2D([], [], color="black", linestyle="--", label="Pareto front"))
     fig.legend(handles=handles, loc="outside right upper", title="method", fontsize=9, title_fontsize=9,
                frameon=False)
+    hidden = _apart(ax, notes)  # last: the constrained layout is final now (the time axis is measured, so
+    if hidden:                  # where labels fall differs from run to run)
+        ax.set_title(f"{ax.get_title()}; {hidden} k label{'s' if hidden != 1 else ''} hidden")
     return fig
