@@ -293,6 +293,45 @@ def test_children_from_arrays_follow_the_graph_for_networkx_taxonomies():
     assert edges.children("r") == ["b", "a"] and edges.children("b") == ["z", "c"] and edges.children("y") == []
 
 
+_NAMES = st.text("abcxyz", min_size=1, max_size=2)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(_NAMES, min_size=1, max_size=5), min_size=1, max_size=25), st.booleans())
+def test_path_file_taxonomy_equals_the_networkx_build(paths, rooted):
+    """``Taxonomy.from_paths`` (checked without networkx when the paths form a tree) equals
+    ``Taxonomy.from_parent_map`` (the networkx build and checks) on random paths: the same tree, children,
+    preorder arrays and lazily built graph; and the same error for paths that are no tree (several roots,
+    cycles such as ``a;b;a``, a node with two parents, a node its own parent)."""
+    from graphanon.errors import TaxonomyError
+    from graphanon.taxonomy import Taxonomy
+
+    paths = [p + ["ROOT"] for p in paths] if rooted else paths  # rooted: mostly trees; else mostly errors
+
+    def build(fast):
+        try:
+            if fast:
+                return Taxonomy.from_paths(paths)
+            parent_of: dict = {}
+            for path in paths:
+                if len(path) < 2:
+                    raise TaxonomyError("short")
+                for child, parent in zip(path, path[1:]):
+                    if parent_of.setdefault(child, parent) != parent:
+                        raise TaxonomyError("two parents")
+            return Taxonomy.from_parent_map(parent_of)
+        except TaxonomyError as exc:
+            return str(exc)
+
+    got, want = build(True), build(False)
+    if isinstance(want, str):
+        assert isinstance(got, str)
+        if "cycle" in want or "roots" in want or "own parent" in want:
+            assert got == want  # the fast path hands a non-tree to the networkx checks
+        return
+    _same_taxonomy(got, want)
+
+
 @pytest.mark.parametrize("args", [
     ("-a", "cut", "-k", "5", "-m", "2", "--taxonomy", "balanced:5", "--param", "level=2", "--param", "force=true"),
     ("-a", "aa", "-k", "5", "-m", "2", "--taxonomy", "balanced:5"),
@@ -308,3 +347,27 @@ def test_jobs_with_a_balanced_taxonomy_or_categories_load_no_networkx(tmp_path, 
     assert out.exists()
     assert "networkx" not in loaded
     assert "graphanon.taxonomy.tree" in loaded  # the balanced tree was built (partswap: the categories' module)
+
+
+def test_job_with_a_taxonomy_path_file_loads_no_networkx(tmp_path):
+    """A ``leaf;parent;...;root`` taxonomy file (the format the public scripts read) is checked and built
+    without networkx: a Partition job on it loads none, and publishes what the networkx build gives."""
+    from graphanon.algorithms import anonymize_partition
+    from graphanon.datasets import load
+    from graphanon.taxonomy import Taxonomy, read_taxonomy
+    from tests.test_imports import cli
+
+    data = load("liuwang_fig1")
+    balanced = Taxonomy.balanced(data.items, 3)
+    lines = [";".join([leaf, *balanced.ancestors(leaf)]) for leaf in balanced.leaves]
+    path = tmp_path / "tax.txt"
+    path.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "r.json"
+    loaded = _modules_after(cli("anonymize", "liuwang_fig1", "-a", "partition", "-k", "2", "--taxonomy", str(path),
+                                "-o", str(out)))
+    assert out.exists() and "networkx" not in loaded
+    fast = read_taxonomy(path)
+    _same_taxonomy(fast, Taxonomy(fast.to_networkx()))
+    one = anonymize_partition(data, taxonomy=fast, k=2, unsafe_secret_seed=3)
+    two = anonymize_partition(data, taxonomy=Taxonomy(fast.to_networkx()), k=2, unsafe_secret_seed=3)
+    assert one.to_text() == two.to_text()

@@ -10,7 +10,7 @@ Examples
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # networkx: imported where a graph is built (a balanced Taxon
     import networkx as nx
 
 __all__ = ["balanced_edges", "balanced_graph", "checked_preorder", "edge_graph", "edge_preorder", "level_table_graph",
-           "text_nodes"]
+           "parent_map_tree", "text_nodes"]
 
 
 def level_table_graph(rows: Iterable[Sequence[Hashable]], *, root: Hashable = "ALL",
@@ -208,6 +208,33 @@ def edge_preorder(root: str, edges: Sequence[tuple[str, str]]) -> tuple[list[str
         order.append(v)
         stack.extend(reversed(children.get(v, ())))
     return order, parent_of.__getitem__
+
+
+def parent_map_tree(parent_of: Mapping[str, str]) -> tuple[list[str], Callable[[str], str], list[str], list] | None:
+    """The tree of a child -> parent map, checked without networkx: ``(preorder, parent lookup, nodes, edges)``.
+
+    ``None`` when the map is no rooted tree (no root or several, a cycle apart from the root), so
+    that the caller can let :func:`checked_preorder` say why. The preorder, the children's order and
+    ``nodes`` (first appearance in the ``(parent, child)`` edges, in the map's order) are those of the
+    :class:`networkx.DiGraph` that ``Taxonomy.from_parent_map`` builds from the same map.
+
+    Complexity: O(nodes).
+
+    Examples
+    --------
+    >>> parent_map_tree({"a": "r", "x": "a", "b": "r"})[0]
+    ['r', 'a', 'x', 'b']
+    >>> parent_map_tree({"a": "b", "b": "a", "c": "r"}) is None  # a cycle the root does not reach
+    True
+    """
+    edges = [(parent, child) for child, parent in parent_of.items()]
+    roots = [v for v in dict.fromkeys(p for p, _ in edges) if v not in parent_of]
+    if len(roots) != 1:
+        return None
+    order, parent = edge_preorder(roots[0], edges)
+    if len(order) != len(parent_of) + 1:  # a node the root does not reach lies on a cycle
+        return None
+    return order, parent, list(dict.fromkeys(v for edge in edges for v in edge)), edges
 
 
 def edge_graph(nodes: Iterable[str], edges: Iterable[tuple[str, str]], *, frozen: bool = False) -> nx.DiGraph:

@@ -42,6 +42,7 @@ from graphanon.taxonomy.build import (
     edge_graph,
     edge_preorder,
     level_table_graph,
+    parent_map_tree,
 )
 from graphanon.taxonomy.build import text_nodes as _text_nodes  # noqa: F401 (its former home)
 from graphanon.taxonomy.itemgroups import ItemGroups
@@ -86,7 +87,7 @@ class Taxonomy:
     """
 
     _frozen_graph: nx.DiGraph | None
-    _graph_parts: tuple  # (leaves, edges) of a taxonomy built without a graph (``balanced``)
+    _graph_parts: tuple  # (nodes, edges) of a taxonomy built without a graph (``balanced``, a path file)
 
     def __init__(self, graph: nx.DiGraph) -> None:
         import networkx as nx
@@ -181,7 +182,16 @@ class Taxonomy:
                     )
         if not parent_of:
             raise TaxonomyError(f"{source}: no paths (the taxonomy file is empty)")
-        return cls.from_parent_map(parent_of)
+        tree = parent_map_tree(parent_of)  # checked without networkx; None when no tree, and then:
+        return cls.from_parent_map(parent_of) if tree is None else cls._built(*tree)
+
+    @classmethod
+    def _built(cls, order: list, parent_of, nodes: list, edges: list) -> Taxonomy:
+        """A tree by construction (no networkx checks): its arrays now, its graph on first use (:attr:`_graph`)."""
+        tax = cls.__new__(cls)
+        tax._frozen_graph, tax._graph_parts = None, (nodes, edges)
+        tax._set_tree(order, parent_of)
+        return tax
 
     @classmethod
     def from_level_table(
@@ -238,10 +248,7 @@ class Taxonomy:
         ['5', '6', '7', '8', '9']
         """
         leaves, edges = balanced_edges(items, fanout, order=order, rng=rng, prefix=prefix)
-        tax = cls.__new__(cls)  # a tree by construction: no networkx checks, the graph built when asked (_graph)
-        tax._frozen_graph, tax._graph_parts = None, (leaves, edges)
-        tax._set_tree(*edge_preorder("ROOT", edges))
-        return tax
+        return cls._built(*edge_preorder("ROOT", edges), leaves, edges)
 
     @classmethod
     def from_groups(cls, groups: ItemGroups, *, root: Hashable = "ALL") -> Taxonomy:
@@ -468,10 +475,6 @@ class Taxonomy:
         )
 
 
-def _read_text(path) -> str:
-    return read_all(path)
-
-
 def read_taxonomy(path: str | os.PathLike, *, root: Hashable = "ALL") -> Taxonomy:
     r"""Read a taxonomy file, telling the two formats apart by content.
 
@@ -493,7 +496,7 @@ def read_taxonomy(path: str | os.PathLike, *, root: Hashable = "ALL") -> Taxonom
     >>> read_taxonomy(p).leaves
     ('001', '010', '-1')
     """
-    text = _read_text(path)
+    text = read_all(path)
     lines = [ln for ln in text.splitlines() if ln.strip()]
     if not lines:
         raise TaxonomyError(f"{path}: empty taxonomy file")
