@@ -161,3 +161,41 @@ def km_problems(draw):
 def test_same_steps_as_the_python_heap_loop_on_random_data(problem):
     data, m, k, s, blocks, batch = problem
     assert_same_run(data, m, k, s, utility=blocks, batch=batch)
+
+
+@pytest.mark.parametrize("offer", ["none", "self", "merged", "suppressed"])
+def test_a_partner_that_is_not_live_is_an_internal_error_not_a_key_error(monkeypatch, offer):
+    """The flaky ``KeyError: -1`` in ``CoatState.merge``: the compiled partner search offered -1
+    (machine code that did not match its source, graphanon.utils.numba_cache). Every group the
+    search can offer is checked before a merge: a group that is not live in ``g``'s block would
+    merge into a crash or a wrong release."""
+    from graphanon.algorithms.coat import _kernels
+    from graphanon.errors import InternalError
+
+    data = load("coat_fig1")
+    state = CoatState(data, np.zeros(data.n_items, dtype=np.int64), 2, 1.0, None, None, RunLog())
+    state.merge(2, 3, ())
+    state.suppress(4, ())
+    g = 0
+    bad = {"none": -1, "self": g, "merged": 3, "suppressed": 4}[offer]
+    real = _kernels.partner_candidates
+    assert bad not in real(g, state.bits, data.matrix.indptr, data.matrix.indices, state.grp, state.rep_of_min,
+                           state.block, state.one_block, state.sup, state.size, True)[0].tolist()
+    monkeypatch.setattr(_kernels, "partner_candidates",
+                        lambda *a: (np.array([bad], dtype=np.int64), np.array([1], dtype=np.int64)))
+    with pytest.raises(InternalError, match="not a live published item .*numba's cache"):
+        state.best_partner(g)
+
+
+def test_a_partner_of_another_block_is_an_internal_error(monkeypatch):
+    from graphanon.algorithms.coat import _kernels
+    from graphanon.errors import InternalError
+
+    data = load("coat_fig1")
+    block = np.arange(data.n_items, dtype=np.int64) % 2
+    state = CoatState(data, block, 2, 1.0, None, None, RunLog())
+    assert state.best_partner(0) in np.flatnonzero(block == 0).tolist()
+    monkeypatch.setattr(_kernels, "partner_candidates",
+                        lambda *a: (np.array([1], dtype=np.int64), np.array([1], dtype=np.int64)))
+    with pytest.raises(InternalError, match="utility block"):
+        state.best_partner(0)

@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numba
@@ -133,3 +134,74 @@ def test_numba_own_locators_keep_the_stale_caller(tmp_path):
     own = {"NUMBA_CACHE_LOCATOR_CLASSES": "UserProvidedCacheLocator,InTreeCacheLocator,UserWideCacheLocator"}
     assert _runs(tmp_path / "a", own, ".e.") == [3, 3]
     assert _runs(tmp_path / "b", own, "e.r.") == [4, 4]
+
+
+PAUSE_HOOK = """
+import os, time
+import numba.core.caching as caching
+_save_data = caching.IndexDataCacheFile._save_data
+def _paused(self, name, data):  # the index is written; hold the data file of _low_bit back
+    if "_low_bit" in name:
+        open({paused!r}, "w").close()
+        end = time.time() + 600
+        while not os.path.exists({go!r}) and time.time() < end:
+            time.sleep(0.05)
+    return _save_data(self, name, data)
+caching.IndexDataCacheFile._save_data = _paused
+"""
+
+
+def test_a_reader_between_the_writes_of_a_save_never_gets_the_previous_sources_code(tmp_path):
+    """Numba writes a new entry's index before its data file. A process that loaded the cache in
+    between got the new index and the data file the *previous* source left under the same name:
+    once, with nothing left to see afterwards (the flaky kind of stale code). Here a writer is
+    held between its two writes while a reader runs."""
+    root, kernels, pristine = _copy(tmp_path)
+    kernels.write_text(pristine.replace(POPCOUNT_RETURN, POPCOUNT_EDITED))
+    assert _run(root, {}) == 4  # the edited source's code is in the cache
+    kernels.write_text(pristine)
+    paused, go = tmp_path / "paused", tmp_path / "go"
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    env.pop("NUMBA_CACHE_DIR", None)
+    env.pop("NUMBA_DISABLE_JIT", None)
+    hook = PAUSE_HOOK.format(paused=str(paused), go=str(go))
+    writer = subprocess.Popen([sys.executable, "-c", hook + SCRIPT], cwd=root, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        end = time.monotonic() + 600
+        while not paused.exists():
+            assert writer.poll() is None and time.monotonic() < end, writer.communicate()[1][-2000:]
+            time.sleep(0.05)
+        assert _run(root, {}) == 3  # the source on disk, not the code the edit left
+    finally:
+        go.touch()
+        out, err = writer.communicate(timeout=600)
+    assert writer.returncode == 0, err[-2000:]
+    assert int(out.split()[-1]) == 3
+    assert _run(root, {}) == 3
+
+
+def test_cache_files_of_other_kernel_sets_are_pruned(tmp_path):
+    """After an edit and its revert, the cache holds only files named by the current kernel set."""
+    assert _runs(tmp_path / "r", {}, "e.r.") == [4, 3]
+    root = tmp_path / "r" / "copy"
+    names = [p.name for p in (root / "graphanon").rglob("*.nb[ic]")]
+    tags = {n.split("-")[-1].split(".")[0] for n in names}
+    assert names and len(tags) == 1
+    digest = subprocess.run([sys.executable, "-c", "from graphanon.utils import numba_cache as c; print(c.kernel_set_tag())"],
+                            cwd=root, env={**os.environ, "PYTHONPATH": str(root)}, capture_output=True, text=True,
+                            timeout=120).stdout.strip()
+    assert tags == {digest}
+
+
+def test_prune_keeps_this_kernel_set_and_what_is_not_a_cache_file(tmp_path):
+    tag = numba_cache.kernel_set_tag()
+    other = "0" * 16 if tag != "0" * 16 else "1" * 16
+    keep = [f"_kernels.f-12-{tag}.py311.nbi", f"_kernels.f-12-{tag}.py311.1.nbc", "_kernels.cpython-311.pyc",
+            f"_kernels.f-12-{other}.py311.nbi.tmp.0123456789abcdef"]
+    drop = [f"_kernels.f-12-{other}.py311.nbi", f"_kernels.f-12-{other}.py311.2.nbc", "_kernels.f-12.py311.1.nbc",
+            "_kernels.f-12.py311.nbi"]
+    for name in keep + drop:
+        (tmp_path / name).write_bytes(b"")
+    assert numba_cache.prune_other_kernel_sets(tmp_path) == sorted(drop)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(keep)

@@ -20,10 +20,25 @@ over the source of all graphanon modules that use numba (the *kernel set*,
 found by reading the package: every ``.py`` file under ``graphanon/`` whose
 text names numba), so a change to any of them -- edit or revert --
 invalidates every graphanon kernel's cache (numba then recompiles on first
-use and overwrites the index). Kernels of other packages keep numba's own
-locators. Importing this module registers the locators; every graphanon
-module that compiles with ``cache=True`` imports it before its first kernel
+use). Kernels of other packages keep numba's own locators. Importing this
+module registers the locators; every graphanon module that compiles with
+``cache=True`` imports it before its first kernel
 (``tests/test_numba_cache.py`` checks both).
+
+The cache files are also *named* by the kernel set (the first 16 hex digits of
+the digest in each file name, :func:`kernel_set_tag`). Numba saves a new entry
+by writing the index (stamp and data file name) first and the data file second,
+and names the data file of a kernel's first signature ``<kernel>.1.nbc`` whatever
+the source. With one name for every source, a process that loaded the cache
+between another process's two writes got the new index and the *previous*
+source's machine code -- once, with no trace left (reproduced on a copy of the
+package by pausing a writer between its two writes: the reader returned the
+low bit of 8 through the edited ``popcount64``, 4, although the source on disk
+gave 3; ``tests/test_numba_cache.py``). With the digest in the name, the data
+file an index names was only ever written from the same source: a reader
+finds it complete or absent (numba then compiles). The files of other kernel
+sets are deleted from the cache folders this process uses, so edits do not
+pile them up.
 
 Notes
 -----
@@ -34,15 +49,18 @@ module is outside the kernel set); none does.
 Complexity
 ----------
 The stamp reads the package's sources once per process (about 150 files,
-under 10 ms); loading a cached kernel is otherwise unchanged.
+under 10 ms) and each cache folder is listed once per process (to prune);
+loading a cached kernel is otherwise unchanged.
 
 Examples
 --------
->>> from graphanon.utils.numba_cache import kernel_set, kernel_set_digest
+>>> from graphanon.utils.numba_cache import kernel_set, kernel_set_digest, kernel_set_tag
 >>> any(p.name == "_bitset_kernels.py" for p in kernel_set())
 True
 >>> len(kernel_set_digest())
 64
+>>> kernel_set_digest().startswith(kernel_set_tag())
+True
 """
 
 from __future__ import annotations
@@ -50,11 +68,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 from pathlib import Path
 
 from numba.core import caching
 
-__all__ = ["PACKAGE_DIR", "kernel_set", "kernel_set_digest"]
+__all__ = ["PACKAGE_DIR", "kernel_set", "kernel_set_digest", "kernel_set_tag"]
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]  # graphanon/ (this module is graphanon/utils/numba_cache.py)
 
@@ -84,6 +103,58 @@ def kernel_set_digest() -> str:
     return h.hexdigest()
 
 
+def kernel_set_tag() -> str:
+    """The part of :func:`kernel_set_digest` in the name of every cache file of this kernel set (16 hex digits).
+
+    Returns
+    -------
+    str
+    """
+    return kernel_set_digest()[:16]
+
+
+#: Numba's cache files of a graphanon kernel: ``<module>.<qualname>-<line>[-<tag>].py<version>[.<n>].nb[ic]``
+#: (the tag since the names carry the kernel set; files without one are older).
+_CACHE_FILE = re.compile(r"-\d+(?:-(?P<tag>[0-9a-f]{16}))?\.py\d+[^.]*(?:\.\d+)?\.nb[ic]$")
+
+
+def prune_other_kernel_sets(folder: str | os.PathLike) -> list[str]:
+    """Delete the cache files of other kernel sets from ``folder``; return their names.
+
+    A process of another kernel set that still reads one of them finds it
+    missing and compiles (numba treats a missing data file as a cache miss).
+
+    Parameters
+    ----------
+    folder : path
+        A cache folder of graphanon kernels (numba's files only are touched).
+
+    Returns
+    -------
+    list of str
+        The names of the files deleted.
+    """
+    tag = kernel_set_tag()
+    gone: list[str] = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return gone
+    for name in sorted(names):
+        match = _CACHE_FILE.search(name)
+        if match is None or match.group("tag") == tag:
+            continue
+        try:
+            os.unlink(os.path.join(folder, name))
+        except OSError:
+            continue  # another process pruned it first, or the folder is read-only
+        gone.append(name)
+    return gone
+
+
+_pruned: set[str] = set()
+
+
 def _in_package(py_file: str) -> bool:
     try:
         return Path(py_file).resolve().is_relative_to(PACKAGE_DIR)
@@ -107,11 +178,20 @@ def _kernel_set_locator(base):
         def get_source_stamp(self):
             return ("graphanon kernel set", kernel_set_digest())
 
+        def get_disambiguator(self):
+            return f"{super().get_disambiguator()}-{kernel_set_tag()}"
+
         @classmethod
         def from_function(cls, py_func, py_file):
             if not _in_package(py_file):
                 return None
-            return super().from_function(py_func, py_file)
+            locator = super().from_function(py_func, py_file)
+            if locator is not None:
+                folder = locator.get_cache_path()
+                if folder not in _pruned:
+                    _pruned.add(folder)
+                    prune_other_kernel_sets(folder)
+            return locator
 
     KernelSetLocator.__name__ = KernelSetLocator.__qualname__ = f"KernelSet{base.__name__.lstrip('_')}"
     return KernelSetLocator

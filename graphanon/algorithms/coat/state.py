@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.counting.support import bitmap_supports, generalize_matrix, sparse_bitmaps
-from graphanon.errors import InfeasibleError, ParameterError
+from graphanon.errors import InfeasibleError, InternalError, ParameterError
 from graphanon.taxonomy.tree import Taxonomy
 from graphanon.utils.labels import set_label
 
@@ -210,6 +210,9 @@ class CoatState:
         the item order of the data's vocabulary / block listing). With weight 1
         only the first candidate of least union per merged size is scored (the
         others cannot be least, see :func:`~._kernels.partner_candidates`).
+        Raises InternalError when the compiled search offers anything else (-1,
+        ``g``, a merged or suppressed group, another block): code that does not
+        match its source.
         Complexity: O(items + n / 64 + total length of ``g``'s records).
         """
         # numba: compiled on first use
@@ -224,7 +227,16 @@ class CoatState:
         size = (self.size[cands] + self.size[g]).astype(np.float64)
         log_count = size * LN2 + np.log1p(-np.exp2(-size))  # log(2^size - 1)
         key = log_count + self._log_weight(g, cands) + np.log(np.maximum(union, 0.5))
-        return int(cands[int(np.argmin(key))])
+        h = int(cands[int(np.argmin(key))])
+        if not (0 <= h < self.M and h != g and self.is_live[h] and self.block[h] == self.block[g]):
+            # Unreachable with the kernel's source; seen once when a process ran machine code that
+            # another source had left in numba's cache (graphanon.utils.numba_cache).
+            raise InternalError(
+                f"the compiled partner search (coat/_kernels.py) offered {h} as a merge partner of published "
+                f"item {g}, which is not a live published item of its utility block: the machine code run "
+                f"does not match the source; delete graphanon's __pycache__ folders (numba's cache) and rerun"
+            )
+        return h
 
     # -------------------------------------------------------------- operations
     def merge(self, g: int, h: int, constraint: tuple) -> int:
