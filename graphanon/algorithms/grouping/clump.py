@@ -98,7 +98,7 @@ def _identical_groups(X: sp.csr_array, k: int):
 
 @validate_params(
     {"k": K, "neighbors": [Interval(Integral, 1, None)], "pool": [Interval(Integral, 1, None)], "rng": RNG, **COMMON,
-     "n_jobs": [Interval(Integral, 1, None)], "n_partitions": [None, Interval(Integral, 1, None)]},
+     "n_jobs": [None, Interval(Integral, 1, None)], "n_partitions": [None, Interval(Integral, 1, None)]},
     meanings=MEANINGS,
 )
 @fill_doc(secret='the row shuffle')
@@ -112,7 +112,7 @@ def anonymize_clump(
     rng: RandomLike = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
-    n_jobs: int = 1,
+    n_jobs: int | None = None,
     client=None,
     n_partitions: int | None = None,
 ) -> LocalRecoding:
@@ -133,9 +133,10 @@ def anonymize_clump(
         Structure randomness (seed tie order, fallback pool order).
     %(unsafe_secret_seed)s
     progress : callable(done, total, message), optional
-    n_jobs : int, default 1
+    n_jobs : int or None, default None
         Threads computing the similarity graph here (row blocks); the same
-        graph, hence the same release, for every ``n_jobs``.
+        graph, hence the same release, for every ``n_jobs``. None: every
+        usable core when at least 5,000 records are left to group, else one.
     client : dask.distributed.Client, optional
         Compute the similarity graph's row blocks on Dask workers
         (:meth:`RecordSimilarityGraph.knn`); the same graph and release as
@@ -191,7 +192,7 @@ def anonymize_clump(
     keep = sp.diags_array((group < 0).astype(np.float64))
     graph = RecordSimilarityGraph.knn(
         sp.csr_array(keep @ data.matrix), int(min(neighbors, max(data.n_records - 1, 1))), rows=free,
-        n_jobs=int(n_jobs), client=client, n_partitions=n_partitions,
+        n_jobs=None if n_jobs is None else int(n_jobs), client=client, n_partitions=n_partitions,
     )
     nb = graph.matrix
     tie = gen.permutation(data.n_records)
