@@ -11,8 +11,8 @@ run -- the last run must see the reverted code.
 from __future__ import annotations
 
 import ast
-import json
 import importlib
+import json
 import os
 import shutil
 import subprocess

@@ -41,10 +41,19 @@ import scipy.sparse as sp
 
 from graphanon.counting.rows import bool_csr
 from graphanon.errors import ParameterError
-from graphanon.graphs.least_similar import least_similar_matching
 from graphanon.utils.progress import ProgressCallback
 
-__all__ = ["RecordSimilarityGraph", "jaccard_to", "least_similar_matching"]
+__all__ = ["RecordSimilarityGraph", "jaccard_to", "least_similar_matching"]  # noqa: F822 (the last through __getattr__)
+
+
+def __getattr__(name: str):
+    """``least_similar_matching``, imported on first use: its module compiles kernels a kNN graph does not need."""
+    if name == "least_similar_matching":
+        from graphanon.graphs.least_similar import least_similar_matching
+
+        globals()[name] = least_similar_matching
+        return least_similar_matching
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 #: Intersection entries one block of the sparse product may hold (bounds memory: ~16 bytes each).

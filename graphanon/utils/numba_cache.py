@@ -190,7 +190,7 @@ def _light_load_overload(original):
             return self._impl.rebuild(target_context, data)
         return None  # the guard swallowed an error (Windows): compile instead, as numba does
 
-    load_overload._graphanon_light = True  # type: ignore[attr-defined]
+    load_overload._graphanon_light = True
     return load_overload
 
 
@@ -202,7 +202,7 @@ def _install() -> None:
     if not getattr(cache.load_overload, "_graphanon_light", False) and all(
         hasattr(cache, a) for a in ("_index_key", "_guard_against_spurious_io_errors")
     ):
-        cache.load_overload = _light_load_overload(cache.load_overload)
+        cache.load_overload = _light_load_overload(cache.load_overload)  # type: ignore[method-assign]
 
 
 _install()

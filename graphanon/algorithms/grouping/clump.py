@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.algorithms.grouping.partition import GroupingTrace
+from graphanon.algorithms.grouping.trace import GroupingTrace
 from graphanon.graphs.lcg import NodeIndex, groups_to_lcg
 from graphanon.graphs.similarity import RecordSimilarityGraph
 from graphanon.release.local_recoding import LocalRecoding, local_recoding_from_counts
@@ -150,7 +150,7 @@ def anonymize_clump(
         ``reading="one"``; rows in a secret random order. ``params`` holds
         the total GGD (``ggd``, also as ``ggd_lcg`` like Partition's) and
         ``ncp_taxonomy`` (GGD per original occurrence).
-        ``release.trace`` (a :class:`~graphanon.algorithms.grouping.partition.GroupingTrace`): ``groups`` (number), ``ggd_per_group``, and the
+        ``release.trace`` (a :class:`~graphanon.algorithms.grouping.trace.GroupingTrace`): ``groups`` (number), ``ggd_per_group``, and the
         ``similarity_graph`` (in memory only).
 
     Raises
