@@ -52,6 +52,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.algorithms.grouping.trace import GroupingTrace
+from graphanon.counting.rows import row_classes
 from graphanon.graphs.lcg import NodeIndex, groups_to_lcg
 from graphanon.graphs.similarity import RecordSimilarityGraph
 from graphanon.release.local_recoding import LocalRecoding, local_recoding_from_counts
@@ -79,11 +80,9 @@ def _identical_groups(X: sp.csr_array, k: int):
     of these records can do better.
     """
     n = X.shape[0]
-    keys = [X.indices[X.indptr[i] : X.indptr[i + 1]].tobytes() for i in range(n)]
-    ids: dict = {}
-    cl_of = np.fromiter((ids.setdefault(key, len(ids)) for key in keys), dtype=np.int64, count=n)
+    cl_of = row_classes(X)
     order = np.argsort(cl_of, kind="stable")
-    size = np.bincount(cl_of, minlength=len(ids))
+    size = np.bincount(cl_of, minlength=int(cl_of.max()) + 1 if n else 0)
     cl_ptr = np.r_[0, np.cumsum(size)].astype(np.int64)
     group = np.full(n, -1, dtype=np.int64)
     reps: list[int] = []
