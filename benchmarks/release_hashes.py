@@ -55,6 +55,8 @@ GRID = [
     ("labelled_groceries", "nr", None, None, None, {"l": "3"}, 0),
     ("labelled_groceries", "cahd", None, None, None, {"l": "3"}, None),
     ("groceries", "clump", 5, None, "bundled", {}, 0),
+    ("bms1", "clump", 10, None, "balanced:5", {}, 0),
+    ("chess", "clump", 3, None, "balanced:4", {}, 2),
     ("groceries", "partition", 5, None, "bundled", {}, None),
     ("chess", "partition", 10, None, "balanced:4", {}, None),
     ("groceries", "partswap", None, None, "bundled", {"categories": "taxonomy-level:1"}, 0),

@@ -330,3 +330,20 @@ def test_submodule_import_does_not_shadow_its_public_name():
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
+
+
+def test_clump_job_imports_no_other_method_nor_graph_library(tmp_path):
+    """``graphanon anonymize -a clump`` loads neither Partition and its Dask helpers (the trace has its own
+    module), the swapping matching's kernels, nor networkx, igraph, csgraph, pyarrow or dask."""
+    out = tmp_path / "r.json"
+    probe = cli("anonymize", "clump_food", "-a", "clump", "-k", "2", "--taxonomy", "balanced:3", "-o", str(out)) + (
+        "import sys, json\n"
+        "sys.stdout.write('\\nMODULES ' + json.dumps(sorted(sys.modules)))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    loaded = set(json.loads(run.stdout.rpartition("\nMODULES ")[2]))
+    assert "graphanon.algorithms.grouping.clump" in loaded and out.exists()
+    unwanted = {"graphanon.algorithms.grouping.partition", "graphanon.distributed", "graphanon.graphs.least_similar",
+                "networkx", "igraph", "scipy.sparse.csgraph", "pyarrow", "dask"}
+    assert loaded & unwanted == set()

@@ -8,6 +8,8 @@ supports and lengths (many ties: the bounds' equality cases).
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -17,6 +19,7 @@ from hypothesis import strategies as st
 from graphanon.algorithms import anonymize_clump
 from graphanon.datasets import load, load_taxonomy
 from graphanon.errors import ParameterError
+from graphanon.graphs import similarity
 from graphanon.graphs.similarity import RecordSimilarityGraph
 from graphanon.privacy import TransactionalKAnonymity
 
@@ -70,8 +73,34 @@ def test_knn_bundled_subsets_equal_product_and_threads():
 
 
 def test_knn_bad_n_jobs():
-    with pytest.raises(ParameterError, match="n_jobs"):
-        RecordSimilarityGraph.knn([[1, 0], [1, 1]], 1, n_jobs=0)
+    for bad in (0, -1, 1.5, True, "2"):
+        with pytest.raises(ParameterError, match="n_jobs"):
+            RecordSimilarityGraph.knn([[1, 0], [1, 1]], 1, n_jobs=bad)
+
+
+def test_default_threads_follow_the_query_rows(monkeypatch):
+    """``n_jobs=None`` (the default): every usable core from THREAD_ROWS query rows, else one thread."""
+    monkeypatch.setattr(similarity, "usable_cores", lambda: 3)
+    assert similarity.knn_jobs(None, similarity.THREAD_ROWS - 1) == 1
+    assert similarity.knn_jobs(None, similarity.THREAD_ROWS) == 3
+    assert similarity.knn_jobs(2, 10) == 2
+    used = []
+    blocks = similarity._knn_block
+    monkeypatch.setattr(similarity, "_knn_block", lambda *a: used.append(len(a[1])) or blocks(*a))
+    X = load("bms1").matrix[:1200]
+    monkeypatch.setattr(similarity, "THREAD_ROWS", 1000)
+    auto = RecordSimilarityGraph.knn(X, 20)
+    assert len(used) == 12 and sum(used) == 1200  # 4 blocks per thread
+    used.clear()
+    rows = np.arange(0, 1200, 2)  # 600 query rows: under THREAD_ROWS, one block
+    sub = RecordSimilarityGraph.knn(X, 20, rows=rows)
+    assert used == [600]
+    assert (auto.matrix != RecordSimilarityGraph.knn(X, 20, n_jobs=1).matrix).nnz == 0
+    assert (sub.matrix != RecordSimilarityGraph.knn(X, 20, rows=rows, n_jobs=1).matrix).nnz == 0
+
+
+def test_usable_cores():
+    assert 1 <= similarity.usable_cores() <= (os.cpu_count() or 1)
 
 
 def test_knn_and_clump_on_dask_equal_one_process(dask_client):
@@ -101,10 +130,28 @@ def test_knn_and_clump_on_dask_equal_one_process(dask_client):
 def test_clump_threads_same_release_and_audited(seed, k):
     data, tax = load("groceries"), load_taxonomy("groceries")
     data = data.subset(np.random.default_rng(seed).choice(data.n_records, 800, replace=False))
-    one = anonymize_clump(data, taxonomy=tax, k=k, rng=seed, unsafe_secret_seed=0)
+    one = anonymize_clump(data, taxonomy=tax, k=k, rng=seed, unsafe_secret_seed=0, n_jobs=1)
     two = anonymize_clump(data, taxonomy=tax, k=k, rng=seed, unsafe_secret_seed=0, n_jobs=2)
     assert one.params == two.params and (one.records != two.records).nnz == 0
     assert TransactionalKAnonymity(k).audit(data, two).satisfied
+
+
+def test_clump_default_threads_same_release(monkeypatch):
+    """Clump's default ``n_jobs=None`` runs the graph on threads once enough records are left (forced
+    here on a small sample: 2 cores, THREAD_ROWS 100) and publishes what one thread does."""
+    data, tax = load("groceries"), load_taxonomy("groceries")
+    data = data.subset(np.arange(1500))
+    one = anonymize_clump(data, taxonomy=tax, k=4, rng=3, unsafe_secret_seed=0, n_jobs=1)
+    monkeypatch.setattr(similarity, "usable_cores", lambda: 2)
+    monkeypatch.setattr(similarity, "THREAD_ROWS", 100)
+    used = []
+    blocks = similarity._knn_block
+    monkeypatch.setattr(similarity, "_knn_block", lambda *a: used.append(len(a[1])) or blocks(*a))
+    auto = anonymize_clump(data, taxonomy=tax, k=4, rng=3, unsafe_secret_seed=0)
+    assert len(used) == 8
+    assert auto.params == one.params and (auto.records != one.records).nnz == 0
+    np.testing.assert_array_equal(auto.link.row_of_record, one.link.row_of_record)
+    assert TransactionalKAnonymity(4).audit(data, auto).satisfied
 
 
 def test_cli_clump_scheduler_gives_the_one_process_release(cli_on_test_cluster, monkeypatch, tmp_path):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import json
 import os
 import shutil
 import subprocess
@@ -205,3 +206,64 @@ def test_prune_keeps_this_kernel_set_and_what_is_not_a_cache_file(tmp_path):
         (tmp_path / name).write_bytes(b"")
     assert numba_cache.prune_other_kernel_sets(tmp_path) == sorted(drop)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(keep)
+
+
+# --- loading a cached kernel without numba's lowering registries -----------------------------------------
+
+
+def _payload(func, *args):
+    """What numba's cache would store for ``func`` compiled for ``args`` (``CompileResult._reduce()``)."""
+    dispatcher = numba.njit(func)
+    dispatcher(*args)
+    return next(iter(dispatcher.overloads.values()))._reduce()
+
+
+def test_needs_full_refresh_spots_code_that_needs_a_registry():
+    """Hashing a string reads the hash secret, a symbol only ``numba.cpython.hashing`` registers:
+    such cached code loads with the full refresh; plain array code does not need it; a payload of
+    unknown shape gets the full refresh."""
+    import numpy as np
+
+    assert numba_cache.needs_full_refresh(_payload(lambda s: hash(s), "abc"))
+    assert not numba_cache.needs_full_refresh(_payload(lambda a: a.sum() + 1, np.arange(3)))
+    assert numba_cache.needs_full_refresh(None)
+    assert numba_cache.needs_full_refresh((("lib", "bitcode", b""), None, None, None, False))
+    assert numba_cache.needs_full_refresh((("lib", "object", (b"", b"")), None, None, None, True))  # object mode
+
+
+LIGHT_PROBE = """
+import json, sys
+import numpy as np
+from graphanon.algorithms import anonymize_clump
+from graphanon.datasets import load, load_taxonomy
+from graphanon.graphs._knn_kernel import knn_rows
+from graphanon.algorithms.grouping._clump_kernel import clump_groups
+data = load("groceries").subset(np.arange(2000))
+rel = anonymize_clump(data, taxonomy=load_taxonomy("groceries"), k=5, rng=0, unsafe_secret_seed=0)
+hits = sum(knn_rows.stats.cache_hits.values()) + sum(clump_groups.stats.cache_hits.values())
+mods = sorted(m for m in sys.modules if m.split(".")[:3] in (["numba", "np", "arraymath"], ["scipy", "linalg"]))
+import numba
+f = numba.njit(lambda a: np.sort(a)[::-1].cumsum()[-1])  # a compilation after the light loads
+print(json.dumps({"hits": hits, "mods": mods, "f": float(f(np.arange(5.0))),
+                  "rows": [rel.render_record(i) for i in range(rel.n_records)]}))
+"""
+
+
+def test_cached_kernels_load_without_the_registries_and_give_the_same_release():
+    """Run Clump twice in fresh interpreters (the first fills the cache): the second loads both
+    kernels from the cache without importing numba's array registries (nor ``scipy.linalg``, which
+    they import), publishes the same rows, and a later compilation in that process still works."""
+    env = {**os.environ, "PYTHONPATH": str(PACKAGE.parent)}
+    env.pop("NUMBA_DISABLE_JIT", None)
+    env.pop("NUMBA_CACHE_LOCATOR_CLASSES", None)
+    runs = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", LIGHT_PROBE], env=env, capture_output=True, text=True,
+                             timeout=600)
+        assert out.returncode == 0, out.stderr[-2000:]
+        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    if runs[1]["hits"] < 2:
+        pytest.skip("numba could not write its cache here")
+    assert runs[1]["mods"] == []
+    assert runs[1]["rows"] == runs[0]["rows"]
+    assert runs[0]["f"] == runs[1]["f"] == 10.0

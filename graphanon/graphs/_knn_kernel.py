@@ -207,9 +207,12 @@ def knn_rows(x_ptr, x_idx, p_ptr, p_rec, p_len, p_after, p_start, rows, k):  # p
                 if stamp[c] == i:
                     continue
                 stamp[c] = i
-                inter = 0
-                start = p_start[e]
-                for q in range(start, start + lc):
+                # c holds x; an unseen c that can still enter holds none of r's rarer items, so only
+                # its items after x can be shared (one skipped earlier by a bound is undercounted,
+                # which keeps it out as the bound did)
+                inter = 1
+                stop = p_start[e] + lc
+                for q in range(stop - p_after[e], stop):
                     if mark[x_idx[q]] == i:
                         inter += 1
                 size = _heap_push(hs, hc, size, k, inter / (L + lc - inter), c)

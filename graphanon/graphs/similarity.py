@@ -34,19 +34,51 @@ The least-similar partner matching of the swapping methods lives in
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import scipy.sparse as sp
 
 from graphanon.counting.rows import bool_csr
 from graphanon.errors import ParameterError
-from graphanon.graphs.least_similar import least_similar_matching
 from graphanon.utils.progress import ProgressCallback
 
-__all__ = ["RecordSimilarityGraph", "jaccard_to", "least_similar_matching"]
+__all__ = ["RecordSimilarityGraph", "jaccard_to", "least_similar_matching"]  # noqa: F822 (the last through __getattr__)
+
+
+def __getattr__(name: str):
+    """``least_similar_matching``, imported on first use: its module compiles kernels a kNN graph does not need."""
+    if name == "least_similar_matching":
+        from graphanon.graphs.least_similar import least_similar_matching
+
+        globals()[name] = least_similar_matching
+        return least_similar_matching
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 #: Intersection entries one block of the sparse product may hold (bounds memory: ~16 bytes each).
 _BLOCK_NNZ = 4_000_000
+
+#: Query rows from which ``knn(n_jobs=None)`` runs on every usable core; below, one thread
+#: (the search then takes milliseconds, less than starting threads saves).
+THREAD_ROWS = 5_000
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system reports it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - macOS, Windows
+        return os.cpu_count() or 1
+
+
+def knn_jobs(n_jobs: int | None, n_rows: int) -> int:
+    """Threads for ``n_rows`` query rows: ``n_jobs``, or with None every usable core from :data:`THREAD_ROWS` rows."""
+    if n_jobs is None:
+        return usable_cores() if n_rows >= THREAD_ROWS else 1
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
+        raise ParameterError(f"n_jobs must be a whole number >= 1 or None, got {n_jobs!r}")
+    return int(n_jobs)
 
 
 def _bool_rows(X) -> sp.csr_array:
@@ -304,7 +336,7 @@ class RecordSimilarityGraph:
 
     @classmethod
     def knn(
-        cls, X, k: int, *, rows=None, progress: ProgressCallback | None = None, n_jobs: int = 1, client=None,
+        cls, X, k: int, *, rows=None, progress: ProgressCallback | None = None, n_jobs: int | None = None, client=None,
         n_partitions: int | None = None,
     ) -> RecordSimilarityGraph:
         """Each record's ``k`` most similar other records (positive similarity only).
@@ -324,9 +356,10 @@ class RecordSimilarityGraph:
         rows : array of int, optional
             Only the neighbour lists of these records.
         progress : callable(done, total, message), optional
-        n_jobs : int, default 1
+        n_jobs : int or None, default None
             Threads of this process computing row blocks (the kernel runs
-            without the GIL); the same graph for every ``n_jobs``.
+            without the GIL); the same graph for every ``n_jobs``. None: every
+            usable core from 5,000 query rows (:data:`THREAD_ROWS`), else one.
         client : dask.distributed.Client, optional
             Compute blocks of rows on this client's workers (the records and
             posting lists are scattered once); the same graph as without it.
@@ -361,8 +394,7 @@ class RecordSimilarityGraph:
         """
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise ParameterError(f"k must be a whole number >= 1, got {k!r}")
-        if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
-            raise ParameterError(f"n_jobs must be a whole number >= 1, got {n_jobs!r}")
+        knn_jobs(n_jobs, 0)  # refuse a bad n_jobs before any work
         index = _posting_index(X)
         n = len(index[0]) - 1
         if n >= 2**31:
@@ -374,7 +406,7 @@ class RecordSimilarityGraph:
             counts, cols, sims = _knn_on_client(index, rows, int(k), client=client, n_partitions=n_partitions,
                                                 progress=progress)
         else:
-            counts, cols, sims = _knn_threads(index, rows, int(k), int(n_jobs), progress)
+            counts, cols, sims = _knn_threads(index, rows, int(k), knn_jobs(n_jobs, len(rows)), progress)
         return cls(_knn_matrix(n, rows, counts, cols, sims), kind="knn")
 
     # ------------------------------------------------------------------ queries

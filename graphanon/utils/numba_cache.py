@@ -72,8 +72,9 @@ import re
 from pathlib import Path
 
 from numba.core import caching
+from numba.core.runtime import rtsys
 
-__all__ = ["PACKAGE_DIR", "kernel_set", "kernel_set_digest", "kernel_set_tag"]
+__all__ = ["PACKAGE_DIR", "kernel_set", "kernel_set_digest", "kernel_set_tag", "needs_full_refresh"]
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]  # graphanon/ (this module is graphanon/utils/numba_cache.py)
 
@@ -209,10 +210,79 @@ LOCATORS = tuple(
 )
 
 
+#: Symbols that only numba's lowering registries put into the JIT's symbol table when imported
+#: (``numba.cpython.hashing``: the hash secret). Cached code naming one needs the full refresh.
+_REGISTRY_SYMBOLS = (b"_numba_hashsecret_",)
+
+
+def _object_code(data) -> list[bytes] | None:
+    """The machine code and bitcode of a cached kernel (``CompileResult._reduce()``), None if not recognised."""
+    try:
+        name, kind, blobs = data[0]
+        objectmode = data[4]
+    except (TypeError, ValueError, IndexError):
+        return None
+    if kind != "object" or objectmode or not isinstance(blobs, tuple):
+        return None
+    code = [b for b in blobs if isinstance(b, bytes)]
+    return code if len(code) == len(blobs) else None
+
+
+def needs_full_refresh(data) -> bool:
+    """Whether a cached kernel (``CompileResult._reduce()``) needs numba's lowering registries to load.
+
+    True unless its object code is recognised and names none of the symbols
+    the registries register (:data:`_REGISTRY_SYMBOLS`).
+    """
+    code = _object_code(data)
+    return code is None or any(sym in blob for blob in code for sym in _REGISTRY_SYMBOLS)
+
+
+def _light_load_overload(original):
+    """``Cache.load_overload`` that loads a graphanon kernel without numba's lowering registries.
+
+    Numba refreshes the target context before loading any cached kernel:
+    that imports every lowering registry (``numba.np.arraymath``, which
+    imports ``scipy.linalg`` to check for BLAS, the typed containers,
+    random, ...), about 0.2-0.3 s of CPU per process, none of which cached
+    machine code needs: it calls only the runtime (NRT, initialised here) and
+    numba's C helpers (registered when numba is imported). A compilation still
+    refreshes the context fully (numba's compiler does, on a cache miss), and
+    so does a cached kernel whose code names a symbol only a registry
+    registers (:func:`needs_full_refresh`). Other packages' kernels keep numba's loader.
+    """
+
+    @functools.wraps(original)
+    def load_overload(self, sig, target_context):
+        if not isinstance(getattr(getattr(self, "_impl", None), "locator", None), LOCATORS) or not all(
+            hasattr(self, a) for a in ("_enabled", "_cache_file")
+        ):
+            return original(self, sig, target_context)
+        if not self._enabled:
+            return None
+        rtsys.initialize(target_context)
+        with self._guard_against_spurious_io_errors():
+            data = self._cache_file.load(self._index_key(sig, target_context.codegen()))
+            if data is None:
+                return None
+            if needs_full_refresh(data):
+                target_context.refresh()
+            return self._impl.rebuild(target_context, data)
+        return None  # the guard swallowed an error (Windows): compile instead, as numba does
+
+    load_overload._graphanon_light = True
+    return load_overload
+
+
 def _install() -> None:
     registry = _numba_locator("CacheImpl", "_CacheImpl")._locator_classes
     if not any(getattr(cls, "__module__", "") == __name__ for cls in registry):
         registry[:0] = LOCATORS
+    cache = caching.Cache
+    if not getattr(cache.load_overload, "_graphanon_light", False) and all(
+        hasattr(cache, a) for a in ("_index_key", "_guard_against_spurious_io_errors")
+    ):
+        cache.load_overload = _light_load_overload(cache.load_overload)  # type: ignore[method-assign]
 
 
 _install()

@@ -1,7 +1,8 @@
 """Local recoding by groups of records: Clump and Partition.
 
 * :func:`anonymize_partition` (:mod:`.partition`): top-down partitioning along a taxonomy
-  (He & Naughton), with :class:`GroupingTrace` and the runner both methods share;
+  (He & Naughton);
+* :class:`GroupingTrace` (:mod:`.trace`), the trace both methods publish;
 * :func:`anonymize_clump` (:mod:`.clump`): clustering by the least common generalization (Gkountouna
   et al.);
 * numba kernels in :mod:`._clump_kernel` and :mod:`._partition_kernel` (Partition's Dask path);
@@ -12,5 +13,6 @@ from graphanon.utils.lazy import attach
 
 __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     "graphanon.algorithms.grouping.clump": ("anonymize_clump",),
-    "graphanon.algorithms.grouping.partition": ("GroupingTrace", "anonymize_partition"),
+    "graphanon.algorithms.grouping.partition": ("anonymize_partition",),
+    "graphanon.algorithms.grouping.trace": ("GroupingTrace",),
 })

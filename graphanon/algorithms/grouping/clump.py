@@ -51,7 +51,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.algorithms.grouping.partition import GroupingTrace
+from graphanon.algorithms.grouping.trace import GroupingTrace
+from graphanon.counting.rows import row_classes
 from graphanon.graphs.lcg import NodeIndex, groups_to_lcg
 from graphanon.graphs.similarity import RecordSimilarityGraph
 from graphanon.release.local_recoding import LocalRecoding, local_recoding_from_counts
@@ -79,11 +80,9 @@ def _identical_groups(X: sp.csr_array, k: int):
     of these records can do better.
     """
     n = X.shape[0]
-    keys = [X.indices[X.indptr[i] : X.indptr[i + 1]].tobytes() for i in range(n)]
-    ids: dict = {}
-    cl_of = np.fromiter((ids.setdefault(key, len(ids)) for key in keys), dtype=np.int64, count=n)
+    cl_of = row_classes(X)
     order = np.argsort(cl_of, kind="stable")
-    size = np.bincount(cl_of, minlength=len(ids))
+    size = np.bincount(cl_of, minlength=int(cl_of.max()) + 1 if n else 0)
     cl_ptr = np.r_[0, np.cumsum(size)].astype(np.int64)
     group = np.full(n, -1, dtype=np.int64)
     reps: list[int] = []
@@ -98,7 +97,7 @@ def _identical_groups(X: sp.csr_array, k: int):
 
 @validate_params(
     {"k": K, "neighbors": [Interval(Integral, 1, None)], "pool": [Interval(Integral, 1, None)], "rng": RNG, **COMMON,
-     "n_jobs": [Interval(Integral, 1, None)], "n_partitions": [None, Interval(Integral, 1, None)]},
+     "n_jobs": [None, Interval(Integral, 1, None)], "n_partitions": [None, Interval(Integral, 1, None)]},
     meanings=MEANINGS,
 )
 @fill_doc(secret='the row shuffle')
@@ -112,7 +111,7 @@ def anonymize_clump(
     rng: RandomLike = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
-    n_jobs: int = 1,
+    n_jobs: int | None = None,
     client=None,
     n_partitions: int | None = None,
 ) -> LocalRecoding:
@@ -133,9 +132,10 @@ def anonymize_clump(
         Structure randomness (seed tie order, fallback pool order).
     %(unsafe_secret_seed)s
     progress : callable(done, total, message), optional
-    n_jobs : int, default 1
+    n_jobs : int or None, default None
         Threads computing the similarity graph here (row blocks); the same
-        graph, hence the same release, for every ``n_jobs``.
+        graph, hence the same release, for every ``n_jobs``. None: every
+        usable core when at least 5,000 records are left to group, else one.
     client : dask.distributed.Client, optional
         Compute the similarity graph's row blocks on Dask workers
         (:meth:`RecordSimilarityGraph.knn`); the same graph and release as
@@ -149,7 +149,7 @@ def anonymize_clump(
         ``reading="one"``; rows in a secret random order. ``params`` holds
         the total GGD (``ggd``, also as ``ggd_lcg`` like Partition's) and
         ``ncp_taxonomy`` (GGD per original occurrence).
-        ``release.trace`` (a :class:`~graphanon.algorithms.grouping.partition.GroupingTrace`): ``groups`` (number), ``ggd_per_group``, and the
+        ``release.trace`` (a :class:`~graphanon.algorithms.grouping.trace.GroupingTrace`): ``groups`` (number), ``ggd_per_group``, and the
         ``similarity_graph`` (in memory only).
 
     Raises
@@ -191,7 +191,7 @@ def anonymize_clump(
     keep = sp.diags_array((group < 0).astype(np.float64))
     graph = RecordSimilarityGraph.knn(
         sp.csr_array(keep @ data.matrix), int(min(neighbors, max(data.n_records - 1, 1))), rows=free,
-        n_jobs=int(n_jobs), client=client, n_partitions=n_partitions,
+        n_jobs=None if n_jobs is None else int(n_jobs), client=client, n_partitions=n_partitions,
     )
     nb = graph.matrix
     tie = gen.permutation(data.n_records)

@@ -36,14 +36,14 @@ generalization. PVLDB 2(1), 2009, Sec. 4 (Algorithm 1, Example 2, Table 2).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from numbers import Integral
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
 from graphanon.algorithms.grouping._partition_frontier import partition_groups
+from graphanon.algorithms.grouping.trace import GroupingTrace
 from graphanon.distributed.tasks import map_ordered
 from graphanon.graphs.lcg import NodeIndex, groups_to_lcg
 from graphanon.release.local_recoding import LocalRecoding, local_recoding_from_counts
@@ -57,25 +57,6 @@ if TYPE_CHECKING:
     from graphanon.data import TransactionData
 
 __all__ = ["anonymize_partition", "ancestor_table"]
-
-
-@dataclass(frozen=True)
-class GroupingTrace:
-    """The record groups a local-recoding method formed (``release.trace``; memory only, never saved).
-
-    Attributes
-    ----------
-    groups : int
-        Number of groups.
-    ggd_per_group : numpy.ndarray
-        Each group's generalized-graph distance (GGD) cost.
-    similarity_graph : RecordSimilarityGraph or None
-        Clump only: the record-similarity graph it grouped over.
-    """
-
-    groups: int
-    ggd_per_group: Any = field(repr=False)
-    similarity_graph: Any = field(default=None, repr=False)
 
 
 def ancestor_table(index: NodeIndex, matrix) -> np.ndarray:
