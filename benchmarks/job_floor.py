@@ -48,7 +48,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks._child import measure_child  # noqa: E402
-from benchmarks._common import RESULTS, print_and_save  # noqa: E402
+from benchmarks._common import RESULTS, child_env, compile_package, print_and_save  # noqa: E402
 
 #: (method, k, m, taxonomy fan-out or None, --param dict): the README/docs command lines on bms1.
 #: ``cahd`` is absent: it needs sensitive labels, which bms1 does not have.
@@ -215,12 +215,13 @@ def main(argv=None) -> dict:
         print(markdown_table(doc))
         return doc
     runs = 1 if args.quick else args.runs
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = child_env(PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     bms1 = str(ROOT / "graphanon" / "datasets" / "data" / "bms1.dat.gz")
     jobs = JOBS if not args.methods else [j for j in JOBS if j[0] in args.methods.split(",")]
 
+    bytecode = compile_package()
     doc = {"benchmark": "job_floor", "dataset": "bms1", "runs": runs, "factor": FACTOR, "nproc": os.cpu_count(),
-           "python": sys.version.split()[0], "load_start": round(os.getloadavg()[0], 2)}
+           "python": sys.version.split()[0], "load_start": round(os.getloadavg()[0], 2), "bytecode": bytecode}
     doc["python_pass"] = best([sys.executable, "-c", "pass"], runs, 1)
     doc["floor"] = best([sys.executable, "-c", FLOOR_LOAD, bms1], runs, 1)
     doc["floor_command"] = 'python -c "import numpy, scipy.sparse; <gzip + parse bms1.dat.gz into a CSR matrix>"'

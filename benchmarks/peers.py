@@ -111,7 +111,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks._child import ChildTimeout, measure_child  # noqa: E402
-from benchmarks._common import print_and_save  # noqa: E402
+from benchmarks._common import child_env, compile_package, print_and_save  # noqa: E402
 from graphanon.datasets import load  # noqa: E402
 from graphanon.taxonomy import Taxonomy  # noqa: E402
 
@@ -522,7 +522,8 @@ def main(argv=None) -> dict:
     data = load("bms1")
     taxonomy = Taxonomy.balanced(data.items, 5)
     records = record_lists(data)
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = child_env(PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    bytecode = compile_package()
     ours_base = [sys.executable, "-m", "graphanon"]
     pairs = []
     with tempfile.TemporaryDirectory(prefix="graphanon-peers-") as tmp:
@@ -571,7 +572,7 @@ def main(argv=None) -> dict:
                     check = check_aa_cut(data, taxonomy, cut, k, 4)
                     audit = ([*input_run[:1]], ["--model", "km", "-k", str(k), "-m", "4"])
                     label = f"AA k={k} m=4"
-                res = alternate(ours, theirs, rounds, warmup=warmup, timeout=args.peer_timeout, ours_env=env, theirs_env=None, theirs_cwd=peer_dir, tmp=tmp)
+                res = alternate(ours, theirs, rounds, warmup=warmup, timeout=args.peer_timeout, ours_env=env, theirs_env=child_env(), theirs_cwd=peer_dir, tmp=tmp)
                 res.update(pair=label, peer=str(path), peer_interpreter=interp, theirs_check=check,
                            ours_check=check_ours(ours_base, release, audit, env, tmp))
                 pairs.append(res)
@@ -579,7 +580,7 @@ def main(argv=None) -> dict:
 
         if args.mm is not None:
             h, k, p, sigma = 0.4, 5, 3, 0.15
-            menv = dict(os.environ, PYTHONHASHSEED="0")
+            menv = child_env(PYTHONHASHSEED="0")
             split = last_json_line(driver_run(args.peer_python, MM_DRIVER, "mm",
                                               [args.mm, fimi, h, k, p, sigma], cwd=args.mm, penv=menv))
             check = check_mm_suppression(data, split["private"], split["suppressed"] + split["size1_moles"], h, k, p)
@@ -613,7 +614,7 @@ def main(argv=None) -> dict:
                 theirs = [str(binary), "-i", str(inv), "-o", str(out_csv), "-p", str(lv), "-a", "3", "-s", sens]
                 ours = [*ours_base, "anonymize", str(lcsv), "--label", "label", "-a", "cahd", "--param", f"l={lv}",
                         "--param", "alpha=3", "-o", release]
-                res = alternate(ours, theirs, rounds, warmup=warmup, timeout=args.peer_timeout, ours_env=env, theirs_env=None, theirs_cwd=tmp, tmp=tmp)
+                res = alternate(ours, theirs, rounds, warmup=warmup, timeout=args.peer_timeout, ours_env=env, theirs_env=child_env(), theirs_cwd=tmp, tmp=tmp)
                 check = (check_cahd_cpp_output(out_csv, labels, lv) if res["ratio"] is not None
                          else {"audit": f"none: did not finish in {args.peer_timeout:g} s", "satisfied": None})
                 audit = ([str(lcsv), "--label", "label"], ["--model", "ldiversity", "--param", f"l={lv}"])
@@ -638,7 +639,7 @@ def main(argv=None) -> dict:
                           str(lv), str(N_LABELS)]
                 ours = [*ours_base, "anonymize", str(lcsv_n), "--label", "label", "-a", "cahd", "--param",
                         f"l={lv}", "--param", "alpha=3", "-o", release]
-                penv = dict(os.environ, MPLBACKEND="Agg")
+                penv = child_env(MPLBACKEND="Agg")
                 res = alternate(ours, theirs, rounds, warmup=warmup, timeout=args.peer_timeout, ours_env=env, theirs_env=penv, theirs_cwd=tmp, tmp=tmp)
                 audit = ([str(lcsv_n), "--label", "label"], ["--model", "ldiversity", "--param", f"l={lv}"])
                 label = f"CAHD (Python) l=p={lv}, {n} records"
@@ -656,6 +657,7 @@ def main(argv=None) -> dict:
         "quick": args.quick,
         "nproc": os.cpu_count(),
         "python": sys.version.split()[0],
+        "bytecode": bytecode + "; every child runs without PYTHONDONTWRITEBYTECODE (the warm-up writes the peers' bytecode)",
         "pairs": pairs,
     }
     print_and_save(doc, "peers", save=not args.no_save)
