@@ -89,15 +89,17 @@ def _bool_rows(indptr: np.ndarray, indices: np.ndarray, shape: tuple[int, int]) 
 
 
 @numba.njit(cache=True, inline="always")
-def _spread_word(P, pre_ptr, pre_idx, v, w):  # pragma: no cover - compiled
-    """Word ``w`` of published record ``v``'s distance bitmap: bits some but not all preimages have."""
-    some = np.uint64(0)
-    every = ~np.uint64(0)
+def _spread_words(P, pre_ptr, pre_idx, v, some, every):  # pragma: no cover - compiled
+    """Published record ``v``'s distance words into ``some`` (bits some but not all preimages have)."""
+    some[:] = 0
+    every[:] = ~np.uint64(0)
     for e in range(pre_ptr[v], pre_ptr[v + 1]):
-        word = P[pre_idx[e], w]
-        some |= word
-        every &= word
-    return some & ~every
+        x = pre_idx[e]
+        for w in range(P.shape[1]):
+            some[w] |= P[x, w]
+            every[w] &= P[x, w]
+    for w in range(P.shape[1]):
+        some[w] &= ~every[w]
 
 
 @numba.njit(cache=True, inline="always")
@@ -124,12 +126,15 @@ def _vote_rows(P, pre_ptr, pre_idx):  # pragma: no cover - compiled
     b_ptr = np.zeros(m + 1, dtype=np.int64)
     d_ptr = np.zeros(m + 1, dtype=np.int64)
     thr = np.zeros(m, dtype=np.int64)
+    some = np.empty(W, dtype=np.uint64)
+    every = np.empty(W, dtype=np.uint64)
     for v in range(m):
+        _spread_words(P, pre_ptr, pre_idx, v, some, every)
         nb = 0
         nd = 0
         for w in range(W):
             nb += popcount64(B[v, w])
-            nd += popcount64(_spread_word(P, pre_ptr, pre_idx, v, w))
+            nd += popcount64(some[w])
         b_ptr[v + 1] = b_ptr[v] + nb
         d_ptr[v + 1] = d_ptr[v] + nd
         far = 0
@@ -143,11 +148,12 @@ def _vote_rows(P, pre_ptr, pre_idx):  # pragma: no cover - compiled
     b_idx = np.empty(b_ptr[m], dtype=np.int32)
     d_idx = np.empty(d_ptr[m], dtype=np.int32)
     for v in range(m):
+        _spread_words(P, pre_ptr, pre_idx, v, some, every)
         qb = b_ptr[v]
         qd = d_ptr[v]
         for w in range(W):
             qb = _emit_bits(B[v, w], w, b_idx, qb)
-            qd = _emit_bits(_spread_word(P, pre_ptr, pre_idx, v, w), w, d_idx, qd)
+            qd = _emit_bits(some[w], w, d_idx, qd)
     return b_ptr, b_idx, d_ptr, d_idx, thr
 
 
