@@ -148,3 +148,30 @@ def test_relabelled_row_hashes_equal_the_hashes_of_the_renamed_matrix(records, c
     renamed = sp.csr_array((np.ones(X.nnz, dtype=bool), relabel[X.indices], X.indptr), shape=X.shape)
     renamed.sort_indices()
     assert np.array_equal(row_hashes(X, chunk_rows=chunk, relabel=relabel), _whole_row_hashes(renamed))
+
+
+# --- the JSON writer of a release's record lists, a block of rows at a time ---
+
+int_rows = st.lists(st.lists(st.integers(0, 2**63 - 1) | st.integers(0, 12), max_size=6), min_size=1, max_size=30)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows=int_rows, block=st.integers(1, 40))
+def test_int_rows_json_does_not_depend_on_the_block(rows, block):
+    from graphanon.readwrite.files import IntList, IntRows
+
+    indptr = np.r_[0, np.cumsum([len(r) for r in rows], dtype=np.int64)]
+    values = np.array([x for r in rows for x in r], dtype=np.int64)
+    whole = json.dumps(rows, separators=(",", ":"))
+    assert IntRows(indptr, values).to_json(block=block) == whole == IntRows(indptr, values).to_json()
+    assert IntList(values).to_json(block=block) == json.dumps(values.tolist(), separators=(",", ":"))
+
+
+def test_nonreciprocal_thresholds_are_written_as_the_plain_json_list(tmp_path):
+    from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
+
+    rel = anonymize_nonreciprocal(load("chess"), k=5, order="gray", unsafe_secret_seed=0)
+    rel.save(tmp_path / "r.json")
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc["threshold"] == rel.threshold.tolist() == rel.to_dict()["threshold"]
+    assert max(doc["threshold"]) > 0

@@ -170,6 +170,13 @@ def test_anonymize_with_aa_loads_no_other_method(tmp_path):
     assert loaded_after(code) & set(HEAVY) == set()
 
 
+def test_reading_the_record_order_specs_loads_no_kernel():
+    """The ``nr`` and ``cahd`` specs (parameters, options) are read without numba: it loads with the run,
+    as for every other method with compiled kernels."""
+    code = "from graphanon.cli.registry import get_algorithm\nget_algorithm('nr'), get_algorithm('cahd')"
+    assert loaded_after(code) & set(HEAVY) == set()
+
+
 def test_catalog_states_the_sizes_of_the_bundled_data():
     """``graphanon datasets`` prints the catalog without loading the data; the catalog is the data's truth."""
     from graphanon.datasets import list_datasets, load

@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from graphanon import get_max_memory, max_memory, set_max_memory
 from graphanon.algorithms import anonymize_hghs, anonymize_mhghs, anonymize_nonreciprocal
@@ -90,17 +91,40 @@ def test_nr_with_k_equal_to_n_publishes_the_common_vote():
     assert len({rel.bitmap_strings(i)[0] for i in range(n)}) == 1
 
 
-def test_bit_vote_blocks_match_one_shot(monkeypatch):
-    import graphanon.release.bit_voting as nr_release
+def _bit_vote_by_definition(X: np.ndarray, members: np.ndarray):
+    """Base, distance and threshold of every published record from dense arrays, one record at a time."""
+    base, dist, thr = [], [], []
+    for row in members:
+        pre = np.flatnonzero(row)
+        votes = X[pre].sum(axis=0)
+        b = 2 * votes > len(pre)
+        base.append(b)
+        dist.append(X[pre].any(axis=0) & ~X[pre].all(axis=0))
+        thr.append(int((X[pre] != b).sum(axis=1).max()))
+    return np.array(base), np.array(dist), np.array(thr)
 
+
+@pytest.mark.parametrize("shifts", [1, 2, 20, 300])
+def test_bit_vote_is_its_definition_on_packed_words(shifts):
+    """The packed bit vote (no members @ X product, no gathered rows) equals the per-record definition.
+
+    chess has 75 items: two words a record, the second one partly padding. With 300 shifts
+    every record is a preimage of every published record (k = n); a preimage stored twice counts once.
+    """
     data = load("chess").subset(np.arange(300))
     n = data.n_records
-    members = members_matrix(np.array([np.roll(np.arange(n), s) for s in range(20)]), n)
-    whole = bit_vote(data.matrix, members)
-    monkeypatch.setattr(nr_release, "cost_blocks", lambda costs, limit: cost_blocks(costs, 997))
-    blocked = bit_vote(data.matrix, members)
-    assert (whole[0] != blocked[0]).nnz == 0 and (whole[1] != blocked[1]).nnz == 0
-    assert (whole[2] == blocked[2]).all() and whole[2].max() > 0
+    X = data.matrix.toarray().astype(bool)
+    members = members_matrix(np.array([np.roll(np.arange(n), s) for s in range(shifts)]), n)
+    if shifts == 2:  # published record j: preimages j, j + 1 and j again (stored twice, it counts once)
+        pre = np.stack([np.arange(n), (np.arange(n) + 1) % n, np.arange(n)], axis=1)
+        members = sp.csr_array((np.ones(3 * n, dtype=np.int8), pre.ravel(), np.arange(0, 3 * n + 1, 3)), shape=(n, n))
+    base, dist, thr = bit_vote(data.matrix, members)
+    dense = np.zeros((n, n), dtype=np.int64)
+    np.add.at(dense, (np.repeat(np.arange(n), np.diff(members.indptr)), members.indices), 1)
+    want = _bit_vote_by_definition(X, dense)
+    assert np.array_equal(base.toarray(), want[0]) and np.array_equal(dist.toarray(), want[1])
+    assert np.array_equal(thr, want[2]) and (thr.max() > 0) == (shifts > 1)
+    assert base.has_sorted_indices and dist.has_sorted_indices
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS semantics")

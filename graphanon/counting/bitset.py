@@ -134,9 +134,9 @@ def pack_bytes(X) -> tuple[np.ndarray, int]:
         nz = np.asarray(data != 0)
         rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(csr.indptr))[nz]
         cols = csr.indices[nz].astype(np.int64)
-        weights = (1 << (7 - cols % 8)).astype(np.float64)
-        flat = np.bincount(rows * nb + cols // 8, weights=weights, minlength=n * nb)
-        return flat.astype(np.uint8).reshape(n, nb), int(b)
+        flat = np.zeros(n * nb, dtype=np.uint8)  # uint8 throughout: no float64 array of n * nb counts
+        np.bitwise_or.at(flat, rows * nb + (cols >> 3), np.left_shift(1, 7 - (cols & 7)).astype(np.uint8))
+        return flat.reshape(n, nb), int(b)
     arr = np.asarray(matrix)
     if arr.ndim != 2:
         raise DataFormatError(

@@ -31,8 +31,9 @@ from pathlib import Path
 import numpy as np
 
 from graphanon.errors import OutputError
+from graphanon.utils.memory import cost_blocks
 
-__all__ = ["IntRows", "atomic_write", "check_output", "dumps_json", "dumps_json_document", "finite_json"]
+__all__ = ["IntList", "IntRows", "atomic_write", "check_output", "dumps_json", "dumps_json_document", "finite_json"]
 
 
 def _current_umask() -> int:
@@ -260,44 +261,92 @@ class IntRows:
         flat = self.values.tolist()
         return [flat[a:b] for a, b in zip(self.indptr[:-1].tolist(), self.indptr[1:].tolist())]
 
-    def to_json(self) -> str:
+    def to_json(self, block: int = 1 << 16) -> str:
         """Compact JSON text of the rows (no spaces), equal to ``json.dumps(self.tolist(), separators=(",", ":"))``.
 
-        Complexity: O(total digits), a constant number of numpy passes (one per digit position).
+        Rows are encoded in blocks of about ``block`` entries (a row is never
+        split), so the integer scratch arrays are ``O(block)`` whatever the
+        size of the rows; the text does not depend on ``block``.
+
+        Complexity: O(total digits), a constant number of numpy passes (one per digit position) per block.
+
+        Examples
+        --------
+        >>> IntRows([0, 2, 2, 3, 5], [7, 10, 0, 1, 2]).to_json(block=1)
+        '[[7,10],[],[0],[1,2]]'
         """
-        n = len(self)
-        if n <= 0:
+        indptr = self.indptr
+        if len(indptr) <= 1:
             return "[]"
-        values, indptr = self.values, self.indptr
-        lengths = np.diff(indptr)
-        n_digits = np.ones(len(values), dtype=np.int64)
-        power = 10
-        while len(values) and power <= int(values.max()):
-            n_digits += values >= power
-            power *= 10
-        row_of = np.repeat(np.arange(n, dtype=np.int64), lengths)
-        entry_len = n_digits + 1  # the digits and a "," (or the row's closing "]")
-        entry_end = np.cumsum(entry_len)
-        before_row = np.r_[np.int64(0), entry_end][indptr[:-1]]  # entry bytes of the earlier rows
-        # per row: "," (not the first), "[", its entries, "]" only when empty (an entry closes a row)
-        row_len = (np.arange(n) > 0) + 1 + np.r_[before_row[1:], entry_end[-1] if len(values) else 0] - before_row
-        row_len = row_len + (lengths == 0)
-        row_start = 1 + np.cumsum(row_len) - row_len
-        bracket = row_start + (np.arange(n) > 0)
-        buf = np.empty(int(row_start[-1] + row_len[-1]) + 1, dtype=np.uint8)
-        buf[0], buf[-1] = ord("["), ord("]")
-        buf[row_start[1:]] = ord(",")
-        buf[bracket] = ord("[")
-        buf[bracket[lengths == 0] + 1] = ord("]")
-        start = bracket[row_of] + 1 + (entry_end - entry_len) - before_row[row_of]
-        for j in range(int(n_digits.max()) if len(values) else 0):
-            has = n_digits > j
-            place = 10 ** (n_digits[has] - 1 - j)
-            buf[start[has] + j] = ord("0") + (values[has] // place) % 10
-        last = np.zeros(len(values), dtype=bool)
-        last[indptr[1:][lengths > 0] - 1] = True
-        buf[start + n_digits] = np.where(last, ord("]"), ord(","))
-        return buf.tobytes().decode("ascii")
+        if int(indptr[-1] - indptr[0]) <= block:
+            return _rows_json(indptr, self.values).decode("ascii")
+        parts = []
+        for a, b in cost_blocks(np.diff(indptr) + 1, block):  # + 1: an empty row costs too
+            lo, hi = int(indptr[a]), int(indptr[b])
+            parts.append(_rows_json(indptr[a : b + 1] - lo, self.values[lo:hi])[1:-1])  # without its "[" "]"
+        return "[" + b",".join(parts).decode("ascii") + "]"
+
+
+class IntList(IntRows):
+    """One list of non-negative integers, encoded to JSON by numpy as :class:`IntRows` encodes rows.
+
+    Examples
+    --------
+    >>> IntList([3, 0, 12]).to_json(), IntList([]).to_json(), IntList([3, 0]).tolist()
+    ('[3,0,12]', '[]', [3, 0])
+    """
+
+    __slots__ = ()
+
+    def __init__(self, values):
+        values = np.asarray(values, dtype=np.int64).reshape(-1)
+        super().__init__([0, len(values)], values)
+
+    def __len__(self) -> int:
+        """The number of values."""
+        return len(self.values)
+
+    def tolist(self) -> list[int]:  # type: ignore[override]
+        """The values as a Python list of ints."""
+        return self.values.tolist()
+
+    def to_json(self, block: int = 1 << 16) -> str:
+        """Compact JSON text of the list, equal to ``json.dumps(self.tolist(), separators=(",", ":"))``."""
+        return super().to_json(block)[1:-1]  # the one row, without the outer list
+
+
+def _rows_json(indptr: np.ndarray, values: np.ndarray) -> bytes:
+    """The bytes of :meth:`IntRows.to_json` for one block of at least one row (``indptr[0] == 0``)."""
+    n = len(indptr) - 1
+    lengths = np.diff(indptr)
+    n_digits = np.ones(len(values), dtype=np.int64)
+    power = 10
+    while len(values) and power <= int(values.max()):
+        n_digits += values >= power
+        power *= 10
+    row_of = np.repeat(np.arange(n, dtype=np.int64), lengths)
+    entry_len = n_digits + 1  # the digits and a "," (or the row's closing "]")
+    entry_end = np.cumsum(entry_len)
+    before_row = np.r_[np.int64(0), entry_end][indptr[:-1]]  # entry bytes of the earlier rows
+    # per row: "," (not the first), "[", its entries, "]" only when empty (an entry closes a row)
+    row_len = (np.arange(n) > 0) + 1 + np.r_[before_row[1:], entry_end[-1] if len(values) else 0] - before_row
+    row_len = row_len + (lengths == 0)
+    row_start = 1 + np.cumsum(row_len) - row_len
+    bracket = row_start + (np.arange(n) > 0)
+    buf = np.empty(int(row_start[-1] + row_len[-1]) + 1, dtype=np.uint8)
+    buf[0], buf[-1] = ord("["), ord("]")
+    buf[row_start[1:]] = ord(",")
+    buf[bracket] = ord("[")
+    buf[bracket[lengths == 0] + 1] = ord("]")
+    start = bracket[row_of] + 1 + (entry_end - entry_len) - before_row[row_of]
+    for j in range(int(n_digits.max()) if len(values) else 0):
+        has = n_digits > j
+        place = 10 ** (n_digits[has] - 1 - j)
+        buf[start[has] + j] = ord("0") + (values[has] // place) % 10
+    last = np.zeros(len(values), dtype=bool)
+    last[indptr[1:][lengths > 0] - 1] = True
+    buf[start + n_digits] = np.where(last, ord("]"), ord(","))
+    return buf.tobytes()
 
 
 def dumps_json_document(doc: dict) -> str:

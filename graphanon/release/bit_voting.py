@@ -23,10 +23,10 @@ import numpy as np
 import scipy.sparse as sp
 
 import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
-from graphanon.counting.bitset import pack_words, vote_words, words_to_csr
+from graphanon.counting._bitset_kernels import popcount64, vote_words
+from graphanon.counting.bitset import pack_words
 from graphanon.counting.rows import bool_csr
 from graphanon.errors import ParameterError
-from graphanon.utils.memory import cost_blocks
 
 __all__ = ["bit_vote", "log_cum_binom", "match_possible_worlds", "possible_world_counts"]
 
@@ -37,9 +37,10 @@ def bit_vote(X, members: sp.csr_array) -> tuple[sp.csr_array, sp.csr_array, np.n
     Parameters
     ----------
     X : sparse boolean matrix, shape (n, d)
-        Original record bitmaps.
+        Original record bitmaps (an entry is a 1 when its value is non-zero).
     members : sparse matrix, shape (m, n)
-        ``members[j, i] != 0`` when original record ``i`` is a preimage of
+        A stored entry ``members[j, i]`` (whatever its value; stored twice,
+        it counts once) when original record ``i`` is a preimage of
         published record ``j``.
 
     Returns
@@ -53,44 +54,107 @@ def bit_vote(X, members: sp.csr_array) -> tuple[sp.csr_array, sp.csr_array, np.n
 
     Notes
     -----
-    Complexity: O(nnz(members) * average record length) time; memory O(nnz(members) +
-    nnz(X)) plus one block of gathered rows (the thresholds are computed
-    in edge blocks).
+    All three are computed on the records packed into ``uint64`` words
+    (:func:`~graphanon.counting.bitset.pack_words`, ``W = ceil(d / 64)`` words a
+    record): the base by the shared majority kernel
+    (:func:`~graphanon.counting.bitset.vote_words`), the distance as the OR of
+    the preimages' words without their AND, the threshold as the largest
+    popcount of ``base XOR preimage``. Both bitmaps are written straight into
+    CSR arrays (a counting pass, then a filling pass), so no product
+    ``members @ X``, no per-edge gather of rows and no dense unpacked rows
+    are formed.
+
+    Complexity: O(nnz(members) * W) time; memory O((n + m) W) words for the
+    packed records and the base, plus the CSR outputs.
     """
-    X = sp.csr_array(X).astype(np.int32)
-    M = sp.csr_array(members).astype(np.int32)
-    M.data[:] = 1
-    size = np.asarray(M.sum(axis=1)).ravel()
+    X = bool_csr(X, copy=False)
+    M = sp.csr_array(members)
+    if not M.has_canonical_format:  # a preimage stored twice is one preimage (summed on a copy)
+        M = M.copy()
+        M.sum_duplicates()
+    pre_ptr = M.indptr.astype(np.int64)
+    size = np.diff(pre_ptr)
     if (size == 0).any():
         j = int(np.flatnonzero(size == 0)[0])
         raise ParameterError(f"published record {j} has no preimage")
-    X.eliminate_zeros()
+    pre_idx = M.indices.astype(np.int64)
     shape = (M.shape[0], X.shape[1])
-    # the majority rule lives in one place, the packed kernel shared with the nonreciprocal search
-    M.sort_indices()
-    B = vote_words(pack_words(X), M.indptr.astype(np.int64), M.indices.astype(np.int64))
-    base = bool_csr(words_to_csr(B, X.shape[1]), shape)
-    del B
-    # distance: positions where some but not all preimages have the bit (0 < count < size)
-    counts = sp.csr_array(M @ X)
-    counts.eliminate_zeros()
-    rows = np.repeat(np.arange(M.shape[0]), np.diff(counts.indptr))
-    dist = bool_csr(sp.csr_array(((counts.data < size[rows]).astype(np.int8), counts.indices, counts.indptr), shape=shape), shape)
-    # threshold: max over preimage edges of |base_j| + |x_i| - 2 |base_j & x_i|
-    Mc = M.tocoo()
-    ej, ei = Mc.row.astype(np.int64), Mc.col.astype(np.int64)
-    bl = np.diff(base.indptr)
-    xl = np.diff(X.indptr)
-    # |base_j & x_i| per edge, in edge blocks of about 2^24 gathered entries: with k near n the
-    # edges are n^2 and gathering all rows at once needs n^2 x record length entries.
-    based = base.astype(np.int32)
-    inter = np.empty(len(ej), dtype=np.int64)
-    for a, b in cost_blocks(bl[ej] + xl[ei], 1 << 24):
-        inter[a:b] = np.asarray(sp.csr_array(based[ej[a:b]]).multiply(X[ei[a:b]]).sum(axis=1)).ravel()
-    h = bl[ej] + xl[ei] - 2 * inter
-    thr = np.zeros(M.shape[0], dtype=np.int64)
-    np.maximum.at(thr, ej, h)
-    return base, dist, thr
+    b_ptr, b_idx, d_ptr, d_idx, thr = _vote_rows(pack_words(X), pre_ptr, pre_idx)
+    return _bool_rows(b_ptr, b_idx, shape), _bool_rows(d_ptr, d_idx, shape), thr
+
+
+def _bool_rows(indptr: np.ndarray, indices: np.ndarray, shape: tuple[int, int]) -> sp.csr_array:
+    """The boolean CSR array of rows with sorted, distinct ``indices``."""
+    return sp.csr_array((np.ones(len(indices), dtype=bool), indices, indptr), shape=shape)
+
+
+@numba.njit(cache=True, inline="always")
+def _spread_words(P, pre_ptr, pre_idx, v, some, every):  # pragma: no cover - compiled
+    """Published record ``v``'s distance words into ``some`` (bits some but not all preimages have)."""
+    some[:] = 0
+    every[:] = ~np.uint64(0)
+    for e in range(pre_ptr[v], pre_ptr[v + 1]):
+        x = pre_idx[e]
+        for w in range(P.shape[1]):
+            some[w] |= P[x, w]
+            every[w] &= P[x, w]
+    for w in range(P.shape[1]):
+        some[w] &= ~every[w]
+
+
+@numba.njit(cache=True, inline="always")
+def _emit_bits(word, w, idx, q):  # pragma: no cover - compiled
+    """Write the items of the set bits of word ``w`` (ascending) to ``idx[q:]``; return the next ``q``."""
+    while word:
+        low = word & (~word + np.uint64(1))
+        idx[q] = w * 64 + int(popcount64(low - np.uint64(1)))
+        q += 1
+        word ^= low
+    return q
+
+
+@numba.njit(cache=True)
+def _vote_rows(P, pre_ptr, pre_idx):  # pragma: no cover - compiled
+    """Base and distance rows (CSR pointer and items) and thresholds of the published records.
+
+    The base words come from the shared majority kernel; a counting pass sizes
+    both row sets and takes each threshold (the largest popcount of ``base
+    XOR preimage``), a filling pass writes the items.
+    """
+    B = vote_words(P, pre_ptr, pre_idx)
+    m, W = B.shape
+    b_ptr = np.zeros(m + 1, dtype=np.int64)
+    d_ptr = np.zeros(m + 1, dtype=np.int64)
+    thr = np.zeros(m, dtype=np.int64)
+    some = np.empty(W, dtype=np.uint64)
+    every = np.empty(W, dtype=np.uint64)
+    for v in range(m):
+        _spread_words(P, pre_ptr, pre_idx, v, some, every)
+        nb = 0
+        nd = 0
+        for w in range(W):
+            nb += popcount64(B[v, w])
+            nd += popcount64(some[w])
+        b_ptr[v + 1] = b_ptr[v] + nb
+        d_ptr[v + 1] = d_ptr[v] + nd
+        far = 0
+        for e in range(pre_ptr[v], pre_ptr[v + 1]):
+            x = pre_idx[e]
+            h = 0
+            for w in range(W):
+                h += popcount64(B[v, w] ^ P[x, w])
+            far = max(far, h)
+        thr[v] = far
+    b_idx = np.empty(b_ptr[m], dtype=np.int32)
+    d_idx = np.empty(d_ptr[m], dtype=np.int32)
+    for v in range(m):
+        _spread_words(P, pre_ptr, pre_idx, v, some, every)
+        qb = b_ptr[v]
+        qd = d_ptr[v]
+        for w in range(W):
+            qb = _emit_bits(B[v, w], w, b_idx, qb)
+            qd = _emit_bits(some[w], w, d_idx, qd)
+    return b_ptr, b_idx, d_ptr, d_idx, thr
 
 
 def log_cum_binom(mmax: int) -> np.ndarray:

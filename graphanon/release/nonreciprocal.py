@@ -28,7 +28,7 @@ import scipy.sparse as sp
 
 from graphanon.counting.rows import bool_csr
 from graphanon.errors import ParameterError, ReleaseFormatError
-from graphanon.readwrite.files import IntRows
+from graphanon.readwrite.files import IntList, IntRows
 from graphanon.release.base import Release, json_label, match_digraph
 from graphanon.release.bit_voting import (
     bit_vote,
@@ -267,7 +267,7 @@ class NonreciprocalRelease(Release):
             "items": [json_label(x, "item") for x in self.items],
             "base": IntRows(self.base.indptr, self.base.indices),
             "distance": IntRows(self.distance.indptr, self.distance.indices),
-            "threshold": self.threshold.tolist(),
+            "threshold": IntList(self.threshold),
             "labels": None if self.labels is None else [json_label(x, "sensitive label") for x in self.labels],
         }
 

@@ -29,7 +29,11 @@ import numpy as np
 from graphanon.errors import ParameterError
 from graphanon.utils.params import MEANINGS, K, check_params
 
-__all__ = ["check_diversity_feasible", "check_k", "check_order"]
+__all__ = ["DIVERSITY_VARIANTS", "check_diversity_feasible", "check_k", "check_order"]
+
+#: The l-diversity variants a method can promise (CAHD all three, ``nr`` distinct only); here, apart
+#: from the methods, so the command line can list them without importing the methods' numba kernels.
+DIVERSITY_VARIANTS = ("distinct", "entropy", "recursive")
 
 
 def check_k(k, n: int, name: str = "k") -> int:

@@ -76,7 +76,8 @@ if TYPE_CHECKING:
 __all__ = ["NonreciprocalTrace", "anonymize_nonreciprocal", "members_matrix", "record_order", "tsp_budget"]
 
 _BYTES_PER_EDGE = 160  # graph, assignments, members matrix and bit-vote edge arrays (measured: chess, k = n)
-_BYTES_PER_VOTE = 24  # bit vote's preimage counts, per occurrence and assignment (measured: quest 10^6, k = 5)
+_BYTES_PER_VOTE = 8  # bit vote's distance rows, per occurrence and assignment (int32 item + bool; 2 x 10^5 records, k = 5)
+_BYTES_PER_VOTE_WORD = 16  # bit vote's packed records and base, per record and 64-item word
 _ORDER_BYTES_PER_PACKED_BYTE = 16  # Gray order: packed rows, rank bits, words, sort keys (measured: quest 10^6)
 
 
@@ -371,10 +372,10 @@ def anonymize_nonreciprocal(
     steps in practice (quadratic worst case); bit voting O(n k avg|r|). With
     ``l`` and ``l_method="flow"`` add three min-cost flows on O(2 window n + l n) arcs (window 128)
     (:func:`~graphanon.algorithms.nonreciprocal.greedy_diverse_assignments`).
-    Memory O(n k + k nnz): the graph, the ``k`` assignments, the members
-    matrix and the bit vote's edge arrays (about 160 bytes per edge; the bit
-    vote gathers record rows in bounded blocks) and its preimage counts
-    (about 24 bytes per occurrence and assignment); the Gray order about 16
+    Memory O(n k + k nnz + n d / 64): the graph, the ``k`` assignments, the members
+    matrix (about 160 bytes per edge), the bit vote's packed records and
+    base (16 bytes per record and 64-item word) and its distance rows (about
+    8 bytes per occurrence and assignment); the Gray order about 16
     bytes per packed bitmap byte. Checked up front against the
     memory budget (:mod:`graphanon.utils.memory`): a ``k`` near ``n`` on large
     data stops with a :class:`~graphanon.errors.MemoryBudgetError` naming ``k``.
@@ -404,7 +405,8 @@ def anonymize_nonreciprocal(
         k = l if k is None else k
     k = check_k(k, n)
     check_memory(
-        _BYTES_PER_EDGE * n * k + _BYTES_PER_VOTE * k * data.matrix.nnz,
+        _BYTES_PER_EDGE * n * k + _BYTES_PER_VOTE * k * data.matrix.nnz
+        + _BYTES_PER_VOTE_WORD * n * -(-data.matrix.shape[1] // 64),
         what=f"nonreciprocal recoding with k={k} on {n} records ({n * k} generalization-graph edges)",
         advice="lower k (CLI: -k): the graph, its k assignments and the bit vote all hold n x k entries",
     )

@@ -36,7 +36,7 @@ from graphanon.utils.docs import fill_doc
 from graphanon.utils.params import COMMON, Interval, K, OnlyWith, StrOptions, validate_params
 from graphanon.utils.progress import ProgressCallback, report
 from graphanon.utils.randomness import secret_generator
-from graphanon.utils.validation import check_diversity_feasible, check_k
+from graphanon.utils.validation import DIVERSITY_VARIANTS, check_diversity_feasible, check_k
 
 if TYPE_CHECKING:
     from graphanon.data import TransactionData
@@ -92,8 +92,6 @@ def _largest_distinct_group(labels) -> int:
     counts = Counter(labels)
     return min(len(counts), len(labels) // max(counts.values()))
 
-
-DIVERSITY_VARIANTS = ("distinct", "entropy", "recursive")
 
 
 def check_table_diversity(labels, l: int, diversity: str, c: float | None) -> None:  # noqa: E741

@@ -37,9 +37,9 @@ def _binary_rank_bits(packed: np.ndarray, b: int) -> np.ndarray:
     """Binary digits of the Gray rank of each packed row (prefix XOR along the bits)."""
     if packed.shape[1] == 0:
         return packed.copy()
-    parity = (np.bitwise_count(packed) & 1).astype(np.uint8)
-    carry = (np.cumsum(parity, axis=1, dtype=np.int64) - parity) & 1  # parity of preceding bytes
-    out = _PREFIX_XOR[packed] ^ (carry.astype(np.uint8) * np.uint8(0xFF))
+    parity = np.bitwise_count(packed) & np.uint8(1)
+    carry = np.bitwise_xor.accumulate(parity, axis=1) ^ parity  # parity of the preceding bytes (uint8, no int64 sums)
+    out = _PREFIX_XOR[packed] ^ (carry * np.uint8(0xFF))
     rem = b % 8
     if rem:
         out[:, -1] &= np.uint8((0xFF << (8 - rem)) & 0xFF)

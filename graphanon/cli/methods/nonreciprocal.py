@@ -8,10 +8,14 @@ options and adapts :class:`~graphanon.cli.registry.RunOptions` to
 
 from __future__ import annotations
 
-from graphanon.algorithms.nonreciprocal.cahd import DIVERSITY_VARIANTS
+from typing import TYPE_CHECKING
+
 from graphanon.cli.registry import AlgorithmSpec, Param, RunOptions
 from graphanon.errors import ParameterError
-from graphanon.release.nonreciprocal import NonreciprocalRelease
+from graphanon.utils.validation import DIVERSITY_VARIANTS
+
+if TYPE_CHECKING:  # the release module imports numba: only the run does (the spec is read without it)
+    from graphanon.release.nonreciprocal import NonreciprocalRelease
 
 __all__ = ["CAHD", "NR"]
 
