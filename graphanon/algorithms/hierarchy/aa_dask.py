@@ -200,7 +200,7 @@ def write_aa_release(
     ----------
     Terrovitis, Mamoulis, Kalnis. PVLDB 2008, Sec. 4 (the method).
     """
-    from graphanon import distributed
+    import graphanon.distributed as distributed
 
     if isinstance(source, distributed.Blocks):
         if source.items is None:
@@ -211,21 +211,25 @@ def write_aa_release(
         workers = max(1, len(client.scheduler_info().get("workers", {})))
         blocks = distributed.read_parquet_blocks(source, client, tid=tid, item=item, progress=progress,
                                                  n_partitions=n_partitions or workers, record_ids=link_out is not None)
+    items = tuple(blocks.items or ())
     X = distributed.map_blocks(blocks, client, _canonical)
     n = blocks.n_records
     check_k(k, n)
     stats = client.gather([client.submit(_stats, f, blocks.n_items, pure=False) for f in X.futures])
-    counted = _Counted(blocks.items, np.sum([s for s, _ in stats], axis=0, dtype=np.int64), n)
+    sup = np.zeros(blocks.n_items, dtype=np.int64)
+    for s_b, _ in stats:
+        sup += s_b
+    counted = _Counted(items, sup, n)
     longest = max((int(m_b[0]) for _, m_b in stats), default=0)
     index = HierarchyIndex(counted, taxonomy)
     counts = BlockCounts(index, client, None, progress, blocks=X)
     cut, params = aa_cut(index, counts, k=k, m=m, max_len=longest, progress=progress)
     del counts  # the extended blocks and bitmaps leave the workers
-    empty = TransactionData(sp.csr_array((0, blocks.n_items), dtype=bool), blocks.items)
+    empty = TransactionData(sp.csr_array((0, blocks.n_items), dtype=bool), items)
     release = aa_recoding(empty, taxonomy, index, cut, params)
     order, salt = secret_shuffle(n, unsafe_secret_seed=unsafe_secret_seed)
 
-    rank, vocabulary = canonical_vocabulary(blocks.items)
+    rank, vocabulary = canonical_vocabulary(items)
     parts = client.gather([client.submit(_hashes, f, rank, pure=False) for f in X.futures])
     hashes = np.concatenate([h for h, _ in parts]) if parts else np.zeros((0, 2), dtype=np.uint64)
     lengths = np.concatenate([ln for _, ln in parts]) if parts else np.zeros(0, dtype=np.int32)
