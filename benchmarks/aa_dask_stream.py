@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from aa_dask_client_memory import Sampler  # noqa: E402
+from aa_dask_client_memory import Sampler, append_run  # noqa: E402
 
 _GENERATE = """
 import json, sys
@@ -195,10 +195,7 @@ def main() -> None:
                                     and (link is None or result["link_sha256"] == result["in_memory"]["link_sha256"]))
     print(json.dumps(result, indent=1))
     if args.out:
-        path = Path(args.out)
-        doc = json.loads(path.read_text()) if path.exists() else {"runs": []}
-        doc["runs"].append(result)
-        path.write_text(json.dumps(doc, indent=1) + "\n")
+        append_run(Path(args.out), result)
 
 
 if __name__ == "__main__":
