@@ -251,8 +251,8 @@ def read_parquet_blocks(
             for g in range(n_groups)]
     if has_tid and n_groups:
         owned = [client.submit(_owned, client.submit(operator.getitem, s, 1), cont[g]) for g, s in enumerate(scans)]
-        try:
-            tree(client, owned, _union).result()
+        try:  # only the verdict comes back: the union of all ids stays on a worker
+            client.submit(_count, tree(client, owned, _union), pure=False).result()
         except DataFormatError as exc:  # a record found in two places
             raise DataFormatError(f"{path}: {exc}") from None
     count = min(wanted, max(1, n_groups))
@@ -288,6 +288,10 @@ def _positional_ids(start: int, count: int):
     """The ids ``"start+1" .. "start+count"`` of records numbered by position (an Arrow string array)."""
     pa, _, _ = require_pyarrow()
     return pa.array(np.arange(start + 1, start + count + 1, dtype=np.int64)).cast(pa.string())
+
+
+def _count(ids) -> int:
+    return 0 if ids is None else len(ids)
 
 
 def _n_rows(X) -> int:

@@ -194,7 +194,7 @@ def write_aa_release(
     ...     info = write_aa_release(folder / "d.parquet", folder / "r.json", taxonomy=load_taxonomy("liuwang_fig1"),
     ...                             k=2, m=2, client=client)
     >>> info["records"], info["cut"]
-    (6, 1)
+    (8, 1)
 
     References
     ----------
