@@ -230,6 +230,7 @@ def write_aa_release(
     order, salt = secret_shuffle(n, unsafe_secret_seed=unsafe_secret_seed)
 
     rank, vocabulary = canonical_vocabulary(items)
+    report(progress, 0, n, "fingerprint: canonical order of the row hashes")
     parts = client.gather([client.submit(_hashes, f, rank, pure=False) for f in X.futures])
     hashes = np.concatenate([h for h, _ in parts]) if parts else np.zeros((0, 2), dtype=np.uint64)
     lengths = np.concatenate([ln for _, ln in parts]) if parts else np.zeros(0, dtype=np.int32)
