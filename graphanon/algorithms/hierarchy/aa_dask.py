@@ -25,7 +25,7 @@ records kept on the workers from the start:
    the same way (the record ids come from the workers too).
 
 The client holds the permutation (8 bytes a record), the canonical order and
-hashes (about 30 bytes a record, while the fingerprint is made) and two runs
+hashes (about 45 bytes a record, while the fingerprint is made) and two runs
 of rows; never the records.
 """
 
@@ -179,7 +179,7 @@ def write_aa_release(
     network once for the fingerprint, once for the release (and twice for
     the link: its digest and its ids). Client memory: the permutation and
     the row-of-record link (8 bytes a record each), the hashes, lengths and
-    canonical order while the fingerprint is made (about 30 bytes a
+    canonical order while the fingerprint is made (about 45 bytes a
     record), and two runs of :data:`RUN_ROWS` rows.
 
     Examples
