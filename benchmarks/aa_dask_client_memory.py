@@ -155,10 +155,14 @@ def main() -> None:
     }
     print(json.dumps(result, indent=1))
     if args.out:
-        path = Path(args.out)
-        doc = json.loads(path.read_text()) if path.exists() else {"runs": []}
-        doc["runs"].append(result)
-        path.write_text(json.dumps(doc, indent=1) + "\n")
+        append_run(Path(args.out), result)
+
+
+def append_run(path: Path, result: dict) -> None:
+    """Add ``result`` to the ``runs`` of the JSON file ``path`` (made when missing)."""
+    doc = json.loads(path.read_text()) if path.exists() else {"runs": []}
+    doc["runs"].append(result)
+    path.write_text(json.dumps(doc, indent=1) + "\n")
 
 
 if __name__ == "__main__":

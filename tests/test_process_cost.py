@@ -208,11 +208,11 @@ def test_viable_edges_still_finds_its_graph_library():
                 max_size=12))
 def test_record_ids_json_equals_json_dumps_per_id(ids):
     """Ids that need no escaping take one join, the others json.dumps: the text json.dumps gives either way."""
-    from graphanon.release.fingerprint import _json_strings
+    from graphanon.release.fingerprint import json_strings
 
     want = ", ".join(json.dumps(str(r), ensure_ascii=False) for r in ids)
-    assert _json_strings(ids) == want
-    assert _json_strings(tuple(ids)) == want
+    assert json_strings(ids) == want
+    assert json_strings(tuple(ids)) == want
 
 
 def test_ordered_digest_unchanged_by_the_id_encoding(monkeypatch):
@@ -222,7 +222,8 @@ def test_ordered_digest_unchanged_by_the_id_encoding(monkeypatch):
 
     def reference(data, salt):
         X, rank, vocabulary = fingerprint._canonical(data)
-        h = fingerprint._hasher(b"graphanon-ordered-data/1\0", salt, X, rank, vocabulary)
+        lengths, rows = fingerprint._pieces(X, rank)
+        h, _ = fingerprint._hasher(b"graphanon-ordered-data/1\0", salt, X.shape, vocabulary, lengths, rows)
         h.update(json.dumps([str(r) for r in data.record_ids], ensure_ascii=False).encode("utf-8"))
         return h.hexdigest()
 

@@ -51,7 +51,9 @@ from graphanon.errors import GraphanonError
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run the method's distributed part on Dask (nr: the Gray-TSP segments; aa: its support counting; "
                    "partition: the sub-partitions; clump: its similarity graph): a scheduler address "
-                   "(tcp://host:8786) or local:N for N local workers; the release equals the one-process release.")
+                   "(tcp://host:8786) or local:N for N local workers; the release equals the one-process release. "
+                   "aa on a Parquet INPUT (without --prior or --label) keeps the records on the workers and writes "
+                   "the release (and --link-out) from there: this process never holds them (docs/scale.md).")
 @input_options
 def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, link_out, prior_paths, prior_link_paths,
               json_out, scheduler, fmt, sep, tid, item, label):
@@ -67,6 +69,11 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
     if link_out is not None:
         check_output(link_out, input_, taxonomy, *prior_paths, *prior_link_paths, params=param_dict,
                      option="--link-out")
+    given = given_options(k=k, m=m_value, taxonomy=taxonomy, seed=seed, scheduler=scheduler)
+    if _streams(spec, input_, fmt, scheduler, prior_paths, label):
+        _anonymize_streamed(spec, input_, k, m_value, taxonomy, seed, param_dict, output, link_out, json_out,
+                            scheduler, tid, item, given)
+        return
     data, bundled = read_input(input_, fmt, sep, tid, item, label)
     priors = _read_priors(spec, data, prior_paths, prior_link_paths)
     if priors:
@@ -82,7 +89,6 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
         from graphanon.utils.validation import check_k
 
         check_k(k, data.n_records)
-    given = given_options(k=k, m=m_value, taxonomy=taxonomy, seed=seed, scheduler=scheduler)
     start = time.perf_counter()
     with progress_bar(show_progress(json_out)) as progress:
         opts = RunOptions(k=k, m=parse_m(m_value), taxonomy=tax, seed=seed,
@@ -103,17 +109,59 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
     release.save(output)
     if link_out is not None:
         release.link.save(link_out)
-    summary = {"algorithm": spec.name, "input": input_, "records": release.n_records,
+    _report(spec, input_, release.n_records, elapsed, output, link_out, json_out)
+
+
+def _report(spec, input_, n_records: int, elapsed: float, output, link_out, json_out: bool) -> None:
+    summary = {"algorithm": spec.name, "input": input_, "records": n_records,
                "seconds": round(elapsed, 3), "output": str(output), "audit_model": spec.privacy_model,
                "private_link": None if link_out is None else str(link_out)}
     if json_out:
         echo_json(summary)
     else:
         # "released", not "anonymized": what the release guarantees is what `graphanon audit` says
-        click.echo(f"{spec.name}: {release.n_records} records released in {elapsed:.2f} s -> {output} "
+        click.echo(f"{spec.name}: {n_records} records released in {elapsed:.2f} s -> {output} "
                    f"(check it with graphanon audit --model {spec.privacy_model})")
         if link_out is not None:
             click.echo(f"private link (never publish it) -> {link_out}")
+
+
+def _streams(spec, input_, fmt, scheduler, prior_paths, label) -> bool:
+    """Whether the release is written from the workers: ``-a aa --scheduler`` on a Parquet file, no --prior/--label."""
+    if spec.name != "aa" or scheduler is None or prior_paths or label is not None:
+        return False
+    path = Path(input_)
+    return path.is_file() and (fmt == "parquet" or (fmt is None and path.suffix.lower() == ".parquet"))
+
+
+def _anonymize_streamed(spec, input_, k, m_value, taxonomy, seed, param_dict, output, link_out, json_out,
+                        scheduler, tid, item, given) -> None:
+    """``anonymize -a aa --scheduler`` on Parquet: the records stay on the workers, the release is written from there.
+
+    The file is the one the in-memory path writes (same cut, parameters and
+    fingerprint; rows in a fresh secret order):
+    :func:`graphanon.algorithms.hierarchy.aa_dask.write_aa_release`.
+    """
+    from graphanon import distributed
+    from graphanon.algorithms.hierarchy.aa_dask import write_aa_release
+    from graphanon.cli.registry import RunOptions
+
+    m = parse_m(m_value)
+    spec.check_options(RunOptions(k=k, m=m, seed=seed, params=param_dict, given=given))  # before any work
+    start = time.perf_counter()
+    with progress_bar(show_progress(json_out)) as progress, distributed.connect(scheduler) as client:
+        workers = max(1, len(client.scheduler_info().get("workers", {})))
+        blocks = distributed.read_parquet_blocks(input_, client, tid=tid, item=item, n_partitions=workers,
+                                                 record_ids=link_out is not None, progress=progress)
+        tax = taxonomy_option(taxonomy, blocks, None)
+        if tax is None:
+            raise GraphanonError(f"algorithm {spec.name!r} needs a taxonomy: pass --taxonomy FILE or --taxonomy balanced:5")
+        tax.check_covers(blocks.items, what=f"{input_}")
+        if k is None:
+            raise GraphanonError(f"algorithm {spec.name!r} needs -k K")
+        info = write_aa_release(blocks, output, taxonomy=tax, k=k, m=m, client=client,
+                                link_out=link_out, progress=progress)
+    _report(spec, input_, info["records"], time.perf_counter() - start, output, link_out, json_out)
 
 
 

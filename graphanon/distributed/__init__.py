@@ -20,6 +20,8 @@ groups
     Groups of equal records (the transactional k-anonymity audit).
 parquet
     Parquet row groups read on the workers into blocks.
+rows
+    Rows of the blocks brought to the client in a chosen order, a run at a time.
 """
 
 from graphanon.distributed._blocks import Blocks, map_blocks, scatter_blocks, sum_blocks, tree_sum
@@ -27,6 +29,7 @@ from graphanon.distributed._client import connect, require_dask
 from graphanon.distributed.containment import record_supports
 from graphanon.distributed.groups import equal_row_groups
 from graphanon.distributed.parquet import read_parquet_blocks
+from graphanon.distributed.rows import take_rows
 from graphanon.distributed.support import minimal_infrequent_itemsets, pair_supports
 
 __all__ = [
@@ -41,5 +44,6 @@ __all__ = [
     "require_dask",
     "scatter_blocks",
     "sum_blocks",
+    "take_rows",
     "tree_sum",
 ]

@@ -37,12 +37,16 @@ class Blocks:
     items : tuple of str, optional
         The column labels, when the blocks were read from a file
         (:func:`graphanon.distributed.read_parquet_blocks`).
+    ids : list of distributed.Future, optional
+        One per block: its record ids (an Arrow string array), when read
+        from a file with ``record_ids=True``.
     """
 
     futures: list
     n_rows: np.ndarray
     n_items: int
     items: tuple | None = None
+    ids: list | None = None
 
     @property
     def n_records(self) -> int:

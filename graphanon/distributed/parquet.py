@@ -154,12 +154,14 @@ def _leading(t, value) -> int:
     return int(differ[0]) if len(differ) else len(t)
 
 
-def _build(path: str, groups: list, tail: list, skip, carry, spec: tuple, vocab):
-    """The CSR block of row groups ``groups``, columns in ``vocab`` order.
+def _build(path: str, groups: list, tail: list, skip, carry, spec: tuple, vocab, with_ids: bool = False):
+    """The CSR block of row groups ``groups``, columns in ``vocab`` order (with ``with_ids``: and its record ids).
 
     The rows of record ``carry`` (the last of ``groups``) that continue at the
     start of the row groups ``tail`` are included; the leading rows of record
-    ``skip`` (continued from the block before) are left out.
+    ``skip`` (continued from the block before) are left out. The ids are the
+    records' transaction ids as an Arrow string array (None without a
+    ``tid`` column: the records are then numbered by position).
     """
     pa, pc, _ = require_pyarrow()
     form, tid, item, has_tid = spec
@@ -170,14 +172,17 @@ def _build(path: str, groups: list, tail: list, skip, carry, spec: tuple, vocab)
         t = f.read_row_group(g, columns=columns)
         parts.append(t.slice(0, _leading(_text(t.column(tid).combine_chunks()), carry)))
     table = pa.concat_tables(parts) if parts else None
+    ids = pa.array([], pa.string()) if has_tid else None
     if table is None or table.num_rows == 0:
-        return sp.csr_array((0, len(vocab)), dtype=bool)
+        X = sp.csr_array((0, len(vocab)), dtype=bool)
+        return (X, ids) if with_ids else X
     if has_tid:
         t = _text(table.column(tid).combine_chunks())
         if skip is not None:
             start = _leading(t, skip)
             table, t = table.slice(start), t.slice(start)
         record = _runs(t)
+        ids = t.take(pa.array(np.flatnonzero(np.r_[True, record[1:] != record[:-1]]))) if len(t) else ids
     else:
         record = np.arange(table.num_rows)
     n_records = int(record[-1]) + 1 if len(record) else 0
@@ -185,12 +190,12 @@ def _build(path: str, groups: list, tail: list, skip, carry, spec: tuple, vocab)
     cols = pc.index_in(values, value_set=vocab).to_numpy(zero_copy_only=False).astype(np.int64)
     X = sp.csr_array((np.ones(len(rows), dtype=bool), (record[rows], cols)), shape=(n_records, len(vocab)))
     X.sort_indices()
-    return X
+    return (X, ids) if with_ids else X
 
 
 def read_parquet_blocks(
     path, client, *, tid: str = "tid", item: str = "item", n_partitions: int | None = None,
-    progress: ProgressCallback | None = None,
+    progress: ProgressCallback | None = None, record_ids: bool = False,
 ) -> Blocks:
     """Read a Parquet file of transactions into record blocks, on the workers of ``client``.
 
@@ -207,6 +212,11 @@ def read_parquet_blocks(
         (default twice the workers; at most the number of row groups).
     progress : callable(done, total, message), optional
         Called as each row group is scanned and each block is built.
+    record_ids : bool
+        Also keep each block's record ids on the workers (``Blocks.ids``:
+        one future per block of an Arrow string array, the transaction ids
+        ``read_parquet`` gives as ``record_ids``; without a ``tid`` column
+        ``"1", "2", ...`` by position).
 
     Returns
     -------
@@ -241,8 +251,8 @@ def read_parquet_blocks(
             for g in range(n_groups)]
     if has_tid and n_groups:
         owned = [client.submit(_owned, client.submit(operator.getitem, s, 1), cont[g]) for g, s in enumerate(scans)]
-        try:
-            tree(client, owned, _union).result()
+        try:  # only the verdict comes back: the union of all ids stays on a worker
+            client.submit(_count, tree(client, owned, _union), pure=False).result()
         except DataFormatError as exc:  # a record found in two places
             raise DataFormatError(f"{path}: {exc}") from None
     count = min(wanted, max(1, n_groups))
@@ -260,10 +270,28 @@ def read_parquet_blocks(
         skip = summaries[a - 1]["last"] if a < n_groups and cont[a] else None
         carry = summaries[b - 1]["last"] if b > a else None
         futures.append(client.submit(_build, path, list(range(a, b)), tail, skip, carry,
-                                     (form, tid, item, has_tid), vocab_f, pure=False))
+                                     (form, tid, item, has_tid), vocab_f, record_ids, pure=False))
     track(futures, progress, "building blocks")
+    ids = None
+    if record_ids:
+        built = futures
+        futures = [client.submit(operator.getitem, f, 0) for f in built]
+        ids = [client.submit(operator.getitem, f, 1) for f in built]
     n_rows = np.array(client.gather(client.map(_n_rows, futures)), dtype=np.int64)
-    return Blocks(futures, n_rows, len(vocab), items=tuple(vocab))
+    if record_ids and not has_tid:  # records numbered "1", "2", ... by position, as read_parquet numbers them
+        starts = np.r_[0, np.cumsum(n_rows)[:-1]]
+        ids = [client.submit(_positional_ids, int(a), int(c), pure=False) for a, c in zip(starts, n_rows, strict=True)]
+    return Blocks(futures, n_rows, len(vocab), items=tuple(vocab), ids=ids)
+
+
+def _positional_ids(start: int, count: int):
+    """The ids ``"start+1" .. "start+count"`` of records numbered by position (an Arrow string array)."""
+    pa, _, _ = require_pyarrow()
+    return pa.array(np.arange(start + 1, start + count + 1, dtype=np.int64)).cast(pa.string())
+
+
+def _count(ids) -> int:
+    return 0 if ids is None else len(ids)
 
 
 def _n_rows(X) -> int:

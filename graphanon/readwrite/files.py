@@ -25,7 +25,9 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Iterable
+import zlib
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -33,7 +35,10 @@ import numpy as np
 from graphanon.errors import OutputError
 from graphanon.utils.memory import cost_blocks
 
-__all__ = ["IntList", "IntRows", "atomic_write", "check_output", "dumps_json", "dumps_json_document", "finite_json"]
+__all__ = [
+    "IntList", "IntRows", "JsonPieces", "atomic_write", "atomic_writer", "check_output", "dumps_json",
+    "dumps_json_document", "finite_json", "iter_json_document", "write_json_document",
+]
 
 
 def _current_umask() -> int:
@@ -75,14 +80,36 @@ def atomic_write(
     >>> oct(stat.S_IMODE(out.stat().st_mode))
     '0o600'
     """
+    with atomic_writer(path, private=private) as fh:
+        fh.write(content.encode(encoding) if isinstance(content, str) else bytes(content))
+
+
+@contextmanager
+def atomic_writer(path: str | os.PathLike, *, private: bool = False) -> Iterator:
+    """A binary file handle whose content replaces ``path`` atomically when the block ends.
+
+    The streaming form of :func:`atomic_write` (same temporary file, modes
+    and rename): a writer that makes its content piece by piece (a release
+    written while its rows are gathered) never holds all of it. An
+    exception inside the block leaves ``path`` untouched and removes the
+    temporary file.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "out.txt"
+    >>> with atomic_writer(out) as fh:
+    ...     _ = fh.write(b"hel"), fh.write(b"lo")
+    >>> out.read_text()
+    'hello'
+    """
     path = Path(path)
-    data = content.encode(encoding) if isinstance(content, str) else bytes(content)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
     try:
         # mkstemp makes 0600 before any byte is written; private files keep it, others get the usual mode
         os.chmod(tmp, 0o600 if private else 0o666 & ~_current_umask())
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            yield fh
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -361,8 +388,56 @@ def dumps_json_document(doc: dict) -> str:
     >>> dumps_json_document({"n": 2, "records": IntRows([0, 1, 3], [4, 0, 12])})
     '{"n":2,"records":[[4],[0,12]]}'
     """
-    parts = []
-    for key, value in doc.items():
-        text = value.to_json() if isinstance(value, IntRows) else dumps_json(value, separators=(",", ":"))
-        parts.append(json.dumps(key if isinstance(key, str) else str(finite_json(key))) + ":" + text)
-    return "{" + ",".join(parts) + "}"
+    return "".join(iter_json_document(doc))
+
+
+class JsonPieces:
+    """A JSON value given as consecutive pieces of its text (a document too large to hold as one string).
+
+    :func:`iter_json_document` writes the pieces as they come; the caller
+    guarantees that together they are one JSON value.
+    """
+
+    __slots__ = ("pieces",)
+
+    def __init__(self, pieces: Iterable[str]) -> None:
+        self.pieces = pieces
+
+
+def iter_json_document(doc: dict, dumps: Callable[[object], str] | None = None) -> Iterator[str]:
+    """The compact JSON text of a top-level object, in pieces; values may be :class:`IntRows` or :class:`JsonPieces`.
+
+    ``"".join(iter_json_document(doc))`` is :func:`dumps_json_document`
+    of ``doc``; ``dumps`` (default ``dumps_json`` with compact separators)
+    encodes plain values.
+
+    Examples
+    --------
+    >>> "".join(iter_json_document({"n": 1, "rows": JsonPieces(iter(["[[1]", ",[]]"]))}))
+    '{"n":1,"rows":[[1],[]]}'
+    """
+    dumps = dumps or (lambda value: dumps_json(value, separators=(",", ":")))
+    for i, (key, value) in enumerate(doc.items()):
+        yield ("{" if i == 0 else ",") + json.dumps(key if isinstance(key, str) else str(finite_json(key))) + ":"
+        if isinstance(value, JsonPieces):
+            yield from value.pieces
+        else:
+            yield value.to_json() if isinstance(value, IntRows) else dumps(value)
+    yield "}" if doc else "{}"
+
+
+def write_json_document(path: str | os.PathLike, pieces: Iterable[str], *, private: bool = False) -> None:
+    """Write JSON text given in pieces to ``path`` atomically, gzip-compressed when it ends in ``.gz``.
+
+    The bytes are those of :func:`atomic_write` of the joined text (for
+    ``.gz``: ``gzip.compress(text, mtime=0)``, whose stream zlib makes the
+    same when fed in pieces), without holding the whole text.
+    """
+    path = Path(path)
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31) if path.suffix == ".gz" else None
+    with atomic_writer(path, private=private) as fh:
+        for piece in pieces:
+            data = piece.encode("utf-8")
+            fh.write(data if packer is None else packer.compress(data))
+        if packer is not None:
+            fh.write(packer.flush())

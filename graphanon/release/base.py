@@ -28,7 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.errors import GraphanonError, ParameterError, ReleaseFormatError
-from graphanon.readwrite.files import IntRows, atomic_write, dumps_json_document
+from graphanon.readwrite.files import IntRows, JsonPieces, iter_json_document, write_json_document
 from graphanon.release.fingerprint import FINGERPRINT_KEYS
 from graphanon.utils.registry import LazyRegistry
 
@@ -374,9 +374,43 @@ class Release(ABC):
             (:func:`check_published_params`); nothing is written.
         """
         check_published_params(self.algorithm, self.params)
-        doc = dumps_json_document(self._document())
-        path = Path(path)
-        atomic_write(path, gzip.compress(doc.encode("utf-8"), mtime=0) if path.suffix == ".gz" else doc)
+        write_json_document(path, iter_json_document(self._document()))
+
+    def save_rows(self, path: str | os.PathLike, *, n_records: int, rows: Iterable[IntRows]) -> None:
+        """Write this release with its ``records`` given in runs of rows: :meth:`save` without holding them.
+
+        For a release too large to hold (the streamed AA release of
+        :mod:`graphanon.algorithms.hierarchy.aa_dask`): ``self`` holds no
+        rows, only what the rest of the document says (published items,
+        parameters, fingerprint); ``rows`` are the published records, in
+        their published (secret, shuffled) order, as consecutive
+        :class:`~graphanon.readwrite.files.IntRows` runs. The file is the one
+        :meth:`save` writes for the release holding those rows.
+
+        Raises
+        ------
+        ReleaseFormatError
+            As :meth:`save`; or when the runs hold another number of rows
+            than ``n_records`` (the file is then not written).
+        """
+        check_published_params(self.algorithm, self.params)
+        doc = self._document()
+        if "records" not in doc or self.n_records:
+            raise ReleaseFormatError(f"a {self.kind} release of {self.n_records} rows cannot take its rows in runs")
+
+        def pieces():
+            count = 0
+            yield "["
+            for run in rows:
+                if len(run):
+                    yield ("," if count else "") + run.to_json()[1:-1]
+                    count += len(run)
+            if count != n_records:
+                raise ReleaseFormatError(f"{count} rows written for n_records={n_records}")
+            yield "]"
+
+        doc.update(n_records=int(n_records), records=JsonPieces(pieces()))
+        write_json_document(path, iter_json_document(doc))
 
     @staticmethod
     def from_dict(doc: dict) -> Release:

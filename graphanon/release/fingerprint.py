@@ -39,7 +39,10 @@ import scipy.sparse as sp
 from graphanon.counting.rows import canonical_row_order, row_hashes
 from graphanon.errors import DataMismatchError, ReleaseFormatError
 
-__all__ = ["FINGERPRINT_KEYS", "check_same_data", "data_fingerprint", "ordered_digest", "same_fingerprint"]
+__all__ = [
+    "FINGERPRINT_KEYS", "canonical_rows", "canonical_vocabulary", "check_same_data", "data_fingerprint",
+    "fingerprint_from_parts", "json_strings", "ordered_digest", "ordered_digest_from_parts", "same_fingerprint",
+]
 
 FINGERPRINT_KEYS = ("salt", "digest", "records", "items", "occurrences")
 _DOMAIN = b"graphanon-data-fingerprint/1\0"
@@ -67,9 +70,44 @@ def data_fingerprint(data, *, salt: str) -> dict:
     """
     X, rank, vocabulary = _canonical(data)
     order = canonical_row_order(X, row_hashes(X, relabel=rank)) if X.shape[0] else None
-    h = _hasher(_DOMAIN, salt, X, rank, vocabulary, order)
-    n, d = X.shape
-    return {"salt": salt, "digest": h.hexdigest(), "records": int(n), "items": int(d), "occurrences": int(X.nnz)}
+    lengths, rows = _pieces(X, rank, order)
+    return fingerprint_from_parts(salt=salt, shape=X.shape, vocabulary=vocabulary, lengths=lengths, rows=rows)
+
+
+def fingerprint_from_parts(*, salt: str, shape: tuple[int, int], vocabulary: list[str], lengths, rows) -> dict:
+    """:func:`data_fingerprint` of records given in pieces, in their canonical order.
+
+    Parameters
+    ----------
+    salt : str
+        Hexadecimal salt.
+    shape : (int, int)
+        Records and items.
+    vocabulary : list of str
+        The item labels as text, sorted (:func:`canonical_vocabulary`).
+    lengths : iterable of int arrays
+        The record lengths in canonical order (rows sorted by
+        :func:`graphanon.counting.rows.row_hashes` of the records renamed
+        by label rank, then length, then position), in consecutive runs.
+    rows : iterable of int arrays
+        The records' :func:`canonical_rows` in the same order, concatenated
+        in consecutive runs (any cut).
+
+    Returns
+    -------
+    dict
+        As :func:`data_fingerprint`; equal to it for the same records.
+
+    Notes
+    -----
+    What a writer uses when the records are on Dask workers: it gathers
+    the per-row hashes (16 bytes a record), sorts them, and streams the
+    records in that order; SHA-256 fed in pieces equals SHA-256 of their
+    concatenation.
+    """
+    h, nnz = _hasher(_DOMAIN, salt, shape, vocabulary, lengths, rows)
+    return {"salt": salt, "digest": h.hexdigest(), "records": int(shape[0]), "items": int(shape[1]),
+            "occurrences": nnz}
 
 
 def ordered_digest(data, *, salt: str) -> str:
@@ -80,12 +118,26 @@ def ordered_digest(data, *, salt: str) -> str:
     shuffled keeps positional ids but not their records).
     """
     X, rank, vocabulary = _canonical(data)
-    h = _hasher(b"graphanon-ordered-data/1\0", salt, X, rank, vocabulary)
     ids = data.record_ids
+    lengths, rows = _pieces(X, rank)
     # json.dumps(list_of_ids) fed to the hash a run of ids at a time: the same bytes, no list of all of them
+    id_runs = (json_strings(ids[a : a + _CHUNK_ROWS]) for a in range(0, len(ids), _CHUNK_ROWS))
+    return ordered_digest_from_parts(salt=salt, shape=X.shape, vocabulary=vocabulary, lengths=lengths, rows=rows,
+                                     id_runs=id_runs)
+
+
+def ordered_digest_from_parts(*, salt: str, shape: tuple[int, int], vocabulary: list[str], lengths, rows,
+                              id_runs) -> str:
+    """:func:`ordered_digest` of records given in pieces, in their order.
+
+    ``lengths`` and ``rows`` as for :func:`fingerprint_from_parts` but in
+    the data's order; ``id_runs`` the record ids as consecutive non-empty
+    runs of :func:`json_strings` text.
+    """
+    h, _ = _hasher(b"graphanon-ordered-data/1\0", salt, shape, vocabulary, lengths, rows)
     h.update(b"[")
-    for a in range(0, len(ids), _CHUNK_ROWS):
-        h.update(((", " if a else "") + _json_strings(ids[a : a + _CHUNK_ROWS])).encode("utf-8"))
+    for i, run in enumerate(id_runs):
+        h.update(((", " if i else "") + run).encode("utf-8"))
     h.update(b"]")
     return h.hexdigest()
 
@@ -94,8 +146,8 @@ def ordered_digest(data, *, salt: str) -> str:
 _JSON_ESCAPED = re.compile(r'[\x00-\x1f\\"]')
 
 
-def _json_strings(values) -> str:
-    """``", ".join(json.dumps(str(v), ensure_ascii=False) for v in values)``, without a call per value.
+def json_strings(values, sep: str = ", ") -> str:
+    """``sep.join(json.dumps(str(v), ensure_ascii=False) for v in values)``, without a call per value.
 
     When no text needs escaping (ids are usually numbers or plain names), every value's JSON is
     its text in quotes, so one join makes the whole run; otherwise each value goes through
@@ -103,15 +155,15 @@ def _json_strings(values) -> str:
 
     Examples
     --------
-    >>> _json_strings([0, "a b", "é"])
+    >>> json_strings([0, "a b", "é"])
     '"0", "a b", "é"'
-    >>> _json_strings(['say "hi"', 7]) == ", ".join(json.dumps(str(v), ensure_ascii=False) for v in ['say "hi"', 7])
+    >>> json_strings(['say "hi"', 7]) == ", ".join(json.dumps(str(v), ensure_ascii=False) for v in ['say "hi"', 7])
     True
     """
     texts = list(map(str, values))
     if _JSON_ESCAPED.search("".join(texts)) is None:
-        return '"' + '", "'.join(texts) + '"' if texts else ""
-    return ", ".join(json.dumps(t, ensure_ascii=False) for t in texts)
+        return '"' + f'"{sep}"'.join(texts) + '"' if texts else ""
+    return sep.join(json.dumps(t, ensure_ascii=False) for t in texts)
 
 
 def _canonical(data) -> tuple[sp.csr_array, np.ndarray, list[str]]:
@@ -120,50 +172,87 @@ def _canonical(data) -> tuple[sp.csr_array, np.ndarray, list[str]]:
     The canonical records are the records with item ``j`` renamed ``rank[j]``
     and each row sorted; :func:`_hasher` builds them a run of rows at a time.
     """
-    X = sp.csr_array(data.matrix)
-    d = X.shape[1]
-    text = np.array([str(x) for x in data.items], dtype=object)
+    rank, vocabulary = canonical_vocabulary(data.items)
+    return sp.csr_array(data.matrix), rank, vocabulary
+
+
+def canonical_vocabulary(items) -> tuple[np.ndarray, list[str]]:
+    """Each item's rank in label text order, and the labels as text in that order.
+
+    Examples
+    --------
+    >>> rank, vocabulary = canonical_vocabulary(["b", 10, "a"])
+    >>> rank.tolist(), vocabulary
+    ([2, 0, 1], ['10', 'a', 'b'])
+    """
+    text = np.array([str(x) for x in items], dtype=object)
+    d = len(text)
     by_text = np.argsort(text, kind="stable") if d else np.zeros(0, dtype=np.int64)
     rank = np.empty(d, dtype=np.int64)
     rank[by_text] = np.arange(d)
-    return X, rank, [str(t) for t in text[by_text]]
+    return rank, [str(t) for t in text[by_text]]
 
 
-def _hasher(domain: bytes, salt: str, X: sp.csr_array, rank: np.ndarray, vocabulary: list[str],
-            order: np.ndarray | None = None):
-    """SHA-256 of the domain, salt, counts, vocabulary, row lengths and ranks of the canonical records in ``order``.
+def canonical_rows(part, rank: np.ndarray) -> sp.csr_array:
+    """The records ``part`` with item ``j`` renamed ``rank[j]``, each row's items sorted (int64 indices).
 
-    The canonical records (:func:`_canonical`) are built and fed
-    ``_CHUNK_ROWS`` rows at a time as little-endian int64 (SHA-256 of a
-    concatenation equals the hash fed piece by piece), so the memory is one
-    run's copy, not a renamed copy of every occurrence.
+    What the fingerprint hashes, a run of records at a time (also run by
+    Dask workers on their blocks).
+    """
+    part = sp.csr_array(part)
+    cols, ptr = part.indices, part.indptr
+    canon = sp.csr_array((np.ones(len(cols), dtype=bool), rank[cols], ptr - ptr[0]), shape=part.shape)
+    canon.sort_indices()  # each record: its labels in text order
+    return canon
+
+
+def _pieces(X: sp.csr_array, rank: np.ndarray, order: np.ndarray | None = None):
+    """The record lengths and :func:`canonical_rows` of ``X`` in ``order`` (default: as stored), ``_CHUNK_ROWS`` at a time."""
+    n = X.shape[0]
+    lengths = np.diff(X.indptr)
+    if order is not None:
+        lengths = lengths[order]
+    ptr = X.indptr
+
+    def rows():
+        for a in range(0, n, _CHUNK_ROWS):
+            if order is None:
+                b = min(n, a + _CHUNK_ROWS)
+                cols, part_ptr = X.indices[int(ptr[a]) : int(ptr[b])], ptr[a : b + 1] - ptr[a]
+                part = sp.csr_array((np.ones(len(cols), dtype=bool), cols, part_ptr), shape=(b - a, X.shape[1]))
+            else:
+                part = sp.csr_array(X[order[a : a + _CHUNK_ROWS]])
+            yield canonical_rows(part, rank).indices
+
+    return (lengths[a : a + _CHUNK_ROWS] for a in range(0, n, _CHUNK_ROWS)), rows()
+
+
+def _hasher(domain: bytes, salt: str, shape: tuple[int, int], vocabulary: list[str], lengths, rows):
+    """SHA-256 of the domain, salt, counts, vocabulary, row lengths and ranks of the canonical records, and the occurrences.
+
+    ``lengths`` and ``rows`` come in runs (:func:`_pieces`: ``_CHUNK_ROWS``
+    rows at a time, or gathered from Dask workers), fed as little-endian
+    int64 (SHA-256 of a concatenation equals the hash fed piece by piece),
+    so the memory is one run's copy, not a renamed copy of every
+    occurrence. The lengths come first, so they are held until the
+    occurrence count (their sum) is known.
     """
     try:
         salt_bytes = bytes.fromhex(salt)
     except (TypeError, ValueError):
         raise ReleaseFormatError(f"fingerprint salt must be hexadecimal text, got {salt!r}") from None
+    runs = [np.asarray(run).astype("<i8") for run in lengths]
+    nnz = int(sum(int(run.sum()) for run in runs))
     h = hashlib.sha256(domain)
     h.update(salt_bytes)
-    h.update(np.array([X.shape[0], X.shape[1], X.nnz], dtype="<i8").tobytes())
+    h.update(np.array([shape[0], shape[1], nnz], dtype="<i8").tobytes())
     h.update(json.dumps(vocabulary, ensure_ascii=False).encode("utf-8"))
-    n = X.shape[0]
-    lengths = np.diff(X.indptr)
-    if order is not None:
-        lengths = lengths[order]
-    for a in range(0, n, _CHUNK_ROWS):
-        h.update(lengths[a : a + _CHUNK_ROWS].astype("<i8").tobytes())
-    ptr = X.indptr
-    for a in range(0, n, _CHUNK_ROWS):
-        if order is None:
-            b = min(n, a + _CHUNK_ROWS)
-            cols, part_ptr = X.indices[int(ptr[a]) : int(ptr[b])], ptr[a : b + 1] - ptr[a]
-        else:
-            part = sp.csr_array(X[order[a : a + _CHUNK_ROWS]])
-            cols, part_ptr = part.indices, part.indptr
-        canon = sp.csr_array((np.ones(len(cols), dtype=bool), rank[cols], part_ptr), shape=(len(part_ptr) - 1, X.shape[1]))
-        canon.sort_indices()  # each record: its labels in text order
-        h.update(canon.indices.astype("<i8").tobytes())
-    return h
+    for run in runs:
+        h.update(run.tobytes())
+    del runs
+    for run in rows:
+        h.update(np.asarray(run).astype("<i8").tobytes())
+    return h, nnz
 
 
 def same_fingerprint(a: dict | None, b: dict | None) -> bool:

@@ -27,20 +27,19 @@ Examples
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from graphanon.errors import DataMismatchError, ReleaseFormatError
-from graphanon.readwrite.files import atomic_write
+from graphanon.readwrite.files import IntRows, JsonPieces, iter_json_document, write_json_document
 from graphanon.release.base import json_label, read_json_file
 from graphanon.release.fingerprint import FINGERPRINT_KEYS, ordered_digest
 
-__all__ = ["LINK_FORMAT_TAG", "ReleaseLink", "load_link"]
+__all__ = ["LINK_FORMAT_TAG", "ReleaseLink", "load_link", "save_link_runs"]
 
 LINK_FORMAT_TAG = "graphanon-private-link/1"
 _WARNING = (
@@ -141,26 +140,76 @@ class ReleaseLink:
 
     def to_dict(self) -> dict:
         """The JSON document :meth:`save` writes."""
-        return {
-            "format": LINK_FORMAT_TAG,
-            "never_publish": True,
-            "warning": _WARNING,
-            "data_fingerprint": self.fingerprint,
-            "data_digest": self.data_digest,
-            "record_ids": [json_label(r, "record id") for r in self.record_ids],
-            "row_of_record": self.row_of_record.tolist(),
-        }
+        return _document(self.fingerprint, self.data_digest, [json_label(r, "record id") for r in self.record_ids],
+                         self.row_of_record.tolist())
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the link (JSON, or gzip-compressed JSON for ``.gz``), mode 0600; keep the file private."""
-        doc = json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False)
-        path = Path(path)
-        data = gzip.compress(doc.encode("utf-8"), mtime=0) if path.suffix == ".gz" else doc
-        atomic_write(path, data, private=True)
+        write_json_document(path, iter_json_document(self.to_dict(), dumps=_dumps), private=True)
 
     def __repr__(self) -> str:
         """A short summary, marked private."""
         return f"<ReleaseLink (private): {len(self)} records>"
+
+
+def _document(fingerprint, data_digest, record_ids, row_of_record) -> dict:
+    return {
+        "format": LINK_FORMAT_TAG,
+        "never_publish": True,
+        "warning": _WARNING,
+        "data_fingerprint": fingerprint,
+        "data_digest": data_digest,
+        "record_ids": record_ids,
+        "row_of_record": row_of_record,
+    }
+
+
+def _dumps(value) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def save_link_runs(
+    path: str | os.PathLike, *, fingerprint: dict, data_digest: str, id_runs: Iterable[str], row_of_record: np.ndarray,
+    chunk: int = 1 << 20,
+) -> None:
+    """Write the private link file :meth:`ReleaseLink.save` writes, the record ids given as runs of JSON text.
+
+    For a link too large to hold as Python objects (the streamed AA
+    release of :mod:`graphanon.algorithms.hierarchy.aa_dask`, whose record
+    ids stay on the Dask workers).
+
+    Parameters
+    ----------
+    path : str or path
+        Written atomically, mode 0600 (gzip-compressed for ``.gz``).
+    fingerprint, data_digest :
+        As :class:`ReleaseLink` holds them.
+    id_runs : iterable of str
+        The record ids in the original order, as consecutive non-empty runs
+        of JSON values separated by ``","`` (strings quoted, ``json_label``
+        numbers bare).
+    row_of_record : ndarray of int
+        Original record -> published row.
+    chunk : int
+        Entries of ``row_of_record`` encoded at a time.
+    """
+    rows = np.asarray(row_of_record, dtype=np.int64)
+
+    def ids():
+        yield "["
+        for i, run in enumerate(id_runs):
+            yield ("," if i else "") + run
+        yield "]"
+
+    def numbers():
+        yield "["
+        for a in range(0, len(rows), chunk):
+            part = rows[a : a + chunk]
+            yield ("," if a else "") + IntRows([0, len(part)], part).to_json()[2:-2]
+        yield "]"
+
+    doc = _document(fingerprint, data_digest, JsonPieces(ids()), JsonPieces(numbers()))
+    write_json_document(path, iter_json_document(doc, dumps=_dumps), private=True)
 
 
 def load_link(path: str | os.PathLike) -> ReleaseLink:

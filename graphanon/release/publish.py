@@ -43,7 +43,7 @@ from graphanon.utils.randomness import secret_generator
 
 R = TypeVar("R", bound=Release)
 
-__all__ = ["publish"]
+__all__ = ["publish", "secret_shuffle"]
 
 
 def publish(
@@ -79,8 +79,6 @@ def publish(
     Complexity: O(n + occurrences) for the shuffle, plus the fingerprint
     (O(occurrences + n log n)).
     """
-    if secret is not None and unsafe_secret_seed is not None:
-        raise ParameterError("give either secret= or unsafe_secret_seed=, not both")
     if release.n_records != data.n_records:
         raise ParameterError(
             f"the release has {release.n_records} rows but the data {data.n_records} records; "
@@ -88,9 +86,7 @@ def publish(
         )
     if release.link is not None:
         raise ParameterError("this release is already published (it has a link); publish each release once")
-    gen = secret if secret is not None else secret_generator(unsafe_secret_seed)
-    order = gen.permutation(data.n_records)  # published row j = aligned row order[j]
-    salt = gen.bytes(16).hex()
+    order, salt = secret_shuffle(data.n_records, unsafe_secret_seed=unsafe_secret_seed, secret=secret)
     release._permute_rows(order)
     row_of_record = np.empty(data.n_records, dtype=np.int64)
     row_of_record[order] = np.arange(data.n_records)
@@ -102,3 +98,33 @@ def publish(
         data_digest=ordered_digest(data, salt=salt),
     )
     return release
+
+
+def secret_shuffle(
+    n: int, *, unsafe_secret_seed: int | None = None, secret: np.random.Generator | None = None
+) -> tuple[np.ndarray, str]:
+    """The secret row order of a release of ``n`` records and its fingerprint's salt.
+
+    Published row ``j`` is aligned row ``order[j]``. Both come from
+    :func:`~graphanon.utils.randomness.secret_generator` (or ``secret``), in
+    this order, so a writer that publishes without :func:`publish` (the
+    streamed AA release of :mod:`graphanon.algorithms.hierarchy.aa_dask`)
+    draws the same ones for the same ``unsafe_secret_seed``.
+
+    Returns
+    -------
+    order : ndarray of int64, shape (n,)
+    salt : str
+        32 hexadecimal digits.
+
+    Examples
+    --------
+    >>> order, salt = secret_shuffle(4, unsafe_secret_seed=0)
+    >>> sorted(order.tolist()), len(salt)
+    ([0, 1, 2, 3], 32)
+    """
+    if secret is not None and unsafe_secret_seed is not None:
+        raise ParameterError("give either secret= or unsafe_secret_seed=, not both")
+    gen = secret if secret is not None else secret_generator(unsafe_secret_seed)
+    order = gen.permutation(n)
+    return order, gen.bytes(16).hex()

@@ -107,7 +107,8 @@ class BlockCounts:
     """AA's counts summed over record blocks on the workers of a ``dask.distributed.Client``.
 
     The records of ``index.data`` are cut into ``n_partitions`` row blocks
-    (default one per worker) and scattered; each worker builds its blocks of the extended matrix
+    (default one per worker) and scattered (or ``blocks``, records already
+    on the workers, are used); each worker builds its blocks of the extended matrix
     (:func:`~graphanon.algorithms.hierarchy._index.extended_matrix`) and their vertical bitmaps, which stay there. ``batch =
     None``: the candidate fixes of a violation are counted in one round trip.
 
@@ -118,15 +119,19 @@ class BlockCounts:
 
     batch: int | None = None
 
-    def __init__(self, index, client, n_partitions: int | None, progress: ProgressCallback | None) -> None:
+    def __init__(self, index, client, n_partitions: int | None, progress: ProgressCallback | None,
+                 blocks=None) -> None:
         import graphanon.distributed as distributed
 
         self.distributed = distributed
         self.client = client
         self.progress = progress
-        if n_partitions is None:  # one block per worker: AA asks many short questions, each costs a task per block
-            n_partitions = max(1, len(client.scheduler_info().get("workers", {})))
-        X = distributed.scatter_blocks(index.data.matrix, client, n_partitions)
+        if blocks is not None:  # the records are on the workers already (graphanon.distributed.Blocks)
+            X = blocks
+        else:
+            if n_partitions is None:  # one block per worker: AA asks many short questions, each a task per block
+                n_partitions = max(1, len(client.scheduler_info().get("workers", {})))
+            X = distributed.scatter_blocks(index.data.matrix, client, n_partitions)
         self.E = distributed.map_blocks(X, client, extended_matrix, index.ancestor_matrix(), n_items=index.n_nodes)
         self.bits = client.map(block_bits, self.E.futures)
 

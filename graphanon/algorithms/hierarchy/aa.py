@@ -55,8 +55,7 @@ from graphanon.utils.validation import check_k
 if TYPE_CHECKING:
     from graphanon.data import TransactionData
 
-__all__ = ["anonymize_aa"]
-
+__all__ = ["aa_cut", "aa_recoding", "anonymize_aa"]
 
 
 @validate_params({"k": K, "m": M, **COMMON, "n_partitions": [None, Interval(Integral, 1, None)]},
@@ -173,10 +172,26 @@ def anonymize_aa(
     check_k(k, data.n_records)
     index = HierarchyIndex(data, taxonomy)
     counts = LocalCounts(index) if client is None else BlockCounts(index, client, n_partitions, progress)
+    max_len = int(np.diff(data.matrix.indptr).max()) if data.n_records else 0
+    cut, params = aa_cut(index, counts, k=k, m=m, max_len=max_len, progress=progress)
+    rel = aa_recoding(data, taxonomy, index, cut, params)
+    if priors is not None:
+        rel = recode_to_priors(data, rel, priors, taxonomy=taxonomy, k=k, m=m)
+    return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
+
+
+def aa_cut(index: HierarchyIndex, counts, *, k: int, m: int | None, max_len: int,
+           progress: ProgressCallback | None = None) -> tuple[np.ndarray, dict]:
+    """AA's passes: the final cut (preorder positions) and the release's parameters.
+
+    ``counts`` answers the counting questions (:mod:`._aa_counts`: in this
+    process or summed over Dask blocks); ``max_len`` is the longest record
+    (passes beyond it find nothing). Shared by :func:`anonymize_aa` and the
+    streamed writer :func:`graphanon.algorithms.hierarchy.aa_dask.write_aa_release`.
+    """
     n = index.n_nodes
     in_cut = index.is_leaf.copy()
     owner = np.arange(n, dtype=np.int64)  # node -> its cut node (valid for nodes at or below the cut)
-    max_len = int(np.diff(data.matrix.indptr).max()) if data.n_records else 0
     # passes beyond the longest record find nothing new (no longer itemset has support > 0)
     m_eff = max(1, max_len) if m is None else min(m, max(1, max_len))
     steps_per_pass = []
@@ -211,27 +226,28 @@ def anonymize_aa(
     cut = np.flatnonzero(in_cut)
     g = float(index.gen_cost[cut].sum())
     total = index.total_occurrences
-    rel = cut_recoding(
-        data,
-        taxonomy,
-        index.labels(cut),
-        (),
-        algorithm="aa",
-        params={
-            "k": k,
-            "m": m,
-            "cost": g,
-            "cost_generalization": g,
-            "cost_suppression": 0.0,
-            "ncp_taxonomy": g / total if total else 0.0,
-            "steps_per_pass": steps_per_pass,
-            "recounts": recounts,
-        },
-    )
-    rel.params["ncp"] = ncp(data, rel)
-    if priors is not None:
-        rel = recode_to_priors(data, rel, priors, taxonomy=taxonomy, k=k, m=m)
-    return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
+    return cut, {
+        "k": k,
+        "m": m,
+        "cost": g,
+        "cost_generalization": g,
+        "cost_suppression": 0.0,
+        "ncp_taxonomy": g / total if total else 0.0,
+        "steps_per_pass": steps_per_pass,
+        "recounts": recounts,
+    }
+
+
+def aa_recoding(data, taxonomy: Taxonomy, index: HierarchyIndex, cut: np.ndarray, params: dict) -> GlobalRecoding:
+    """The row-aligned recoding of ``data`` by AA's ``cut``, with its parameters and NCP (not yet published).
+
+    ``data`` may hold no records: the streamed writer builds the published
+    items from an empty copy and gives ``ncp`` its own ``original`` (the
+    counts of the records on the workers).
+    """
+    rel = cut_recoding(data, taxonomy, index.labels(cut), (), algorithm="aa", params=params)
+    rel.params["ncp"] = ncp(index.data, rel)
+    return rel
 
 
 def _violations(viol, cut: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
