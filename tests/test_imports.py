@@ -354,3 +354,15 @@ def test_clump_job_imports_no_other_method_nor_graph_library(tmp_path):
     unwanted = {"graphanon.algorithms.grouping.partition", "graphanon.distributed", "graphanon.graphs.least_similar",
                 "networkx", "igraph", "scipy.sparse.csgraph", "pyarrow", "dask"}
     assert loaded & unwanted == set()
+
+
+def test_nr_without_l_loads_no_l_diverse_graphs(tmp_path):
+    """``anonymize -a nr -k K`` builds the k-regular ring: the l-diverse graph builders (their numba kernels
+    and the min-cost flow) are loaded only with ``l``."""
+    from tests.test_process_cost import _modules_after
+
+    out = tmp_path / "r.json"
+    loaded = _modules_after(cli("anonymize", "nr_table1", "-a", "nr", "-k", "2", "-o", str(out)))
+    assert out.exists() and "graphanon.algorithms.nonreciprocal.extraction" in loaded
+    assert not {"graphanon.algorithms.nonreciprocal.diverse", "graphanon.algorithms.nonreciprocal.diverse_flow",
+                "graphanon.algorithms.nonreciprocal.greedy_walk"} & loaded

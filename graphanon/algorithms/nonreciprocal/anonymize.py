@@ -40,10 +40,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.algorithms.nonreciprocal.diverse import (
-    check_diversity_feasible,
-    greedy_diverse_assignments,
-)
 from graphanon.algorithms.nonreciprocal.extraction import extract_assignments
 from graphanon.algorithms.nonreciprocal.gray import gray_order
 from graphanon.algorithms.nonreciprocal.tsp import TSP_SOLVERS, default_step_limit, gray_tsp_order
@@ -400,6 +396,12 @@ def anonymize_nonreciprocal(
     if n == 0:
         raise ParameterError("cannot anonymize an empty dataset")
     if l is not None:
+        # the l-diverse graphs (their numba kernels, the min-cost flow) load only for l
+        from graphanon.algorithms.nonreciprocal.diverse import (
+            check_diversity_feasible,
+            greedy_diverse_assignments,
+        )
+
         check_diversity_feasible(data.labels, l)
         l = check_k(l, n, "l")  # noqa: E741
         k = l if k is None else k
