@@ -96,6 +96,9 @@ def test_default_threads_follow_the_query_rows(monkeypatch):
     sub = RecordSimilarityGraph.knn(X, 20, rows=rows)
     assert used == [600]
     assert (auto.matrix != RecordSimilarityGraph.knn(X, 20, n_jobs=1).matrix).nnz == 0
+    # the blocks fill one output in place: int32 indices kept, no per-block arrays joined
+    assert auto.matrix.indices.dtype == np.int32 and auto.matrix.indptr.dtype == np.int32
+    assert auto.matrix.nnz == len(auto.matrix.indices)
     assert (sub.matrix != RecordSimilarityGraph.knn(X, 20, rows=rows, n_jobs=1).matrix).nnz == 0
 
 

@@ -236,11 +236,11 @@ import json, sys
 import numpy as np
 from graphanon.algorithms import anonymize_clump
 from graphanon.datasets import load, load_taxonomy
-from graphanon.graphs._knn_kernel import knn_rows
+from graphanon.graphs._knn_kernel import knn_fill
 from graphanon.algorithms.grouping._clump_kernel import clump_groups
 data = load("groceries").subset(np.arange(2000))
 rel = anonymize_clump(data, taxonomy=load_taxonomy("groceries"), k=5, rng=0, unsafe_secret_seed=0)
-hits = sum(knn_rows.stats.cache_hits.values()) + sum(clump_groups.stats.cache_hits.values())
+hits = sum(knn_fill.stats.cache_hits.values()) + sum(clump_groups.stats.cache_hits.values())
 mods = sorted(m for m in sys.modules if m.split(".")[:3] in (["numba", "np", "arraymath"], ["scipy", "linalg"]))
 import numba
 f = numba.njit(lambda a: np.sort(a)[::-1].cumsum()[-1])  # a compilation after the light loads

@@ -115,37 +115,16 @@ def _intersection(x_ptr, x_idx, r, b):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def knn_rows(x_ptr, x_idx, p_ptr, p_rec, p_len, p_after, p_start, rows, k):  # pragma: no cover - compiled
-    """The exact ``k`` most similar records of each of ``rows`` (see the module notes).
+def knn_fill(x_ptr, x_idx, p_ptr, p_rec, p_len, p_after, p_start, rows, k, counts, cols, sims):  # pragma: no cover - compiled
+    """:func:`knn_rows` into the caller's arrays: ``counts`` (len(rows)), ``cols`` and ``sims`` (len(rows) * k slots).
 
-    Parameters
-    ----------
-    x_ptr, x_idx : int64 and int32 (or int64) arrays
-        The records as CSR, items renumbered rarest first (sorted in each row).
-    p_ptr, p_rec, p_len, p_after : int64, then int32 (or int64) arrays
-        Posting lists: the records holding item ``x`` are
-        ``p_rec[p_ptr[x]:p_ptr[x + 1]]``, sorted by (length, record);
-        ``p_len`` their lengths, ``p_after`` how many of their items
-        come after ``x`` in the rarest-first order, ``p_start`` where their
-        items start in ``x_idx`` (read in list order, not by record).
-    rows : int64 array
-        The query records.
-    k : int
-
-    Returns
-    -------
-    counts : int64 array (len(rows),)
-        Neighbours found per query row (at most ``k``).
-    cols : int32 array, sims : float64 array (counts.sum(),)
-        The neighbours of ``rows[0]``, then of ``rows[1]``, ...; each row's by
-        increasing record index (CSR order). Views of ``len(rows) * k`` slots.
+    Returns the slots filled (``counts.sum()``), from the start of ``cols`` and
+    ``sims``; threads fill disjoint slices of one output (no per-block arrays
+    to join).
     """
     n = len(x_ptr) - 1
     n_items = len(p_ptr) - 1
     n_rows = len(rows)
-    counts = np.zeros(n_rows, dtype=np.int64)
-    cols = np.empty(n_rows * k, dtype=np.int32)
-    sims = np.empty(n_rows * k, dtype=np.float64)
     stamp = np.full(n, -1, dtype=np.int32)
     mark = np.full(n_items, -1, dtype=np.int32)
     hs = np.empty(k, dtype=np.float64)
@@ -229,4 +208,37 @@ def knn_rows(x_ptr, x_idx, p_ptr, p_rec, p_len, p_after, p_start, rows, k):  # p
                 pos -= 1
             cols[pos] = c
             sims[pos] = v
+    return filled
+
+
+@numba.njit(cache=True, nogil=True)
+def knn_rows(x_ptr, x_idx, p_ptr, p_rec, p_len, p_after, p_start, rows, k):  # pragma: no cover - compiled
+    """The exact ``k`` most similar records of each of ``rows`` (see the module notes).
+
+    Parameters
+    ----------
+    x_ptr, x_idx : int64 and int32 (or int64) arrays
+        The records as CSR, items renumbered rarest first (sorted in each row).
+    p_ptr, p_rec, p_len, p_after : int64, then int32 (or int64) arrays
+        Posting lists: the records holding item ``x`` are
+        ``p_rec[p_ptr[x]:p_ptr[x + 1]]``, sorted by (length, record);
+        ``p_len`` their lengths, ``p_after`` how many of their items
+        come after ``x`` in the rarest-first order, ``p_start`` where their
+        items start in ``x_idx`` (read in list order, not by record).
+    rows : int64 array
+        The query records.
+    k : int
+
+    Returns
+    -------
+    counts : int64 array (len(rows),)
+        Neighbours found per query row (at most ``k``).
+    cols : int32 array, sims : float64 array (counts.sum(),)
+        The neighbours of ``rows[0]``, then of ``rows[1]``, ...; each row's by
+        increasing record index (CSR order). Views of ``len(rows) * k`` slots.
+    """
+    counts = np.zeros(len(rows), dtype=np.int64)
+    cols = np.empty(len(rows) * k, dtype=np.int32)
+    sims = np.empty(len(rows) * k, dtype=np.float64)
+    filled = knn_fill(x_ptr, x_idx, p_ptr, p_rec, p_len, p_after, p_start, rows, k, counts, cols, sims)
     return counts, cols[:filled], sims[:filled]

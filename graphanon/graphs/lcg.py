@@ -225,18 +225,22 @@ def groups_to_lcg(index: NodeIndex, counts: sp.csr_array, group: np.ndarray) -> 
     """
     n_groups = int(group.max()) + 1 if len(group) else 0
     size = np.bincount(group, minlength=n_groups)
-    coo = counts.tocoo()
     # c_S(x) = min over members; nodes some member lacks have minimum 0. One sort of (group, node, count)
-    # packed into one int64 (counts are >= 0): the first entry of a (group, node) run holds its minimum
-    width = int(coo.data.max()) + 1 if coo.nnz else 1
-    packed = (group[coo.row].astype(np.int64) * index.n_nodes + coo.col) * width + coo.data
-    del coo
+    # packed into one int64 (counts are >= 0): the first entry of a (group, node) run holds its minimum.
+    # Built in place from the CSR arrays (no COO copy, one temporary of nnz int64)
+    width = int(counts.data.max()) + 1 if counts.nnz else 1
+    packed = np.repeat(group.astype(np.int64), np.diff(counts.indptr))
+    packed *= index.n_nodes
+    packed += counts.indices
+    packed *= width
+    packed += counts.data
     packed.sort()
-    key_s, val_s = np.divmod(packed, width)
+    key_s = packed // width
+    starts = np.flatnonzero(np.r_[True, key_s[1:] != key_s[:-1]]) if len(key_s) else np.zeros(0, dtype=np.int64)
+    uk, held = key_s[starts], np.diff(np.r_[starts, len(key_s)])
+    del key_s
+    cmin = packed[starts] % width
     del packed
-    first = np.r_[True, key_s[1:] != key_s[:-1]] if len(key_s) else np.zeros(0, dtype=bool)
-    uk, held = key_s[first], np.diff(np.r_[np.flatnonzero(first), len(key_s)])
-    cmin = val_s[first]
     gk, xk = uk // index.n_nodes, uk % index.n_nodes
     full = held == size[gk]
     C = sp.csr_array((cmin[full], (gk[full], xk[full])), shape=(n_groups, index.n_nodes))

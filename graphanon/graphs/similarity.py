@@ -152,38 +152,70 @@ def _posting_index(X):
 
 
 def _knn_matrix(n: int, rows: np.ndarray, counts, cols, sims) -> sp.csr_array:
-    """The ``n x n`` CSR of the neighbour lists: ``counts[i]`` entries for row ``rows[i]``, in row order."""
-    indptr = np.zeros(n + 1, dtype=np.int64)
+    """The ``n x n`` CSR of the neighbour lists: ``counts[i]`` entries for row ``rows[i]``, in row order.
+
+    Index arrays are ``int32`` while they fit (``cols`` is then kept, not
+    copied into ``int64``).
+    """
+    small = np.int32 if max(n, len(cols)) < 2**31 else np.int64
+    indptr = np.zeros(n + 1, dtype=small)
     indptr[rows + 1] = counts
     np.cumsum(indptr, out=indptr)
-    M = sp.csr_array((sims, cols, indptr), shape=(n, n))
+    M = sp.csr_array((sims, cols.astype(small, copy=False), indptr), shape=(n, n))
     M.has_sorted_indices = True
     return M
 
 
-def _knn_block(index, rows: np.ndarray, k: int):
-    """One row block of :func:`~graphanon.graphs._knn_kernel.knn_rows` (run on a Dask worker)."""
-    from graphanon.graphs._knn_kernel import knn_rows
+def _knn_block(index, rows: np.ndarray, k: int, *out):
+    """One row block: ``knn_rows(*index, rows, k)`` (on a Dask worker), or with ``out`` its ``knn_fill`` into them.
 
+    ``out`` is ``(counts, cols, sims)``, the block's slices of one output
+    (``len(rows)`` counts, ``len(rows) * k`` slots); then the slots filled
+    are returned.
+    """
+    from graphanon.graphs._knn_kernel import knn_fill, knn_rows
+
+    if out:
+        return knn_fill(*index, rows, k, *out)  # type: ignore[call-arg]  # numba dispatcher
     return knn_rows(*index, rows, k)  # type: ignore[call-arg]  # numba dispatcher
 
 
 def _knn_threads(index, rows: np.ndarray, k: int, n_jobs: int, progress: ProgressCallback | None):
-    """``knn_rows(*index, rows, k)``, in ``4 * n_jobs`` consecutive row blocks on ``n_jobs`` threads when > 1."""
+    """``knn_rows(*index, rows, k)``, in ``4 * n_jobs`` consecutive row blocks on ``n_jobs`` threads when > 1.
+
+    Every block fills its own slices of one preallocated output (``len(rows) * k``
+    slots); the filled parts are then moved down in place, so no block's
+    arrays are ever joined into a second copy.
+    """
     if progress is not None:
         progress(0, len(rows), "k nearest records")
-    if n_jobs == 1 or len(rows) < 2:
-        out = _knn_block(index, rows, k)
+    n_rows = len(rows)
+    counts = np.zeros(n_rows, dtype=np.int64)
+    cols = np.empty(n_rows * k, dtype=np.int32)
+    sims = np.empty(n_rows * k, dtype=np.float64)
+
+    def block(ab):
+        a, b = int(ab[0]), int(ab[1])
+        return _knn_block(index, rows[a:b], k, counts[a:b], cols[a * k:b * k], sims[a * k:b * k])
+
+    if n_jobs == 1 or n_rows < 2:
+        starts, filled = [0], [block((0, n_rows))]
     else:
         from concurrent.futures import ThreadPoolExecutor
 
-        edges = np.linspace(0, len(rows), 4 * n_jobs + 1).astype(np.int64)
+        edges = np.linspace(0, n_rows, 4 * n_jobs + 1).astype(np.int64)
         with ThreadPoolExecutor(max_workers=n_jobs) as pool:
-            parts = list(pool.map(lambda ab: _knn_block(index, rows[ab[0]:ab[1]], k), zip(edges[:-1], edges[1:])))
-        out = tuple(np.concatenate([part[j] for part in parts]) for j in range(3))
+            filled = list(pool.map(block, zip(edges[:-1], edges[1:])))
+        starts = [int(a) * k for a in edges[:-1]]
+    end = 0
+    for start, size in zip(starts, filled, strict=True):
+        if start != end:  # move down (numpy copes with the overlap)
+            cols[end:end + size] = cols[start:start + size]
+            sims[end:end + size] = sims[start:start + size]
+        end += int(size)
     if progress is not None:
-        progress(len(rows), len(rows), "k nearest records")
-    return out
+        progress(n_rows, n_rows, "k nearest records")
+    return counts, cols[:end], sims[:end]
 
 
 def _knn_on_client(index, rows: np.ndarray, k: int, *, client, n_partitions: int | None,

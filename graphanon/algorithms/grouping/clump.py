@@ -58,6 +58,7 @@ from graphanon.graphs.similarity import RecordSimilarityGraph
 from graphanon.release.local_recoding import LocalRecoding, local_recoding_from_counts
 from graphanon.release.publish import publish
 from graphanon.utils.docs import fill_doc
+from graphanon.utils.memory import release_free_memory
 from graphanon.utils.params import COMMON, MEANINGS, RNG, Interval, K, validate_params
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state
@@ -189,11 +190,13 @@ def anonymize_clump(
     # neighbours only of and among the records the greedy still has to place
     free = np.flatnonzero(group < 0)
     keep = sp.diags_array((group < 0).astype(np.float64))
+    release_free_memory()  # what loading the data and these steps freed, before the kNN search
     graph = RecordSimilarityGraph.knn(
         sp.csr_array(keep @ data.matrix), int(min(neighbors, max(data.n_records - 1, 1))), rows=free,
         n_jobs=None if n_jobs is None else int(n_jobs), client=client, n_partitions=n_partitions,
     )
     nb = graph.matrix
+    release_free_memory()  # the kNN search's freed buffers and thread arenas, before the grouping's own
     tie = gen.permutation(data.n_records)
     seed_order = tie[np.argsort(-lengths[tie], kind="stable")]
     pool_order = gen.permutation(data.n_records)
@@ -201,11 +204,14 @@ def anonymize_clump(
         progress(1, 2, "greedy grouping")
     from graphanon.algorithms.grouping._clump_kernel import clump_groups
 
+    # the graph's index arrays as they are (int32 on bms1: an int64 copy would add 8 bytes per edge)
     group = clump_groups(
-        counts.indptr.astype(np.int64), counts.indices.astype(np.int64), counts.data.astype(np.int64),
-        lengths, index.delta.astype(np.float64), nb.indptr.astype(np.int64), nb.indices.astype(np.int64),
-        cl_of, cl_ptr, cl_idx, group, fixed_rep, seed_order.astype(np.int64), pool_order.astype(np.int64), int(k), int(pool),
+        counts.indptr.astype(np.int64, copy=False), counts.indices.astype(np.int64, copy=False),
+        counts.data.astype(np.int64, copy=False), lengths, index.delta.astype(np.float64, copy=False),
+        nb.indptr, nb.indices, cl_of, cl_ptr, cl_idx, group, fixed_rep, seed_order.astype(np.int64, copy=False),
+        pool_order.astype(np.int64, copy=False), int(k), int(pool),
     )
+    release_free_memory()  # the grouping kernel's work arrays
     rows, ggd_groups = groups_to_lcg(index, counts, group)
     total = float(ggd_groups.sum())
     occ = int(lengths.sum())
@@ -213,6 +219,7 @@ def anonymize_clump(
         "k": k, "neighbors": int(neighbors), "ggd": total, "ggd_lcg": total,
         "ncp_taxonomy": total / occ if occ else 0.0,
     }
+    release_free_memory()  # the column minima's sort temporaries, before publication
     release = local_recoding_from_counts(index, data, rows, reading="one", algorithm="clump", params=params)
     release.trace = GroupingTrace(groups=int(group.max()) + 1, ggd_per_group=ggd_groups, similarity_graph=graph)
     if progress:
