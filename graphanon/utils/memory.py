@@ -231,6 +231,6 @@ def release_free_memory() -> bool:
     if _trim is None:
         try:
             _trim = ctypes.CDLL(None).malloc_trim
-        except (OSError, AttributeError):  # not glibc (macOS, Windows, musl)
+        except (OSError, AttributeError, TypeError):  # not glibc (macOS, musl; Windows: no CDLL(None))
             _trim = False
     return bool(_trim(0)) if _trim else False
