@@ -148,6 +148,8 @@ def _anonymize_streamed(spec, input_, k, m_value, taxonomy, seed, param_dict, ou
 
     m = parse_m(m_value)
     spec.check_options(RunOptions(k=k, m=m, seed=seed, params=param_dict, given=given))  # before any work
+    if k is None:
+        raise GraphanonError(f"algorithm {spec.name!r} needs -k K")
     start = time.perf_counter()
     with progress_bar(show_progress(json_out)) as progress, distributed.connect(scheduler) as client:
         workers = max(1, len(client.scheduler_info().get("workers", {})))
@@ -157,8 +159,6 @@ def _anonymize_streamed(spec, input_, k, m_value, taxonomy, seed, param_dict, ou
         if tax is None:
             raise GraphanonError(f"algorithm {spec.name!r} needs a taxonomy: pass --taxonomy FILE or --taxonomy balanced:5")
         tax.check_covers(blocks.items, what=f"{input_}")
-        if k is None:
-            raise GraphanonError(f"algorithm {spec.name!r} needs -k K")
         info = write_aa_release(blocks, output, taxonomy=tax, k=k, m=m, client=client,
                                 link_out=link_out, progress=progress)
     _report(spec, input_, info["records"], time.perf_counter() - start, output, link_out, json_out)
