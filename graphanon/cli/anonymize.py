@@ -38,7 +38,9 @@ from graphanon.errors import GraphanonError
                    "Methods without structure randomness refuse it; secret choices never use it.")
 @click.option("--param", "params", multiple=True, help="Algorithm option name=value (repeatable).")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
-              help="Release file (.json or .json.gz): safe to publish.")
+              help="Release file (.json or .json.gz; check what it guarantees with `graphanon audit`). A name "
+                   "ending in .csv, .tsv or .parquet writes the release as NAME.json and, next to it, the plain "
+                   "table and codebook of `graphanon export` (docs/export.md).")
 @click.option("--link-out", "link_out", default=None, type=click.Path(dir_okay=False),
               help="Also write the PRIVATE link (record -> published row) here; never publish it.")
 @click.option("--prior", "prior_paths", multiple=True, type=click.Path(dir_okay=False),
@@ -64,13 +66,22 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
         raise GraphanonError(f"--link-out {link_out} is the release file: the private link needs a file of its own")
     spec = get_algorithm(algorithm)
     param_dict = parse_param_pairs(params)
+    output, export_to = _release_and_export(output)
     check_output(output, input_, taxonomy, *prior_paths, *prior_link_paths, params=param_dict,
                  suffixes=RELEASE_SUFFIXES)
+    if export_to is not None:
+        from graphanon.release.export import codebook_paths
+
+        for path in (export_to, *codebook_paths(export_to).values()):
+            check_output(str(path), input_, taxonomy, *prior_paths, *prior_link_paths, params=param_dict)
     if link_out is not None:
         check_output(link_out, input_, taxonomy, *prior_paths, *prior_link_paths, params=param_dict,
                      option="--link-out")
     given = given_options(k=k, m=m_value, taxonomy=taxonomy, seed=seed, scheduler=scheduler)
     if _streams(spec, input_, fmt, scheduler, prior_paths, label):
+        if export_to is not None:
+            raise GraphanonError(f"-o {export_to}: the streamed aa release is never held in this process; write "
+                                 f"-o {output}, then `graphanon export {output} -o {export_to}`")
         _anonymize_streamed(spec, input_, k, m_value, taxonomy, seed, param_dict, output, link_out, json_out,
                             scheduler, tid, item, given)
         return
@@ -109,19 +120,40 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
     release.save(output)
     if link_out is not None:
         release.link.save(link_out)
-    _report(spec, input_, release.n_records, elapsed, output, link_out, json_out)
+    exported = []
+    if export_to is not None:
+        from graphanon.release.export import export_release
+
+        exported = [str(p) for p in export_release(release, export_to, taxonomy=tax)]
+    _report(spec, input_, release.n_records, elapsed, output, link_out, json_out, exported=exported)
 
 
-def _report(spec, input_, n_records: int, elapsed: float, output, link_out, json_out: bool) -> None:
+def _release_and_export(output: str) -> tuple[str, str | None]:
+    """``-o``: a release file, or a table (.csv/.tsv/.parquet) whose release goes to the same name in .json."""
+    from graphanon.readwrite.tables import TABLE_SUFFIXES
+
+    lower = output.lower()
+    for suffix in TABLE_SUFFIXES:
+        if lower.endswith(suffix) and len(output) > len(suffix):
+            return output[: -len(suffix)] + ".json", output
+    return output, None
+
+
+def _report(spec, input_, n_records: int, elapsed: float, output, link_out, json_out: bool, *,
+            exported: list[str] = ()) -> None:
     summary = {"algorithm": spec.name, "input": input_, "records": n_records,
                "seconds": round(elapsed, 3), "output": str(output), "audit_model": spec.privacy_model,
                "private_link": None if link_out is None else str(link_out)}
+    if exported:
+        summary["export"] = list(exported)
     if json_out:
         echo_json(summary)
     else:
         # "released", not "anonymized": what the release guarantees is what `graphanon audit` says
         click.echo(f"{spec.name}: {n_records} records released in {elapsed:.2f} s -> {output} "
                    f"(check it with graphanon audit --model {spec.privacy_model})")
+        if exported:
+            click.echo(f"plain table and codebook for recipients -> {', '.join(exported)}")
         if link_out is not None:
             click.echo(f"private link (never publish it) -> {link_out}")
 

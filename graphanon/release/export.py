@@ -1,0 +1,492 @@
+"""Export a release as plain data for its recipients, with a codebook.
+
+A release file (``graphanon-release/2``) holds rows as indices into its
+published vocabulary: a recipient needs graphanon to read it. The export
+writes the same rows as a plain table (CSV, TSV or Parquet) that pandas, R or
+a spreadsheet opens, and a **codebook** that says what every published item
+covers and what the release lets a recipient infer.
+
+Forms (``form=``)
+-----------------
+``"long"`` (the default)
+    One line per (published row, item): ``row,item`` plus the kind's columns
+    (below). A row with no item is one line with an empty ``item``, so every
+    published row appears.
+``"records"``
+    One line per published row, its items in one list cell: a Parquet list
+    column; in CSV/TSV a JSON array (``["290,299","401"]``), so that a name
+    holding the delimiter stays whole.
+
+``row`` is the row's pseudonym (``p1 .. pN``, the release's own order, which
+is random), ``label`` the published sensitive label when the release has
+labels. Per kind:
+
+* global recoding -- ``item``: the published item (a taxonomy node, an
+  original item, or a set label such as ``(a,b)``);
+* local recoding -- ``item`` and ``copies`` (how many of the row's original
+  items the node stands for); the records form repeats a node ``copies`` times;
+* nonreciprocal -- per row the ``base`` and ``distance`` items and the
+  ``threshold`` (the true record is the base with at most ``threshold`` of the
+  distance items flipped); the long form has one line per item in the base or
+  the distance with 0/1 columns ``base`` and ``distance``;
+* perturbed -- ``item`` only. Which items were moved is **not** flagged: the
+  release does not publish it (a flag would undo the method); the codebook
+  says what kind of move was made.
+
+Nothing is exported that the release file does not publish, and less: never
+the data fingerprint, and only the parameters on the method's allowlist
+(:func:`~graphanon.release.base.check_published_params`, as :meth:`Release.save`).
+
+References
+----------
+docs/export.md (the recipient's page); docs/privacy.md, "What a release file holds".
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from graphanon.errors import ParameterError
+from graphanon.readwrite.files import atomic_write
+from graphanon.readwrite.tables import table_suffix, write_table
+from graphanon.release.base import Release, check_published_params
+from graphanon.utils.labels import display_label
+
+__all__ = ["EXPORT_FORMS", "codebook_columns", "codebook_facts", "codebook_html", "codebook_markdown",
+           "codebook_paths", "export_columns", "export_release", "privacy_model_of"]
+
+#: The table forms of :func:`export_columns`.
+EXPORT_FORMS = ("long", "records")
+
+
+def _text(values) -> np.ndarray:
+    return np.array([str(v) for v in values], dtype=object)
+
+
+def _long_lines(indptr: np.ndarray, indices: np.ndarray):
+    """Per line of the long form: its row, and its entry position (-1 for the one line of an empty row)."""
+    lengths = np.diff(indptr).astype(np.int64)
+    counts = np.maximum(lengths, 1)
+    rec = np.repeat(np.arange(len(lengths)), counts)
+    pos = np.full(int(counts.sum()), -1, dtype=np.int64)
+    pos[np.repeat(lengths > 0, counts)] = np.arange(len(indices))
+    return rec, pos
+
+
+def _take(names: np.ndarray, indices: np.ndarray, pos: np.ndarray) -> list:
+    out = np.full(len(pos), None, dtype=object)
+    has = pos >= 0
+    out[has] = names[indices[pos[has]]]
+    return out.tolist()
+
+
+def _lists(names: np.ndarray, indptr: np.ndarray, indices: np.ndarray) -> list[list]:
+    return [part.tolist() for part in np.split(names[indices], indptr[1:-1])]
+
+
+def _labels(release: Release):
+    labels = getattr(release, "labels", None)
+    return None if labels is None else _text(labels)
+
+
+def export_columns(release: Release, form: str = "long") -> dict[str, list]:
+    """The release's rows as named columns (see the module docstring for each kind's columns).
+
+    Parameters
+    ----------
+    release : Release
+        Any release kind.
+    form : {"long", "records"}
+        One line per (row, item), or one line per row with list cells.
+
+    Returns
+    -------
+    dict of str to list
+        Column name -> values, ready for :func:`graphanon.readwrite.tables.write_table`.
+
+    Notes
+    -----
+    Complexity: O(rows + published occurrences), numpy throughout.
+
+    Examples
+    --------
+    >>> from graphanon.data import from_iterable
+    >>> from graphanon.release import GlobalRecoding
+    >>> data = from_iterable([["a", "b"], ["c"]])
+    >>> rel = GlobalRecoding.from_mapping(data, {"a": "(a,b)", "b": "(a,b)", "c": None})
+    >>> export_columns(rel)
+    {'row': ['p1', 'p2'], 'item': ['(a,b)', None]}
+    >>> export_columns(rel, "records")
+    {'row': ['p1', 'p2'], 'items': [['(a,b)'], []]}
+    """
+    if form not in EXPORT_FORMS:
+        raise ParameterError(f"form must be one of {', '.join(EXPORT_FORMS)}, got {form!r}")
+    rows = np.array(release.pseudonyms, dtype=object)
+    labels = _labels(release)
+    kind = release.kind
+    if kind == "nonreciprocal":
+        return _nonreciprocal_columns(release, form, rows, labels)
+    if kind == "global_recoding":
+        names, matrix = _text(pi.label for pi in release.published_items), release.records
+    elif kind == "local_recoding":
+        names, matrix = _text(nd.label for nd in release.nodes), release.records
+    elif kind == "perturbed":
+        names, matrix = _text(release.items), release.records
+    else:
+        raise ParameterError(f"cannot export a release of kind {kind!r}")
+    matrix = sp.csr_array(matrix)
+    matrix.sort_indices()
+    indptr, indices = matrix.indptr, matrix.indices
+    copies = matrix.data.astype(np.int64) if kind == "local_recoding" else None
+    out: dict[str, list] = {}
+    if form == "long":
+        rec, pos = _long_lines(indptr, indices)
+        out["row"] = rows[rec].tolist()
+        out["item"] = _take(names, indices, pos)
+        if copies is not None:
+            out["copies"] = np.where(pos >= 0, copies[np.maximum(pos, 0)], 0).tolist()
+        if labels is not None:
+            out["label"] = labels[rec].tolist()
+        return out
+    out["row"] = rows.tolist()
+    if copies is not None:  # a node held c times is listed c times
+        indptr = np.concatenate([[0], np.cumsum(copies)])[indptr]
+        indices = np.repeat(indices, copies)
+    out["items"] = _lists(names, indptr, indices)
+    if labels is not None:
+        out["label"] = labels.tolist()
+    return out
+
+
+def _nonreciprocal_columns(release, form: str, rows: np.ndarray, labels) -> dict[str, list]:
+    names = _text(release.items)
+    base, distance = release.base, release.distance
+    threshold = np.asarray(release.threshold, dtype=np.int64)
+    out: dict[str, list] = {}
+    if form == "records":
+        out["row"] = rows.tolist()
+        out["base"] = _lists(names, base.indptr, base.indices)
+        out["distance"] = _lists(names, distance.indptr, distance.indices)
+        out["threshold"] = threshold.tolist()
+    else:
+        # 1 = in the base, 2 = a distance position, 3 = both
+        both = sp.csr_array(base.astype(np.int8) + 2 * distance.astype(np.int8))
+        both.sort_indices()
+        rec, pos = _long_lines(both.indptr, both.indices)
+        code = np.where(pos >= 0, both.data[np.maximum(pos, 0)], 0).astype(np.int64)
+        out["row"] = rows[rec].tolist()
+        out["item"] = _take(names, both.indices, pos)
+        out["base"] = (code & 1).tolist()
+        out["distance"] = (code >> 1).tolist()
+        out["threshold"] = threshold[rec].tolist()
+        labels = None if labels is None else labels[rec]
+    if labels is not None:
+        out["label"] = labels.tolist()
+    return out
+
+
+# ---------------------------------------------------------------------- codebook
+def privacy_model_of(release: Release) -> str:
+    """The privacy model a release claims, read from its kind and published parameters.
+
+    ``"km"`` (k^m-anonymity), ``"constraints"`` (COAT's privacy constraints),
+    ``"transactional"`` (k-anonymity of whole records), ``"nonreciprocal"``
+    (with ``"+ldiversity"`` when it publishes ``l``), ``"tendency"``
+    (tendency hiding), or ``"none"`` for a hand-made release that claims nothing.
+
+    Examples
+    --------
+    >>> from graphanon.release import PerturbedRelease
+    >>> privacy_model_of(PerturbedRelease(items=["a"], records=[[1]], moves="swap"))
+    'tendency'
+    """
+    params, kind = release.params, release.kind
+    if kind == "perturbed":
+        return "tendency"
+    if kind == "local_recoding":
+        return "transactional" if params.get("k") else "none"
+    if kind == "nonreciprocal":
+        if params.get("l"):
+            return "nonreciprocal+ldiversity" if params.get("k") else "ldiversity"
+        return "nonreciprocal" if params.get("k") else "none"
+    if release.algorithm == "coat":
+        return "constraints"
+    return "km" if params.get("k") else "none"
+
+
+_MAY = {
+    "km": "Any {m_items} that one row holds are held together by at least {k} rows (k^m-anonymity): "
+          "someone who knows {m_known} of a person's items finds at least {k} candidate rows.",
+    "constraints": "Each privacy constraint the custodian listed is held by at least {k} rows or by none.",
+    "transactional": "Every row is identical to at least {k_minus} other rows (k-anonymity of whole records): "
+                     "a person's row is one of at least {k} equal rows.",
+    "nonreciprocal": "Each row's true record is one of its possible worlds: the base with at most `threshold` of "
+                     "its distance items flipped. Every original record matches at least {k} rows, and each of "
+                     "them is equally likely to be its own (nonreciprocal k-anonymity).",
+    "ldiversity": "The rows any original record may be carry at least {l} distinct sensitive labels "
+                  "(l-diversity, l={l}).",
+    "tendency": "Rows are not people's true records: items were moved between records ({moves}); what is hidden "
+                "is each person's tendency (the category that dominates their record).",
+    "none": "This release claims no privacy model: check it with `graphanon audit` before relying on it.",
+}
+_MAY_NOT = {
+    "global_recoding": "Which of the original items a generalized item covers a row held (it stands for at least "
+                       "one of them); the names of suppressed items; that an item absent from a row was absent "
+                       "from the person's record.",
+    "local_recoding": "Which original items under a node a row held ({reading}); that an item absent from a row was "
+                      "absent from the person's record.",
+    "nonreciprocal": "Which possible world is a row's true record; which row is a given person's.",
+    "perturbed": "That a row, or a combination of items in one row, belongs to one person: co-occurrences within "
+                 "a row are not the data's. Which items were moved.",
+}
+_READING = {"one": "each copy stands for exactly one distinct original item under the node",
+            "some": "a node stands for a non-empty set of the row's items under it"}
+_ALWAYS = "The row order and the row names p1..pN carry no information (the order is random)."
+
+
+def codebook_facts(release: Release) -> list[tuple[str, str]]:
+    """What a codebook says of a release as a whole, as (what, value) pairs.
+
+    Only what the release file publishes: kind, method, its allowlisted
+    parameters (k, m, l ...), counts of rows and of suppressed items or nodes
+    (never their names), and what a recipient may and may not infer.
+    Raises :class:`~graphanon.errors.ReleaseFormatError` when a parameter is
+    not on the allowlist (as :meth:`Release.save`).
+    """
+    params = release.params
+    check_published_params(release.algorithm, params)
+    model = privacy_model_of(release)
+    facts = [("release kind", release.kind), ("method", str(release.algorithm)), ("privacy model", model),
+             ("published rows", str(release.n_records))]
+    facts += [(f"parameter {key}", _param_text(value)) for key, value in sorted(params.items()) if value is not None]
+    if release.kind == "global_recoding":
+        facts.append(("published items", str(release.n_published_items)))
+        if release.n_suppressed is not None:
+            facts.append(("suppressed original items (count only)", str(release.n_suppressed)))
+        facts.append(("item universe (leaves)", str(release.universe)))
+    elif release.kind == "local_recoding":
+        facts += [("published nodes", str(len(release.nodes))), ("reading", f"{release.reading}: "
+                  f"{_READING[release.reading]}"), ("item universe (leaves)", str(release.universe))]
+    elif release.kind == "perturbed":
+        facts += [("items", str(len(release.items))), ("moves", release.moves)]
+    else:
+        facts.append(("items", str(len(release.items))))
+    labels = getattr(release, "labels", None)
+    label_text = "none published" if labels is None else f"published, {len(set(labels))} distinct values"
+    if labels is not None and release.kind == "nonreciprocal" and not params.get("l"):
+        label_text += ("; each row carries the label of the record it stands for, and k does not protect "
+                       "labels (docs/privacy.md)")
+    facts.append(("sensitive labels", label_text))
+    k = params.get("k")
+    fill = {"k": k, "k_minus": (k - 1) if isinstance(k, int) else "k-1", "m_items": f"{params['m']} or fewer published items" if params.get("m") else "published items",
+            "m_known": f"up to {params['m']}" if params.get("m") else "any number",
+            "l": params.get("l"), "moves": getattr(release, "moves", ""),
+            "reading": _READING.get(getattr(release, "reading", ""), "")}
+    for part in model.split("+"):
+        facts.append(("you may infer", _MAY[part].format(**fill)))
+    facts.append(("you may not infer", _MAY_NOT[release.kind].format(**fill) + " " + _ALWAYS))
+    return facts
+
+
+def _param_text(value) -> str:
+    import json
+
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+
+def codebook_columns(release: Release, *, taxonomy=None) -> dict[str, list]:
+    """One line per published item: what it covers, its leaves, level and NCP, and how many rows hold it.
+
+    Parameters
+    ----------
+    release : Release
+    taxonomy : Taxonomy, optional
+        Gives each item's ``level`` (its depth, the root at 0); without it the
+        column is empty. The taxonomy is public, like the release.
+
+    Returns
+    -------
+    dict of str to list
+        ``published_item``, ``covers`` (the original items it stands for: a
+        list), ``n_covered``, ``leaves`` (taxonomy leaves under it),
+        ``level``, ``ncp`` (``(leaves - 1)/(universe - 1)``), ``rows`` (rows
+        holding it); a local recoding adds ``copies`` (its copies over all
+        rows), a nonreciprocal release ``distance_rows`` (rows where it is a
+        distance position; ``rows`` counts the bases).
+
+    Notes
+    -----
+    Complexity: O(published items + occurrences).
+
+    Examples
+    --------
+    >>> from graphanon.data import from_iterable
+    >>> from graphanon.release import GlobalRecoding
+    >>> data = from_iterable([["a", "b"], ["a"], ["c"]])
+    >>> rel = GlobalRecoding.from_mapping(data, {"a": "(a,b)", "b": "(a,b)", "c": "c"})
+    >>> cb = codebook_columns(rel)
+    >>> cb["published_item"], cb["covers"], cb["ncp"], cb["rows"]
+    (['(a,b)', 'c'], [['a', 'b'], ['c']], [0.5, 0.0], [2, 1])
+    """
+    kind = release.kind
+    if kind == "global_recoding":
+        entries = [(pi.label, pi.members, pi.leaves) for pi in release.published_items]
+        universe, matrix = release.universe, release.records
+    elif kind == "local_recoding":
+        entries = [(nd.label, nd.members, nd.leaves) for nd in release.nodes]
+        universe, matrix = release.universe, release.records
+    else:
+        entries = [(x, (x,), 1) for x in release.items]
+        universe = len(release.items)
+        matrix = release.base if kind == "nonreciprocal" else release.records
+    leaves = np.array([e[2] for e in entries], dtype=np.int64)
+    out: dict[str, list] = {
+        "published_item": [str(e[0]) for e in entries],
+        "covers": [[str(x) for x in e[1]] for e in entries],
+        "n_covered": [len(e[1]) for e in entries],
+        "leaves": leaves.tolist(),
+        "level": [_level(taxonomy, e[0]) for e in entries],
+        "ncp": ((leaves - 1) / max(universe - 1, 1)).round(6).tolist(),
+        "rows": _column_rows(matrix),
+    }
+    if kind == "local_recoding":
+        out["copies"] = np.bincount(matrix.indices, weights=matrix.data, minlength=len(entries)).astype(np.int64).tolist()
+    if kind == "nonreciprocal":
+        out["distance_rows"] = _column_rows(release.distance)
+    return out
+
+
+def _column_rows(matrix) -> list[int]:
+    m = sp.csr_array(matrix)
+    m.eliminate_zeros()
+    return np.bincount(m.indices, minlength=m.shape[1]).astype(np.int64).tolist()
+
+
+def _level(taxonomy, node):
+    if taxonomy is None or node not in taxonomy:
+        return None
+    return taxonomy.depth(node)
+
+
+def _md(text) -> str:
+    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def codebook_markdown(release: Release, *, taxonomy=None) -> str:
+    """The codebook as a Markdown page: :func:`codebook_facts`, then :func:`codebook_columns` as a table.
+
+    Item names are quoted as :func:`graphanon.utils.labels.display_label`
+    says (a name holding a comma or a space in double quotes).
+    """
+    lines = [f"# Codebook: a {release.kind.replace('_', ' ')} release by {release.algorithm}", "",
+             "| what | value |", "| --- | --- |"]
+    lines += [f"| {_md(what)} | {_md(value)} |" for what, value in codebook_facts(release)]
+    cols = codebook_columns(release, taxonomy=taxonomy)
+    names = list(cols)
+    lines += ["", "## Published items", "", "| " + " | ".join(names) + " |", "|" + " --- |" * len(names)]
+    for i in range(len(cols["published_item"])):
+        cells = []
+        for name in names:
+            value = cols[name][i]
+            if name == "covers":
+                value = " ".join(display_label(x) for x in value)
+            elif name == "published_item":
+                value = display_label(value)
+            cells.append("" if value is None else _md(value))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def codebook_html(release: Release, *, taxonomy=None) -> str:
+    """The codebook as one self-contained HTML page (the content of :func:`codebook_markdown`)."""
+    esc = html.escape
+    facts = "".join(f"<tr><th>{esc(w)}</th><td>{esc(v)}</td></tr>" for w, v in codebook_facts(release))
+    cols = codebook_columns(release, taxonomy=taxonomy)
+    names = list(cols)
+    head = "".join(f"<th>{esc(n)}</th>" for n in names)
+    body = []
+    for i in range(len(cols["published_item"])):
+        cells = [" ".join(display_label(x) for x in cols[n][i]) if n == "covers" else cols[n][i] for n in names]
+        body.append("<tr>" + "".join(f"<td>{'' if c is None else esc(str(c))}</td>" for c in cells) + "</tr>")
+    title = esc(f"Codebook: a {release.kind.replace('_', ' ')} release by {release.algorithm}")
+    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{title}</title></head><body>"
+            f"<h1>{title}</h1><table>{facts}</table><h2>Published items</h2>"
+            f"<table><tr>{head}</tr>{''.join(body)}</table></body></html>\n")
+
+
+def codebook_paths(path: str | os.PathLike) -> dict[str, Path]:
+    """The codebook files written next to an export ``path``: ``NAME.codebook.csv``, ``.md`` and ``.html``."""
+    path = Path(path)
+    stem = path.name[: -len(table_suffix(path))]
+    return {ext: path.with_name(f"{stem}.codebook.{ext}") for ext in ("csv", "md", "html")}
+
+
+def export_release(release: Release, path: str | os.PathLike, *, form: str = "long", taxonomy=None,
+                   codebook: bool = True) -> list[Path]:
+    """Write a release as a plain table (and its codebook next to it) for recipients without graphanon.
+
+    Parameters
+    ----------
+    release : Release
+        Any release kind (made by an anonymizer or read with
+        :func:`~graphanon.release.base.load_release`).
+    path : path-like
+        Ends in ``.csv``, ``.tsv`` or ``.parquet`` (Parquet needs pyarrow).
+    form : {"long", "records"}
+        See the module docstring.
+    taxonomy : Taxonomy, optional
+        Fills the codebook's ``level`` column.
+    codebook : bool
+        Also write ``NAME.codebook.csv`` (one line per published item, in
+        CSV whatever the table's format), ``NAME.codebook.md`` and
+        ``NAME.codebook.html`` (:func:`codebook_paths`).
+
+    Returns
+    -------
+    list of Path
+        The files written, the table first.
+
+    Raises
+    ------
+    ReleaseFormatError
+        When a parameter is not on the method's allowlist: nothing is written.
+
+    Notes
+    -----
+    Complexity: O(rows + occurrences + published items).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from graphanon.data import from_iterable
+    >>> from graphanon.release import GlobalRecoding
+    >>> rel = GlobalRecoding.from_mapping(from_iterable([["a", "b"], ["c"]]), {"a": "(a,b)", "b": "(a,b)", "c": "c"})
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "release.csv"
+    >>> [p.name for p in export_release(rel, out)]
+    ['release.csv', 'release.codebook.csv', 'release.codebook.md', 'release.codebook.html']
+    >>> print(out.read_text().strip())
+    row,item
+    p1,"(a,b)"
+    p2,c
+    """
+    check_published_params(release.algorithm, release.params)
+    table_suffix(path)
+    columns = export_columns(release, form)
+    written = [Path(path)]
+    if codebook:
+        paths = codebook_paths(path)
+        page_md = codebook_markdown(release, taxonomy=taxonomy)
+        page_html = codebook_html(release, taxonomy=taxonomy)
+        book = codebook_columns(release, taxonomy=taxonomy)
+    write_table(path, columns)
+    if codebook:
+        write_table(paths["csv"], book)
+        atomic_write(paths["md"], page_md)
+        atomic_write(paths["html"], page_html)
+        written += [paths["csv"], paths["md"], paths["html"]]
+    return written
