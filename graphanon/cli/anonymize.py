@@ -140,7 +140,7 @@ def _release_and_export(output: str) -> tuple[str, str | None]:
 
 
 def _report(spec, input_, n_records: int, elapsed: float, output, link_out, json_out: bool, *,
-            exported: list[str] = ()) -> None:
+            exported: tuple[str, ...] | list[str] = ()) -> None:
     summary = {"algorithm": spec.name, "input": input_, "records": n_records,
                "seconds": round(elapsed, 3), "output": str(output), "audit_model": spec.privacy_model,
                "private_link": None if link_out is None else str(link_out)}

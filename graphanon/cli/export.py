@@ -12,7 +12,14 @@ from graphanon.cli._app import check_output, echo_json, main, read_taxonomy_sour
 EXPORT_SUFFIXES = (".csv", ".tsv", ".parquet")
 
 
-@main.command(name="export")
+EXAMPLE = """\b
+Example:
+  graphanon anonymize liuwang_fig1 -a mhghs -k 2 -m 2 -o rel.json
+  graphanon export rel.json -o rel.csv --taxonomy liuwang_fig1
+"""
+
+
+@main.command(name="export", epilog=EXAMPLE)
 @click.argument("release_path", metavar="RELEASE", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="Table to write: .csv, .tsv or .parquet (Parquet needs pyarrow). The codebook goes next to "
@@ -31,11 +38,6 @@ def export_command(release_path, output, form, taxonomy, no_codebook, json_out):
     (quoted by the CSV rules when a name holds the delimiter). Nothing goes in that the release file does
     not publish: never the data fingerprint, only the parameters on the method's allowlist
     (docs/export.md).
-
-    \b
-    Example:
-      graphanon anonymize liuwang_fig1 -a mhghs -k 2 -m 2 -o rel.json
-      graphanon export rel.json -o rel.csv --taxonomy liuwang_fig1
     """
     from graphanon.release import load_release
     from graphanon.release.export import codebook_paths, export_release

@@ -55,6 +55,10 @@ from graphanon.errors import ParameterError
 from graphanon.readwrite.files import atomic_write
 from graphanon.readwrite.tables import table_suffix, write_table
 from graphanon.release.base import Release, check_published_params
+from graphanon.release.global_recoding import GlobalRecoding
+from graphanon.release.local_recoding import LocalRecoding
+from graphanon.release.nonreciprocal import NonreciprocalRelease
+from graphanon.release.perturbed import PerturbedRelease
 from graphanon.utils.labels import display_label
 
 __all__ = ["EXPORT_FORMS", "codebook_columns", "codebook_facts", "codebook_html", "codebook_markdown",
@@ -128,21 +132,20 @@ def export_columns(release: Release, form: str = "long") -> dict[str, list]:
         raise ParameterError(f"form must be one of {', '.join(EXPORT_FORMS)}, got {form!r}")
     rows = np.array(release.pseudonyms, dtype=object)
     labels = _labels(release)
-    kind = release.kind
-    if kind == "nonreciprocal":
+    if isinstance(release, NonreciprocalRelease):
         return _nonreciprocal_columns(release, form, rows, labels)
-    if kind == "global_recoding":
+    if isinstance(release, GlobalRecoding):
         names, matrix = _text(pi.label for pi in release.published_items), release.records
-    elif kind == "local_recoding":
+    elif isinstance(release, LocalRecoding):
         names, matrix = _text(nd.label for nd in release.nodes), release.records
-    elif kind == "perturbed":
+    elif isinstance(release, PerturbedRelease):
         names, matrix = _text(release.items), release.records
     else:
-        raise ParameterError(f"cannot export a release of kind {kind!r}")
+        raise ParameterError(f"cannot export a release of kind {release.kind!r}")
     matrix = sp.csr_array(matrix)
     matrix.sort_indices()
     indptr, indices = matrix.indptr, matrix.indices
-    copies = matrix.data.astype(np.int64) if kind == "local_recoding" else None
+    copies = matrix.data.astype(np.int64) if isinstance(release, LocalRecoding) else None
     out: dict[str, list] = {}
     if form == "long":
         rec, pos = _long_lines(indptr, indices)
@@ -163,7 +166,7 @@ def export_columns(release: Release, form: str = "long") -> dict[str, list]:
     return out
 
 
-def _nonreciprocal_columns(release, form: str, rows: np.ndarray, labels) -> dict[str, list]:
+def _nonreciprocal_columns(release: NonreciprocalRelease, form: str, rows: np.ndarray, labels) -> dict[str, list]:
     names = _text(release.items)
     base, distance = release.base, release.distance
     threshold = np.asarray(release.threshold, dtype=np.int64)
@@ -264,17 +267,17 @@ def codebook_facts(release: Release) -> list[tuple[str, str]]:
     facts = [("release kind", release.kind), ("method", str(release.algorithm)), ("privacy model", model),
              ("published rows", str(release.n_records))]
     facts += [(f"parameter {key}", _param_text(value)) for key, value in sorted(params.items()) if value is not None]
-    if release.kind == "global_recoding":
+    if isinstance(release, GlobalRecoding):
         facts.append(("published items", str(release.n_published_items)))
         if release.n_suppressed is not None:
             facts.append(("suppressed original items (count only)", str(release.n_suppressed)))
         facts.append(("item universe (leaves)", str(release.universe)))
-    elif release.kind == "local_recoding":
+    elif isinstance(release, LocalRecoding):
         facts += [("published nodes", str(len(release.nodes))), ("reading", f"{release.reading}: "
                   f"{_READING[release.reading]}"), ("item universe (leaves)", str(release.universe))]
-    elif release.kind == "perturbed":
+    elif isinstance(release, PerturbedRelease):
         facts += [("items", str(len(release.items))), ("moves", release.moves)]
-    else:
+    elif isinstance(release, NonreciprocalRelease):
         facts.append(("items", str(len(release.items))))
     labels = getattr(release, "labels", None)
     label_text = "none published" if labels is None else f"published, {len(set(labels))} distinct values"
@@ -333,17 +336,19 @@ def codebook_columns(release: Release, *, taxonomy=None) -> dict[str, list]:
     >>> cb["published_item"], cb["covers"], cb["ncp"], cb["rows"]
     (['(a,b)', 'c'], [['a', 'b'], ['c']], [0.5, 0.0], [2, 1])
     """
-    kind = release.kind
-    if kind == "global_recoding":
+    entries: list[tuple]
+    if isinstance(release, GlobalRecoding):
         entries = [(pi.label, pi.members, pi.leaves) for pi in release.published_items]
         universe, matrix = release.universe, release.records
-    elif kind == "local_recoding":
+    elif isinstance(release, LocalRecoding):
         entries = [(nd.label, nd.members, nd.leaves) for nd in release.nodes]
         universe, matrix = release.universe, release.records
-    else:
+    elif isinstance(release, (NonreciprocalRelease, PerturbedRelease)):
         entries = [(x, (x,), 1) for x in release.items]
         universe = len(release.items)
-        matrix = release.base if kind == "nonreciprocal" else release.records
+        matrix = release.base if isinstance(release, NonreciprocalRelease) else release.records
+    else:
+        raise ParameterError(f"cannot write a codebook for a release of kind {release.kind!r}")
     leaves = np.array([e[2] for e in entries], dtype=np.int64)
     out: dict[str, list] = {
         "published_item": [str(e[0]) for e in entries],
@@ -354,9 +359,9 @@ def codebook_columns(release: Release, *, taxonomy=None) -> dict[str, list]:
         "ncp": ((leaves - 1) / max(universe - 1, 1)).round(6).tolist(),
         "rows": _column_rows(matrix),
     }
-    if kind == "local_recoding":
+    if isinstance(release, LocalRecoding):
         out["copies"] = np.bincount(matrix.indices, weights=matrix.data, minlength=len(entries)).astype(np.int64).tolist()
-    if kind == "nonreciprocal":
+    if isinstance(release, NonreciprocalRelease):
         out["distance_rows"] = _column_rows(release.distance)
     return out
 
