@@ -125,7 +125,19 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
         from graphanon.release.export import export_release
 
         exported = [str(p) for p in export_release(release, export_to, taxonomy=tax)]
-    _report(spec, input_, release.n_records, elapsed, output, link_out, json_out, exported=exported)
+    warnings = _warn(data, release)
+    _report(spec, input_, release.n_records, elapsed, output, link_out, json_out, exported=exported,
+            warnings=warnings)
+
+
+def _warn(data, release) -> list[str]:
+    """The release's warnings (:func:`graphanon.metrics.caveats.release_warnings`), each printed on stderr."""
+    from graphanon.metrics.caveats import release_warnings
+
+    messages = [w.message for w in release_warnings(data, release)]
+    for message in messages:
+        click.echo(f"graphanon: warning: {message}", err=True)
+    return messages
 
 
 def _release_and_export(output: str) -> tuple[str, str | None]:
@@ -140,12 +152,13 @@ def _release_and_export(output: str) -> tuple[str, str | None]:
 
 
 def _report(spec, input_, n_records: int, elapsed: float, output, link_out, json_out: bool, *,
-            exported: tuple[str, ...] | list[str] = ()) -> None:
+            exported: tuple[str, ...] | list[str] = (), warnings: tuple[str, ...] | list[str] = ()) -> None:
     summary = {"algorithm": spec.name, "input": input_, "records": n_records,
                "seconds": round(elapsed, 3), "output": str(output), "audit_model": spec.privacy_model,
                "private_link": None if link_out is None else str(link_out)}
     if exported:
         summary["export"] = list(exported)
+    summary["warnings"] = list(warnings)
     if json_out:
         echo_json(summary)
     else:
@@ -359,4 +372,7 @@ def _bench_one(spec, data, opts, input_, k, m, param_dict, queries, seed) -> dic
         report = build_model("nonreciprocal", k=used["k"], m=None, params={}, original=data).audit(data, release)
         result["audit_k"] = {"model": report.model, "satisfied": report.satisfied, "violations": report.violations}
     result["metrics"] = evaluate_release(data, release, queries=queries, rng=seed or 0)
+    from graphanon.metrics.caveats import release_warnings
+
+    result["warnings"] = [w.message for w in release_warnings(data, release)]
     return result
