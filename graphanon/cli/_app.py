@@ -140,7 +140,12 @@ def parse_param_pairs(pairs: tuple[str, ...]) -> dict[str, str]:
 
 
 # How reader error messages name their arguments on the command line.
-_OPTION_NAMES = {"fmt": "--format", "delimiter": "--delimiter", "tid": "--tid", "item": "--item", "label": "--label"}
+_OPTION_NAMES = {"fmt": "--format", "delimiter": "--delimiter", "tid": "--tid", "item": "--item", "label": "--label",
+                 "missing_label": "--missing-label"}
+#: Where ``--missing-label`` (an option of every command that reads INPUT) leaves its value, and
+#: ``read_input`` the number of records it dropped.
+_MISSING_LABEL = "graphanon.missing_label"
+DROPPED_LABELS = "graphanon.dropped_missing_label"
 
 
 def bundled_names() -> list[str]:
@@ -177,8 +182,25 @@ def read_input(source: str, fmt: str | None, sep: str | None, tid: str, item: st
         raise GraphanonError(
             f"{source}: no such file, and not a bundled dataset ({', '.join(names)})"
         )
-    data = read_any(path, fmt, delimiter=sep, tid=tid, item=item, label=label, option_names=_OPTION_NAMES)
-    return data, None
+    data = read_any(path, fmt, delimiter=sep, tid=tid, item=item, label=label, option_names=_OPTION_NAMES,
+                    missing_label="as-value")
+    return _missing_labels(data, source, label), None
+
+
+def _missing_labels(data, source: str, label: str | None):
+    """``--missing-label`` applied to INPUT's labels; a drop is reported on stderr (and kept for ``--json``)."""
+    from graphanon.readwrite.missing import resolve_missing_labels
+
+    ctx = click.get_current_context(silent=True)
+    meta = ctx.meta if ctx is not None else {}
+    policy = meta.get(_MISSING_LABEL, "error")
+    n_before = data.n_records
+    data, dropped = resolve_missing_labels(data, policy, source=source, column=label, option_names=_OPTION_NAMES)
+    if dropped:
+        meta[DROPPED_LABELS] = dropped
+        click.echo(f"graphanon: dropped {dropped} of {n_before} records of {source} with no sensitive label "
+                   f"(--missing-label drop); {data.n_records} records are used", err=True)
+    return data
 
 
 def taxonomy_option(spec: str | None, data, bundled: str | None):
@@ -218,6 +240,11 @@ _input_options = [
     click.option("--tid", default="tid", show_default=True, help="Transaction-id column of CSV input."),
     click.option("--item", default="item", show_default=True, help="Item column of CSV input."),
     click.option("--label", default=None, help="Sensitive-label column of CSV input."),
+    click.option("--missing-label", type=click.Choice(["error", "drop", "as-value"]), default="error",
+                 show_default=True, expose_value=False, is_eager=True,
+                 callback=lambda ctx, _param, value: ctx.meta.__setitem__(_MISSING_LABEL, value),
+                 help="Records whose --label value is empty or NA: refuse the input (naming how many), drop them "
+                      "(reported), or keep the text as a label of its own."),
 ]
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from graphanon.cli._app import (
+    DROPPED_LABELS,
     RELEASE_SUFFIXES,
     SEED,
     check_output,
@@ -158,6 +159,9 @@ def _report(spec, input_, n_records: int, elapsed: float, output, link_out, json
                "private_link": None if link_out is None else str(link_out)}
     if exported:
         summary["export"] = list(exported)
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and ctx.meta.get(DROPPED_LABELS):
+        summary["dropped_missing_label"] = ctx.meta[DROPPED_LABELS]
     summary["warnings"] = list(warnings)
     if json_out:
         echo_json(summary)

@@ -47,6 +47,7 @@ from graphanon.readwrite.long_csv import (
     write_basket,
     write_long_csv,
 )
+from graphanon.readwrite.missing import resolve_missing_labels
 from graphanon.readwrite.parquet import read_parquet
 from graphanon.readwrite.text import (
     FIMI_TOKEN,
@@ -225,6 +226,7 @@ def read_any(
     label: str | None = None,
     name: str | None = None,
     option_names: Mapping[str, str] | None = None,
+    missing_label: str = "error",
 ) -> TransactionData:
     r"""Read a data file in a named format, or one told by its name and content.
 
@@ -241,6 +243,9 @@ def read_any(
         item delimiter. FIMI takes none.
     tid, item, label : str
         Long CSV or Parquet columns (see :func:`read_long_csv`).
+    missing_label : {"error", "drop", "as-value"}
+        Records with an empty or NA label (``label`` given): refused, left
+        out, or kept as a label (:mod:`graphanon.readwrite.missing`).
     name : str, optional
         Display name (default: the file name).
     option_names : mapping, optional
@@ -286,7 +291,8 @@ def read_any(
         if delimiter is not None:
             raise ParameterError(f"{source}: Parquet has no delimiter; drop {say_option(option_names, 'delimiter', delimiter)}")
 
-        return read_parquet(path, tid=tid, item=item, label=label, name=name)
+        data = read_parquet(path, tid=tid, item=item, label=label, name=name, missing_label="as-value")
+        return resolve_missing_labels(data, missing_label, source=source, column=label, option_names=option_names)[0]
     if label is not None and fmt != "csv":
         raise ParameterError(
             f"{source}: {say_option(option_names, 'label', label)} names a column of CSV input, and this file is read "
@@ -298,5 +304,5 @@ def read_any(
         return parse_fimi(text, source, name, option_names=option_names)
     if fmt == "csv":
         return parse_long_csv(text, source, tid=tid, item=item, label=label, delimiter=delimiter or ",",
-                              name=name, option_names=option_names)
+                              name=name, option_names=option_names, missing_label=missing_label)
     return parse_basket(text, source, delimiter=delimiter, name=name, option_names=option_names)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from graphanon.errors import DataFormatError
 from graphanon.readwrite.files import atomic_write
+from graphanon.readwrite.missing import resolve_missing_labels
 from graphanon.readwrite.text import FIMI_TOKEN, check_delimiter, read_all, say_option, split_lines
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ def parse_long_csv(
     delimiter: str = ",",
     name: str | None = None,
     option_names=None,
+    missing_label: str = "error",
 ):
     """Parse long-format CSV text (see :func:`read_long_csv`)."""
     from graphanon.data import from_iterable
@@ -92,12 +94,13 @@ def parse_long_csv(
     if not records:
         raise DataFormatError(f"{source}: no records below the header")
     ids = list(records)
-    return from_iterable(
+    data = from_iterable(
         (records[t] for t in ids),
         record_ids=ids,
         labels=[labels[t] for t in ids] if li is not None else None,
         name=name,
     )
+    return resolve_missing_labels(data, missing_label, source=source, column=label, option_names=option_names)[0]
 
 
 def read_long_csv(
@@ -108,6 +111,7 @@ def read_long_csv(
     label: str | None = None,
     delimiter: str = ",",
     name: str | None = None,
+    missing_label: str = "error",
 ) -> TransactionData:
     r"""Read long-format CSV: one ``(transaction id, item)`` pair per row.
 
@@ -120,6 +124,10 @@ def read_long_csv(
     label : str, optional
         Column of a per-record sensitive label; every row of a record must
         carry the same value.
+    missing_label : {"error", "drop", "as-value"}
+        Records whose label is empty or NA: refused (the default), left out
+        (with the items only they held), or kept with the text as a label
+        (:mod:`graphanon.readwrite.missing`).
     delimiter : str
         Field delimiter (one character; ``"tab"`` names the tab).
     name : str, optional
@@ -137,7 +145,8 @@ def read_long_csv(
     DataFormatError
         Naming the file, line and column: missing header columns (with the
         delimiter the header seems to use), a row with too few fields, an
-        empty transaction id, conflicting labels.
+        empty transaction id, conflicting labels, missing labels (with
+        ``missing_label="error"``).
 
     Notes
     -----
@@ -153,7 +162,7 @@ def read_long_csv(
     """
     return parse_long_csv(
         read_all(path), str(path), tid=tid, item=item, label=label, delimiter=delimiter,
-        name=name or Path(path).name,
+        name=name or Path(path).name, missing_label=missing_label,
     )
 
 

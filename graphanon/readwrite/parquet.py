@@ -31,6 +31,7 @@ import scipy.sparse as sp
 
 from graphanon.errors import DataFormatError, ParameterError
 from graphanon.readwrite.files import atomic_write
+from graphanon.readwrite.missing import resolve_missing_labels
 from graphanon.utils.labels import natural_key
 
 __all__ = ["read_parquet", "require_pyarrow", "table_form", "write_parquet"]
@@ -121,6 +122,7 @@ def read_parquet(
     label: str | None = None,
     name: str | None = None,
     batch_size: int = _BATCH,
+    missing_label: str = "error",
 ):
     """Read transactions from a Parquet file (long or list form, told by the ``item`` column's type).
 
@@ -132,6 +134,9 @@ def read_parquet(
         ``"1", "2", ...`` in row order).
     label : str, optional
         Column of a per-record sensitive label (text).
+    missing_label : {"error", "drop", "as-value"}
+        Records whose label is null, empty or NA: refused (the default), left
+        out, or kept with the text as a label (:mod:`graphanon.readwrite.missing`).
     name : str, optional
         Display name (default: the file name).
     batch_size : int
@@ -225,7 +230,8 @@ def read_parquet(
                 f"{label_values[c[bad[0]]]!r}) in column {label!r}"
             )
         per_record = [label_values[x] for x in first]
-    return _build(rows, cols, n_records, item_values, record_ids, per_record, name or Path(path).name)
+    data = _build(rows, cols, n_records, item_values, record_ids, per_record, name or Path(path).name)
+    return resolve_missing_labels(data, missing_label, source=source, column=label)[0]
 
 
 def _build(rows, cols, n_records, item_values, record_ids, labels, name):
