@@ -20,6 +20,9 @@ NonreciprocalRelease
     Bit-voting records (base, distance, threshold, label).
 PerturbedRelease
     Plain transactions after items were swapped, removed or split (tendency hiding).
+
+Any kind is written as a plain table for recipients without graphanon, with a
+codebook, by :func:`export_release` (``docs/export.md``).
 """
 
 from graphanon.utils.lazy import attach
@@ -27,6 +30,8 @@ from graphanon.utils.lazy import attach
 __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     "graphanon.release.base": ("FORMAT_TAG", "PUBLISHED_PARAMS", "Release", "check_published_params", "load_release",
                                "release_kinds"),
+    "graphanon.release.export": ("codebook_columns", "codebook_html", "codebook_markdown", "export_columns",
+                                 "export_release"),
     "graphanon.release.fingerprint": ("check_same_data", "data_fingerprint"),
     "graphanon.release.global_recoding": ("GlobalRecoding", "PublishedItem"),
     "graphanon.release.link": ("LINK_FORMAT_TAG", "ReleaseLink", "load_link"),
