@@ -253,3 +253,13 @@ def test_export_command(tmp_path):
     assert code == 2 and ".csv, .tsv, .parquet" in out
     code, out = _cli("export", tmp_path / "r.json", "-o", tmp_path / "only.csv", "--no-codebook")
     assert code == 0 and not (tmp_path / "only.codebook.csv").exists()
+
+
+def test_anonymize_to_a_table_checks_its_files_before_the_run(tmp_path, monkeypatch):
+    code, out = _cli("anonymize", "liuwang_fig1", "-a", "mhghs", "-k", "2", "-m", "2", "-o", tmp_path / "r.csv",
+                     "--link-out", tmp_path / "r.json")
+    assert code == 2 and "--link-out" in out and not (tmp_path / "r.json").exists()
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    code, out = _cli("anonymize", "liuwang_fig1", "-a", "mhghs", "-k", "2", "-m", "2", "-o", tmp_path / "r.parquet")
+    assert code == 2 and "graphanon[parquet]" in out
+    assert list(tmp_path.iterdir()) == []  # nothing written, not even the release

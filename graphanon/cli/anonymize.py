@@ -63,11 +63,12 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
     """Anonymize INPUT with an algorithm and save the release (rows shuffled, pseudonyms, no ids)."""
     from graphanon.cli.registry import RunOptions, get_algorithm
 
-    if link_out is not None and Path(link_out).resolve() == Path(output).resolve():
+    output, export_to = _release_and_export(output)
+    if link_out is not None and any(Path(link_out).resolve() == Path(path).resolve()
+                                    for path in (output, export_to) if path is not None):
         raise GraphanonError(f"--link-out {link_out} is the release file: the private link needs a file of its own")
     spec = get_algorithm(algorithm)
     param_dict = parse_param_pairs(params)
-    output, export_to = _release_and_export(output)
     check_output(output, input_, taxonomy, *prior_paths, *prior_link_paths, params=param_dict,
                  suffixes=RELEASE_SUFFIXES)
     if export_to is not None:
@@ -75,6 +76,10 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
 
         for path in (export_to, *codebook_paths(export_to).values()):
             check_output(str(path), input_, taxonomy, *prior_paths, *prior_link_paths, params=param_dict)
+        if export_to.lower().endswith(".parquet"):
+            from graphanon.readwrite.parquet import require_pyarrow
+
+            require_pyarrow()  # before the run, not after the release is written
     if link_out is not None:
         check_output(link_out, input_, taxonomy, *prior_paths, *prior_link_paths, params=param_dict,
                      option="--link-out")
@@ -145,9 +150,9 @@ def _release_and_export(output: str) -> tuple[str, str | None]:
     """``-o``: a release file, or a table (.csv/.tsv/.parquet) whose release goes to the same name in .json."""
     from graphanon.readwrite.tables import TABLE_SUFFIXES
 
-    lower = output.lower()
+    name = Path(output).name.lower()
     for suffix in TABLE_SUFFIXES:
-        if lower.endswith(suffix) and len(output) > len(suffix):
+        if name.endswith(suffix) and len(name) > len(suffix):
             return output[: -len(suffix)] + ".json", output
     return output, None
 
