@@ -33,6 +33,25 @@ def test_everything_at_the_root_is_named_with_a_better_method(tmp_path):
     assert any("root" in w for w in _json(tmp_path, "liuwang_fig1", "-a", "aa", "-k", "8", "-m", "2")["warnings"])
 
 
+def test_meps_like_codes_with_an_icd_taxonomy(tmp_path):
+    """The issue's case: AA at k=5, m=2 publishes only '*'; mHgHs then suppresses most occurrences."""
+    from tests.test_export import PARENT, RECORDS
+
+    data = tmp_path / "meps.csv"
+    data.write_text("tid,item\n" + "".join(f"r{i},{code}\n" for i, rec in enumerate(RECORDS) for code in rec))
+    paths = []
+    for leaf in {c for rec in RECORDS for c in rec}:
+        chain = [leaf]
+        while chain[-1] in PARENT:
+            chain.append(PARENT[chain[-1]])
+        paths.append(";".join(chain))
+    (tmp_path / "icd.txt").write_text("\n".join(sorted(paths)) + "\n")
+    _out, err = _run(tmp_path, data, "-a", "aa", "-k", "5", "-m", "2", "--taxonomy", tmp_path / "icd.txt")
+    assert "generalized to the root '*'" in err and "-a mhghs" in err
+    _out, err = _run(tmp_path, data, "-a", "mhghs", "-k", "5", "-m", "2", "--taxonomy", tmp_path / "icd.txt")
+    assert "73% of the item occurrences are suppressed" in err and "-a coat" in err
+
+
 def test_k1_is_not_described_as_protection(tmp_path):
     _out, err = _run(tmp_path, "liuwang_fig1", "-a", "aa", "-k", "1", "-m", "2")
     assert "k=1 protects no one" in err and "-k 2" in err

@@ -61,7 +61,7 @@ _COARSER = {  # method -> what to try when it generalizes (almost) everything
 }
 _LESS_SUPPRESSION = {
     "mm": "-a aa or -a hghs (they generalize items instead of suppressing them), or a smaller -m",
-    "mhghs": "-a hghs (it generalizes instead of suppressing), or a smaller -m",
+    "mhghs": "a smaller -m or -k, or -a coat (it protects only the itemsets you list)",
     "coat": "-a aa or -a hghs with a taxonomy (they generalize instead), or fewer privacy constraints",
     "partsupp": "-a partswap (it swaps items between records instead of removing them)",
     "partswap": "fewer categories (--param categories=...), or -a fullswap",
