@@ -424,6 +424,7 @@ def from_dataframe(
     items_column: str | None = None,
     label: str | None = None,
     name: str | None = None,
+    missing_label: str = "error",
 ) -> TransactionData:
     """Build data from a pandas DataFrame, long format or list-column format.
 
@@ -440,6 +441,11 @@ def from_dataframe(
     surrounding white space, and a missing (None, NaN) or blank cell adds no
     item, so a record with only such rows is an empty record (a CSV row
     ``tid,`` is the same record).
+
+    A ``label`` cell that is missing (None, NaN, blank or NA text) follows
+    ``missing_label``: ``"error"`` (the default) refuses the frame with the
+    count, ``"drop"`` leaves those records out, ``"as-value"`` keeps the text
+    (:mod:`graphanon.readwrite.missing`).
 
     Examples
     --------
@@ -464,7 +470,8 @@ def from_dataframe(
                 )
             else:
                 recs.append(list(value))
-        return from_iterable(recs, record_ids=list(df.index), labels=list(df[label]) if label else None, name=name)
+        labelled = [_label_cell(x) for x in df[label]] if label else None
+        return _missing(from_iterable(recs, record_ids=list(df.index), labels=labelled, name=name), missing_label, label)
     for col in (tid, item) + ((label,) if label else ()):
         if col not in df.columns:
             raise DataFormatError(
@@ -480,16 +487,28 @@ def from_dataframe(
         if it is not None and it != "" and not (isinstance(it, float) and np.isnan(it)):
             rec.append(it)
         if label:
-            lab = df[label].iloc[pos]
+            lab = _label_cell(df[label].iloc[pos])
             if labels.setdefault(t, lab) != lab:
                 raise DataFormatError(f"record {t!r} has two sensitive labels ({labels[t]!r}, {lab!r})")
     ids = list(records)
-    return from_iterable(
+    data = from_iterable(
         (records[t] for t in ids),
         record_ids=ids,
         labels=[labels[t] for t in ids] if label else None,
         name=name,
     )
+    return _missing(data, missing_label, label)
+
+
+def _label_cell(value):
+    """A DataFrame label cell, NaN (pandas' missing value) read as None so that two missing cells are equal."""
+    return None if isinstance(value, float) and np.isnan(value) else value
+
+
+def _missing(data: TransactionData, policy: str, column: str | None) -> TransactionData:
+    from graphanon.readwrite.missing import resolve_missing_labels
+
+    return resolve_missing_labels(data, policy, source="the DataFrame", column=column)[0]
 
 
 def to_dataframe(data: TransactionData):

@@ -94,3 +94,18 @@ def test_na_spellings_are_missing():
         resolve_missing_labels(from_iterable([["a"]], labels=[""]), "drop")
     unlabelled = from_iterable([["a"]])
     assert resolve_missing_labels(unlabelled, "error") == (unlabelled, 0)
+
+
+def test_dataframes_follow_the_same_rule():
+    import numpy as np
+    import pandas as pd
+
+    from graphanon.data import from_dataframe
+
+    df = pd.DataFrame({"tid": [1, 1, 2, 3], "item": ["a", "b", "a", "c"], "dx": [np.nan, np.nan, "flu", "NA"]})
+    with pytest.raises(DataFormatError, match="the DataFrame: 2 of 3 records have no sensitive label in column 'dx'"):
+        from_dataframe(df, label="dx")
+    kept = from_dataframe(df, label="dx", missing_label="drop")
+    assert (kept.labels, kept.items) == (("flu",), ("a",))
+    listed = pd.DataFrame({"items": [["a"], ["b"]], "dx": ["", "flu"]})
+    assert from_dataframe(listed, items_column="items", label="dx", missing_label="drop").n_records == 1
