@@ -233,8 +233,8 @@ _MAY = {
                      "them is equally likely to be its own (nonreciprocal k-anonymity).",
     "ldiversity": "The rows any original record may be carry at least {l} distinct sensitive labels "
                   "(l-diversity, l={l}).",
-    "tendency": "Rows are not people's true records: items were moved between records ({moves}); what is hidden "
-                "is each person's tendency (the category that dominates their record).",
+    "tendency": "Rows are not people's true records: {moved}; what is hidden is each person's tendency (the "
+                "category that dominates their record).",
     "none": "This release claims no privacy model: check it with `graphanon audit` before relying on it.",
 }
 _MAY_NOT = {
@@ -246,6 +246,14 @@ _MAY_NOT = {
     "nonreciprocal": "Which possible world is a row's true record; which row is a given person's.",
     "perturbed": "That a row, or a combination of items in one row, belongs to one person: co-occurrences within "
                  "a row are not the data's. Which items were moved.",
+}
+_MOVED = {  # PerturbedRelease.moves -> what was done to the records
+    "swap": "items were swapped between records",
+    "swap-suppress": "items were swapped between records, and records left without a partner lost the items of "
+                     "their heaviest category",
+    "random-swap": "items were swapped between random pairs of records (colliding items were lost)",
+    "suppress": "items of some records were removed",
+    "split": "each record was split into one row per category, and the rows of one person are not linked",
 }
 _READING = {"one": "each copy stands for exactly one distinct original item under the node",
             "some": "a node stands for a non-empty set of the row's items under it"}
@@ -288,7 +296,7 @@ def codebook_facts(release: Release) -> list[tuple[str, str]]:
     k = params.get("k")
     fill = {"k": k, "k_minus": (k - 1) if isinstance(k, int) else "k-1", "m_items": f"{params['m']} or fewer published items" if params.get("m") else "published items",
             "m_known": f"up to {params['m']}" if params.get("m") else "any number",
-            "l": params.get("l"), "moves": getattr(release, "moves", ""),
+            "l": params.get("l"), "moved": _MOVED.get(getattr(release, "moves", ""), ""),
             "reading": _READING.get(getattr(release, "reading", ""), "")}
     for part in model.split("+"):
         facts.append(("you may infer", _MAY[part].format(**fill)))
