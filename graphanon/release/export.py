@@ -23,8 +23,10 @@ labels. Per kind:
 
 * global recoding -- ``item``: the published item (a taxonomy node, an
   original item, or a set label such as ``(a,b)``);
-* local recoding -- ``item`` and ``copies`` (how many of the row's original
-  items the node stands for); the records form repeats a node ``copies`` times;
+* local recoding -- ``item`` and ``copies`` (how many times the row holds the
+  node: in the ``one`` reading each copy stands for one distinct original item
+  under it, in the ``some`` reading the node stands for a non-empty set of
+  them); the records form repeats a node ``copies`` times;
 * nonreciprocal -- per row the ``base`` and ``distance`` items and the
   ``threshold`` (the true record is the base with at most ``threshold`` of the
   distance items flipped); the long form has one line per item in the base or
