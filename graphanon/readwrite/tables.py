@@ -111,16 +111,19 @@ def write_table(path: str | os.PathLike, columns: Mapping[str, Sequence]) -> Non
 
 
 def _arrow_type(pa, values: Sequence):
-    """The Arrow type of a column: list<T> for list cells, else int64, float64 or string by its values."""
-    present = [v for v in values if v is not None]
-    if present and all(isinstance(v, (list, tuple)) for v in present):
-        inner = [x for v in present for x in v]
-        return pa.list_(_arrow_type(pa, inner))
-    if present and all(isinstance(v, bool) for v in present):
+    """The Arrow type of a column, from its first present value (a column holds one kind of value).
+
+    list<T> for list cells (T from the first non-empty list), bool, int64, float64, else string.
+    """
+    first = next((v for v in values if v is not None), None)
+    if isinstance(first, (list, tuple)):
+        inner = next((v[0] for v in values if v), None)
+        return pa.list_(_arrow_type(pa, [inner]))
+    if isinstance(first, bool):
         return pa.bool_()
-    if present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
+    if isinstance(first, int):
         return pa.int64()
-    if present and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
+    if isinstance(first, float):
         return pa.float64()
     return pa.string()
 
@@ -136,13 +139,14 @@ def _write_parquet_table(path, columns: Mapping[str, Sequence]) -> None:
         ) from None
     arrays = {}
     for name, values in columns.items():
-        values = list(values)
         kind = _arrow_type(pa, values)
-        if kind == pa.string():
-            values = [None if v is None else str(v) for v in values]
-        elif pa.types.is_list(kind) and kind.value_type == pa.string():
-            values = [None if v is None else [str(x) for x in v] for v in values]
-        arrays[name] = pa.array(values, type=kind)
+        try:
+            arrays[name] = pa.array(values, type=kind)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):  # mixed kinds (a text among numbers): all as text
+            kind = pa.list_(pa.string()) if pa.types.is_list(kind) else pa.string()
+            text = [None if v is None else [str(x) for x in v] if isinstance(v, (list, tuple)) else str(v)
+                    for v in values]
+            arrays[name] = pa.array(text, type=kind)
     buf = io.BytesIO()
     pq.write_table(pa.table(arrays), buf)
     atomic_write(path, buf.getvalue())
