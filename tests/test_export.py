@@ -282,3 +282,17 @@ def test_anonymize_to_a_table_checks_its_files_before_the_run(tmp_path, monkeypa
     code, out = _cli("anonymize", "liuwang_fig1", "-a", "mhghs", "-k", "2", "-m", "2", "-o", tmp_path / "r.parquet")
     assert code == 2 and "graphanon[parquet]" in out
     assert list(tmp_path.iterdir()) == []  # nothing written, not even the release
+
+
+def test_write_table_types_and_refusals(tmp_path):
+    from graphanon.readwrite.tables import write_table
+
+    write_table(tmp_path / "t.parquet", {"n": [1, None, 3], "mixed": [1, "x", None], "lists": [[1], ["y"], []],
+                                         "f": [0.5, 1.0, None]})
+    df = pd.read_parquet(tmp_path / "t.parquet")
+    assert list(df["n"].astype("Int64")) == [1, pd.NA, 3] and list(df["mixed"][:2]) == ["1", "x"]
+    assert [list(v) for v in df["lists"]] == [["1"], ["y"], []] and df["f"][0] == 0.5
+    with pytest.raises(ParameterError, match="different lengths"):
+        write_table(tmp_path / "t.csv", {"a": [1], "b": [1, 2]})
+    with pytest.raises(ParameterError, match="cannot write this kind of table"):
+        write_table(tmp_path / "t.xlsx", {"a": [1]})
