@@ -175,7 +175,11 @@ def _report(spec, input_, n_records: int, elapsed: float, output, link_out, json
         click.echo(f"{spec.name}: {n_records} records released in {elapsed:.2f} s -> {output} "
                    f"(check it with graphanon audit --model {spec.privacy_model})")
         if exported:
-            click.echo(f"plain table and codebook for recipients -> {', '.join(exported)}")
+            from graphanon.cli.export import codebook_lines
+
+            click.echo(f"export for recipients -> {exported[0]}")
+            for line in codebook_lines(list(exported[1:])):
+                click.echo(line)
         if link_out is not None:
             click.echo(f"private link (never publish it) -> {link_out}")
 

@@ -59,5 +59,15 @@ def report_export(release, written: list[Path], json_out: bool, summary: dict | 
         echo_json({**(summary or {}), "kind": release.kind, "records": release.n_records, "files": files})
         return
     click.echo(f"{release.n_records} published rows -> {files[0]}")
-    if len(files) > 1:
-        click.echo(f"codebook -> {', '.join(files[1:])}")
+    for line in codebook_lines(files[1:]):
+        click.echo(line)
+
+
+def codebook_lines(files: list[str]) -> list[str]:
+    """``codebook -> NAME.codebook.csv, .md, .html``: the codebook's files on one short line."""
+    if not files:
+        return []
+    first = files[0]
+    stem = first[: first.rfind(".")]
+    rest = [f[len(stem):] if f.startswith(stem) else f for f in files[1:]]
+    return [f"codebook -> {', '.join([first, *rest])}"]
