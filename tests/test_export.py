@@ -296,3 +296,29 @@ def test_write_table_types_and_refusals(tmp_path):
         write_table(tmp_path / "t.csv", {"a": [1], "b": [1, 2]})
     with pytest.raises(ParameterError, match="cannot write this kind of table"):
         write_table(tmp_path / "t.xlsx", {"a": [1]})
+
+
+def test_local_recoding_copies_and_empty_rows():
+    from graphanon.release import LocalRecoding, PublishedNode
+    from graphanon.release.export import export_columns
+
+    nodes = [PublishedNode("Fruit", ("Apple", "Orange"), 2), PublishedNode("Beef", ("Beef",), 1)]
+    rel = LocalRecoding(nodes=nodes, records=[[2, 1], [0, 0], [1, 0]], universe=3, labels=["x", "y", "x"])
+    assert export_columns(rel) == {"row": ["p1", "p1", "p2", "p3"], "item": ["Fruit", "Beef", None, "Fruit"],
+                                   "copies": [2, 1, 0, 1], "label": ["x", "x", "y", "x"]}
+    assert export_columns(rel, "records") == {"row": ["p1", "p2", "p3"],
+                                              "items": [["Fruit", "Fruit", "Beef"], [], ["Fruit"]],
+                                              "label": ["x", "y", "x"]}
+    book = codebook_columns(rel)
+    assert (book["rows"], book["copies"], book["ncp"]) == ([2, 1], [3, 1], [0.5, 0.0])
+
+
+def test_nonreciprocal_rows_base_distance_and_empty():
+    from graphanon.release import NonreciprocalRelease
+    from graphanon.release.export import export_columns
+
+    rel = NonreciprocalRelease(["a", "b", "c"], [[1, 1, 0], [0, 0, 0]], [[0, 1, 1], [0, 0, 0]], [1, 0])
+    assert export_columns(rel) == {"row": ["p1", "p1", "p1", "p2"], "item": ["a", "b", "c", None],
+                                   "base": [1, 1, 0, 0], "distance": [0, 1, 1, 0], "threshold": [1, 1, 1, 0]}
+    assert export_columns(rel, "records") == {"row": ["p1", "p2"], "base": [["a", "b"], []],
+                                              "distance": [["b", "c"], []], "threshold": [1, 0]}
