@@ -108,3 +108,9 @@ def test_k1_only_at_k1(k):
     data = from_iterable([["a"], ["a"]])
     rel = GlobalRecoding.from_mapping(data, {"a": "a"}, algorithm="aa", params={"k": k, "m": 1})
     assert [w.code for w in release_warnings(data, rel)] == (["k1"] if k == 1 else [])
+
+
+def test_everything_suppressed_is_named_once_as_suppression():
+    data = from_iterable([["a"], ["b"]])
+    rel = GlobalRecoding.from_mapping(data, {"a": None, "b": None}, algorithm="mm", params={"k": 2, "m": 1})
+    assert [w.code for w in release_warnings(data, rel)] == ["suppression"]

@@ -93,8 +93,10 @@ def release_warnings(original: TransactionData, release: Release, *, max_ncp: fl
     Returns
     -------
     list of ReleaseWarning
-        In the order root/ncp, suppression, k1, l-all. Each message is one
-        line naming a method or parameter that would do better.
+        In the order root/ncp, suppression, k1, l-all (``ncp`` only when the
+        suppression share is within bounds: heavy suppression alone is named
+        as such). Each message is one line naming a method or parameter that
+        would do better.
 
     Notes
     -----
@@ -112,16 +114,16 @@ def release_warnings(original: TransactionData, release: Release, *, max_ncp: fl
 
         items, universe = release.published_items, release.universe
         better = _COARSER.get(name, "a smaller -k or -m, or -a mhghs / -a coat")
+        share = suppression_ratio(original, release)
         if items and universe > 1 and all(pi.leaves >= universe for pi in items):
             out.append(ReleaseWarning(
                 "root", f"every item is generalized to the root {items[0].label!r} (NCP 1.0): the release tells only "
                         f"which records had any item at all; try {better}"))
-        else:
+        elif share <= max_suppression:  # otherwise the suppression warning says where the loss comes from
             loss = ncp_taxonomy(original, release)
             if loss >= max_ncp:
                 out.append(ReleaseWarning("ncp", f"NCP {loss:.2f} >= {max_ncp}: the release keeps almost nothing of "
                                                  f"its items; try {better}"))
-        share = suppression_ratio(original, release)
         if share > max_suppression:
             fix = _LESS_SUPPRESSION.get(name, "a method that generalizes instead (-a aa, -a hghs) or a smaller -k/-m")
             out.append(ReleaseWarning("suppression", f"{share:.0%} of the item occurrences are suppressed "
