@@ -52,8 +52,8 @@ _TSP = ("order", "extraction", "min_segment", "max_segment", "tsp_time_limit", "
 PUBLISHED_PARAMS: dict[str, frozenset] = {
     "cut": frozenset({"level", "n_suppressed_nodes", "k", "m", "audit", "priors", "ncp"}),
     "aa": frozenset({"k", "m", "n_suppressed_nodes", *_GLOBAL_COSTS, "ncp_taxonomy", "steps_per_pass", "recounts", "priors"}),
-    "hghs": frozenset({"k", "m", "n_suppressed_nodes", *_GLOBAL_COSTS, "ncp_taxonomy", "rounds", "priors"}),
-    "mhghs": frozenset({"k", "m", "n_suppressed_nodes", *_GLOBAL_COSTS, "ncp_taxonomy", "rounds", "priors"}),
+    "hghs": frozenset({"k", "m", "n_suppressed_nodes", *_GLOBAL_COSTS, "ncp_taxonomy", "rounds", "priors", "public_taxonomy"}),
+    "mhghs": frozenset({"k", "m", "n_suppressed_nodes", *_GLOBAL_COSTS, "ncp_taxonomy", "rounds", "priors", "public_taxonomy"}),
     "mm": frozenset({"k", "m", "p", "h", "private", "n_moles", *_GLOBAL_COSTS}),
     "coat": frozenset({"k", "s", "privacy", "utility_blocks", "suppression_penalty"}),
     "nr": frozenset({"k", "l", "l_method", *_TSP}),
