@@ -113,7 +113,7 @@ def test_public_taxonomy_names_nothing_beyond_the_frequency_guess(icd9, run, k, 
     saved = load_release(tmp_path / "r.json")
     # the file: nothing suppressed, every taxonomy leaf named once, present or absent, no search numbers
     assert saved.n_suppressed == 0 and saved.params["public_taxonomy"] is True
-    assert set(saved.params) == {"k", "m", "ncp", "n_suppressed_nodes", "public_taxonomy"}
+    assert set(saved.params) == {"k", "m", "n_suppressed_nodes", "public_taxonomy"}
     named = [m_ for pi in saved.published_items for m_ in pi.members]
     assert sorted(named) == sorted(tax.leaves)
     assert all(pi.leaves == len(pi.members) for pi in saved.published_items)
@@ -217,3 +217,20 @@ def test_public_taxonomy_hypothesis(inst):
         # the generalization only coarsens the cut recoding: no published item splits a cut node
         assert set(rel.trace.cut) <= set(tax.nodes)
         assert cut_recoding(data, tax, rel.trace.cut).n_records == data.n_records
+
+
+def test_cli_public_taxonomy(tmp_path):
+    from click.testing import CliRunner
+
+    from graphanon.cli import main
+
+    out = tmp_path / "r.json"
+    args = ["anonymize", "liuwang_fig1", "-a", "hghs", "-k", "2", "-m", "2", "--taxonomy", "liuwang_fig1",
+            "--param", "public_taxonomy=true", "-o", str(out)]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0, res.output
+    rel = load_release(out)
+    assert rel.params["public_taxonomy"] is True and rel.n_suppressed == 0
+    assert sorted(x for pi in rel.published_items for x in pi.members) == sorted(load_taxonomy("liuwang_fig1").leaves)
+    res = CliRunner().invoke(main, ["audit", "liuwang_fig1", str(out), "--model", "km", "-k", "2", "-m", "2"])
+    assert res.exit_code == 0 and "satisfied" in res.output

@@ -83,10 +83,10 @@ def _public_release(data, index, search: HierarchySearch, algorithm: str, params
         raise ParameterError("public_taxonomy=True does not combine with priors: publish the update with the same "
                              "public_taxonomy setting as a release of its own, or leave public_taxonomy out")  # fmt: skip
     groups = cover_cut(data, index.taxonomy, search.cut, search.suppressed, k=params["k"], m=params["m"])
-    # only k, m and the published groups' own loss: the search's costs, rounds and suppression counts
-    # describe the cut before its suppressed nodes were generalized, and would say where they were
+    # only k and m: the search's costs, rounds and suppression counts describe the cut before its
+    # suppressed nodes were generalized (they would say where those were), and an NCP counts the codes
+    # of the data in each published item (``graphanon evaluate`` computes it from the data)
     rel = public_taxonomy_recoding(data, index.taxonomy, groups, algorithm=algorithm, params=dict(params))
-    rel.params["ncp"] = ncp(data, rel)
     rel.trace = replace(rel.trace, search=search)
     return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
 
@@ -175,9 +175,9 @@ def anonymize_hghs(
         violation raised to its parent), and each published node lists all
         its taxonomy leaves, present in the data or not
         (:func:`~graphanon.algorithms.hierarchy.cut.public_taxonomy_recoding`).
-        The params keep only ``k``, ``m``, ``ncp`` and
-        ``public_taxonomy``. Costs utility (``docs/hierarchy.md``); not with
-        ``priors``.
+        The params keep only ``k``, ``m``, ``n_suppressed_nodes`` (0) and
+        ``public_taxonomy`` (no NCP: it counts the data's codes in each
+        item). Not with ``priors``.
 
     Returns
     -------

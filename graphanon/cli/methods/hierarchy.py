@@ -23,18 +23,27 @@ from graphanon.utils.validation import check_k
 __all__ = ["AA", "CUT", "HGHS", "MHGHS", "MM"]
 
 
-def _km_spec(name: str, summary: str, *, distributed: bool = False) -> AlgorithmSpec:
+def _km_spec(name: str, summary: str, *, distributed: bool = False, params: tuple = ()) -> AlgorithmSpec:
     return AlgorithmSpec(
-        name=name, summary=summary, adapter=taxonomy_runner(name, m=True, distributed=distributed, priors=True),
-        privacy_model="km", needs_taxonomy=True,
+        name=name, summary=summary,
+        adapter=taxonomy_runner(name, params, m=True, distributed=distributed, priors=True),
+        privacy_model="km", needs_taxonomy=True, params=params,
         options=("k", "m", "taxonomy", "scheduler") if distributed else ("k", "m", "taxonomy"),
     )
 
 
+_PUBLIC_TAXONOMY = (
+    Param("public_taxonomy", parse_bool, False, "the taxonomy is public (e.g. ICD-9): generalize instead of "
+          "suppressing and list every leaf of a published node, so the file names no code (docs/privacy.md)"),
+)
+
+
 AA = _km_spec("aa", "Apriori Anonymization: full-subtree global generalization for k^m-anonymity "
               "(Terrovitis et al. 2008)", distributed=True)
-HGHS = _km_spec("hghs", "HgHs: greedy taxonomy cut + greedy item suppression for k^m-anonymity (Liu & Wang 2010)")
-MHGHS = _km_spec("mhghs", "mHgHs: HgHs in m rounds on shrinking taxonomies (scales to large m and taxonomies)")
+HGHS = _km_spec("hghs", "HgHs: greedy taxonomy cut + greedy item suppression for k^m-anonymity (Liu & Wang 2010)",
+                params=_PUBLIC_TAXONOMY)
+MHGHS = _km_spec("mhghs", "mHgHs: HgHs in m rounds on shrinking taxonomies (scales to large m and taxonomies)",
+                 params=_PUBLIC_TAXONOMY)
 
 
 _MM_PARAMS = (
