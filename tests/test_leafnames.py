@@ -234,3 +234,45 @@ def test_cli_public_taxonomy(tmp_path):
     assert sorted(x for pi in rel.published_items for x in pi.members) == sorted(load_taxonomy("liuwang_fig1").leaves)
     res = CliRunner().invoke(main, ["audit", "liuwang_fig1", str(out), "--model", "km", "-k", "2", "-m", "2"])
     assert res.exit_code == 0 and "satisfied" in res.output
+
+
+def test_audit_refuses_a_public_taxonomy_claim_that_suppresses():
+    """Planted: a k^m-anonymous release that says public_taxonomy but suppresses a code, or shows one absent."""
+    data, tax = load("liuwang_fig1"), load_taxonomy("liuwang_fig1")
+    honest = anonymize_hghs(data, taxonomy=tax, k=2, m=2, public_taxonomy=True)
+    assert KmAnonymity(2, 2).audit(data, honest).satisfied
+    suppressing = anonymize_hghs(data, taxonomy=tax, k=2, m=2)  # HgHs's own release: i suppressed
+    assert KmAnonymity(2, 2).audit(data, suppressing).satisfied
+    suppressing.params["public_taxonomy"] = True
+    rep = KmAnonymity(2, 2).audit(data, suppressing)
+    assert not rep.satisfied and "suppresses items" in str(rep.counterexamples[0])
+    groups = [["K"], ["H", "i"], ["e", "Q"]]
+    padded = public_taxonomy_recoding(data, tax.restrict(data.items), groups, algorithm="hghs")
+    assert KmAnonymity(2, 2).audit(data, padded).satisfied
+    extra = Taxonomy.from_parent_map({**{v: tax.parent(v) for v in tax.nodes if v != tax.root}, "absent": "T"})
+    shown_absent = public_taxonomy_recoding(data, extra, [*groups, ["absent"]], algorithm="hghs")
+    rep = KmAnonymity(2, 2).audit(data, shown_absent)
+    assert not rep.satisfied and "no record holds" in str(rep.counterexamples)
+
+
+def test_aa_and_cut_public_taxonomy(icd9, tmp_path):
+    from graphanon.algorithms import anonymize_aa
+
+    data, external, tax = icd9
+    for rel in (anonymize_aa(data, taxonomy=tax, k=5, m=2, public_taxonomy=True),
+                anonymize_cut(data, taxonomy=tax, level=2, public_taxonomy=True)):
+        if rel.algorithm == "aa":
+            assert KmAnonymity(5, 2).audit(data, rel).satisfied
+        else:
+            assert rel.params["level"] == 2
+        assert rel.n_suppressed == 0 and rel.params["public_taxonomy"] is True
+        assert sorted(x for pi in rel.published_items for x in pi.members) == sorted(tax.leaves)
+        assert np.bincount(rel.records.indices, minlength=rel.n_published_items).min() > 0
+        rel.save(tmp_path / f"{rel.algorithm}.json")  # the allowlist takes the new field
+    # the default cut's members name the codes present in the data; the public one names every leaf
+    plain = anonymize_cut(data, taxonomy=tax, level=2)
+    assert sum(len(pi.members) for pi in plain.published_items) == data.n_items
+    with pytest.raises(ParameterError, match="no suppression"):
+        anonymize_cut(data, taxonomy=tax, level=1, suppress=[tax.level(1)[0]], public_taxonomy=True)
+    with pytest.raises(ParameterError, match="public_taxonomy must be True or False"):
+        anonymize_aa(data, taxonomy=tax, k=5, m=2, public_taxonomy="yes")

@@ -135,7 +135,7 @@ def cut_recoding(
 
 
 @validate_params(
-    {"level": [Interval(Integral, 0, None), None], **COMMON},
+    {"level": [Interval(Integral, 0, None), None], "public_taxonomy": ["boolean"], **COMMON},
     meanings={"level": "a taxonomy depth, 0 = the root"},
     rules=[ExactlyOne(("cut", "level"), "cut: a list of nodes, level: a taxonomy depth")],
 )
@@ -150,6 +150,7 @@ def anonymize_cut(
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     priors=None,
+    public_taxonomy: bool = False,
 ) -> GlobalRecoding:
     """Publish ``data`` generalized to a cut given by nodes or by taxonomy depth.
 
@@ -172,6 +173,12 @@ def anonymize_cut(
         of the priors' common refinement
         (:func:`~graphanon.algorithms.prior.coarsened_cut`), so together
         they reveal no more than the priors.
+    public_taxonomy : bool
+        The taxonomy is public: each published node lists all its taxonomy
+        leaves, and cut nodes no record holds join the nearest node records
+        hold (:func:`cover_cut` with nothing to fix), so the file names no
+        code (``docs/privacy.md``). Not with ``suppress`` (a suppressed
+        node is told apart from absent codes) nor ``priors``.
 
     Returns
     -------
@@ -206,6 +213,14 @@ def anonymize_cut(
             raise ParameterError(f"level must be between 0 and the taxonomy height {taxonomy.height}, got {level}")
         cut = taxonomy.level(level)
     assert cut is not None  # exactly one of cut= and level= (which set it)
+    if public_taxonomy:
+        if suppress or priors is not None:
+            raise ParameterError("public_taxonomy=True publishes no suppression and takes no priors: a suppressed "
+                                 "node would be told apart from absent codes; leave suppress and priors out")
+        groups = cover_cut(data, taxonomy, cut, k=1, m=1)  # every itemset held is held once: nothing to raise
+        rel = public_taxonomy_recoding(data, taxonomy, groups, algorithm="cut", params={"level": level})
+        report(progress, 1, 1, "cut recoding")
+        return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
     rel = cut_recoding(data, taxonomy, cut, () if suppress is None else suppress, params={"level": level})
     report(progress, 1, 1, "cut recoding")
     if priors is not None:
