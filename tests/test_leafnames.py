@@ -15,6 +15,7 @@ from graphanon.data import from_iterable
 from graphanon.datasets import load, load_taxonomy
 from graphanon.datasets.synthetic import icd9_like
 from graphanon.errors import InfeasibleError, ParameterError
+from graphanon.metrics.evaluate import evaluate_release
 from graphanon.privacy import KmAnonymity
 from graphanon.release import load_release
 from graphanon.taxonomy import Taxonomy
@@ -118,6 +119,8 @@ def test_public_taxonomy_names_nothing_beyond_the_frequency_guess(icd9, run, k, 
     assert sorted(named) == sorted(tax.leaves)
     assert all(pi.leaves == len(pi.members) for pi in saved.published_items)
     assert np.diff(saved.records.indptr).min() > 0  # no record lost all its codes
+    metrics = evaluate_release(data, saved, queries=50)
+    assert metrics["suppression_ratio"] == 0.0 and 0 < metrics["ncp"] < 1
     # the codes the method would have suppressed: named no more than without the release
     for score in ("frequency", "rarity"):
         res = leaf_naming(saved, tax, external, truth=default.suppressed, score=score)
