@@ -488,6 +488,8 @@ def public_taxonomy_recoding(data, taxonomy: Taxonomy, groups: Iterable[Iterable
     items = []
     for grp in node_groups:
         label = grp[0] if len(grp) == 1 else "(" + ",".join(str(v) for v in grp) + ")"
+        if len(grp) > 1 and label in taxonomy:
+            raise TaxonomyError(f"the pooled item {label!r} has the name of a taxonomy node; rename that node")
         leaves = tuple(leaf for v in grp for leaf in taxonomy.leaves_under(v))
         items.append(PublishedItem(label, leaves, len(leaves)))
     rel = GlobalRecoding(
