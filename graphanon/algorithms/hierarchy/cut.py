@@ -260,7 +260,6 @@ def recode_to_priors(data, release: GlobalRecoding, priors, *, taxonomy: Taxonom
     return rel
 
 
-
 def _km_offender(records, k: int, m: int | None):
     """A published column of the lowest support inside a k^m violation of ``records`` (None when k^m-anonymous)."""
     from graphanon.counting.containment import record_supports
@@ -299,10 +298,6 @@ class _Groups:
         from graphanon.counting.support import generalize_matrix
 
         return generalize_matrix(self.data.matrix, self.codes(), len(self.groups))
-
-    def supports(self) -> np.ndarray:
-        rec = self.records()
-        return np.bincount(rec.indices, minlength=len(self.groups))
 
     def merge(self, members: list[int], extra: list) -> None:
         """Merge the groups ``members`` into one, adding the nodes ``extra``."""
