@@ -64,6 +64,8 @@ def release_candidates(release, taxonomy, strategy: str = "open") -> np.ndarray:
       default): every listed member is published, hence not hidden; every
       other leaf is absent or suppressed -- the candidates. When the file
       says nothing was suppressed (``n_suppressed == 0``), there are none.
+      MM and COAT files read the same way with the item list as a flat
+      taxonomy.
     * A ``public_taxonomy`` file lists every leaf of a node and suppresses
       nothing: the leaves under a published node may be present (and are
       then published, generalized); the others are absent. The candidates
@@ -105,7 +107,8 @@ def release_candidates(release, taxonomy, strategy: str = "open") -> np.ndarray:
     in_pool = np.array([str(x) in pooled for x in leaves])
     if (release.params or {}).get("public_taxonomy"):
         return in_pool if strategy == "pooled" else in_file
-    open_ = ~in_file if release.n_suppressed else np.zeros(len(leaves), dtype=bool)
+    # a file that does not say how many it suppressed (n_suppressed None) leaves every unlisted leaf open
+    open_ = ~in_file if release.n_suppressed != 0 else np.zeros(len(leaves), dtype=bool)
     return open_ | in_pool if strategy == "pooled" else open_
 
 
