@@ -1,6 +1,7 @@
 """The leaf-naming attack (issue 30, item 4) and ``public_taxonomy=True`` releases that name no code."""
 
 import itertools
+import json
 
 import numpy as np
 import pytest
@@ -279,3 +280,28 @@ def test_aa_and_cut_public_taxonomy(icd9, tmp_path):
         anonymize_cut(data, taxonomy=tax, level=1, suppress=[tax.level(1)[0]], public_taxonomy=True)
     with pytest.raises(ParameterError, match="public_taxonomy must be True or False"):
         anonymize_aa(data, taxonomy=tax, k=5, m=2, public_taxonomy="yes")
+
+
+def test_cli_attack_runs_leaf_naming(tmp_path):
+    from click.testing import CliRunner
+
+    from graphanon.cli import main
+    from graphanon.readwrite.long_csv import write_long_csv
+
+    data, external, tax = icd9_like(1500, rng=2)
+    write_long_csv(data, tmp_path / "d.csv")
+    write_long_csv(external, tmp_path / "e.csv")
+    (tmp_path / "t.txt").write_text("\n".join(";".join([leaf, *map(str, tax.ancestors(leaf))]) for leaf in tax.leaves))
+    runner = CliRunner()
+    for extra, above in (([], True), (["--param", "public_taxonomy=true"], False)):
+        res = runner.invoke(main, ["anonymize", str(tmp_path / "d.csv"), "-a", "hghs", "-k", "5", "-m", "2",
+                                   "--taxonomy", str(tmp_path / "t.txt"), "-o", str(tmp_path / "r.json"), *extra])
+        assert res.exit_code == 0, res.output
+        res = runner.invoke(main, ["attack", str(tmp_path / "d.csv"), str(tmp_path / "r.json"), "--taxonomy",
+                                   str(tmp_path / "t.txt"), "--param", f"external={tmp_path / 'e.csv'}", "--json"])
+        doc = json.loads(res.output)
+        (named,) = [a for a in doc["releases"][0]["attacks"] if a["attack"].startswith("leaf-naming")]
+        assert (not named["within_bound"]) is above, named
+        assert res.exit_code == (1 if above else 0)
+    res = runner.invoke(main, ["attack", str(tmp_path / "d.csv"), str(tmp_path / "r.json"), "--json"])
+    assert any("leaf-naming: needs" in line for line in json.loads(res.output)["releases"][0]["skipped"])
