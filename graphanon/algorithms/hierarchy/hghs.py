@@ -171,9 +171,10 @@ def anonymize_hghs(
         The taxonomy is public (a classification such as ICD-9): publish
         nothing that names a code. The search's suppressed nodes are
         generalized instead (:func:`~graphanon.algorithms.hierarchy.cut.cover_cut`:
-        published again, then the least supported node of each k^m
-        violation raised to its parent), and each published node lists all
-        its taxonomy leaves, present in the data or not
+        published again, then the least supported item of each k^m
+        violation raised to its parent, or pooled with another item when
+        that parent is the root), and each published item lists all its
+        taxonomy leaves, present in the data or not
         (:func:`~graphanon.algorithms.hierarchy.cut.public_taxonomy_recoding`).
         The params keep only ``k``, ``m``, ``n_suppressed_nodes`` (0) and
         ``public_taxonomy`` (no NCP: it counts the data's codes in each
