@@ -151,6 +151,7 @@ def test_cli_streams_and_the_release_passes_the_audit(dask_client, cli_on_test_c
     (["-k", "3", "--seed", "1"], "--seed"),
     (["-k", "3", "--param", "x=1"], "unknown --param x"),
     (["-m", "2"], "needs -k"),
+    (["-k", "3", "--param", "public_taxonomy=true"], "public_taxonomy=true is not available"),
 ])
 def test_cli_errors_are_one_line(dask_client, cli_on_test_cluster, tmp_path, args, message):
     write_parquet(quest(50, rng=1), tmp_path / "d.parquet")

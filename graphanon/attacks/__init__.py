@@ -27,6 +27,9 @@ attack                adversary knows                            bound
                       row received (swapping releases)            tendency (baseline)
 :func:`known_label_linkage` target's record and label; keeps the  1/k (not promised)
                       candidates carrying the label
+:func:`leaf_naming`   the public taxonomy and another sample's     the same ranking
+                      code frequencies; names the codes the file   without the release
+                      leaves open (suppressed ones)
 ===================== ========================================== ==================
 
 Candidates are the published rows an adversary cannot rule out
@@ -53,6 +56,7 @@ from graphanon.attacks.itemlink import known_items, m_item_linkage
 from graphanon.attacks.known_labels import feasible_edges, known_label_attack, same_seed_attack
 from graphanon.attacks.label_linkage import known_label_linkage
 from graphanon.attacks.labels import label_inference
+from graphanon.attacks.leafnames import leaf_naming
 from graphanon.attacks.linkage import guess_rows, row_linkage
 from graphanon.attacks.result import AttackResult, chernoff_margin
 from graphanon.attacks.seed import seed_recovery
@@ -69,6 +73,7 @@ __all__ = [
     "known_label_attack",
     "known_label_linkage",
     "label_inference",
+    "leaf_naming",
     "m_item_linkage",
     "partner_tendency",
     "row_linkage",

@@ -208,6 +208,9 @@ def _anonymize_streamed(spec, input_, k, m_value, taxonomy, seed, param_dict, ou
     spec.check_options(RunOptions(k=k, m=m, seed=seed, params=param_dict, given=given))  # before any work
     if k is None:
         raise GraphanonError(f"algorithm {spec.name!r} needs -k K")
+    if str(param_dict.get("public_taxonomy", "false")).strip().lower() == "true":
+        raise GraphanonError("--param public_taxonomy=true is not available when aa streams from the workers (Parquet "
+                             "with --scheduler): read the file without --scheduler, or leave public_taxonomy out")
     start = time.perf_counter()
     with progress_bar(show_progress(json_out)) as progress, distributed.connect(scheduler) as client:
         workers = max(1, len(client.scheduler_info().get("workers", {})))

@@ -49,7 +49,8 @@ def _with_link(release, link):
     return link
 
 
-def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=None, seed=0) -> tuple[list, list]:
+def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=None, seed=0, taxonomy=None,
+                external=None) -> tuple[list, list]:
     """The attacks of :mod:`graphanon.attacks` that apply to ``release``.
 
     Parameters
@@ -67,6 +68,10 @@ def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=
         For the partner-tendency attack on swapping releases.
     seed : int
         Draws the known items and the known-label targets.
+    taxonomy, external : Taxonomy and TransactionData, optional
+        The public taxonomy and the adversary's other sample, for the
+        leaf-naming attack on global recodings (:func:`~graphanon.attacks.leaf_naming`,
+        scored against the items of ``data`` the release does not publish).
 
     Returns
     -------
@@ -125,6 +130,15 @@ def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=
         skipped.append("label-inference: needs labels in the data (--label) and in the release")
         if known_labels is not None:
             skipped.append("known-label-linkage: needs labels in the data (--label) and in the release")
+    if kind == "global_recoding":
+        if taxonomy is None or external is None:
+            skipped.append("leaf-naming: needs the public taxonomy (--taxonomy) and another sample of the population "
+                           "(--param external=FILE)")
+        else:
+            from graphanon.attacks import leaf_naming
+
+            taxonomy.check_covers(data.items)
+            results.append(leaf_naming(release, taxonomy, external, truth=release.suppressed_items(data)))
     return results, skipped
 
 
@@ -139,8 +153,10 @@ def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=
 @click.option("-m", "m_items", type=click.IntRange(min=1), default=2, show_default=True,
               help="Items the m-item adversary knows of each target.")
 @click.option("--param", "params", multiple=True,
-              help="categories=random:N[:SEED] | taxonomy-level:D | FILE for swapping releases.")
-@click.option("--taxonomy", default=None, help="Taxonomy for categories=taxonomy-level:D.")
+              help="categories=random:N[:SEED] | taxonomy-level:D | FILE for swapping releases; external=FILE: "
+                   "another sample of the population (read as DATA) for the leaf-naming attack.")
+@click.option("--taxonomy", default=None, help="Taxonomy for categories=taxonomy-level:D, and the public taxonomy of "
+                                               "the leaf-naming attack.")
 @click.option("--seed", default=0, show_default=True, type=SEED, help="Draws known items and known-label targets.")
 @click.option("--allow-mismatch", is_flag=True, help="Attack even when a release was not made from DATA.")
 @click.option("--json", "json_out", is_flag=True)
@@ -155,13 +171,15 @@ def attack(input_, release_paths, link_paths, known_labels, m_items, params, tax
         raise ParameterError(f"{len(link_paths)} --link for {len(release_paths)} releases: give one per release, "
                              "in the order of the releases, or none")
     param_dict = parse_param_pairs(params)
-    unknown = sorted(set(param_dict) - {"categories"})
+    unknown = sorted(set(param_dict) - {"categories", "external"})
     if unknown:
-        raise ParameterError(f"unknown --param {', '.join(unknown)}; attack takes: categories")
+        raise ParameterError(f"unknown --param {', '.join(unknown)}; attack takes: categories, external")
     data, bundled = read_input(input_, fmt, sep, tid, item, label)
     categories = None
     if "categories" in param_dict:
         categories = parse_categories(param_dict["categories"], data, taxonomy_option(taxonomy, data, bundled))
+    external = read_input(param_dict["external"], fmt, sep, tid, item, None)[0] if "external" in param_dict else None
+    public_tax = taxonomy_option(taxonomy, data, bundled) if external is not None else None
     out = []
     for i, path in enumerate(release_paths):
         release = load_release(path)
@@ -169,7 +187,7 @@ def attack(input_, release_paths, link_paths, known_labels, m_items, params, tax
             check_same_data(data, release)
         link = _with_link(release, _load_any_link(link_paths[i])) if link_paths else None
         results, skipped = run_attacks(data, release, link=link, known_labels=known_labels, m=m_items,
-                                       categories=categories, seed=seed)
+                                       categories=categories, seed=seed, taxonomy=public_tax, external=external)
         out.append({"release": str(path), "kind": release.kind, "algorithm": release.algorithm,
                     "attacks": [r.to_dict() for r in results], "skipped": skipped})
     above = sum(not a["within_bound"] for r in out for a in r["attacks"])

@@ -1,4 +1,9 @@
-"""Seeded IBM Quest-style synthetic transactions (the T10I4D100K family), plus a taxonomy.
+"""Seeded synthetic transactions: IBM Quest-style (the T10I4D100K family) with a taxonomy, and diagnosis codes.
+
+:func:`icd9_like` draws two samples of one population of patients over an
+ICD-9-shaped code tree with skewed code frequencies (most leaves absent
+from a sample): the data and the "external" sample an adversary holds
+(see :func:`graphanon.attacks.leaf_naming`).
 
 The generator of Agrawal & Srikant (1994, Sec. 2.4.3) builds ``n_patterns``
 potentially large itemsets ("patterns") and fills each record with corrupted
@@ -40,7 +45,7 @@ from graphanon.errors import ParameterError
 from graphanon.taxonomy.tree import Taxonomy
 from graphanon.utils.randomness import check_random_state
 
-__all__ = ["quest", "quest_patterns", "quest_taxonomy"]
+__all__ = ["icd9_like", "quest", "quest_patterns", "quest_taxonomy"]
 
 
 def _positive(name: str, value, *, integer: bool = True):
@@ -283,3 +288,135 @@ def quest_taxonomy(data: TransactionData, fanout: int = 5, *, rng=None) -> Taxon
     True
     """
     return Taxonomy.balanced(data.items, fanout=fanout, order="random", rng=check_random_state(rng))
+
+
+def _icd9_tree(rng, n_chapters: int):
+    """Parent map, leaves (in tree order), leaf weights and leaf chapter of a random ICD-9-shaped tree."""
+    parent: dict[str, str] = {}
+    leaves: list[str] = []
+    weights: list[float] = []
+    chapter_of: list[int] = []
+    cat_no = 1
+    for c in range(n_chapters):
+        chap = f"C{c + 1:02d}"
+        parent[chap] = "ICD9"
+        chap_w = rng.lognormal(0.0, 1.0)
+        for _ in range(1 + min(int(rng.poisson(3)), 7)):
+            n_cat = 2 + min(int(rng.poisson(3)), 8)
+            block = f"{cat_no:03d}-{cat_no + n_cat - 1:03d}"
+            parent[block] = chap
+            block_w = chap_w * rng.lognormal(0.0, 1.0)
+            for _ in range(n_cat):
+                cat = f"{cat_no:03d}"
+                cat_no += 1
+                parent[cat] = block
+                cat_w = block_w * rng.lognormal(0.0, 1.8)
+                if rng.random() < 0.35:  # a 3-digit code without subdivisions is a leaf itself
+                    codes, code_w = [cat], [cat_w]
+                else:
+                    n_codes = 2 + min(int(rng.poisson(2.5)), 7)
+                    codes = [f"{cat}.{d}" for d in range(n_codes)]
+                    code_w = list(cat_w * rng.lognormal(0.0, 1.0, size=n_codes))
+                for code in codes:
+                    if code != cat:
+                        parent[code] = cat
+                leaves += codes
+                weights += code_w
+                chapter_of += [c] * len(codes)
+    return parent, leaves, np.asarray(weights), np.asarray(chapter_of, dtype=np.int64)
+
+
+def _icd9_sample(n_records, leaves, p, chapter_of, n_chapters, avg_codes, rng, name):
+    """``n_records`` patients drawn from the population (codes by weight, mostly from a primary chapter)."""
+    lengths = 1 + rng.poisson(avg_codes - 1.0, size=n_records)
+    owner = np.repeat(np.arange(n_records), lengths)
+    chap_mass = np.bincount(chapter_of, weights=p, minlength=n_chapters)
+    primary = rng.choice(n_chapters, size=n_records, p=chap_mass / chap_mass.sum())[owner]
+    cum = np.cumsum(p)
+    start = np.concatenate([[0.0], np.cumsum(chap_mass)])[:-1]
+    u = rng.random(len(owner))
+    # 60% of a patient's codes come from its primary chapter (codes of a chapter are contiguous)
+    in_primary = rng.random(len(owner)) < 0.6
+    target = np.where(in_primary, start[primary] + u * chap_mass[primary], u * cum[-1])
+    codes = np.minimum(np.searchsorted(cum, target, side="right"), len(leaves) - 1)
+    X = sp.csr_array((np.ones(len(codes), dtype=bool), (owner, codes)), shape=(n_records, len(leaves)))
+    X.sum_duplicates()
+    present = np.flatnonzero(np.bincount(X.indices, minlength=len(leaves)))
+    return TransactionData(X[:, present], [leaves[j] for j in present], name=name)
+
+
+def icd9_like(
+    n_records: int = 3000,
+    *,
+    n_external: int | None = None,
+    n_chapters: int = 17,
+    avg_codes: float = 3.0,
+    rng=None,
+) -> tuple[TransactionData, TransactionData, Taxonomy]:
+    """Two samples of one population of patients over an ICD-9-shaped diagnosis-code taxonomy.
+
+    The population: a root, ``n_chapters`` chapters (``C01`` ..), 1-8 blocks
+    per chapter (``001-006``), 2-10 three-digit categories per block
+    (``001``), and per category either the category itself as a code or 2-9
+    codes (``001.0``, ``001.1``, ..) -- about 1,000 leaves at the default.
+    Code weights are products of log-normal chapter, block, category and
+    code factors, so a few codes are common and most are rare: a sample of
+    3,000 patients holds about 400-600 codes and leaves 500-650 of the
+    taxonomy's leaves absent. A patient has ``1 + Poisson(avg_codes - 1)``
+    code draws (duplicates merge), 60% of them from one primary chapter
+    drawn by chapter weight (comorbidity), the rest from all codes.
+
+    Parameters
+    ----------
+    n_records : int
+        Patients in the data sample.
+    n_external : int, optional
+        Patients in the external sample (default ``n_records``), drawn
+        independently from the same population: an adversary's estimate
+        of the code frequencies.
+    n_chapters : int
+        Chapters of the taxonomy.
+    avg_codes : float
+        Mean code draws per patient (at least 1).
+    rng : numpy Generator or int, optional
+        Seed: the population (tree and weights) and both samples.
+
+    Returns
+    -------
+    data : TransactionData
+        The sample to anonymize (items: the codes present in it).
+    external : TransactionData
+        The other sample.
+    taxonomy : Taxonomy
+        The whole code tree, absent codes included (root ``ICD9``).
+
+    Notes
+    -----
+    Complexity: O(taxonomy + codes drawn), vectorized but for the tree's construction.
+
+    Examples
+    --------
+    >>> data, external, tax = icd9_like(3000, rng=0)
+    >>> 900 < len(tax.leaves) < 1300, data.n_records, external.n_records
+    (True, 3000, 3000)
+    >>> 500 < len(tax.leaves) - data.n_items < 700     # leaves absent from the data
+    True
+
+    References
+    ----------
+    World Health Organization / NCHS. International Classification of
+    Diseases, 9th revision, Clinical Modification: the chapter / block /
+    three-digit category / code structure imitated here.
+    """
+    n_records = _positive("n_records", n_records)
+    n_external = n_records if n_external is None else _positive("n_external", n_external)
+    n_chapters = _positive("n_chapters", n_chapters)
+    avg_codes = _positive("avg_codes", avg_codes, integer=False)
+    if avg_codes < 1:
+        raise ParameterError(f"avg_codes must be at least 1 (every patient has a code), got {avg_codes!r}")
+    rng = check_random_state(rng)
+    parent, leaves, w, chapter_of = _icd9_tree(rng, n_chapters)
+    p = w / w.sum()
+    data = _icd9_sample(n_records, leaves, p, chapter_of, n_chapters, avg_codes, rng, "icd9-like sample")
+    external = _icd9_sample(n_external, leaves, p, chapter_of, n_chapters, avg_codes, rng, "icd9-like external")
+    return data, external, Taxonomy.from_parent_map(parent)

@@ -22,7 +22,7 @@ import scipy.sparse as sp
 from graphanon.counting.rows import canonical_row_order, row_hashes
 from graphanon.privacy.label_matching import label_codes, linked_rows
 
-__all__ = ["recoding_mismatches"]
+__all__ = ["public_taxonomy_problems", "recoding_mismatches"]
 
 
 def _expected_recodings(original, release) -> sp.csr_array:
@@ -140,12 +140,52 @@ def recoding_mismatches(original, release, *, max_examples: int = 10) -> tuple[i
     def text(M, i):
         return " ".join(labels[g] for g in M.indices[M.indptr[i] : M.indptr[i + 1]])
 
+    label_problem = label_problem + public_taxonomy_problems(original, release)
     link = getattr(release, "link", None)
     if link is not None and hasattr(link, "rows_for"):
         n_bad, problems = _linked_mismatches(original, release, expected, published, link, text, max_examples)
         return n_bad + len(label_problem), (label_problem + problems)[:max_examples]
     n_bad, problems = _multiset_mismatches(original, release, expected, published, text, max_examples)
     return n_bad + len(label_problem), (label_problem + problems)[:max_examples]
+
+
+def public_taxonomy_problems(original, release) -> list[dict]:
+    """What breaks the promise of a release that says ``public_taxonomy``: a file that names no code.
+
+    Such a release must suppress no item of ``original`` (a suppressed code
+    is told apart from the absent ones by its frequency elsewhere) and
+    publish no item that no record holds (its codes would be shown absent).
+    Releases without the parameter promise neither: no problem.
+
+    Returns
+    -------
+    list of dict
+        At most two problems, each with a ``count`` and a few examples.
+
+    Examples
+    --------
+    >>> from graphanon.data import from_iterable
+    >>> from graphanon.release import GlobalRecoding
+    >>> data = from_iterable([["a", "b"], ["a"]])
+    >>> rel = GlobalRecoding.from_mapping(data, {"a": "A", "b": None}, params={"public_taxonomy": True})
+    >>> [p["count"] for p in public_taxonomy_problems(data, rel)]
+    [1]
+    """
+    params = getattr(release, "params", None) or {}
+    if not params.get("public_taxonomy"):
+        return []
+    listed = {str(m) for pi in release.published_items for m in pi.members}
+    missing = [x for x in original.items if str(x) not in listed]
+    problems = []
+    if missing:
+        problems.append({"problem": "the release says public_taxonomy but suppresses items of the data, which the "
+                         "file then tells apart from absent ones", "count": len(missing), "items": missing[:5]})
+    held = np.bincount(sp.csr_array(release.records).indices, minlength=len(release.published_items))
+    empty = [release.published_items[g].label for g in np.flatnonzero(held == 0)]
+    if empty:
+        problems.append({"problem": "the release says public_taxonomy but publishes items no record holds, whose "
+                         "codes the file then shows absent", "count": len(empty), "published_items": empty[:5]})
+    return problems
 
 
 def _linked_mismatches(original, release, expected, published, link, text, max_examples):

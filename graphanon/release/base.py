@@ -50,10 +50,11 @@ _TSP = ("order", "extraction", "min_segment", "max_segment", "tsp_time_limit", "
 #: group or a seed, nor tells whether the run was seeded. Fields holding a list of objects name the
 #: object fields allowed (``_PUBLISHED_NESTED``).
 PUBLISHED_PARAMS: dict[str, frozenset] = {
-    "cut": frozenset({"level", "n_suppressed_nodes", "k", "m", "audit", "priors", "ncp"}),
-    "aa": frozenset({"k", "m", "n_suppressed_nodes", *_GLOBAL_COSTS, "ncp_taxonomy", "steps_per_pass", "recounts", "priors"}),
-    "hghs": frozenset({"k", "m", "n_suppressed_nodes", *_GLOBAL_COSTS, "ncp_taxonomy", "rounds", "priors"}),
-    "mhghs": frozenset({"k", "m", "n_suppressed_nodes", *_GLOBAL_COSTS, "ncp_taxonomy", "rounds", "priors"}),
+    "cut": frozenset({"level", "n_suppressed_nodes", "k", "m", "audit", "priors", "ncp", "public_taxonomy"}),
+    "aa": frozenset({"k", "m", "n_suppressed_nodes", *_GLOBAL_COSTS, "ncp_taxonomy", "steps_per_pass", "recounts", "priors",
+                     "public_taxonomy"}),
+    "hghs": frozenset({"k", "m", "n_suppressed_nodes", *_GLOBAL_COSTS, "ncp_taxonomy", "rounds", "priors", "public_taxonomy"}),
+    "mhghs": frozenset({"k", "m", "n_suppressed_nodes", *_GLOBAL_COSTS, "ncp_taxonomy", "rounds", "priors", "public_taxonomy"}),
     "mm": frozenset({"k", "m", "p", "h", "private", "n_moles", *_GLOBAL_COSTS}),
     "coat": frozenset({"k", "s", "privacy", "utility_blocks", "suppression_penalty"}),
     "nr": frozenset({"k", "l", "l_method", *_TSP}),

@@ -41,8 +41,13 @@ import numpy as np
 
 from graphanon.algorithms.hierarchy._aa_counts import BlockCounts, LocalCounts
 from graphanon.algorithms.hierarchy._index import HierarchyIndex
-from graphanon.algorithms.hierarchy.cut import cut_recoding, recode_to_priors
-from graphanon.errors import InfeasibleError
+from graphanon.algorithms.hierarchy.cut import (
+    cover_cut,
+    cut_recoding,
+    public_taxonomy_recoding,
+    recode_to_priors,
+)
+from graphanon.errors import InfeasibleError, ParameterError
 from graphanon.metrics.loss import ncp
 from graphanon.release import GlobalRecoding
 from graphanon.release.publish import publish
@@ -58,7 +63,8 @@ if TYPE_CHECKING:
 __all__ = ["aa_cut", "aa_recoding", "anonymize_aa"]
 
 
-@validate_params({"k": K, "m": M, **COMMON, "n_partitions": [None, Interval(Integral, 1, None)]},
+@validate_params({"k": K, "m": M, **COMMON, "n_partitions": [None, Interval(Integral, 1, None)],
+                  "public_taxonomy": ["boolean"]},
                  meanings=MEANINGS)
 @fill_doc(secret='the row shuffle')
 def anonymize_aa(
@@ -72,6 +78,7 @@ def anonymize_aa(
     client=None,
     n_partitions: int | None = None,
     priors=None,
+    public_taxonomy: bool = False,
 ) -> GlobalRecoding:
     """k^m-anonymize ``data`` by Apriori Anonymization (global full-subtree generalization).
 
@@ -109,6 +116,13 @@ def anonymize_aa(
         (:func:`~graphanon.algorithms.prior.coarsened_cut`), so together
         they reveal no more than the priors; a refinement that is not k^m-anonymous
         raises :class:`~graphanon.errors.InfeasibleError`.
+    public_taxonomy : bool
+        The taxonomy is public: each published node lists all its taxonomy
+        leaves as members (not only those present in the data), and cut
+        nodes no record holds join the nearest node records hold
+        (:func:`~graphanon.algorithms.hierarchy.cut.cover_cut`), so the file
+        names no code; params ``k``, ``m``, ``n_suppressed_nodes`` (0) and
+        ``public_taxonomy`` only (``docs/privacy.md``). Not with ``priors``.
 
     Returns
     -------
@@ -174,6 +188,13 @@ def anonymize_aa(
     counts = LocalCounts(index) if client is None else BlockCounts(index, client, n_partitions, progress)
     max_len = int(np.diff(data.matrix.indptr).max()) if data.n_records else 0
     cut, params = aa_cut(index, counts, k=k, m=m, max_len=max_len, progress=progress)
+    if public_taxonomy:
+        if priors is not None:
+            raise ParameterError("public_taxonomy=True does not combine with priors: publish the update with the "
+                                 "same public_taxonomy setting as a release of its own, or leave public_taxonomy out")
+        groups = cover_cut(data, taxonomy, index.labels(cut), (), k=k, m=m)
+        rel = public_taxonomy_recoding(data, taxonomy, groups, algorithm="aa", params={"k": k, "m": m})
+        return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
     rel = aa_recoding(data, taxonomy, index, cut, params)
     if priors is not None:
         rel = recode_to_priors(data, rel, priors, taxonomy=taxonomy, k=k, m=m)

@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from graphanon.algorithms.prior import as_priors, coarsened_cut
-from graphanon.errors import ParameterError, TaxonomyError
+from graphanon.errors import InfeasibleError, ParameterError, TaxonomyError
 from graphanon.metrics.loss import ncp
 from graphanon.release import GlobalRecoding
 from graphanon.release.publish import publish
@@ -33,7 +35,7 @@ from graphanon.utils.progress import ProgressCallback, report
 if TYPE_CHECKING:
     from graphanon.data import TransactionData
 
-__all__ = ["HierarchyTrace", "anonymize_cut", "cut_recoding"]
+__all__ = ["HierarchyTrace", "anonymize_cut", "cover_cut", "cut_recoding", "public_taxonomy_recoding"]
 
 
 @dataclass(frozen=True)
@@ -133,7 +135,7 @@ def cut_recoding(
 
 
 @validate_params(
-    {"level": [Interval(Integral, 0, None), None], **COMMON},
+    {"level": [Interval(Integral, 0, None), None], "public_taxonomy": ["boolean"], **COMMON},
     meanings={"level": "a taxonomy depth, 0 = the root"},
     rules=[ExactlyOne(("cut", "level"), "cut: a list of nodes, level: a taxonomy depth")],
 )
@@ -148,6 +150,7 @@ def anonymize_cut(
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     priors=None,
+    public_taxonomy: bool = False,
 ) -> GlobalRecoding:
     """Publish ``data`` generalized to a cut given by nodes or by taxonomy depth.
 
@@ -170,6 +173,12 @@ def anonymize_cut(
         of the priors' common refinement
         (:func:`~graphanon.algorithms.prior.coarsened_cut`), so together
         they reveal no more than the priors.
+    public_taxonomy : bool
+        The taxonomy is public: each published node lists all its taxonomy
+        leaves, and cut nodes no record holds join the nearest node records
+        hold (:func:`cover_cut` with nothing to fix), so the file names no
+        code (``docs/privacy.md``). Not with ``suppress`` (a suppressed
+        node is told apart from absent codes) nor ``priors``.
 
     Returns
     -------
@@ -204,6 +213,14 @@ def anonymize_cut(
             raise ParameterError(f"level must be between 0 and the taxonomy height {taxonomy.height}, got {level}")
         cut = taxonomy.level(level)
     assert cut is not None  # exactly one of cut= and level= (which set it)
+    if public_taxonomy:
+        if suppress or priors is not None:
+            raise ParameterError("public_taxonomy=True publishes no suppression and takes no priors: a suppressed "
+                                 "node would be told apart from absent codes; leave suppress and priors out")
+        groups = cover_cut(data, taxonomy, cut, k=1, m=1)  # every itemset held is held once: nothing to raise
+        rel = public_taxonomy_recoding(data, taxonomy, groups, algorithm="cut", params={"level": level})
+        report(progress, 1, 1, "cut recoding")
+        return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
     rel = cut_recoding(data, taxonomy, cut, () if suppress is None else suppress, params={"level": level})
     report(progress, 1, 1, "cut recoding")
     if priors is not None:
@@ -240,4 +257,244 @@ def recode_to_priors(data, release: GlobalRecoding, priors, *, taxonomy: Taxonom
               "priors": len(as_priors(priors))}  # fmt: skip
     rel = cut_recoding(data, taxonomy, cut, suppressed, algorithm=release.algorithm, params=params)
     rel.params["ncp"] = ncp(data, rel)
+    return rel
+
+
+def _km_offender(records, k: int, m: int | None):
+    """A published column of the lowest support inside a k^m violation of ``records`` (None when k^m-anonymous)."""
+    from graphanon.counting.containment import record_supports
+    from graphanon.counting.support import minimal_infrequent_itemsets
+
+    lengths = np.diff(records.indptr)
+    col_support = np.bincount(records.indices, minlength=records.shape[1])
+    if m is None or m >= (int(lengths.max()) if len(lengths) else 0):
+        bad = np.flatnonzero((lengths > 0) & (record_supports(records) < k))
+        if not len(bad):
+            return None
+        row = records.indices[records.indptr[bad[0]] : records.indptr[bad[0] + 1]]
+    else:
+        levels, _ = minimal_infrequent_itemsets(records, k, m, max_violations=1)
+        found = [lvl for lvl in levels if len(lvl)]
+        if not found:
+            return None
+        row = found[0].itemsets[0]
+    return int(row[np.argmin(col_support[row])])
+
+
+class _Groups:
+    """A partition of a taxonomy cut into published groups, and the recoding of the data by it."""
+
+    def __init__(self, data, taxonomy: Taxonomy, cut: list) -> None:
+        self.data, self.taxonomy = data, taxonomy
+        self.groups: list[list] = [[v] for v in cut]
+
+    def codes(self) -> np.ndarray:
+        """Group index of every item of the data."""
+        group_of = {v: g for g, nodes in enumerate(self.groups) for v in nodes}
+        leaf_group = {leaf: group_of[v] for v, _ in group_of.items() for leaf in self.taxonomy.leaves_under(v)}
+        return np.array([leaf_group[x] for x in self.data.items], dtype=np.int64)
+
+    def records(self):
+        from graphanon.counting.support import generalize_matrix
+
+        return generalize_matrix(self.data.matrix, self.codes(), len(self.groups))
+
+    def merge(self, members: list[int], extra: list) -> None:
+        """Merge the groups ``members`` into one, adding the nodes ``extra``."""
+        keep = sorted(set(members))
+        merged = [v for g in keep for v in self.groups[g]] + list(extra)
+        self.groups = [grp for g, grp in enumerate(self.groups) if g not in keep] + [merged]
+
+    def raise_node(self, g: int, supports: np.ndarray) -> None:
+        """Generalize group ``g``: its first node to its parent, or (a child of the root) pool it with another group."""
+        tax = self.taxonomy
+        node = self.groups[g][0]
+        parent = tax.parent(node)
+        if parent is not None and parent != tax.root:
+            below = [(h, v) for h, grp in enumerate(self.groups) for v in grp if tax.is_ancestor(parent, v)]
+            for h, v in below:
+                self.groups[h] = [u for u in self.groups[h] if u != v]
+            touched = sorted({h for h, _ in below})
+            self.merge(touched, [parent])
+            self.groups = [grp for grp in self.groups if grp]
+            return
+        others = [h for h in range(len(self.groups)) if h != g and supports[h] > 0]
+        if not others:
+            raise InfeasibleError(
+                "fewer than k records hold an item: not even the whole taxonomy can be published as one item; "
+                "lower k or publish nothing"
+            )
+        partner = min(others, key=lambda h: (supports[h], h))
+        self.merge([g, partner], [])
+
+
+def cover_cut(data, taxonomy: Taxonomy, cut: Iterable[Hashable], suppressed: Iterable[Hashable] = (), *, k: int,
+              m: int | None) -> list[tuple]:  # fmt: skip
+    """Groups of taxonomy nodes covering every leaf, suppressing nothing, whose recoding of ``data`` is k^m-anonymous.
+
+    Starting from ``cut`` with its ``suppressed`` nodes published again
+    (generalized instead of suppressed):
+
+    1. while the recoding has an itemset of at most ``m`` published groups
+       with support in ``(0, k)``, the group of least support in the first
+       such (minimal) itemset is generalized: its node is raised to its
+       parent (which absorbs every cut node below it), or, when that parent
+       is the root, the group is pooled with the least supported other
+       group (an item such as ``(C02,C11)``: a union of taxonomy nodes);
+    2. every group that no record holds (taxonomy nodes all of whose
+       leaves are absent from the data) joins the group of the nearest cut
+       node in the taxonomy that records hold (deepest common ancestor;
+       ties: the larger support) -- rows do not change.
+
+    Generalizing only merges published items, so k^m, once reached, stays;
+    the loop ends with one group at the latest. Every leaf of the taxonomy
+    then lies in a group some record holds: the file shows no code apart
+    from the others.
+
+    Parameters
+    ----------
+    data : TransactionData
+    taxonomy : Taxonomy
+    cut : iterable of nodes
+        A cut (for example a method's, suppressed nodes included).
+    suppressed : iterable of nodes
+        Its suppressed nodes (published again: they only need to be cut nodes).
+    k, m :
+        The k^m-anonymity to reach (``m=None``: k^infinity).
+
+    Returns
+    -------
+    list of tuple
+        The groups, each a tuple of taxonomy nodes.
+
+    Raises
+    ------
+    InfeasibleError
+        When fewer than ``k`` records hold an item.
+
+    Notes
+    -----
+    Complexity: at most ``cut nodes + internal nodes`` generalizations, each
+    one recoding (O(occurrences)) and one k^m check of the recoding (the
+    level-wise support counting of the audits, or containment counting for
+    k^infinity).
+
+    References
+    ----------
+    Terrovitis, Mamoulis, Kalnis. PVLDB 2008, Sec. 2 (full-subtree recoding;
+    k^m is kept by further generalization). Loukides, Gkoulalas-Divanis,
+    Malin. COAT, KAIS 2011, Sec. 4 (set-based generalization, items as
+    unions).
+
+    Examples
+    --------
+    >>> from graphanon.datasets import load, load_taxonomy
+    >>> data, tax = load("liuwang_fig1"), load_taxonomy("liuwang_fig1")
+    >>> cover_cut(data, tax, ["P", "f", "g", "M", "e", "i"], ["i"], k=2, m=1)    # HgHs's cut for k=2
+    [('P',), ('f',), ('g',), ('M',), ('e',), ('i',)]
+    >>> cover_cut(data, tax, ["H", "K", "N", "M", "e", "i"], ["i"], k=2, m=2)    # HgHs's for k=2, m=2
+    [('K',), ('H', 'i'), ('e', 'Q')]
+
+    (AA, generalizing within the taxonomy only, publishes the root for k=2, m=2.)
+    """
+    suppressed = set(as_labels(suppressed, "taxonomy node"))
+    cut = taxonomy.validate_cut(cut)
+    missing = suppressed - set(cut)
+    if missing:
+        raise TaxonomyError(f"cannot publish {sorted(map(str, missing))[:3]} again: not nodes of the cut")
+    state = _Groups(data, taxonomy, cut)
+    while True:
+        records = state.records()
+        supports = np.bincount(records.indices, minlength=len(state.groups))
+        g = _km_offender(records, k, m)
+        if g is None:
+            break
+        state.raise_node(g, supports)
+    empty = [g for g in range(len(state.groups)) if supports[g] == 0]
+    if empty and len(empty) < len(state.groups):
+        held = [g for g in range(len(state.groups)) if supports[g] > 0]
+        host_of = {}
+        for g in empty:
+            node = state.groups[g][0]
+
+            def closeness(h, node=node):
+                return max(taxonomy.depth(taxonomy.lca(node, v)) for v in state.groups[h]), supports[h], -h
+
+            host_of[g] = max(held, key=closeness)
+        merged = [[*state.groups[h], *(v for g in empty if host_of[g] == h for v in state.groups[g])] for h in held]
+        state.groups = merged
+    return [tuple(grp) for grp in state.groups]
+
+
+def public_taxonomy_recoding(data, taxonomy: Taxonomy, groups: Iterable[Iterable[Hashable]], *, algorithm: str,
+                             params: dict | None = None) -> GlobalRecoding:  # fmt: skip
+    """Recode ``data`` by groups of taxonomy nodes (no suppression), each naming all its taxonomy leaves.
+
+    What a recipient holding the public taxonomy learns: the groups (each
+    a published item, labelled by its node or, for several, ``(A,B)``) and
+    the rows. ``members`` lists *all* taxonomy leaves of a group, present in
+    the data or not, so the file does not say which codes occur; nothing is
+    suppressed, so no code is missing from it (``docs/privacy.md``, "What
+    the file still shows with a public taxonomy"). Row-aligned with
+    ``data``, not yet published.
+
+    Parameters
+    ----------
+    data : TransactionData
+    taxonomy : Taxonomy
+    groups : iterable of iterables of nodes
+        Disjoint taxonomy nodes covering every leaf once (:func:`cover_cut`).
+    algorithm, params :
+        Provenance (``params["public_taxonomy"]`` is set to True).
+
+    Returns
+    -------
+    GlobalRecoding
+        ``leaves`` of an item = its taxonomy leaves; ``trace`` a
+        :class:`HierarchyTrace` (``cut``: every node of the groups; no
+        suppressed node).
+
+    Raises
+    ------
+    TaxonomyError
+        When the groups do not cover every leaf of the taxonomy exactly once.
+
+    Notes
+    -----
+    Complexity: O(taxonomy + occurrences).
+
+    Examples
+    --------
+    >>> from graphanon.datasets import load, load_taxonomy
+    >>> data, tax = load("liuwang_fig1"), load_taxonomy("liuwang_fig1")
+    >>> rel = public_taxonomy_recoding(data, tax, [["P"], ["Q", "e"], ["i"]], algorithm="cut")
+    >>> [(pi.label, pi.leaves) for pi in rel.published_items]
+    [('P', 4), ('(Q,e)', 6), ('i', 1)]
+    """
+    from graphanon.counting.support import generalize_matrix
+    from graphanon.release.global_recoding import PublishedItem
+
+    node_groups = [tuple(as_labels(grp, "taxonomy node")) for grp in groups]
+    nodes = [v for grp in node_groups for v in grp]
+    taxonomy.validate_cut(nodes)
+    group_of = {leaf: g for g, grp in enumerate(node_groups) for v in grp for leaf in taxonomy.leaves_under(v)}
+    taxonomy.check_covers(data.items)
+    code = np.array([group_of[x] for x in data.items], dtype=np.int64)
+    items = []
+    for grp in node_groups:
+        label = grp[0] if len(grp) == 1 else "(" + ",".join(str(v) for v in grp) + ")"
+        if len(grp) > 1 and label in taxonomy:
+            raise TaxonomyError(f"the pooled item {label!r} has the name of a taxonomy node; rename that node")
+        leaves = tuple(leaf for v in grp for leaf in taxonomy.leaves_under(v))
+        items.append(PublishedItem(label, leaves, len(leaves)))
+    rel = GlobalRecoding(
+        published_items=items,
+        records=generalize_matrix(data.matrix, code, len(node_groups)),
+        universe=len(taxonomy.leaves),
+        suppressed=(),
+        algorithm=algorithm,
+        params={"n_suppressed_nodes": 0, **(params or {}), "public_taxonomy": True},
+        labels=data.labels,
+    )
+    rel.trace = HierarchyTrace(cut=tuple(nodes), suppressed=())
     return rel

@@ -41,8 +41,14 @@ import numpy as np
 from graphanon.algorithms.hierarchy._index import HierarchyIndex, evaluate_cut
 from graphanon.algorithms.hierarchy._search import HierarchySearch, SearchRound
 from graphanon.algorithms.hierarchy._walk import walk_round
-from graphanon.algorithms.hierarchy.cut import cut_recoding, recode_to_priors
+from graphanon.algorithms.hierarchy.cut import (
+    cover_cut,
+    cut_recoding,
+    public_taxonomy_recoding,
+    recode_to_priors,
+)
 from graphanon.counting.support import generalize_matrix
+from graphanon.errors import ParameterError
 from graphanon.metrics.loss import ncp
 from graphanon.release import GlobalRecoding
 from graphanon.release.publish import publish
@@ -70,9 +76,27 @@ def _prepare(data, taxonomy, k, m):
     return index, m
 
 
+def _public_release(data, index, search: HierarchySearch, algorithm: str, params: dict,
+                    unsafe_secret_seed: int | None, priors) -> GlobalRecoding:  # fmt: skip
+    """The search's cut with its suppressed nodes generalized instead (:func:`cover_cut`), every leaf named."""
+    if priors is not None:
+        raise ParameterError("public_taxonomy=True does not combine with priors: publish the update with the same "
+                             "public_taxonomy setting as a release of its own, or leave public_taxonomy out")  # fmt: skip
+    groups = cover_cut(data, index.taxonomy, search.cut, search.suppressed, k=params["k"], m=params["m"])
+    # only k and m: the search's costs, rounds and suppression counts describe the cut before its
+    # suppressed nodes were generalized (they would say where those were), and an NCP counts the codes
+    # of the data in each published item (``graphanon evaluate`` computes it from the data)
+    rel = public_taxonomy_recoding(data, index.taxonomy, groups, algorithm=algorithm, params=dict(params))
+    rel.trace = replace(rel.trace, search=search)
+    return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
+
+
 def _release(
-    data, index, search: HierarchySearch, algorithm: str, params: dict, unsafe_secret_seed: int | None, priors=None
+    data, index, search: HierarchySearch, algorithm: str, params: dict, unsafe_secret_seed: int | None, priors=None,
+    public_taxonomy: bool = False,
 ) -> GlobalRecoding:
+    if public_taxonomy:
+        return _public_release(data, index, search, algorithm, params, unsafe_secret_seed, priors)
     total = index.total_occurrences
     rel = cut_recoding(
         data,
@@ -108,7 +132,7 @@ def _release(
     return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
 
 
-@validate_params({"k": K, "m": M, **COMMON}, meanings=MEANINGS)
+@validate_params({"k": K, "m": M, "public_taxonomy": ["boolean"], **COMMON}, meanings=MEANINGS)
 @fill_doc(secret='the row shuffle')
 def anonymize_hghs(
     data: TransactionData,
@@ -119,6 +143,7 @@ def anonymize_hghs(
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     priors=None,
+    public_taxonomy: bool = False,
 ) -> GlobalRecoding:
     """k^m-anonymize ``data`` by HgHs: greedy cut search with greedy suppression.
 
@@ -142,6 +167,18 @@ def anonymize_hghs(
         (:func:`~graphanon.algorithms.prior.coarsened_cut`), so together
         they reveal no more than the priors; a refinement that is not
         k^m-anonymous raises :class:`~graphanon.errors.InfeasibleError`.
+    public_taxonomy : bool
+        The taxonomy is public (a classification such as ICD-9): publish
+        nothing that names a code. The search's suppressed nodes are
+        generalized instead (:func:`~graphanon.algorithms.hierarchy.cut.cover_cut`:
+        published again, then the least supported item of each k^m
+        violation raised to its parent, or pooled with another item when
+        that parent is the root), and each published item lists all its
+        taxonomy leaves, present in the data or not
+        (:func:`~graphanon.algorithms.hierarchy.cut.public_taxonomy_recoding`).
+        The params keep only ``k``, ``m``, ``n_suppressed_nodes`` (0) and
+        ``public_taxonomy`` (no NCP: it counts the data's codes in each
+        item). Not with ``priors``.
 
     Returns
     -------
@@ -234,10 +271,11 @@ def anonymize_hghs(
     cut = np.sort(index.positions(rnd.cut))
     cost, g, s, sup = evaluate_cut(index, threats, cut)
     search = HierarchySearch(taxonomy, [rnd], index.labels(cut), index.labels(np.sort(sup)), g, s, index, threats)
-    return _release(data, index, search, "hghs", {"k": k, "m": m}, unsafe_secret_seed, priors)
+    return _release(data, index, search, "hghs", {"k": k, "m": m}, unsafe_secret_seed, priors,
+                    public_taxonomy=public_taxonomy)
 
 
-@validate_params({"k": K, "m": M, **COMMON}, meanings=MEANINGS)
+@validate_params({"k": K, "m": M, "public_taxonomy": ["boolean"], **COMMON}, meanings=MEANINGS)
 def anonymize_mhghs(
     data: TransactionData,
     *,
@@ -247,6 +285,7 @@ def anonymize_mhghs(
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     priors=None,
+    public_taxonomy: bool = False,
 ) -> GlobalRecoding:
     """k^m-anonymize ``data`` by mHgHs: HgHs in rounds on shrinking taxonomies.
 
@@ -258,7 +297,7 @@ def anonymize_mhghs(
 
     Parameters
     ----------
-    data, taxonomy, k, m, unsafe_secret_seed, progress, priors :
+    data, taxonomy, k, m, unsafe_secret_seed, progress, priors, public_taxonomy :
         As in :func:`anonymize_hghs`.
 
     Returns
@@ -346,7 +385,8 @@ def anonymize_mhghs(
     assert cut is not None and threats is not None  # round 1 always runs (m >= 1, max(max_len, 1) >= 1)
     cost, g, s, sup = evaluate_cut(index, threats, cut)
     search = HierarchySearch(taxonomy, rounds, index.labels(cut), index.labels(np.sort(sup)), g, s, index, threats)
-    return _release(data, index, search, "mhghs", {"k": k, "m": m}, unsafe_secret_seed, priors)
+    return _release(data, index, search, "mhghs", {"k": k, "m": m}, unsafe_secret_seed, priors,
+                    public_taxonomy=public_taxonomy)
 
 
 def _published_max_len(index: HierarchyIndex, rnd: SearchRound) -> int:

@@ -23,18 +23,35 @@ from graphanon.utils.validation import check_k
 __all__ = ["AA", "CUT", "HGHS", "MHGHS", "MM"]
 
 
-def _km_spec(name: str, summary: str, *, distributed: bool = False) -> AlgorithmSpec:
+def _km_spec(name: str, summary: str, *, distributed: bool = False, params: tuple = ()) -> AlgorithmSpec:
     return AlgorithmSpec(
-        name=name, summary=summary, adapter=taxonomy_runner(name, m=True, distributed=distributed, priors=True),
-        privacy_model="km", needs_taxonomy=True,
+        name=name, summary=summary,
+        adapter=taxonomy_runner(name, params, m=True, distributed=distributed, priors=True),
+        privacy_model="km", needs_taxonomy=True, params=params,
         options=("k", "m", "taxonomy", "scheduler") if distributed else ("k", "m", "taxonomy"),
     )
 
 
+def _true_false(text: str) -> bool:
+    """``true`` or ``false`` (any case): the function declares a bool, and the text must say which."""
+    value = text.strip().lower()
+    if value not in ("true", "false"):
+        raise ValueError("expected true or false")
+    return value == "true"
+
+
+_PUBLIC_TAXONOMY = (
+    Param("public_taxonomy", _true_false, False, "the taxonomy is public (e.g. ICD-9): generalize instead of "
+          "suppressing and list every leaf of a published node, so the file names no code (docs/privacy.md)"),
+)
+
+
 AA = _km_spec("aa", "Apriori Anonymization: full-subtree global generalization for k^m-anonymity "
-              "(Terrovitis et al. 2008)", distributed=True)
-HGHS = _km_spec("hghs", "HgHs: greedy taxonomy cut + greedy item suppression for k^m-anonymity (Liu & Wang 2010)")
-MHGHS = _km_spec("mhghs", "mHgHs: HgHs in m rounds on shrinking taxonomies (scales to large m and taxonomies)")
+              "(Terrovitis et al. 2008)", distributed=True, params=_PUBLIC_TAXONOMY)
+HGHS = _km_spec("hghs", "HgHs: greedy taxonomy cut + greedy item suppression for k^m-anonymity (Liu & Wang 2010)",
+                params=_PUBLIC_TAXONOMY)
+MHGHS = _km_spec("mhghs", "mHgHs: HgHs in m rounds on shrinking taxonomies (scales to large m and taxonomies)",
+                 params=_PUBLIC_TAXONOMY)
 
 
 _MM_PARAMS = (
@@ -77,6 +94,8 @@ _CUT_PARAMS = (
     Param("cut", parse_name_list, None, "the cut's nodes, comma-separated"),
     Param("level", int, None, "instead of cut: the cut at this taxonomy depth (0 = the root)"),
     Param("suppress", parse_name_list, (), "cut nodes to suppress, comma-separated"),
+    Param("public_taxonomy", _true_false, False, "the taxonomy is public: list every leaf of a published node and "
+          "publish no node that no record holds (not with suppress)"),
     Param("force", parse_bool, False, "with -k: publish even when the k^m audit fails", argument=None),
 )
 
@@ -105,7 +124,7 @@ def _run_cut(data, opts: RunOptions) -> GlobalRecoding:
 
     release = anonymize_cut(
         data, taxonomy=opts.taxonomy, cut=cut, level=level, suppress=suppress, unsafe_secret_seed=opts.unsafe_secret_seed,
-        priors=opts.priors,
+        priors=opts.priors, public_taxonomy=values["public_taxonomy"],
     )
     if opts.k is not None:
         release.params.update(k=opts.k, m=opts.m)
