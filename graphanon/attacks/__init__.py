@@ -27,6 +27,9 @@ attack                adversary knows                            bound
                       row received (swapping releases)            tendency (baseline)
 :func:`known_label_linkage` target's record and label; keeps the  1/k (not promised)
                       candidates carrying the label
+:func:`ranking_label_inference` target's record; ranks its        1/l, or the honest
+                      candidates by a score of the published     baseline
+                      rows and its items, reads the top label
 ===================== ========================================== ==================
 
 Candidates are the published rows an adversary cannot rule out
@@ -54,6 +57,7 @@ from graphanon.attacks.known_labels import feasible_edges, known_label_attack, s
 from graphanon.attacks.label_linkage import known_label_linkage
 from graphanon.attacks.labels import label_inference
 from graphanon.attacks.linkage import guess_rows, row_linkage
+from graphanon.attacks.ranking import ranking_label_inference
 from graphanon.attacks.result import AttackResult, chernoff_margin
 from graphanon.attacks.seed import seed_recovery
 from graphanon.attacks.tendency import partner_tendency
@@ -71,6 +75,7 @@ __all__ = [
     "label_inference",
     "m_item_linkage",
     "partner_tendency",
+    "ranking_label_inference",
     "row_linkage",
     "row_signatures",
     "same_seed_attack",
