@@ -153,3 +153,38 @@ def test_cahd_holds_under_every_score(correlated, variant):
     assert res.within_bound(), str(res)
     # a CAHD group publishes one row content for all its records: no score separates them
     assert max(res.details["per_score"].values()) - min(res.details["per_score"].values()) < 0.05
+
+
+def test_cahd_exact_expectation_over_every_secret_permutation_is_at_most_one_over_l():
+    """Brute force over the secret: every within-group label permutation of a CAHD release, every score.
+
+    A group publishes one content for its records, so whatever row a score picks, its label is uniform over the
+    group's distinct labels when the permutation is: the exact expectation is at most 1/l for every score.
+    """
+    from graphanon.attacks import row_signatures
+
+    rng = np.random.default_rng(4)
+    records = [[f"i{j}" for j in range(6) if rng.random() < 0.5] or ["i0"] for _ in range(6)]
+    data = from_iterable(records, labels=["a", "b", "c"] * 2)
+    rel = anonymize_cahd(data, l=3, unsafe_secret_seed=0)
+    C = candidate_sets(data, rel)
+    _, group = np.unique(row_signatures(rel), axis=0, return_inverse=True)
+    members = [np.flatnonzero(group.reshape(-1) == g) for g in range(int(group.max()) + 1)]
+    assert all(len(m) == 3 for m in members)  # three identical rows per group
+    totals: dict[str, float] = {}
+    count = 0
+    for perms in itertools.product(*(list(itertools.permutations(m.tolist())) for m in members)):
+        labels = list(rel.labels)
+        for m, p in zip(members, perms, strict=True):
+            for dst, src in zip(m.tolist(), p, strict=True):
+                labels[dst] = rel.labels[src]
+        variant = NonreciprocalRelease(rel.items, rel.base, rel.distance, rel.threshold, labels=labels,
+                                       params=rel.params)
+        res = ranking_label_inference(data, variant, score="best", candidates=C)
+        for name, value in res.details["per_score"].items():
+            totals[name] = totals.get(name, 0.0) + value
+        count += 1
+    assert count == 6 ** len(members)
+    for name, total in totals.items():
+        assert total / count <= 1 / 3 + 1e-12, name
+    assert totals["position"] / count == pytest.approx(1 / 3)  # one row picked: its label is uniform
