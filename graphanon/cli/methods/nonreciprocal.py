@@ -62,7 +62,7 @@ def _run_nr(data, opts: RunOptions) -> NonreciprocalRelease:
         raise ParameterError("--param l_method only applies with --param l=L (l-diversity)")
     if values["l"] is not None:
         opts.require_labels(data, f"--param l={values['l']}")
-    elif opts.seed is not None and getattr(data, "labels", None) is not None:
+    elif opts.is_given("seed") and opts.seed is not None and getattr(data, "labels", None) is not None:
         # issue 30, item 4: with k only the labels travel with the chosen assignment, and the seed rebuilds the ring
         raise ParameterError(
             "--seed with sensitive labels and -k only: the labels travel with the chosen assignment and the seed "
