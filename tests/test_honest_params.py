@@ -140,7 +140,7 @@ _BASE = {  # a working command per algorithm, without the general options under 
     "cut": ["liuwang_fig1", "-k", "2", "--param", "level=1", "--param", "force=true"],
     "coat": ["coat_fig1", "-k", "2"],
     "cahd": ["nr_table1", "-k", "2"],
-    "nr": ["nr_table1", "-k", "2", "--param", "order=gray"],
+    "nr": ["liuwang_fig1", "-k", "2", "--param", "order=gray"],  # no labels: order=gray with labels is refused
     "clump": ["clump_food", "-k", "2"],
     "partition": ["clump_food", "-k", "2"],
     **{name: ["swap_table1", "--param", "categories=random:3"]
@@ -193,7 +193,12 @@ def test_nonreciprocal_params_that_would_be_ignored(run):
 def test_nr_refuses_seed_with_labels_for_k_only(run):
     """Issue 30, item 4: with labels and k only, the seed would rebuild the ring; refused in one line."""
     line = one_error_line(run("anonymize", "nr_table1", "-a", "nr", "-k", "2", "--seed", "1", "-o", "r.json"))
-    assert "--seed with sensitive labels and -k only" in line and "drop --seed" in line
+    assert "--seed with sensitive labels and -k only" in line and "unseeded gray-tsp" in line
+    for order in ("gray", "identity"):  # deterministic orders: the ring follows from the data, seed or not
+        line = one_error_line(run("anonymize", "nr_table1", "-a", "nr", "-k", "2", "--param", f"order={order}",
+                                  "-o", "r.json"))
+        assert f"--param order={order} with sensitive labels" in line
+    assert run("anonymize", "liuwang_fig1", "-a", "nr", "-k", "2", "--param", "order=gray", "-o", "r.json").exit_code == 0
     assert run("anonymize", "nr_table1", "-a", "nr", "-k", "2", "-o", "r.json").exit_code == 0
     assert run("anonymize", "liuwang_fig1", "-a", "nr", "-k", "2", "--seed", "1", "-o", "r.json").exit_code == 0
     res = run("anonymize", "nr_table1", "-a", "nr", "--param", "l=2", "--seed", "1", "-o", "r.json")
