@@ -2,9 +2,9 @@
 
 Data: patient-like records with a skewed 5-value label correlated with the
 codes (tests/patients.py: 3,000 patients over 400 codes, seed 0; ``--quick``:
-1,000). Releases: ``nr`` l=3 (Gray order, structure seed 1) for every
-extraction (closed-walk, backtracking) and every l_method (flow,
-greedy-walk); ``cahd`` l=3 distinct, entropy and recursive c=2 (c=1 needs
+1,000). Releases: ``nr`` l=3 (structure seed 1) for both orders (Gray-TSP,
+the default, and Gray), every extraction (closed-walk, backtracking) and
+every l_method (flow, greedy-walk); ``cahd`` l=3 distinct, entropy and recursive c=2 (c=1 needs
 groups of 4 distinct labels, which a label on 32% of the records does not
 allow). For each
 release: the uniform-candidate and majority adversaries
@@ -60,10 +60,12 @@ L = 3
 def releases(data):
     """(name, thunk) of every release attacked."""
     out = []
-    for method in ("flow", "greedy-walk"):
-        for extraction in ("closed-walk", "backtracking"):
-            out.append((f"nr l=3 {method} {extraction}", lambda m=method, e=extraction: anonymize_nonreciprocal(
-                data, l=L, order="gray", l_method=m, extraction=e, rng=1)))
+    for order in ("gray-tsp", "gray"):
+        for method in ("flow", "greedy-walk"):
+            for extraction in ("closed-walk", "backtracking"):
+                out.append((f"nr l=3 {order} {method} {extraction}",
+                            lambda o=order, m=method, e=extraction: anonymize_nonreciprocal(
+                                data, l=L, order=o, l_method=m, extraction=e, rng=1)))
     out.append(("cahd l=3 distinct", lambda: anonymize_cahd(data, l=L)))
     out.append(("cahd l=3 entropy", lambda: anonymize_cahd(data, l=L, diversity="entropy")))
     out.append(("cahd l=3 recursive c=2", lambda: anonymize_cahd(data, l=L, diversity="recursive", c=2)))
