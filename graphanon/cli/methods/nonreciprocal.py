@@ -66,7 +66,7 @@ def _run_nr(data, opts: RunOptions) -> NonreciprocalRelease:
         # issue 30, item 4: with k only the labels travel with the chosen assignment; a ring an adversary holding
         # the data can rebuild (a seeded or a deterministic order) cuts each record's candidates to its k ring rows
         public = "--seed" if opts.is_given("seed") and opts.seed is not None else None
-        if order in ("gray", "identity") and "order" in opts.params:
+        if order in ("gray", "identity") and "order" in opts.params and opts.given is not None:  # typed: the CLI
             public = f"--param order={order}" if public is None else f"{public} and --param order={order}"
         if public is not None:
             raise ParameterError(
