@@ -23,7 +23,10 @@ their majority label; compared with the link-free reference of
 :func:`~graphanon.attacks.label_inference`. Results:
 ``benchmarks/results/label_ranking_ring.json``.
 
-Usage: ``python benchmarks/label_ranking.py [--quick] [--ring] [--no-save]``.
+``--data ebook``: the same on e-book-like sessions (tests/ebook_sessions.py,
+3,000 sessions over 300 titles, 6 labels; ``label_ranking_ebook.json``).
+
+Usage: ``python benchmarks/label_ranking.py [--quick] [--data patients|ebook] [--ring] [--no-save]``.
 """
 
 from __future__ import annotations
@@ -123,6 +126,8 @@ def ring_main(save: bool) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="1,000 patients instead of 3,000")
+    ap.add_argument("--data", choices=("patients", "ebook"), default="patients",
+                    help="patient-like records (default) or e-book-like sessions (tests/ebook_sessions.py, 6 labels)")
     ap.add_argument("--ring", action="store_true", help="the k-only ring-rebuild attack instead (issue 30, item 4)")
     ap.add_argument("--no-save", action="store_true")
     args = ap.parse_args()
@@ -130,7 +135,12 @@ def main() -> None:
         ring_main(not args.no_save)
         return
     n = 1000 if args.quick else 3000
-    data = patients(n, seed=0)
+    if args.data == "ebook":
+        data = ebook_sessions(n, 300, seed=0)
+        what = f"tests/ebook_sessions.py: {n} sessions, 300 titles, 6 genre-correlated labels, seed 0"
+    else:
+        data = patients(n, seed=0)
+        what = f"tests/patients.py: {n} patients, 400 codes, 5 skewed labels correlated with the codes, seed 0"
     rows = []
     for name, make in releases(data):
         start = time.perf_counter()
@@ -158,13 +168,14 @@ def main() -> None:
         })
         print(name, rows[-1]["ranking_best"], rows[-1]["ranking_best_score"], file=sys.stderr)
     doc = {
-        "data": f"tests/patients.py: {n} patients, 400 codes, 5 skewed labels correlated with the codes, seed 0",
+        "data": what,
         "l": L,
         "confidence": 0.999,
         "load_average": [round(x, 2) for x in os.getloadavg()],
         "rows": rows,
     }
-    print_and_save(doc, "label_ranking" + ("_quick" if args.quick else ""), save=not args.no_save)
+    suffix = ("_ebook" if args.data == "ebook" else "") + ("_quick" if args.quick else "")
+    print_and_save(doc, "label_ranking" + suffix, save=not args.no_save)
 
 
 if __name__ == "__main__":
