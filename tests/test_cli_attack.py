@@ -31,7 +31,7 @@ def test_table_with_link_and_known_labels(cahd_files):
     assert lines[0].startswith(f"{rel} (nonreciprocal, cahd)")
     names = [line.split()[0] for line in lines[2:]]
     assert names == ["row-linkage/position", "row-linkage/id", "m-item-linkage/m=2", "label-inference/candidates",
-                     "label-inference/position", "label-inference/id", "known-label-linkage"]
+                     "label-inference/position", "label-inference/id", "label-ranking/best", "known-label-linkage"]
     # the known label pins every target's row among its group of two (bound 1/2, margin 1/2 on 6 targets)
     known = next(line for line in lines if line.strip().startswith("known-label-linkage")).split()
     assert known[1:3] == ["1.0000", "0.5000"]
@@ -44,8 +44,10 @@ def test_json_without_link_runs_what_needs_no_truth(cahd_files):
     doc = json.loads(res.output)
     assert len(doc["releases"]) == 2 and doc["above_bound"] == 0
     first = doc["releases"][0]
-    assert [a["attack"] for a in first["attacks"]] == ["label-inference/candidates", "label-inference/position",
-                                                       "label-inference/id"]
+    assert [a["attack"] for a in first["attacks"]] == [
+        "label-inference/candidates", "label-inference/position", "label-inference/id", "label-ranking/best"]
+    ranking = first["attacks"][3]
+    assert ranking["details"]["score"] in ranking["details"]["per_score"] and len(ranking["details"]["per_score"]) == 14
     assert any("--link" in s for s in first["skipped"])
     for a in first["attacks"]:
         assert {"success", "bound", "margin", "within_bound", "bound_kind", "n_targets"} <= set(a)

@@ -40,7 +40,7 @@ EXAMPLES = {
     "clump": ("clump_food", {"k": 2, "seed": 3}, {}, {}),
     "partition": ("clump_food", {"k": 2}, {}, {}),
     "cahd": ("nr_table1", {"k": 2}, {"l": "2"}, {}),
-    "nr": ("nr_table1", {"k": 2, "seed": 3}, {"order": "gray"}, {}),
+    "nr": ("liuwang_fig1", {"k": 2, "seed": 3}, {"order": "gray"}, {}),  # no labels: --seed with labels is refused
     "partswap": ("swap_table1", {"seed": 3}, _SWAP, _SWAP_AUDIT),
     "fullswap": ("swap_table1", {"seed": 3}, _SWAP, _SWAP_AUDIT),
     "partsupp": ("swap_table1", {}, _SWAP, {}),

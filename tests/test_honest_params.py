@@ -140,7 +140,7 @@ _BASE = {  # a working command per algorithm, without the general options under 
     "cut": ["liuwang_fig1", "-k", "2", "--param", "level=1", "--param", "force=true"],
     "coat": ["coat_fig1", "-k", "2"],
     "cahd": ["nr_table1", "-k", "2"],
-    "nr": ["nr_table1", "-k", "2", "--param", "order=gray"],
+    "nr": ["liuwang_fig1", "-k", "2", "--param", "order=gray"],  # no labels: order=gray with labels is refused
     "clump": ["clump_food", "-k", "2"],
     "partition": ["clump_food", "-k", "2"],
     **{name: ["swap_table1", "--param", "categories=random:3"]
@@ -182,11 +182,26 @@ def test_nonreciprocal_params_that_would_be_ignored(run):
     line = one_error_line(run("anonymize", "nr_table1", "-a", "nr", "-k", "2", "--param", "l_method=flow",
                               "-o", "r.json"))
     assert "l_method only applies with --param l=L" in line
-    line = one_error_line(run("anonymize", "nr_table1", "-a", "nr", "-k", "2", "--seed", "1",
+    line = one_error_line(run("anonymize", "liuwang_fig1", "-a", "nr", "-k", "2", "--seed", "1",
                               "--param", "tsp_time_limit=1", "-o", "r.json"))
     assert "tsp_step_limit" in line
-    res = run("anonymize", "nr_table1", "-a", "nr", "-k", "2", "--seed", "1", "--param", "tsp_step_limit=3000",
+    res = run("anonymize", "liuwang_fig1", "-a", "nr", "-k", "2", "--seed", "1", "--param", "tsp_step_limit=3000",
               "-o", "r.json")
+    assert res.exit_code == 0, res.output
+
+
+def test_nr_refuses_seed_with_labels_for_k_only(run):
+    """Issue 30, item 4: with labels and k only, the seed would rebuild the ring; refused in one line."""
+    line = one_error_line(run("anonymize", "nr_table1", "-a", "nr", "-k", "2", "--seed", "1", "-o", "r.json"))
+    assert "--seed with sensitive labels and -k only" in line and "unseeded gray-tsp" in line
+    for order in ("gray", "identity"):  # deterministic orders: the ring follows from the data, seed or not
+        line = one_error_line(run("anonymize", "nr_table1", "-a", "nr", "-k", "2", "--param", f"order={order}",
+                                  "-o", "r.json"))
+        assert f"--param order={order} with sensitive labels" in line
+    assert run("anonymize", "liuwang_fig1", "-a", "nr", "-k", "2", "--param", "order=gray", "-o", "r.json").exit_code == 0
+    assert run("anonymize", "nr_table1", "-a", "nr", "-k", "2", "-o", "r.json").exit_code == 0
+    assert run("anonymize", "liuwang_fig1", "-a", "nr", "-k", "2", "--seed", "1", "-o", "r.json").exit_code == 0
+    res = run("anonymize", "nr_table1", "-a", "nr", "--param", "l=2", "--seed", "1", "-o", "r.json")
     assert res.exit_code == 0, res.output
 
 
@@ -217,7 +232,7 @@ def test_bench_reports_the_parameters_used(run):
     assert out["k"] == 3 and out["params"] == {"k": 3, "l": 2, "alpha": 3, "group_size": 3}
     assert out["audit"]["satisfied"] and out["audit"]["model"].endswith("(l=2)")
     assert out["audit_k"]["satisfied"] and out["audit_k"]["model"].endswith("(k=3)")
-    out = json.loads(run("bench", "nr_table1", "-a", "nr", "-k", "2", "--seed", "4", "--queries", "10",
+    out = json.loads(run("bench", "liuwang_fig1", "-a", "nr", "-k", "2", "--seed", "4", "--queries", "10",
                          "--json").output)
     assert out["params"]["tsp_step_limit"] == LOCAL_STEP_LIMIT and out["params"]["order"] == "gray-tsp"
     assert out["params"]["tsp_solver"] == "local-length"

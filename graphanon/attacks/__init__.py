@@ -30,6 +30,9 @@ attack                adversary knows                            bound
 :func:`leaf_naming`   the public taxonomy and another sample's     the same ranking
                       code frequencies; names the codes the file   without the release
                       leaves open (suppressed ones)
+:func:`ranking_label_inference` target's record; ranks its        1/l, or the honest
+                      candidates by a score of the published     baseline
+                      rows and its items, reads the top label
 ===================== ========================================== ==================
 
 Candidates are the published rows an adversary cannot rule out
@@ -58,6 +61,7 @@ from graphanon.attacks.label_linkage import known_label_linkage
 from graphanon.attacks.labels import label_inference
 from graphanon.attacks.leafnames import leaf_naming
 from graphanon.attacks.linkage import guess_rows, row_linkage
+from graphanon.attacks.ranking import ranking_label_inference
 from graphanon.attacks.result import AttackResult, chernoff_margin
 from graphanon.attacks.seed import seed_recovery
 from graphanon.attacks.tendency import partner_tendency
@@ -76,6 +80,7 @@ __all__ = [
     "leaf_naming",
     "m_item_linkage",
     "partner_tendency",
+    "ranking_label_inference",
     "row_linkage",
     "row_signatures",
     "same_seed_attack",

@@ -91,6 +91,7 @@ def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=
     """
     from graphanon.attacks import candidate_sets, label_inference, m_item_linkage, row_linkage
     from graphanon.attacks.label_linkage import known_label_linkage
+    from graphanon.attacks.ranking import ranking_label_inference
     from graphanon.attacks.tendency import partner_tendency, partners_from_link
 
     kind = getattr(release, "kind", None)
@@ -123,11 +124,13 @@ def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=
     if has_labels:
         for strategy in ("candidates", "position", "id"):
             results.append(label_inference(data, release, strategy=strategy, candidates=C))
+        if kind != "global_recoding":
+            results.append(ranking_label_inference(data, release, score="best", candidates=C))
         if known_labels is not None and link is not None:
             results.append(known_label_linkage(data, release, truth=link, known=known_labels, rng=seed,
                                                candidates=C))
     else:
-        skipped.append("label-inference: needs labels in the data (--label) and in the release")
+        skipped.append("label-inference, label-ranking: needs labels in the data (--label) and in the release")
         if known_labels is not None:
             skipped.append("known-label-linkage: needs labels in the data (--label) and in the release")
     if kind == "global_recoding":

@@ -62,6 +62,19 @@ def _run_nr(data, opts: RunOptions) -> NonreciprocalRelease:
         raise ParameterError("--param l_method only applies with --param l=L (l-diversity)")
     if values["l"] is not None:
         opts.require_labels(data, f"--param l={values['l']}")
+    elif getattr(data, "labels", None) is not None:
+        # issue 30, item 4: with k only the labels travel with the chosen assignment; a ring an adversary holding
+        # the data can rebuild (a seeded or a deterministic order) cuts each record's candidates to its k ring rows
+        public = "--seed" if opts.is_given("seed") and opts.seed is not None else None
+        if order in ("gray", "identity") and "order" in opts.params and opts.given is not None:  # typed: the CLI
+            public = f"--param order={order}" if public is None else f"{public} and --param order={order}"
+        if public is not None:
+            raise ParameterError(
+                f"{public} with sensitive labels and -k only: the labels travel with the chosen assignment and "
+                "anyone holding the data rebuilds the ring (each record's k rows instead of all its candidates), "
+                "which lifts label inference above the release's reference; keep the unseeded gray-tsp order, "
+                "publish without labels (drop --label), or use --param l=L"
+            )
     if values.pop("diversity") != "distinct":
         raise ParameterError(
             "nr promises distinct l-diversity only: its l-regular graph gives every record l distinct labels, but "
