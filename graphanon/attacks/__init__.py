@@ -27,6 +27,9 @@ attack                adversary knows                            bound
                       row received (swapping releases)            tendency (baseline)
 :func:`known_label_linkage` target's record and label; keeps the  1/k (not promised)
                       candidates carrying the label
+:func:`lost_items_attack` known records; flags a row equal to one   share of the known
+                      minus its heaviest category, no gift       records that lost
+                      (swapping releases)                        items (base rate)
 ===================== ========================================== ==================
 
 Candidates are the published rows an adversary cannot rule out
@@ -56,6 +59,7 @@ from graphanon.attacks.labels import label_inference
 from graphanon.attacks.linkage import guess_rows, row_linkage
 from graphanon.attacks.result import AttackResult, chernoff_margin
 from graphanon.attacks.seed import seed_recovery
+from graphanon.attacks.suppression import lost_items_attack, lost_records
 from graphanon.attacks.tendency import partner_tendency
 
 __all__ = [
@@ -69,6 +73,8 @@ __all__ = [
     "known_label_attack",
     "known_label_linkage",
     "label_inference",
+    "lost_items_attack",
+    "lost_records",
     "m_item_linkage",
     "partner_tendency",
     "row_linkage",
