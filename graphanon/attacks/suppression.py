@@ -16,7 +16,9 @@ is published as exactly ``K(T) = T \ S(T)``: ``T`` minus one category, with
 no gift. A swapped ``T`` is published as ``K(T)`` plus the source items of
 another record, never as ``K(T)`` alone. So the adversary
 
-1. flags ``T`` when some published row equals ``K(T)`` as a set;
+1. flags ``T`` when some published row equals ``K(T)`` as a set and no published row
+   looks like ``T`` swapped -- ``K(T)`` plus a non-empty set of items of one category other
+   than ``T``'s heaviest, none of ``S(T)`` (a single-category *gift*);
 2. flags nothing when the release says that every item was conserved
    (``moves="swap"``);
 3. when the file states the data's occurrence count in clear (the fingerprint of
@@ -192,6 +194,9 @@ def lost_items_attack(
         flagged = _rows_in(K, Y)
         if deficit is not None:
             flagged &= n_source[t] <= deficit
+        S = sp.csr_array((np.ones(int(source.sum()), bool), (rows[source], X.indices[source])), shape=X.shape)
+        f = np.flatnonzero(flagged)
+        flagged[f[_swapped_row_exists(K[f], S[t[f]], heavy[t[f]], Y, codes, len(categories))]] = False
     hits = lost[t][flagged]
     lost_t = int(lost[t].sum())
     base = lost_t / len(t) if len(t) else 0.0
@@ -208,6 +213,48 @@ def lost_items_attack(
     }
     return make_result("lost-items/no-gift", hits.astype(float), base,
                        "base rate: share of the known tendency records that lost items", confidence, details)
+
+
+def _swapped_row_exists(K, S, heavy, Y, codes, n_categories: int, block: int = 256) -> np.ndarray:
+    """Per target: whether a published row is ``K`` plus a gift of one category other than ``heavy``, none of ``S``.
+
+    Only the rows holding all of ``K`` are looked at: one sparse product per block of targets.
+    """
+    Y = sp.csr_array(Y, dtype=np.int64)
+    onehot = sp.csr_array((np.ones(len(codes), np.int64), (np.arange(len(codes)), codes)),
+                          shape=(len(codes), n_categories))
+    Ycat = sp.csr_array(Y @ onehot)
+    Yt = sp.csr_array(Y.T)
+    Kf = sp.csr_array(K, dtype=np.int64)
+    Sf = sp.csr_array(S, dtype=np.int64)
+    Kcat = sp.csr_array(Kf @ onehot)
+    k_len = np.diff(Kf.indptr)
+    y_len = np.diff(Y.indptr)
+    out = np.zeros(K.shape[0], dtype=bool)
+    for lo in range(0, K.shape[0], block):
+        hi = min(lo + block, K.shape[0])
+        holds = (Kf[lo:hi] @ Yt).tocoo()
+        t, r = holds.row.astype(np.int64), holds.col.astype(np.int64)
+        keep = (holds.data == k_len[lo + t]) & (y_len[r] > k_len[lo + t])
+        t, r = t[keep], r[keep]
+        if not len(t):
+            continue
+        hit_s = (Sf[lo:hi] @ Yt).tocsr()
+        hit_s.sum_duplicates()
+        n_rows = Y.shape[0]
+        bad = np.repeat(np.arange(hi - lo), np.diff(hit_s.indptr)) * n_rows + hit_s.indices
+        keep = ~np.isin(t * n_rows + r, bad)
+        t, r = t[keep], r[keep]
+        if not len(t):
+            continue
+        gift = (Ycat[r] - Kcat[lo + t]).tocsr()  # K is within the row: the received items per category
+        gift.eliminate_zeros()
+        one = np.diff(gift.indptr) == 1
+        cat = np.full(len(t), -1, dtype=np.int64)
+        cat[one] = gift.indices[gift.indptr[:-1][one]]
+        ok = one & (cat != heavy[lo + t])
+        out[lo + np.unique(t[ok])] = True
+    return out
 
 
 def _rows_in(A, B) -> np.ndarray:
