@@ -112,6 +112,7 @@ def lost_items_attack(
     known=None,
     lost=None,
     use_counts: bool = True,
+    evidence: str = "no-gift",
     confidence: float = 0.999,
     rng=None,
 ) -> AttackResult:
@@ -134,6 +135,13 @@ def lost_items_attack(
         The private truth per record (default: :func:`lost_records`).
     use_counts : bool, default True
         Use the occurrence count the file states in clear, if any (module notes, step 3).
+    evidence : {"no-gift", "exchange"}
+        ``"no-gift"``: the module's adversary. ``"exchange"``: an adversary who has found the rows
+        of the known records (the private link stands for that search: an upper bound) and
+        reads who gave to whom among them -- ``T`` gave to ``U`` when ``U``'s row holds an item of
+        ``S(T)`` that ``U`` did not have; it flags every known record whose exchange is not one
+        mutual pair (a 3-cycle or a split made by ``unpaired="splice"``). Score it with
+        ``lost=`` the records the pairing left (``release.trace``).
     confidence : float
         For the one-sided margin of the precision over the flags.
     rng : seed or Generator, optional
@@ -186,7 +194,11 @@ def lost_items_attack(
     t = k[heavy[k] >= 0]
     Y = release.matrix_over(original.items)
     deficit = _deficit(release, Y) if use_counts else None
-    if release.moves == "swap":  # the file says every occurrence was conserved: no one lost items
+    if evidence == "exchange":
+        flagged = _not_a_pair(X, source, rows, t, Y, truth)
+    elif evidence != "no-gift":
+        raise ParameterError(f"evidence must be 'no-gift' or 'exchange', got {evidence!r}")
+    elif release.moves == "swap":  # the file says every occurrence was conserved: no one lost items
         flagged = np.zeros(len(t), dtype=bool)
     else:
         keep = ~source
@@ -211,8 +223,29 @@ def lost_items_attack(
                                 else bool(int(n_source[t][flagged].sum()) == deficit and flagged.any())),
         "moves": release.moves,
     }
-    return make_result("lost-items/no-gift", hits.astype(float), base,
+    return make_result(f"lost-items/{evidence}", hits.astype(float), base,
                        "base rate: share of the known tendency records that lost items", confidence, details)
+
+
+def _not_a_pair(X, source, rows, t, Y, truth) -> np.ndarray:
+    """Per target: no other target is its swap partner, read off their rows.
+
+    ``T`` and ``U`` are partners when each received exactly the other's source items
+    (``received(U) = S(T)`` and ``received(T) = S(U)``; ``received`` = row minus record). Without
+    such a partner among the targets, ``T``'s items went through a cycle or a split -- or its
+    partner is not known.
+    """
+    own = np.asarray(getattr(truth, "row_of_record", truth), dtype=np.int64).reshape(-1)
+    Xt = sp.csr_array(X, dtype=np.int64)[t]
+    Yt = sp.csr_array(Y, dtype=np.int64)[own[t]]
+    received = (Yt - Yt.multiply(Xt)).tocsr()
+    received.eliminate_zeros()
+    S = sp.csr_array((np.ones(int(source.sum()), np.int64), (rows[source], X.indices[source])), shape=X.shape)[t]
+    hr, hs = row_hashes(received), row_hashes(S)
+    have = np.concatenate([hr, hs], axis=1)  # (received, source) of each target
+    want = np.concatenate([hs, hr], axis=1)  # what its partner must have
+    keys = np.unique(np.concatenate([have, want]), axis=0, return_inverse=True)[1].ravel()
+    return ~np.isin(keys[len(t):], keys[: len(t)])
 
 
 def _swapped_row_exists(K, S, heavy, Y, codes, n_categories: int, block: int = 256) -> np.ndarray:
