@@ -629,7 +629,7 @@ def lost_items_markdown(doc: dict) -> str:
         if r["unpaired"] == "keep":
             continue
         a, e, e10 = r["no_gift_all"], r["exchange_all"], r["exchange_10pct"]
-        out.append(f"| {r['dataset']} | {r['categories']} | {r['seed']} | {r['unpaired']} | {r['moves']} | "
+        out.append(f"| {r['dataset']} | `{r['categories']}` | {r['seed']} | {r['unpaired']} | {r['moves']} | "
                    f"{r['spliced']} / {r['hosted']} | {r['lost_records']} | "
                    f"{a['success']:.3f} ({a['bound']:.4f}) over {a['details']['flagged']} | {a['details']['recall']:.3f} | "
                    f"{e['success']:.3f} ({e['bound']:.4f}) | {e10['success']:.3f} ({e10['bound']:.4f}) | "
