@@ -545,7 +545,8 @@ def lost_items_rows(quick: bool) -> list[dict]:
 
     Data: retail-like baskets (benchmarks/retail_like.py, 20,000 records; 4,000 with --quick) and
     groceries with 50 random categories; groceries with the taxonomy's first level (one category
-    holds most tendency records); bms1 (random:50). Structure seeds 0 and 1. The adversary holds
+    holds most tendency records), also with spread 2 and 3; bms1 (random:50). Structure seeds 0 and
+    1. The adversary holds
     every record (and, for the no-gift test, a random 1,000); the exchange adversary, who has found
     the rows of the records it holds, holds every record or a random 10 %.
     """
@@ -562,14 +563,16 @@ def lost_items_rows(quick: bool) -> list[dict]:
         ("groceries", lambda: load("groceries"), "taxonomy-level:1"),
         ("bms1", lambda: load("bms1"), "random:50"),
     ]
+    runs = [(name, make, spec, 1) for name, make, spec in cases]
+    runs += [("groceries", lambda: load("groceries"), "taxonomy-level:1", spread) for spread in (2, 3)]
     rows = []
-    for name, make, spec in cases:
+    for name, make, spec, spread in runs:
         data = make()
         cats = parse_categories(spec, data, load_taxonomy("groceries") if spec.startswith("taxonomy") else None)
         for seed in (0, 1):
             for unpaired in ("keep", "suppress", "splice"):
                 t0 = time.perf_counter()
-                rel = anonymize_partswap(data, categories=cats, rng=seed, unpaired=unpaired)
+                rel = anonymize_partswap(data, categories=cats, rng=seed, unpaired=unpaired, spread=spread)
                 t_anon = time.perf_counter() - t0
                 tr = rel.trace
                 left = lost_records(data, rel, rel.link)
@@ -577,7 +580,7 @@ def lost_items_rows(quick: bool) -> list[dict]:
                     left[L] = True
                 audit = TendencyHiding(cats).audit(data, rel)
                 utility = itemset_metrics(data, rel, (0.002, 0.005))
-                row = {"dataset": name, "records": data.n_records, "categories": spec, "seed": seed,
+                row = {"dataset": name, "records": data.n_records, "categories": spec, "spread": spread, "seed": seed,
                        "unpaired": unpaired, "moves": rel.moves, "seconds_anonymize": round(t_anon, 2),
                        "with_tendency": tr.with_tendency, "pairs": len(tr.partial_pairs),
                        "spliced": len(tr.spliced), "hosted": len(tr.hosted),
@@ -598,7 +601,7 @@ def lost_items_rows(quick: bool) -> list[dict]:
                                                               known=data.n_records // 10, rng=seed).to_dict()
                 rows.append(row)
                 a = row.get("no_gift_all", {})
-                print(f"{name:11s} {spec:17s} seed {seed} {unpaired:8s} {rel.moves:13s} spliced {row['spliced']:4d} "
+                print(f"{name:11s} {spec:17s} spread {spread} seed {seed} {unpaired:8s} {rel.moves:13s} spliced {row['spliced']:4d} "
                       f"hosted {row['hosted']:4d} lost {row['lost_records']:4d} kept {row['kept_tendency']} "
                       f"no-gift {a.get('success', float('nan')):.3f} vs {a.get('bound', float('nan')):.4f} "
                       f"(flagged {a.get('details', {}).get('flagged')}) Dif {row['dif']:.4f} "
@@ -622,14 +625,14 @@ def lost_items_main(quick: bool) -> None:
 
 def lost_items_markdown(doc: dict) -> str:
     """The table of docs/attacks.md, attack (i)."""
-    out = ["| data | categories | seed | unpaired | moves | spliced / hosted | lost | no-gift precision (base rate) "
+    out = ["| data | categories | spread | seed | unpaired | moves | spliced / hosted | lost | no-gift precision (base rate) "
            "| recall | exchange, all known (base) | exchange, 10 % known (base) | Dif | FI sim 0.2% | 0.5% |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in doc["lost_items"]:
         if r["unpaired"] == "keep":
             continue
         a, e, e10 = r["no_gift_all"], r["exchange_all"], r["exchange_10pct"]
-        out.append(f"| {r['dataset']} | `{r['categories']}` | {r['seed']} | {r['unpaired']} | {r['moves']} | "
+        out.append(f"| {r['dataset']} | `{r['categories']}` | {r.get('spread', 1)} | {r['seed']} | {r['unpaired']} | {r['moves']} | "
                    f"{r['spliced']} / {r['hosted']} | {r['lost_records']} | "
                    f"{a['success']:.3f} ({a['bound']:.4f}) over {a['details']['flagged']} | {a['details']['recall']:.3f} | "
                    f"{e['success']:.3f} ({e['bound']:.4f}) | {e10['success']:.3f} ({e10['bound']:.4f}) | "

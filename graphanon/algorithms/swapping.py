@@ -392,6 +392,39 @@ def _split_hosts(X, tend: Tendency, partner: np.ndarray, receiver: np.ndarray, s
     return out
 
 
+def _with_leftovers(X, tend: Tendency, give: np.ndarray, partner: np.ndarray, visit: str, rng):
+    """Where each entry of ``X`` goes: ``give`` entries to the partner; leftovers spliced or hosted.
+
+    Returns ``dest`` (per stored entry, its new row or -1), the similarity of spliced records,
+    and the :func:`_splice` and :func:`_split_hosts` lists.
+    """
+    rows = tend.entry_row
+    partial = np.where(tend.has_tendency, partner, -1)
+    receiver, sim, spliced = _splice(X, tend, partial, visit, rng)
+    hosted = _split_hosts(X, tend, partial, receiver, spliced, visit, rng)
+    for L, B, _ in hosted:
+        receiver[L] = B
+    receiver = np.where(receiver >= 0, receiver, partner)
+    dest = np.where(give & (receiver[rows] >= 0), receiver[rows], -1)
+    if hosted:
+        d = X.shape[1]
+        keys = np.concatenate([B * d + items for _, B, items in hosted])
+        to = np.concatenate([np.full(len(items), L) for L, _, items in hosted])
+        order = np.argsort(keys)
+        keys, to = keys[order], to[order]
+        entry = rows.astype(np.int64) * d + X.indices
+        where = np.minimum(np.searchsorted(keys, entry), len(keys) - 1)
+        hit = keys[where] == entry
+        dest[hit] = to[where[hit]]
+    return dest, sim, spliced, hosted
+
+
+def _extra_pairs(spliced, hosted) -> set:
+    """The record pairs that exchanged items in splices and hosts."""
+    return ({(min(u, v), max(u, v)) for L, A, B in spliced for u, v in ((A, L), (L, B))}
+            | {(min(L, B), max(L, B)) for L, B, _ in hosted})
+
+
 def _release(data, matrix, tend, categories, unpaired: str, details: dict, params: dict, name: str):
     """The swapped records as a :class:`PerturbedRelease`, records left with their tendency handled."""
     removed = 0
@@ -478,7 +511,7 @@ def _source_parts(X, tend: Tendency, spread: int, rng) -> np.ndarray:
     return np.where(tend.source, rank % spread, -1)
 
 
-def _spread_rounds(X, tend: Tendency, spread: int, visit: str, gen, progress):
+def _spread_rounds(X, tend: Tendency, spread: int, visit: str, gen, progress, codes=None, splice: bool = False):
     """PartSwap in ``spread`` rounds, round ``j`` exchanging part ``j`` of every record's source items.
 
     Each round pairs the records that still hold a part ``j`` with the rule of
@@ -486,7 +519,9 @@ def _spread_rounds(X, tend: Tendency, spread: int, visit: str, gen, progress):
     category, no collision with what each record holds *now*, least
     similarity to it now) in a fresh visiting order, and moves only part
     ``j``. A record can meet the same partner twice; an unpaired record keeps
-    that part (the audit then reports it if its tendency survives).
+    that part (the audit then reports it if its tendency survives) -- unless
+    ``splice``: then the round's leftovers are spliced into its exchanges or
+    hosted (:func:`_with_leftovers`, with part ``j`` as the source items).
 
     Returns
     -------
@@ -495,6 +530,8 @@ def _spread_rounds(X, tend: Tendency, spread: int, visit: str, gen, progress):
         The partner of each record in each round (-1 none).
     similarity : ndarray (n,)
         Per record, the largest Jaccard similarity with a partner.
+    placed : tuple of (list, list)
+        With ``splice``: the spliced ``(L, A, B)`` and hosted ``(L, B, items)`` of every round.
     """
     # numba: PartSwap and FullSwap only
     from graphanon.graphs.least_similar import least_similar_matching
@@ -505,6 +542,8 @@ def _spread_rounds(X, tend: Tendency, spread: int, visit: str, gen, progress):
     part_key = {j: np.sort(rows[part == j] * d + X.indices[part == j]) for j in range(spread)}
     current = sp.csr_array(X)
     partners, similarity = [], np.zeros(n)
+    all_spliced: list = []
+    all_hosted: list = []
     for j in range(spread):
         keys = part_key[j]
         holders = np.unique(keys // d) if len(keys) else np.zeros(0, dtype=np.int64)
@@ -512,11 +551,23 @@ def _spread_rounds(X, tend: Tendency, spread: int, visit: str, gen, progress):
         give = np.isin(cur_rows * d + current.indices, keys)
         order = _visit(holders, visit, gen)
         partner, sim = least_similar_matching(current, order, tend.heaviest[order], give)
-        current = _exchange(current, give, partner)
+        if splice:
+            tj = Tendency(current, codes, tend.weights.shape[1])
+            holder = np.zeros(n, dtype=bool)
+            holder[holders] = True
+            tj.heaviest = np.where(holder, tend.heaviest, -1)
+            tj.source = give
+            dest, splice_sim, spliced, hosted = _with_leftovers(current, tj, give, partner, visit, gen)
+            all_spliced += spliced
+            all_hosted += hosted
+            sim = np.maximum(sim, splice_sim)
+            current = _move(current, dest)
+        else:
+            current = _exchange(current, give, partner)
         partners.append(partner)
         similarity = np.maximum(similarity, sim)
         report(progress, 1, 3, f"partial swap round {j + 1} of {spread}")
-    return current, partners, similarity
+    return current, partners, similarity, (all_spliced, all_hosted)
 
 
 def _swap(data, categories, *, full: bool, visit, rng, unsafe_secret_seed, progress, name, spread: int = 1,
@@ -540,30 +591,15 @@ def _swap(data, categories, *, full: bool, visit, rng, unsafe_secret_seed, progr
         details["full_pairs"] = _pairs_list(full_partner)
         details["single_category"] = int(tend.single.sum())
     report(progress, 2, 3, "exchange")
-    rows = tend.entry_row
     pairs = list(_pairs_list(partner))
-    dest = np.where(give & (partner[rows] >= 0), partner[rows], -1)
     if unpaired == "splice":
-        partial = np.where(tend.has_tendency, partner, -1)
-        receiver, splice_sim, spliced = _splice(X, tend, partial, visit, gen)
-        hosted = _split_hosts(X, tend, partial, receiver, spliced, visit, gen)
-        for L, B, _ in hosted:
-            receiver[L] = B
-        dest = np.where(give & (receiver[rows] >= 0), receiver[rows], dest)
-        if hosted:
-            d = X.shape[1]
-            keys = np.concatenate([B * d + items for _, B, items in hosted])
-            to = np.concatenate([np.full(len(items), L) for L, _, items in hosted])
-            entry = rows.astype(np.int64) * d + X.indices
-            where = np.searchsorted(keys[np.argsort(keys)], entry)
-            sorted_keys, sorted_to = keys[np.argsort(keys)], to[np.argsort(keys)]
-            hit = (where < len(keys)) & (sorted_keys[np.minimum(where, len(keys) - 1)] == entry)
-            dest[hit] = sorted_to[where[hit]]
+        dest, splice_sim, spliced, hosted = _with_leftovers(X, tend, give, partner, visit, gen)
         sim = np.maximum(sim, splice_sim)
         details["spliced"] = tuple(spliced)
         details["hosted"] = tuple((L, B) for L, B, _ in hosted)
-        pairs = sorted(set(pairs) | {(min(u, v), max(u, v)) for L, A, B in spliced for u, v in ((A, L), (L, B))}
-                       | {(min(L, B), max(L, B)) for L, B, _ in hosted})
+        pairs = sorted(set(pairs) | _extra_pairs(spliced, hosted))
+    else:
+        dest = np.where(give & (partner[tend.entry_row] >= 0), partner[tend.entry_row], -1)
     details["pairs"] = tuple(pairs)
     details["pair_similarity"] = sim
     params = {"n_categories": len(categories), "visit": visit}
@@ -576,9 +612,14 @@ def _swap(data, categories, *, full: bool, visit, rng, unsafe_secret_seed, progr
 def _swap_spread(data, categories, X, tend, *, full, visit, gen, spread, unsafe_secret_seed, progress, name,
                  unpaired):
     """:func:`_swap` with each record's source items spread over up to ``spread`` partners."""
-    current, rounds, sim = _spread_rounds(X, tend, spread, visit, gen, progress)
-    partial = sorted({p for partner in rounds for p in _pairs_list(partner)})
+    codes = category_codes(categories, data.items)
+    current, rounds, sim, (spliced, hosted) = _spread_rounds(X, tend, spread, visit, gen, progress, codes=codes,
+                                                             splice=unpaired == "splice")
+    partial = sorted({p for partner in rounds for p in _pairs_list(partner)} | _extra_pairs(spliced, hosted))
     details = {"partial_pairs": tuple(partial), "with_tendency": int(tend.has_tendency.sum())}
+    if unpaired == "splice":
+        details["spliced"] = tuple(spliced)
+        details["hosted"] = tuple((L, B) for L, B, _ in hosted)
     pairs = list(partial)
     if full:
         # single-category records hold no source items, so PartSwap's rounds never touched them
@@ -634,8 +675,8 @@ def anonymize_partswap(data: TransactionData, *, categories: ItemGroups, visit: 
         no gift (issue 30; :func:`graphanon.attacks.lost_items_attack`). ``"splice"`` places the
         record in a 3-cycle ``A -> L -> B`` of exchanges or, failing that, as a second receiver of a
         paired record's source items (module notes); a record nothing admits is suppressed.
-        With ``spread > 1`` the records that keep their tendency after the rounds are suppressed
-        (no splicing). Published in the params.
+        With ``spread > 1`` each round splices or hosts its own leftovers, part ``j`` standing
+        for the source items. Published in the params.
     rng : None, int or numpy.random.Generator
         Structure randomness (the visiting order; with ``spread``, the parts).
     %(unsafe_secret_seed)s
