@@ -224,3 +224,24 @@ def test_exchange_evidence_against_brute_force():
     assert res.success == pytest.approx(sum(left[brute]) / len(brute))
     with pytest.raises(ParameterError, match="evidence"):
         lost_items_attack(data, rel, categories=groups, truth=rel.link, evidence="rows")
+
+
+def test_audit_refuses_a_suppressing_release_that_makes_up_occurrences():
+    """swap-suppress and suppress releases may lose occurrences, never gain them (a planted duplicate)."""
+    data = from_iterable([["a1", "a2", "b1"], ["b2", "b3", "c1"], ["a3", "a4", "c2"]])
+    good = from_iterable([["b1"], ["a3", "a4", "c1"], ["b2", "b3", "c2"]], items=data.items).matrix
+    bad = from_iterable([["b1", "c1"], ["a3", "a4", "c1"], ["b2", "b3", "c2"]], items=data.items).matrix
+    link = np.arange(3)
+    for moves in ("swap-suppress", "suppress"):
+        ok = PerturbedRelease.from_matrix(data, good, moves=moves, algorithm="custom")
+        rep = TendencyHiding(CATS).audit(data, ok, link=_Link(link))
+        assert rep.details["items_not_gained"] and rep.details["broken_invariants"] == 0
+        planted = PerturbedRelease.from_matrix(data, bad, moves=moves, algorithm="custom")
+        rep = TendencyHiding(CATS).audit(data, planted, link=_Link(link))
+        assert not rep.satisfied and rep.details["broken_invariants"] == 1 and not rep.details["items_not_gained"]
+        assert rep.counterexamples[0]["item"] == "c1"
+
+
+class _Link:
+    def __init__(self, rows):
+        self.record_of_row = np.asarray(rows)
