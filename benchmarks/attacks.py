@@ -323,7 +323,16 @@ def main() -> None:
         help="issue 20 rows only: l-diversity variants on correlated labels, known-label linkage, "
         "swap partner tendency with and without spread (benchmarks/results/attacks_diversity_swap.json)",
     )
+    ap.add_argument("--lost-items", action="store_true",
+                    help="issue 30 rows only: who lost items in a PartSwap release, per unpaired rule "
+                    "(benchmarks/results/attacks_lost_items.json; with --markdown FILE, print its table)")
     args = ap.parse_args()
+    if args.lost_items and args.markdown:
+        print(lost_items_markdown(json.loads(Path(args.markdown).read_text(encoding="utf-8"))))
+        return
+    if args.lost_items:
+        lost_items_main(args.quick)
+        return
     if args.diversity_swap:
         diversity_swap_main(args.quick)
         return
@@ -528,6 +537,107 @@ def diversity_swap_main(quick: bool) -> None:
     print(text)
     if not quick:
         (ROOT / "benchmarks" / "results" / "attacks_diversity_swap.json").write_text(text + "\n", encoding="utf-8")
+
+
+# ---------------------------------------------------------------------- issue 30: who lost items
+def lost_items_rows(quick: bool) -> list[dict]:
+    """The lost-items adversary (attack (k)) on PartSwap with each ``unpaired`` rule.
+
+    Data: retail-like baskets (benchmarks/retail_like.py, 20,000 records; 4,000 with --quick) and
+    groceries with 50 random categories; groceries with the taxonomy's first level (one category
+    holds most tendency records), also with spread 2 and 3; bms1 (random:50). Structure seeds 0 and
+    1. The adversary holds
+    every record (and, for the no-gift test, a random 1,000); the exchange adversary, who has found
+    the rows of the records it holds, holds every record or a random 10 %.
+    """
+    from benchmarks.retail_like import retail_like
+    from graphanon.algorithms import anonymize_partswap
+    from graphanon.attacks import lost_items_attack, lost_records
+    from graphanon.metrics.itemsets import itemset_metrics
+    from graphanon.privacy import TendencyHiding
+    from graphanon.taxonomy.categories import parse_categories
+
+    cases = [
+        ("retail-like", lambda: retail_like(4000 if quick else 20_000, seed=0), "random:50"),
+        ("groceries", lambda: load("groceries"), "random:50"),
+        ("groceries", lambda: load("groceries"), "taxonomy-level:1"),
+        ("bms1", lambda: load("bms1"), "random:50"),
+    ]
+    runs = [(name, make, spec, 1) for name, make, spec in cases]
+    runs += [("groceries", lambda: load("groceries"), "taxonomy-level:1", spread) for spread in (2, 3)]
+    rows = []
+    for name, make, spec, spread in runs:
+        data = make()
+        cats = parse_categories(spec, data, load_taxonomy("groceries") if spec.startswith("taxonomy") else None)
+        for seed in (0, 1):
+            for unpaired in ("keep", "suppress", "splice"):
+                t0 = time.perf_counter()
+                rel = anonymize_partswap(data, categories=cats, rng=seed, unpaired=unpaired, spread=spread)
+                t_anon = time.perf_counter() - t0
+                tr = rel.trace
+                left = lost_records(data, rel, rel.link)
+                for L, *_ in tr.spliced + tr.hosted:
+                    left[L] = True
+                audit = TendencyHiding(cats).audit(data, rel)
+                utility = itemset_metrics(data, rel, (0.002, 0.005))
+                row = {"dataset": name, "records": data.n_records, "categories": spec, "spread": spread, "seed": seed,
+                       "unpaired": unpaired, "moves": rel.moves, "seconds_anonymize": round(t_anon, 2),
+                       "with_tendency": tr.with_tendency, "pairs": len(tr.partial_pairs),
+                       "spliced": len(tr.spliced), "hosted": len(tr.hosted),
+                       "suppressed_occurrences": tr.suppressed_occurrences,
+                       "lost_records": int(lost_records(data, rel, rel.link).sum()),
+                       "kept_tendency": audit.details.get("kept_tendency"), "audit_satisfied": audit.satisfied,
+                       "dif": utility["dif"], "fi": utility["fi"]}
+                if unpaired != "keep":
+                    t0 = time.perf_counter()
+                    row["no_gift_all"] = lost_items_attack(data, rel, categories=cats, truth=rel.link).to_dict()
+                    row["seconds_attack"] = round(time.perf_counter() - t0, 2)
+                    row["no_gift_1000"] = lost_items_attack(data, rel, categories=cats, truth=rel.link,
+                                                            known=1000, rng=seed).to_dict()
+                    row["exchange_all"] = lost_items_attack(data, rel, categories=cats, truth=rel.link, lost=left,
+                                                            evidence="exchange").to_dict()
+                    row["exchange_10pct"] = lost_items_attack(data, rel, categories=cats, truth=rel.link,
+                                                              lost=left, evidence="exchange",
+                                                              known=data.n_records // 10, rng=seed).to_dict()
+                rows.append(row)
+                a = row.get("no_gift_all", {})
+                print(f"{name:11s} {spec:17s} spread {spread} seed {seed} {unpaired:8s} {rel.moves:13s} spliced {row['spliced']:4d} "
+                      f"hosted {row['hosted']:4d} lost {row['lost_records']:4d} kept {row['kept_tendency']} "
+                      f"no-gift {a.get('success', float('nan')):.3f} vs {a.get('bound', float('nan')):.4f} "
+                      f"(flagged {a.get('details', {}).get('flagged')}) Dif {row['dif']:.4f} "
+                      f"FI 0.2% {row['fi'][0]['similarity']:.3f}", file=sys.stderr)
+    return rows
+
+
+def lost_items_main(quick: bool) -> None:
+    load_before = os.getloadavg()
+    t_start = time.perf_counter()
+    out = {"benchmark": "attacks (issue 30: who lost items in a swapping release)", "quick": quick,
+           "lost_items": lost_items_rows(quick),
+           "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
+           "load_average_before": load_before, "load_average_after": os.getloadavg(),
+           "seconds": round(time.perf_counter() - t_start, 1)}
+    text = json.dumps(out, indent=1)
+    print(text)
+    if not quick:
+        (ROOT / "benchmarks" / "results" / "attacks_lost_items.json").write_text(text + "\n", encoding="utf-8")
+
+
+def lost_items_markdown(doc: dict) -> str:
+    """The table of docs/attacks.md, attack (k)."""
+    out = ["| data | categories | spread | seed | unpaired | moves | spliced / hosted | lost | no-gift precision (base rate) "
+           "| recall | exchange, all known (base) | exchange, 10 % known (base) | Dif | FI sim 0.2% | 0.5% |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in doc["lost_items"]:
+        if r["unpaired"] == "keep":
+            continue
+        a, e, e10 = r["no_gift_all"], r["exchange_all"], r["exchange_10pct"]
+        out.append(f"| {r['dataset']} | `{r['categories']}` | {r.get('spread', 1)} | {r['seed']} | {r['unpaired']} | {r['moves']} | "
+                   f"{r['spliced']} / {r['hosted']} | {r['lost_records']} | "
+                   f"{a['success']:.3f} ({a['bound']:.4f}) over {a['details']['flagged']} | {a['details']['recall']:.3f} | "
+                   f"{e['success']:.3f} ({e['bound']:.4f}) | {e10['success']:.3f} ({e10['bound']:.4f}) | "
+                   f"{r['dif']:.4f} | {r['fi'][0]['similarity']:.3f} | {r['fi'][1]['similarity']:.3f} |")
+    return "\n".join(out)
 
 
 if __name__ == "__main__":

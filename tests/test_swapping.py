@@ -83,8 +83,8 @@ def test_table1_partswap_golden():
     assert {ex["record"] for ex in rep.counterexamples} == {"008", "010"}
     assert not rep.satisfied and rep.details["share"] == pytest.approx(0.2)
     assert TendencyHiding(groups, max_share=0.2).audit(data, rel).satisfied
-    # the default: 008 and 010 lose their heaviest category's items, the release says so and meets the model
-    safe = anonymize_partswap(data, categories=groups, visit="input", unsafe_secret_seed=3)
+    # unpaired="suppress": 008 and 010 lose their heaviest category's items, the release says so and meets the model
+    safe = anonymize_partswap(data, categories=groups, unpaired="suppress", visit="input", unsafe_secret_seed=3)
     assert safe.trace.pairs == rel.trace.pairs and safe.moves == "swap-suppress" and rel.moves == "swap"
     assert safe.params["unpaired"] == "suppress" and rel.params["unpaired"] == "keep"
     for i in range(10):
@@ -93,6 +93,24 @@ def test_table1_partswap_golden():
         else:
             assert _row_of(safe, i) == _row_of(rel, i), ids[i]
     assert TendencyHiding(groups).audit(data, safe).satisfied
+    # the default, unpaired="splice" (issue 30): every pair holds an A record, so no exchange A -> B avoids
+    # category A; 010 (source 1, 3) joins the pair 002 (A) - 004 (C) instead: 004 deals its source
+    # {4, 9, 12} between 002 ({9, 12}) and 010 ({4}) and receives {2, 8} and {1, 3}, all of category A.
+    # 008 (source 3, 8) collides with every host (008 holds 4 and 7; the hosts' partners give 3 or 8)
+    # and alone loses its source items. Which of 004's items 010 gets is drawn (010 holds 9: 4 or 12).
+    for seed in range(4):
+        spliced = anonymize_partswap(data, categories=groups, visit="input", rng=seed, unsafe_secret_seed=3)
+        assert spliced.params["unpaired"] == "splice" and spliced.moves == "swap-suppress"
+        assert spliced.trace.spliced == () and spliced.trace.hosted == ((9, 3),)
+        assert spliced.trace.suppressed_occurrences == 2
+        (x,) = _row_of(spliced, 9) - {"5", "9", "10"}
+        assert x in {"4", "12"} and _row_of(spliced, 9) == {"5", "9", "10", x}
+        want = {1: {"10", "7"} | ({"4", "9", "12"} - {x}), 3: {"1", "2", "3", "6", "7", "8", "10"},
+                7: {"4", "7", "11"}}
+        for i in range(9):
+            assert _row_of(spliced, i) == want.get(i, _row_of(rel, i)), ids[i]
+        assert TendencyHiding(groups).audit(data, spliced).satisfied
+    assert TendencyHiding(groups).audit(data, spliced).satisfied
 
 
 def test_table1_rules_random_visit():
@@ -402,16 +420,17 @@ def test_bms1_full_orderings():
 @pytest.mark.parametrize("method", ["partswap", "fullswap"])
 def test_a_record_left_unpaired_does_not_keep_its_tendency(method):
     """bms1, 50 random categories, visiting order of seed 1: two records are left unpaired (one's items
-    are a subset of the other's, so every exchange would collide). By default they lose their heaviest
-    category's items, the release says so (moves "swap-suppress") and passes its own audit; with
-    unpaired="keep" (the paper's rule) the audit reports the two. Seed 0 pairs every record."""
+    are a subset of the other's, so every exchange would collide). With unpaired="suppress" they lose
+    their heaviest category's items, the release says so (moves "swap-suppress") and passes its own
+    audit; with unpaired="keep" (the paper's rule) the audit reports the two; by default they are
+    spliced into exchanges and no item is lost. Seed 0 pairs every record."""
     from graphanon.datasets import load
     from graphanon.taxonomy.categories import parse_categories
 
     func = {"partswap": anonymize_partswap, "fullswap": anonymize_fullswap}[method]
     data = load("bms1")
     cats = parse_categories("random:50", data, None)
-    left = func(data, categories=cats, rng=1, unsafe_secret_seed=0)
+    left = func(data, categories=cats, rng=1, unpaired="suppress", unsafe_secret_seed=0)
     assert left.trace.suppressed_occurrences == 4 and left.moves == "swap-suppress"
     assert not left.conserves_items and left.matrix_over(data.items).nnz == data.matrix.nnz - 4
     report = TendencyHiding(cats).audit(data, left)
@@ -421,3 +440,9 @@ def test_a_record_left_unpaired_does_not_keep_its_tendency(method):
     paired = func(data, categories=cats, rng=0, unsafe_secret_seed=0)
     assert paired.trace.suppressed_occurrences == 0 and paired.moves == "swap" and paired.conserves_items
     assert TendencyHiding(cats).audit(data, paired).satisfied
+    # the default (unpaired="splice"): the two are spliced into two exchanges A -> L -> B; nothing is lost
+    spliced = func(data, categories=cats, rng=1, unsafe_secret_seed=0)
+    assert len(spliced.trace.spliced) == 2 and spliced.trace.suppressed_occurrences == 0
+    assert spliced.moves == "swap" and spliced.conserves_items
+    report = TendencyHiding(cats).audit(data, spliced)
+    assert report.satisfied and report.details["items_conserved"]

@@ -26,7 +26,17 @@ PartSwap (:func:`anonymize_partswap`, Sec. 4.1-4.3)
     (our choice: the paper's Algorithm 2 outputs one destination per record
     and does not say whether a destination may be reused; reusing it would
     undo its own swap). A record that finds no admissible partner is left
-    alone -- and keeps its tendency, which the audit reports.
+    alone -- and keeps its tendency, which the audit reports (``unpaired="keep"``).
+    By default (``unpaired="splice"``, not in the paper) such a *leftover* ``L``
+    is spliced into an exchange ``A -> B`` of a pair, ``A -> L -> B``
+    (:func:`_splice`), or, when no exchange admits it (one category holds most
+    tendency records), takes part of a paired record's source items
+    (:func:`_split_hosts`): its row is then, like every swapped row, its record
+    minus its heaviest category plus other records' source items, so a row
+    equal to a known record minus one category is not the sign of a leftover
+    (:func:`graphanon.attacks.lost_items_attack`). Only a leftover that nothing
+    admits loses its source items, as with ``unpaired="suppress"`` (which
+    suppresses every leftover: an adversary holding the record finds it).
 FullSwap (:func:`anonymize_fullswap`, Sec. 4.4)
     PartSwap, plus *full swapping* of the records it cannot touch: records
     of length > 1 whose items all lie in one category are paired, by the same
@@ -180,8 +190,13 @@ def _visit(records: np.ndarray, visit: str, rng: np.random.Generator) -> np.ndar
 def _exchange(X: sp.csr_array, give: np.ndarray, partner: np.ndarray) -> sp.csr_array:
     """Records after each paired record hands its ``give`` entries to its partner (duplicates merge)."""
     rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
-    moving = give & (partner[rows] >= 0)
-    new_rows = np.where(moving, partner[rows], rows)
+    return _move(X, np.where(give & (partner[rows] >= 0), partner[rows], -1))
+
+
+def _move(X: sp.csr_array, dest: np.ndarray) -> sp.csr_array:
+    """Records after each stored entry ``e`` of ``X`` with ``dest[e] >= 0`` moved to row ``dest[e]`` (duplicates merge)."""
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    new_rows = np.where(dest >= 0, dest, rows)
     out = sp.csr_array((np.ones(X.nnz, np.int8), (new_rows, X.indices)), shape=X.shape)
     out.sum_duplicates()
     return sp.csr_array((np.ones(out.nnz, bool), out.indices, out.indptr), shape=X.shape)
@@ -210,10 +225,210 @@ def _hide_what_is_left(data, categories: ItemGroups, tend: Tendency, current: sp
     return kept, int(drop.sum())
 
 
+def _splice(X, tend: Tendency, partner: np.ndarray, visit: str, rng) -> tuple[np.ndarray, np.ndarray, list]:
+    """Splice each record the pairing left alone into an exchange: ``A -> B`` becomes ``A -> L -> B``.
+
+    ``partner`` holds PartSwap's pairs; each pair ``(A, B)`` is two exchanges, ``A -> B`` (``A``'s
+    source items go to ``B``) and ``B -> A``. A record ``L`` with a tendency and no partner takes
+    one of them, ``A -> B``: it receives ``S(A)`` and gives ``S(L)`` to ``B`` (a 3-cycle
+    ``A -> L -> B -> A``), so its row is, like every swapped row, its record minus its heaviest
+    category plus one other record's source items, and its own source items sit in one other row.
+    Admissible (*hard*): ``h(L)`` differs from ``h(A)`` and ``h(B)`` (each receiver loses its
+    tendency), ``L`` holds none of ``S(A)`` and ``B`` none of ``S(L)`` (no collision: items are
+    conserved). Preferred (*signature*), so that to a holder of any one of the three records the
+    cycle looks like a pair -- in a pair the row holding your source items has no item of the
+    category you received: ``B`` holds no item of ``h(A)``, ``L`` none of ``h(B)``, ``A`` none of
+    ``h(L)``. Leftovers are visited in ``visit`` order; each takes, among the free pairs meeting
+    the signature (else the hard rule only), the exchange of least ``J(L, A) + J(L, B)`` (Jaccard;
+    ties: a pair order drawn from ``rng``). A pair hosts at most one leftover.
+
+    Returns
+    -------
+    receiver : ndarray of int64, shape (n,)
+        Whose row each record's source items go to (-1: none).
+    similarity : ndarray, shape (n,)
+        For spliced records, the larger Jaccard similarity with ``A`` and ``B`` (else 0).
+    spliced : list of (int, int, int)
+        ``(L, A, B)`` per spliced record.
+
+    Notes
+    -----
+    Complexity: per block of ``b`` leftovers, sparse products of their rows with the records and
+    the source sets, O(b x pairs) dense memory; then O(pairs) per leftover for the greedy choice.
+    A record the rules leave no exchange for is not spliced (``unpaired="splice"`` then
+    suppresses its source items).
+    """
+    n = X.shape[0]
+    receiver = partner.copy()
+    sim_out = np.zeros(n)
+    left = np.flatnonzero(tend.has_tendency & (partner < 0))
+    a = np.flatnonzero((partner > np.arange(n)) & tend.has_tendency)
+    if not len(left) or not len(a):
+        return receiver, sim_out, []
+    b = partner[a]
+    pair_rank = np.empty(len(a), dtype=np.int64)
+    pair_rank[rng.permutation(len(a)) if visit == "random" else np.arange(len(a))] = np.arange(len(a))
+    eA = np.concatenate([a, b])  # exchange e: eA gives to eB; pair index e % len(a)
+    eB = np.concatenate([b, a])
+    e_pair = np.concatenate([np.arange(len(a)), np.arange(len(a))])
+    h = tend.heaviest
+    Xi = sp.csr_array(X, dtype=np.int64)
+    S = sp.csr_array((np.ones(int(tend.source.sum()), np.int64),
+                      (tend.entry_row[tend.source], X.indices[tend.source])), shape=X.shape)
+    present = sp.csr_array((tend.weights > 0).astype(np.int8))
+    lengths = tend.lengths
+    cat_b_has_hA = present[eB].toarray()[np.arange(len(eB)), h[eA]] > 0
+    cat_eA = sp.csr_array(present[eA])
+    order = _visit(left, visit, rng)
+    free = np.ones(len(a), dtype=bool)
+    spliced: list[tuple[int, int, int]] = []
+    block = max(1, 4_000_000 // max(len(eA), n))
+    XT, ST = sp.csr_array(Xi.T), sp.csr_array(S.T)
+    for lo in range(0, len(order), block):
+        Lb = order[lo : lo + block]
+        hL = h[Lb]
+        over = (Xi[Lb] @ XT).toarray()
+        collide = ((Xi[Lb] @ ST).toarray()[:, eA] > 0) | ((S[Lb] @ XT).toarray()[:, eB] > 0)
+        hard = (hL[:, None] != h[eA][None, :]) & (hL[:, None] != h[eB][None, :]) & ~collide
+        sig = hard & ~cat_b_has_hA[None, :]
+        sig &= present[Lb].toarray()[:, h[eB]] == 0
+        sig &= cat_eA[:, hL].toarray().T == 0
+        oa, ob = over[:, eA], over[:, eB]
+        ln = lengths[Lb][:, None]
+        ja = oa / (ln + lengths[eA][None, :] - oa)
+        jb = ob / (ln + lengths[eB][None, :] - ob)
+        score = ja + jb
+        for i, L in enumerate(Lb):
+            for ok in (sig[i], hard[i]):
+                cand = np.flatnonzero(ok & free[e_pair])
+                if len(cand):
+                    best = cand[np.lexsort((pair_rank[e_pair[cand]], score[i, cand]))[0]]
+                    A, B = int(eA[best]), int(eB[best])
+                    receiver[A], receiver[L] = L, B
+                    free[e_pair[best]] = False
+                    sim_out[L] = max(ja[i, best], jb[i, best])
+                    spliced.append((int(L), A, B))
+                    break
+    return receiver, sim_out, spliced
+
+
+def _split_hosts(X, tend: Tendency, partner: np.ndarray, receiver: np.ndarray, spliced: list, visit: str,
+                 rng) -> list[tuple[int, int, np.ndarray]]:
+    """Second stage of the splice: a leftover no exchange admits takes part of a paired record's source items.
+
+    When one category holds most records with a tendency, every pair has a record of it and no
+    exchange ``A -> B`` avoids it: :func:`_splice` finds nothing. A leftover ``L`` then joins a pair
+    ``(A, B)`` untouched by :func:`_splice` as a second receiver of ``B``: ``B`` deals its source
+    items between ``A`` and ``L`` (each gets at least one), and receives ``S(A)`` and ``S(L)``.
+    Every row is still its record minus its heaviest category plus source items of others, and no
+    item is lost. Admissible: ``h(L) != h(B)``; ``B`` holds none of ``S(L)``; ``S(L)`` meets neither
+    ``S(A)`` nor what ``B`` already receives from other leftovers; ``L`` gets only items it does not
+    hold, at most half of those ``B`` has not dealt yet, and ``A`` keeps at least one. Preferred:
+    ``h(L) == h(A)``, so that what ``B`` receives is one category, as in a pair. Among those, the
+    host of least Jaccard similarity with ``L`` (ties: a host order drawn from ``rng``). A host may
+    take several leftovers while it has items to deal.
+
+    Returns
+    -------
+    list of (L, B, items)
+        ``items``: the column indices of ``S(B)`` that go to ``L`` instead of ``A``.
+
+    Notes
+    -----
+    Complexity: per block of leftovers a sparse product with the hosts' records and source sets,
+    O(block x hosts) dense memory; then, per leftover, the hosts in order of preference until one
+    has items left to deal (usually the first).
+    """
+    left = np.flatnonzero(tend.has_tendency & (receiver < 0))
+    used = np.zeros(X.shape[0], dtype=bool)
+    for L, A, B in spliced:
+        used[[L, A, B]] = True
+    hosts = np.flatnonzero(tend.has_tendency & (partner >= 0) & ~used)
+    if not len(left) or not len(hosts):
+        return []
+    h = tend.heaviest
+    mate = partner[hosts]
+    rank = np.empty(len(hosts), dtype=np.int64)
+    rank[rng.permutation(len(hosts)) if visit == "random" else np.arange(len(hosts))] = np.arange(len(hosts))
+    Xi = sp.csr_array(X, dtype=np.int64)
+    S = sp.csr_array((np.ones(int(tend.source.sum()), np.int64),
+                      (tend.entry_row[tend.source], X.indices[tend.source])), shape=X.shape)
+    HT, SHT, SMT = sp.csr_array(Xi[hosts].T), sp.csr_array(S[hosts].T), sp.csr_array(S[mate].T)
+    lengths = tend.lengths
+    undealt: dict[int, list[int]] = {}
+    extra: dict[int, set[int]] = {}
+    out: list[tuple[int, int, np.ndarray]] = []
+    order = _visit(left, visit, rng)
+    block = max(1, 4_000_000 // len(hosts))
+    for lo in range(0, len(order), block):
+        Lb = order[lo : lo + block]
+        over = (Xi[Lb] @ HT).toarray()
+        hard = (h[Lb][:, None] != h[hosts][None, :]) & ((S[Lb] @ HT).toarray() == 0) & ((S[Lb] @ SMT).toarray() == 0)
+        hard &= (Xi[Lb] @ SHT).toarray() < np.diff(S.indptr)[hosts][None, :]  # an item of S(B) that L lacks
+        sig = h[Lb][:, None] == h[mate][None, :]
+        jac = over / (lengths[Lb][:, None] + lengths[hosts][None, :] - over)
+        for i, L in enumerate(Lb):
+            cand = np.flatnonzero(hard[i])
+            if not len(cand):
+                continue
+            L_items = set(X.indices[X.indptr[L] : X.indptr[L + 1]].tolist())
+            L_source = set(S.indices[S.indptr[L] : S.indptr[L + 1]].tolist())
+            for c in cand[np.lexsort((rank[cand], jac[i, cand], ~sig[i, cand]))]:
+                B = int(hosts[c])
+                if B not in undealt:
+                    items = S.indices[S.indptr[B] : S.indptr[B + 1]]
+                    undealt[B] = items[rng.permutation(len(items))].tolist()
+                    extra[B] = set()
+                pool = undealt[B]
+                free = [x for x in pool if x not in L_items]
+                if len(pool) < 2 or not free or L_source & extra[B]:
+                    continue
+                take = free[: max(1, len(pool) // 2)]
+                taken = set(take)
+                undealt[B] = [x for x in pool if x not in taken]
+                extra[B] |= L_source
+                out.append((int(L), B, np.array(sorted(take), dtype=np.int64)))
+                break
+    return out
+
+
+def _with_leftovers(X, tend: Tendency, give: np.ndarray, partner: np.ndarray, visit: str, rng):
+    """Where each entry of ``X`` goes: ``give`` entries to the partner; leftovers spliced or hosted.
+
+    Returns ``dest`` (per stored entry, its new row or -1), the similarity of spliced records,
+    and the :func:`_splice` and :func:`_split_hosts` lists.
+    """
+    rows = tend.entry_row
+    partial = np.where(tend.has_tendency, partner, -1)
+    receiver, sim, spliced = _splice(X, tend, partial, visit, rng)
+    hosted = _split_hosts(X, tend, partial, receiver, spliced, visit, rng)
+    for L, B, _ in hosted:
+        receiver[L] = B
+    receiver = np.where(receiver >= 0, receiver, partner)
+    dest = np.where(give & (receiver[rows] >= 0), receiver[rows], -1)
+    if hosted:
+        d = X.shape[1]
+        keys = np.concatenate([B * d + items for _, B, items in hosted])
+        to = np.concatenate([np.full(len(items), L) for L, _, items in hosted])
+        order = np.argsort(keys)
+        keys, to = keys[order], to[order]
+        entry = rows.astype(np.int64) * d + X.indices
+        where = np.minimum(np.searchsorted(keys, entry), len(keys) - 1)
+        hit = keys[where] == entry
+        dest[hit] = to[where[hit]]
+    return dest, sim, spliced, hosted
+
+
+def _extra_pairs(spliced, hosted) -> set:
+    """The record pairs that exchanged items in splices and hosts."""
+    return ({(min(u, v), max(u, v)) for L, A, B in spliced for u, v in ((A, L), (L, B))}
+            | {(min(L, B), max(L, B)) for L, B, _ in hosted})
+
+
 def _release(data, matrix, tend, categories, unpaired: str, details: dict, params: dict, name: str):
     """The swapped records as a :class:`PerturbedRelease`, records left with their tendency handled."""
     removed = 0
-    if unpaired == "suppress":
+    if unpaired in ("splice", "suppress"):
         matrix, removed = _hide_what_is_left(data, categories, tend, matrix)
     details["suppressed_occurrences"] = removed
     params["unpaired"] = unpaired
@@ -239,7 +454,13 @@ class SwapTrace:
         Records with a tendency; single-category records (FullSwap).
     suppressed_occurrences : int or None
         PartSupp: occurrences removed. PartSwap/FullSwap: occurrences removed from records no
-        partner was left for (``unpaired="suppress"``); usually 0.
+        partner was left for (``unpaired="suppress"``, or ``"splice"`` when no exchange admits them).
+    spliced : tuple of (int, int, int)
+        ``unpaired="splice"``: ``(L, A, B)`` per record ``L`` the pairing left alone, spliced into
+        the exchange ``A -> B`` (``A`` gives to ``L``, ``L`` to ``B``).
+    hosted : tuple of (int, int)
+        ``unpaired="splice"``: ``(L, B)`` per leftover that no exchange admitted and that
+        took part of record ``B``'s source items (giving its own to ``B``).
     """
 
     pairs: tuple = ()
@@ -249,6 +470,8 @@ class SwapTrace:
     with_tendency: int | None = None
     single_category: int | None = None
     suppressed_occurrences: int | None = None
+    spliced: tuple = field(default=(), repr=False)
+    hosted: tuple = field(default=(), repr=False)
 
 
 def _partial_pairs(X, tend: Tendency, visit: str, rng) -> tuple[np.ndarray, np.ndarray]:
@@ -288,7 +511,7 @@ def _source_parts(X, tend: Tendency, spread: int, rng) -> np.ndarray:
     return np.where(tend.source, rank % spread, -1)
 
 
-def _spread_rounds(X, tend: Tendency, spread: int, visit: str, gen, progress):
+def _spread_rounds(X, tend: Tendency, spread: int, visit: str, gen, progress, codes=None, splice: bool = False):
     """PartSwap in ``spread`` rounds, round ``j`` exchanging part ``j`` of every record's source items.
 
     Each round pairs the records that still hold a part ``j`` with the rule of
@@ -296,7 +519,9 @@ def _spread_rounds(X, tend: Tendency, spread: int, visit: str, gen, progress):
     category, no collision with what each record holds *now*, least
     similarity to it now) in a fresh visiting order, and moves only part
     ``j``. A record can meet the same partner twice; an unpaired record keeps
-    that part (the audit then reports it if its tendency survives).
+    that part (the audit then reports it if its tendency survives) -- unless
+    ``splice``: then the round's leftovers are spliced into its exchanges or
+    hosted (:func:`_with_leftovers`, with part ``j`` as the source items).
 
     Returns
     -------
@@ -305,6 +530,8 @@ def _spread_rounds(X, tend: Tendency, spread: int, visit: str, gen, progress):
         The partner of each record in each round (-1 none).
     similarity : ndarray (n,)
         Per record, the largest Jaccard similarity with a partner.
+    placed : tuple of (list, list)
+        With ``splice``: the spliced ``(L, A, B)`` and hosted ``(L, B, items)`` of every round.
     """
     # numba: PartSwap and FullSwap only
     from graphanon.graphs.least_similar import least_similar_matching
@@ -315,6 +542,8 @@ def _spread_rounds(X, tend: Tendency, spread: int, visit: str, gen, progress):
     part_key = {j: np.sort(rows[part == j] * d + X.indices[part == j]) for j in range(spread)}
     current = sp.csr_array(X)
     partners, similarity = [], np.zeros(n)
+    all_spliced: list = []
+    all_hosted: list = []
     for j in range(spread):
         keys = part_key[j]
         holders = np.unique(keys // d) if len(keys) else np.zeros(0, dtype=np.int64)
@@ -322,15 +551,27 @@ def _spread_rounds(X, tend: Tendency, spread: int, visit: str, gen, progress):
         give = np.isin(cur_rows * d + current.indices, keys)
         order = _visit(holders, visit, gen)
         partner, sim = least_similar_matching(current, order, tend.heaviest[order], give)
-        current = _exchange(current, give, partner)
+        if splice:
+            tj = Tendency(current, codes, tend.weights.shape[1])
+            holder = np.zeros(n, dtype=bool)
+            holder[holders] = True
+            tj.heaviest = np.where(holder, tend.heaviest, -1)
+            tj.source = give
+            dest, splice_sim, spliced, hosted = _with_leftovers(current, tj, give, partner, visit, gen)
+            all_spliced += spliced
+            all_hosted += hosted
+            sim = np.maximum(sim, splice_sim)
+            current = _move(current, dest)
+        else:
+            current = _exchange(current, give, partner)
         partners.append(partner)
         similarity = np.maximum(similarity, sim)
         report(progress, 1, 3, f"partial swap round {j + 1} of {spread}")
-    return current, partners, similarity
+    return current, partners, similarity, (all_spliced, all_hosted)
 
 
 def _swap(data, categories, *, full: bool, visit, rng, unsafe_secret_seed, progress, name, spread: int = 1,
-          unpaired: str = "suppress"):
+          unpaired: str = "splice"):
     gen = check_random_state(rng)
     tend = tendencies(data, categories)
     X = data.matrix
@@ -350,10 +591,19 @@ def _swap(data, categories, *, full: bool, visit, rng, unsafe_secret_seed, progr
         details["full_pairs"] = _pairs_list(full_partner)
         details["single_category"] = int(tend.single.sum())
     report(progress, 2, 3, "exchange")
-    details["pairs"] = _pairs_list(partner)
+    pairs = list(_pairs_list(partner))
+    if unpaired == "splice":
+        dest, splice_sim, spliced, hosted = _with_leftovers(X, tend, give, partner, visit, gen)
+        sim = np.maximum(sim, splice_sim)
+        details["spliced"] = tuple(spliced)
+        details["hosted"] = tuple((L, B) for L, B, _ in hosted)
+        pairs = sorted(set(pairs) | _extra_pairs(spliced, hosted))
+    else:
+        dest = np.where(give & (partner[tend.entry_row] >= 0), partner[tend.entry_row], -1)
+    details["pairs"] = tuple(pairs)
     details["pair_similarity"] = sim
     params = {"n_categories": len(categories), "visit": visit}
-    release = _release(data, _exchange(X, give, partner), tend, categories, unpaired, details, params, name)
+    release = _release(data, _move(X, dest), tend, categories, unpaired, details, params, name)
     release.trace = SwapTrace(**details)
     report(progress, 3, 3, "done")
     return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
@@ -362,9 +612,14 @@ def _swap(data, categories, *, full: bool, visit, rng, unsafe_secret_seed, progr
 def _swap_spread(data, categories, X, tend, *, full, visit, gen, spread, unsafe_secret_seed, progress, name,
                  unpaired):
     """:func:`_swap` with each record's source items spread over up to ``spread`` partners."""
-    current, rounds, sim = _spread_rounds(X, tend, spread, visit, gen, progress)
-    partial = sorted({p for partner in rounds for p in _pairs_list(partner)})
+    codes = category_codes(categories, data.items)
+    current, rounds, sim, (spliced, hosted) = _spread_rounds(X, tend, spread, visit, gen, progress, codes=codes,
+                                                             splice=unpaired == "splice")
+    partial = sorted({p for partner in rounds for p in _pairs_list(partner)} | _extra_pairs(spliced, hosted))
     details = {"partial_pairs": tuple(partial), "with_tendency": int(tend.has_tendency.sum())}
+    if unpaired == "splice":
+        details["spliced"] = tuple(spliced)
+        details["hosted"] = tuple((L, B) for L, B, _ in hosted)
     pairs = list(partial)
     if full:
         # single-category records hold no source items, so PartSwap's rounds never touched them
@@ -386,11 +641,11 @@ def _swap_spread(data, categories, X, tend, *, full, visit, gen, spread, unsafe_
 
 
 @validate_params({"categories": [ItemGroups], "rng": RNG, **COMMON, "visit": [StrOptions(("random", "input"))],
-                  "spread": [Interval(Integral, 1, None)], "unpaired": [StrOptions(("suppress", "keep"))]},
+                  "spread": [Interval(Integral, 1, None)], "unpaired": [StrOptions(("splice", "suppress", "keep"))]},
                  meanings=_MEANINGS)
 @fill_doc(secret='the row shuffle')
 def anonymize_partswap(data: TransactionData, *, categories: ItemGroups, visit: str = "random", spread: int = 1,
-                       unpaired: str = "suppress",
+                       unpaired: str = "splice",
                        rng: RandomLike = None, unsafe_secret_seed: int | None = None,
                        progress: ProgressCallback | None = None) -> PerturbedRelease:
     """PartSwap: exchange each tendency record's heaviest-category items with its least similar partner.
@@ -411,12 +666,17 @@ def anonymize_partswap(data: TransactionData, *, categories: ItemGroups, visit: 
         different tendencies, so the items its row received no longer name
         one partner's tendency (:func:`graphanon.attacks.partner_tendency`;
         ``docs/swapping.md`` measures both ways). Published in the params.
-    unpaired : {"suppress", "keep"}, default "suppress"
+    unpaired : {"splice", "suppress", "keep"}, default "splice"
         A record with a tendency that no partner is left for (every candidate shares its
         tendency or would collide) keeps its tendency under the paper's rule (``"keep"``: the
         tendency audit then reports it). ``"suppress"`` removes that record's heaviest-category
-        items instead, as PartSupp does, so the release meets the model it is published under;
-        the release then says ``moves="swap-suppress"``. Published in the params.
+        items instead, as PartSupp does (``moves="swap-suppress"``): the release meets the model,
+        but an adversary holding the record recognizes its row -- the record minus one category,
+        no gift (issue 30; :func:`graphanon.attacks.lost_items_attack`). ``"splice"`` places the
+        record in a 3-cycle ``A -> L -> B`` of exchanges or, failing that, as a second receiver of a
+        paired record's source items (module notes); a record nothing admits is suppressed.
+        With ``spread > 1`` each round splices or hosts its own leftovers, part ``j`` standing
+        for the source items. Published in the params.
     rng : None, int or numpy.random.Generator
         Structure randomness (the visiting order; with ``spread``, the parts).
     %(unsafe_secret_seed)s
@@ -427,7 +687,9 @@ def anonymize_partswap(data: TransactionData, *, categories: ItemGroups, visit: 
     PerturbedRelease
         ``moves="swap"`` (``"swap-suppress"`` when a record lost its heaviest category's items,
         ``unpaired``); ``trace`` is a :class:`SwapTrace`: ``pairs`` lists
-        the swapped record pairs (original indices, memory only),
+        the record pairs that exchanged items (original indices, memory only; with
+        ``unpaired="splice"`` also the spliced and hosted records' exchanges, ``spliced`` and
+        ``hosted`` say which),
         ``pair_similarity`` their Jaccard similarity; ``link`` is private.
 
     See Also
@@ -454,10 +716,10 @@ def anonymize_partswap(data: TransactionData, *, categories: ItemGroups, visit: 
 
 
 @validate_params({"categories": [ItemGroups], "rng": RNG, **COMMON, "visit": [StrOptions(("random", "input"))],
-                  "spread": [Interval(Integral, 1, None)], "unpaired": [StrOptions(("suppress", "keep"))]},
+                  "spread": [Interval(Integral, 1, None)], "unpaired": [StrOptions(("splice", "suppress", "keep"))]},
                  meanings=_MEANINGS)
 def anonymize_fullswap(data: TransactionData, *, categories: ItemGroups, visit: str = "random", spread: int = 1,
-                       unpaired: str = "suppress",
+                       unpaired: str = "splice",
                        rng: RandomLike = None, unsafe_secret_seed: int | None = None,
                        progress: ProgressCallback | None = None) -> PerturbedRelease:
     """FullSwap: PartSwap plus full exchange between single-category records (Sec. 4.4).

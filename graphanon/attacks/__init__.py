@@ -33,6 +33,9 @@ attack                adversary knows                            bound
 :func:`ranking_label_inference` target's record; ranks its        1/l, or the honest
                       candidates by a score of the published     baseline
                       rows and its items, reads the top label
+:func:`lost_items_attack` known records; flags a row equal to one   share of the known
+                      minus its heaviest category, no gift       records that lost
+                      (swapping releases)                        items (base rate)
 ===================== ========================================== ==================
 
 Candidates are the published rows an adversary cannot rule out
@@ -64,6 +67,7 @@ from graphanon.attacks.linkage import guess_rows, row_linkage
 from graphanon.attacks.ranking import ranking_label_inference
 from graphanon.attacks.result import AttackResult, chernoff_margin
 from graphanon.attacks.seed import seed_recovery
+from graphanon.attacks.suppression import lost_items_attack, lost_records
 from graphanon.attacks.tendency import partner_tendency
 
 __all__ = [
@@ -78,6 +82,8 @@ __all__ = [
     "known_label_linkage",
     "label_inference",
     "leaf_naming",
+    "lost_items_attack",
+    "lost_records",
     "m_item_linkage",
     "partner_tendency",
     "ranking_label_inference",

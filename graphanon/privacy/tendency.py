@@ -37,6 +37,8 @@ Invariants (both modes), by the release's ``moves``:
   an exchange that hands a record an item it already holds (a *collision*)
   merges the two occurrences, so conservation fails exactly when some
   exchange collided;
+* ``swap-suppress`` and ``suppress``: no item gains occurrences (items are
+  moved or removed, never made up);
 * ``swap``: as many rows as records.
 
 Examples
@@ -214,6 +216,17 @@ class TendencyHiding(PrivacyModel):
             for j in diff[:5]:
                 problems.append({"item": original.items[int(j)], "original_support": int(f_orig[j]),
                                  "published_support": int(f_pub[j]), "problem": "item occurrences not conserved"})
+        elif release.moves in ("swap-suppress", "suppress"):
+            # items were moved or removed, never created: no item may gain occurrences
+            f_orig = np.bincount(X.indices, minlength=X.shape[1])
+            f_pub = np.bincount(P.indices, minlength=P.shape[1])
+            gained = np.flatnonzero(f_pub > f_orig)
+            details["items_not_gained"] = not len(gained)
+            broken += len(gained)
+            for j in gained[:5]:
+                problems.append({"item": original.items[int(j)], "original_support": int(f_orig[j]),
+                                 "published_support": int(f_pub[j]),
+                                 "problem": "more occurrences published than the data holds"})
         if release.moves in ("swap", "swap-suppress") and P.shape[0] != X.shape[0]:
             problems.append({"problem": f"{P.shape[0]} rows for {X.shape[0]} records"})
             broken += 1

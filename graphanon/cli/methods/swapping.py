@@ -22,9 +22,10 @@ _CATEGORIES = Param("categories", str, None, "random:N[:SEED], taxonomy-level:DE
 _VISIT = Param("visit", str, "random", "visiting order and tie-break of the partner search")
 _SPREAD = Param("spread", int, 1, "partners per record: source items dealt into this many parts, one partner "
                 "each (mitigates the partner-tendency attack)")
-_UNPAIRED = Param("unpaired", str, "suppress", "a record no partner is left for: suppress (its heaviest "
-                  "category's items are removed, so the release meets the tendency model) or keep (the paper's "
-                  "rule: it keeps its tendency and the audit reports it)")
+_UNPAIRED = Param("unpaired", str, "splice", "a record no partner is left for: splice (it joins an exchange "
+                  "A -> L -> B, or takes part of a paired record's source items; suppressed only when nothing "
+                  "admits it), suppress (its heaviest category's items are removed: an adversary holding the "
+                  "record sees it) or keep (the paper's rule: it keeps its tendency and the audit reports it)")
 
 
 def _categories(data, opts: RunOptions, name: str, spec: str | None) -> ItemGroups:
