@@ -67,6 +67,7 @@ def test_clopper_pearson_matches_the_binomial_tails():
 
 def test_diffpart_passes_the_empirical_audit():
     res = _audit(600)
+    print(f"DiffPart: epsilon lower bound {res.epsilon_lower:.3f} (claimed {EPS}), counts {res.counts}")
     assert res.passed, res
     # and the event is the right one: it gets close to the claim (the true ratio is e^EPS)
     assert res.epsilon_lower > 1.0, res
