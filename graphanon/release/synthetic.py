@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon.data import TransactionData
 from graphanon.errors import ParameterError, ReleaseFormatError
 from graphanon.readwrite.files import IntRows
 from graphanon.release.base import Release, json_label, match_digraph
@@ -46,8 +47,6 @@ from graphanon.utils.labels import display_label
 
 if TYPE_CHECKING:  # networkx: for the match_graph annotation; loaded when a match graph is built
     import networkx as nx
-
-    from graphanon.data import TransactionData
 
 __all__ = ["SyntheticRelease"]
 
@@ -101,8 +100,6 @@ class SyntheticRelease(Release):
     # ------------------------------------------------------------------ views
     def published_data(self):
         """The synthetic rows as :class:`~graphanon.data.TransactionData` (each itemset repeated by its count)."""
-        from graphanon.data import TransactionData
-
         rows = sp.csr_array(self.itemsets[np.repeat(np.arange(len(self.counts)), self.counts)])
         return TransactionData(rows, self.items, record_ids=self.pseudonyms, name=f"release of {self.algorithm}")
 
