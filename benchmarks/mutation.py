@@ -88,6 +88,10 @@ TESTS = {
     "graphanon/algorithms/grouping/_partition_kernel.py": ["test_ties.py", "test_clustering.py"],
     "graphanon/algorithms/coat/engine.py": ["test_ties.py", "test_coat_algorithm.py"],
     "graphanon/algorithms/coat/_kernels.py": ["test_ties.py", "test_coat_algorithm.py"],
+    # differential privacy (issue 33): the empirical DP audit and the DP unit tests
+    **{path: ["test_dp_empirical.py", "test_dp.py"] for path in (
+        "graphanon/algorithms/dp/diffpart.py", "graphanon/algorithms/dp/noise.py", "graphanon/release/synthetic.py",
+        "graphanon/release/ledger.py", "graphanon/privacy/dp_empirical.py")},
 }
 DEFAULT_RELEASE_TESTS = _RELEASE
 
@@ -131,6 +135,21 @@ NAMED = [
     ("coat-km-queue-tie-to-last", "graphanon/algorithms/coat/_kernels.py",
      "    for e in range(len(sups)):\n        _push(queue, nxt, e, sups[e])",
      "    for e in range(len(sups) - 1, -1, -1):\n        _push(queue, nxt, e, sups[e])"),
+    # differential privacy (issue 33): the bugs the empirical DP audit must catch (tests/test_dp_empirical.py)
+    ("dp-noise-scale-halved", "graphanon/algorithms/dp/noise.py",
+     "noisy = _measurement(sensitivity / eps)(arr.tolist())",
+     "noisy = _measurement(sensitivity / eps / 2)(arr.tolist())"),
+    ("diffpart-leaf-count-without-noise", "graphanon/algorithms/dp/diffpart.py",
+     "noisy[final] = discrete_laplace(counts[final], eps_leaf)", "noisy[final] = counts[final]"),
+    ("diffpart-threshold-from-exact-count", "graphanon/algorithms/dp/diffpart.py",
+     "    return noisy >= threshold", "    return (np.asarray(true) >= threshold) & (np.asarray(noisy) >= 1)"),
+    ("diffpart-budget-spent-twice", "graphanon/algorithms/dp/diffpart.py",
+     "    return r + leaf_half", "    return r + 2 * leaf_half"),
+    ("diffpart-universe-from-data", "graphanon/algorithms/dp/diffpart.py",
+     "    tax = _universe_taxonomy(taxonomy, universe, fanout)",
+     "    tax = _universe_taxonomy(None, sorted(as_label(x) for x in data.items), fanout)"),
+    ("ledger-forgets-past-releases", "graphanon/release/ledger.py",
+     "    total = math.fsum([*(e[\"epsilon\"] for e in done), epsilon])", "    total = epsilon"),
 ]
 
 _SWAP = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE,

@@ -61,3 +61,7 @@ class MemoryBudgetError(GraphanonError, MemoryError):
 
 class OutputError(GraphanonError, ValueError):
     """An output file cannot be written: it is an input, its folder is missing, or its type is unknown."""
+
+
+class BudgetError(GraphanonError, ValueError):
+    """A differentially private release would take the data's spent epsilon past ``--budget`` (the budget ledger)."""

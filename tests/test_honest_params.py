@@ -146,6 +146,7 @@ _BASE = {  # a working command per algorithm, without the general options under 
     **{name: ["swap_table1", "--param", "categories=random:3"]
        for name in ("partswap", "fullswap", "partsupp", "splitperson")},
     "randswap": ["swap_table1"],
+    "diffpart": ["liuwang_fig1", "--epsilon", "1"],  # DP: the bundled taxonomy stands for the public universe
 }
 
 
@@ -154,12 +155,15 @@ def test_every_general_option_is_used_or_refused(run, name):
     spec = registered()[name]
     assert name in _BASE, f"add a working command for {name!r} to _BASE"
     # every method reads -k, except tendency hiding (it protects a category, not a record count)
-    assert "k" in spec.options or spec.privacy_model == "tendency"
+    # (and DP methods: they count nothing exactly)
+    assert "k" in spec.options or spec.privacy_model in ("tendency", "dp")
     assert run("anonymize", *_BASE[name], "-a", name, "-o", "base.json").exit_code == 0
     for option, flag in _GENERAL.items():
         res = run("anonymize", *_BASE[name], "-a", name, *flag, "-o", "r.json")
         if option in spec.options:
             assert res.exit_code == 0 or "does not use" not in res.output, res.output
+        elif option == "seed" and spec.privacy_model == "dp":
+            assert "--seed would make its noise reproducible" in one_error_line(res)
         else:
             line = one_error_line(res)
             assert f"algorithm '{name}' does not use {flag[0]}" in line

@@ -142,7 +142,7 @@ def test_registry_lists_every_builtin_method_and_model():
 
     names = {
         "aa", "cahd", "clump", "coat", "cut", "fullswap", "hghs", "mhghs", "mm", "nr", "partition", "partsupp",
-        "partswap", "randswap", "splitperson"}
+        "partswap", "randswap", "splitperson", "diffpart"}
     assert set(registry.registered()) == set(methods.method_names()) == names
     probe = (
         "from graphanon.cli.registry import get_algorithm\nfrom graphanon.algorithms.registry import get_method\n"
@@ -204,6 +204,7 @@ HEAVY_THIRD_PARTY = {
     "anywidget", "traitlets",  # the views extra: notebook widgets (graphanon.viz.views.GraphView.widget)
     "rich",  # the CLI's tables and progress bars, loaded when something is printed
     "scipy.special", "scipy.optimize", "scipy.stats",  # 0.1-0.5 s each on top of scipy.sparse
+    "opendp",  # the DP samplers (0.5 s to import): loaded when a DP method draws its noise
     "scipy.sparse.csgraph",  # loads scipy.sparse.linalg and scipy.linalg: ~0.1 s CPU, 11 MiB (the k^m check needs none)
 }
 #: (a) graphanon packages that exist for an optional extra: the Dask paths (``client=``) import them

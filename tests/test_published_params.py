@@ -31,6 +31,8 @@ def tax(data):
 
 
 def _run(name, data, tax, seed):
+    if name == "diffpart":  # DP: no seed, no k; the taxonomy stands for the public universe
+        return get_algorithm(name).run(data, RunOptions(epsilon=1.0, taxonomy=tax))
     if name in SWAPS:
         return get_algorithm(name).run(data, RunOptions(seed=seed, params=dict(SWAPS[name])))
     k, m, params, _ = METHODS[name]

@@ -92,6 +92,9 @@ def _setups():
 
 @pytest.mark.parametrize("name", sorted(registered()))
 def test_every_algorithm_has_a_reproducibility_setup(name):
+    if registered()[name].privacy_model == "dp":  # nothing of a DP release is reproducible (tests/test_dp.py)
+        assert name not in _setups()
+        return
     assert name in _setups(), f"add a small run of {name!r} to _setups()"
 
 

@@ -46,6 +46,7 @@ METHODS = LazyRegistry("algorithm", {
     "partswap": _A + "swapping:anonymize_partswap",
     "randswap": _A + "swapping:anonymize_randswap",
     "splitperson": _A + "swapping:anonymize_splitperson",
+    "diffpart": _A + "dp.diffpart:anonymize_diffpart",
 })
 
 
@@ -61,6 +62,8 @@ AUDITED_BY: dict[str, tuple[str, tuple[str, ...]]] = {
     "nr": ("nonreciprocal", ()),
     **{name: ("tendency", ("categories",)) for name in ("fullswap", "partsupp", "partswap", "splitperson")},
     "randswap": ("tendency", ()),
+    # differentially private: no audit model can check a DP release; its guarantee is tested (docs/dp.md)
+    "diffpart": ("dp", ()),
 }
 
 

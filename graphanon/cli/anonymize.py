@@ -57,9 +57,18 @@ from graphanon.errors import GraphanonError
                    "(tcp://host:8786) or local:N for N local workers; the release equals the one-process release. "
                    "aa on a Parquet INPUT (without --prior or --label) keeps the records on the workers and writes "
                    "the release (and --link-out) from there: this process never holds them (docs/scale.md).")
+@click.option("--epsilon", type=float, default=None,
+              help="Differentially private methods (diffpart): the privacy loss of this release (> 0).")
+@click.option("--universe", default=None, type=click.Path(dir_okay=False),
+              help="DP methods: the public item universe, one item per line (not the items of the data).")
+@click.option("--ledger", default=None, type=click.Path(dir_okay=False),
+              help="DP methods: the PRIVATE budget ledger of INPUT (created if missing, written 0600; never "
+                   "publish it): every DP release of the same data is recorded in it.")
+@click.option("--budget", type=float, default=None,
+              help="DP methods, with --ledger: refuse a release that would take the data's total epsilon past B.")
 @input_options
 def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, link_out, prior_paths, prior_link_paths,
-              json_out, scheduler, fmt, sep, tid, item, label):
+              json_out, scheduler, epsilon, universe, ledger, budget, fmt, sep, tid, item, label):
     """Anonymize INPUT with an algorithm and save the release (rows shuffled, pseudonyms, no ids)."""
     from graphanon.cli.registry import RunOptions, get_algorithm
 
@@ -83,7 +92,10 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
     if link_out is not None:
         check_output(link_out, input_, taxonomy, *prior_paths, *prior_link_paths, params=param_dict,
                      option="--link-out")
-    given = given_options(k=k, m=m_value, taxonomy=taxonomy, seed=seed, scheduler=scheduler)
+    given = given_options(k=k, m=m_value, taxonomy=taxonomy, seed=seed, scheduler=scheduler, epsilon=epsilon,
+                          universe=universe)
+    dp = "epsilon" in spec.options
+    _check_dp_options(spec, dp, taxonomy, link_out, ledger, budget, output)
     if _streams(spec, input_, fmt, scheduler, prior_paths, label):
         if export_to is not None:
             raise GraphanonError(f"-o {export_to}: the streamed aa release is never held in this process; write "
@@ -107,10 +119,19 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
 
         check_k(k, data.n_records)
     start = time.perf_counter()
+    universe_items = _read_universe(universe) if universe is not None else None
+    ledger_file = None
     with progress_bar(show_progress(json_out)) as progress:
         opts = RunOptions(k=k, m=parse_m(m_value), taxonomy=tax, seed=seed,
-                          params=param_dict, progress=progress, given=given, priors=priors)
+                          params=param_dict, progress=progress, given=given, priors=priors, epsilon=epsilon,
+                          universe=universe_items)
         spec.check_options(opts)
+        if ledger is not None and epsilon is not None:
+            from graphanon.algorithms.dp.noise import check_epsilon
+            from graphanon.release.ledger import BudgetLedger
+
+            ledger_file = BudgetLedger.open(ledger)
+            ledger_file.check(data, epsilon=check_epsilon(epsilon, "--epsilon"), budget=budget)
         if scheduler is None:
             release = spec.run(data, opts)
         else:
@@ -126,6 +147,8 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
     release.save(output)
     if link_out is not None:
         release.link.save(link_out)
+    if ledger_file is not None:
+        ledger_file.record(data, epsilon=float(epsilon), algorithm=spec.name, params=release.params, output=output)
     exported = []
     if export_to is not None:
         from graphanon.release.export import export_release
@@ -157,6 +180,46 @@ def _release_and_export(output: str) -> tuple[str, str | None]:
     return output, None
 
 
+def _check_dp_options(spec, dp: bool, taxonomy, link_out, ledger, budget, output) -> None:
+    """The options of a differentially private method, refused in one line when they do not apply."""
+    if not dp:
+        extra = [flag for flag, value in (("--ledger", ledger), ("--budget", budget)) if value is not None]
+        if extra:
+            raise GraphanonError(f"{', '.join(extra)}: only differentially private methods (diffpart) spend an "
+                                 f"epsilon budget; algorithm {spec.name!r} does not -- drop it")
+        return
+    if link_out is not None:
+        raise GraphanonError(f"--link-out: a {spec.name} release is synthetic, no row stands for a record, so it "
+                             "has no private link; drop it")
+    if budget is not None and ledger is None:
+        raise GraphanonError("--budget needs --ledger FILE (the private ledger that records what was spent)")
+    if ledger is not None and Path(ledger).resolve() == Path(output).resolve():
+        raise GraphanonError(f"--ledger {ledger} is the release file: the private ledger needs a file of its own")
+    if taxonomy is not None and str(taxonomy).startswith("balanced"):
+        raise GraphanonError(
+            f"--taxonomy {taxonomy}: a balanced taxonomy is built over the items observed in the data, which a "
+            f"differentially private release must not depend on; give --universe FILE (and --param fanout=F) "
+            "or a taxonomy file of the public universe"
+        )
+
+
+def _read_universe(path) -> list[str]:
+    """``--universe FILE``: one item per line (blank lines skipped), each named once."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise GraphanonError(f"--universe {path}: cannot read it ({exc.strerror or exc})") from None
+    items = [line.strip() for line in lines if line.strip()]
+    if not items:
+        raise GraphanonError(f"--universe {path}: the file names no item (give one item per line)")
+    seen: set[str] = set()
+    for number, x in enumerate(items, 1):
+        if x in seen:
+            raise GraphanonError(f"--universe {path}: item {x!r} is named twice (item {number})")
+        seen.add(x)
+    return items
+
+
 def _report(spec, input_, n_records: int, elapsed: float, output, link_out, json_out: bool, *,
             exported: tuple[str, ...] | list[str] = (), warnings: tuple[str, ...] | list[str] = ()) -> None:
     summary = {"algorithm": spec.name, "input": input_, "records": n_records,
@@ -172,8 +235,9 @@ def _report(spec, input_, n_records: int, elapsed: float, output, link_out, json
         echo_json(summary)
     else:
         # "released", not "anonymized": what the release guarantees is what `graphanon audit` says
-        click.echo(f"{spec.name}: {n_records} records released in {elapsed:.2f} s -> {output} "
-                   f"(check it with graphanon audit --model {spec.privacy_model})")
+        check = ("an epsilon-DP synthetic dataset: its guarantee is tested, not audited (docs/dp.md)"
+                 if spec.privacy_model == "dp" else f"check it with graphanon audit --model {spec.privacy_model}")
+        click.echo(f"{spec.name}: {n_records} records released in {elapsed:.2f} s -> {output} ({check})")
         if exported:
             from graphanon.cli.export import codebook_lines
 

@@ -159,6 +159,10 @@ class RunOptions:
     priors : list of graphanon.algorithms.prior.Prior or None
         ``--prior``: earlier releases of the same data the new one must
         compose with (methods in :data:`graphanon.algorithms.prior.PRIOR_METHODS`).
+    epsilon : float or None
+        ``--epsilon``: the privacy loss of a differentially private release.
+    universe : list of str or None
+        ``--universe FILE``: the public item universe of a DP method (one item per line).
     """
 
     k: int | None = None
@@ -171,6 +175,8 @@ class RunOptions:
     given: frozenset[str] | None = None
     client: Any = None
     priors: Any = None
+    epsilon: float | None = None
+    universe: list[str] | None = None
 
     def is_given(self, name: str) -> bool:
         """Whether the user typed option ``name`` (``k``, ``m``, ``taxonomy`` or ``seed``)."""
@@ -222,7 +228,8 @@ class RunOptions:
 
 
 #: The general options of the CLI by name, as typed (the `options` of an AlgorithmSpec).
-OPTION_FLAGS = {"k": "-k", "m": "-m", "taxonomy": "--taxonomy", "seed": "--seed", "scheduler": "--scheduler"}
+OPTION_FLAGS = {"k": "-k", "m": "-m", "taxonomy": "--taxonomy", "seed": "--seed", "scheduler": "--scheduler",
+                "epsilon": "--epsilon", "universe": "--universe"}
 
 
 @dataclass(frozen=True)
@@ -368,6 +375,11 @@ class AlgorithmSpec:
         Both raise :class:`ParameterError`.
         """
         self.parse_params(opts.params)
+        if "epsilon" in self.options and opts.is_given("seed"):
+            raise ParameterError(
+                f"algorithm {self.name!r} is differentially private: --seed would make its noise reproducible "
+                "(its noise and choices come from OS entropy); drop --seed"
+            )
         extra = [name for name in OPTION_FLAGS if name not in self.options and opts.is_given(name)]
         if extra:
             what = ", ".join(OPTION_FLAGS[name] for name in extra)
@@ -419,6 +431,7 @@ _SPECS = LazyRegistry("algorithm", {
         "nonreciprocal": ("cahd", "nr"),
         "grouping": ("clump", "partition"),
         "swapping": ("fullswap", "partsupp", "partswap", "randswap", "splitperson"),
+        "dp": ("diffpart",),
     }.items()
     for name in names
 })

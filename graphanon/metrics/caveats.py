@@ -41,7 +41,7 @@ MAX_SUPPRESSION = 0.3
 
 @dataclass(frozen=True)
 class ReleaseWarning:
-    """One warning: a short ``code`` (``root``, ``ncp``, ``suppression``, ``k1``, ``l-all``) and its one-line ``message``."""
+    """One warning: a short ``code`` (``root``, ``ncp``, ``suppression``, ``synthetic``, ``k1``, ``l-all``) and its one-line ``message``."""
 
     code: str
     message: str
@@ -143,6 +143,12 @@ def release_warnings(original: TransactionData, release: Release, *, max_ncp: fl
             fix = _LESS_SUPPRESSION.get(name, "a method that swaps instead of removing (-a partswap)")
             out.append(ReleaseWarning("suppression", f"{share:.0%} of the item occurrences are removed "
                                                      f"(> {max_suppression:.0%}); try {fix}"))
+    elif release.kind == "synthetic" and release.n_records < max(1, original.n_records) * (1 - max_suppression):
+        # the custodian's message, never the file's: it compares with the exact number of records
+        out.append(ReleaseWarning(
+            "synthetic", f"the synthetic dataset has {release.n_records} rows for {original.n_records} records: most "
+                         f"partitions' noisy counts fell below the method's thresholds; a larger --epsilon, or a "
+                         f"taxonomy of the public universe with fewer children per node, keeps more"))
     if params.get("k") == 1:
         out.append(ReleaseWarning("k1", "k=1 protects no one: a published row may be a single person's, and nothing "
                                         "bounds what a known item reveals; use -k 2 or more"))

@@ -20,6 +20,9 @@ NonreciprocalRelease
     Bit-voting records (base, distance, threshold, label).
 PerturbedRelease
     Plain transactions after items were swapped, removed or split (tendency hiding).
+SyntheticRelease
+    A synthetic dataset drawn by a differentially private mechanism (DiffPart):
+    no fingerprint, no link, no exact count (``docs/dp.md``).
 
 Any kind is written as a plain table for recipients without graphanon, with a
 codebook, by :func:`export_release` (``docs/export.md``).
@@ -39,4 +42,6 @@ __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     "graphanon.release.nonreciprocal": ("NonreciprocalRelease",),
     "graphanon.release.perturbed": ("PerturbedRelease", "SplitLink", "load_split_link"),
     "graphanon.release.publish": ("publish",),
+    "graphanon.release.synthetic": ("SyntheticRelease",),
+    "graphanon.release.ledger": ("BudgetLedger", "LEDGER_FORMAT_TAG", "data_identity"),
 })

@@ -66,6 +66,8 @@ PUBLISHED_PARAMS: dict[str, frozenset] = {
     "randswap": frozenset(),
     "partsupp": frozenset({"n_categories"}),
     "splitperson": frozenset({"n_categories"}),
+    # a DP release states epsilon, the mechanism, its settings and the public universe's taxonomy -- no count
+    "diffpart": frozenset({"epsilon", "mechanism", "neighbouring", "fanout", "c_internal", "c_leaf", "taxonomy"}),
 }
 #: Releases made by hand (``algorithm="custom"`` and any name not above) may publish only these.
 GENERIC_PUBLISHED_PARAMS = frozenset({"k", "m", "l", "n_suppressed_nodes", "audit"})
@@ -126,7 +128,7 @@ def check_published_params(algorithm: str, params: dict) -> None:
 #: Release kind -> its class. Built-in kinds map to the module (under graphanon.release) that
 #: defines them, imported on demand: the class registers its ``kind`` tag when its module runs.
 _KINDS = LazyRegistry("release kind", {
-    kind: f"graphanon.release.{kind}" for kind in ("global_recoding", "local_recoding", "nonreciprocal", "perturbed")
+    kind: f"graphanon.release.{kind}" for kind in ("global_recoding", "local_recoding", "nonreciprocal", "perturbed", "synthetic")
 }, error=ReleaseFormatError)
 
 

@@ -61,6 +61,7 @@ from graphanon.release.global_recoding import GlobalRecoding
 from graphanon.release.local_recoding import LocalRecoding
 from graphanon.release.nonreciprocal import NonreciprocalRelease
 from graphanon.release.perturbed import PerturbedRelease
+from graphanon.release.synthetic import SyntheticRelease
 from graphanon.utils.labels import display_label
 
 __all__ = ["EXPORT_FORMS", "codebook_columns", "codebook_facts", "codebook_html", "codebook_markdown",
@@ -92,6 +93,8 @@ def _take(names: np.ndarray, indices: np.ndarray, pos: np.ndarray) -> list:
 
 
 def _lists(names: np.ndarray, indptr: np.ndarray, indices: np.ndarray) -> list[list]:
+    if len(indptr) <= 1:  # no rows (an empty synthetic dataset): np.split would still give one empty part
+        return []
     return [part.tolist() for part in np.split(names[indices], indptr[1:-1])]
 
 
@@ -142,6 +145,8 @@ def export_columns(release: Release, form: str = "long") -> dict[str, list]:
         names, matrix = _text(nd.label for nd in release.nodes), release.records
     elif isinstance(release, PerturbedRelease):
         names, matrix = _text(release.items), release.records
+    elif isinstance(release, SyntheticRelease):
+        names, matrix = _text(release.items), _synthetic_rows(release)
     else:
         raise ParameterError(f"cannot export a release of kind {release.kind!r}")
     matrix = sp.csr_array(matrix)
@@ -166,6 +171,11 @@ def export_columns(release: Release, form: str = "long") -> dict[str, list]:
     if labels is not None:
         out["label"] = labels.tolist()
     return out
+
+
+def _synthetic_rows(release: SyntheticRelease) -> sp.csr_array:
+    """The synthetic dataset's rows: each published itemset repeated by its (noisy) count."""
+    return sp.csr_array(release.itemsets[np.repeat(np.arange(len(release.counts)), release.counts)])
 
 
 def _nonreciprocal_columns(release: NonreciprocalRelease, form: str, rows: np.ndarray, labels) -> dict[str, list]:
@@ -213,6 +223,8 @@ def privacy_model_of(release: Release) -> str:
     params, kind = release.params, release.kind
     if kind == "perturbed":
         return "tendency"
+    if kind == "synthetic":
+        return "dp"
     if kind == "local_recoding":
         return "transactional" if params.get("k") else "none"
     if kind == "nonreciprocal":
@@ -237,6 +249,9 @@ _MAY = {
                   "(l-diversity, l={l}).",
     "tendency": "Rows are not people's true records: {moved}; what is hidden is each person's tendency (the "
                 "category that dominates their record).",
+    "dp": "The rows are a synthetic dataset drawn by an epsilon-differentially private mechanism "
+          "(epsilon={epsilon}, neighbouring datasets: one record added or removed); counts computed from them "
+          "are noisy estimates of the data's.",
     "none": "This release claims no privacy model: check it with `graphanon audit` before relying on it.",
 }
 _MAY_NOT = {
@@ -246,6 +261,8 @@ _MAY_NOT = {
     "local_recoding": "Which original items under a node a row held ({reading}); that an item absent from a row was "
                       "absent from the person's record.",
     "nonreciprocal": "Which possible world is a row's true record; which row is a given person's.",
+    "synthetic": "That a row is a person's record, or that any person is in the data: no row stands for a "
+                 "record, and the number of rows is itself noisy.",
     "perturbed": "That a row, or a combination of items in one row, belongs to one person: co-occurrences within "
                  "a row are not the data's. Which items were moved.",
 }
@@ -289,6 +306,9 @@ def codebook_facts(release: Release) -> list[tuple[str, str]]:
         facts += [("items", str(len(release.items))), ("moves", release.moves)]
     elif isinstance(release, NonreciprocalRelease):
         facts.append(("items", str(len(release.items))))
+    elif isinstance(release, SyntheticRelease):
+        facts += [("item universe (public)", str(len(release.items))),
+                  ("distinct itemsets", str(len(release.counts)))]
     labels = getattr(release, "labels", None)
     label_text = "none published" if labels is None else f"published, {len(set(labels))} distinct values"
     if labels is not None and release.kind == "nonreciprocal" and not params.get("l"):
@@ -299,7 +319,7 @@ def codebook_facts(release: Release) -> list[tuple[str, str]]:
     fill = {"k": k, "k_minus": (k - 1) if isinstance(k, int) else "k-1", "m_items": f"{params['m']} or fewer published items" if params.get("m") else "published items",
             "m_known": f"up to {params['m']}" if params.get("m") else "any number",
             "l": params.get("l"), "moved": _MOVED.get(getattr(release, "moves", ""), ""),
-            "reading": _READING.get(getattr(release, "reading", ""), "")}
+            "reading": _READING.get(getattr(release, "reading", ""), ""), "epsilon": params.get("epsilon")}
     for part in model.split("+"):
         facts.append(("you may infer", _MAY[part].format(**fill)))
     facts.append(("you may not infer", _MAY_NOT[release.kind].format(**fill) + " " + _ALWAYS))
@@ -353,10 +373,15 @@ def codebook_columns(release: Release, *, taxonomy=None) -> dict[str, list]:
     elif isinstance(release, LocalRecoding):
         entries = [(nd.label, nd.members, nd.leaves) for nd in release.nodes]
         universe, matrix = release.universe, release.records
-    elif isinstance(release, (NonreciprocalRelease, PerturbedRelease)):
+    elif isinstance(release, (NonreciprocalRelease, PerturbedRelease, SyntheticRelease)):
         entries = [(x, (x,), 1) for x in release.items]
         universe = len(release.items)
-        matrix = release.base if isinstance(release, NonreciprocalRelease) else release.records
+        if isinstance(release, NonreciprocalRelease):
+            matrix = release.base
+        elif isinstance(release, SyntheticRelease):
+            matrix = _synthetic_rows(release)
+        else:
+            matrix = release.records
     else:
         raise ParameterError(f"cannot write a codebook for a release of kind {release.kind!r}")
     leaves = np.array([e[2] for e in entries], dtype=np.int64)

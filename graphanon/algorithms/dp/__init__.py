@@ -1,0 +1,14 @@
+"""Differentially private methods: sound noise (OpenDP) and DiffPart.
+
+:mod:`~graphanon.algorithms.dp.noise` draws every number that carries the
+guarantee (OpenDP's exact discrete Laplace, OS entropy, never a seed);
+:mod:`~graphanon.algorithms.dp.diffpart` publishes a synthetic set-valued
+dataset under epsilon-DP (Chen et al., PVLDB 2011). See ``docs/dp.md``.
+"""
+
+from graphanon.utils.lazy import attach
+
+__getattr__, __dir__, __all__ = attach(__name__, globals(), {
+    "graphanon.algorithms.dp.noise": ("check_epsilon", "discrete_laplace", "discrete_laplace_tail"),
+    "graphanon.algorithms.dp.diffpart": ("anonymize_diffpart",),
+})
