@@ -52,7 +52,12 @@ def test_grid_routes_params_to_methods_that_declare_them():
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"methods": ["partition"], "m": 2, "taxonomy": TAX}, "none of partition takes m"),
-    ({"methods": ["aa"], "k": 2}, "aa needs a taxonomy"),
+    ({"methods": ["aa"], "k": 2, "dataset": "bms1"}, "aa needs a taxonomy and bms1 has no bundled one"),
+    ({"methods": ["cahd"], "k": 2, "dataset": "bms1"}, "-a cahd needs sensitive labels .* and bms1 has none"),
+    ({"methods": ["nr"], "k": 2, "params": {"l": ["2"]}}, "-a nr --param l needs sensitive labels"),
+    ({"methods": ["nr"], "k": 2, "params": {"l": ["two"]}, "dataset": "nr_table1"}, "-a nr: --param l='two'"),
+    ({"methods": ["aa", "coat"], "k": 2, "params": {"coat.s": ["lots"]}}, "-a coat: --param s='lots'"),
+    ({"methods": ["mm"], "k": 2, "m": 2, "params": {"private_items": ["a"]}}, "no selected method takes 'private_items'"),
     ({"methods": ["aa"], "k": 2, "taxonomy": TAX, "params": {"l": ["2"]}}, "no selected method takes 'l'"),
     ({"methods": ["nr"], "k": 2, "params": {"cahd.l": ["2"]}}, "'cahd' is not among the methods"),
     ({"methods": ["nosuch"], "k": 2}, "unknown algorithm 'nosuch'"),
@@ -60,8 +65,21 @@ def test_grid_routes_params_to_methods_that_declare_them():
 ])
 def test_grid_refuses_up_front(kwargs, message):
     methods = kwargs.pop("methods")
+    dataset = kwargs.pop("dataset", "groceries")
     with pytest.raises(ParameterError, match=message):
-        expand_grid(methods, ["groceries"], **kwargs)
+        expand_grid(methods, [dataset], **kwargs)
+
+
+def test_grid_gives_a_bundled_taxonomy_as_anonymize_does():
+    plan = expand_grid(["aa", "coat"], ["groceries", "liuwang_fig1"], k=2, m=2)
+    assert [(r.method, r.dataset, r.taxonomy) for r in plan.runs] == [
+        ("aa", "groceries", "groceries"), ("aa", "liuwang_fig1", "liuwang_fig1"),
+        ("coat", "groceries", None), ("coat", "liuwang_fig1", None)]
+    assert plan.notes == []
+    # a typed --taxonomy wins over the bundled one; a dataset without one is refused when a method needs it
+    assert {r.taxonomy for r in expand_grid(["aa"], ["groceries"], k=2, taxonomy=TAX).runs} == {TAX}
+    with pytest.raises(ParameterError, match="aa needs a taxonomy and chess has no bundled one"):
+        expand_grid(["aa"], ["groceries", "chess"], k=2)
 
 
 def test_run_key_covers_the_full_configuration():
@@ -276,18 +294,60 @@ def test_compare_exit_code_1_when_an_audit_fails(cli):
 
 @pytest.mark.parametrize("args, message", [
     (["groceries", "-a", "partition", "-k", "2", "-m", "2", "--taxonomy", TAX], "-m: none of partition takes m"),
-    (["groceries", "-a", "aa", "-k", "2"], "aa needs a taxonomy"),
+    (["bms1", "-a", "aa", "-k", "2"], "aa needs a taxonomy"),
+    (["bms1", "-a", "cahd", "-k", "2"], "-a cahd needs sensitive labels (l-diversity) and bms1 has none"),
+    (["groceries", "-a", "aa,mm", "-k", "2", "--param", "mm.private_items=a"], "no selected method takes"),
     (["groceries", "-a", "nosuch", "-k", "2"], "unknown algorithm 'nosuch'"),
     (["groceries", "-a", "nr", "-k", "two"], "-k takes whole numbers"),
     (["groceries", "-a", "nr", "-k", "2", "--param", "l"], "--param takes name="),
     (["nosuchdata", "-a", "nr", "-k", "2"], "nosuchdata: no such file"),
     (["groceries", "-a", "nr", "-k", "2", "-j", "2", "--scheduler", "local:1"], "drop one"),
 ])
-def test_compare_bad_input_is_one_line_exit_2(cli, args, message):
+def test_compare_bad_input_is_one_line_exit_2(cli, args, message, tmp_path):
     res = cli("compare", *args, "-o", "out")
     assert res.exit_code == 2
     lines = res.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("graphanon: error: ") and message in lines[0]
+    assert not (tmp_path / "out").exists()   # refused before any run: nothing written
+
+
+def test_compare_with_a_failing_run_exits_3_with_the_failure_in_the_headline(cli, tmp_path):
+    res = cli("compare", "nr_table1", "-a", "nr", "-k", "2,100", "--param", "order=gray", "-o", "out", "-j", "1",
+              "--queries", "10", "--attack-targets", "0")
+    assert res.exit_code == 3, res.output
+    headline = ("1 of 2 runs failed: nr k=100 order=gray on nr_table1 (ParameterError: k=100 exceeds the number "
+                "of records (6)")
+    assert headline in res.output and "every release meets its model" not in res.output
+    assert "the 1 release made meets its model" in res.output
+    page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert headline in page and "every release meets its model" not in page
+    assert '<h2 id="failed">Failed runs (1)</h2>' in page
+    res = cli("compare", "nr_table1", "-a", "nr", "-k", "2,100", "--param", "order=gray", "-o", "out", "-j", "1",
+              "--queries", "10", "--attack-targets", "0", "--json")
+    summary = json.loads(res.output)
+    assert res.exit_code == 3 and summary["failed"] == 1 and summary["headline"].startswith(headline)
+    assert summary["errors"][0].startswith("nr k=100 order=gray on nr_table1: ParameterError")
+
+
+def test_compare_where_every_run_fails_says_so_in_one_line_and_writes_nothing(cli, tmp_path):
+    # k above the six records on every run: each run fails (the grid itself is valid)
+    res = cli("compare", "nr_table1", "-a", "nr", "-k", "50,100", "-o", "out", "-j", "1")
+    assert res.exit_code == 3
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("graphanon: error: every run failed, nothing written: 2 of 2")
+    assert not (tmp_path / "out").exists()
+    (tmp_path / "mine").mkdir()   # a folder the user made is left in place, and empty
+    assert cli("compare", "nr_table1", "-a", "nr", "-k", "100", "-o", "mine", "-j", "1").exit_code == 3
+    assert list((tmp_path / "mine").iterdir()) == []
+
+
+def test_write_outputs_refuses_a_study_where_no_run_finished(tmp_path):
+    from graphanon.study.report import write_outputs
+
+    table = tidy_table([{"dataset": "d", "method": "coat", "k": 2, "status": "error", "error": "TypeError: x"}])
+    with pytest.raises(ParameterError, match="no run finished, nothing written: 1 of 1 run failed: coat k=2 on d"):
+        write_outputs(table, tmp_path / "out", command="x")
+    assert not (tmp_path / "out").exists()
 
 
 def test_bench_runs_every_algorithm_given(cli):
@@ -300,9 +360,23 @@ def test_bench_runs_every_algorithm_given(cli):
 
 
 def test_bench_checks_every_algorithm_before_running_any(cli):
-    res = cli("bench", "groceries", "-a", "aa", "-a", "partition", "-k", "5", "-m", "2", "--taxonomy", TAX)
+    res = cli("bench", "groceries", "-a", "aa", "-a", "nr", "-k", "5", "-m", "2", "--taxonomy", TAX,
+              "--param", "order=nosuch")
     assert res.exit_code == 2
-    assert "-a partition" in res.output and "does not use -m" in res.output
+    assert "-a nr" in res.output and "order='nosuch'" in res.output
+    res = cli("bench", "groceries", "-a", "aa,partition", "-k", "5", "--param", "l=2")
+    assert res.exit_code == 2 and "--param l: none of aa, partition takes it" in res.output
+
+
+def test_bench_takes_the_mix_of_methods_compare_takes(cli):
+    # -m goes to aa only (partition has no m), as compare gives it; the taxonomy is groceries' bundled one
+    res = cli("bench", "groceries", "-a", "aa,partition", "-k", "5", "-m", "2", "--queries", "10", "--json")
+    assert res.exit_code == 0, res.output
+    reports = json.loads(res.output)
+    assert [(r["algorithm"], r["m"]) for r in reports] == [("aa", 2), ("partition", None)]
+    assert all(r["audit"]["satisfied"] for r in reports)
+    res = cli("bench", "groceries", "-a", "partition", "-k", "5", "-m", "2")   # one method: refused, as anonymize
+    assert res.exit_code == 2 and "does not use -m" in res.output
 
 
 def test_runs_on_dask_match_the_local_runs(tmp_path):

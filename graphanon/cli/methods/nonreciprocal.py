@@ -91,6 +91,7 @@ NR = AlgorithmSpec(
     privacy_model="nonreciprocal",
     params=_NR_PARAMS,
     options=("k", "seed", "scheduler"),
+    label_params=("l",),
 )
 
 
@@ -127,4 +128,5 @@ CAHD = AlgorithmSpec(
     params=_CAHD_PARAMS,
     audit_params=("l", "diversity", "c"),
     options=("k",),
+    needs_labels=True,
 )
