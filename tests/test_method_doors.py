@@ -22,6 +22,8 @@ from graphanon.datasets import load, load_taxonomy
 from graphanon.study import run_method
 from tests.test_common import EXAMPLES
 
+pytestmark = pytest.mark.slow  # one of the slowest files (docs/testing.md)
+
 #: methods whose function door needs what only their command-line adapter builds: COAT's policies from text
 #: (no defaults in the function), cut's claimed k and m (added to the release by the adapter), the swaps'
 #: categories (an ItemGroups built from random:N:SEED)

@@ -8,9 +8,7 @@ from html.parser import HTMLParser
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
-from graphanon.cli import main
 from graphanon.errors import ParameterError
 from graphanon.privacy import KmAnonymity
 from graphanon.study import COLUMNS, StudyRun, expand_grid, run_study, tidy_table
@@ -222,11 +220,6 @@ def test_tidy_table_of_no_rows_has_the_schema():
 
 
 # ---------------------------------------------------------------- CLI and report
-@pytest.fixture
-def cli(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
-    return lambda *args: runner.invoke(main, list(args), catch_exceptions=False)
 
 
 class _Page(HTMLParser):
@@ -255,8 +248,8 @@ class _Page(HTMLParser):
             self._depth -= 1
 
 
-def test_compare_writes_table_figures_and_a_self_contained_report(cli, tmp_path):
-    res = cli("compare", "groceries", "-a", "mhghs,partition", "-a", "nr", "-k", "2,5", "-m", "1",
+def test_compare_writes_table_figures_and_a_self_contained_report(run, tmp_path):
+    res = run("compare", "groceries", "-a", "mhghs,partition", "-a", "nr", "-k", "2,5", "-m", "1",
               "--taxonomy", TAX, "-o", "out", "-j", "1", "--queries", "50", "--json")
     assert res.exit_code == 0, res.output
     summary = json.loads(res.output)
@@ -278,14 +271,14 @@ def test_compare_writes_table_figures_and_a_self_contained_report(cli, tmp_path)
             "--queries 50 --attack-targets 2000 -o out") in text   # the command that repeats the study
     assert "partition: takes no -m" in text
     # one more k: the six finished runs are reused
-    res = cli("compare", "groceries", "-a", "mhghs,partition,nr", "-k", "2,5,10", "-m", "1", "--taxonomy", TAX,
+    res = run("compare", "groceries", "-a", "mhghs,partition,nr", "-k", "2,5,10", "-m", "1", "--taxonomy", TAX,
               "-o", "out", "-j", "1", "--queries", "50", "--json")
     again = json.loads(res.output)
     assert again["runs"] == 9 and again["reused"] == 6
 
 
-def test_compare_exit_code_1_when_an_audit_fails(cli):
-    res = cli("compare", "groceries", "-a", "cut", "-k", "50", "-m", "2", "--taxonomy", TAX,
+def test_compare_exit_code_1_when_an_audit_fails(run):
+    res = run("compare", "groceries", "-a", "cut", "-k", "50", "-m", "2", "--taxonomy", TAX,
               "--param", "level=3", "-o", "out", "-j", "1", "--queries", "0",
               "--attack-targets", "0")
     assert res.exit_code == 1
@@ -303,16 +296,16 @@ def test_compare_exit_code_1_when_an_audit_fails(cli):
     (["nosuchdata", "-a", "nr", "-k", "2"], "nosuchdata: no such file"),
     (["groceries", "-a", "nr", "-k", "2", "-j", "2", "--scheduler", "local:1"], "drop one"),
 ])
-def test_compare_bad_input_is_one_line_exit_2(cli, args, message, tmp_path):
-    res = cli("compare", *args, "-o", "out")
+def test_compare_bad_input_is_one_line_exit_2(run, args, message, tmp_path):
+    res = run("compare", *args, "-o", "out")
     assert res.exit_code == 2
     lines = res.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("graphanon: error: ") and message in lines[0]
     assert not (tmp_path / "out").exists()   # refused before any run: nothing written
 
 
-def test_compare_with_a_failing_run_exits_3_with_the_failure_in_the_headline(cli, tmp_path):
-    res = cli("compare", "nr_table1", "-a", "nr", "-k", "2,100", "--param", "order=gray", "-o", "out", "-j", "1",
+def test_compare_with_a_failing_run_exits_3_with_the_failure_in_the_headline(run, tmp_path):
+    res = run("compare", "nr_table1", "-a", "nr", "-k", "2,100", "--param", "order=gray", "-o", "out", "-j", "1",
               "--queries", "10", "--attack-targets", "0")
     assert res.exit_code == 3, res.output
     headline = ("1 of 2 runs failed: nr k=100 order=gray on nr_table1 (ParameterError: k=100 exceeds the number "
@@ -322,22 +315,22 @@ def test_compare_with_a_failing_run_exits_3_with_the_failure_in_the_headline(cli
     page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
     assert headline in page and "every release meets its model" not in page
     assert '<h2 id="failed">Failed runs (1)</h2>' in page
-    res = cli("compare", "nr_table1", "-a", "nr", "-k", "2,100", "--param", "order=gray", "-o", "out", "-j", "1",
+    res = run("compare", "nr_table1", "-a", "nr", "-k", "2,100", "--param", "order=gray", "-o", "out", "-j", "1",
               "--queries", "10", "--attack-targets", "0", "--json")
     summary = json.loads(res.output)
     assert res.exit_code == 3 and summary["failed"] == 1 and summary["headline"].startswith(headline)
     assert summary["errors"][0].startswith("nr k=100 order=gray on nr_table1: ParameterError")
 
 
-def test_compare_where_every_run_fails_says_so_in_one_line_and_writes_nothing(cli, tmp_path):
+def test_compare_where_every_run_fails_says_so_in_one_line_and_writes_nothing(run, tmp_path):
     # k above the six records on every run: each run fails (the grid itself is valid)
-    res = cli("compare", "nr_table1", "-a", "nr", "-k", "50,100", "-o", "out", "-j", "1")
+    res = run("compare", "nr_table1", "-a", "nr", "-k", "50,100", "-o", "out", "-j", "1")
     assert res.exit_code == 3
     lines = res.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("graphanon: error: every run failed, nothing written: 2 of 2")
     assert not (tmp_path / "out").exists()
     (tmp_path / "mine").mkdir()   # a folder the user made is left in place, and empty
-    assert cli("compare", "nr_table1", "-a", "nr", "-k", "100", "-o", "mine", "-j", "1").exit_code == 3
+    assert run("compare", "nr_table1", "-a", "nr", "-k", "100", "-o", "mine", "-j", "1").exit_code == 3
     assert list((tmp_path / "mine").iterdir()) == []
 
 
@@ -350,8 +343,8 @@ def test_write_outputs_refuses_a_study_where_no_run_finished(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-def test_bench_runs_every_algorithm_given(cli):
-    res = cli("bench", "groceries", "-a", "aa", "-a", "mhghs,hghs", "-k", "5", "-m", "2", "--taxonomy", TAX,
+def test_bench_runs_every_algorithm_given(run):
+    res = run("bench", "groceries", "-a", "aa", "-a", "mhghs,hghs", "-k", "5", "-m", "2", "--taxonomy", TAX,
               "--queries", "20", "--json")
     assert res.exit_code == 0
     reports = json.loads(res.output)
@@ -359,23 +352,23 @@ def test_bench_runs_every_algorithm_given(cli):
     assert all(r["audit"]["satisfied"] for r in reports)
 
 
-def test_bench_checks_every_algorithm_before_running_any(cli):
-    res = cli("bench", "groceries", "-a", "aa", "-a", "nr", "-k", "5", "-m", "2", "--taxonomy", TAX,
+def test_bench_checks_every_algorithm_before_running_any(run):
+    res = run("bench", "groceries", "-a", "aa", "-a", "nr", "-k", "5", "-m", "2", "--taxonomy", TAX,
               "--param", "order=nosuch")
     assert res.exit_code == 2
     assert "-a nr" in res.output and "order='nosuch'" in res.output
-    res = cli("bench", "groceries", "-a", "aa,partition", "-k", "5", "--param", "l=2")
+    res = run("bench", "groceries", "-a", "aa,partition", "-k", "5", "--param", "l=2")
     assert res.exit_code == 2 and "--param l: none of aa, partition takes it" in res.output
 
 
-def test_bench_takes_the_mix_of_methods_compare_takes(cli):
+def test_bench_takes_the_mix_of_methods_compare_takes(run):
     # -m goes to aa only (partition has no m), as compare gives it; the taxonomy is groceries' bundled one
-    res = cli("bench", "groceries", "-a", "aa,partition", "-k", "5", "-m", "2", "--queries", "10", "--json")
+    res = run("bench", "groceries", "-a", "aa,partition", "-k", "5", "-m", "2", "--queries", "10", "--json")
     assert res.exit_code == 0, res.output
     reports = json.loads(res.output)
     assert [(r["algorithm"], r["m"]) for r in reports] == [("aa", 2), ("partition", None)]
     assert all(r["audit"]["satisfied"] for r in reports)
-    res = cli("bench", "groceries", "-a", "partition", "-k", "5", "-m", "2")   # one method: refused, as anonymize
+    res = run("bench", "groceries", "-a", "partition", "-k", "5", "-m", "2")   # one method: refused, as anonymize
     assert res.exit_code == 2 and "does not use -m" in res.output
 
 
