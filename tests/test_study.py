@@ -334,6 +334,21 @@ def test_compare_where_every_run_fails_says_so_in_one_line_and_writes_nothing(ru
     assert list((tmp_path / "mine").iterdir()) == []
 
 
+def test_figures_of_a_study_where_no_run_finished_are_drawn_empty():
+    # draw_privacy_vs_k used to end in a TypeError (float of NA) when no run finished
+    from graphanon.study.report import study_figures
+
+    table = tidy_table([{"dataset": "d", "method": "coat", "k": k, "status": "error", "error": "x"} for k in (2, 5)])
+    figures = study_figures(table)
+    assert sorted(figures) == sorted(FIGURES)
+
+
+def test_compare_help_states_the_exit_status(run):
+    text = " ".join(run("compare", "--help").output.split())
+    assert "0 when every run made a release that meets its model; 1 when a release fails its model's audit; " \
+           "3 when a run failed" in text
+
+
 def test_write_outputs_refuses_a_study_where_no_run_finished(tmp_path):
     from graphanon.study.report import write_outputs
 
