@@ -34,7 +34,7 @@ protects against an adversary who knows the *whole* basket (transactional k-anon
 COAT (Loukides et al., 2011) reads a taxonomy only when asked to.
 """)
 code("""
-from graphanon.study.report import headline
+from graphanon.study import headline
 
 table = run_study(plan.runs, workers=2)
 print(headline(table))           # a failed run would be named here, and its row would say why
