@@ -11,7 +11,7 @@ import pytest
 
 from graphanon.errors import ParameterError
 from graphanon.privacy import KmAnonymity
-from graphanon.study import COLUMNS, StudyRun, expand_grid, run_study, tidy_table
+from graphanon.study import COLUMNS, StudyRun, WorkloadSpec, expand_grid, run_study, tidy_table
 from graphanon.study import runner as study_runner
 from graphanon.study._run import run_method
 from graphanon.study.execute import PeakMemory, load_dataset, load_taxonomy
@@ -30,12 +30,14 @@ def test_grid_gives_each_method_only_what_it_declares():
         by.setdefault(r.method, []).append(r)
     assert [(r.k, r.m) for r in by["aa"]] == [(2, 2), (5, 2)]
     assert [(r.k, r.m) for r in by["partition"]] == [(2, None), (5, None)]
-    assert all(r.taxonomy == TAX for m in ("aa", "partition", "clump") for r in by[m])
-    assert all(r.taxonomy is None for r in by["coat"] + by["nr"])   # coat reads one only when asked; nr never
+    assert all(r.taxonomy == TAX for m in ("aa", "partition", "clump", "coat") for r in by[m])
+    assert all(r.taxonomy is None for r in by["nr"])   # coat reads one where its --param asks; nr never
     assert all(r.seed == 3 for r in by["clump"] + by["nr"]) and all(r.seed is None for r in by["aa"])
     assert all(r.m is None for r in by["nr"])
     assert "partition: takes no -m; run without it" in plan.notes
-    assert "coat: does not need --taxonomy; run without it" in plan.notes
+    assert "coat: does not need --taxonomy; given, it is read only where its --param asks (see graphanon " \
+           "algorithms)" in plan.notes
+    assert "nr: reads no taxonomy; run without it" in plan.notes
     assert not any(n.startswith("aa:") for n in plan.notes)
     assert len({r.key() for r in plan.runs}) == len(plan.runs)
 
@@ -72,7 +74,7 @@ def test_grid_gives_a_bundled_taxonomy_as_anonymize_does():
     plan = expand_grid(["aa", "coat"], ["groceries", "liuwang_fig1"], k=2, m=2)
     assert [(r.method, r.dataset, r.taxonomy) for r in plan.runs] == [
         ("aa", "groceries", "groceries"), ("aa", "liuwang_fig1", "liuwang_fig1"),
-        ("coat", "groceries", None), ("coat", "liuwang_fig1", None)]
+        ("coat", "groceries", "groceries"), ("coat", "liuwang_fig1", "liuwang_fig1")]
     assert plan.notes == []
     # a typed --taxonomy wins over the bundled one; a dataset without one is refused when a method needs it
     assert {r.taxonomy for r in expand_grid(["aa"], ["groceries"], k=2, taxonomy=TAX).runs} == {TAX}
@@ -334,6 +336,16 @@ def test_compare_where_every_run_fails_says_so_in_one_line_and_writes_nothing(ru
     assert list((tmp_path / "mine").iterdir()) == []
 
 
+def test_a_taxonomy_is_read_where_a_parameter_asks_for_it():
+    # COAT weighs items by the taxonomy only with weights=taxonomy: given --taxonomy, that run uses it
+    plan = expand_grid(["coat"], ["groceries"], k=5, m=2, taxonomy=TAX, params={"weights": ["one", "taxonomy"]},
+                       attack_targets=0, workload=WorkloadSpec(queries=0))
+    table = run_study(plan.runs)
+    assert table["status"].tolist() == ["ok", "ok"], table["error"].tolist()
+    assert table["audit_satisfied"].all()
+    assert table.loc[0, "ncp"] != table.loc[1, "ncp"] or table.loc[0, "ul"] != table.loc[1, "ul"]
+
+
 def test_figures_of_a_study_where_no_run_finished_are_drawn_empty():
     # draw_privacy_vs_k used to end in a TypeError (float of NA) when no run finished
     from graphanon.study.report import study_figures
@@ -382,6 +394,13 @@ def test_bench_takes_the_mix_of_methods_compare_takes(run):
     assert res.exit_code == 0, res.output
     reports = json.loads(res.output)
     assert [(r["algorithm"], r["m"]) for r in reports] == [("aa", 2), ("partition", None)]
+    assert all(r["audit"]["satisfied"] for r in reports)
+    # --taxonomy for aa, and coat (which reads one only with weights=taxonomy) runs beside it, as in compare
+    res = run("bench", "groceries", "-a", "aa,coat,nr", "-k", "5", "-m", "2", "--taxonomy", TAX, "--queries", "10",
+              "--seed", "1", "--param", "order=gray", "--json")
+    assert res.exit_code == 0, res.output
+    reports = json.loads(res.output)
+    assert [r["algorithm"] for r in reports] == ["aa", "coat", "nr"]
     assert all(r["audit"]["satisfied"] for r in reports)
     res = run("bench", "groceries", "-a", "partition", "-k", "5", "-m", "2")   # one method: refused, as anonymize
     assert res.exit_code == 2 and "does not use -m" in res.output

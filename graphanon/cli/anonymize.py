@@ -305,16 +305,20 @@ def bench(input_, algorithms, k, m_value, taxonomy, seed, params, queries, json_
             raise GraphanonError(f"algorithm {spec.name!r} needs a taxonomy: pass --taxonomy FILE or balanced:5")
         # --seed also seeds the query workload, so a deterministic method is not refused for it
         run_seed = seed if "seed" in spec.options else None
-        reads = {option: value for option, value in typed.items() if len(specs) == 1 or option in spec.options}
+        several = len(specs) > 1
+        reads = {option: value for option, value in typed.items() if not several or option in spec.options}
         dropped = [OPTION_FLAGS[option] for option, value in typed.items() if value is not None and option not in reads]
-        own = {name: text for name, text in param_dict.items() if len(specs) == 1 or name in spec.param_names}
+        own = {name: text for name, text in param_dict.items() if not several or name in spec.param_names}
         dropped += [f"--param {name}" for name in param_dict if name not in own]
         if dropped and not json_out:
             click.echo(f"note: {spec.name}: takes no {', '.join(dropped)}; run without "
                        f"{'it' if len(dropped) == 1 else 'them'}", err=True)
-        given = given_options(**reads, seed=run_seed)
+        typed_here = dict(reads)
+        if several and not spec.needs_taxonomy:  # as compare: there, read only where its --param asks (COAT)
+            typed_here.pop("taxonomy", None)
+        given = given_options(**typed_here, seed=run_seed)
         opts = RunOptions(k=reads.get("k"), m=m if "m" in reads else None,
-                          taxonomy=tax if "taxonomy" in reads or tax is not None and taxonomy is None else None,
+                          taxonomy=tax if "taxonomy" in reads or taxonomy is None else None,
                           seed=run_seed, params=own, given=given)
         try:
             spec.check_options(opts)

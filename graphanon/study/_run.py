@@ -109,12 +109,15 @@ def method_declarations(name: str) -> MethodDeclaration:
 
 
 def run_options(name: str, *, k=None, m=None, taxonomy=None, seed=None, params=None, progress=None,
-                unsafe_secret_seed=None):
+                unsafe_secret_seed=None, taxonomy_given: bool = True):
     """The :class:`~graphanon.cli.registry.RunOptions` of a run, checked as ``anonymize`` checks them.
 
     Options left at None are not given; a given option the method does not
     read, an unknown ``--param`` or one whose text its declaration refuses
     raises :class:`~graphanon.errors.ParameterError` (nothing has run yet).
+    ``taxonomy_given=False`` passes ``taxonomy`` as ``anonymize`` passes a
+    dataset's bundled taxonomy: there for a method whose parameters ask for
+    it, not refused by one that does not read it.
 
     Returns
     -------
@@ -122,7 +125,9 @@ def run_options(name: str, *, k=None, m=None, taxonomy=None, seed=None, params=N
         ``(spec, opts)``: the method's ``AlgorithmSpec`` and its options.
     """
     spec = _declared.get_algorithm(name)
-    given = {opt for opt, value in (("k", k), ("m", m), ("taxonomy", taxonomy), ("seed", seed)) if value is not None}
+    given = {opt for opt, value in (("k", k), ("m", m), ("seed", seed)) if value is not None}
+    if taxonomy is not None and taxonomy_given:
+        given.add("taxonomy")
     opts = _declared.RunOptions(k=k, m=m, taxonomy=taxonomy, seed=seed, params={n: str(v) for n, v in
                                                                                  (params or {}).items()},
                                 progress=progress, given=frozenset(given), unsafe_secret_seed=unsafe_secret_seed)

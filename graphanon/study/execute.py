@@ -196,8 +196,10 @@ def _measure(run) -> dict:
     data = load_dataset(run.dataset)
     tax = None if run.taxonomy is None else load_taxonomy(run.taxonomy, run.dataset)
     params = dict(run.params)
-    # the command line's own call (AlgorithmSpec.run), with its declared defaults
-    spec, opts = run_options(run.method, k=run.k, m=run.m, taxonomy=tax, seed=run.seed, params=params)
+    # the command line's own call (AlgorithmSpec.run), with its declared defaults; a taxonomy a method can do
+    # without is passed as anonymize passes a bundled one (read only where its parameters ask)
+    spec, opts = run_options(run.method, k=run.k, m=run.m, taxonomy=tax, seed=run.seed, params=params,
+                             taxonomy_given=decl.needs_taxonomy)
     with PeakMemory() as peak:
         wall, cpu = time.perf_counter(), time.process_time()
         release = spec.run(data, opts)

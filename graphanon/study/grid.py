@@ -159,9 +159,11 @@ def expand_grid(
         declares, or a text its declaration refuses, is refused.
     taxonomy : str, optional
         Taxonomy spec (``balanced:5``, a file, a bundled name), given to the
-        methods that need one; without it those get the dataset's bundled
-        taxonomy (as ``graphanon anonymize`` does), and refuse to be planned
-        when there is none.
+        methods that read one; without it they get the dataset's bundled
+        taxonomy (as ``graphanon anonymize`` does), and a method that needs
+        one refuses to be planned when there is none. A method that reads one
+        only when its parameters ask (COAT's ``weights=taxonomy``) is given it
+        as ``anonymize`` gives a bundled one: unused otherwise.
     seed : int or None
         Structure seed, given to the methods that declare ``seed``.
     workload : WorkloadSpec, optional
@@ -215,8 +217,9 @@ def expand_grid(
 
     runs, notes = [], []
     for d in decls.values():
+        # a method reading a taxonomy gets --taxonomy, else the dataset's bundled one (as anonymize gives it)
         taxonomies = {dataset: taxonomy if taxonomy is not None else bundled_taxonomy(dataset)
-                      for dataset in datasets} if d.needs_taxonomy else dict.fromkeys(datasets)
+                      for dataset in datasets} if "taxonomy" in d.options else dict.fromkeys(datasets)
         without = [dataset for dataset, tax in taxonomies.items() if tax is None]
         if d.needs_taxonomy and without:
             raise ParameterError(f"{d.name} needs a taxonomy and {without[0]} has no bundled one: pass --taxonomy "
@@ -225,8 +228,11 @@ def expand_grid(
                    and opt not in d.options]
         if dropped:
             notes.append(f"{d.name}: takes no {' or '.join(dropped)}; run without {'it' if len(dropped) == 1 else 'them'}")
-        if taxonomy is not None and not d.needs_taxonomy:
-            notes.append(f"{d.name}: does not need --taxonomy; run without it")
+        if taxonomy is not None and "taxonomy" not in d.options:
+            notes.append(f"{d.name}: reads no taxonomy; run without it")
+        elif taxonomy is not None and not d.needs_taxonomy:
+            notes.append(f"{d.name}: does not need --taxonomy; given, it is read only where its --param asks "
+                         "(see graphanon algorithms)")
         own = {}
         for name, values in raw.items():
             method, _, pname = name.rpartition(".")
