@@ -119,10 +119,30 @@ def run_options(name: str, *, k=None, m=None, taxonomy=None, seed=None, params=N
     dataset's bundled taxonomy: there for a method whose parameters ask for
     it, not refused by one that does not read it.
 
+    Parameters
+    ----------
+    name : str
+        A registered method name.
+    k, m, taxonomy, seed, params, progress, unsafe_secret_seed
+        As for :func:`run_method`.
+    taxonomy_given : bool
+        Whether ``taxonomy`` counts as typed (``--taxonomy``) or as bundled.
+
     Returns
     -------
     tuple
         ``(spec, opts)``: the method's ``AlgorithmSpec`` and its options.
+
+    Raises
+    ------
+    ParameterError
+        Prefixed ``-a NAME:``.
+
+    Examples
+    --------
+    >>> spec, opts = run_options("nr", k=2, params={"order": "gray"})
+    >>> spec.name, opts.params, sorted(opts.given)
+    ('nr', {'order': 'gray'}, ['k'])
     """
     spec = _declared.get_algorithm(name)
     given = {opt for opt, value in (("k", k), ("m", m), ("seed", seed)) if value is not None}
