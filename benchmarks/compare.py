@@ -36,13 +36,14 @@ def timed(args: list[str]) -> dict:
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "graphanon", *args, "--json"], capture_output=True, text=True)
     seconds = time.perf_counter() - start
-    if done.returncode not in (0, 1):
+    # 1: an audit failed, 3: a run failed (both recorded); 2: bad input; no output: every run failed
+    if done.returncode not in (0, 1, 3) or not done.stdout.strip():
         raise SystemExit(done.stderr)
     summary = json.loads(done.stdout)
     return {"command": "graphanon " + " ".join(args), "wall_seconds": round(seconds, 2),
             "load_before": round(load, 2), "load_after": round(os.getloadavg()[0], 2), "exit_code": done.returncode,
             "runs": summary["runs"], "reused": summary["reused"], "failed": summary["failed"],
-            "audits_satisfied": summary["audits_satisfied"]}
+            "audits_satisfied": summary["audits_satisfied"], "headline": summary.get("headline")}
 
 
 def main() -> None:

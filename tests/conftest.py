@@ -1,4 +1,9 @@
-"""Shared test helpers and hypothesis strategies."""
+"""Shared test fixtures, generators and hypothesis strategies.
+
+``run`` invokes the ``graphanon`` command line in a fresh temporary folder;
+``skewed_labels`` draws the benchmarks' skewed sensitive labels. A test file
+imports a plain helper with ``from tests.conftest import NAME``.
+"""
 
 from __future__ import annotations
 
@@ -41,6 +46,27 @@ def brute_km_violations(records, k: int, m: int | None) -> set:
             ):
                 found.add(combo)
     return found
+
+
+@pytest.fixture
+def run(tmp_path, monkeypatch):
+    """``run(*args)``: ``graphanon ARGS`` in-process (click's ``CliRunner``) in ``tmp_path``; its ``Result``.
+
+    Exceptions other than the command line's own exits propagate (a traceback is a test failure).
+    """
+    from click.testing import CliRunner
+
+    from graphanon.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    return lambda *args: runner.invoke(main, [str(arg) for arg in args], catch_exceptions=False)
+
+
+def skewed_labels(n: int, n_labels: int = 30, seed: int = 0) -> list[str]:
+    """``n`` sensitive labels ``s0..`` from the benchmarks' fixed skewed distribution (p_i ~ 0.95^i), seeded."""
+    p = 0.95 ** np.arange(n_labels)
+    return [f"s{int(v)}" for v in np.random.default_rng(seed).choice(n_labels, size=n, p=p / p.sum())]
 
 
 @pytest.fixture

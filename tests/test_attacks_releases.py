@@ -34,17 +34,13 @@ from graphanon.attacks import (
 from graphanon.data import TransactionData
 from graphanon.datasets import load, load_taxonomy
 from graphanon.taxonomy import Taxonomy
+from tests.conftest import skewed_labels
 from tests.ebook_sessions import ebook_sessions
 from tests.test_attacks import leaky
 
 SECRET = 20261123  # unsafe_secret_seed: a fixed secret keeps the test deterministic
 DATASETS = ["chess", "mushroom", "groceries", "nr_table1", "ebook"]
 METHODS = ["cut", "aa", "mhghs", "mm", "coat", "nr-k", "nr-l", "cahd"]
-
-
-def skewed_labels(n, seed=0):
-    p = 0.95 ** np.arange(30)
-    return [f"s{int(v)}" for v in np.random.default_rng(seed).choice(30, size=n, p=p / p.sum())]
 
 
 @functools.cache

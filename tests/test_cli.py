@@ -1,20 +1,6 @@
 import json
 
 import pytest
-from click.testing import CliRunner
-
-from graphanon.cli import main
-
-
-@pytest.fixture
-def run(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
-
-    def invoke(*args):
-        return runner.invoke(main, list(args), catch_exceptions=False)
-
-    return invoke
 
 
 def test_datasets(run):

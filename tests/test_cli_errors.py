@@ -14,16 +14,6 @@ from graphanon.cli import main
 from graphanon.readwrite.files import dumps_json
 
 
-@pytest.fixture
-def run(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-
-    def invoke(*args):
-        return CliRunner().invoke(main, list(args), catch_exceptions=False)
-
-    return invoke
-
-
 def one_line_error(res, *fragments):
     lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
     assert res.exit_code == 2, res.output

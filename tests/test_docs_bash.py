@@ -28,6 +28,8 @@ import pytest
 
 from tests.docs_blocks import ROOT, blocks, doc_files, doc_id, output_matches, write_example_files
 
+pytestmark = pytest.mark.slow  # one of the slowest files (docs/testing.md)
+
 _EXIT = re.compile(r"#\s*exit (\d+)\s*$")
 #: ``python3 -m venv .venv && . .venv/bin/activate && pip install -e ".[extras]" && `` before a command
 _INSTALL_PREFIX = re.compile(

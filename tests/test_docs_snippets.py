@@ -23,6 +23,8 @@ import pytest
 
 from tests.docs_blocks import ROOT, Block, doc_files, doc_id, output_matches, write_example_files
 
+pytestmark = pytest.mark.slow  # one of the slowest files (docs/testing.md)
+
 _MARK = "\x1edoc-block "
 
 

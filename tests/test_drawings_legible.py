@@ -41,6 +41,8 @@ from graphanon.viz import (  # noqa: E402
 )
 from tests.drawing_checks import figure_problems  # noqa: E402
 
+pytestmark = pytest.mark.slow  # one of the slowest files (docs/testing.md)
+
 DATASETS = ["bms1", "chess", "mushroom", "groceries",  # real data, sampled
             "coat_fig1", "liuwang_fig1", "nr_table1", "swap_table1", "clump_food"]  # the papers' examples
 RECORDS = 40

@@ -6,24 +6,15 @@ import json
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 from graphanon.algorithms.hierarchy.cut import anonymize_cut
 from graphanon.algorithms.nonreciprocal import LOCAL_STEP_LIMIT
 from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
-from graphanon.cli import main
 from graphanon.cli.registry import RunOptions, get_algorithm, registered
 from graphanon.data import TransactionData
 from graphanon.datasets import load, load_taxonomy
 from graphanon.errors import ParameterError
 from graphanon.privacy import KmAnonymity, LDiversity, NonreciprocalKAnonymity
-
-
-@pytest.fixture
-def run(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
-    return lambda *args: runner.invoke(main, list(args), catch_exceptions=False)
 
 
 def one_error_line(res) -> str:

@@ -12,13 +12,11 @@ import json
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
 from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
-from graphanon.cli import main
 from graphanon.data import from_iterable
 from graphanon.datasets import load
 from graphanon.errors import DataMismatchError, ParameterError
@@ -378,13 +376,6 @@ def test_refusals_and_mismatch():
 
 
 # ---------------------------------------------------------------------- command line
-
-
-@pytest.fixture
-def run(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
-    return lambda *args: runner.invoke(main, list(args), catch_exceptions=False)
 
 
 def _one_line(res) -> str:

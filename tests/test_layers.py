@@ -26,7 +26,8 @@ Layers, bottom to top:
   ``graphs``, ``release``;
 * ``algorithms`` and ``privacy``: anything below, never each other;
 * ``attacks``, ``viz``: anything below but ``study`` and the CLI;
-* ``study`` (grids of runs, their table and report; may use pandas/pyarrow): anything below but the CLI;
+* ``study`` (grids of runs, their table and report; may use pandas/pyarrow): anything below but the CLI,
+  except :data:`ALLOWED_CROSSINGS` (``study._run`` reads the method declarations of ``cli.registry``);
 * ``cli``: anything.
 
 ``click``/``rich`` only in the CLI; ``matplotlib`` only in ``graphanon.viz``
@@ -157,6 +158,12 @@ ALLOWED = {
 }
 
 
+#: (module, imported module) crossings allowed until each method's declaration moves beside the method
+#: (issue 31): the study runs a method through its command-line declaration, as ``graphanon anonymize``
+#: does (``graphanon.cli.registry`` imports no click), so every door has the same defaults. This module only.
+ALLOWED_CROSSINGS = {("graphanon.study._run", "graphanon.cli"), ("graphanon.study._run", "graphanon.cli.registry")}
+
+
 def violations(imap: dict[str, set[str]]) -> list[str]:
     """Every layer-rule crossing in an import map ``{module: imported names}``."""
     modules = set(imap) - {"graphanon"}  # the package facade re-exports; it is nobody's dependency
@@ -170,7 +177,7 @@ def violations(imap: dict[str, set[str]]) -> list[str]:
         allowed = ALLOWED.get(here)
         for target in sorted(_known(imported, modules)):
             there = layer(target)
-            if target == mod or there == here or allowed is None:
+            if target == mod or there == here or allowed is None or (mod, target) in ALLOWED_CROSSINGS:
                 continue
             if there not in allowed:
                 out.append(f"{mod} ({here}) imports {target} ({there})")
@@ -204,6 +211,16 @@ def private_imports(imap: dict[str, set[str]]) -> list[str]:
 
 def test_package_follows_the_layer_rules():
     assert violations(import_map()) == []
+
+
+def test_the_study_reads_the_method_declarations_and_nothing_else_of_the_cli():
+    allowed = {"graphanon.study._run": {"graphanon.cli", "graphanon.cli.registry"}, "graphanon.cli": set(),
+               "graphanon.cli.registry": set(), "graphanon.cli.compare": set()}
+    assert violations(allowed) == []
+    assert violations({**allowed, "graphanon.study._run": {"graphanon.cli.compare"}}) == [
+        "graphanon.study._run (study) imports graphanon.cli.compare (cli)"]
+    assert violations({**allowed, "graphanon.study.grid": {"graphanon.cli.registry"}}) == [
+        "graphanon.study.grid (study) imports graphanon.cli.registry (cli)"]
 
 
 def test_no_private_helpers_imported_across_packages():

@@ -15,6 +15,7 @@ from graphanon.metrics.nonreciprocal import error_rate, evaluate_nonreciprocal
 from graphanon.privacy import LDiversity, NonreciprocalKAnonymity
 from graphanon.privacy.registry import build_model
 from graphanon.release import NonreciprocalRelease
+from tests.conftest import skewed_labels
 
 GOLD_ORDER = [1, 3, 2, 0, 4, 5]
 
@@ -23,13 +24,6 @@ def relabel(data, labels):
     """``data`` with sensitive labels (TransactionData.with_labels fails on read-only
     buffers of subsets in the foundation; reported to the lead)."""
     return TransactionData(data.matrix.copy(), data.items, data.record_ids, labels, data.name)
-
-
-def skewed_labels(n, n_labels=30, seed=0):
-    """Labels from a fixed skewed (geometric-like) distribution, seeded."""
-    p = 0.95 ** np.arange(n_labels)
-    p /= p.sum()
-    return [f"s{int(v)}" for v in np.random.default_rng(seed).choice(n_labels, size=n, p=p)]
 
 
 @pytest.mark.parametrize("extraction", ["closed-walk", "backtracking"])

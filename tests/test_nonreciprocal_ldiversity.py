@@ -32,17 +32,11 @@ from graphanon.graphs.generalization import GeneralizationGraph
 from graphanon.metrics.nonreciprocal import error_rate
 from graphanon.privacy import LDiversity, NonreciprocalKAnonymity
 from graphanon.release import NonreciprocalRelease, ReleaseLink
+from tests.conftest import skewed_labels
 
 
 def relabel(data, labels):
     return TransactionData(data.matrix.copy(), data.items, data.record_ids, labels, data.name)
-
-
-def skewed_labels(n, n_labels=30, seed=0):
-    """Labels from the benchmark's fixed skewed distribution (p_i ~ 0.95^i), seeded."""
-    p = 0.95 ** np.arange(n_labels)
-    p /= p.sum()
-    return [f"s{int(v)}" for v in np.random.default_rng(seed).choice(n_labels, size=n, p=p)]
 
 
 def assert_diverse_assignments(A, labels, l):  # noqa: E741

@@ -25,6 +25,8 @@ import pytest
 
 import graphanon.utils.numba_cache as numba_cache
 
+pytestmark = pytest.mark.slow  # one of the slowest files (docs/testing.md)
+
 PACKAGE = Path(__file__).resolve().parents[1] / "graphanon"
 
 

@@ -12,7 +12,6 @@ import json
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,7 +21,6 @@ from graphanon.algorithms.hierarchy.hghs import anonymize_hghs, anonymize_mhghs
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
 from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
 from graphanon.algorithms.prior import Prior, coarsened_cut, joint_item_classes
-from graphanon.cli import main
 from graphanon.data import from_iterable
 from graphanon.datasets import load, load_taxonomy
 from graphanon.errors import DataMismatchError, InfeasibleError, ParameterError
@@ -226,13 +224,6 @@ def test_coarsened_cut_with_k_passes_alone_and_jointly(seed, n_priors, k, m):
 
 
 # ---------------------------------------------------------------------- command line
-
-
-@pytest.fixture
-def run(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
-    return lambda *args: runner.invoke(main, list(args), catch_exceptions=False)
 
 
 def _one_line(res) -> str:

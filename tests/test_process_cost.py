@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 
 from graphanon.readwrite.files import IntRows, dumps_json, dumps_json_document
 
+pytestmark = pytest.mark.slow  # one of the slowest files (docs/testing.md)
+
 rows_strategy = st.lists(st.lists(st.integers(0, 2**63 - 1) | st.integers(0, 12), max_size=6), max_size=8)
 
 

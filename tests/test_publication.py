@@ -10,12 +10,10 @@ import re
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
-from graphanon.cli import main
 from graphanon.cli.registry import RunOptions, get_algorithm
 from graphanon.data import TransactionData, from_iterable
 from graphanon.errors import DataMismatchError, ParameterError, ReleaseFormatError
@@ -334,39 +332,32 @@ def test_recoding_check_is_order_free_and_counts_like_a_multiset(records, draw):
         assert recoding_mismatches(d, forged)[0] == sum((want - got).values()) > 0
 
 
-@pytest.fixture
-def cli(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
-    return lambda *args: runner.invoke(main, list(args), catch_exceptions=False)
-
-
 def _write_basket(path, data):
     path.write_text("\n".join(",".join(sorted(r)) for r in data.records()) + "\n")
 
 
-def test_cli_refuses_mismatched_pairs_and_link_over_release(cli, tmp_path):
+def test_cli_refuses_mismatched_pairs_and_link_over_release(run, tmp_path):
     data = _data()
     _write_basket(tmp_path / "a.txt", data)
     shuffled = data.subset(np.random.default_rng(4).permutation(data.n_records))
     _write_basket(tmp_path / "a_shuffled.txt", shuffled)
     _write_basket(tmp_path / "b.txt", _data(n=40, seed=9))
-    res = cli("anonymize", "a.txt", "-a", "nr", "-k", "3", "--param", "order=gray", "-o", "r.json", "--link-out", "r.json")
+    res = run("anonymize", "a.txt", "-a", "nr", "-k", "3", "--param", "order=gray", "-o", "r.json", "--link-out", "r.json")
     assert res.exit_code == 2 and "needs a file of its own" in res.output and not (tmp_path / "r.json").exists()
-    res = cli("anonymize", "a.txt", "-a", "nr", "-k", "3", "--param", "order=gray", "-o", "r.json",
+    res = run("anonymize", "a.txt", "-a", "nr", "-k", "3", "--param", "order=gray", "-o", "r.json",
               "--link-out", "private.json")
     assert res.exit_code == 0, res.output
-    assert cli("audit", "a_shuffled.txt", "r.json", "--model", "nonreciprocal", "-k", "3").exit_code == 0
+    assert run("audit", "a_shuffled.txt", "r.json", "--model", "nonreciprocal", "-k", "3").exit_code == 0
     for cmd in (("audit", "b.txt", "r.json", "--model", "nonreciprocal", "-k", "3"),
                 ("evaluate", "b.txt", "r.json", "--queries", "10")):
-        res = cli(*cmd)
+        res = run(*cmd)
         lines = [line for line in res.output.splitlines() if line.strip()]
         assert res.exit_code == 2 and len(lines) == 1 and "not made from this data" in lines[0]
-        assert cli(*cmd, "--allow-mismatch").exit_code in (0, 1)
-    res = cli("evaluate", "a.txt", "r.json", "--link", "private.json", "--queries", "10", "--json")
+        assert run(*cmd, "--allow-mismatch").exit_code in (0, 1)
+    res = run("evaluate", "a.txt", "r.json", "--link", "private.json", "--queries", "10", "--json")
     assert res.exit_code == 0 and 0 <= json.loads(res.output)["error_rate"] <= 1
     # a basket file numbers records by line: shuffled lines keep the ids but not the records
-    res = cli("evaluate", "a_shuffled.txt", "r.json", "--link", "private.json", "--queries", "10")
+    res = run("evaluate", "a_shuffled.txt", "r.json", "--link", "private.json", "--queries", "10")
     assert res.exit_code == 2 and "not the ones the private link was made with" in res.output
-    res = cli("evaluate", "a.txt", "r.json", "--link", "r.json")
+    res = run("evaluate", "a.txt", "r.json", "--link", "r.json")
     assert res.exit_code == 2 and "not a graphanon-private-link/1 file" in res.output

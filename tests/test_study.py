@@ -8,12 +8,10 @@ from html.parser import HTMLParser
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
-from graphanon.cli import main
 from graphanon.errors import ParameterError
 from graphanon.privacy import KmAnonymity
-from graphanon.study import COLUMNS, StudyRun, expand_grid, run_study, tidy_table
+from graphanon.study import COLUMNS, StudyRun, WorkloadSpec, expand_grid, run_study, tidy_table
 from graphanon.study import runner as study_runner
 from graphanon.study._run import run_method
 from graphanon.study.execute import PeakMemory, load_dataset, load_taxonomy
@@ -32,12 +30,14 @@ def test_grid_gives_each_method_only_what_it_declares():
         by.setdefault(r.method, []).append(r)
     assert [(r.k, r.m) for r in by["aa"]] == [(2, 2), (5, 2)]
     assert [(r.k, r.m) for r in by["partition"]] == [(2, None), (5, None)]
-    assert all(r.taxonomy == TAX for m in ("aa", "partition", "clump") for r in by[m])
-    assert all(r.taxonomy is None for r in by["coat"] + by["nr"])   # coat reads one only when asked; nr never
+    assert all(r.taxonomy == TAX for m in ("aa", "partition", "clump", "coat") for r in by[m])
+    assert all(r.taxonomy is None for r in by["nr"])   # coat reads one where its --param asks; nr never
     assert all(r.seed == 3 for r in by["clump"] + by["nr"]) and all(r.seed is None for r in by["aa"])
     assert all(r.m is None for r in by["nr"])
     assert "partition: takes no -m; run without it" in plan.notes
-    assert "coat: does not need --taxonomy; run without it" in plan.notes
+    assert "coat: does not need --taxonomy; given, it is read only where its --param asks (see graphanon " \
+           "algorithms)" in plan.notes
+    assert "nr: reads no taxonomy; run without it" in plan.notes
     assert not any(n.startswith("aa:") for n in plan.notes)
     assert len({r.key() for r in plan.runs}) == len(plan.runs)
 
@@ -52,7 +52,12 @@ def test_grid_routes_params_to_methods_that_declare_them():
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"methods": ["partition"], "m": 2, "taxonomy": TAX}, "none of partition takes m"),
-    ({"methods": ["aa"], "k": 2}, "aa needs a taxonomy"),
+    ({"methods": ["aa"], "k": 2, "dataset": "bms1"}, "aa needs a taxonomy and bms1 has no bundled one"),
+    ({"methods": ["cahd"], "k": 2, "dataset": "bms1"}, "-a cahd needs sensitive labels .* and bms1 has none"),
+    ({"methods": ["nr"], "k": 2, "params": {"l": ["2"]}}, "-a nr --param l needs sensitive labels"),
+    ({"methods": ["nr"], "k": 2, "params": {"l": ["two"]}, "dataset": "nr_table1"}, "-a nr: --param l='two'"),
+    ({"methods": ["aa", "coat"], "k": 2, "params": {"coat.s": ["lots"]}}, "-a coat: --param s='lots'"),
+    ({"methods": ["mm"], "k": 2, "m": 2, "params": {"private_items": ["a"]}}, "no selected method takes 'private_items'"),
     ({"methods": ["aa"], "k": 2, "taxonomy": TAX, "params": {"l": ["2"]}}, "no selected method takes 'l'"),
     ({"methods": ["nr"], "k": 2, "params": {"cahd.l": ["2"]}}, "'cahd' is not among the methods"),
     ({"methods": ["nosuch"], "k": 2}, "unknown algorithm 'nosuch'"),
@@ -60,8 +65,21 @@ def test_grid_routes_params_to_methods_that_declare_them():
 ])
 def test_grid_refuses_up_front(kwargs, message):
     methods = kwargs.pop("methods")
+    dataset = kwargs.pop("dataset", "groceries")
     with pytest.raises(ParameterError, match=message):
-        expand_grid(methods, ["groceries"], **kwargs)
+        expand_grid(methods, [dataset], **kwargs)
+
+
+def test_grid_gives_a_bundled_taxonomy_as_anonymize_does():
+    plan = expand_grid(["aa", "coat"], ["groceries", "liuwang_fig1"], k=2, m=2)
+    assert [(r.method, r.dataset, r.taxonomy) for r in plan.runs] == [
+        ("aa", "groceries", "groceries"), ("aa", "liuwang_fig1", "liuwang_fig1"),
+        ("coat", "groceries", "groceries"), ("coat", "liuwang_fig1", "liuwang_fig1")]
+    assert plan.notes == []
+    # a typed --taxonomy wins over the bundled one; a dataset without one is refused when a method needs it
+    assert {r.taxonomy for r in expand_grid(["aa"], ["groceries"], k=2, taxonomy=TAX).runs} == {TAX}
+    with pytest.raises(ParameterError, match="aa needs a taxonomy and chess has no bundled one"):
+        expand_grid(["aa"], ["groceries", "chess"], k=2)
 
 
 def test_run_key_covers_the_full_configuration():
@@ -204,11 +222,6 @@ def test_tidy_table_of_no_rows_has_the_schema():
 
 
 # ---------------------------------------------------------------- CLI and report
-@pytest.fixture
-def cli(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
-    return lambda *args: runner.invoke(main, list(args), catch_exceptions=False)
 
 
 class _Page(HTMLParser):
@@ -237,8 +250,8 @@ class _Page(HTMLParser):
             self._depth -= 1
 
 
-def test_compare_writes_table_figures_and_a_self_contained_report(cli, tmp_path):
-    res = cli("compare", "groceries", "-a", "mhghs,partition", "-a", "nr", "-k", "2,5", "-m", "1",
+def test_compare_writes_table_figures_and_a_self_contained_report(run, tmp_path):
+    res = run("compare", "groceries", "-a", "mhghs,partition", "-a", "nr", "-k", "2,5", "-m", "1",
               "--taxonomy", TAX, "-o", "out", "-j", "1", "--queries", "50", "--json")
     assert res.exit_code == 0, res.output
     summary = json.loads(res.output)
@@ -260,14 +273,14 @@ def test_compare_writes_table_figures_and_a_self_contained_report(cli, tmp_path)
             "--queries 50 --attack-targets 2000 -o out") in text   # the command that repeats the study
     assert "partition: takes no -m" in text
     # one more k: the six finished runs are reused
-    res = cli("compare", "groceries", "-a", "mhghs,partition,nr", "-k", "2,5,10", "-m", "1", "--taxonomy", TAX,
+    res = run("compare", "groceries", "-a", "mhghs,partition,nr", "-k", "2,5,10", "-m", "1", "--taxonomy", TAX,
               "-o", "out", "-j", "1", "--queries", "50", "--json")
     again = json.loads(res.output)
     assert again["runs"] == 9 and again["reused"] == 6
 
 
-def test_compare_exit_code_1_when_an_audit_fails(cli):
-    res = cli("compare", "groceries", "-a", "cut", "-k", "50", "-m", "2", "--taxonomy", TAX,
+def test_compare_exit_code_1_when_an_audit_fails(run):
+    res = run("compare", "groceries", "-a", "cut", "-k", "50", "-m", "2", "--taxonomy", TAX,
               "--param", "level=3", "-o", "out", "-j", "1", "--queries", "0",
               "--attack-targets", "0")
     assert res.exit_code == 1
@@ -276,22 +289,89 @@ def test_compare_exit_code_1_when_an_audit_fails(cli):
 
 @pytest.mark.parametrize("args, message", [
     (["groceries", "-a", "partition", "-k", "2", "-m", "2", "--taxonomy", TAX], "-m: none of partition takes m"),
-    (["groceries", "-a", "aa", "-k", "2"], "aa needs a taxonomy"),
+    (["bms1", "-a", "aa", "-k", "2"], "aa needs a taxonomy"),
+    (["bms1", "-a", "cahd", "-k", "2"], "-a cahd needs sensitive labels (l-diversity) and bms1 has none"),
+    (["groceries", "-a", "aa,mm", "-k", "2", "--param", "mm.private_items=a"], "no selected method takes"),
     (["groceries", "-a", "nosuch", "-k", "2"], "unknown algorithm 'nosuch'"),
     (["groceries", "-a", "nr", "-k", "two"], "-k takes whole numbers"),
     (["groceries", "-a", "nr", "-k", "2", "--param", "l"], "--param takes name="),
     (["nosuchdata", "-a", "nr", "-k", "2"], "nosuchdata: no such file"),
     (["groceries", "-a", "nr", "-k", "2", "-j", "2", "--scheduler", "local:1"], "drop one"),
 ])
-def test_compare_bad_input_is_one_line_exit_2(cli, args, message):
-    res = cli("compare", *args, "-o", "out")
+def test_compare_bad_input_is_one_line_exit_2(run, args, message, tmp_path):
+    res = run("compare", *args, "-o", "out")
     assert res.exit_code == 2
     lines = res.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("graphanon: error: ") and message in lines[0]
+    assert not (tmp_path / "out").exists()   # refused before any run: nothing written
 
 
-def test_bench_runs_every_algorithm_given(cli):
-    res = cli("bench", "groceries", "-a", "aa", "-a", "mhghs,hghs", "-k", "5", "-m", "2", "--taxonomy", TAX,
+def test_compare_with_a_failing_run_exits_3_with_the_failure_in_the_headline(run, tmp_path):
+    res = run("compare", "nr_table1", "-a", "nr", "-k", "2,100", "--param", "order=gray", "-o", "out", "-j", "1",
+              "--queries", "10", "--attack-targets", "0")
+    assert res.exit_code == 3, res.output
+    headline = ("1 of 2 runs failed: nr k=100 order=gray on nr_table1 (ParameterError: k=100 exceeds the number "
+                "of records (6)")
+    assert headline in res.output and "every release meets its model" not in res.output
+    assert "the 1 release made meets its model" in res.output
+    page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert headline in page and "every release meets its model" not in page
+    assert '<h2 id="failed">Failed runs (1)</h2>' in page
+    res = run("compare", "nr_table1", "-a", "nr", "-k", "2,100", "--param", "order=gray", "-o", "out", "-j", "1",
+              "--queries", "10", "--attack-targets", "0", "--json")
+    summary = json.loads(res.output)
+    assert res.exit_code == 3 and summary["failed"] == 1 and summary["headline"].startswith(headline)
+    assert summary["errors"][0].startswith("nr k=100 order=gray on nr_table1: ParameterError")
+
+
+def test_compare_where_every_run_fails_says_so_in_one_line_and_writes_nothing(run, tmp_path):
+    # k above the six records on every run: each run fails (the grid itself is valid)
+    res = run("compare", "nr_table1", "-a", "nr", "-k", "50,100", "-o", "out", "-j", "1")
+    assert res.exit_code == 3
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("graphanon: error: every run failed, nothing written: 2 of 2")
+    assert not (tmp_path / "out").exists()
+    (tmp_path / "mine").mkdir()   # a folder the user made is left in place, and empty
+    assert run("compare", "nr_table1", "-a", "nr", "-k", "100", "-o", "mine", "-j", "1").exit_code == 3
+    assert list((tmp_path / "mine").iterdir()) == []
+
+
+def test_a_taxonomy_is_read_where_a_parameter_asks_for_it():
+    # COAT weighs items by the taxonomy only with weights=taxonomy: given --taxonomy, that run uses it
+    plan = expand_grid(["coat"], ["groceries"], k=5, m=2, taxonomy=TAX, params={"weights": ["one", "taxonomy"]},
+                       attack_targets=0, workload=WorkloadSpec(queries=0))
+    table = run_study(plan.runs)
+    assert table["status"].tolist() == ["ok", "ok"], table["error"].tolist()
+    assert table["audit_satisfied"].all()
+    assert table.loc[0, "ncp"] != table.loc[1, "ncp"] or table.loc[0, "ul"] != table.loc[1, "ul"]
+
+
+def test_figures_of_a_study_where_no_run_finished_are_drawn_empty():
+    # draw_privacy_vs_k used to end in a TypeError (float of NA) when no run finished
+    from graphanon.study.report import study_figures
+
+    table = tidy_table([{"dataset": "d", "method": "coat", "k": k, "status": "error", "error": "x"} for k in (2, 5)])
+    figures = study_figures(table)
+    assert sorted(figures) == sorted(FIGURES)
+
+
+def test_compare_help_states_the_exit_status(run):
+    text = " ".join(run("compare", "--help").output.split())
+    assert "0 when every run made a release that meets its model; 1 when a release fails its model's audit; " \
+           "3 when a run failed" in text
+
+
+def test_write_outputs_refuses_a_study_where_no_run_finished(tmp_path):
+    from graphanon.study.report import write_outputs
+
+    table = tidy_table([{"dataset": "d", "method": "coat", "k": 2, "status": "error", "error": "TypeError: x"}])
+    with pytest.raises(ParameterError, match="no run finished, nothing written: 1 of 1 run failed: coat k=2 on d"):
+        write_outputs(table, tmp_path / "out", command="x")
+    assert not (tmp_path / "out").exists()
+
+
+def test_bench_runs_every_algorithm_given(run):
+    res = run("bench", "groceries", "-a", "aa", "-a", "mhghs,hghs", "-k", "5", "-m", "2", "--taxonomy", TAX,
               "--queries", "20", "--json")
     assert res.exit_code == 0
     reports = json.loads(res.output)
@@ -299,10 +379,31 @@ def test_bench_runs_every_algorithm_given(cli):
     assert all(r["audit"]["satisfied"] for r in reports)
 
 
-def test_bench_checks_every_algorithm_before_running_any(cli):
-    res = cli("bench", "groceries", "-a", "aa", "-a", "partition", "-k", "5", "-m", "2", "--taxonomy", TAX)
+def test_bench_checks_every_algorithm_before_running_any(run):
+    res = run("bench", "groceries", "-a", "aa", "-a", "nr", "-k", "5", "-m", "2", "--taxonomy", TAX,
+              "--param", "order=nosuch")
     assert res.exit_code == 2
-    assert "-a partition" in res.output and "does not use -m" in res.output
+    assert "-a nr" in res.output and "order='nosuch'" in res.output
+    res = run("bench", "groceries", "-a", "aa,partition", "-k", "5", "--param", "l=2")
+    assert res.exit_code == 2 and "--param l: none of aa, partition takes it" in res.output
+
+
+def test_bench_takes_the_mix_of_methods_compare_takes(run):
+    # -m goes to aa only (partition has no m), as compare gives it; the taxonomy is groceries' bundled one
+    res = run("bench", "groceries", "-a", "aa,partition", "-k", "5", "-m", "2", "--queries", "10", "--json")
+    assert res.exit_code == 0, res.output
+    reports = json.loads(res.output)
+    assert [(r["algorithm"], r["m"]) for r in reports] == [("aa", 2), ("partition", None)]
+    assert all(r["audit"]["satisfied"] for r in reports)
+    # --taxonomy for aa, and coat (which reads one only with weights=taxonomy) runs beside it, as in compare
+    res = run("bench", "groceries", "-a", "aa,coat,nr", "-k", "5", "-m", "2", "--taxonomy", TAX, "--queries", "10",
+              "--seed", "1", "--param", "order=gray", "--json")
+    assert res.exit_code == 0, res.output
+    reports = json.loads(res.output)
+    assert [r["algorithm"] for r in reports] == ["aa", "coat", "nr"]
+    assert all(r["audit"]["satisfied"] for r in reports)
+    res = run("bench", "groceries", "-a", "partition", "-k", "5", "-m", "2")   # one method: refused, as anonymize
+    assert res.exit_code == 2 and "does not use -m" in res.output
 
 
 def test_runs_on_dask_match_the_local_runs(tmp_path):

@@ -20,6 +20,8 @@ from graphanon.privacy import TendencyHiding
 from graphanon.taxonomy import ItemGroups
 from graphanon.taxonomy.categories import parse_categories
 
+pytestmark = pytest.mark.slow  # one of the slowest files (docs/testing.md)
+
 CATS = ItemGroups({"A": ["a1", "a2", "a3", "a4"], "B": ["b1", "b2", "b3", "b4"], "C": ["c1", "c2", "c3"]})
 ITEMS = ["a1", "a2", "a3", "a4", "b1", "b2", "b3", "b4", "c1", "c2", "c3"]  # category = first letter
 

@@ -9,12 +9,10 @@ import re
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from click.testing import CliRunner
 
 from graphanon.algorithms import anonymize_mhghs
 from graphanon.algorithms.grouping.clump import anonymize_clump
 from graphanon.algorithms.nonreciprocal import extract_assignments, gray_tsp_order
-from graphanon.cli import main
 from graphanon.datasets import load, load_taxonomy
 from graphanon.errors import OutputError, ParameterError
 from graphanon.graphs.generalization import ring_graph
@@ -160,13 +158,6 @@ def test_save_refuses_other_endings(tmp_path):
     with pytest.raises(OutputError):
         view.save(tmp_path / "v.png")
     assert view.save(tmp_path / "v.html").read_text().startswith("<!DOCTYPE html>")
-
-
-@pytest.fixture
-def run(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
-    return lambda *args: runner.invoke(main, list(args), catch_exceptions=False)
 
 
 @pytest.mark.parametrize(

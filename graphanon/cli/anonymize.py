@@ -397,11 +397,15 @@ def _verify_claim(spec, data, release, opts) -> None:
 def bench(input_, algorithms, k, m_value, taxonomy, seed, params, queries, json_out, fmt, sep, tid, item, label):
     """Run algorithms on INPUT: time, independent audit and metrics in one report each.
 
-    With several -a every one runs (a list of reports, in the order given);
-    options are checked for every algorithm before any runs. For a grid of
-    parameters and datasets with plots, see `graphanon compare`.
+    With several -a every one runs (a list of reports, in the order given),
+    each given only the options and --param names it reads, as `graphanon
+    compare` gives them (what one is not given is noted; an option or --param
+    no chosen algorithm reads is refused); options are checked for every
+    algorithm before any runs. Each runs as `graphanon anonymize -a NAME` runs
+    it, with the same defaults. For a grid of parameters and datasets with
+    plots, see `graphanon compare`.
     """
-    from graphanon.cli.registry import RunOptions, get_algorithm
+    from graphanon.cli.registry import OPTION_FLAGS, RunOptions, get_algorithm
 
     names = list(dict.fromkeys(part.strip() for value in algorithms for part in value.split(",") if part.strip()))
     if not names:
@@ -410,15 +414,37 @@ def bench(input_, algorithms, k, m_value, taxonomy, seed, params, queries, json_
     tax = taxonomy_option(taxonomy, data, bundled)
     m = parse_m(m_value)
     param_dict = parse_param_pairs(params)
+    specs = [get_algorithm(name) for name in names]
+    typed = {"k": k, "m": m_value, "taxonomy": taxonomy}
+    if len(specs) > 1:  # several: each is given what it reads (as compare gives it); what none reads is refused
+        for option, value in typed.items():
+            if value is not None and not any(option in spec.options for spec in specs):
+                raise GraphanonError(f"{OPTION_FLAGS[option]}: none of {', '.join(names)} takes {option}; drop it")
+        unread = sorted(name for name in param_dict if not any(name in spec.param_names for spec in specs))
+        if unread:
+            raise GraphanonError(f"--param {', '.join(unread)}: none of {', '.join(names)} takes "
+                                 f"{'it' if len(unread) == 1 else 'them'}; drop {'it' if len(unread) == 1 else 'them'}")
     planned = []
-    for name in names:  # every algorithm's options are checked before anything runs
-        spec = get_algorithm(name)
+    for spec in specs:  # every algorithm's options are checked before anything runs
         if spec.needs_taxonomy and tax is None:
             raise GraphanonError(f"algorithm {spec.name!r} needs a taxonomy: pass --taxonomy FILE or balanced:5")
         # --seed also seeds the query workload, so a deterministic method is not refused for it
         run_seed = seed if "seed" in spec.options else None
-        given = given_options(k=k, m=m_value, taxonomy=taxonomy, seed=run_seed)
-        opts = RunOptions(k=k, m=m, taxonomy=tax, seed=run_seed, params=param_dict, given=given)
+        several = len(specs) > 1
+        reads = {option: value for option, value in typed.items() if not several or option in spec.options}
+        dropped = [OPTION_FLAGS[option] for option, value in typed.items() if value is not None and option not in reads]
+        own = {name: text for name, text in param_dict.items() if not several or name in spec.param_names}
+        dropped += [f"--param {name}" for name in param_dict if name not in own]
+        if dropped and not json_out:
+            click.echo(f"note: {spec.name}: takes no {', '.join(dropped)}; run without "
+                       f"{'it' if len(dropped) == 1 else 'them'}", err=True)
+        typed_here = dict(reads)
+        if several and not spec.needs_taxonomy:  # as compare: there, read only where its --param asks (COAT)
+            typed_here.pop("taxonomy", None)
+        given = given_options(**typed_here, seed=run_seed)
+        opts = RunOptions(k=reads.get("k"), m=m if "m" in reads else None,
+                          taxonomy=tax if "taxonomy" in reads or taxonomy is None else None,
+                          seed=run_seed, params=own, given=given)
         try:
             spec.check_options(opts)
         except GraphanonError as exc:
@@ -428,7 +454,7 @@ def bench(input_, algorithms, k, m_value, taxonomy, seed, params, queries, json_
     for spec, opts in planned:
         with progress_bar(show_progress(json_out)) as progress:
             opts.progress = progress
-            results.append(_bench_one(spec, data, opts, input_, k, m, param_dict, queries, seed))
+            results.append(_bench_one(spec, data, opts, input_, opts.k, opts.m, opts.params, queries, seed))
     echo_json(results[0] if len(results) == 1 else results, indent=None if json_out else 2)
 
 

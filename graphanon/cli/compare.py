@@ -20,6 +20,9 @@ from graphanon.cli._app import (
 )
 from graphanon.errors import GraphanonError
 
+#: exit status of a study in which a run failed (made no release) and no release failed its audit
+EXIT_RUN_FAILED = 3
+
 
 def _split(values: tuple[str, ...]) -> list[str]:
     """Repeated and comma-separated option values, in order, blanks dropped."""
@@ -51,15 +54,6 @@ def _grid_params(pairs: tuple[str, ...]) -> dict:
     return out
 
 
-def _label(row) -> str:
-    """``aa k=5 m=2 l=3 on bms1``: a run named by the options it was given."""
-    parts = [row.method] + [f"{name}={value}" for name, value in (("k", row.k), ("m", row.m))
-                            if str(value) not in ("<NA>", "nan", "None")]
-    if isinstance(row.params, str) and row.params:
-        parts.append(row.params)
-    return " ".join(parts) + f" on {row.dataset}"
-
-
 def _command(datasets, *, algorithms, k, m, taxonomy, params, seed, queries, attack_targets, output) -> str:
     """The command that repeats this study (every option that changes a result, as parsed)."""
     words = ["graphanon", "compare", *datasets, "-a", ",".join(_split(algorithms))]
@@ -85,8 +79,8 @@ def _command(datasets, *, algorithms, k, m, taxonomy, params, seed, queries, att
               help="Taxonomy (file, balanced:FANOUT[:SEED] or a bundled name), given to the methods that need one.")
 @click.option("--param", "params", multiple=True,
               help="Method parameter values: name=v1;v2 for every method taking name, method.name=v1;v2 for one "
-                   "(repeatable). Names are the Python functions' arguments (mm.private_items, not private); "
-                   "a name no chosen method takes is refused.")
+                   "(repeatable). Names and defaults are `graphanon anonymize`'s --param ones (`graphanon "
+                   "algorithms` lists them: mm.private=a,b); a name no chosen method takes is refused.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Structure seed (methods that take one) and seed of the shared COUNT workload.")
 @click.option("--queries", default=200, show_default=True, type=click.IntRange(min=0),
@@ -107,12 +101,18 @@ def compare(datasets, algorithms, k_values, m_values, taxonomy, params, seed, qu
 
     Each run is audited with its method's model, measured with every utility
     metric that applies and attacked by row linkage; a failing run is recorded
-    and the others go on. Finished runs are kept under OUTPUT/runs and reused.
-    Exit code 1 when a release fails its model's audit.
+    and the others go on. Each method runs as `graphanon anonymize -a NAME`
+    runs it, with the same defaults. Finished runs are kept under OUTPUT/runs
+    and reused.
+
+    Exit status: 0 when every run made a release that meets its model; 1 when
+    a release fails its model's audit; 3 when a run failed (its error is in
+    the headline, on the terminal and in the report); 2 on bad input. When
+    every run fails, one line says so and nothing is written.
     """
     from graphanon.study import WorkloadSpec, expand_grid, run_study
     from graphanon.study.execute import load_dataset
-    from graphanon.study.report import write_outputs
+    from graphanon.study.report import headline, run_label, write_outputs
 
     if jobs is not None and scheduler is not None:
         raise GraphanonError("--jobs sets local worker processes; with --scheduler the Dask workers run: drop one")
@@ -132,6 +132,7 @@ def compare(datasets, algorithms, k_values, m_values, taxonomy, params, seed, qu
         for note in plan.notes:
             click.echo(f"note: {note}", err=True)
     start = time.perf_counter()
+    existed = os.path.isdir(output)
     with progress_bar(show_progress(json_out)) as progress:
         store = os.path.join(output, "runs")
         if scheduler is None:
@@ -141,26 +142,44 @@ def compare(datasets, algorithms, k_values, m_values, taxonomy, params, seed, qu
 
             with distributed.connect(scheduler) as client:
                 table = run_study(plan.runs, store, client=client, progress=progress)
+    ok = table["status"] == "ok"
+    if not ok.any():  # nothing to report: one line, and no folder left behind that this study made
+        _remove_if_empty(store)
+        if not existed:
+            _remove_if_empty(output)
+        click.echo(f"graphanon: error: {' '.join(('every run failed, nothing written: ' + headline(table)).split())}",
+                   err=True)
+        sys.exit(EXIT_RUN_FAILED)
     written = write_outputs(table, output, command=command, notes=plan.notes)
     seconds = time.perf_counter() - start
-    ok = table["status"] == "ok"
     failed = table[~ok]
     violated = table[ok & ~table["audit_satisfied"].fillna(False).astype(bool)]
     summary = {"runs": len(table), "finished": int(ok.sum()), "failed": len(failed),
                "reused": int(table["reused"].fillna(False).astype(bool).sum()),
-               "audits_satisfied": bool(violated.empty and ok.any()), "seconds": round(seconds, 3),
-               "notes": plan.notes, "outputs": {kind: str(path) for kind, path in written.items()},
-               "errors": [f"{_label(r)}: {r.error}" for r in failed.itertuples()]}
+               "audits_satisfied": bool(violated.empty and ok.any()), "headline": headline(table),
+               "seconds": round(seconds, 3), "notes": plan.notes,
+               "outputs": {kind: str(path) for kind, path in written.items()},
+               "errors": [f"{run_label(row)}: {row['error']}" for _, row in failed.iterrows()]}
     if json_out:
         echo_json(summary)
+    else:
+        click.echo(f"{summary['runs']} runs ({summary['reused']} reused, {summary['failed']} failed) in "
+                   f"{seconds:.1f} s -> {written['report']}")
+        click.echo(summary["headline"])
+        for line in summary["errors"]:
+            click.echo(f"failed: {line}")
         if not violated.empty:
-            sys.exit(EXIT_VIOLATED)
-        return
-    click.echo(f"{summary['runs']} runs ({summary['reused']} reused, {summary['failed']} failed) in "
-               f"{seconds:.1f} s -> {written['report']}")
-    for line in summary["errors"]:
-        click.echo(f"failed: {line}")
+            click.echo("audit FAILED: " + dumps_json(violated[["method", "k", "m", "dataset"]].astype(str)
+                                                     .to_dict("records")))
     if not violated.empty:
-        click.echo("audit FAILED: " + dumps_json(violated[["method", "k", "m", "dataset"]].astype(str)
-                                                 .to_dict("records")))
         sys.exit(EXIT_VIOLATED)
+    if not failed.empty:
+        sys.exit(EXIT_RUN_FAILED)
+
+
+def _remove_if_empty(folder: str) -> None:
+    """Remove ``folder`` when it exists and holds nothing."""
+    try:
+        os.rmdir(folder)
+    except OSError:
+        pass

@@ -269,6 +269,12 @@ class AlgorithmSpec:
         its release claims ``k`` in its params, the CLI audits it with
         ``privacy_model`` before writing it and refuses a violating release
         unless ``--param force=true``.
+    needs_labels : bool
+        The method cannot run on records without sensitive labels (a study
+        refuses such a run before any runs).
+    label_params : tuple of str
+        The ``--param`` options that, when given, need sensitive labels
+        (``nr``'s ``l``).
     """
 
     name: str
@@ -281,6 +287,8 @@ class AlgorithmSpec:
     options: tuple[str, ...] = ("k", "m", "taxonomy")
     combined_params: bool = False
     verify: bool = False
+    needs_labels: bool = False
+    label_params: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         """Refuse params that are not :class:`Param` objects or are declared twice."""
@@ -364,7 +372,10 @@ class AlgorithmSpec:
         """Run the method: every ``--param`` text is checked, then the adapter calls the function.
 
         The texts are converted and checked against the declarations
-        (:meth:`parse_params`, errors name the ``--param``).
+        (:meth:`parse_params`, errors name the ``--param``). This is the one
+        way a method is run by name: ``graphanon anonymize``, ``bench``,
+        ``compare`` and :func:`graphanon.study.run_method` all call it, so
+        its defaults are the same on every door.
         """
         self.parse_params(opts.params)
         return self.adapter(data, opts)

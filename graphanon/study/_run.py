@@ -1,60 +1,58 @@
-"""The one place the study calls the method registry.
+"""The one place the study runs a method: through the declaration ``graphanon anonymize`` runs it by.
 
-The study sits below the command line, so it runs a method through the
-Python-level table :mod:`graphanon.algorithms.registry` (``anonymize_*``
-functions by name) and reads what a method takes from the function itself:
-its keyword arguments and their declared constraints
-(:func:`graphanon.utils.params.validate_params`). The audit model that
-checks a method's releases comes from
-:data:`graphanon.algorithms.registry.AUDITED_BY`. Parameters are the
-function's argument names (``private_items``, not the CLI's ``private``);
-their values are texts, converted here by the declared constraints.
+A method is run by name through ONE function,
+:meth:`graphanon.cli.registry.AlgorithmSpec.run` (``get_algorithm(name).run``):
+``graphanon anonymize``, ``graphanon bench``, ``graphanon compare`` and
+:func:`run_method` here all call it, so a method has the same defaults on
+every door (COAT's ``s=0.005``, ``privacy=km:M`` from ``-m``, MM's ``h``
+...): they are read from the method's declaration (its ``Param`` defaults and
+its function's ``validate_params`` constraints), never copied. The study sits
+below the command line's commands; it reads only the method declarations
+(``graphanon.cli.registry`` and ``graphanon.cli.methods``, which import no
+``click``), the one crossing ``tests/test_layers.py`` allows until the
+declarations move beside the methods (issue 31).
+
+Parameters are the ``--param`` names of ``graphanon anonymize``
+(``graphanon algorithms`` lists them; MM's ``private``, not its function's
+``private_items``) and their values are texts, converted and checked by the
+declaration.
 """
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass
-from numbers import Integral, Real
-from typing import Any
 
-from graphanon.algorithms.registry import AUDITED_BY, get_method
+from graphanon.cli import registry as _declared
 from graphanon.errors import ParameterError
-from graphanon.taxonomy.categories import parse_categories
-from graphanon.taxonomy.constraint_sets import parse_fraction, parse_privacy, parse_utility
-from graphanon.taxonomy.tree import ItemGroups
-from graphanon.utils.params import Interval, StrOptions
 
 __all__ = ["MethodDeclaration", "method_declarations", "run_method"]
 
-#: Keyword arguments that are no study parameters: the general options and the plumbing.
-_GENERAL = {"data", "k", "m", "taxonomy", "rng", "unsafe_secret_seed", "progress", "client", "priors"}
-#: Arguments whose text is a comma-separated list of item or node names.
-_NAME_LISTS = {"private_items", "cut", "suppress"}
-#: Texts of required policy arguments derived from the run's ``m`` when not given, as the command line
-#: derives them: COAT's privacy constraints are the k^m ones (``pgen`` without ``m``), its utility ``all``.
-_POLICY_DEFAULTS = {"privacy": lambda m: "pgen" if m is None else f"km:{m}", "utility": lambda m: "all"}
+#: the general options a study gives (``scheduler`` is the command line's, a study has its own workers)
+_STUDY_OPTIONS = ("k", "m", "taxonomy", "seed")
 
 
 @dataclass(frozen=True)
 class MethodDeclaration:
-    """What a method declares it takes, as the study needs it.
+    """What a method declares it takes, as the study needs it (read from its ``AlgorithmSpec``).
 
     Attributes
     ----------
     name : str
         The method's name (``-a NAME``).
     options : frozenset of str
-        The general options it reads, among ``k``, ``m``, ``taxonomy``, ``seed``
-        (``k`` and ``m`` also when they only configure its k^m audit, as for ``cut``).
+        The general options it reads, among ``k``, ``m``, ``taxonomy``, ``seed``.
     params : tuple of str
-        Its method-specific parameter names (its function's keyword arguments).
+        Its ``--param`` names.
     audit_params : tuple of str
         The parameters that also configure its audit model.
     privacy_model : str
         The audit model that checks its releases.
     needs_taxonomy : bool
         Whether it cannot run without a taxonomy.
+    needs_labels : bool
+        Whether it cannot run without sensitive labels.
+    label_params : tuple of str
+        Parameters that, when given, need sensitive labels (``nr``'s ``l``).
     """
 
     name: str
@@ -63,6 +61,15 @@ class MethodDeclaration:
     audit_params: tuple
     privacy_model: str
     needs_taxonomy: bool
+    needs_labels: bool = False
+    label_params: tuple = ()
+
+    def missing_labels(self, given_params) -> str | None:
+        """What needs labels among this method and ``given_params`` (names), or None when nothing does."""
+        if self.needs_labels:
+            return f"-a {self.name}"
+        asked = [name for name in self.label_params if name in given_params]
+        return f"-a {self.name} --param {asked[0]}" if asked else None
 
 
 def method_declarations(name: str) -> MethodDeclaration:
@@ -76,6 +83,7 @@ def method_declarations(name: str) -> MethodDeclaration:
     Returns
     -------
     MethodDeclaration
+        Read from ``graphanon.cli.registry.get_algorithm(name)``.
 
     Examples
     --------
@@ -83,87 +91,115 @@ def method_declarations(name: str) -> MethodDeclaration:
     >>> "m" in d.options, d.privacy_model
     (False, 'transactional')
     >>> method_declarations("mm").params
-    ('h', 'private_items')
+    ('h', 'private')
+    >>> method_declarations("cahd").needs_labels
+    True
     """
-    function = get_method(name)
-    if name not in AUDITED_BY:
-        raise ParameterError(f"method {name!r} names no audit model (register_method(..., audit_model=...))")
-    model, audit_params = AUDITED_BY[name]
-    arguments = inspect.signature(function).parameters
-    options = {opt for opt in ("k", "m", "taxonomy") if opt in arguments}
-    if "rng" in arguments:
-        options.add("seed")
-    if model == "km":  # a method without k (a given cut) is still audited for k^m
-        options |= {"k", "m"}
-    if "privacy" in arguments:  # m sets the k^m privacy constraints when none are given
-        options.add("m")
-    taxonomy = arguments.get("taxonomy")
+    spec = _declared.get_algorithm(name)
     return MethodDeclaration(
-        name=name,
-        options=frozenset(options),
-        params=tuple(arg for arg in arguments if arg not in _GENERAL),
-        audit_params=tuple(audit_params),
-        privacy_model=model,
-        needs_taxonomy=taxonomy is not None and taxonomy.default is inspect.Parameter.empty,
+        name=spec.name,
+        options=frozenset(opt for opt in spec.options if opt in _STUDY_OPTIONS),
+        params=spec.param_names,
+        audit_params=tuple(spec.audit_params),
+        privacy_model=spec.privacy_model,
+        needs_taxonomy=spec.needs_taxonomy,
+        needs_labels=spec.needs_labels,
+        label_params=tuple(spec.label_params),
     )
 
 
-def _convert(name: str, text: str, constraints: list, data, taxonomy, k) -> Any:
-    """The value of argument ``name`` given as ``text``, read by its declared ``constraints``."""
-    if name == "privacy":
-        return parse_privacy(text, data, k)
-    if name == "utility":
-        return parse_utility(text, data, taxonomy)
-    if name in _NAME_LISTS:
-        return [part.strip() for part in text.split(",") if part.strip()]
-    for constraint in constraints:
-        if constraint is None and text.strip().lower() == "none":
-            return None
-        if constraint is ItemGroups:
-            return parse_categories(text, data, taxonomy)
-        if isinstance(constraint, StrOptions) and text in constraint.options:
-            return text
-        if isinstance(constraint, Interval):
-            try:
-                if constraint.type is Integral:
-                    return int(text)
-                if constraint.type is Real:
-                    return parse_fraction(text)
-            except ValueError:
-                continue
-    return text  # the function's own validation names what it expected
+def run_options(name: str, *, k=None, m=None, taxonomy=None, seed=None, params=None, progress=None,
+                unsafe_secret_seed=None, taxonomy_given: bool = True):
+    """The :class:`~graphanon.cli.registry.RunOptions` of a run, checked as ``anonymize`` checks them.
 
-
-def run_method(name: str, data, *, k=None, m=None, taxonomy=None, seed=None, params=None, progress=None):
-    """Run method ``name`` on ``data`` through the registry and return its release.
-
-    Options left at None are not given (the method's defaults apply); ``k``
-    and ``m`` go to the method when it takes them (a given cut's are its
-    audit's only), ``seed`` becomes ``rng``. Parameters are converted from
-    text by the function's declared constraints and checked by them
-    (:class:`~graphanon.errors.ParameterError`), never ignored.
+    Options left at None are not given; a given option the method does not
+    read, an unknown ``--param`` or one whose text its declaration refuses
+    raises :class:`~graphanon.errors.ParameterError` (nothing has run yet).
+    ``taxonomy_given=False`` passes ``taxonomy`` as ``anonymize`` passes a
+    dataset's bundled taxonomy: there for a method whose parameters ask for
+    it, not refused by one that does not read it.
 
     Parameters
     ----------
     name : str
         A registered method name.
+    k, m, taxonomy, seed, params, progress, unsafe_secret_seed
+        As for :func:`run_method`.
+    taxonomy_given : bool
+        Whether ``taxonomy`` counts as typed (``--taxonomy``) or as bundled.
+
+    Returns
+    -------
+    tuple
+        ``(spec, opts)``: the method's ``AlgorithmSpec`` and its options.
+
+    Raises
+    ------
+    ParameterError
+        Prefixed ``-a NAME:``.
+
+    Examples
+    --------
+    >>> spec, opts = run_options("nr", k=2, params={"order": "gray"})
+    >>> spec.name, opts.params, sorted(opts.given)
+    ('nr', {'order': 'gray'}, ['k'])
+    """
+    spec = _declared.get_algorithm(name)
+    given = {opt for opt, value in (("k", k), ("m", m), ("seed", seed)) if value is not None}
+    if taxonomy is not None and taxonomy_given:
+        given.add("taxonomy")
+    opts = _declared.RunOptions(k=k, m=m, taxonomy=taxonomy, seed=seed, params={n: str(v) for n, v in
+                                                                                 (params or {}).items()},
+                                progress=progress, given=frozenset(given), unsafe_secret_seed=unsafe_secret_seed)
+    try:
+        spec.check_options(opts)
+    except ParameterError as exc:
+        raise ParameterError(f"-a {name}: {exc}") from None
+    return spec, opts
+
+
+def run_method(name: str, data, *, k=None, m=None, taxonomy=None, seed=None, params=None, progress=None,
+               unsafe_secret_seed=None):
+    """Run method ``name`` on ``data`` as ``graphanon anonymize -a NAME`` runs it, and return its release.
+
+    Options left at None are not given (the method's declared defaults
+    apply); an option the method does not read is refused, as on the command
+    line. ``seed`` is ``--seed`` (the structure seed, ``rng=``).
+
+    Parameters
+    ----------
+    name : str
+        A registered method name (``graphanon algorithms``).
     data : TransactionData
         The records.
     k, m : int or None
         Privacy parameters (``m=None``: not given).
     taxonomy : Taxonomy or None
-        The item hierarchy (for methods that need one).
+        The item hierarchy (for methods that read one).
     seed : int or None
-        Structure seed (only for methods that declare ``seed``).
+        Structure seed (only for methods with structure randomness).
     params : dict of str -> str, optional
-        Method-specific parameters as text (``{"l": "3"}``).
+        The method's ``--param`` options as text (``{"l": "3"}``).
     progress : callable, optional
         ``progress(done, total, message)``.
+    unsafe_secret_seed : int or None
+        Tests only: fixes the secret choices (as ``RunOptions.unsafe_secret_seed``).
 
     Returns
     -------
     Release
         With its in-memory private link (``release.link``).
+
+    Raises
+    ------
+    ParameterError
+        Unknown method or parameter, an option the method does not read, a
+        value its declaration refuses.
+
+    Notes
+    -----
+    The call is ``get_algorithm(name).run(data, opts)``, the one the
+    command line makes: no defaults of its own.
 
     Examples
     --------
@@ -171,27 +207,11 @@ def run_method(name: str, data, *, k=None, m=None, taxonomy=None, seed=None, par
     >>> rel = run_method("nr", load("nr_table1"), k=2, seed=0)
     >>> rel.kind
     'nonreciprocal'
+    >>> run_method("partition", load("nr_table1"), k=2, m=2)
+    Traceback (most recent call last):
+    ...
+    graphanon.errors.ParameterError: -a partition: algorithm 'partition' does not use -m; drop it
     """
-    function = get_method(name)
-    decl = method_declarations(name)
-    arguments = inspect.signature(function).parameters
-    constraints = getattr(function, "_parameter_constraints", {})
-    given = dict(params or {})
-    unknown = sorted(set(given) - set(decl.params))
-    if unknown:
-        raise ParameterError(f"{name} takes no parameter {', '.join(unknown)}; it takes: "
-                             f"{', '.join(decl.params) or 'none'}")
-    for option, value in (("k", k), ("m", m), ("taxonomy", taxonomy), ("seed", seed)):
-        if value is not None and option not in decl.options:
-            raise ParameterError(f"{name} does not use {option}; drop it")
-    for arg, derive in _POLICY_DEFAULTS.items():
-        if arg in arguments and arg not in given:
-            given[arg] = derive(m)
-    kwargs: dict[str, Any] = {arg: _convert(arg, str(text), list(constraints.get(arg, ())), data, taxonomy, k)
-                              for arg, text in given.items()}
-    for option, value in (("k", k), ("m", m), ("taxonomy", taxonomy), ("rng", seed)):
-        if option in arguments and value is not None:
-            kwargs[option] = value
-    if "progress" in arguments:
-        kwargs["progress"] = progress
-    return function(data, **kwargs)
+    spec, opts = run_options(name, k=k, m=m, taxonomy=taxonomy, seed=seed, params=params, progress=progress,
+                             unsafe_secret_seed=unsafe_secret_seed)
+    return spec.run(data, opts)

@@ -19,10 +19,11 @@ from graphanon.errors import GraphanonError, ParameterError
 from graphanon.metrics.evaluate import evaluate_release
 from graphanon.privacy.registry import build_model
 from graphanon.readwrite.formats import read_any
-from graphanon.study._run import method_declarations, run_method
+from graphanon.study._run import method_declarations, run_options
 from graphanon.taxonomy.tree import Taxonomy, read_taxonomy
 
-__all__ = ["ATTACKED_KINDS", "METRIC_COLUMNS", "PeakMemory", "execute_run", "load_dataset", "load_taxonomy"]
+__all__ = ["ATTACKED_KINDS", "METRIC_COLUMNS", "PeakMemory", "bundled_taxonomy", "execute_run", "load_dataset",
+           "load_taxonomy"]
 
 #: utility metrics of graphanon.metrics kept in the table (NaN where a metric does not apply to a release kind)
 METRIC_COLUMNS = (
@@ -41,6 +42,24 @@ def load_dataset(source: str):
     if not Path(source).exists():
         raise ParameterError(f"{source}: no such file, and not a bundled dataset ({', '.join(names())})")
     return read_any(Path(source))
+
+
+@functools.lru_cache(maxsize=32)
+def bundled_taxonomy(source: str) -> str | None:
+    """The name of ``source``'s bundled taxonomy (its own name), or None: a file, or a dataset without one.
+
+    Examples
+    --------
+    >>> bundled_taxonomy("groceries"), bundled_taxonomy("bms1")
+    ('groceries', None)
+    """
+    if Path(source).exists() or source not in names():
+        return None
+    try:
+        datasets.load_taxonomy(source)
+    except GraphanonError:
+        return None
+    return source
 
 
 @functools.lru_cache(maxsize=8)
@@ -177,9 +196,13 @@ def _measure(run) -> dict:
     data = load_dataset(run.dataset)
     tax = None if run.taxonomy is None else load_taxonomy(run.taxonomy, run.dataset)
     params = dict(run.params)
+    # the command line's own call (AlgorithmSpec.run), with its declared defaults; a taxonomy a method can do
+    # without is passed as anonymize passes a bundled one (read only where its parameters ask)
+    spec, opts = run_options(run.method, k=run.k, m=run.m, taxonomy=tax, seed=run.seed, params=params,
+                             taxonomy_given=decl.needs_taxonomy)
     with PeakMemory() as peak:
         wall, cpu = time.perf_counter(), time.process_time()
-        release = run_method(run.method, data, k=run.k, m=run.m, taxonomy=tax, seed=run.seed, params=params)
+        release = spec.run(data, opts)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     out = {"wall_seconds": wall, "cpu_seconds": cpu, "peak_memory_mb": peak.mib, "memory_method": peak.method,
            "kind": release.kind, "audit_model": decl.privacy_model}

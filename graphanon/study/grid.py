@@ -1,9 +1,14 @@
 """The grid of a study: methods x parameters x datasets, expanded from the methods' declarations.
 
-A method is given only the options it declares (its registry entry's
-``options`` and ``params``): ``-m`` is not given to ``partition`` (it takes
-no ``m``), a ``--param l=2,3`` goes only to the methods that declare ``l``.
-What cannot apply is settled here, before anything runs -- never by trial.
+A method is given only the options it declares (its ``AlgorithmSpec``'s
+``options`` and ``params``, :func:`~graphanon.study.method_declarations`):
+``-m`` is not given to ``partition`` (it takes no ``m``), a ``--param l=2;3``
+goes only to the methods that declare ``l``. What cannot apply is settled
+here, before anything runs -- never by trial: every run's options and
+``--param`` texts are checked by its declaration, a method that needs
+sensitive labels is refused on data without them, and a method that needs a
+taxonomy gets ``--taxonomy`` or, as ``graphanon anonymize`` does, the
+dataset's bundled one.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from itertools import product
 from pathlib import Path
 
 from graphanon.errors import ParameterError
-from graphanon.study._run import method_declarations
+from graphanon.study._run import method_declarations, run_options
 
 __all__ = ["GridPlan", "StudyRun", "WorkloadSpec", "expand_grid"]
 
@@ -147,14 +152,18 @@ def expand_grid(
         Values of ``k`` and ``m``; given only to methods that declare them
         (a method without ``m`` runs once per ``k``, and a note says so).
     params : dict, optional
-        ``name -> list of texts`` for method-specific parameters; a name
-        ``method.name`` applies to that method only, a bare ``name`` to every
-        selected method that declares it. A name no selected method declares
-        is refused.
+        ``name -> list of texts`` for method-specific parameters, named as
+        ``graphanon anonymize --param`` names them (``graphanon algorithms``);
+        a name ``method.name`` applies to that method only, a bare ``name`` to
+        every selected method that declares it. A name no selected method
+        declares, or a text its declaration refuses, is refused.
     taxonomy : str, optional
         Taxonomy spec (``balanced:5``, a file, a bundled name), given to the
-        methods that need one; a method that needs one refuses to be planned
-        without it.
+        methods that read one; without it they get the dataset's bundled
+        taxonomy (as ``graphanon anonymize`` does), and a method that needs
+        one refuses to be planned when there is none. A method that reads one
+        only when its parameters ask (COAT's ``weights=taxonomy``) is given it
+        as ``anonymize`` gives a bundled one: unused otherwise.
     seed : int or None
         Structure seed, given to the methods that declare ``seed``.
     workload : WorkloadSpec, optional
@@ -171,8 +180,10 @@ def expand_grid(
     Raises
     ------
     ParameterError
-        Unknown method or parameter, no methods or datasets, a method that
-        needs a taxonomy without one, ``m`` given with no method taking it.
+        Unknown method or parameter, a parameter text the method's
+        declaration refuses, no methods or datasets, a method that needs a
+        taxonomy without one, a method that needs sensitive labels on data
+        without them, ``m`` given with no method taking it.
 
     Examples
     --------
@@ -202,29 +213,48 @@ def expand_grid(
         raise ParameterError(f"-m: none of {', '.join(decls)} takes m; drop it")
     if ks != [None] and not any("k" in d.options for d in decls.values()):
         raise ParameterError(f"-k: none of {', '.join(decls)} takes k; drop it")
+    from graphanon.study.execute import bundled_taxonomy, load_dataset
+
     runs, notes = [], []
     for d in decls.values():
-        if d.needs_taxonomy and taxonomy is None:
-            raise ParameterError(f"{d.name} needs a taxonomy: pass --taxonomy FILE, balanced:FANOUT or a bundled name")
+        # a method reading a taxonomy gets --taxonomy, else the dataset's bundled one (as anonymize gives it)
+        taxonomies = {dataset: taxonomy if taxonomy is not None else bundled_taxonomy(dataset)
+                      for dataset in datasets} if "taxonomy" in d.options else dict.fromkeys(datasets)
+        without = [dataset for dataset, tax in taxonomies.items() if tax is None]
+        if d.needs_taxonomy and without:
+            raise ParameterError(f"{d.name} needs a taxonomy and {without[0]} has no bundled one: pass --taxonomy "
+                                 "FILE, balanced:FANOUT or a bundled name")
         dropped = [flag for flag, opt, vals in (("-k", "k", ks), ("-m", "m", ms)) if vals != [None]
                    and opt not in d.options]
         if dropped:
             notes.append(f"{d.name}: takes no {' or '.join(dropped)}; run without {'it' if len(dropped) == 1 else 'them'}")
-        if taxonomy is not None and not d.needs_taxonomy:
-            notes.append(f"{d.name}: does not need --taxonomy; run without it")
+        if taxonomy is not None and "taxonomy" not in d.options:
+            notes.append(f"{d.name}: reads no taxonomy; run without it")
+        elif taxonomy is not None and not d.needs_taxonomy:
+            notes.append(f"{d.name}: does not need --taxonomy; given, it is read only where its --param asks "
+                         "(see graphanon algorithms)")
         own = {}
         for name, values in raw.items():
             method, _, pname = name.rpartition(".")
             if pname in d.params and method in ("", d.name):
                 own[pname] = values
         pnames = sorted(own)
+        needs_labels = d.missing_labels(pnames)
+        if needs_labels is not None:
+            for dataset in datasets:
+                if load_dataset(dataset).labels is None:
+                    raise ParameterError(
+                        f"{needs_labels} needs sensitive labels (l-diversity) and {dataset} has none: choose "
+                        f"labelled data (`graphanon datasets` lists which have labels) or drop {d.name}")
         for dataset, kv, mv, *pvals in product(datasets, ks if "k" in d.options else [None],
                                                ms if "m" in d.options else [None], *(own[p] for p in pnames)):
-            runs.append(StudyRun(
-                dataset=dataset, method=d.name, k=kv, m=mv,
-                taxonomy=taxonomy if d.needs_taxonomy else None,
+            run = StudyRun(
+                dataset=dataset, method=d.name, k=kv, m=mv, taxonomy=taxonomies[dataset],
                 seed=seed if "seed" in d.options else None,
                 params=tuple((p, str(v)) for p, v in zip(pnames, pvals)),
                 workload=workload, attack_targets=attack_targets,
-            ))
+            )
+            # the run's options and --param texts, checked by its declaration before anything runs
+            run_options(d.name, k=run.k, m=run.m, seed=run.seed, params=dict(run.params))
+            runs.append(run)
     return GridPlan(runs, notes)

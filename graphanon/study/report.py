@@ -17,9 +17,10 @@ from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from graphanon.errors import ParameterError
 from graphanon.readwrite.files import atomic_write
 
-__all__ = ["FIGURES", "render_report", "study_figures", "write_outputs"]
+__all__ = ["FIGURES", "headline", "render_report", "run_label", "study_figures", "write_outputs"]
 
 #: figure file stem -> (title, what it shows)
 FIGURES = {
@@ -98,6 +99,74 @@ def study_figures(table) -> dict:
             "time_vs_k": draw_time_vs_k(table), "pareto": draw_pareto(table, metric)}
 
 
+def run_label(row) -> str:
+    """``aa k=5 m=2 l=3 on bms1``: a run of the tidy table named by the options it was given.
+
+    Examples
+    --------
+    >>> from graphanon.study import tidy_table
+    >>> row = tidy_table([{"dataset": "bms1", "method": "aa", "k": 5, "m": 2, "params": "l=3"}]).iloc[0]
+    >>> run_label(row)
+    'aa k=5 m=2 l=3 on bms1'
+    """
+    parts = [str(row["method"])] + [f"{name}={row[name]}" for name in ("k", "m")
+                                    if str(row[name]) not in ("<NA>", "nan", "None")]
+    params = row["params"]
+    if isinstance(params, str) and params:
+        parts.append(params)
+    return " ".join(parts) + f" on {row['dataset']}"
+
+
+def headline(table, *, shown: int = 3) -> str:
+    """The study's verdict in one sentence: failed runs first, then the audits of the releases made.
+
+    It never says that every release meets its model when a run made no
+    release: a failed run changes the headline (``3 of 18 runs failed:
+    ...``).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A study's tidy table.
+    shown : int
+        Failed runs named in the sentence (the others are counted).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from graphanon.study import tidy_table
+    >>> headline(tidy_table([{"method": "aa", "k": 2, "dataset": "d", "status": "ok", "audit_satisfied": True},
+    ...                      {"method": "coat", "k": 2, "dataset": "d", "status": "error",
+    ...                       "error": "TypeError: no s"}]))
+    '1 of 2 runs failed: coat k=2 on d (TypeError: no s); the 1 release made meets its model.'
+    >>> headline(tidy_table([{"method": "aa", "k": 2, "dataset": "d", "status": "ok", "audit_satisfied": True}]))
+    '1 run, none failed; every release meets its model.'
+    """
+    n = len(table)
+    ok = (table["status"] == "ok").to_numpy(bool)
+    audited = table["audit_satisfied"].fillna(False).astype(bool).to_numpy()
+    n_ok, n_failed, n_violated = int(ok.sum()), int((~ok).sum()), int((ok & ~audited).sum())
+    if n_failed:
+        failed = table[~ok]
+        named = [f"{run_label(row)} ({row['error']})" for _, row in failed.head(shown).iterrows()]
+        more = f" and {n_failed - shown} more" if n_failed > shown else ""
+        first = f"{n_failed} of {n} run{'s' if n != 1 else ''} failed: {'; '.join(named)}{more}"
+    else:
+        first = f"{n} run{'s' if n != 1 else ''}, none failed"
+    if not n_ok:
+        verdict = "no release was made"
+    elif n_violated:
+        verdict = f"{n_violated} of the {n_ok} release(s) made FAIL their model's audit"
+    elif n_failed:
+        verdict = "the 1 release made meets its model" if n_ok == 1 else f"the {n_ok} releases made meet their models"
+    else:
+        verdict = "every release meets its model"
+    return f"{first}; {verdict}."
+
+
 def _cell(name: str, value) -> str:
     text, sort = "", ""
     missing = value is None or str(value) in ("<NA>", "nan", "None")
@@ -173,17 +242,14 @@ def render_report(table, images: dict, *, command: str, datasets: dict, notes=()
     (True, 1)
     """
     ok = table["status"] == "ok"
-    audited = table["audit_satisfied"].fillna(False).astype(bool)
-    n_err = int((~ok).sum())
     n_reused = int(table["reused"].fillna(False).astype(bool).sum())
-    verdict = ("every release meets its model" if bool(audited[ok].all()) and ok.any()
-               else f"{int((ok & ~audited).sum())} release(s) FAIL their model's audit")
+    failed = table[~ok]
     parts = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
-        f'<p class="summary">{len(table)} run(s): {int(ok.sum())} finished, {n_err} failed, '
-        f"{n_reused} reused from earlier studies; audits: <b>{html.escape(verdict)}</b>.</p>",
+        f'<p class="summary"><b>{html.escape(headline(table))}</b> {int(ok.sum())} of {len(table)} finished, '
+        f"{n_reused} reused from earlier studies.</p>",
         "<h2>Command</h2>", f"<pre>{html.escape(command)}</pre>",
         f"<p>Made {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} with "
         + ", ".join(f"{html.escape(k)} {html.escape(v)}" for k, v in _versions().items()) + ".</p>",
@@ -195,6 +261,11 @@ def render_report(table, images: dict, *, command: str, datasets: dict, notes=()
                      f'<td>{s["occurrences"]:,}</td><td>{s["mean_length"]:.2f}</td><td>{s["max_length"]}</td>'
                      f'<td>{s["density"]:.4f}</td></tr>')
     parts.append("</tbody></table>")
+    if len(failed):
+        parts.append(f'<h2 id="failed">Failed runs ({len(failed)})</h2><p>These runs made no release; their '
+                     "rows in the table are marked.</p><ul>"
+                     + "".join(f"<li><b>{html.escape(run_label(row))}</b>: <code>{html.escape(str(row['error']))}"
+                               "</code></li>" for _, row in failed.iterrows()) + "</ul>")
     if notes:
         parts.append("<h2>Left out by the grid</h2><ul>"
                      + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul>")
@@ -241,10 +312,17 @@ def write_outputs(table, folder, *, command: str, notes=(), title: str = "grapha
     -------
     dict of str -> Path
         What was written, by kind (``csv``, ``parquet``, ``report``, and each figure stem).
+
+    Raises
+    ------
+    ParameterError
+        No run finished (nothing to draw or report); nothing is written.
     """
     from graphanon.study.execute import load_dataset
     from graphanon.viz.study import figure_png
 
+    if not (table["status"] == "ok").any():
+        raise ParameterError(f"no run finished, nothing written: {headline(table)}")
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
     written = {"csv": out / "results.csv", "parquet": out / "results.parquet", "report": out / "report.html"}

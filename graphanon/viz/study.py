@@ -283,7 +283,8 @@ def draw_privacy_vs_k(table):
     right.set_ylabel("audit violations at the asked k (count)")
     right.set_title("Independent audit of each release")
     _k_axis(right, ok["k"].dropna())
-    right.set_ylim(bottom=-0.5, top=max(1.0, float(ok["audit_violations"].fillna(0).max()) * 1.1 + 0.5))
+    most = float(ok["audit_violations"].fillna(0).max()) if len(ok) else 0.0  # no run finished: no violations drawn
+    right.set_ylim(bottom=-0.5, top=max(1.0, most * 1.1 + 0.5))
     right.yaxis.set_major_locator(mticker.MaxNLocator(integer=True))
     handles = [plt.Line2D([], [], label=name, **style) for name, style in styles.items()]
     handles.append(plt.Line2D([], [], color="black", linestyle=":", label="achieved = asked"))

@@ -104,6 +104,7 @@ NR = AlgorithmSpec(
     privacy_model="nonreciprocal",
     params=_NR_PARAMS,
     options=("k", "seed", "scheduler"),
+    label_params=("l",),
 )
 
 
@@ -140,4 +141,5 @@ CAHD = AlgorithmSpec(
     params=_CAHD_PARAMS,
     audit_params=("l", "diversity", "c"),
     options=("k",),
+    needs_labels=True,
 )
