@@ -121,13 +121,13 @@ def draw_label_matching(
     if not (row[rec == row].size == n):
         raise InfeasibleError("the generalization graph does not contain every record's own postimage")
     model = cp_model.CpModel()
-    x = [model.NewBoolVar("") for _ in range(rec.size)]
+    x = [model.new_bool_var("") for _ in range(rec.size)]
     by_rec = np.argsort(rec, kind="stable").reshape(n, l)
     by_row = np.argsort(row, kind="stable").reshape(n, l)
     for es in by_rec:
-        model.AddExactlyOne(x[int(e)] for e in es)
+        model.add_exactly_one(x[int(e)] for e in es)
     for es in by_row:
-        model.AddExactlyOne(x[int(e)] for e in es)
+        model.add_exactly_one(x[int(e)] for e in es)
     # diversity: for record t, each of its rows r = A[a, t], each edge f into r (preimage s = rec[f]):
     # group (t, lab[s]) -> at most one chosen edge per group
     t_of = np.repeat(np.arange(n), l * l)
@@ -142,29 +142,29 @@ def draw_label_matching(
     n_div = 0
     for s0, s1 in zip(starts.tolist(), ends.tolist(), strict=True):
         if s1 - s0 > 1:
-            model.AddAtMostOne(x[int(e)] for e in f[s0:s1])
+            model.add_at_most_one(x[int(e)] for e in f[s0:s1])
             n_div += 1
     weights = rng.integers(0, 2**10, size=rec.size)
     if avoid_own:  # lexicographic: one edge off the postimage outweighs all random weights together
         weights = weights + (rec != row) * (2**10 * (n + 1))
-    model.Maximize(sum(int(w) * v for w, v in zip(weights.tolist(), x, strict=True)))
+    model.maximize(sum(int(w) * v for w, v in zip(weights.tolist(), x, strict=True)))
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = float(time_limit)
     solver.parameters.num_search_workers = int(workers)
     solver.parameters.random_seed = int(rng.integers(2**31 - 1))
-    status = solver.Solve(model)
+    status = solver.solve(model)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         raise InfeasibleError(
             f"no l-diverse label matching found in {time_limit:g} s on {n} records "
-            f"(solver status {solver.StatusName(status)}); raise the label matching's time limit"
+            f"(solver status {solver.status_name(status)}); raise the label matching's time limit"
         )
-    chosen = np.array([solver.Value(v) for v in x], dtype=bool)
+    chosen = np.array([solver.value(v) for v in x], dtype=bool)
     out = np.empty(n, dtype=np.int64)
     out[rec[chosen]] = row[chosen]
     _check(out, A, lab, l)
     stats = {
-        "status": solver.StatusName(status),
-        "seconds": float(solver.WallTime()),
+        "status": solver.status_name(status),
+        "seconds": float(solver.wall_time),
         "fixed_points": int((out == np.arange(n)).sum()),
         "variables": int(rec.size),
         "diversity_constraints": n_div,
