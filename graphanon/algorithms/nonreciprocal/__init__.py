@@ -14,7 +14,9 @@ picks the implementation, one module per extractor, shared kernels apart.
   (:mod:`.backtracking`); shared numba kernels in :mod:`._kernels`.
 * l-diversity: :func:`greedy_diverse_assignments` (:mod:`.diverse`) picks the
   min-cost flow graph (:mod:`.diverse_flow`) or the paper's greedy walk
-  (:mod:`.greedy_walk`).
+  (:mod:`.greedy_walk`); :func:`draw_label_matching` (:mod:`.label_draw`), a
+  random l-diverse perfect matching for the labels (measured, not used by
+  ``nr``: ``docs/attacks.md`` (j)).
 
 The structures these build live in :mod:`graphanon.graphs`
 (:class:`~graphanon.graphs.GeneralizationGraph`,
@@ -33,6 +35,7 @@ __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     "graphanon.algorithms.nonreciprocal.closed_walk": ("closed_walk_trace",),
     "graphanon.algorithms.nonreciprocal.diverse": ("greedy_diverse_assignments",),
     "graphanon.algorithms.nonreciprocal.extraction": ("check_assignments", "extract_assignments"),
+    "graphanon.algorithms.nonreciprocal.label_draw": ("draw_label_matching",),
     "graphanon.algorithms.nonreciprocal.gray": (
         "consecutive_hamming", "gray_order", "hamming_cycle_length", "hamming_matrix",
     ),
