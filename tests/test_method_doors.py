@@ -54,7 +54,12 @@ def _general(name: str) -> dict:
     return general
 
 
-@pytest.mark.parametrize("name", sorted(EXAMPLES))
+#: differentially private methods: no seed reproduces their noise and compare refuses them (no --epsilon axis
+#: yet); tests/test_dp.py checks their doors
+_DOORS = sorted(name for name in EXAMPLES if get_algorithm(name).privacy_model != "dp")
+
+
+@pytest.mark.parametrize("name", _DOORS)
 def test_anonymize_compare_and_the_api_make_the_same_release(name, made, run, tmp_path):
     dataset, _general_options, params, _audit = EXAMPLES[name]
     general = _general(name)

@@ -421,3 +421,11 @@ def test_runs_on_dask_match_the_local_runs(tmp_path):
     pd.testing.assert_frame_equal(remote[cols], local[cols])
     assert remote["error_rate"].notna().sum() == 2
     assert len(list(tmp_path.glob("*.json"))) == 4
+
+
+def test_a_dp_method_is_refused_before_any_run(run, tmp_path):
+    """compare has no --epsilon axis yet: a DP method is refused in one line, and nothing is written."""
+    res = run("compare", "liuwang_fig1", "-a", "aa,diffpart", "-k", "2", "-o", str(tmp_path / "st"))
+    assert res.exit_code == 2
+    assert "graphanon: error: -a diffpart: a differentially private method needs --epsilon" in res.output
+    assert not (tmp_path / "st").exists()

@@ -216,6 +216,11 @@ def expand_grid(
     from graphanon.study.execute import bundled_taxonomy, load_dataset
 
     runs, notes = [], []
+    private = [d.name for d in decls.values() if d.privacy_model == "dp"]
+    if private:  # their runs need --epsilon, which the study's grid has no axis for yet
+        raise ParameterError(f"-a {private[0]}: a differentially private method needs --epsilon, which compare does "
+                             f"not vary yet; run it with `graphanon anonymize ... -a {private[0]} --epsilon E` "
+                             "(docs/dp.md), or drop it")
     for d in decls.values():
         # a method reading a taxonomy gets --taxonomy, else the dataset's bundled one (as anonymize gives it)
         taxonomies = {dataset: taxonomy if taxonomy is not None else bundled_taxonomy(dataset)
