@@ -6,7 +6,7 @@ The truth, the targets, and the sampling-error margin.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -253,8 +253,6 @@ def with_baseline(result: AttackResult, original, release) -> AttackResult:
     >>> with_baseline(res, data, data).baseline
     0.25
     """
-    from dataclasses import replace
-
     if result.baseline is not None:
         return result
     if result.bound_kind.startswith("1/l") and getattr(original, "labels", None) is not None:

@@ -109,19 +109,52 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
     release.save(output)
     if link_out is not None:
         release.link.save(link_out)
-    _report(spec, input_, release.n_records, elapsed, output, link_out, json_out)
+    _report(spec, input_, release.n_records, elapsed, output, link_out, json_out, release.params)
 
 
-def _report(spec, input_, n_records: int, elapsed: float, output, link_out, json_out: bool) -> None:
+def audit_command(model: str, input_: str, output, params: dict | None) -> tuple[str, str]:
+    """The audit model a release is checked with and the ``graphanon audit`` line that checks it.
+
+    An ℓ-diverse release (its parameters hold ``l``) is checked with
+    ``ldiversity`` whatever the method's default model; ``k``, ``m`` and
+    ``l`` come from the release's own parameters.
+
+    Examples
+    --------
+    >>> audit_command("nonreciprocal", "d.csv", "r.json", {"k": 5, "l": 3})
+    ('ldiversity', 'graphanon audit d.csv r.json --model ldiversity --param l=3')
+    >>> audit_command("km", "groceries", "r.json", {"k": 5, "m": 2})[1]
+    'graphanon audit groceries r.json --model km -k 5 -m 2'
+    """
+    params = params or {}
+
+    def number(name):
+        value = params.get(name)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    k, m, l_value = number("k"), number("m"), number("l")
+    if l_value is not None and model in ("nonreciprocal", "ldiversity"):
+        return "ldiversity", f"graphanon audit {input_} {output} --model ldiversity --param l={l_value}"
+    line = f"graphanon audit {input_} {output} --model {model}"
+    if k is not None and model in ("km", "transactional", "nonreciprocal", "constraints"):
+        line += f" -k {k}"
+    if m is not None and model == "km":
+        line += f" -m {m}"
+    return model, line
+
+
+def _report(spec, input_, n_records: int, elapsed: float, output, link_out, json_out: bool,
+            params: dict | None = None) -> None:
+    model, check = audit_command(spec.privacy_model, input_, output, params)
     summary = {"algorithm": spec.name, "input": input_, "records": n_records,
-               "seconds": round(elapsed, 3), "output": str(output), "audit_model": spec.privacy_model,
+               "seconds": round(elapsed, 3), "output": str(output), "audit_model": model,
                "private_link": None if link_out is None else str(link_out)}
     if json_out:
         echo_json(summary)
     else:
         # "released", not "anonymized": what the release guarantees is what `graphanon audit` says
-        click.echo(f"{spec.name}: {n_records} records released in {elapsed:.2f} s -> {output} "
-                   f"(check it with graphanon audit --model {spec.privacy_model})")
+        click.echo(f"{spec.name}: {n_records} records released in {elapsed:.2f} s -> {output}")
+        click.echo(f"check it: {check}")
         if link_out is not None:
             click.echo(f"private link (never publish it) -> {link_out}")
 
@@ -161,7 +194,8 @@ def _anonymize_streamed(spec, input_, k, m_value, taxonomy, seed, param_dict, ou
         tax.check_covers(blocks.items, what=f"{input_}")
         info = write_aa_release(blocks, output, taxonomy=tax, k=k, m=m, client=client,
                                 link_out=link_out, progress=progress)
-    _report(spec, input_, info["records"], time.perf_counter() - start, output, link_out, json_out)
+    _report(spec, input_, info["records"], time.perf_counter() - start, output, link_out, json_out,
+            {"k": k, "m": parse_m(m_value)})
 
 
 

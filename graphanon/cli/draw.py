@@ -83,17 +83,22 @@ def draw(what, source, output, release_path, max_nodes, algorithm, k, m_value, t
     """Draw a graph an algorithm builds to a file.
 
     \b
-    taxonomy        SOURCE is a taxonomy file or bundled name; --release highlights its cut
-    search          hghs/mhghs search on SOURCE data: cut, cut lattice, suppression enumeration tree
-    constraints     COAT constraint graph of SOURCE data (bundled constraints, else pgen with -k)
-    generalization  nonreciprocal ring graph over the Gray-TSP order of SOURCE data (-k) and
-                    the k assignments the closed walk extracts (at most 60 records; HTML: any number)
-    similarity      HTML only: Clump's record-similarity graph of SOURCE data (-k, --taxonomy),
-                    records coloured by their group (PRIVATE: groups come from the link)
+    taxonomy        SOURCE is a taxonomy file or bundled name; --release
+                    highlights its cut (suppressed and absent nodes apart)
+    search          hghs/mhghs search on SOURCE data: cut, cut lattice,
+                    suppression enumeration tree
+    constraints     COAT constraint graph of SOURCE data (bundled
+                    constraints, else pgen with -k)
+    generalization  nonreciprocal ring graph over the Gray-TSP order of
+                    SOURCE data (-k) and the k assignments the closed walk
+                    extracts (at most 60 records; HTML: any number)
+    similarity      HTML only: Clump's record-similarity graph of SOURCE data
+                    (-k, --taxonomy), records coloured by their group
+                    (PRIVATE: groups come from the link)
 
-    An output ending in .html writes an interactive view (pan, zoom, click a node for its
-    details) with everything inlined: it opens offline, with no server.
-    `graphanon draw KIND --help` shows the options each kind reads.
+    An output ending in .html writes an interactive view (pan, zoom, click a
+    node for its details) with everything inlined: it opens offline, with no
+    server. `graphanon draw KIND --help` shows the options each kind reads.
     """  # noqa: D301 - "\b" is click's marker that keeps the table's line breaks, not a raw backslash
     # Figures are made with matplotlib.figure.Figure (never pyplot): the file is rendered by Agg
     # without selecting a backend, so an interactive session calling this keeps its own.
