@@ -260,7 +260,7 @@ def draw_enumeration_tree(tree, *, ax=None, max_nodes: int = 30, title: str | No
     def label(v, full):
         d = g.nodes[v]
         if full:
-            return f"{{{display_items(d['head'])}}} | {{{display_items(d['tail'])}}}"
+            return f"{{{display_items(d['head'], ',')}}} | {{{display_items(d['tail'], ',')}}}"
         return f"{len(d['head'])} kept | {len(d['tail'])} left"
 
     labelled = [v for i, v in enumerate(nodes) if i % every == 0 or i == len(nodes) - 1]
