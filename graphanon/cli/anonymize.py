@@ -109,15 +109,18 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
     release.save(output)
     if link_out is not None:
         release.link.save(link_out)
-    _report(spec, input_, release.n_records, elapsed, output, link_out, json_out, release.params)
+    _report(spec, input_, release.n_records, elapsed, output, link_out, json_out, release.params,
+            {**param_dict, **({"taxonomy": taxonomy} if taxonomy else {})})
 
 
-def audit_command(model: str, input_: str, output, params: dict | None) -> tuple[str, str]:
+def audit_command(model: str, input_: str, output, params: dict | None, given: dict | None = None) -> tuple[str, str]:
     """The audit model a release is checked with and the ``graphanon audit`` line that checks it.
 
     An ℓ-diverse release (its parameters hold ``l``) is checked with
     ``ldiversity`` whatever the method's default model; ``k``, ``m`` and
-    ``l`` come from the release's own parameters.
+    ``l`` come from the release's own parameters; a tendency audit gets the
+    run's ``categories`` (and ``--taxonomy``) from ``given``, the command
+    line's ``--param`` values.
 
     Examples
     --------
@@ -125,8 +128,10 @@ def audit_command(model: str, input_: str, output, params: dict | None) -> tuple
     ('ldiversity', 'graphanon audit d.csv r.json --model ldiversity --param l=3')
     >>> audit_command("km", "groceries", "r.json", {"k": 5, "m": 2})[1]
     'graphanon audit groceries r.json --model km -k 5 -m 2'
+    >>> audit_command("tendency", "d.csv", "r.json", {}, {"categories": "taxonomy-level:1", "taxonomy": "t.csv"})[1]
+    'graphanon audit d.csv r.json --model tendency --param categories=taxonomy-level:1 --taxonomy t.csv'
     """
-    params = params or {}
+    params, given = params or {}, given or {}
 
     def number(name):
         value = params.get(name)
@@ -140,12 +145,16 @@ def audit_command(model: str, input_: str, output, params: dict | None) -> tuple
         line += f" -k {k}"
     if m is not None and model == "km":
         line += f" -m {m}"
+    if model == "tendency" and "categories" in given:
+        line += f" --param categories={given['categories']}"
+        if given["categories"].startswith("taxonomy-level") and given.get("taxonomy"):
+            line += f" --taxonomy {given['taxonomy']}"
     return model, line
 
 
 def _report(spec, input_, n_records: int, elapsed: float, output, link_out, json_out: bool,
-            params: dict | None = None) -> None:
-    model, check = audit_command(spec.privacy_model, input_, output, params)
+            params: dict | None = None, given: dict | None = None) -> None:
+    model, check = audit_command(spec.privacy_model, input_, output, params, given)
     summary = {"algorithm": spec.name, "input": input_, "records": n_records,
                "seconds": round(elapsed, 3), "output": str(output), "audit_model": model,
                "private_link": None if link_out is None else str(link_out)}

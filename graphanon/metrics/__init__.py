@@ -15,4 +15,5 @@ __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     "graphanon.metrics.nonreciprocal": ("error_rate", "evaluate_nonreciprocal", "query_error"),
     "graphanon.metrics.clustering": ("ggd_per_record", "ggd_total", "ncp_he_naughton", "ncp_lm"),
     "graphanon.metrics.evaluate": ("evaluate_release",),
+    "graphanon.metrics.meaning": ("METRIC_MEANINGS", "describe_metrics"),
 })
