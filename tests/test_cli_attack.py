@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from graphanon.cli import EXIT_BAD_INPUT, EXIT_VIOLATED, main
+from graphanon.datasets import load
 
 
 def run(*args):
@@ -29,12 +30,25 @@ def test_table_with_link_and_known_labels(cahd_files):
     assert res.exit_code == 0, res.output
     lines = res.output.splitlines()
     assert lines[0].startswith(f"{rel} (nonreciprocal, cahd)")
-    names = [line.split()[0] for line in lines[2:]]
+    assert lines[1].split() == ["attack", "success", "baseline", "bound", "margin", "verdict"]
+    rows = [r for r in (line.split() for line in lines[2:]) if len(r) > 2 and r[-2] in ("within", "ABOVE")]
+    names = [r[0] for r in rows]
     assert names == ["row-linkage/position", "row-linkage/id", "m-item-linkage/m=2", "label-inference/candidates",
                      "label-inference/position", "label-inference/id", "label-ranking/best", "known-label-linkage"]
-    # the known label pins every target's row among its group of two (bound 1/2, margin 1/2 on 6 targets)
-    known = next(line for line in lines if line.strip().startswith("known-label-linkage")).split()
-    assert known[1:3] == ["1.0000", "0.5000"]
+    # the known label pins every target's row among its group of two (bound 1/2, margin 1/2 on 6 targets);
+    # without the items, a random row of the target's label is right half the time (2 rows per label)
+    known = rows[names.index("known-label-linkage")]
+    assert known[1:4] == ["1.0000", "0.5000", "0.5000"]
+    # label inference beside the majority label's share
+    doc = json.loads(run("attack", "nr_table1", rel, "--link", link, "--known-labels", 6, "--json").output)
+    by_name = {a["attack"]: a for a in doc["releases"][0]["attacks"]}
+    labels = load("nr_table1").labels
+    top = max(list(labels).count(x) for x in set(labels)) / len(labels)
+    assert by_name["label-inference/id"]["baseline"] == pytest.approx(top, abs=1e-6)
+    assert by_name["label-inference/id"]["baseline_kind"] == "majority label"
+    assert rows[names.index("label-inference/id")][2] == f"{top:.4f}"
+    assert by_name["m-item-linkage/m=2"]["baseline"] == pytest.approx(1 / 6, abs=1e-6)
+    assert all(len(line) <= 80 for line in lines)
 
 
 def test_json_without_link_runs_what_needs_no_truth(cahd_files):
@@ -44,13 +58,28 @@ def test_json_without_link_runs_what_needs_no_truth(cahd_files):
     doc = json.loads(res.output)
     assert len(doc["releases"]) == 2 and doc["above_bound"] == 0
     first = doc["releases"][0]
-    assert [a["attack"] for a in first["attacks"]] == [
-        "label-inference/candidates", "label-inference/position", "label-inference/id", "label-ranking/best"]
-    ranking = first["attacks"][3]
+    assert [a["attack"] for a in first["attacks"]] == ["m-item-linkage/m=2/expected", "label-inference/candidates",
+                                                       "label-inference/position", "label-inference/id",
+                                                       "label-ranking/best"]
+    ranking = first["attacks"][4]
     assert ranking["details"]["score"] in ranking["details"]["per_score"] and len(ranking["details"]["per_score"]) == 14
     assert any("--link" in s for s in first["skipped"])
     for a in first["attacks"]:
-        assert {"success", "bound", "margin", "within_bound", "bound_kind", "n_targets"} <= set(a)
+        assert {"success", "bound", "margin", "within_bound", "bound_kind", "n_targets", "baseline",
+                "baseline_kind"} <= set(a)
+        assert a["baseline"] is not None and a["baseline_kind"]
+    # without the link the m-item attack's expected success bounds the scored one from above
+    rel_link = cahd_files[1]
+    scored = json.loads(run("attack", "nr_table1", rel, "--link", rel_link, "--json").output)
+    by_name = {a["attack"]: a for a in scored["releases"][0]["attacks"]}
+    assert first["attacks"][0]["success"] >= by_name["m-item-linkage/m=2"]["success"]
+    assert first["attacks"][0]["details"]["scored"] is False
+    # the table: the same attacks, each with its success, baseline and bound on one line
+    res = run("attack", "nr_table1", rel)
+    row = next(line for line in res.output.splitlines() if line.startswith("  m-item-linkage/m=2/expected"))
+    a = first["attacks"][0]
+    assert row.split()[1:4] == [f"{a['success']:.4f}", f"{a['baseline']:.4f}", f"{a['bound']:.4f}"]
+    assert "not run: row-linkage" in res.output
 
 
 def test_partner_tendency_on_a_swap_release_exits_1(tmp_path):

@@ -237,7 +237,8 @@ def test_l_diversity_on_unlabelled_data_says_label(run, tmp_path, args):
 def test_draw_kind_help_is_the_kinds_help(run):
     generic = run("draw", "--help")
     assert generic.exit_code == 0 and "draw KIND --help" in generic.output
-    for kind, reads, ignores in [("taxonomy", ["--release", "--max-nodes"], ["--algorithm", "--seed", "--tid"]),
+    # draw taxonomy reads --data (the release's data, to tell suppressed nodes from absent ones) and its input options
+    for kind, reads, ignores in [("taxonomy", ["--release", "--max-nodes", "--data", "--tid"], ["--algorithm", "--seed"]),
                                  ("search", ["--algorithm", "-m", "--taxonomy", "--tid"], ["--max-nodes"]),
                                  ("constraints", ["-k", "--format"], ["--release", "--algorithm"]),
                                  ("generalization", ["--seed", "-k"], ["--max-nodes", "--taxonomy"])]:

@@ -29,7 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.attacks.linkage import model_level
-from graphanon.attacks.result import AttackResult, attack_targets, make_result
+from graphanon.attacks.result import AttackResult, attack_targets, make_result, random_row_baseline
 from graphanon.counting.support import generalize_matrix
 from graphanon.errors import ParameterError
 from graphanon.utils.randomness import check_random_state
@@ -89,7 +89,7 @@ def _global_candidates(release, original, Q, truth_t):
     for lo, hi in _rows_blocks(Qg.shape[0], n_rows):
         ok = (Qg[lo:hi] @ RT).toarray() == qlen[lo:hi, None]
         sizes[lo:hi] = ok.sum(axis=1)
-        has_truth[lo:hi] = ok[np.arange(hi - lo), truth_t[lo:hi]]
+        has_truth[lo:hi] = ok[np.arange(hi - lo), truth_t[lo:hi]] if truth_t is not None else ok.any(axis=1)
     return sizes, has_truth
 
 
@@ -121,7 +121,7 @@ def _nonreciprocal_candidates(release, original, Q, truth_t):
         ok &= (q @ FT).toarray() <= thr[None, :]
         ok[outside[lo:hi]] = False
         sizes[lo:hi] = ok.sum(axis=1)
-        has_truth[lo:hi] = ok[np.arange(hi - lo), truth_t[lo:hi]]
+        has_truth[lo:hi] = ok[np.arange(hi - lo), truth_t[lo:hi]] if truth_t is not None else ok.any(axis=1)
     return sizes, has_truth
 
 
@@ -155,8 +155,13 @@ def m_item_linkage(
     original : TransactionData
         The data the release was made from (the known items come from it).
     release : GlobalRecoding or NonreciprocalRelease
-    truth : ReleaseLink or array of int
-        The private link (``truth[i]``: record ``i``'s true row).
+    truth : ReleaseLink, array of int or None
+        The private link (``truth[i]``: record ``i``'s true row). None
+        (a custodian without the link): the true row is taken to be among
+        the candidates, which holds for every sound release (the target's
+        row is consistent with its own items), so the success is the
+        adversary's expected ``1/|candidates|`` -- an upper bound of the
+        link-scored success (``details["scored"]`` is False).
     m : int
         Items the adversary knows (all of them for shorter records).
     k : int, optional
@@ -203,7 +208,7 @@ def m_item_linkage(
             f"m (items the adversary knows) must be a whole number >= 1, got {m!r}"
         )
     gen = check_random_state(rng)
-    t, truth_t = attack_targets(original, release, targets, gen, truth=truth)
+    t, truth_t = attack_targets(original, release, targets, gen, truth=truth, scored=truth is not None)
     Q = known_items(original.matrix, t, int(m), gen)
     level = model_level(release, k, ("k", "l"), "k")
     if level is None:
@@ -223,7 +228,7 @@ def m_item_linkage(
     nt = len(t)
     promised, kind = _promise(release, int(m))
     return make_result(
-        f"m-item-linkage/m={int(m)}",
+        f"m-item-linkage/m={int(m)}" + ("" if truth is not None else "/expected"),
         per,
         1.0 / level,
         kind,
@@ -236,5 +241,8 @@ def m_item_linkage(
             "mean_inverse_candidates": float(inv.mean()) if nt else 0.0,
             "min_candidates": int(sizes.min()) if nt else 0,
             "truth_outside": float((~has_truth).mean()) if nt else 0.0,
+            "scored": truth is not None,
         },
+        baseline=random_row_baseline(release.n_records),
+        baseline_kind="random row",
     )

@@ -95,6 +95,8 @@ def known_label_linkage(
     truth_in = C.contains(t, truth_t) & (pub_code[truth_t] == orig_code[t])
     per = np.where(truth_in & (with_label > 0), 1.0 / np.maximum(with_label, 1), 0.0)
     level, bound, kind = linkage_bound(release, k, size)
+    with_prior = np.bincount(pub_code, minlength=n_labels)[orig_code[t]]
+    prior = float(np.where(with_prior > 0, 1.0 / np.maximum(with_prior, 1), 0.0).mean()) if len(t) else 0.0
     return make_result(
         "known-label-linkage",
         per,
@@ -109,4 +111,6 @@ def known_label_linkage(
             "truth_outside": float((~truth_in).mean()) if len(t) else 0.0,
             "promised": False,
         },
+        baseline=prior,
+        baseline_kind="random row of the label",
     )

@@ -41,7 +41,12 @@ import scipy.sparse as sp
 
 from graphanon.attacks.candidates import candidate_sets, label_codes
 from graphanon.attacks.linkage import guess_rows, model_level
-from graphanon.attacks.result import AttackResult, attack_targets, make_result
+from graphanon.attacks.result import (
+    AttackResult,
+    attack_targets,
+    majority_label_baseline,
+    make_result,
+)
 from graphanon.errors import ParameterError
 
 __all__ = ["label_inference"]
@@ -156,4 +161,6 @@ def label_inference(
             "mean_true_share": float(share.mean()) if nt else 0.0,
             "min_distinct": int(distinct.min()) if nt else 0,
         },
+        baseline=majority_label_baseline(original.labels, t),
+        baseline_kind="majority label",
     )

@@ -196,4 +196,6 @@ def row_linkage(
             "min_candidates": int(size.min()) if len(t) else 0,
             "truth_outside": float((~truth_in).mean()) if len(t) else 0.0,
         },
+        baseline=baseline,
+        baseline_kind="random candidate",
     )

@@ -6,7 +6,7 @@ The truth, the targets, and the sampling-error margin.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -14,7 +14,8 @@ from graphanon.errors import ParameterError
 from graphanon.utils.randomness import check_random_state
 
 __all__ = [
-    "AttackResult", "attack_targets", "chernoff_margin", "check_release_size", "resolve_targets", "truth_rows",
+    "AttackResult", "attack_targets", "chernoff_margin", "check_release_size", "majority_label_baseline",
+    "random_row_baseline", "resolve_targets", "truth_rows", "with_baseline",
 ]
 
 
@@ -110,6 +111,14 @@ class AttackResult:
     confidence : float
     details : dict
         Attack-specific numbers (JSON-safe).
+    baseline : float or None
+        What an adversary achieves *without* the release's structure (always
+        guessing the majority label, a random row among the candidates or
+        among all rows, the most common tendency): the number the success
+        must be read against. None when the attack computed none
+        (:func:`with_baseline` fills it in from the kind of guess).
+    baseline_kind : str
+        How the baseline guesses, e.g. ``"majority label"``.
     """
 
     attack: str
@@ -120,6 +129,8 @@ class AttackResult:
     margin: float
     confidence: float
     details: dict = field(default_factory=dict)
+    baseline: float | None = None
+    baseline_kind: str = ""
 
     def within_bound(self) -> bool:
         """True unless the success exceeds the bound by more than the sampling margin."""
@@ -136,20 +147,24 @@ class AttackResult:
             "confidence": self.confidence,
             "n_targets": int(self.n_targets),
             "within_bound": self.within_bound(),
+            "baseline": None if self.baseline is None else round(float(self.baseline), 6),
+            "baseline_kind": self.baseline_kind,
             "details": self.details,
         }
 
     def __str__(self) -> str:
         """One line: the attack, its success against the bound, and the verdict."""
         verdict = "within bound" if self.within_bound() else "ABOVE BOUND"
+        base = "" if self.baseline is None else f", baseline {self.baseline:.4f} ({self.baseline_kind})"
         return (
             f"{self.attack}: success {self.success:.4f} vs bound {self.bound:.4f} ({self.bound_kind}) "
-            f"+ margin {self.margin:.4f} over {self.n_targets} targets: {verdict}"
+            f"+ margin {self.margin:.4f}{base} over {self.n_targets} targets: {verdict}"
         )
 
 
-def make_result(attack, per_target, bound, bound_kind, confidence, details=None) -> AttackResult:
-    """An :class:`AttackResult` from per-target success probabilities."""
+def make_result(attack, per_target, bound, bound_kind, confidence, details=None, *,
+                baseline: float | None = None, baseline_kind: str = "") -> AttackResult:
+    """An :class:`AttackResult` from per-target success probabilities (and the baseline, when known)."""
     per_target = np.asarray(per_target, dtype=float)
     n = len(per_target)
     return AttackResult(
@@ -161,7 +176,92 @@ def make_result(attack, per_target, bound, bound_kind, confidence, details=None)
         margin=chernoff_margin(n, float(bound), confidence),
         confidence=confidence,
         details=dict(details or {}),
+        baseline=None if baseline is None else float(baseline),
+        baseline_kind=baseline_kind,
     )
+
+
+def majority_label_baseline(labels, targets=None) -> float:
+    """Success of always guessing the most common sensitive label (the label prior's mode).
+
+    Parameters
+    ----------
+    labels : sequence
+        The original sensitive label of every record.
+    targets : array of int, optional
+        The records attacked (default all).
+
+    Returns
+    -------
+    float
+        The largest share of one label among the targets (0 without targets).
+
+    Notes
+    -----
+    Complexity: O(n) (one ``np.unique``).
+
+    Examples
+    --------
+    >>> majority_label_baseline(["flu", "flu", "hiv", "flu"])
+    0.75
+    """
+    lab = np.asarray(list(labels), dtype=object)
+    if targets is not None:
+        lab = lab[np.asarray(targets, dtype=np.int64)]
+    if len(lab) == 0:
+        return 0.0
+    _, counts = np.unique(lab.astype(str), return_counts=True)
+    return float(counts.max() / len(lab))
+
+
+def random_row_baseline(n_rows: int) -> float:
+    """Success of guessing a target's row uniformly among all ``n_rows`` rows: ``1/n_rows``.
+
+    Examples
+    --------
+    >>> random_row_baseline(4)
+    0.25
+    """
+    return 1.0 / n_rows if n_rows > 0 else 0.0
+
+
+def with_baseline(result: AttackResult, original, release) -> AttackResult:
+    """``result`` with a baseline: its own, else one told by what its bound bounds.
+
+    A bound ``1/l`` bounds a guess of a sensitive label: the baseline is the
+    majority label of ``original`` (:func:`majority_label_baseline`). A bound
+    ``1/k`` bounds a guess of a row: the baseline is a random row
+    (:func:`random_row_baseline`). Any other result is returned unchanged.
+    An attack added later gets a baseline by this rule without code of its own.
+
+    Parameters
+    ----------
+    result : AttackResult
+    original : TransactionData
+        The data the release was made from.
+    release : Release
+
+    Returns
+    -------
+    AttackResult
+
+    Examples
+    --------
+    >>> from graphanon.data import from_iterable
+    >>> data = from_iterable([["a"], ["b"], ["a"], ["c"]])
+    >>> res = AttackResult("row-linkage/x", 0.5, 0.5, "1/k", 4, 0.1, 0.999)
+    >>> with_baseline(res, data, data).baseline
+    0.25
+    """
+    if result.baseline is not None:
+        return result
+    if result.bound_kind.startswith("1/l") and getattr(original, "labels", None) is not None:
+        return replace(result, baseline=majority_label_baseline(original.labels),
+                       baseline_kind="majority label")
+    if result.bound_kind.startswith("1/k"):
+        n_rows = int(getattr(release, "n_records", getattr(original, "n_records", 0)))
+        return replace(result, baseline=random_row_baseline(n_rows), baseline_kind="random row")
+    return result
 
 
 def truth_rows(truth, n: int) -> np.ndarray:

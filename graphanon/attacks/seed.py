@@ -207,4 +207,6 @@ def seed_recovery(
             "draws": int(draws),
             "chance_of_exact_reproduction": float(chance),
         },
+        baseline=float(np.where(size > 0, 1.0 / np.maximum(size, 1), 0.0).mean()) if len(t) else 0.0,
+        baseline_kind="random candidate",
     )

@@ -264,7 +264,8 @@ def partner_tendency(
     if own_row is not None:
         details["row_found"] = float(np.concatenate(found).mean()) if found else 0.0
     return make_result(
-        "partner-tendency" if one_category else "partner-tendency/any-categories", per_target, baseline, "baseline: the most common partner tendency", confidence, details
+        "partner-tendency" if one_category else "partner-tendency/any-categories", per_target, baseline, "baseline: the most common partner tendency", confidence, details,
+        baseline=baseline, baseline_kind="most common tendency",
     )
 
 

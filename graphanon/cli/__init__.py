@@ -10,5 +10,8 @@ from __future__ import annotations
 
 from graphanon.cli import anonymize, attack, audit, compare, draw, export, info, report  # noqa: F401  (importing registers the commands)
 from graphanon.cli._app import EXIT_BAD_INPUT, EXIT_VIOLATED, main
+from graphanon.cli.examples import add_examples
+
+add_examples(main)
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_VIOLATED", "main"]

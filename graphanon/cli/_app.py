@@ -89,28 +89,55 @@ def check_output(output: str, *inputs: str | None, params: dict | None = None, s
     check_output(output, inputs=sources, suffixes=suffixes, option=option)
 
 
+#: The one-time note while numba compiles kernels that are not in its on-disk cache.
+COMPILE_NOTE = "compiling kernels (once per install; later runs load them from the cache) ..."
+
+
 @contextmanager
 def progress_bar(enabled: bool):
-    """A rich progress bar fed by the package's ``progress(done, total, message)`` callbacks."""
+    """A rich progress bar fed by the package's ``progress(done, total, message)`` callbacks.
+
+    A spinner and the elapsed time move in every stage. A stage shows its
+    count ``done/total`` once its first unit is done; before that (a stage
+    reporting ``0/N`` and then working for minutes, one solver call such as
+    the min-cost flow) and in a stage of unknown length the bar pulses
+    instead of showing a frozen ``0/N``. The first kernel numba compiles in
+    the run prints :data:`COMPILE_NOTE` once above the bar.
+    """
     if not enabled:
         yield None
         return
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from graphanon.utils.progress import compile_watchers
 
     with Progress(
+        SpinnerColumn(),
         TextColumn("[bold]{task.description}"),
         BarColumn(),
-        TextColumn("{task.completed}/{task.total}"),
+        TextColumn("{task.fields[count]}"),
         TimeElapsedColumn(),
         transient=True,
         console=None,
     ) as bar:
-        task = bar.add_task("working", total=None)
+        task = bar.add_task("starting", total=None, count="")
+        said: list[bool] = []
+
+        def note() -> None:
+            if not said:
+                said.append(True)
+                bar.console.print(COMPILE_NOTE, style="dim")
 
         def callback(done: int, total: int, message: str = "") -> None:
-            bar.update(task, completed=done, total=total, description=message[:60] or "working")
+            known = total is not None and total > 0 and done > 0
+            bar.update(task, completed=done if known else 0, total=total if known else None,
+                       count=f"{done}/{total}" if known else "", description=message[:60] or "working")
 
-        yield callback
+        compile_watchers.append(note)
+        try:
+            yield callback
+        finally:
+            compile_watchers.remove(note)
 
 
 def show_progress(json_out: bool) -> bool:

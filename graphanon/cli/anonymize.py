@@ -155,8 +155,8 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
 
         exported = [str(p) for p in export_release(release, export_to, taxonomy=tax)]
     warnings = _warn(data, release)
-    _report(spec, input_, release.n_records, elapsed, output, link_out, json_out, exported=exported,
-            warnings=warnings)
+    _report(spec, input_, release.n_records, elapsed, output, link_out, json_out, release.params,
+            {**param_dict, **({"taxonomy": taxonomy} if taxonomy else {})}, exported=exported, warnings=warnings)
 
 
 def _warn(data, release) -> list[str]:
@@ -220,10 +220,51 @@ def _read_universe(path) -> list[str]:
     return items
 
 
-def _report(spec, input_, n_records: int, elapsed: float, output, link_out, json_out: bool, *,
+def audit_command(model: str, input_: str, output, params: dict | None, given: dict | None = None) -> tuple[str, str]:
+    """The audit model a release is checked with and the ``graphanon audit`` line that checks it.
+
+    An ℓ-diverse release (its parameters hold ``l``) is checked with
+    ``ldiversity`` whatever the method's default model; ``k``, ``m`` and
+    ``l`` come from the release's own parameters; a tendency audit gets the
+    run's ``categories`` (and ``--taxonomy``) from ``given``, the command
+    line's ``--param`` values.
+
+    Examples
+    --------
+    >>> audit_command("nonreciprocal", "d.csv", "r.json", {"k": 5, "l": 3})
+    ('ldiversity', 'graphanon audit d.csv r.json --model ldiversity --param l=3')
+    >>> audit_command("km", "groceries", "r.json", {"k": 5, "m": 2})[1]
+    'graphanon audit groceries r.json --model km -k 5 -m 2'
+    >>> audit_command("tendency", "d.csv", "r.json", {}, {"categories": "taxonomy-level:1", "taxonomy": "t.csv"})[1]
+    'graphanon audit d.csv r.json --model tendency --param categories=taxonomy-level:1 --taxonomy t.csv'
+    """
+    params, given = params or {}, given or {}
+
+    def number(name):
+        value = params.get(name)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    k, m, l_value = number("k"), number("m"), number("l")
+    if l_value is not None and model in ("nonreciprocal", "ldiversity"):
+        return "ldiversity", f"graphanon audit {input_} {output} --model ldiversity --param l={l_value}"
+    line = f"graphanon audit {input_} {output} --model {model}"
+    if k is not None and model in ("km", "transactional", "nonreciprocal", "constraints"):
+        line += f" -k {k}"
+    if m is not None and model == "km":
+        line += f" -m {m}"
+    if model == "tendency" and "categories" in given:
+        line += f" --param categories={given['categories']}"
+        if given["categories"].startswith("taxonomy-level") and given.get("taxonomy"):
+            line += f" --taxonomy {given['taxonomy']}"
+    return model, line
+
+
+def _report(spec, input_, n_records: int, elapsed: float, output, link_out, json_out: bool,
+            params: dict | None = None, given: dict | None = None, *,
             exported: tuple[str, ...] | list[str] = (), warnings: tuple[str, ...] | list[str] = ()) -> None:
+    model, check = audit_command(spec.privacy_model, input_, output, params, given)
     summary = {"algorithm": spec.name, "input": input_, "records": n_records,
-               "seconds": round(elapsed, 3), "output": str(output), "audit_model": spec.privacy_model,
+               "seconds": round(elapsed, 3), "output": str(output), "audit_model": model,
                "private_link": None if link_out is None else str(link_out)}
     if exported:
         summary["export"] = list(exported)
@@ -235,9 +276,11 @@ def _report(spec, input_, n_records: int, elapsed: float, output, link_out, json
         echo_json(summary)
     else:
         # "released", not "anonymized": what the release guarantees is what `graphanon audit` says
-        check = ("an epsilon-DP synthetic dataset: its guarantee is tested, not audited (docs/dp.md)"
-                 if spec.privacy_model == "dp" else f"check it with graphanon audit --model {spec.privacy_model}")
-        click.echo(f"{spec.name}: {n_records} records released in {elapsed:.2f} s -> {output} ({check})")
+        click.echo(f"{spec.name}: {n_records} records released in {elapsed:.2f} s -> {output}")
+        if spec.privacy_model == "dp":
+            click.echo("an epsilon-DP synthetic dataset: its guarantee is tested, not audited (docs/dp.md)")
+        else:
+            click.echo(f"check it: {check}")
         if exported:
             from graphanon.cli.export import codebook_lines
 
@@ -286,7 +329,8 @@ def _anonymize_streamed(spec, input_, k, m_value, taxonomy, seed, param_dict, ou
         tax.check_covers(blocks.items, what=f"{input_}")
         info = write_aa_release(blocks, output, taxonomy=tax, k=k, m=m, client=client,
                                 link_out=link_out, progress=progress)
-    _report(spec, input_, info["records"], time.perf_counter() - start, output, link_out, json_out)
+    _report(spec, input_, info["records"], time.perf_counter() - start, output, link_out, json_out,
+            {"k": k, "m": parse_m(m_value)})
 
 
 

@@ -1,7 +1,8 @@
 """``graphanon attack``: play the adversaries of :mod:`graphanon.attacks` against releases.
 
 For each release, the attacks that apply to its kind run and each success is
-printed next to its bound (``--json``: one object). Exit code 1 when some
+printed next to its baseline (what guessing without the release's structure
+achieves) and its bound (``--json``: one object, the same fields). Exit code 1 when some
 attack exceeds its bound by more than the sampling margin, 2 on bad input.
 """
 
@@ -59,7 +60,9 @@ def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=
         The data the release was made from.
     release : Release
     link : ReleaseLink or SplitLink, optional
-        The private link; the attacks scored against it run only with it.
+        The private link; the attacks scored against it run only with it
+        (without it the m-item attack reports its expected success,
+        ``m-item-linkage/m=M/expected``, an upper bound of the scored one).
     known_labels : int, optional
         Targets whose labels the adversary knows (:func:`known_label_linkage`).
     m : int
@@ -92,6 +95,7 @@ def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=
     from graphanon.attacks import candidate_sets, label_inference, m_item_linkage, row_linkage
     from graphanon.attacks.label_linkage import known_label_linkage
     from graphanon.attacks.ranking import ranking_label_inference
+    from graphanon.attacks.result import with_baseline
     from graphanon.attacks.tendency import partner_tendency, partners_from_link
 
     kind = getattr(release, "kind", None)
@@ -109,14 +113,17 @@ def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=
         else:
             pairs = partners_from_link(data, release, link)
             results.append(partner_tendency(data, release, categories=categories, partners=pairs, truth=link))
-        return results, skipped
+        return [with_baseline(r, data, release) for r in results], skipped
     if kind != "global_recoding" and not all(hasattr(release, a) for a in ("base", "distance", "threshold")):
         raise ParameterError(f"no attack of graphanon.attacks reads a {kind or type(release).__name__} release; "
                              "they read global recodings, nonreciprocal/CAHD and swapping releases")
     C = candidate_sets(data, release)
     has_labels = data.labels is not None and getattr(release, "labels", None) is not None
     if link is None:
-        skipped.append("row-linkage, m-item-linkage, known-label-linkage: scored against the private link (--link)")
+        skipped.append("row-linkage: scored against the private link (--link): which row is the target's")
+        if known_labels is not None:
+            skipped.append("known-label-linkage: scored against the private link (--link)")
+        results.append(m_item_linkage(data, release, truth=None, m=m, rng=seed))
     else:
         for strategy in ("position", "id"):
             results.append(row_linkage(data, release, truth=link, strategy=strategy, candidates=C))
@@ -142,7 +149,7 @@ def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=
 
             taxonomy.check_covers(data.items)
             results.append(leaf_naming(release, taxonomy, external, truth=release.suppressed_items(data)))
-    return results, skipped
+    return [with_baseline(r, data, release) for r in results], skipped
 
 
 @main.command()
@@ -201,14 +208,41 @@ def attack(input_, release_paths, link_paths, known_labels, m_items, params, tax
     sys.exit(EXIT_VIOLATED if above else 0)
 
 
-def _print_table(out: list[dict]) -> None:
-    header = ("attack", "success", "bound", "margin", "targets", "verdict", "bound from")
+def _print_table(out: list[dict], width: int = 80) -> None:
+    """One table per release, at most ``width`` columns: success, baseline and bound on one line.
+
+    How many targets, where the bound and the baseline come from go into
+    numbered notes under the table (wrapped); an attack name too long for the
+    line gets a line of its own, so that no line is longer than ``width``.
+    """
+    import textwrap
+
+    header = ("attack", "success", "baseline", "bound", "margin", "verdict")
     for entry in out:
         click.echo(f"{entry['release']} ({entry['kind']}, {entry['algorithm']})")
-        rows = [(a["attack"], f"{a['success']:.4f}", f"{a['bound']:.4f}", f"{a['margin']:.4f}", str(a["n_targets"]),
-                 "within" if a["within_bound"] else "ABOVE", a["bound_kind"]) for a in entry["attacks"]]
-        widths = [max(len(str(r[c])) for r in [header, *rows]) for c in range(len(header))]
-        for r in [header, *rows]:
-            click.echo("  " + "  ".join(str(v).ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
+        notes: dict[str, int] = {}
+        rows = []
+        for a in entry["attacks"]:
+            base = "-" if a.get("baseline") is None else f"{a['baseline']:.4f}"
+            note = (f"{a['n_targets']} targets; bound {a['bound_kind']}; "
+                    f"baseline: {a.get('baseline_kind') or 'none computed'}")
+            number = notes.setdefault(note, len(notes) + 1)
+            verdict = "within" if a["within_bound"] else "ABOVE"
+            rows.append((a["attack"], f"{a['success']:.4f}", base, f"{a['bound']:.4f}", f"{a['margin']:.4f}",
+                         f"{verdict} [{number}]"))
+        if rows:
+            widths = [max(len(str(r[c])) for r in [header, *rows]) for c in range(len(header))]
+            if 2 + sum(widths) + 2 * (len(widths) - 1) > width:
+                widths[0] = len(header[0])
+            for r in [header, *rows]:
+                if len(r[0]) > widths[0]:
+                    click.echo(f"  {r[0]}")
+                    r = ("", *r[1:])
+                click.echo("  " + "  ".join(str(v).ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
+        else:
+            click.echo("  no attack ran")
+        for note, number in notes.items():
+            click.echo(textwrap.fill(note, width - 1, initial_indent=f"  [{number}] ",
+                                     subsequent_indent=" " * (len(str(number)) + 5)))
         for line in entry["skipped"]:
-            click.echo(f"  not run: {line}")
+            click.echo(textwrap.fill(f"not run: {line}", width - 1, initial_indent="  ", subsequent_indent="    "))

@@ -17,6 +17,7 @@ from graphanon.cli._app import (
     progress_bar,
     read_input,
     show_progress,
+    taxonomy_option,
 )
 from graphanon.errors import GraphanonError
 
@@ -28,6 +29,9 @@ from graphanon.errors import GraphanonError
 @click.option("-k", type=int, default=None)
 @click.option("-m", "m_value", default=None, help="A number, or inf (default: inf).")
 @click.option("--param", "params", multiple=True, help="Model option name=value (repeatable).")
+@click.option("--taxonomy", default=None,
+              help="Taxonomy for --param categories=taxonomy-level:D (tendency model): a file, "
+                   "balanced:FANOUT[:SEED] or a bundled name (default: INPUT's bundled taxonomy).")
 @click.option("--json", "json_out", is_flag=True)
 @click.option("--examples", default=10, show_default=True, type=click.IntRange(min=0),
               help="Counter-examples to report.")
@@ -39,8 +43,8 @@ from graphanon.errors import GraphanonError
               help="Count on Dask: a scheduler address (tcp://host:8786) or local:N for N local workers "
                    "(needs graphanon[dask]; km and transactional models).")
 @input_options
-def audit(input_, release_paths, model, k, m_value, params, json_out, examples, allow_mismatch, link_path, scheduler,
-          fmt, sep, tid, item, label):
+def audit(input_, release_paths, model, k, m_value, params, taxonomy, json_out, examples, allow_mismatch, link_path,
+          scheduler, fmt, sep, tid, item, label):
     """Audit RELEASE against INPUT for a privacy model (exit 1 when violated).
 
     Several releases of INPUT audit the adversary who reads them all (joint audit, see docs/privacy.md,
@@ -49,7 +53,7 @@ def audit(input_, release_paths, model, k, m_value, params, json_out, examples, 
     from graphanon.privacy.registry import build_model
     from graphanon.release import check_same_data, load_release
 
-    data, _ = read_input(input_, fmt, sep, tid, item, label)
+    data, bundled = read_input(input_, fmt, sep, tid, item, label)
     releases = [load_release(path) for path in release_paths]
     if not allow_mismatch:
         for path, release in zip(release_paths, releases, strict=True):
@@ -64,7 +68,11 @@ def audit(input_, release_paths, model, k, m_value, params, json_out, examples, 
         from graphanon.release.private_link import attach_link, load_private_link
 
         attach_link(releases[0], load_private_link(link_path))
-    privacy_model = build_model(model, k=k, m=parse_m(m_value), params=parse_param_pairs(params), original=data)
+    param_dict = parse_param_pairs(params)
+    tax = None
+    if taxonomy is not None or param_dict.get("categories", "").startswith("taxonomy-level"):
+        tax = taxonomy_option(taxonomy, data, bundled)
+    privacy_model = build_model(model, k=k, m=parse_m(m_value), params=param_dict, original=data, taxonomy=tax)
     if len(releases) > 1:
         from graphanon.privacy.joint import JointAudit
 
@@ -121,8 +129,15 @@ def _audit_on_dask(privacy_model, model: str, scheduler: str, data, release, exa
 @click.option("--json", "json_out", is_flag=True)
 @input_options
 def evaluate(input_, release_path, queries, q, seed, link_path, allow_mismatch, json_out, fmt, sep, tid, item, label):
-    """Measure the utility of RELEASE against INPUT."""
+    """Measure the utility of RELEASE against INPUT.
+
+    Each metric is printed with its direction (lower or higher is better),
+    its unit and one line of meaning; --json carries the same in a
+    "meaning" map beside the metrics (docs/metrics.md: the definitions, and
+    how to read metrics that rank methods differently).
+    """
     from graphanon.metrics.evaluate import evaluate_release
+    from graphanon.metrics.meaning import describe_metrics
     from graphanon.release import load_release
     from graphanon.release.private_link import load_private_link
 
@@ -130,12 +145,25 @@ def evaluate(input_, release_path, queries, q, seed, link_path, allow_mismatch, 
     release = load_release(release_path)
     link = None if link_path is None else load_private_link(link_path)
     result = evaluate_release(data, release, queries=queries, q=q, rng=seed, link=link, allow_mismatch=allow_mismatch)
+    meaning = describe_metrics(result)
     if json_out:
-        echo_json(result)
-    else:
-        for key, value in result.items():
-            if key == "needs_link":
-                for metric in value:
-                    click.echo(f"{metric:>22}: needs the private link (--link FILE from anonymize --link-out)")
-            else:
-                click.echo(f"{key:>22}: {value:.6g}" if isinstance(value, float) else f"{key:>22}: {value}")
+        echo_json({**result, "meaning": meaning})
+        return
+    import textwrap
+
+    arrow = {"lower": "lower is better", "higher": "higher is better", "context": ""}
+    for key, value in result.items():
+        if key == "needs_link":
+            for metric in value:
+                click.echo(f"{metric:>22}: needs the private link (--link FILE from anonymize --link-out)")
+            continue
+        text = f"{value:.6g}" if isinstance(value, float) else str(value)
+        about = meaning.get(key)
+        if about is None:
+            click.echo(f"{key:>22}: {text}")
+            continue
+        direction = arrow[about["direction"]]
+        click.echo(f"{key:>22}: {text:<12}{'  ' + direction if direction else ''}".rstrip())
+        if about["direction"] != "context":
+            click.echo(textwrap.fill(f"{about['meaning']}; unit: {about['unit']}", 79, initial_indent=" " * 24,
+                                     subsequent_indent=" " * 24))

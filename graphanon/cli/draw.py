@@ -23,7 +23,8 @@ _INPUT = ("fmt", "sep", "tid", "item", "label")
 #: What each kind draws and the options it reads (by parameter name); `draw KIND --help` shows only these.
 KINDS = {
     "taxonomy": ("Draw a taxonomy. SOURCE is a taxonomy file or a bundled name; --release highlights the cut "
-                 "that release published.", ("output", "release_path", "max_nodes")),
+                 "that release published, its suppressed nodes apart from those absent from the data (--data, "
+                 "or SOURCE's bundled data).", ("output", "release_path", "data_source", "max_nodes", *_INPUT)),
     "search": ("Draw the hghs/mhghs search on SOURCE data: the cut found, the cut lattice and the suppression "
                "enumeration tree (an .html output steps through the walk).",
                ("output", "algorithm", "k", "m_value", "taxonomy", "n_records", *_INPUT)),
@@ -68,6 +69,9 @@ class _DrawCommand(click.Command):
 @click.argument("source")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="PNG/SVG/PDF file, or an .html file: an interactive view that opens offline.")
 @click.option("--release", "release_path", default=None, help="taxonomy: highlight the cut of this release.")
+@click.option("--data", "data_source", default=None, metavar="INPUT",
+              help="taxonomy: the data the release was made from, to tell suppressed nodes from nodes absent "
+                   "from the data (default: SOURCE's data when SOURCE is a bundled dataset).")
 @click.option("--max-nodes", default=300, show_default=True, type=click.IntRange(min=1),
               help="taxonomy: draw at most this many nodes.")
 @click.option("-a", "--algorithm", "algorithm", default="hghs", show_default=True, help="search: hghs or mhghs.")
@@ -78,38 +82,49 @@ class _DrawCommand(click.Command):
 @click.option("--records", "n_records", type=click.IntRange(min=1), default=None,
               help="Use only the first N records of SOURCE data.")
 @input_options
-def draw(what, source, output, release_path, max_nodes, algorithm, k, m_value, taxonomy, seed, n_records,
-         fmt, sep, tid, item, label):
+def draw(what, source, output, release_path, data_source, max_nodes, algorithm, k, m_value, taxonomy, seed,
+         n_records, fmt, sep, tid, item, label):
     """Draw a graph an algorithm builds to a file.
 
     \b
-    taxonomy        SOURCE is a taxonomy file or bundled name; --release highlights its cut
-    search          hghs/mhghs search on SOURCE data: cut, cut lattice, suppression enumeration tree
-    constraints     COAT constraint graph of SOURCE data (bundled constraints, else pgen with -k)
-    generalization  nonreciprocal ring graph over the Gray-TSP order of SOURCE data (-k) and
-                    the k assignments the closed walk extracts (at most 60 records; HTML: any number)
-    similarity      HTML only: Clump's record-similarity graph of SOURCE data (-k, --taxonomy),
-                    records coloured by their group (PRIVATE: groups come from the link)
+    taxonomy        SOURCE is a taxonomy file or bundled name; --release
+                    highlights its cut (suppressed and absent nodes apart)
+    search          hghs/mhghs search on SOURCE data: cut, cut lattice,
+                    suppression enumeration tree
+    constraints     COAT constraint graph of SOURCE data (bundled
+                    constraints, else pgen with -k)
+    generalization  nonreciprocal ring graph over the Gray-TSP order of
+                    SOURCE data (-k) and the k assignments the closed walk
+                    extracts (at most 60 records; HTML: any number)
+    similarity      HTML only: Clump's record-similarity graph of SOURCE data
+                    (-k, --taxonomy), records coloured by their group
+                    (PRIVATE: groups come from the link)
 
-    An output ending in .html writes an interactive view (pan, zoom, click a node for its
-    details) with everything inlined: it opens offline, with no server.
-    `graphanon draw KIND --help` shows the options each kind reads.
+    An output ending in .html writes an interactive view (pan, zoom, click a
+    node for its details) with everything inlined: it opens offline, with no
+    server. `graphanon draw KIND --help` shows the options each kind reads.
     """  # noqa: D301 - "\b" is click's marker that keeps the table's line breaks, not a raw backslash
     # Figures are made with matplotlib.figure.Figure (never pyplot): the file is rendered by Agg
     # without selecting a backend, so an interactive session calling this keeps its own.
     from graphanon.viz import FIGURE_SUFFIXES, save_figure
     from graphanon.viz.views import HTML_SUFFIXES
 
-    check_output(output, source, release_path, taxonomy, suffixes=FIGURE_SUFFIXES + HTML_SUFFIXES)
+    check_output(output, source, release_path, taxonomy, data_source, suffixes=FIGURE_SUFFIXES + HTML_SUFFIXES)
+    if data_source is not None and (what != "taxonomy" or release_path is None):
+        raise GraphanonError("--data tells the nodes of a --release cut apart: it goes with draw taxonomy --release")
+    cut = None
+    if what == "taxonomy" and release_path:
+        cut = _release_cut(source, release_path, data_source, (fmt, sep, tid, item, label))
+        click.echo(cut[4])
     if output.lower().endswith(HTML_SUFFIXES):
         _draw_view(what, source, output, release_path, algorithm, k, parse_m(m_value), taxonomy, seed,
-                   n_records, (fmt, sep, tid, item, label))
+                   n_records, (fmt, sep, tid, item, label), cut)
         click.echo(f"wrote {output}")
         return
     if what == "similarity":
         raise GraphanonError("draw similarity writes an interactive view: give -o a name ending in .html")
     if what == "taxonomy":
-        fig = _draw_taxonomy(source, release_path, max_nodes)
+        fig = _draw_taxonomy(source, cut, max_nodes)
     else:
         data, bundled = read_input(source, fmt, sep, tid, item, label)
         data = _first_records(data, n_records)
@@ -123,28 +138,61 @@ def draw(what, source, output, release_path, max_nodes, algorithm, k, m_value, t
     click.echo(f"wrote {output}")
 
 
-def _draw_taxonomy(source, release_path, max_nodes):
+def _release_cut(source, release_path, data_source, input_args):
+    """The cut of ``--release`` on taxonomy ``source``: (cut, suppressed, absent, data, summary line).
+
+    Nodes under no published node are *suppressed* when the data has an
+    item below them and *absent* when it has none (``--data``, else the
+    bundled data of ``source``); without data they are all counted as
+    unpublished, and the summary says the two cannot be told apart.
+    """
+    from graphanon.cli._app import is_bundled
+    from graphanon.release import check_same_data, load_release
+    from graphanon.viz.views import classify_cut
+
+    tax = read_taxonomy_source(source)
+    rel = load_release(release_path)
+    published = getattr(rel, "published_items", None)
+    if published is None:
+        raise GraphanonError(f"--release {release_path}: a {rel.kind} release publishes no taxonomy cut")
+    data = None
+    if data_source is not None:
+        data, _ = read_input(data_source, *input_args)
+        check_same_data(data, rel)  # the counts are the release's only for the data it was made from
+    elif is_bundled(source):
+        from graphanon import datasets
+
+        data = datasets.load(source)
+        try:
+            check_same_data(data, rel)
+        except GraphanonError:  # made from other data (a subset, a file): SOURCE's data tells nothing
+            data = None
+    labels = [pi.label for pi in published if pi.label in tax]
+    cut, suppressed, absent = classify_cut(tax, labels, None if data is None else data.items)
+    name = f"cut of {Path(release_path).name} ({rel.algorithm})"
+    n_pub = len(cut) - len(suppressed) - len(absent)
+    if data is None:
+        summary = (f"{name}: {n_pub} published nodes, {len(suppressed)} unpublished (suppressed or absent from "
+                   "the data: pass --data to tell them apart)")
+    else:
+        summary = (f"{name}: {n_pub} published nodes, {len(suppressed)} suppressed, {len(absent)} absent from "
+                   "the data")
+    return cut, suppressed, absent, data, summary
+
+
+def _draw_taxonomy(source, cut, max_nodes):
     from matplotlib.figure import Figure
 
     from graphanon.viz.taxonomy import draw_taxonomy, taxonomy_figsize
 
     tax = read_taxonomy_source(source)
-    highlight, suppressed, title = (), (), None
-    if release_path:
-        from graphanon.release import load_release
-        from graphanon.viz.views import cut_of_release
-
-        rel = load_release(release_path)
-        published = getattr(rel, "published_items", None)
-        if published is None:
-            raise GraphanonError(f"--release {release_path}: a {rel.kind} release publishes no taxonomy cut")
-        # a release names only what it publishes: the leaves under no published node were suppressed
-        highlight, suppressed = cut_of_release(tax, [pi.label for pi in published if pi.label in tax])
-        title = (f"cut of {Path(release_path).name} ({rel.algorithm}): {len(highlight) - len(suppressed)} "
-                 f"published nodes, {len(suppressed)} suppressed")
+    highlight, suppressed, absent, title = (), (), (), None
+    if cut is not None:
+        highlight, suppressed, absent, _, summary = cut
+        title = summary.split(" (suppressed or absent")[0]
     fig = Figure(figsize=taxonomy_figsize(tax, highlight=highlight, max_nodes=max_nodes))
-    return draw_taxonomy(tax, highlight=highlight, suppressed=suppressed, max_nodes=max_nodes, ax=fig.subplots(),
-                         title=title)
+    return draw_taxonomy(tax, highlight=highlight, suppressed=suppressed, absent=absent, max_nodes=max_nodes,
+                         ax=fig.subplots(), title=title)
 
 
 def _search_release(data, bundled, algorithm, k, m, taxonomy):
@@ -250,7 +298,8 @@ def _first_records(data, n_records):
     return data.subset(np.arange(n_records)).drop_unused_items()
 
 
-def _draw_view(what, source, output, release_path, algorithm, k, m, taxonomy, seed, n_records, input_args):
+def _draw_view(what, source, output, release_path, algorithm, k, m, taxonomy, seed, n_records, input_args,
+               release_cut=None):
     """``-o view.html``: the interactive view of ``what`` (graphanon.viz.views)."""
     from graphanon.viz import views
 
@@ -258,22 +307,15 @@ def _draw_view(what, source, output, release_path, algorithm, k, m, taxonomy, se
         from graphanon.cli._app import is_bundled
 
         tax = read_taxonomy_source(source)
-        cut, suppressed, title = (), (), f"Taxonomy {source}"
-        if release_path:
-            from graphanon.release import load_release
-
-            rel = load_release(release_path)
-            published = getattr(rel, "published_items", None)
-            if published is None:
-                raise GraphanonError(f"--release {release_path}: a {rel.kind} release publishes no taxonomy cut")
-            cut, suppressed = views.cut_of_release(tax, [pi.label for pi in published if pi.label in tax])
-            title = f"Taxonomy {source} with the cut of {release_path} ({rel.algorithm})"
-        data = None
-        if is_bundled(source):
+        cut, suppressed, absent, title, data = (), (), (), f"Taxonomy {source}", None
+        if release_cut is not None:
+            cut, suppressed, absent, data, summary = release_cut
+            title = f"Taxonomy {source} with the {summary.split(' (suppressed or absent')[0]}"
+        if data is None and is_bundled(source):
             from graphanon import datasets
 
             data = datasets.load(source)
-        view = views.taxonomy_view(tax, cut, suppressed, data=data, title=title)
+        view = views.taxonomy_view(tax, cut, suppressed, data=data, title=title, absent=absent)
         view.save(output)
         return
     data, bundled = read_input(source, *input_args)

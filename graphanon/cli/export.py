@@ -12,14 +12,7 @@ from graphanon.cli._app import check_output, echo_json, main, read_taxonomy_sour
 EXPORT_SUFFIXES = (".csv", ".tsv", ".parquet")
 
 
-EXAMPLE = """\b
-Example:
-  graphanon anonymize liuwang_fig1 -a mhghs -k 2 -m 2 -o rel.json
-  graphanon export rel.json -o rel.csv --taxonomy liuwang_fig1
-"""
-
-
-@main.command(name="export", epilog=EXAMPLE)
+@main.command(name="export")  # its --help examples: graphanon.cli.examples
 @click.argument("release_path", metavar="RELEASE", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="Table to write: .csv, .tsv or .parquet (Parquet needs pyarrow). The codebook goes next to "

@@ -16,14 +16,41 @@ def datasets(json_out: bool) -> None:
     if json_out:
         echo_json(rows)
         return
-    from rich.console import Console
-    from rich.table import Table
+    click.echo("\n".join(dataset_lines(rows)))
 
-    table = Table("name", "records", "items", "mean length", "extras", "description")
-    for r in rows:
-        table.add_row(r["name"], str(r["records"]), str(r["items"]), str(r["mean_length"]),
-                      ", ".join(r["extras"]), r["description"])
-    Console().print(table)
+
+def dataset_lines(rows: list[dict], width: int = 80) -> list[str]:
+    """The listing of ``graphanon datasets``: a line of numbers per dataset, its description wrapped under it.
+
+    Names are never cut; every line is at most ``width`` characters (a
+    description is wrapped at words, indented by four).
+
+    Examples
+    --------
+    >>> row = {"name": "toy", "records": 3, "items": 2, "mean_length": 1.5, "extras": ["labels"],
+    ...        "description": "a toy"}
+    >>> for line in dataset_lines([row]): print(line)
+    name  records  items  mean length  extras
+    toy         3      2         1.50  labels
+        a toy
+    """
+    import textwrap
+
+    header = ("name", "records", "items", "mean length", "extras")
+    cells = [(r["name"], str(r["records"]), str(r["items"]), f"{r['mean_length']:.2f}", ", ".join(r["extras"]))
+             for r in rows]
+    widths = [max(len(c[i]) for c in [header, *cells]) for i in range(len(header))]
+
+    def line(c) -> str:
+        parts = [c[0].ljust(widths[0]), *(v.rjust(w) for v, w in zip(c[1:4], widths[1:4], strict=True)), c[4]]
+        return "  ".join(parts).rstrip()
+
+    out = [line(header)]
+    for c, r in zip(cells, rows, strict=True):
+        out.append(line(c))
+        out += textwrap.wrap(r["description"], width, initial_indent="    ", subsequent_indent="    ",
+                             break_on_hyphens=False)
+    return out
 
 
 #: The listing's width: one line per method fits a terminal of 80 columns.
@@ -33,14 +60,6 @@ WIDTH = 80
 def _param_text(p: dict) -> str:
     """``name=TYPE`` or ``name={a|b}`` for the listing."""
     return f"{p['name']}={{{'|'.join(p['choices'])}}}" if p["choices"] else f"{p['name']}={p['type'].upper()}"
-
-
-def _fit(text: str, width: int) -> str:
-    """``text`` cut at a word to at most ``width`` characters, ``...`` marking a cut."""
-    if len(text) <= width:
-        return text
-    cut = text[: width - 3].rsplit(" ", 1)[0].rstrip(" ,;:(")
-    return cut + "..."
 
 
 def public_function(spec):
@@ -78,15 +97,26 @@ def _python_name(func) -> str:
 
 
 def algorithm_lines(rows: list[dict], models: dict[str, str]) -> list[str]:
-    """The listing of ``graphanon algorithms``: one line per method and per audit model, each <= WIDTH."""
+    """The listing of ``graphanon algorithms``: one entry per method and per audit model, each line <= WIDTH.
+
+    The name and audit model open the entry's first line; the whole summary
+    follows, wrapped at words under the summary column (never cut).
+    """
+    import textwrap
+
+    def entry(first: str, summary: str) -> list[str]:
+        return textwrap.wrap(summary, WIDTH, initial_indent=first, subsequent_indent=" " * len(first),
+                             break_long_words=False, break_on_hyphens=False) or [first.rstrip()]
+
     name_w = max(len("algorithm"), *(len(r["name"]) for r in rows)) + 2
     model_w = max(len("audit model"), *(len(r["model"]) for r in rows)) + 2
     lines = [f"{'algorithm':<{name_w}}{'audit model':<{model_w}}summary"]
     for r in rows:
-        lines.append(_fit(f"{r['name']:<{name_w}}{r['model']:<{model_w}}{r['summary']}", WIDTH))
+        lines += entry(f"{r['name']:<{name_w}}{r['model']:<{model_w}}", r["summary"])
     audit_w = max(len("audit model"), *map(len, models)) + 2
     lines += ["", f"{'audit model':<{audit_w}}summary"]
-    lines += [_fit(f"{name:<{audit_w}}{summary}", WIDTH) for name, summary in models.items()]
+    for name, summary in models.items():
+        lines += entry(f"{name:<{audit_w}}", summary)
     lines += ["", "Details of one method: graphanon algorithms NAME"]
     return lines
 
@@ -110,8 +140,16 @@ def algorithm_details(spec) -> list[str]:
     else:
         lines += wrapped("audit model", f"{spec.privacy_model} (graphanon audit INPUT RELEASE --model "
                                         f"{spec.privacy_model})")
-    lines += wrapped("taxonomy", "required (--taxonomy, or the dataset's bundled one)" if spec.needs_taxonomy
-                     else "not used")
+    if spec.needs_taxonomy:
+        tax_text = "required (--taxonomy, or the dataset's bundled one)"
+    elif "taxonomy" in spec.options:
+        named = [p.name for p in spec.params
+                 if "taxonomy" in (p.help or "") or any("taxonomy" in str(c) for c in (p.choices or ()))]
+        tax_text = ("optional: --taxonomy is read only where a --param names it"
+                    + (f" ({', '.join(named)})" if named else ""))
+    else:
+        tax_text = "not used"
+    lines += wrapped("taxonomy", tax_text)
     lines += wrapped("options", " ".join(OPTION_FLAGS[o] for o in spec.options) or "none")
     if spec.params:
         lines.append("--param")

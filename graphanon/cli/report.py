@@ -56,6 +56,8 @@ def _print(rep, name: str) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from graphanon.utils.labels import display_items
+
     console = Console()
     console.print(f"[bold]{name}[/bold]: {rep.kind}, {rep.n_records} published records")
     if rep.nonreciprocal is not None:
@@ -82,7 +84,7 @@ def _print(rep, name: str) -> None:
     if rep.exposed:
         table = Table("most exposed itemset", "support")
         for row in rep.exposed:
-            table.add_row(", ".join(str(x) for x in row["itemset"]), str(row["support"]))
+            table.add_row(display_items(row["itemset"]), str(row["support"]))
         console.print(table)
     for note in rep.notes:
         console.print(f"note: {note}")

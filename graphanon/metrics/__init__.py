@@ -16,4 +16,5 @@ __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     "graphanon.metrics.clustering": ("ggd_per_record", "ggd_total", "ncp_he_naughton", "ncp_lm"),
     "graphanon.metrics.evaluate": ("evaluate_release",),
     "graphanon.metrics.caveats": ("ReleaseWarning", "release_warnings"),
+    "graphanon.metrics.meaning": ("METRIC_MEANINGS", "describe_metrics"),
 })

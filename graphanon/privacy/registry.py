@@ -7,6 +7,7 @@ CLI's options: ``builder(k, m, params, original) -> PrivacyModel``, where
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 
 from graphanon.errors import ParameterError
@@ -37,10 +38,19 @@ def model_names() -> dict[str, str]:
     return {name: summary for name, (_, summary) in _MODELS.items().items()}
 
 
-def build_model(name: str, *, k: int | None, m: int | None, params: dict[str, str], original):
-    """Make the audit model ``name`` from CLI options (clear error for unknown names)."""
+def build_model(name: str, *, k: int | None, m: int | None, params: dict[str, str], original, taxonomy=None):
+    """Make the audit model ``name`` from CLI options (clear error for unknown names).
+
+    ``taxonomy`` (``graphanon audit --taxonomy``) goes to the builders that
+    take a ``taxonomy`` argument (the tendency model, for
+    ``categories=taxonomy-level:D``); a model that reads none refuses it.
+    """
     builder, _ = _MODELS.get(name)
-    return builder(k=k, m=m, params=params, original=original)
+    if taxonomy is None:
+        return builder(k=k, m=m, params=params, original=original)
+    if "taxonomy" not in inspect.signature(builder).parameters:
+        raise ParameterError(f"audit model {name!r} reads no taxonomy: drop --taxonomy")
+    return builder(k=k, m=m, params=params, original=original, taxonomy=taxonomy)
 
 
 def require_k(k: int | None, model: str) -> int:

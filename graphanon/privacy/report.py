@@ -2,15 +2,57 @@
 
 from __future__ import annotations
 
+import textwrap
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from graphanon.utils.labels import display_items
 
 if TYPE_CHECKING:
     from graphanon.data import TransactionData
     from graphanon.utils.progress import ProgressCallback
 
-__all__ = ["AuditReport", "PrivacyModel"]
+__all__ = ["AuditReport", "PrivacyModel", "describe_case"]
+
+
+def _value_text(value) -> str:
+    if isinstance(value, dict):
+        return f"({describe_case(value, ', ')})"
+    if isinstance(value, (list, tuple)):
+        if value and all(isinstance(v, dict) for v in value):
+            return " ".join(f"({describe_case(v, ', ')})" for v in value)
+        return "{" + display_items(value) + "}"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value) if value != "" else "(empty)"
+
+
+def describe_case(case: dict, sep: str = "; ") -> str:
+    """A worst case or counter-example of an audit as words, not a Python repr.
+
+    Keys are written with spaces (``published_records`` -> ``published
+    records``), item lists in braces with names quoted when they hold a comma
+    (:func:`graphanon.utils.labels.display_items`), nested cases in brackets.
+
+    Parameters
+    ----------
+    case : dict
+        A JSON-safe dict of an :class:`AuditReport` (``worst`` or one of
+        ``counterexamples``).
+    sep : str
+        Between the entries (nested cases use ``", "``).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> describe_case({"itemset": ["-9", "140,239"], "support": 1})
+    'itemset: {-9, "140,239"}; support: 1'
+    """
+    return sep.join(f"{str(key).replace('_', ' ')}: {_value_text(value)}" for key, value in case.items())
 
 
 @dataclass
@@ -58,15 +100,16 @@ class AuditReport:
         }
 
     def __str__(self) -> str:
-        """The verdict and, when violated, the worst case and examples."""
+        """The verdict and, when violated, the worst case and examples, in words, wrapped at 80 columns."""
         head = f"{self.model}: {'satisfied' if self.satisfied else 'VIOLATED'}"
         if self.satisfied:
             return head
         lines = [f"{head} ({self.violations} violation(s))"]
-        if self.worst:
-            lines.append(f"  worst: {self.worst}")
-        for ex in self.counterexamples[:5]:
-            lines.append(f"  e.g. {ex}")
+        cases = ([("worst: ", self.worst)] if self.worst else []) + [("e.g. ", ex) for ex in self.counterexamples[:5]]
+        for label, case in cases:
+            text = describe_case(case) if isinstance(case, dict) else str(case)
+            lines += textwrap.wrap(text, 79, initial_indent="  " + label, subsequent_indent="      ",
+                                   break_long_words=False, break_on_hyphens=False)
         return "\n".join(lines)
 
 

@@ -259,7 +259,7 @@ def _histogram(h: np.ndarray, names) -> dict:
     return {str(names[c]): int(counts[c]) for c in np.flatnonzero(counts)}
 
 
-def _build_tendency(*, k, m, params, original):
+def _build_tendency(*, k, m, params, original, taxonomy=None):
     if k is not None or m is not None:
         raise ParameterError("audit model 'tendency' takes no -k or -m")
     extra = sorted(set(params) - {"categories", "max_share"})
@@ -273,8 +273,9 @@ def _build_tendency(*, k, m, params, original):
         max_share = float(params.get("max_share", 0.0))
     except ValueError:
         raise ParameterError(f"--param max_share={params['max_share']!r}: a number in [0, 1]") from None
-    return TendencyHiding(parse_categories(params["categories"], original), max_share=max_share)
+    return TendencyHiding(parse_categories(params["categories"], original, taxonomy), max_share=max_share)
 
 
 register_model("tendency", _build_tendency,
-               "tendency hiding of a perturbed release (--param categories=random:N[:SEED]|FILE)")
+               "tendency hiding of a perturbed release (--param categories=random:N[:SEED]|taxonomy-level:D|FILE; "
+               "--taxonomy for taxonomy-level)")

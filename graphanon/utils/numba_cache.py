@@ -71,8 +71,10 @@ import os
 import re
 from pathlib import Path
 
-from numba.core import caching
+from numba.core import caching, event
 from numba.core.runtime import rtsys
+
+from graphanon.utils.progress import compiling
 
 __all__ = ["PACKAGE_DIR", "kernel_set", "kernel_set_digest", "kernel_set_tag", "needs_full_refresh"]
 
@@ -274,7 +276,29 @@ def _light_load_overload(original):
     return load_overload
 
 
+class _CompileNotice(event.Listener):
+    """Tells :func:`graphanon.utils.progress.compiling` when numba compiles a graphanon kernel.
+
+    Numba fires ``numba:compile`` only on a cache miss (a kernel loaded from
+    the on-disk cache compiles nothing), so the command line's one-time
+    "compiling kernels" note appears on the first run after an install or an
+    edit of the kernel set, and never on a run that loads the cache.
+    """
+
+    def on_start(self, ev) -> None:
+        dispatcher = (ev.data or {}).get("dispatcher")
+        module = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
+        if module.startswith("graphanon."):
+            compiling()
+
+    def on_end(self, ev) -> None:
+        """Nothing: the note is given once, at the start."""
+
+
 def _install() -> None:
+    if not getattr(event, "_graphanon_notice", False):
+        event.register("numba:compile", _CompileNotice())
+        event._graphanon_notice = True  # type: ignore[attr-defined]  # once per process, even if reloaded
     registry = _numba_locator("CacheImpl", "_CacheImpl")._locator_classes
     if not any(getattr(cls, "__module__", "") == __name__ for cls in registry):
         registry[:0] = LOCATORS

@@ -18,10 +18,29 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-__all__ = ["ProgressCallback", "report"]
+__all__ = ["ProgressCallback", "compile_watchers", "compiling", "report"]
 
 #: ``progress(done, total, message)``; see the module docstring.
 ProgressCallback = Callable[[int, int, str], None]
+
+#: Called with no argument when numba starts compiling a kernel it did not find in its on-disk cache
+#: (:mod:`graphanon.utils.numba_cache` listens to numba's compile events); the command line adds one that
+#: prints a one-time note while its progress bar runs.
+compile_watchers: list[Callable[[], None]] = []
+
+
+def compiling() -> None:
+    """Tell every watcher in :data:`compile_watchers` that a kernel is being compiled.
+
+    Examples
+    --------
+    >>> seen = []
+    >>> compile_watchers.append(lambda: seen.append("compiling"))
+    >>> compiling(); compile_watchers.clear(); seen
+    ['compiling']
+    """
+    for watcher in list(compile_watchers):
+        watcher()
 
 
 def report(progress: ProgressCallback | None, done: int, total: int, message: str) -> None:

@@ -19,7 +19,7 @@ from collections.abc import Hashable, Iterable
 import matplotlib.pyplot as plt
 import networkx as nx
 
-from graphanon.utils.labels import lookup_key
+from graphanon.utils.labels import display_items, lookup_key
 from graphanon.viz._layout import declutter_labels
 from graphanon.viz.taxonomy import draw_taxonomy, taxonomy_figsize
 
@@ -260,7 +260,7 @@ def draw_enumeration_tree(tree, *, ax=None, max_nodes: int = 30, title: str | No
     def label(v, full):
         d = g.nodes[v]
         if full:
-            return f"{{{','.join(map(str, d['head']))}}} | {{{','.join(map(str, d['tail']))}}}"
+            return f"{{{display_items(d['head'], ',')}}} | {{{display_items(d['tail'], ',')}}}"
         return f"{len(d['head'])} kept | {len(d['tail'])} left"
 
     labelled = [v for i, v in enumerate(nodes) if i % every == 0 or i == len(nodes) - 1]
@@ -293,7 +293,8 @@ def draw_enumeration_tree(tree, *, ax=None, max_nodes: int = 30, title: str | No
                 ha="right", va="bottom")
     last = tree.greedy_path()[-1]
     gone = list(tree.suppressed(last))
-    names = ", ".join(map(str, gone)) if len(", ".join(map(str, gone))) <= 60 else f"{len(gone)} nodes"
+    listed = display_items(gone)
+    names = listed if len(listed) <= 60 else f"{len(gone)} nodes"
     ax.set_title(title or f"suppression enumeration tree (kept | left)\ngreedy path (orange) suppresses "
                  f"{names or 'nothing'}", fontsize=9)
     kinds = [(_PATH, "greedy path", any(d["on_path"] for _, d in g.nodes(data=True))),

@@ -120,10 +120,11 @@ def taxonomy_figsize(taxonomy, *, highlight: Iterable = (), max_nodes: int = 300
 
 def draw_taxonomy(taxonomy, *, highlight: Iterable = (), suppressed: Iterable = (), max_nodes: int = 300,
                   max_rows: int = 60, ax=None, label_leaves: bool | None = None, colors: dict | None = None,
-                  title: str | None = None):
+                  title: str | None = None, absent: Iterable = ()):
     """Draw a taxonomy as a tree from left (root) to right (leaves).
 
-    ``highlight`` nodes (a cut) are orange, ``suppressed`` nodes red crosses.
+    ``highlight`` nodes (a cut) are orange, ``suppressed`` nodes red crosses,
+    ``absent`` nodes (no occurrence in the data) hollow grey circles.
     When the whole tree has more than ``max_rows`` leaves and a cut is given,
     the subtrees below the cut are collapsed (each cut node is labelled with
     the number of leaves it stands for, ``(12 leaves)``); beyond ``max_nodes`` nodes
@@ -149,6 +150,10 @@ def draw_taxonomy(taxonomy, *, highlight: Iterable = (), suppressed: Iterable = 
         Node -> colour, overriding the highlight colours (used by
         :func:`~graphanon.viz.draw_taxonomy_cut`).
     title : str, optional
+    absent : iterable of nodes
+        Cut nodes with no occurrence in the data: nothing was published or
+        suppressed there (:func:`graphanon.viz.views.classify_cut`); drawn and
+        counted apart from the suppressed ones.
 
     Returns
     -------
@@ -170,6 +175,8 @@ def draw_taxonomy(taxonomy, *, highlight: Iterable = (), suppressed: Iterable = 
     from matplotlib.collections import LineCollection
 
     highlight, suppressed = {lookup_key(v) for v in highlight}, {lookup_key(v) for v in suppressed}
+    absent = {lookup_key(v) for v in absent} - suppressed
+    highlight |= absent
     shown, pos, hidden, note = _plan(taxonomy, highlight, max_nodes, max_rows)
     if ax is None:
         w, h = taxonomy_figsize(taxonomy, highlight=highlight, max_nodes=max_nodes, max_rows=max_rows)
@@ -188,11 +195,15 @@ def draw_taxonomy(taxonomy, *, highlight: Iterable = (), suppressed: Iterable = 
     colors = colors or {}
     for v in shown:
         x, y = pos[v]
-        color = colors.get(v, "tab:red" if v in suppressed else "tab:orange" if v in highlight else "tab:blue")
+        color = colors.get(v, "tab:red" if v in suppressed else "0.55" if v in absent
+                           else "tab:orange" if v in highlight else "tab:blue")
         big = v in highlight or v in suppressed
         # a suppressed node's cross sits above every label box, so a parent's label never hides it
-        ax.scatter([x], [y], s=40 if big else 14, color=color, zorder=4 if v in suppressed else 2,
-                   marker="X" if v in suppressed else "o")
+        if v in absent and v not in colors:
+            ax.scatter([x], [y], s=40, facecolors="white", edgecolors=color, linewidths=1.2, zorder=4, marker="o")
+        else:
+            ax.scatter([x], [y], s=40 if big else 14, color=color, zorder=4 if v in suppressed else 2,
+                       marker="X" if v in suppressed else "o")
         leaf = not any(c in drawn for c in taxonomy.children(v))
         if leaf and not (label_leaves or big):
             continue
@@ -216,12 +227,15 @@ def draw_taxonomy(taxonomy, *, highlight: Iterable = (), suppressed: Iterable = 
         from matplotlib.lines import Line2D
 
         handles = [Line2D([], [], marker="o", ls="", color="tab:blue", markersize=5, label="other node")]
-        if highlight - suppressed:
+        if highlight - suppressed - absent:
             handles.append(Line2D([], [], marker="o", ls="", color="tab:orange", markersize=7,
-                                  label=f"cut node ({len(highlight - suppressed)})"))
+                                  label=f"cut node ({len(highlight - suppressed - absent)})"))
         if suppressed:
             handles.append(Line2D([], [], marker="X", ls="", color="tab:red", markersize=7,
                                   label=f"suppressed ({len(suppressed)})"))
+        if absent:
+            handles.append(Line2D([], [], marker="o", ls="", markerfacecolor="white", markeredgecolor="0.55",
+                                  markersize=7, label=f"absent from the data ({len(absent)})"))
         ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=len(handles),
                   fontsize=8, frameon=False)
     return fig

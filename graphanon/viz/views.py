@@ -45,11 +45,13 @@ import scipy.sparse as sp
 
 from graphanon.errors import ParameterError
 from graphanon.readwrite.files import atomic_write, check_output
+from graphanon.utils.labels import lookup_key
 from graphanon.viz._layout import separate_discs
 
 __all__ = [
     "HTML_SUFFIXES",
     "GraphView",
+    "classify_cut",
     "constraint_view",
     "cut_of_release",
     "generalization_view",
@@ -253,8 +255,8 @@ def _label_index(taxonomy, nodes: Iterable[Hashable], what: str) -> np.ndarray:
 
 
 def taxonomy_view(taxonomy, cut: Iterable[Hashable] = (), suppressed: Iterable[Hashable] = (), *,
-                  data=None, title: str | None = None) -> GraphView:
-    """A taxonomy with a cut: cut nodes highlighted, suppressed ones crossed, LM (and NCP) per node.
+                  data=None, title: str | None = None, absent: Iterable[Hashable] = ()) -> GraphView:
+    """A taxonomy with a cut: cut nodes highlighted, suppressed ones crossed, absent ones apart, LM (and NCP) per node.
 
     The tree starts collapsed at the cut (what is published); the browser
     expands and collapses nodes (double-click, or the button in the detail
@@ -267,10 +269,13 @@ def taxonomy_view(taxonomy, cut: Iterable[Hashable] = (), suppressed: Iterable[H
     ----------
     taxonomy : Taxonomy
     cut, suppressed : iterables of nodes
-        The full cut (suppressed nodes included) and the suppressed cut nodes.
+        The full cut (suppressed and absent nodes included) and the suppressed cut nodes.
     data : TransactionData, optional
         Original data, for occurrence counts and NCP shares.
     title : str, optional
+    absent : iterable of nodes
+        Cut nodes with no occurrence in the data (nothing was published or
+        suppressed there; :func:`classify_cut`), drawn and counted apart.
 
     Returns
     -------
@@ -290,8 +295,11 @@ def taxonomy_view(taxonomy, cut: Iterable[Hashable] = (), suppressed: Iterable[H
     nodes = list(taxonomy.nodes)
     pos = {v: i for i, v in enumerate(nodes)}
     cut_idx, supp_idx = _label_index(taxonomy, cut, "cut"), _label_index(taxonomy, suppressed, "suppressed")
-    if not np.isin(supp_idx, cut_idx).all():
-        raise ParameterError("every suppressed node must be a node of the cut")
+    absent_idx = _label_index(taxonomy, absent, "absent")
+    if not np.isin(supp_idx, cut_idx).all() or not np.isin(absent_idx, cut_idx).all():
+        raise ParameterError("every suppressed and absent node must be a node of the cut")
+    if np.isin(absent_idx, supp_idx).any():
+        raise ParameterError("a node is either suppressed or absent from the data, not both")
     parent = np.array([pos[taxonomy.parent(v)] if taxonomy.parent(v) is not None else -1 for v in nodes])
     leaves = np.array([taxonomy.leaf_count(v) for v in nodes], dtype=np.int64)
     n_leaves = int(leaves[parent == -1].sum())
@@ -303,6 +311,7 @@ def taxonomy_view(taxonomy, cut: Iterable[Hashable] = (), suppressed: Iterable[H
     category[below] = 2
     category[cut_idx] = 1
     category[supp_idx] = 3
+    category[absent_idx] = 4
     occurrences = None
     if data is not None:
         leaf_pos = {v: pos[v] for v in nodes if taxonomy.leaf_count(v) == 1 and not taxonomy.children(v)}
@@ -326,10 +335,13 @@ def taxonomy_view(taxonomy, cut: Iterable[Hashable] = (), suppressed: Iterable[H
         info.append(d)
     cats = [("above the cut", "#9db4d6"), ("published cut node", "#2a7f3f"),
             ("below the cut (generalized away)", "#c8c8c8"), ("suppressed cut node", "#d62728")]
+    if len(absent_idx):
+        cats.append(("absent from the data (nothing to publish)", "#f2e6c9"))
     cut_set = set(cut_idx.tolist())
     n_supp = len(supp_idx)
-    sub = (f"{len(cut_idx)} cut nodes, {n_supp} suppressed; {len(nodes)} taxonomy nodes, {n_leaves} leaves. "
-           "Double-click a node to expand or collapse it.")
+    n_absent = f", {len(absent_idx)} absent from the data" if len(absent_idx) else ""
+    sub = (f"{len(cut_idx)} cut nodes, {n_supp} suppressed{n_absent}; {len(nodes)} taxonomy nodes, "
+           f"{n_leaves} leaves. Double-click a node to expand or collapse it.")
     view = GraphView(nodes, cats, category, parent=parent,
                      edges=(parent[parent >= 0], np.flatnonzero(parent >= 0), np.zeros(int((parent >= 0).sum()))),
                      edge_categories=[{"name": "parent / child", "color": "#aaaaaa"}], info=info,
@@ -342,10 +354,11 @@ def cut_of_release(taxonomy, published: Iterable[Hashable]) -> tuple[list, list]
     """The cut a global-recoding release shows: its published nodes, plus the unpublished parts as suppressed.
 
     A release names only what it publishes. Every leaf under no published
-    node was suppressed; the largest subtrees holding no published node are
-    returned as the suppressed cut nodes (a release that suppressed two
-    siblings separately and one that suppressed their parent publish the
-    same data, and are drawn alike).
+    node was suppressed -- or never occurred in the data: without the data
+    the two look alike (:func:`classify_cut` tells them apart); the largest
+    subtrees holding no published node are returned as the suppressed cut
+    nodes (a release that suppressed two siblings separately and one that
+    suppressed their parent publish the same data, and are drawn alike).
 
     Parameters
     ----------
@@ -364,6 +377,49 @@ def cut_of_release(taxonomy, published: Iterable[Hashable]) -> tuple[list, list]
     >>> cut_of_release(tax, ["P", "Q", "e"])
     (['P', 'Q', 'e', 'i'], ['i'])
     """
+    cut, suppressed, absent = classify_cut(taxonomy, published)
+    return cut, suppressed
+
+
+def classify_cut(taxonomy, published: Iterable[Hashable], present: Iterable[Hashable] | None = None
+                 ) -> tuple[list, list, list]:
+    """A release's cut with its unpublished nodes split: suppressed, or absent from the data.
+
+    The unpublished part of the taxonomy (no published node at, above or
+    below) falls into its largest subtrees. With ``present`` -- the items
+    that occur in the data the release was made from -- a subtree holding
+    one of them is *suppressed* (the release hid occurrences), one holding
+    none is *absent* (there was nothing to publish); without it every such
+    subtree counts as suppressed, as :func:`cut_of_release` does.
+
+    Parameters
+    ----------
+    taxonomy : Taxonomy
+    published : iterable of nodes
+        ``[pi.label for pi in release.published_items]``.
+    present : iterable of items, optional
+        The data's items (``data.items``); taxonomy leaves not among them
+        never occur.
+
+    Returns
+    -------
+    cut, suppressed, absent : list, list, list
+        The full cut (published, suppressed and absent nodes, in taxonomy
+        order), the suppressed cut nodes and the absent ones.
+
+    Notes
+    -----
+    Complexity: O(nodes x depth) (each published node marks its ancestors).
+
+    Examples
+    --------
+    >>> from graphanon.datasets import load_taxonomy
+    >>> tax = load_taxonomy("liuwang_fig1")
+    >>> classify_cut(tax, ["P", "Q", "e"], present=["a", "b", "c", "d", "e", "f", "g", "h", "i"])
+    (['P', 'Q', 'e', 'i'], ['i'], [])
+    >>> classify_cut(tax, ["P", "Q", "e"], present=["a", "b", "c", "d", "e", "f", "g", "h"])
+    (['P', 'Q', 'e', 'i'], [], ['i'])
+    """
     nodes = list(taxonomy.nodes)
     pos = {v: i for i, v in enumerate(nodes)}
     pub = _label_index(taxonomy, list(published), "published")
@@ -377,9 +433,19 @@ def cut_of_release(taxonomy, published: Iterable[Hashable]) -> tuple[list, list]
             has_pub[p] = True
             p = parent[p]
     free = ~has_pub & ~covered
-    suppressed = [i for i in range(len(nodes)) if free[i] and (parent[i] < 0 or not free[parent[i]])]
-    cut = sorted(set(pub.tolist()) | set(suppressed))
-    return [nodes[i] for i in cut], [nodes[i] for i in suppressed]
+    roots = [i for i in range(len(nodes)) if free[i] and (parent[i] < 0 or not free[parent[i]])]
+    if present is None:
+        occurs = np.ones(len(nodes), dtype=bool)
+    else:
+        keys = {lookup_key(x) for x in present}
+        occurs = np.array([bool(taxonomy.is_leaf(v)) and lookup_key(v) in keys for v in nodes])
+        for i in range(len(nodes) - 1, 0, -1):  # preorder: children after their parent
+            if occurs[i] and parent[i] >= 0:
+                occurs[parent[i]] = True
+    suppressed = [i for i in roots if occurs[i]]
+    absent = [i for i in roots if not occurs[i]]
+    cut = sorted(set(pub.tolist()) | set(roots))
+    return [nodes[i] for i in cut], [nodes[i] for i in suppressed], [nodes[i] for i in absent]
 
 
 def _subtree_size(parent: np.ndarray, v: int) -> int:

@@ -247,7 +247,10 @@ def members_matrix(assignments: np.ndarray, n: int) -> sp.csr_array:
      "rng": RNG, **COMMON},
     meanings={**MEANINGS, "l": "distinct sensitive labels among each record's candidates"},
     rules=[AtLeastOne(("k", "l"), "k: k-anonymity, l: l-diversity"), NotGreater("min_segment", "max_segment"),
-           NotGreater("k", "l", "with l the generalization graph is l-regular")],
+           NotGreater("k", "l", "the l-diverse construction builds an l-regular generalization graph (Xue et al., "
+                                 "Sec. 4, step 2), so each record gets exactly l matches: the release is "
+                                 "l-anonymous, not more; drop k, or use cahd (k > l: groups of k records with l "
+                                 "distinct labels)")],
 )
 @fill_doc(secret='the extracted assignments, the chosen one and the row shuffle')
 def anonymize_nonreciprocal(

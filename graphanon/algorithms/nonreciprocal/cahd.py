@@ -251,8 +251,9 @@ def anonymize_cahd(
         if size > top:
             raise ParameterError(
                 f"k={k}: CAHD makes records k-anonymous with groups of k pairwise distinct labels, and these labels "
-                f"fill groups of at most {top}; lower k to {top}, or use nonreciprocal recoding (nr), which "
-                f"separates k from l: k={k}, l={l}"
+                f"fill groups of at most {top}; lower k to {top} (k={k}, l={l}); nr does not give k > l either (its "
+                f"l-diverse graph is l-regular, Xue et al., Sec. 4): -a nr -k {k} without l is k-anonymous, "
+                f"not l-diverse"
             )
     if diversity == "recursive":
         if c is None:

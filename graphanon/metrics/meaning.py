@@ -1,0 +1,81 @@
+"""What each number of ``graphanon evaluate`` means: its direction, unit and one line of meaning.
+
+``graphanon evaluate`` prints every metric with these, and ``--json`` carries
+them in a ``meaning`` map beside the metrics (the metric keys themselves stay
+as the CLI contract fixes them). ``docs/metrics.md`` has the definitions.
+"""
+
+from __future__ import annotations
+
+__all__ = ["METRIC_MEANINGS", "describe_metrics"]
+
+#: key -> (direction, unit, meaning). Direction: "lower" or "higher" is better, or "context" (a count or a
+#: setting of the measurement, neither good nor bad).
+METRIC_MEANINGS: dict[str, tuple[str, str, str]] = {
+    "algorithm": ("context", "name", "the method that made the release"),
+    "kind": ("context", "name", "the release kind (global_recoding, local_recoding, nonreciprocal, perturbed)"),
+    "records": ("context", "records", "published records"),
+    "ncp": ("lower", "fraction in [0, 1]",
+            "information lost per original occurrence: the share of the data's items its published item "
+            "stands for (1 when suppressed)"),
+    "ncp_taxonomy": ("lower", "fraction in [0, 1]",
+                     "as ncp, counting the taxonomy's leaves (the hierarchy papers' convention)"),
+    "ncp_he_naughton": ("lower", "fraction in [0, 1]", "He & Naughton's NCP: leaves/M per generalized occurrence"),
+    "generalization_cost": ("lower", "occurrences x LM", "loss from generalization, summed over occurrences"),
+    "suppression_cost": ("lower", "occurrences", "occurrences suppressed (each costs 1)"),
+    "suppression_ratio": ("lower", "fraction in [0, 1]", "suppressed occurrences / original occurrences"),
+    "suppressed_items": ("lower", "items", "original items no record publishes"),
+    "published_items": ("context", "items", "distinct items the release publishes"),
+    "avg_relative_error": ("lower", "ratio (0 = exact)",
+                           "mean |estimated - true| / true count over the COUNT-query workload"),
+    "queries": ("context", "queries", "COUNT queries in the workload"),
+    "q": ("context", "items", "items per query (include, exclude for nonreciprocal releases)"),
+    "seed": ("context", "seed", "the workload's seed (the same for every method compared)"),
+    "ul": ("lower", "COAT utility loss", "COAT's utility loss (generalization and suppression)"),
+    "log_ul": ("lower", "natural log", "log of ul (ul spans many orders of magnitude)"),
+    "log_ul_generalization": ("lower", "natural log", "log of the generalization part of ul"),
+    "ul_suppression": ("lower", "COAT utility loss", "the suppression part of ul"),
+    "error_rate": ("lower", "per item of the record",
+                   "ER: mean Hamming distance of a record to its published base, over its length"),
+    "query_error": ("lower", "per record", "QE: mean of the type I and type II query errors"),
+    "query_error_type1": ("lower", "per record",
+                          "mean |true - answered| / n of COUNT queries asking for all items present"),
+    "query_error_type2": ("lower", "per record",
+                          "mean |true - answered| / n of COUNT queries asking for all items absent"),
+    "dif": ("lower", "ratio (0 = same frequencies)",
+            "Dif: sum of item-frequency differences / original occurrences"),
+    "fi_support": ("context", "fraction", "minimum support of the frequent itemsets compared"),
+    "fi_original": ("context", "itemsets", "frequent itemsets of the data"),
+    "fi_released": ("context", "itemsets", "frequent itemsets of the release"),
+    "fi_similarity": ("higher", "fraction in [0, 1]", "Jaccard similarity of the two frequent-itemset sets"),
+    "groups": ("context", "groups", "groups of equal published records"),
+    "reading": ("context", "name", "how a group's published items are read (one or some)"),
+    "ggd": ("lower", "occurrences x LM", "total generalization distance (GGD) over the groups"),
+}
+
+
+def describe_metrics(keys) -> dict[str, dict[str, str]]:
+    """The ``meaning`` map of ``graphanon evaluate --json``: direction, unit and meaning of each known key.
+
+    Parameters
+    ----------
+    keys : iterable of str
+        The keys of :func:`graphanon.metrics.evaluate.evaluate_release`'s result.
+
+    Returns
+    -------
+    dict
+        ``key -> {"direction": "lower"|"higher"|"context", "unit": ..., "meaning": ...}``
+        for every key this module knows (others are left out).
+
+    Examples
+    --------
+    >>> describe_metrics(["ncp"])["ncp"]["direction"]
+    'lower'
+    """
+    out = {}
+    for key in keys:
+        if key in METRIC_MEANINGS:
+            direction, unit, meaning = METRIC_MEANINGS[key]
+            out[key] = {"direction": direction, "unit": unit, "meaning": meaning}
+    return out
