@@ -245,3 +245,30 @@ def main(max_memory: str | None) -> None:
             set_max_memory(parse_memory(max_memory))
         except GraphanonError as exc:
             raise GraphanonError(f"--max-memory: {exc}") from None
+
+
+def check_data(data, release, *, link=None, name: str | None = None) -> str | None:
+    """:func:`~graphanon.release.check_same_data` for a command: a mismatch fails; returns the note to print, or None.
+
+    A release whose fingerprint is keyed can be verified only with its
+    private link (the key is there). Without one the command goes on; the
+    returned note (:data:`~graphanon.release.fingerprint.UNVERIFIED_NOTE`,
+    prefixed by ``name`` when given) is printed by :func:`echo_note` after
+    the command's result (text output), or told in its JSON object as
+    ``"data_verified": false``.
+    """
+    from graphanon.release.fingerprint import UNVERIFIED_NOTE, check_same_data
+
+    try:
+        verified = check_same_data(data, release, link=link)
+    except GraphanonError as exc:
+        raise type(exc)(f"{name}: {exc}" if name else str(exc)) from None
+    if verified or release.fingerprint is None:
+        return None
+    return f"{name + ': ' if name else ''}{UNVERIFIED_NOTE}"
+
+
+def echo_note(note: str | None) -> None:
+    """Print ``graphanon: note: NOTE`` as one line on stderr (nothing for None)."""
+    if note:
+        click.echo(f"graphanon: note: {note}", err=True)

@@ -9,7 +9,9 @@ import click
 from graphanon.cli._app import (
     EXIT_VIOLATED,
     SEED,
+    check_data,
     echo_json,
+    echo_note,
     input_options,
     main,
     parse_m,
@@ -47,16 +49,10 @@ def audit(input_, release_paths, model, k, m_value, params, json_out, examples, 
     "Publishing more than once"); every release must have been made from INPUT.
     """
     from graphanon.privacy.registry import build_model
-    from graphanon.release import check_same_data, load_release
+    from graphanon.release import load_release
 
     data, _ = read_input(input_, fmt, sep, tid, item, label)
     releases = [load_release(path) for path in release_paths]
-    if not allow_mismatch:
-        for path, release in zip(release_paths, releases, strict=True):
-            try:
-                check_same_data(data, release)
-            except GraphanonError as exc:
-                raise type(exc)(f"{path}: {exc}" if len(releases) > 1 else str(exc)) from None
     if link_path is not None:
         if len(releases) > 1:
             raise GraphanonError("--link audits one release against its own private link; the joint audit of "
@@ -64,6 +60,11 @@ def audit(input_, release_paths, model, k, m_value, params, json_out, examples, 
         from graphanon.release.private_link import attach_link, load_private_link
 
         attach_link(releases[0], load_private_link(link_path))
+    notes = []
+    if not allow_mismatch:
+        for path, release in zip(release_paths, releases, strict=True):
+            notes.append(check_data(data, release, name=path if len(releases) > 1 else None))
+    notes = [n for n in notes if n]
     privacy_model = build_model(model, k=k, m=parse_m(m_value), params=parse_param_pairs(params), original=data)
     if len(releases) > 1:
         from graphanon.privacy.joint import JointAudit
@@ -74,7 +75,7 @@ def audit(input_, release_paths, model, k, m_value, params, json_out, examples, 
         joint = JointAudit(privacy_model)
         with progress_bar(show_progress(json_out)) as progress:
             report = joint.audit(data, releases, max_examples=examples, progress=progress, check_data=False)
-        _print_report(report, json_out)
+        _print_report(report, json_out, notes)
         sys.exit(0 if report.satisfied else EXIT_VIOLATED)
     release = releases[0]
     with progress_bar(show_progress(json_out)) as progress:
@@ -82,15 +83,18 @@ def audit(input_, release_paths, model, k, m_value, params, json_out, examples, 
             report = privacy_model.audit(data, release, max_examples=examples, progress=progress)
         else:
             report = _audit_on_dask(privacy_model, model, scheduler, data, release, examples, progress)
-    _print_report(report, json_out)
+    _print_report(report, json_out, notes)
     sys.exit(0 if report.satisfied else EXIT_VIOLATED)
 
 
-def _print_report(report, json_out: bool) -> None:
+def _print_report(report, json_out: bool, notes: list) -> None:
+    """The report; a release whose data could not be verified says so (``data_verified`` in JSON, else a note)."""
     if json_out:
-        echo_json(report.to_dict())
+        echo_json({**report.to_dict(), **({"data_verified": False} if notes else {})})
     else:
         click.echo(str(report))
+        for note in notes:
+            echo_note(note)
 
 
 def _audit_on_dask(privacy_model, model: str, scheduler: str, data, release, examples: int, progress):
@@ -124,14 +128,17 @@ def evaluate(input_, release_path, queries, q, seed, link_path, allow_mismatch, 
     """Measure the utility of RELEASE against INPUT."""
     from graphanon.metrics.evaluate import evaluate_release
     from graphanon.release import load_release
-    from graphanon.release.private_link import load_private_link
+    from graphanon.release.private_link import attach_link, load_private_link
 
     data, _ = read_input(input_, fmt, sep, tid, item, label)
     release = load_release(release_path)
     link = None if link_path is None else load_private_link(link_path)
-    result = evaluate_release(data, release, queries=queries, q=q, rng=seed, link=link, allow_mismatch=allow_mismatch)
+    if link is not None:
+        attach_link(release, link)
+    note = None if allow_mismatch else check_data(data, release)
+    result = evaluate_release(data, release, queries=queries, q=q, rng=seed, link=link, allow_mismatch=True)
     if json_out:
-        echo_json(result)
+        echo_json({**result, **({"data_verified": False} if note else {})})
     else:
         for key, value in result.items():
             if key == "needs_link":
@@ -139,3 +146,4 @@ def evaluate(input_, release_path, queries, q, seed, link_path, allow_mismatch, 
                     click.echo(f"{metric:>22}: needs the private link (--link FILE from anonymize --link-out)")
             else:
                 click.echo(f"{key:>22}: {value:.6g}" if isinstance(value, float) else f"{key:>22}: {value}")
+        echo_note(note)

@@ -142,7 +142,9 @@ def evaluate_release(
     allow_mismatch : bool
         Skip :func:`~graphanon.release.check_same_data` (which otherwise
         raises :class:`~graphanon.errors.DataMismatchError` when the release
-        was not made from ``original``).
+        was not made from ``original``; it verifies with the key in the
+        release's private link -- ``link`` or ``release.link`` -- and, with
+        none, cannot verify, so the metrics are computed unchecked).
 
     Returns
     -------
@@ -165,10 +167,10 @@ def evaluate_release(
     graphanon.metrics.evaluate_nonreciprocal : The metrics of a nonreciprocal release.
     graphanon.privacy.KmAnonymity : An audit: the privacy side of the same release.
     """
-    if not allow_mismatch:
-        check_same_data(original, release)
     if link is not None:
         attach_link(release, link)
+    if not allow_mismatch:
+        check_same_data(original, release)
     if original.n_records != release.n_records and getattr(release, "moves", None) != "split":
         raise ParameterError(
             f"the release has {release.n_records} records but the data {original.n_records}; "
