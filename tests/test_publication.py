@@ -114,6 +114,10 @@ def test_saved_release_holds_no_id_order_seed_or_suppressed_name(name, data, tax
     assert "row_of_record" not in text and "graphanon-private-link" not in text  # never the link
     assert not {"seed", "rng", "unsafe_secret_seed", "record_ids"} & set(_keys(json.loads(text)))
     assert not re.search(r"[:\[,]12345[,\]}]", text)  # the seed is not a number of the file
+    # no oracle: the fingerprint is a keyed digest only -- no salt, no key, no count of the data
+    assert set(json.loads(text)["data_fingerprint"]) == {"scheme", "digest"}
+    assert rel.link.key is not None and rel.link.key not in text
+    assert not {"salt", "occurrences", "data_key", "data_counts"} & set(_keys(json.loads(text)))
     # no input order: record i's row is a secret permutation (identity has probability 1/40!)
     assert rel.pseudonyms == tuple(f"p{i}" for i in range(1, data.n_records + 1))
     assert not (rel.link.row_of_record == np.arange(data.n_records)).all()

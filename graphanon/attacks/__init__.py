@@ -27,6 +27,9 @@ attack                adversary knows                            bound
                       row received (swapping releases)            tendency (baseline)
 :func:`known_label_linkage` target's record and label; keeps the  1/k (not promised)
                       candidates carrying the label
+:func:`completion_attack` every record but the target's and the    what the rows
+                      file; tests guesses of the missing record  alone allow
+                      against the data fingerprint and counts
 ===================== ========================================== ==================
 
 Candidates are the published rows an adversary cannot rule out
@@ -49,6 +52,13 @@ row-linkage/position: success 0.0500 vs bound 0.5000 (1/k) + margin 0.2850 over 
 """
 
 from graphanon.attacks.candidates import CandidateSets, candidate_sets, row_signatures
+from graphanon.attacks.completion import (
+    CompletionTarget,
+    completion_attack,
+    completion_count,
+    completion_guesses,
+    file_oracle,
+)
 from graphanon.attacks.itemlink import known_items, m_item_linkage
 from graphanon.attacks.known_labels import feasible_edges, known_label_attack, same_seed_attack
 from graphanon.attacks.label_linkage import known_label_linkage
@@ -61,9 +71,14 @@ from graphanon.attacks.tendency import partner_tendency
 __all__ = [
     "AttackResult",
     "CandidateSets",
+    "CompletionTarget",
     "candidate_sets",
     "chernoff_margin",
+    "completion_attack",
+    "completion_count",
+    "completion_guesses",
     "feasible_edges",
+    "file_oracle",
     "guess_rows",
     "known_items",
     "known_label_attack",
