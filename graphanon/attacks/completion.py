@@ -110,6 +110,7 @@ def _expand(groups: list[tuple], limit: int, length: int | None = None) -> list[
     """
     out: list[frozenset] = []
     groups = [tuple(sorted(g, key=str)) for g in groups]
+    room = np.r_[np.cumsum([len(g) for g in groups][::-1])[::-1], 0]  # members in groups i.. (the most they take)
 
     def walk(i: int, acc: frozenset, rem: int | None):
         if len(out) >= limit:
@@ -120,7 +121,8 @@ def _expand(groups: list[tuple], limit: int, length: int | None = None) -> list[
             return
         left = len(groups) - i - 1  # each later group takes at least one member
         top = len(groups[i]) if rem is None else min(len(groups[i]), rem - left)
-        for size in range(1, top + 1):
+        low = 1 if rem is None else max(1, rem - int(room[i + 1]))  # the later groups cannot take more than room
+        for size in range(low, top + 1):
             for combo in itertools.combinations(groups[i], size):
                 walk(i + 1, acc | frozenset(combo), None if rem is None else rem - size)
                 if len(out) >= limit:
@@ -263,12 +265,18 @@ def completion_guesses(known: TransactionData, release, *, length: int | None = 
                        strict=True))
         for bits, dist, thr in sorted(keys):
             fixed = frozenset(items[j] for j in bits if j not in set(dist))
-            on = {items[j] for j in bits if j in set(dist)}
-            positions = [items[j] for j in dist]
-            for t in range(int(thr) + 1):
-                for flips in itertools.combinations(positions, t):
-                    if add(fixed | (on ^ set(flips))):
-                        return list(seen)
+            on = sorted((items[j] for j in bits if j in set(dist)), key=str)
+            off = sorted((items[j] for j in dist if j not in set(bits)), key=str)
+            # a world drops a of the base's distance items and adds b others, a + b <= threshold
+            for a in range(min(int(thr), len(on)) + 1):
+                for b in range(min(int(thr) - a, len(off)) + 1):
+                    if length is not None and len(fixed) + len(on) - a + b != length:
+                        continue
+                    for drop in itertools.combinations(on, a):
+                        kept = fixed | (set(on) - set(drop))
+                        for gain in itertools.combinations(off, b):
+                            if add(kept | set(gain)):
+                                return list(seen)
         return list(seen)
     if kind == "perturbed":
         items = release.items
