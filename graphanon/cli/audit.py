@@ -34,14 +34,15 @@ from graphanon.errors import GraphanonError
 @click.option("--examples", default=10, show_default=True, type=click.IntRange(min=0),
               help="Counter-examples to report.")
 @click.option("--allow-mismatch", is_flag=True, help="Audit even when the release was not made from INPUT.")
-@click.option("--link", "link_path", default=None, type=click.Path(dir_okay=False),
+@click.option("--link", "link_paths", multiple=True, type=click.Path(dir_okay=False),
               help="PRIVATE link file from `anonymize --link-out`: audit each record against its own row "
-                   "(refused when the link was not made with RELEASE).")
+                   "(refused when the link was not made with RELEASE); with several RELEASEs, one per release "
+                   "in their order, used only to verify that each was made from INPUT.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Count on Dask: a scheduler address (tcp://host:8786) or local:N for N local workers "
                    "(needs graphanon[dask]; km and transactional models).")
 @input_options
-def audit(input_, release_paths, model, k, m_value, params, json_out, examples, allow_mismatch, link_path, scheduler,
+def audit(input_, release_paths, model, k, m_value, params, json_out, examples, allow_mismatch, link_paths, scheduler,
           fmt, sep, tid, item, label):
     """Audit RELEASE against INPUT for a privacy model (exit 1 when violated).
 
@@ -53,17 +54,23 @@ def audit(input_, release_paths, model, k, m_value, params, json_out, examples, 
 
     data, _ = read_input(input_, fmt, sep, tid, item, label)
     releases = [load_release(path) for path in release_paths]
-    if link_path is not None:
-        if len(releases) > 1:
-            raise GraphanonError("--link audits one release against its own private link; the joint audit of "
-                                 "several releases reads what the adversary reads (drop --link or give one RELEASE)")
-        from graphanon.release.private_link import attach_link, load_private_link
+    from graphanon.release.private_link import attach_link, load_private_link
 
-        attach_link(releases[0], load_private_link(link_path))
+    links = [None] * len(releases)
+    if link_paths:
+        if len(releases) > 1 and len(link_paths) != len(releases):
+            raise GraphanonError(f"{len(link_paths)} --link for {len(releases)} releases: the joint audit reads what "
+                                 "the adversary reads and takes the links only to verify each release's data; give "
+                                 "one --link per RELEASE, in their order, or none")
+        if len(releases) == 1 and len(link_paths) > 1:
+            raise GraphanonError(f"{len(link_paths)} --link for one release: give its own private link once")
+        links = [load_private_link(path) for path in link_paths]
+        if len(releases) == 1:  # the audit of one release checks each record against its own row
+            attach_link(releases[0], links[0])
     notes = []
     if not allow_mismatch:
-        for path, release in zip(release_paths, releases, strict=True):
-            notes.append(check_data(data, release, name=path if len(releases) > 1 else None))
+        for path, release, link in zip(release_paths, releases, links, strict=True):
+            notes.append(check_data(data, release, link=link, name=path if len(releases) > 1 else None))
     notes = [n for n in notes if n]
     privacy_model = build_model(model, k=k, m=parse_m(m_value), params=parse_param_pairs(params), original=data)
     if len(releases) > 1:
