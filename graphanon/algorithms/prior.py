@@ -8,7 +8,7 @@ made with ``priors=`` is built so that it teaches nothing the priors did not:
 Every record gets again the row (base, distance, threshold, label) the prior
 published for it -- the producer reads it from the prior's private link -- in
 a fresh secret row order under fresh pseudonyms and a fresh fingerprint
-salt. Each record's candidates are then the same rows as in the prior, so
+key. Each record's candidates are then the same rows as in the prior, so
 the composition is the prior itself: a new release with a requirement no
 stronger than the prior's (``k``, ``l`` in its parameters) meets it jointly.
 A stronger requirement cannot be met by any release composed with the
@@ -59,6 +59,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.counting.containment import record_supports
+from graphanon.counting.rows import canonical_row_order
 from graphanon.counting.support import generalize_matrix, minimal_infrequent_itemsets
 from graphanon.errors import DataMismatchError, InfeasibleError, ParameterError
 from graphanon.release import check_same_data
@@ -152,8 +153,6 @@ def _check_recodes(data, release, i: int) -> None:
     hides (records that differ only inside a published item) passes, as it
     does for any reader of the rows.
     """
-    from graphanon.counting.rows import canonical_row_order
-
     if release.n_records != data.n_records:
         raise DataMismatchError(f"prior {i}: the release was not made from this data (it has {release.n_records} "
                                 f"rows, the data {data.n_records} records); give priors made from this data")
@@ -187,7 +186,7 @@ def reuse_priors(
         The requirement of the new release; each must be at most the
         priors' own (``params["k"]``, ``params["l"]``).
     unsafe_secret_seed : int, optional
-        Tests only: fixes the fresh row shuffle and salt.
+        Tests only: fixes the fresh row shuffle and fingerprint key.
 
     Returns
     -------

@@ -58,6 +58,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+from collections import Counter
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -65,7 +66,8 @@ import scipy.sparse as sp
 
 from graphanon.attacks.result import AttackResult, make_result
 from graphanon.counting.rows import row_hashes
-from graphanon.data import TransactionData
+from graphanon.counting.support import generalize_matrix
+from graphanon.data import TransactionData, from_iterable
 from graphanon.errors import ParameterError
 from graphanon.release.fingerprint import (
     canonical_rows,
@@ -134,10 +136,6 @@ def _expand(groups: list[tuple], limit: int, length: int | None = None) -> list[
 
 def _global_residual(known: TransactionData, release):
     """The target's row of a global recoding (one tuple), or all distinct rows when the subtraction is not one row."""
-    from collections import Counter
-
-    from graphanon.counting.support import generalize_matrix
-
     code = release.code_for(known)
     recoded = Counter(_row_sets(generalize_matrix(known.matrix, code, release.n_published_items)))
     published = Counter(_row_sets(release.records))
@@ -344,8 +342,6 @@ class _LegacyOracle:
                 return False
             records = [sorted(self.known.record(i), key=str) for i in range(self.known.n_records)]
             items = [*self.known.items, *(x for x in guess if x not in self.index)]
-            from graphanon.data import from_iterable
-
             full = from_iterable([*records, sorted(guess, key=str)], items=items)
             return legacy_fingerprint(full, salt=fp["salt"])["digest"] == fp["digest"]
         if fp["items"] != self.d:

@@ -7,7 +7,7 @@ items were *moved* between records (PartSwap, FullSwap, RandSwap), *removed*
 :class:`PerturbedRelease` holds those rows and says which kind of move made
 them (``moves``), so that an audit knows which invariants to check.
 
-What the file holds (``graphanon-release/2``, kind ``perturbed``): the rows
+What the file holds (``graphanon-release/3``, kind ``perturbed``): the rows
 in a secret random order as lists of indices into ``items``, the items that
 occur in the rows (an item every occurrence of which was removed is not
 named), the method, its parameters and the data fingerprint. Never a record
