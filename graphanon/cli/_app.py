@@ -253,8 +253,8 @@ def check_data(data, release, *, link=None, name: str | None = None) -> str | No
     A release whose fingerprint is keyed can be verified only with its
     private link (the key is there). Without one the command goes on; the
     returned note (:data:`~graphanon.release.fingerprint.UNVERIFIED_NOTE`,
-    prefixed by ``name`` when given) is printed by :func:`echo_note` after
-    the command's result (text output), or told in its JSON object as
+    prefixed by ``name`` when given) is printed by :func:`echo_note` as the
+    last line of the command's text result, or told in its JSON object as
     ``"data_verified": false``.
     """
     from graphanon.release.fingerprint import UNVERIFIED_NOTE, check_same_data
@@ -269,6 +269,9 @@ def check_data(data, release, *, link=None, name: str | None = None) -> str | No
 
 
 def echo_note(note: str | None) -> None:
-    """Print ``graphanon: note: NOTE`` as one line on stderr (nothing for None)."""
+    """Print ``graphanon: note: NOTE`` as one line after the command's text result (nothing for None).
+
+    On stdout, as part of the result: stderr is for errors and progress only.
+    """
     if note:
-        click.echo(f"graphanon: note: {note}", err=True)
+        click.echo(f"graphanon: note: {note}")
