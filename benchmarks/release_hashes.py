@@ -3,7 +3,7 @@
 A refactor that promises "no behaviour change" is checked with it: run it
 before and after, and compare the two JSON files (``--compare OLD.json``
 prints the cases whose bytes differ and exits 1 when any does). Every run
-fixes the secret choices and the fingerprint salt with
+fixes the secret choices and the fingerprint key with
 ``unsafe_secret_seed=0`` (tests and this script only; never for data you
 publish) and, for methods with structure randomness, the seed, so a saved
 release is a pure function of the code.

@@ -51,6 +51,17 @@ class DataMismatchError(GraphanonError, ValueError):
     """
 
 
+class LegacyFingerprintWarning(UserWarning):
+    """A release file of format ``graphanon-release/2``: its data fingerprint is an oracle.
+
+    Those files publish a salted digest of the exact data with its salt and
+    the data's counts in clear; an adversary who knows every record but one
+    tests guesses of the last one against them (``docs/privacy.md``, "The
+    data fingerprint"). The file still loads and is still checked; re-run
+    the anonymizer to publish a keyed fingerprint instead.
+    """
+
+
 class MemoryBudgetError(GraphanonError, MemoryError):
     """A step would need more memory than the budget allows (see :mod:`graphanon.utils.memory`).
 

@@ -26,7 +26,7 @@ from graphanon.datasets.synthetic import quest, quest_taxonomy  # noqa: E402
 from graphanon.distributed import Blocks, scatter_blocks  # noqa: E402
 from graphanon.errors import GraphanonError, InfeasibleError, ParameterError  # noqa: E402
 from graphanon.readwrite.parquet import read_parquet, write_parquet  # noqa: E402
-from graphanon.release import load_release  # noqa: E402
+from graphanon.release import check_same_data, load_release  # noqa: E402
 from graphanon.taxonomy.tree import Taxonomy  # noqa: E402
 
 from .conftest import rows_by_record, small_records  # noqa: E402
@@ -141,7 +141,9 @@ def test_cli_streams_and_the_release_passes_the_audit(dask_client, cli_on_test_c
     assert streamed.params == mem.params and streamed.published_items == mem.published_items
     assert rows_by_record(streamed) == rows_by_record(mem)
     assert streamed.link.record_ids == data.record_ids
-    assert streamed.fingerprint["salt"] != mem.fingerprint["salt"]  # fresh secret draws
+    assert streamed.link.key != mem.link.key  # fresh secret draws
+    assert set(streamed.fingerprint) == {"scheme", "digest"}  # no counts, no key in the file
+    assert check_same_data(data, streamed) is True  # the streamed link's key verifies the data
     assert "person-" not in (tmp_path / "r.json").read_text()  # ids only in the private link
     assert "person-" in (tmp_path / "l.json").read_text()
 

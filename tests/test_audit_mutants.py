@@ -292,15 +292,15 @@ def test_fingerprint_breaks_on_every_single_record_change():
     shuffled copy; the shuffled copy itself gives the same digest.
     """
     data = from_iterable(FP_RECORDS, items=FP_ITEMS)
-    digest = data_fingerprint(data, salt="5a")["digest"]
+    digest = data_fingerprint(data, key="5a" * 16)["digest"]
     shuffled = from_iterable(FP_RECORDS[::-1], items=FP_ITEMS)
-    assert data_fingerprint(shuffled, salt="5a")["digest"] == digest
+    assert data_fingerprint(shuffled, key="5a" * 16)["digest"] == digest
     n_changes = 0
     for what, i, new in _single_record_changes(FP_RECORDS, FP_ITEMS):
         for order in (FP_RECORDS, FP_RECORDS[::-1]):
             changed = [list(r) for r in order]
             changed[order.index(FP_RECORDS[i])] = new
-            other = data_fingerprint(from_iterable(changed, items=FP_ITEMS), salt="5a")["digest"]
+            other = data_fingerprint(from_iterable(changed, items=FP_ITEMS), key="5a" * 16)["digest"]
             assert other != digest, what
         n_changes += 1
     assert n_changes == sum(len(FP_ITEMS) - len(r) + len(r) + len(r) * (len(FP_ITEMS) - len(r)) for r in FP_RECORDS)

@@ -8,6 +8,7 @@ data with run lengths from 1 row up to more than all rows.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 
 import numpy as np
@@ -34,9 +35,12 @@ def _whole_canonical(data):
     return canon, [str(t) for t in text[by_text]]
 
 
-def _whole_hash(domain, salt, canon, vocabulary):
-    h = hashlib.sha256(domain)
-    h.update(bytes.fromhex(salt))
+def _whole_hash(domain, secret, canon, vocabulary, keyed):
+    if keyed:  # HMAC-SHA256 under the private key
+        h = hmac.new(bytes.fromhex(secret), domain, hashlib.sha256)
+    else:  # graphanon-release/2: SHA-256 of the domain and the public salt
+        h = hashlib.sha256(domain)
+        h.update(bytes.fromhex(secret))
     h.update(np.array([canon.shape[0], canon.shape[1], canon.nnz], dtype="<i8").tobytes())
     h.update(json.dumps(vocabulary, ensure_ascii=False).encode("utf-8"))
     h.update(np.diff(canon.indptr).astype("<i8").tobytes())
@@ -54,11 +58,13 @@ def _whole_row_hashes(M):
     return out
 
 
-def _whole_digests(data, salt):
+def _whole_digests(data, secret, keyed=True):
     canon, vocab = _whole_canonical(data)
     ordered = canon[canonical_row_order(canon)] if canon.shape[0] else canon
-    fp = _whole_hash(b"graphanon-data-fingerprint/1\0", salt, sp.csr_array(ordered), vocab).hexdigest()
-    h = _whole_hash(b"graphanon-ordered-data/1\0", salt, canon, vocab)
+    version = b"2" if keyed else b"1"
+    fp = _whole_hash(b"graphanon-data-fingerprint/" + version + b"\0", secret, sp.csr_array(ordered), vocab,
+                     keyed).hexdigest()
+    h = _whole_hash(b"graphanon-ordered-data/" + version + b"\0", secret, canon, vocab, keyed)
     h.update(json.dumps([str(r) for r in data.record_ids], ensure_ascii=False).encode("utf-8"))
     return fp, h.hexdigest()
 
@@ -71,14 +77,17 @@ records = st.lists(st.lists(st.sampled_from(["a", "b", "c", "d", "é", "10", "9"
 def test_digests_do_not_depend_on_the_run_length(records, chunk, ids):
     rid = [f"r\u00e9{i}\"x" for i in range(len(records))] if ids else None
     data = from_iterable(records, record_ids=rid)
-    want = _whole_digests(data, "ab12")
+    key = "ab12" * 8
+    want, old_want = _whole_digests(data, key), _whole_digests(data, "ab12", keyed=False)
     old = fingerprint._CHUNK_ROWS
     fingerprint._CHUNK_ROWS = chunk
     try:
-        got = (fingerprint.data_fingerprint(data, salt="ab12")["digest"], fingerprint.ordered_digest(data, salt="ab12"))
+        got = (fingerprint.data_fingerprint(data, key=key)["digest"], fingerprint.ordered_digest(data, key=key))
+        old_got = (fingerprint.legacy_fingerprint(data, salt="ab12")["digest"],
+                   fingerprint.ordered_digest(data, key="ab12", legacy=True))
     finally:
         fingerprint._CHUNK_ROWS = old
-    assert got == want
+    assert got == want and old_got == old_want
 
 
 @settings(max_examples=60, deadline=None)
@@ -91,11 +100,12 @@ def test_row_hashes_do_not_depend_on_the_run_length(records, chunk):
 @pytest.mark.parametrize("chunk", [1, 7, 1 << 16])
 def test_bundled_digests_equal_the_whole_array_formula(chunk):
     data = load("groceries")
-    want = _whole_digests(data, "00ff")
+    key = "00ff" * 8
+    want = _whole_digests(data, key)
     old = fingerprint._CHUNK_ROWS
     fingerprint._CHUNK_ROWS = chunk
     try:
-        got = (fingerprint.data_fingerprint(data, salt="00ff")["digest"], fingerprint.ordered_digest(data, salt="00ff"))
+        got = (fingerprint.data_fingerprint(data, key=key)["digest"], fingerprint.ordered_digest(data, key=key))
     finally:
         fingerprint._CHUNK_ROWS = old
     assert got == want

@@ -397,10 +397,17 @@ def test_cli_several_releases(run):
 
 
 def test_cli_mismatch_and_unsupported(run):
-    assert run("anonymize", "nr_table1", "-a", "cahd", "--param", "l=2", "-o", "r1.json").exit_code == 0
-    assert run("anonymize", "liuwang_fig1", "-a", "cut", "--param", "level=1", "-o", "g.json").exit_code == 0
-    line = _one_line(run("audit", "nr_table1", "r1.json", "g.json", "--model", "ldiversity", "--param", "l=2"))
+    assert run("anonymize", "nr_table1", "-a", "cahd", "--param", "l=2", "-o", "r1.json",
+               "--link-out", "l1.json").exit_code == 0
+    assert run("anonymize", "liuwang_fig1", "-a", "cut", "--param", "level=1", "-o", "g.json",
+               "--link-out", "lg.json").exit_code == 0
+    # the keyed fingerprints are verified with each release's private link
+    line = _one_line(run("audit", "nr_table1", "r1.json", "g.json", "--model", "ldiversity", "--param", "l=2",
+                         "--link", "l1.json", "--link", "lg.json"))
     assert "g.json" in line and "not made from this data" in line
+    line = _one_line(run("audit", "nr_table1", "r1.json", "g.json", "--model", "ldiversity", "--param", "l=2",
+                         "--link", "l1.json"))
+    assert "one --link per RELEASE" in line
     line = _one_line(run("audit", "liuwang_fig1", "g.json", "g.json", "--model", "hkp", "-k", "2"))
     assert "joint audit" in line and "km and transactional" in line
     line = _one_line(run("audit", "nr_table1", "r1.json", "r1.json", "--model", "km", "-k", "2"))

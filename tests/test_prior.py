@@ -47,10 +47,10 @@ def _rows(release, link_rows):
 def test_nr_prior_reuse_passes_the_joint_audit(sessions):
     first = anonymize_nonreciprocal(sessions, k=3, l=3)
     again = anonymize_nonreciprocal(sessions, k=3, l=3, priors=first)
-    # every record gets the same row content, under a fresh order, pseudonyms and salt
+    # every record gets the same row content, under a fresh order, pseudonyms and fingerprint key
     assert _rows(first, first.link.row_of_record) == _rows(again, again.link.row_of_record)
     assert not np.array_equal(first.link.row_of_record, again.link.row_of_record)
-    assert first.fingerprint["salt"] != again.fingerprint["salt"]
+    assert first.link.key != again.link.key and first.fingerprint != again.fingerprint
     for model in (LDiversity(3), NonreciprocalKAnonymity(3)):
         assert model.audit(sessions, again).satisfied
         rep = audit_joint(model, sessions, [first, again])
@@ -87,7 +87,7 @@ def test_nr_prior_refusals(sessions):
             anonymize_nonreciprocal(sessions, k=3, l=3, priors=loaded_like)
     finally:
         first.link = first_link
-    with pytest.raises(DataMismatchError, match="another release"):
+    with pytest.raises(DataMismatchError, match="not made with this release"):
         anonymize_nonreciprocal(sessions, k=3, l=3, priors=Prior(first, other.link))
     relabelled = from_iterable([sorted(r) for r in sessions.records()], record_ids=sessions.record_ids,
                                labels=["a new label", *sessions.labels[1:]])
@@ -268,7 +268,17 @@ def test_cli_prior_global_and_refusals(run):
     assert "nr, cahd" in line and "aa" in line and "'mm'" in line
     line = _one_line(run("anonymize", "groceries", "-a", "hghs", "-k", "5", "-m", "2", "-o", "g3.json",
                          "--prior", "g1.json", "--prior-link", "g1.json"))
-    assert "--prior-link" in line
+    assert "not a graphanon-private-link/1 file" in line
+    # without its link the prior is checked from the data (its rows must be the data's recodings) ...
     line = _one_line(run("anonymize", "liuwang_fig1", "-a", "cut", "--param", "level=1", "-o", "g3.json",
                          "--prior", "g1.json"))
-    assert "--prior g1.json" in line and "not made from this data" in line
+    assert "not made from this data" in line
+    # ... and with it, by the keyed fingerprint
+    assert run("anonymize", "groceries", "-a", "aa", "-k", "5", "-m", "2", "-o", "g4.json",
+               "--link-out", "gl4.json").exit_code == 0
+    line = _one_line(run("anonymize", "liuwang_fig1", "-a", "cut", "--param", "level=1", "-o", "g3.json",
+                         "--prior", "g4.json", "--prior-link", "gl4.json"))
+    assert "--prior g4.json" in line and "not made from this data" in line
+    res = run("anonymize", "groceries", "-a", "hghs", "-k", "5", "-m", "2", "-o", "g5.json", "--prior", "g4.json",
+              "--prior-link", "gl4.json")
+    assert res.exit_code == 0, res.output

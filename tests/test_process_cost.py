@@ -222,20 +222,21 @@ def test_ordered_digest_unchanged_by_the_id_encoding(monkeypatch):
     from graphanon.data import from_iterable
     from graphanon.release import fingerprint
 
-    def reference(data, salt):
+    def reference(data, key):
         X, rank, vocabulary = fingerprint._canonical(data)
         lengths, rows = fingerprint._pieces(X, rank)
-        h, _ = fingerprint._hasher(b"graphanon-ordered-data/1\0", salt, X.shape, vocabulary, lengths, rows)
+        h, _ = fingerprint._hasher(b"graphanon-ordered-data/2\0", fingerprint._keyed(key), X.shape, vocabulary,
+                                   lengths, rows)
         h.update(json.dumps([str(r) for r in data.record_ids], ensure_ascii=False).encode("utf-8"))
         return h.hexdigest()
 
     records = [["a", "b"], ["b"], ["c", "a"], []]
     for ids in (None, ["r1", 'r"2', "r\n3", "é"]):
         data = from_iterable(records, record_ids=ids)
-        assert fingerprint.ordered_digest(data, salt="0f") == reference(data, "0f")
+        assert fingerprint.ordered_digest(data, key="0f" * 16) == reference(data, "0f" * 16)
     monkeypatch.setattr(fingerprint, "_CHUNK_ROWS", 3)  # runs of ids joined across chunk boundaries
     data = from_iterable(records * 3, record_ids=[f"x{i}" for i in range(12)])
-    assert fingerprint.ordered_digest(data, salt="0f") == reference(data, "0f")
+    assert fingerprint.ordered_digest(data, key="0f" * 16) == reference(data, "0f" * 16)
 
 
 # --- a balanced taxonomy without networkx: the same tree, the graph built when asked ---------------------------

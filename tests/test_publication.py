@@ -23,11 +23,13 @@ from graphanon.privacy.consistency import recoding_mismatches
 from graphanon.privacy.registry import build_model
 from graphanon.release import (
     GlobalRecoding,
+    ReleaseLink,
     check_same_data,
     data_fingerprint,
     load_link,
     load_release,
 )
+from graphanon.release.fingerprint import data_counts, legacy_fingerprint
 from graphanon.taxonomy import Taxonomy
 
 from .conftest import random_recoding, small_records
@@ -113,6 +115,10 @@ def test_saved_release_holds_no_id_order_seed_or_suppressed_name(name, data, tax
     assert "row_of_record" not in text and "graphanon-private-link" not in text  # never the link
     assert not {"seed", "rng", "unsafe_secret_seed", "record_ids"} & set(_keys(json.loads(text)))
     assert not re.search(r"[:\[,]12345[,\]}]", text)  # the seed is not a number of the file
+    # no oracle: the fingerprint is a keyed digest only -- no salt, no key, no count of the data
+    assert set(json.loads(text)["data_fingerprint"]) == {"scheme", "digest"}
+    assert rel.link.key is not None and rel.link.key not in text
+    assert not {"salt", "occurrences", "data_key", "data_counts"} & set(_keys(json.loads(text)))
     # no input order: record i's row is a secret permutation (identity has probability 1/40!)
     assert rel.pseudonyms == tuple(f"p{i}" for i in range(1, data.n_records + 1))
     assert not (rel.link.row_of_record == np.arange(data.n_records)).all()
@@ -142,9 +148,10 @@ def test_release_passes_its_audit_and_round_trips(name, data, tax, tmp_path):
         back = load_release(tmp_path / f"r{suffix}")
         assert type(back) is type(rel) and back.to_dict() == rel.to_dict() and back.link is None
         assert back.to_text() == rel.to_text()
-        assert check_same_data(data, back) is True
+        assert check_same_data(data, back) is False  # keyed: no key at hand without the private link
+        assert check_same_data(data, back, link=rel.link) is True
         assert model.audit(data, back).satisfied
-        assert check_same_data(data.subset(np.random.default_rng(2).permutation(data.n_records)), back)
+        assert check_same_data(data.subset(np.random.default_rng(2).permutation(data.n_records)), back, link=rel.link)
 
 
 @pytest.mark.parametrize("name", sorted(METHODS))
@@ -166,7 +173,7 @@ def test_unseeded_runs_publish_different_row_orders(name, data, tax):
     a = _run(name, data, tax, seed=5)
     b = _run(name, data, tax, seed=5)  # same structure seed, fresh secret
     assert not np.array_equal(a.link.row_of_record, b.link.row_of_record)
-    assert a.fingerprint["salt"] != b.fingerprint["salt"] and a.fingerprint["digest"] != b.fingerprint["digest"]
+    assert a.link.key != b.link.key and a.fingerprint["digest"] != b.fingerprint["digest"]
 
 
 def test_nr_assignment_is_secret_not_a_function_of_the_seed(data):
@@ -248,7 +255,7 @@ def test_link_round_trip_and_errors(data, tax, tmp_path):
     assert error_rate(data.subset(perm), loaded, link=back) == pytest.approx(error_rate(data, rel))
     with pytest.raises(ReleaseFormatError, match="not a graphanon-private-link/1 file"):
         load_link(tmp_path / "r.json")
-    with pytest.raises(ReleaseFormatError, match="not a graphanon-release/2 document"):
+    with pytest.raises(ReleaseFormatError, match="not a graphanon-release/3 document"):
         load_release(tmp_path / "l.json")
     with pytest.raises(ReleaseFormatError, match="no such private link"):
         load_link(tmp_path / "missing.json")
@@ -276,14 +283,30 @@ def test_metrics_needing_the_link(data, tax, tmp_path):
         evaluate_release(data, loaded, queries=0, link=other.link)
 
 
-def test_fingerprint_is_order_free_and_binds_the_exact_data(data):
-    fp = data_fingerprint(data, salt="abcd")
+def _keyed(data, key="ab" * 32):
+    """The published fingerprint of ``data`` under ``key`` and a link holding the key (what the custodian keeps)."""
+    fp = data_fingerprint(data, key=key)
+    return fp, ReleaseLink(np.arange(data.n_records), fingerprint=fp, key=key, counts=data_counts(data))
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_fingerprint_is_order_free_and_binds_the_exact_data(data, legacy):
+    if legacy:  # graphanon-release/2: salted, counts in clear; still checked without a link
+        def check(d, fp, link):
+            return check_same_data(d, fp)
+        fp, link = legacy_fingerprint(data, salt="abcd"), None
+        digest = lambda d: legacy_fingerprint(d, salt="abcd")  # noqa: E731
+    else:
+        def check(d, fp, link):
+            return check_same_data(d, _Holder(fp), link=link)
+        fp, link = _keyed(data)
+        digest = lambda d: data_fingerprint(d, key="ab" * 32)  # noqa: E731
     shuffled = data.subset(np.random.default_rng(1).permutation(data.n_records))
-    assert data_fingerprint(shuffled, salt="abcd") == fp
+    assert digest(shuffled) == fp
     # the same records over a vocabulary in another column order
     cols = np.random.default_rng(2).permutation(data.n_items)
     reordered = TransactionData(data.matrix[:, cols], [data.items[j] for j in cols], data.record_ids)
-    assert data_fingerprint(reordered, salt="abcd") == fp
+    assert digest(reordered) == fp
     # one record changed, with the same counts: item ITEM-00 moved from one record to another
     X = data.matrix.tolil(copy=True)
     j = data.item_id("ITEM-00")
@@ -293,14 +316,27 @@ def test_fingerprint_is_order_free_and_binds_the_exact_data(data):
     changed = TransactionData(sp.csr_array(X), data.items, data.record_ids)
     assert changed.matrix.nnz == data.matrix.nnz
     with pytest.raises(DataMismatchError, match="same counts .* but different records"):
-        check_same_data(changed, fp)
+        check(changed, fp, link)
     with pytest.raises(DataMismatchError, match="it was made from 40 records"):
-        check_same_data(_data(n=39, seed=0), fp)
+        check(_data(n=39, seed=0), fp, link)
     other = _data(n=40, seed=9)
     with pytest.raises(DataMismatchError):
-        check_same_data(other, fp)
-    assert check_same_data(shuffled, fp) is True
+        check(other, fp, link)
+    assert check(shuffled, fp, link) is True
     assert check_same_data(data, None) is False
+    if not legacy:
+        assert check_same_data(data, fp) is False  # the published fingerprint alone verifies nothing
+        _, wrong = _keyed(data, key="cd" * 32)  # a link of another release
+        with pytest.raises(DataMismatchError, match="private link was not made with this release"):
+            check(data, fp, wrong)
+
+
+class _Holder:
+    """A stand-in release: only its published fingerprint (no link)."""
+
+    def __init__(self, fp):
+        self.fingerprint = fp
+        self.link = None
 
 
 def test_release_refuses_secret_params_and_old_format(tmp_path):
@@ -350,10 +386,16 @@ def test_cli_refuses_mismatched_pairs_and_link_over_release(run, tmp_path):
     assert run("audit", "a_shuffled.txt", "r.json", "--model", "nonreciprocal", "-k", "3").exit_code == 0
     for cmd in (("audit", "b.txt", "r.json", "--model", "nonreciprocal", "-k", "3"),
                 ("evaluate", "b.txt", "r.json", "--queries", "10")):
-        res = run(*cmd)
+        # the keyed fingerprint is verified with the private link: other data refused in one line
+        res = run(*cmd, "--link", "private.json")
         lines = [line for line in res.output.splitlines() if line.strip()]
-        assert res.exit_code == 2 and len(lines) == 1 and "not made from this data" in lines[0]
-        assert run(*cmd, "--allow-mismatch").exit_code in (0, 1)
+        assert res.exit_code == 2 and len(lines) == 1 and "not made from this data" in lines[0], res.output
+        # without the key: the command runs and says in one line that it could not verify the data
+        res = run(*cmd)
+        notes = [line for line in res.output.splitlines() if line.startswith("graphanon: note:")]
+        assert len(notes) == 1 and "not verified" in notes[0] and "--link" in notes[0], res.output
+        assert res.exit_code in (0, 1)
+        assert "graphanon: note:" not in run(*cmd, "--allow-mismatch").output
     res = run("evaluate", "a.txt", "r.json", "--link", "private.json", "--queries", "10", "--json")
     assert res.exit_code == 0 and 0 <= json.loads(res.output)["error_rate"] <= 1
     # a basket file numbers records by line: shuffled lines keep the ids but not the records

@@ -66,7 +66,7 @@ def test_save_load_round_trip(golden, tmp_path, suffix):
 def test_load_errors(tmp_path):
     p = tmp_path / "x.json"
     p.write_text('{"format": "other"}')
-    with pytest.raises(ReleaseFormatError, match="not a graphanon-release/2 document"):
+    with pytest.raises(ReleaseFormatError, match="not a graphanon-release/3 document"):
         load_release(p)
     p.write_text("{nope")
     with pytest.raises(ReleaseFormatError, match="not a readable release file"):

@@ -158,14 +158,14 @@ def test_gray_tsp_deterministic_budget_ignores_n_jobs():
 
 def _canonical_file(path) -> bytes:
     """A release file with its rows in canonical order (a secret row shuffle is allowed)
-    and per-release salts left out; everything else byte for byte."""
+    and per-release keyed digests left out; everything else byte for byte."""
     doc = json.loads(open(path, encoding="utf-8").read())
     per_row = [key for key in ("base", "distance", "threshold", "labels") if doc.get(key) is not None]
     rows = sorted(json.dumps([doc[key][i] for key in per_row]) for i in range(len(doc["threshold"])))
     for key in (*per_row, "record_ids", "pseudonyms"):
         doc.pop(key, None)
     fingerprint = doc.pop("data_fingerprint", None)
-    if isinstance(fingerprint, dict):  # salted digest: different on purpose; the counts must agree
+    if isinstance(fingerprint, dict):  # keyed digest: different on purpose (a fresh key); the scheme must agree
         doc["data_fingerprint"] = {key: v for key, v in fingerprint.items() if key not in ("salt", "digest")}
     return json.dumps({"rows": rows, **doc}, sort_keys=True).encode()
 

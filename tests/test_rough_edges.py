@@ -89,7 +89,7 @@ def test_a_release_given_as_input_is_refused_in_one_line(run, tmp_path, name):
         (tmp_path / name).write_bytes(gzip.compress(blob) if name.endswith(".gz") else blob)
     for algorithm in ("mm", "nr"):
         line = one_error_line(run("anonymize", name, "-a", algorithm, "-k", "1", "-o", "again.json"))
-        assert "is a graphanon release file (graphanon-release/2), not data" in line and "GB" not in line
+        assert "is a graphanon release file (graphanon-release/3), not data" in line and "GB" not in line
     line = one_error_line(run("anonymize", "link.json", "-a", "nr", "-k", "1", "-o", "again.json"))
     assert "private link file" in line
     with pytest.raises(DataFormatError, match="release file"):

@@ -8,7 +8,7 @@ made with ``priors=`` is built so that it teaches nothing the priors did not:
 Every record gets again the row (base, distance, threshold, label) the prior
 published for it -- the producer reads it from the prior's private link -- in
 a fresh secret row order under fresh pseudonyms and a fresh fingerprint
-salt. Each record's candidates are then the same rows as in the prior, so
+key. Each record's candidates are then the same rows as in the prior, so
 the composition is the prior itself: a new release with a requirement no
 stronger than the prior's (``k``, ``l`` in its parameters) meets it jointly.
 A stronger requirement cannot be met by any release composed with the
@@ -56,11 +56,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from graphanon.counting.containment import record_supports
+from graphanon.counting.rows import canonical_row_order
 from graphanon.counting.support import generalize_matrix, minimal_infrequent_itemsets
 from graphanon.errors import DataMismatchError, InfeasibleError, ParameterError
 from graphanon.release import check_same_data
+from graphanon.release.fingerprint import same_fingerprint
 from graphanon.release.link import ReleaseLink
 from graphanon.release.publish import publish
 
@@ -95,8 +98,9 @@ class Prior:
     release : Release
     link : ReleaseLink, optional
         The prior's private link (``anonymize --link-out``); nonreciprocal
-        reuse needs it. Default: ``release.link`` (set on a release made in
-        this session).
+        reuse needs it, and it holds the key that verifies the prior was
+        made from the data (:func:`~graphanon.release.check_same_data`).
+        Default: ``release.link`` (set on a release made in this session).
     """
 
     release: Any
@@ -136,7 +140,31 @@ def _check_data(data, priors: list[Prior], kind: str, method: str) -> None:
                 f"prior {i} is a {getattr(p.release, 'kind', type(p.release).__name__)} release; {method} "
                 f"releases compose only with {kind.replace('_', ' ')} priors"
             )
-        check_same_data(data, p.release)
+        if not check_same_data(data, p.release, link=p.private_link) and kind == "global_recoding":
+            _check_recodes(data, p.release, i)
+
+
+def _check_recodes(data, release, i: int) -> None:
+    """Without the key, check a global-recoding prior from the data: its rows must be the data's recodings.
+
+    The multiset of published rows must equal the multiset of the records
+    recoded by the prior's public recoding (compared exactly after sorting
+    both by :func:`~graphanon.counting.rows.row_hashes`). What generalization
+    hides (records that differ only inside a published item) passes, as it
+    does for any reader of the rows.
+    """
+    if release.n_records != data.n_records:
+        raise DataMismatchError(f"prior {i}: the release was not made from this data (it has {release.n_records} "
+                                f"rows, the data {data.n_records} records); give priors made from this data")
+    recoded = sp.csr_array(generalize_matrix(data.matrix, release.code_for(data), release.n_published_items))
+    published = sp.csr_array(release.records)
+    a = recoded[canonical_row_order(recoded)]
+    b = published[canonical_row_order(published)]
+    a.sort_indices()
+    b.sort_indices()
+    if not (np.array_equal(a.indptr, b.indptr) and np.array_equal(a.indices, b.indices)):
+        raise DataMismatchError(f"prior {i}: the release was not made from this data (its rows are not the data's "
+                                "recodings); give priors made from this data")
 
 
 # ---------------------------------------------------------------------- nonreciprocal: reuse
@@ -158,7 +186,7 @@ def reuse_priors(
         The requirement of the new release; each must be at most the
         priors' own (``params["k"]``, ``params["l"]``).
     unsafe_secret_seed : int, optional
-        Tests only: fixes the fresh row shuffle and salt.
+        Tests only: fixes the fresh row shuffle and fingerprint key.
 
     Returns
     -------
@@ -197,7 +225,8 @@ def reuse_priors(
                 f"prior {i}: reusing a nonreciprocal prior needs its private link (anonymize --link-out; "
                 "CLI --prior-link FILE, Python Prior(release, link))"
             )
-        if link.fingerprint is not None and p.release.fingerprint is not None and link.fingerprint != p.release.fingerprint:
+        if link.fingerprint is not None and p.release.fingerprint is not None and not same_fingerprint(
+                link.fingerprint, p.release.fingerprint):
             raise DataMismatchError(f"prior {i}: the private link belongs to another release (its fingerprint differs); "
                                     "give each prior the link written with it")
         rows.append(link.rows_for(data))

@@ -36,6 +36,9 @@ attack                adversary knows                            bound
 :func:`lost_items_attack` known records; flags a row equal to one   share of the known
                       minus its heaviest category, no gift       records that lost
                       (swapping releases)                        items (base rate)
+:func:`completion_attack` every record but the target's and the    what the rows
+                      file; tests guesses of the missing record  alone allow
+                      against the data fingerprint and counts
 ===================== ========================================== ==================
 
 Candidates are the published rows an adversary cannot rule out
@@ -58,6 +61,13 @@ row-linkage/position: success 0.0500 vs bound 0.5000 (1/k) + margin 0.2850 over 
 """
 
 from graphanon.attacks.candidates import CandidateSets, candidate_sets, row_signatures
+from graphanon.attacks.completion import (
+    CompletionTarget,
+    completion_attack,
+    completion_count,
+    completion_guesses,
+    file_oracle,
+)
 from graphanon.attacks.itemlink import known_items, m_item_linkage
 from graphanon.attacks.known_labels import feasible_edges, known_label_attack, same_seed_attack
 from graphanon.attacks.label_linkage import known_label_linkage
@@ -73,9 +83,14 @@ from graphanon.attacks.tendency import partner_tendency
 __all__ = [
     "AttackResult",
     "CandidateSets",
+    "CompletionTarget",
     "candidate_sets",
     "chernoff_margin",
+    "completion_attack",
+    "completion_count",
+    "completion_guesses",
     "feasible_edges",
+    "file_oracle",
     "guess_rows",
     "known_items",
     "known_label_attack",

@@ -299,3 +299,36 @@ def main(max_memory: str | None) -> None:
             set_max_memory(parse_memory(max_memory))
         except GraphanonError as exc:
             raise GraphanonError(f"--max-memory: {exc}") from None
+
+
+def check_data(data, release, *, link=None, name: str | None = None) -> str | None:
+    """:func:`~graphanon.release.check_same_data` for a command: a mismatch fails; returns the note to print, or None.
+
+    A release whose fingerprint is keyed can be verified only with its
+    private link (the key is there). Without one the command goes on; the
+    returned note (:data:`~graphanon.release.fingerprint.UNVERIFIED_NOTE`,
+    prefixed by ``name`` when given) is printed by :func:`echo_note` as the
+    last line of the command's text result, or told in its JSON object as
+    ``"data_verified": false``.
+    """
+    from graphanon.release.fingerprint import UNVERIFIED_NOTE, check_same_data
+
+    try:
+        verified = check_same_data(data, release, link=link)
+    except GraphanonError as exc:
+        raise type(exc)(f"{name}: {exc}" if name else str(exc)) from None
+    if verified or release.fingerprint is None:
+        return None
+    return f"{name + ': ' if name else ''}{UNVERIFIED_NOTE}"
+
+
+def echo_note(note: str | None) -> None:
+    """Print ``graphanon: note: NOTE`` after the command's text result (nothing for None), within 80 columns.
+
+    On stdout, as part of the result: stderr is for errors and progress only.
+    """
+    if note:
+        import textwrap
+
+        click.echo(textwrap.fill(f"graphanon: note: {note}", 80, subsequent_indent="  ", break_long_words=False,
+                                 break_on_hyphens=False))

@@ -49,7 +49,8 @@ from graphanon.errors import GraphanonError
                    "its model (nr, cahd reuse the prior's rows; cut, aa, hghs, mhghs coarsen to the priors' "
                    "common refinement); refused when it cannot.")
 @click.option("--prior-link", "prior_link_paths", multiple=True, type=click.Path(dir_okay=False),
-              help="The PRIVATE link of each --prior, in the same order (nr, cahd need it).")
+              help="The PRIVATE link of each --prior, in the same order (nr, cahd need it; for the others it "
+                   "verifies that the prior was made from INPUT).")
 @click.option("--json", "json_out", is_flag=True, help="Print a JSON summary.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run the method's distributed part on Dask (nr: the Gray-TSP segments; aa: its support counting; "
@@ -352,9 +353,11 @@ def _read_priors(spec, data, prior_paths, prior_link_paths):
         raise GraphanonError(f"--prior: algorithm {spec.name!r} cannot compose a release with earlier ones; "
                              f"--prior works with {prior_methods_text()}")
     reuse = PRIOR_METHODS[spec.name].startswith("reuses")
-    if prior_link_paths and not reuse:
-        raise GraphanonError(f"--prior-link: algorithm {spec.name!r} coarsens to the priors' published recodings "
-                             "and reads no private link; drop --prior-link")
+    if prior_link_paths and len(prior_link_paths) != len(prior_paths):
+        if not reuse:
+            raise GraphanonError(f"--prior-link: algorithm {spec.name!r} coarsens to the priors' published recodings "
+                                 "and reads each link only to verify the prior's data: give one --prior-link per "
+                                 f"--prior ({len(prior_paths)} prior(s), {len(prior_link_paths)} link(s)), or none")
     if reuse and len(prior_link_paths) != len(prior_paths):
         raise GraphanonError(f"--prior: algorithm {spec.name!r} reuses each prior's rows and needs its private link: "
                              f"give one --prior-link per --prior ({len(prior_paths)} prior(s), "
@@ -362,11 +365,12 @@ def _read_priors(spec, data, prior_paths, prior_link_paths):
     priors = []
     for i, path in enumerate(prior_paths):
         release = load_release(path)
-        try:
-            check_same_data(data, release)
+        link = load_link(prior_link_paths[i]) if prior_link_paths else None
+        try:  # without a link, a global-recoding prior is checked from the data (algorithms/prior.py)
+            check_same_data(data, release, link=link)
         except GraphanonError as exc:
             raise type(exc)(f"--prior {path}: {exc}") from None
-        priors.append(Prior(release, load_link(prior_link_paths[i]) if reuse else None))
+        priors.append(Prior(release, link))
     return priors
 
 

@@ -15,7 +15,9 @@ import click
 from graphanon.cli._app import (
     EXIT_VIOLATED,
     SEED,
+    check_data,
     echo_json,
+    echo_note,
     input_options,
     main,
     parse_param_pairs,
@@ -174,7 +176,7 @@ def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=
 def attack(input_, release_paths, link_paths, known_labels, m_items, params, taxonomy, seed, allow_mismatch, json_out,
            fmt, sep, tid, item, label):
     """Run the adversaries of graphanon.attacks against each RELEASE of DATA (exit 1 above a bound)."""
-    from graphanon.release import check_same_data, load_release
+    from graphanon.release import load_release
     from graphanon.taxonomy.categories import parse_categories
 
     if link_paths and len(link_paths) != len(release_paths):
@@ -190,21 +192,24 @@ def attack(input_, release_paths, link_paths, known_labels, m_items, params, tax
         categories = parse_categories(param_dict["categories"], data, taxonomy_option(taxonomy, data, bundled))
     external = read_input(param_dict["external"], fmt, sep, tid, item, None)[0] if "external" in param_dict else None
     public_tax = taxonomy_option(taxonomy, data, bundled) if external is not None else None
-    out = []
+    out, notes = [], []
     for i, path in enumerate(release_paths):
         release = load_release(path)
-        if not allow_mismatch:
-            check_same_data(data, release)
         link = _with_link(release, _load_any_link(link_paths[i])) if link_paths else None
+        note = None if allow_mismatch else check_data(data, release, link=link, name=str(path))
         results, skipped = run_attacks(data, release, link=link, known_labels=known_labels, m=m_items,
                                        categories=categories, seed=seed, taxonomy=public_tax, external=external)
         out.append({"release": str(path), "kind": release.kind, "algorithm": release.algorithm,
-                    "attacks": [r.to_dict() for r in results], "skipped": skipped})
+                    "attacks": [r.to_dict() for r in results], "skipped": skipped,
+                    **({"data_verified": False} if note else {})})
+        notes.append(note)
     above = sum(not a["within_bound"] for r in out for a in r["attacks"])
     if json_out:
         echo_json({"data": input_, "releases": out, "above_bound": above})
     else:
         _print_table(out)
+        for note in notes:
+            echo_note(note)
     sys.exit(EXIT_VIOLATED if above else 0)
 
 

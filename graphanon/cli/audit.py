@@ -9,7 +9,9 @@ import click
 from graphanon.cli._app import (
     EXIT_VIOLATED,
     SEED,
+    check_data,
     echo_json,
+    echo_note,
     input_options,
     main,
     parse_m,
@@ -36,14 +38,15 @@ from graphanon.errors import GraphanonError
 @click.option("--examples", default=10, show_default=True, type=click.IntRange(min=0),
               help="Counter-examples to report.")
 @click.option("--allow-mismatch", is_flag=True, help="Audit even when the release was not made from INPUT.")
-@click.option("--link", "link_path", default=None, type=click.Path(dir_okay=False),
+@click.option("--link", "link_paths", multiple=True, type=click.Path(dir_okay=False),
               help="PRIVATE link file from `anonymize --link-out`: audit each record against its own row "
-                   "(refused when the link was not made with RELEASE).")
+                   "(refused when the link was not made with RELEASE); with several RELEASEs, one per release "
+                   "in their order, used only to verify that each was made from INPUT.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Count on Dask: a scheduler address (tcp://host:8786) or local:N for N local workers "
                    "(needs graphanon[dask]; km and transactional models).")
 @input_options
-def audit(input_, release_paths, model, k, m_value, params, taxonomy, json_out, examples, allow_mismatch, link_path,
+def audit(input_, release_paths, model, k, m_value, params, taxonomy, json_out, examples, allow_mismatch, link_paths,
           scheduler, fmt, sep, tid, item, label):
     """Audit RELEASE against INPUT for a privacy model (exit 1 when violated).
 
@@ -51,23 +54,28 @@ def audit(input_, release_paths, model, k, m_value, params, taxonomy, json_out, 
     "Publishing more than once"); every release must have been made from INPUT.
     """
     from graphanon.privacy.registry import build_model
-    from graphanon.release import check_same_data, load_release
+    from graphanon.release import load_release
 
     data, bundled = read_input(input_, fmt, sep, tid, item, label)
     releases = [load_release(path) for path in release_paths]
-    if not allow_mismatch:
-        for path, release in zip(release_paths, releases, strict=True):
-            try:
-                check_same_data(data, release)
-            except GraphanonError as exc:
-                raise type(exc)(f"{path}: {exc}" if len(releases) > 1 else str(exc)) from None
-    if link_path is not None:
-        if len(releases) > 1:
-            raise GraphanonError("--link audits one release against its own private link; the joint audit of "
-                                 "several releases reads what the adversary reads (drop --link or give one RELEASE)")
-        from graphanon.release.private_link import attach_link, load_private_link
+    from graphanon.release.private_link import attach_link, load_private_link
 
-        attach_link(releases[0], load_private_link(link_path))
+    links = [None] * len(releases)
+    if link_paths:
+        if len(releases) > 1 and len(link_paths) != len(releases):
+            raise GraphanonError(f"{len(link_paths)} --link for {len(releases)} releases: the joint audit reads what "
+                                 "the adversary reads and takes the links only to verify each release's data; give "
+                                 "one --link per RELEASE, in their order, or none")
+        if len(releases) == 1 and len(link_paths) > 1:
+            raise GraphanonError(f"{len(link_paths)} --link for one release: give its own private link once")
+        links = [load_private_link(path) for path in link_paths]
+        if len(releases) == 1:  # the audit of one release checks each record against its own row
+            attach_link(releases[0], links[0])
+    notes = []
+    if not allow_mismatch:
+        for path, release, link in zip(release_paths, releases, links, strict=True):
+            notes.append(check_data(data, release, link=link, name=path if len(releases) > 1 else None))
+    notes = [n for n in notes if n]
     param_dict = parse_param_pairs(params)
     tax = None
     if taxonomy is not None or param_dict.get("categories", "").startswith("taxonomy-level"):
@@ -82,7 +90,7 @@ def audit(input_, release_paths, model, k, m_value, params, taxonomy, json_out, 
         joint = JointAudit(privacy_model)
         with progress_bar(show_progress(json_out)) as progress:
             report = joint.audit(data, releases, max_examples=examples, progress=progress, check_data=False)
-        _print_report(report, json_out)
+        _print_report(report, json_out, notes)
         sys.exit(0 if report.satisfied else EXIT_VIOLATED)
     release = releases[0]
     with progress_bar(show_progress(json_out)) as progress:
@@ -90,15 +98,18 @@ def audit(input_, release_paths, model, k, m_value, params, taxonomy, json_out, 
             report = privacy_model.audit(data, release, max_examples=examples, progress=progress)
         else:
             report = _audit_on_dask(privacy_model, model, scheduler, data, release, examples, progress)
-    _print_report(report, json_out)
+    _print_report(report, json_out, notes)
     sys.exit(0 if report.satisfied else EXIT_VIOLATED)
 
 
-def _print_report(report, json_out: bool) -> None:
+def _print_report(report, json_out: bool, notes: list) -> None:
+    """The report; a release whose data could not be verified says so (``data_verified`` in JSON, else a note)."""
     if json_out:
-        echo_json(report.to_dict())
+        echo_json({**report.to_dict(), **({"data_verified": False} if notes else {})})
     else:
         click.echo(str(report))
+        for note in notes:
+            echo_note(note)
 
 
 def _audit_on_dask(privacy_model, model: str, scheduler: str, data, release, examples: int, progress):
@@ -139,15 +150,18 @@ def evaluate(input_, release_path, queries, q, seed, link_path, allow_mismatch, 
     from graphanon.metrics.evaluate import evaluate_release
     from graphanon.metrics.meaning import describe_metrics
     from graphanon.release import load_release
-    from graphanon.release.private_link import load_private_link
+    from graphanon.release.private_link import attach_link, load_private_link
 
     data, _ = read_input(input_, fmt, sep, tid, item, label)
     release = load_release(release_path)
     link = None if link_path is None else load_private_link(link_path)
-    result = evaluate_release(data, release, queries=queries, q=q, rng=seed, link=link, allow_mismatch=allow_mismatch)
+    if link is not None:
+        attach_link(release, link)
+    note = None if allow_mismatch else check_data(data, release)
+    result = evaluate_release(data, release, queries=queries, q=q, rng=seed, link=link, allow_mismatch=True)
     meaning = describe_metrics(result)
     if json_out:
-        echo_json({**result, "meaning": meaning})
+        echo_json({**result, "meaning": meaning, **({"data_verified": False} if note else {})})
         return
     import textwrap
 
@@ -167,3 +181,4 @@ def evaluate(input_, release_path, queries, q, seed, link_path, allow_mismatch, 
         if about["direction"] != "context":
             click.echo(textwrap.fill(f"{about['meaning']}; unit: {about['unit']}", 79, initial_indent=" " * 24,
                                      subsequent_indent=" " * 24))
+    echo_note(note)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from graphanon.cli._app import echo_json, input_options, main, read_input
+from graphanon.cli._app import check_data, echo_json, echo_note, input_options, main, read_input
 from graphanon.errors import GraphanonError
 
 
@@ -35,21 +35,22 @@ def report(input_, release_path, ms, no_inf, k_grid, top, allow_mismatch, json_o
     and the most exposed itemsets (docs/report.md).
     """
     from graphanon.privacy.achieved import achieved_privacy
-    from graphanon.release import check_same_data, load_release
+    from graphanon.release import load_release
 
     m_values = _int_list(ms, "-m")
     grid = _int_list(k_grid, "--k-grid")
     data, _ = read_input(input_, fmt, sep, tid, item, label)
-    release = None
+    release, note = None, None
     if release_path is not None:
         release = load_release(release_path)
         if not allow_mismatch:
-            check_same_data(data, release)
+            note = check_data(data, release)
     rep = achieved_privacy(data, release, ms=m_values, unbounded=not no_inf, k_grid=grid, top=top)
     if json_out:
-        echo_json(rep.to_dict())
+        echo_json({**rep.to_dict(), **({"data_verified": False} if note else {})})
         return
     _print(rep, input_ if release_path is None else release_path)
+    echo_note(note)
 
 
 def _print(rep, name: str) -> None:

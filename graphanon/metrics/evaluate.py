@@ -150,7 +150,9 @@ def evaluate_release(
     allow_mismatch : bool
         Skip :func:`~graphanon.release.check_same_data` (which otherwise
         raises :class:`~graphanon.errors.DataMismatchError` when the release
-        was not made from ``original``).
+        was not made from ``original``; it verifies with the key in the
+        release's private link -- ``link`` or ``release.link`` -- and, with
+        none, cannot verify, so the metrics are computed unchecked).
 
     Returns
     -------
@@ -173,10 +175,10 @@ def evaluate_release(
     graphanon.metrics.evaluate_nonreciprocal : The metrics of a nonreciprocal release.
     graphanon.privacy.KmAnonymity : An audit: the privacy side of the same release.
     """
-    if not allow_mismatch:
-        check_same_data(original, release)
     if link is not None:
         attach_link(release, link)
+    if not allow_mismatch:
+        check_same_data(original, release)
     # a split release has more rows than records; a synthetic (DP) one a noisy number of rows
     if (original.n_records != release.n_records and getattr(release, "moves", None) != "split"
             and release.kind != "synthetic"):

@@ -212,8 +212,10 @@ class JointAudit:
         progress : callable(done, total, message), optional
         check_data : bool
             Check each release's data fingerprint against ``original``
-            (:func:`~graphanon.release.check_same_data`; releases without one
-            are not checked) and raise
+            (:func:`~graphanon.release.check_same_data`, with the private
+            link attached to the release, ``release.link``, which holds the
+            key; releases without a fingerprint or a link are not checked:
+            the keyed digest cannot be verified without the key) and raise
             :class:`~graphanon.errors.DataMismatchError` on a mismatch.
 
         Returns

@@ -1,10 +1,10 @@
 """Releases: what an anonymizer publishes.
 
 Every release kind implements the :class:`~graphanon.release.base.Release`
-protocol: save/load (``graphanon-release/2``, JSON or JSON.gz), text
+protocol: save/load (``graphanon-release/3``, JSON or JSON.gz), text
 rendering by pseudonym, COUNT-query estimation over its possible worlds, and
 a match graph against the original data. Anonymizers end with
-:func:`publish`: rows shuffled by a secret permutation, a salted fingerprint
+:func:`publish`: rows shuffled by a secret permutation, a keyed fingerprint
 of the data (:func:`check_same_data`), and a private :class:`ReleaseLink`
 that is never saved with the release (``docs/privacy.md``).
 

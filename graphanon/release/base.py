@@ -1,8 +1,9 @@
 """The release protocol shared by every publication model.
 
-A saved release (``graphanon-release/2``) holds what is safe to hand to an
+A saved release (``graphanon-release/3``) holds what is safe to hand to an
 adversary: the published rows in a random order, the method and its
-parameters, and a salted fingerprint of the data it was made from. It never
+parameters, and a keyed fingerprint of the data it was made from (its key
+stays in the private link). It never
 holds original record ids, the input order, a seed or the names of
 suppressed items. Rows are named by pseudonyms derived from their position
 (``p1 .. pN``), which say nothing because the order is random.
@@ -10,7 +11,10 @@ suppressed items. Rows are named by pseudonyms derived from their position
 Files of the first format (``graphanon-release/1``) published the original
 record ids in input order -- which gives the secret assignment of a
 nonreciprocal release away -- and are refused with a message that says to
-re-run the anonymizer.
+re-run the anonymizer. Files of the second format (``graphanon-release/2``)
+published a salted digest of the data with its salt and the data's counts in
+clear -- a test for guesses of the data; they load with a
+:class:`~graphanon.errors.LegacyFingerprintWarning` naming the leak.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import gzip
 import json
 import os
 import re
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Iterable
 from pathlib import Path
@@ -27,9 +32,20 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.errors import GraphanonError, ParameterError, ReleaseFormatError
+from graphanon.errors import (
+    GraphanonError,
+    LegacyFingerprintWarning,
+    ParameterError,
+    ReleaseFormatError,
+)
 from graphanon.readwrite.files import IntRows, JsonPieces, iter_json_document, write_json_document
-from graphanon.release.fingerprint import FINGERPRINT_KEYS
+from graphanon.release.fingerprint import (
+    COUNT_KEYS,
+    FINGERPRINT_KEYS,
+    FINGERPRINT_SCHEME,
+    LEGACY_FINGERPRINT_KEYS,
+    is_legacy,
+)
 from graphanon.utils.registry import LazyRegistry
 
 if TYPE_CHECKING:
@@ -37,8 +53,16 @@ if TYPE_CHECKING:
 
 __all__ = ["FORMAT_TAG", "PUBLISHED_PARAMS", "Release", "check_published_params", "load_release", "release_kinds"]
 
-FORMAT_TAG = "graphanon-release/2"
+FORMAT_TAG = "graphanon-release/3"
 _OLD_FORMATS = {"graphanon-release/1"}
+#: Still read, with a warning: the data fingerprint in clear (salt and counts).
+LEGACY_FORMAT_TAG = "graphanon-release/2"
+LEGACY_WARNING = (
+    "this graphanon-release/2 file publishes its data's record, item and occurrence counts and a salted digest "
+    "of the exact data with its salt: anyone who knows every record but one can test guesses of the last one "
+    "against them (docs/privacy.md, 'The data fingerprint'); do not publish it further -- re-run "
+    "`graphanon anonymize` to make a graphanon-release/3 file (keyed fingerprint)"
+)
 #: Parameter names that would give a secret away; a release refuses to record them.
 FORBIDDEN_PARAMS = frozenset({"seed", "rng", "unsafe_secret_seed", "random_state"})
 
@@ -240,9 +264,11 @@ class Release(ABC):
         ``("p1", ..., "pN")``: the name of each published row, derived from
         its position (rows are in a random order, so names reveal nothing).
     fingerprint : dict or None
-        Salted fingerprint of the data the release was made from
-        (:func:`~graphanon.release.fingerprint.data_fingerprint`); saved as
-        ``"data_fingerprint"``. None for hand-made releases.
+        Keyed fingerprint of the data the release was made from
+        (:func:`~graphanon.release.fingerprint.data_fingerprint`; the key is
+        in the private link); saved as ``"data_fingerprint"``. A salted
+        ``graphanon-release/2`` fingerprint (counts in clear) is saved under
+        that old format tag. None for hand-made releases.
     link : ReleaseLink or None
         The PRIVATE link from original records to published rows, set by
         :func:`~graphanon.release.publish.publish`; in memory only, never saved
@@ -276,7 +302,7 @@ class Release(ABC):
         self.algorithm = algorithm
         self.params = json_params(params)
         self._n_records = int(n_records)
-        self.fingerprint = _check_fingerprint(fingerprint)
+        self.fingerprint = _check_fingerprint(fingerprint, legacy=is_legacy(fingerprint))
         # the private link (ReleaseLink, or SplitLink for split records) and the family's frozen trace
         self.link: Any = None
         self.trace: Any = None
@@ -354,7 +380,7 @@ class Release(ABC):
     def _document(self) -> dict:
         """:meth:`to_dict` with the record lists still :class:`~graphanon.readwrite.files.IntRows` (encoded by numpy)."""
         return {
-            "format": FORMAT_TAG,
+            "format": LEGACY_FORMAT_TAG if is_legacy(self.fingerprint) else FORMAT_TAG,
             "kind": self.kind,
             "algorithm": self.algorithm,
             "params": self.params,
@@ -425,7 +451,7 @@ class Release(ABC):
                 f"lets anyone link rows to people; do not publish it -- re-run `graphanon anonymize` to make a "
                 f"{FORMAT_TAG} release"
             )
-        if got != FORMAT_TAG:
+        if got not in (FORMAT_TAG, LEGACY_FORMAT_TAG):
             raise ReleaseFormatError(f"not a {FORMAT_TAG} document (format tag: {got!r})")
         kind = doc.get("kind")
         if kind not in _KINDS:
@@ -440,7 +466,10 @@ class Release(ABC):
         if not isinstance(doc["params"], dict):
             raise ReleaseFormatError("release params must be a JSON object")
         release = kind_class._from_payload(doc, algorithm=doc["algorithm"], params=doc["params"], n_records=n)
-        release.fingerprint = _check_fingerprint(doc.get("data_fingerprint"))
+        legacy = got == LEGACY_FORMAT_TAG
+        if legacy:
+            warnings.warn(LEGACY_WARNING, LegacyFingerprintWarning, stacklevel=2)
+        release.fingerprint = _check_fingerprint(doc.get("data_fingerprint"), legacy=legacy)
         return release
 
     def __repr__(self) -> str:
@@ -451,16 +480,21 @@ class Release(ABC):
 _HEX = re.compile(r"^[0-9a-f]*$")
 
 
-def _check_fingerprint(fp) -> dict | None:
+def _check_fingerprint(fp, *, legacy: bool = False) -> dict | None:
+    """The ``data_fingerprint`` field checked: keyed (``/3``), or salted with counts (``/2``)."""
     if fp is None:
         return None
-    if not isinstance(fp, dict) or any(key not in fp for key in FINGERPRINT_KEYS):
-        raise ReleaseFormatError(f"data_fingerprint must be an object with fields {', '.join(FINGERPRINT_KEYS)}")
-    if not all(isinstance(fp[key], str) and _HEX.match(fp[key]) for key in ("salt", "digest")):
-        raise ReleaseFormatError("data_fingerprint salt and digest must be lower-case hexadecimal text")
-    if not all(isinstance(fp[key], int) and not isinstance(fp[key], bool) for key in FINGERPRINT_KEYS[2:]):
+    keys = LEGACY_FINGERPRINT_KEYS if legacy else FINGERPRINT_KEYS
+    if not isinstance(fp, dict) or set(fp) != set(keys):
+        raise ReleaseFormatError(f"data_fingerprint must be an object with the fields {', '.join(keys)} only")
+    hexes = ("salt", "digest") if legacy else ("digest",)
+    if not all(isinstance(fp[key], str) and _HEX.match(fp[key]) for key in hexes):
+        raise ReleaseFormatError(f"data_fingerprint {' and '.join(hexes)} must be lower-case hexadecimal text")
+    if legacy and not all(isinstance(fp[key], int) and not isinstance(fp[key], bool) for key in COUNT_KEYS):
         raise ReleaseFormatError("data_fingerprint counts must be whole numbers")
-    return {key: fp[key] for key in FINGERPRINT_KEYS}
+    if not legacy and fp["scheme"] != FINGERPRINT_SCHEME:
+        raise ReleaseFormatError(f"data_fingerprint scheme {fp['scheme']!r} is unknown; {FINGERPRINT_SCHEME!r} expected")
+    return {key: fp[key] for key in keys}
 
 
 def read_json_file(path: Path, what: str):

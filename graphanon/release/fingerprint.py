@@ -1,35 +1,44 @@
-"""Fingerprint of the data a release was made from, and the check that uses it.
+"""Fingerprint of the data a release was made from, and the one check that uses it.
 
-A release records a *salted digest* of its original data so that ``audit``
-and ``evaluate`` can refuse to compare it with other data (a shuffled copy
-is the same data; another dataset of the same size, or one changed record,
-is not). The digest is SHA-256 over the canonical multiset of records -- each
-record as the sorted list of its item labels (as text), the records sorted --
-together with the item vocabulary and the counts, keyed by a random salt
-drawn for each release.
+A release records a **keyed digest** of its original data so that ``audit``,
+``evaluate``, the joint audit and ``--prior`` can refuse to compare it with
+other data (a shuffled copy is the same data; another dataset of the same
+size, or one changed record, is not). The digest is HMAC-SHA256 over the
+canonical multiset of records -- each record as the sorted list of its item
+labels (as text), the records sorted -- together with the item vocabulary
+and the counts, under a 256-bit key drawn for each release.
 
-What it reveals: the counts (records, items, occurrences) in clear, which
-the release shows anyway. The digest lets someone who already holds the
-exact full dataset confirm that it is the source; the salt stops anyone from
-precomputing or comparing digests across releases. It does not help with
-anything else -- but note that an adversary who knows every record but one
-can test guesses of the last one against it (that adversary already learns
-much more from the release itself). See ``docs/privacy.md``.
+Only ``{"scheme", "digest"}`` is published. The **key** and the **counts**
+(records, items, occurrences) live on the private side: the private link
+(``release.link``, ``anonymize --link-out``). Without the key the digest is
+a pseudorandom string: an adversary who knows every record but the target's
+cannot test a guess of the data against it (docs/privacy.md, "The data
+fingerprint"). With the link, :func:`check_same_data` verifies the data.
+
+Releases of format ``graphanon-release/2`` published a *salted* digest with
+its salt and the counts in clear -- an oracle for exactly that adversary
+(:func:`graphanon.attacks.completion_attack`). They still load, with a
+:class:`~graphanon.errors.LegacyFingerprintWarning`, and are still checked
+(:func:`legacy_fingerprint`).
 
 Examples
 --------
 >>> from graphanon.data import from_iterable
 >>> a = from_iterable([["x", "y"], ["y"]])
 >>> b = from_iterable([["y"], ["y", "x"]])          # the same records, shuffled
->>> data_fingerprint(a, salt="00")["digest"] == data_fingerprint(b, salt="00")["digest"]
+>>> key = "00" * 32
+>>> data_fingerprint(a, key=key) == data_fingerprint(b, key=key)
 True
->>> data_fingerprint(a, salt="00")["digest"] == data_fingerprint(a, salt="01")["digest"]
+>>> data_fingerprint(a, key=key) == data_fingerprint(a, key="01" * 32)
 False
+>>> sorted(data_fingerprint(a, key=key))            # no counts, no key
+['digest', 'scheme']
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import re
 
@@ -40,47 +49,120 @@ from graphanon.counting.rows import canonical_row_order, row_hashes
 from graphanon.errors import DataMismatchError, ReleaseFormatError
 
 __all__ = [
-    "FINGERPRINT_KEYS", "canonical_rows", "canonical_vocabulary", "check_same_data", "data_fingerprint",
-    "fingerprint_from_parts", "json_strings", "ordered_digest", "ordered_digest_from_parts", "same_fingerprint",
+    "COUNT_KEYS", "FINGERPRINT_KEYS", "FINGERPRINT_SCHEME", "LEGACY_FINGERPRINT_KEYS", "UNVERIFIED_NOTE",
+    "canonical_rows", "canonical_vocabulary", "check_same_data", "data_counts", "data_fingerprint",
+    "fingerprint_from_parts", "is_legacy", "json_strings", "legacy_fingerprint", "new_data_key",
+    "ordered_digest", "ordered_digest_from_parts", "same_fingerprint",
 ]
 
-FINGERPRINT_KEYS = ("salt", "digest", "records", "items", "occurrences")
+#: The published fingerprint: the scheme and the keyed digest, nothing else.
+FINGERPRINT_KEYS = ("scheme", "digest")
+FINGERPRINT_SCHEME = "hmac-sha256"
+#: The private counts the link keeps beside the key (for a mismatch message that says what differs).
+COUNT_KEYS = ("records", "items", "occurrences")
+#: What ``graphanon-release/2`` files published: the salt and the counts in clear.
+LEGACY_FINGERPRINT_KEYS = ("salt", "digest", "records", "items", "occurrences")
+#: One line a check prints when a release's data could not be verified (no key at hand).
+UNVERIFIED_NOTE = "data not verified: the key is in the release's private link (--link)"
 _DOMAIN = b"graphanon-data-fingerprint/1\0"
+_KEYED_DOMAIN = b"graphanon-data-fingerprint/2\0"
+_ORDERED_DOMAIN = b"graphanon-ordered-data/1\0"
+_KEYED_ORDERED_DOMAIN = b"graphanon-ordered-data/2\0"
 _CHUNK_ROWS = 1 << 16  # rows hashed at a time (the digest does not depend on it)
+_KEY_BYTES = 32
 
 
-def data_fingerprint(data, *, salt: str) -> dict:
-    """The salted, order-independent fingerprint of ``data``.
+def new_data_key(gen) -> str:
+    """A fresh fingerprint key: 32 bytes from the secret generator ``gen``, as 64 hexadecimal digits.
+
+    Examples
+    --------
+    >>> from graphanon.utils.randomness import secret_generator
+    >>> len(new_data_key(secret_generator(0)))
+    64
+    """
+    return gen.bytes(_KEY_BYTES).hex()
+
+
+def data_fingerprint(data, *, key: str) -> dict:
+    """The keyed, order-independent fingerprint of ``data`` (what a release publishes).
 
     Parameters
     ----------
     data : TransactionData
-    salt : str
-        Hexadecimal salt (a release draws 16 random bytes).
+    key : str
+        Hexadecimal key (:func:`new_data_key`); private, kept in the release's link.
+
+    Returns
+    -------
+    dict
+        ``{"scheme": "hmac-sha256", "digest": hex}``.
+
+    Notes
+    -----
+    Complexity: O(occurrences + n log n + d log d): canonical item ranks, rows sorted by
+    a vectorized set hash, one HMAC-SHA256 pass over the canonical arrays.
+
+    References
+    ----------
+    Bellare, Canetti, Krawczyk. Keying hash functions for message authentication.
+    CRYPTO 1996 (HMAC; a pseudorandom function under a secret key).
+    """
+    fp, _ = fingerprint_from_parts(key=key, **_parts(data))
+    return fp
+
+
+def data_counts(data) -> dict:
+    """``{"records", "items", "occurrences"}`` of ``data``: private, kept in the link, never published.
+
+    Examples
+    --------
+    >>> from graphanon.data import from_iterable
+    >>> data_counts(from_iterable([["a"], ["a", "b"]]))
+    {'records': 2, 'items': 2, 'occurrences': 3}
+    """
+    return {"records": int(data.n_records), "items": int(len(data.items)), "occurrences": int(data.matrix.nnz)}
+
+
+def legacy_fingerprint(data, *, salt: str) -> dict:
+    """The salted fingerprint ``graphanon-release/2`` files published (salt and counts in clear).
+
+    Kept to check old files and to show their leak (the completion attack,
+    :func:`graphanon.attacks.completion_attack`); never written by a new release.
 
     Returns
     -------
     dict
         ``{"salt", "digest", "records", "items", "occurrences"}``.
 
-    Notes
-    -----
-    Complexity: O(occurrences + n log n + d log d): canonical item ranks, rows sorted by
-    a vectorized set hash, one SHA-256 pass over the canonical arrays.
+    Examples
+    --------
+    >>> from graphanon.data import from_iterable
+    >>> legacy_fingerprint(from_iterable([["a"], ["a", "b"]]), salt="ab")["occurrences"]
+    3
     """
+    parts = _parts(data)
+    h, nnz = _hasher(_DOMAIN, _salted(salt), parts["shape"], parts["vocabulary"], parts["lengths"], parts["rows"])
+    shape = parts["shape"]
+    return {"salt": salt, "digest": h.hexdigest(), "records": int(shape[0]), "items": int(shape[1]),
+            "occurrences": nnz}
+
+
+def _parts(data) -> dict:
     X, rank, vocabulary = _canonical(data)
     order = canonical_row_order(X, row_hashes(X, relabel=rank)) if X.shape[0] else None
     lengths, rows = _pieces(X, rank, order)
-    return fingerprint_from_parts(salt=salt, shape=X.shape, vocabulary=vocabulary, lengths=lengths, rows=rows)
+    return {"shape": X.shape, "vocabulary": vocabulary, "lengths": lengths, "rows": rows}
 
 
-def fingerprint_from_parts(*, salt: str, shape: tuple[int, int], vocabulary: list[str], lengths, rows) -> dict:
-    """:func:`data_fingerprint` of records given in pieces, in their canonical order.
+def fingerprint_from_parts(*, key: str, shape: tuple[int, int], vocabulary: list[str], lengths, rows
+                           ) -> tuple[dict, dict]:
+    """:func:`data_fingerprint` and :func:`data_counts` of records given in pieces, in their canonical order.
 
     Parameters
     ----------
-    salt : str
-        Hexadecimal salt.
+    key : str
+        Hexadecimal key.
     shape : (int, int)
         Records and items.
     vocabulary : list of str
@@ -95,46 +177,52 @@ def fingerprint_from_parts(*, salt: str, shape: tuple[int, int], vocabulary: lis
 
     Returns
     -------
-    dict
+    fingerprint : dict
         As :func:`data_fingerprint`; equal to it for the same records.
+    counts : dict
+        As :func:`data_counts` (private).
 
     Notes
     -----
     What a writer uses when the records are on Dask workers: it gathers
     the per-row hashes (16 bytes a record), sorts them, and streams the
-    records in that order; SHA-256 fed in pieces equals SHA-256 of their
-    concatenation.
+    records in that order; HMAC-SHA256 fed in pieces equals HMAC-SHA256 of
+    their concatenation.
     """
-    h, nnz = _hasher(_DOMAIN, salt, shape, vocabulary, lengths, rows)
-    return {"salt": salt, "digest": h.hexdigest(), "records": int(shape[0]), "items": int(shape[1]),
-            "occurrences": nnz}
+    h, nnz = _hasher(_KEYED_DOMAIN, _keyed(key), shape, vocabulary, lengths, rows)
+    counts = {"records": int(shape[0]), "items": int(shape[1]), "occurrences": nnz}
+    return {"scheme": FINGERPRINT_SCHEME, "digest": h.hexdigest()}, counts
 
 
-def ordered_digest(data, *, salt: str) -> str:
-    """Salted SHA-256 of ``data`` *in its order*, record ids included.
+def ordered_digest(data, *, key: str, legacy: bool = False) -> str:
+    """Keyed SHA-256 of ``data`` *in its order*, record ids included (private: the link keeps it).
 
     The private link stores it to tell whether data given back to it holds
     the same records under the same ids (a re-read file whose lines were
-    shuffled keeps positional ids but not their records).
+    shuffled keeps positional ids but not their records). ``legacy=True``:
+    ``key`` is the salt of a ``graphanon-release/2`` link (salted SHA-256).
     """
     X, rank, vocabulary = _canonical(data)
     ids = data.record_ids
     lengths, rows = _pieces(X, rank)
     # json.dumps(list_of_ids) fed to the hash a run of ids at a time: the same bytes, no list of all of them
     id_runs = (json_strings(ids[a : a + _CHUNK_ROWS]) for a in range(0, len(ids), _CHUNK_ROWS))
-    return ordered_digest_from_parts(salt=salt, shape=X.shape, vocabulary=vocabulary, lengths=lengths, rows=rows,
-                                     id_runs=id_runs)
+    return ordered_digest_from_parts(key=key, shape=X.shape, vocabulary=vocabulary, lengths=lengths, rows=rows,
+                                     id_runs=id_runs, legacy=legacy)
 
 
-def ordered_digest_from_parts(*, salt: str, shape: tuple[int, int], vocabulary: list[str], lengths, rows,
-                              id_runs) -> str:
+def ordered_digest_from_parts(*, key: str, shape: tuple[int, int], vocabulary: list[str], lengths, rows,
+                              id_runs, legacy: bool = False) -> str:
     """:func:`ordered_digest` of records given in pieces, in their order.
 
     ``lengths`` and ``rows`` as for :func:`fingerprint_from_parts` but in
     the data's order; ``id_runs`` the record ids as consecutive non-empty
     runs of :func:`json_strings` text.
     """
-    h, _ = _hasher(b"graphanon-ordered-data/1\0", salt, shape, vocabulary, lengths, rows)
+    if legacy:
+        h, _ = _hasher(_ORDERED_DOMAIN, _salted(key), shape, vocabulary, lengths, rows)
+    else:
+        h, _ = _hasher(_KEYED_ORDERED_DOMAIN, _keyed(key), shape, vocabulary, lengths, rows)
     h.update(b"[")
     for i, run in enumerate(id_runs):
         h.update(((", " if i else "") + run).encode("utf-8"))
@@ -227,24 +315,47 @@ def _pieces(X: sp.csr_array, rank: np.ndarray, order: np.ndarray | None = None):
     return (lengths[a : a + _CHUNK_ROWS] for a in range(0, n, _CHUNK_ROWS)), rows()
 
 
-def _hasher(domain: bytes, salt: str, shape: tuple[int, int], vocabulary: list[str], lengths, rows):
-    """SHA-256 of the domain, salt, counts, vocabulary, row lengths and ranks of the canonical records, and the occurrences.
+def _hex_bytes(text: str, what: str) -> bytes:
+    try:
+        return bytes.fromhex(text)
+    except (TypeError, ValueError):
+        raise ReleaseFormatError(f"fingerprint {what} must be hexadecimal text, got {text!r}") from None
+
+
+def _salted(salt: str):
+    """The start of a ``graphanon-release/2`` digest: SHA-256 of the domain, then the (public) salt."""
+    salt_bytes = _hex_bytes(salt, "salt")
+
+    def start(domain: bytes):
+        h = hashlib.sha256(domain)
+        h.update(salt_bytes)
+        return h
+
+    return start
+
+
+def _keyed(key: str):
+    """The start of a keyed digest: HMAC-SHA256 under the (private) key, fed the domain first."""
+    key_bytes = _hex_bytes(key, "key")
+    if len(key_bytes) < 16:
+        raise ReleaseFormatError(f"a fingerprint key must hold at least 16 bytes, got {len(key_bytes)}")
+    return lambda domain: hmac.new(key_bytes, domain, hashlib.sha256)
+
+
+def _hasher(domain: bytes, start, shape: tuple[int, int], vocabulary: list[str], lengths, rows):
+    """The hash (``start(domain)``) fed the counts, vocabulary, row lengths and ranks of the canonical records.
 
     ``lengths`` and ``rows`` come in runs (:func:`_pieces`: ``_CHUNK_ROWS``
     rows at a time, or gathered from Dask workers), fed as little-endian
-    int64 (SHA-256 of a concatenation equals the hash fed piece by piece),
+    int64 (a hash of a concatenation equals the hash fed piece by piece),
     so the memory is one run's copy, not a renamed copy of every
     occurrence. The lengths come first, so they are held until the
-    occurrence count (their sum) is known.
+    occurrence count (their sum) is known. Returns the hash object and the
+    occurrence count.
     """
-    try:
-        salt_bytes = bytes.fromhex(salt)
-    except (TypeError, ValueError):
-        raise ReleaseFormatError(f"fingerprint salt must be hexadecimal text, got {salt!r}") from None
     runs = [np.asarray(run).astype("<i8") for run in lengths]
     nnz = int(sum(int(run.sum()) for run in runs))
-    h = hashlib.sha256(domain)
-    h.update(salt_bytes)
+    h = start(domain)
     h.update(np.array([shape[0], shape[1], nnz], dtype="<i8").tobytes())
     h.update(json.dumps(vocabulary, ensure_ascii=False).encode("utf-8"))
     for run in runs:
@@ -255,64 +366,128 @@ def _hasher(domain: bytes, salt: str, shape: tuple[int, int], vocabulary: list[s
     return h, nnz
 
 
+def is_legacy(fp: dict | None) -> bool:
+    """Whether a recorded fingerprint is of the ``graphanon-release/2`` kind (salt and counts in clear)."""
+    return isinstance(fp, dict) and "salt" in fp
+
+
 def same_fingerprint(a: dict | None, b: dict | None) -> bool:
-    """Whether two recorded fingerprints are the same one (same salt and digest)."""
-    return a is not None and b is not None and a.get("salt") == b.get("salt") and a.get("digest") == b.get("digest")
+    """Whether two recorded fingerprints are the same one (same scheme or salt, same digest)."""
+    if a is None or b is None:
+        return False
+    if is_legacy(a) or is_legacy(b):
+        return a.get("salt") == b.get("salt") and a.get("digest") == b.get("digest")
+    return a.get("scheme") == b.get("scheme") and a.get("digest") == b.get("digest")
 
 
 def _counts(fp: dict) -> str:
     return f"{fp['records']} records, {fp['items']} items, {fp['occurrences']} item occurrences"
 
 
-def check_same_data(original, release) -> bool:
-    """Raise :class:`~graphanon.errors.DataMismatchError` unless ``release`` was made from ``original``.
+_ADVICE = "audit or evaluate a release against the data it was made from (or pass --allow-mismatch)"
 
-    The comparison is order-independent: the same records in another order
-    match; another dataset of the same size, or one changed record, do not.
+
+def check_same_data(original, release, *, link=None) -> bool:
+    """Whether ``release`` was made from ``original``: the one check every consumer calls.
+
+    Raises :class:`~graphanon.errors.DataMismatchError` when it was not;
+    returns whether the check could be made. The comparison is
+    order-independent: the same records in another order match; another
+    dataset of the same size, or one changed record, do not.
 
     Parameters
     ----------
     original : TransactionData
+        The data the custodian holds.
     release : Release or dict
-        A release (its ``fingerprint``) or a fingerprint dict.
+        A release (its ``fingerprint``) or a recorded fingerprint dict.
+    link : ReleaseLink or SplitLink, optional
+        The release's private link, which holds the fingerprint's key
+        (default ``release.link``: set by the anonymizer, by
+        :func:`~graphanon.release.private_link.attach_link` or ``--link``).
+        Checked to belong to the release (same published digest).
 
     Returns
     -------
     bool
-        True when the fingerprint matched; False when the release carries
-        none (a hand-made release), so there is nothing to check.
+        True when the data was verified. False when it could not be: the
+        release carries no fingerprint (a hand-made release), or its
+        fingerprint is keyed and no link with the key is at hand -- callers
+        that talk to a user then say :data:`UNVERIFIED_NOTE` in one line.
+        A ``graphanon-release/2`` fingerprint (salt in clear) is verified
+        without a link.
 
     Raises
     ------
     DataMismatchError
-        When the counts or the digest differ.
+        When the digest (or, for old files, a count) differs, or ``link``
+        belongs to another release.
+
+    Notes
+    -----
+    Complexity: that of :func:`data_fingerprint`, O(occurrences + n log n).
+    An adversary holds no key, so for them the published digest is a
+    pseudorandom string; the custodian holds the link. The mismatch message
+    names the counts from the link (private side), never from the file.
 
     Examples
     --------
     >>> from graphanon.data import from_iterable
-    >>> fp = data_fingerprint(from_iterable([["a"], ["a", "b"]]), salt="ab")
-    >>> check_same_data(from_iterable([["b", "a"], ["a"]]), fp)
+    >>> from graphanon.release import GlobalRecoding, publish
+    >>> data = from_iterable([["a"], ["a", "b"]])
+    >>> rel = publish(data, GlobalRecoding.from_mapping(data, {"a": "a", "b": "b"}), unsafe_secret_seed=0)
+    >>> check_same_data(from_iterable([["b", "a"], ["a"]]), rel)       # the link is in memory
     True
-    >>> check_same_data(from_iterable([["b"], ["a", "b"]]), fp)
+    >>> check_same_data(data, rel.fingerprint)                          # no key at hand
+    False
+    >>> check_same_data(from_iterable([["b"], ["a", "b"]]), rel)
     Traceback (most recent call last):
     ...
     graphanon.errors.DataMismatchError: the release was not made from this data: same counts (2 records, 2 items, 3 item occurrences) but different records; ...
     """
-    fp = release if isinstance(release, dict) or release is None else release.fingerprint
+    if isinstance(release, dict) or release is None:
+        fp = release
+    else:
+        fp = release.fingerprint
+        if link is None:
+            link = getattr(release, "link", None)
     if fp is None:
         return False
-    missing = [key for key in FINGERPRINT_KEYS if key not in fp]
+    if is_legacy(fp):
+        return _check_legacy(original, fp)
+    key = getattr(link, "key", None)
+    if key is None:
+        return False
+    if not same_fingerprint(link.fingerprint, fp):
+        raise DataMismatchError(
+            "the private link was not made with this release (their data fingerprints differ); use the link "
+            "file written together with this release"
+        )
+    if data_fingerprint(original, key=key)["digest"] != fp["digest"]:
+        theirs = getattr(link, "counts", None)
+        mine = data_counts(original)
+        if theirs is None:
+            said = "other records"
+        elif theirs == mine:
+            said = f"same counts ({_counts(mine)}) but different records"
+        else:
+            said = f"it was made from {_counts(theirs)}, the data has {_counts(mine)}"
+        raise DataMismatchError(f"the release was not made from this data: {said}; {_ADVICE}")
+    return True
+
+
+def _check_legacy(original, fp: dict) -> bool:
+    missing = [key for key in LEGACY_FINGERPRINT_KEYS if key not in fp]
     if missing:
         raise ReleaseFormatError(f"the release's data fingerprint has no {missing[0]!r} field")
-    mine = data_fingerprint(original, salt=fp["salt"])
-    advice = "audit or evaluate a release against the data it was made from (or pass --allow-mismatch)"
-    if any(mine[key] != fp[key] for key in ("records", "items", "occurrences")):
+    mine = legacy_fingerprint(original, salt=fp["salt"])
+    if any(mine[key] != fp[key] for key in COUNT_KEYS):
         raise DataMismatchError(
             f"the release was not made from this data: it was made from {_counts(fp)}, the data has "
-            f"{_counts(mine)}; {advice}"
+            f"{_counts(mine)}; {_ADVICE}"
         )
     if mine["digest"] != fp["digest"]:
         raise DataMismatchError(
-            f"the release was not made from this data: same counts ({_counts(mine)}) but different records; {advice}"
+            f"the release was not made from this data: same counts ({_counts(mine)}) but different records; {_ADVICE}"
         )
     return True

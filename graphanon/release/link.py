@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Hashable, Iterable, Sequence
 from pathlib import Path
 
@@ -37,7 +38,13 @@ import numpy as np
 from graphanon.errors import DataMismatchError, ReleaseFormatError
 from graphanon.readwrite.files import IntRows, JsonPieces, iter_json_document, write_json_document
 from graphanon.release.base import json_label, read_json_file
-from graphanon.release.fingerprint import FINGERPRINT_KEYS, ordered_digest
+from graphanon.release.fingerprint import (
+    COUNT_KEYS,
+    FINGERPRINT_KEYS,
+    LEGACY_FINGERPRINT_KEYS,
+    is_legacy,
+    ordered_digest,
+)
 
 __all__ = ["LINK_FORMAT_TAG", "ReleaseLink", "load_link", "save_link_runs"]
 
@@ -58,12 +65,19 @@ class ReleaseLink:
     record_ids : sequence, optional
         The original record ids, in the original order (default ``0..n-1``).
     fingerprint : dict, optional
-        The data fingerprint of the release it belongs to.
+        The (published) data fingerprint of the release it belongs to.
     data_digest : str, optional
         :func:`~graphanon.release.fingerprint.ordered_digest` of the data in
-        its original order (salted with the fingerprint's salt): lets
-        :meth:`rows_for` check that the records under each id are the ones
-        the link was made with.
+        its original order (under the key; for an old link, salted with the
+        fingerprint's salt): lets :meth:`rows_for` check that the records
+        under each id are the ones the link was made with.
+    key : str, optional
+        The fingerprint's private key (hexadecimal): with it
+        :func:`~graphanon.release.check_same_data` verifies data against the
+        release. Old links (``graphanon-release/2`` releases) have none.
+    counts : dict, optional
+        The data's ``records``, ``items`` and ``occurrences`` (private; named
+        in a mismatch message).
 
     Attributes
     ----------
@@ -78,6 +92,8 @@ class ReleaseLink:
         record_ids: Sequence[Hashable] | None = None,
         fingerprint: dict | None = None,
         data_digest: str | None = None,
+        key: str | None = None,
+        counts: dict | None = None,
     ) -> None:
         rows = np.asarray(row_of_record)
         if rows.ndim != 1 or (rows.size and not np.issubdtype(rows.dtype, np.integer)):
@@ -97,6 +113,8 @@ class ReleaseLink:
             raise ReleaseFormatError(f"a release link has {len(self.record_ids)} record ids for {n} rows")
         self.fingerprint = None if fingerprint is None else dict(fingerprint)
         self.data_digest = data_digest
+        self.key = key
+        self.counts = None if counts is None else dict(counts)
 
     def __len__(self) -> int:
         """The number of records linked."""
@@ -131,7 +149,7 @@ class ReleaseLink:
             pos[idx] = np.arange(len(ids))
             in_link_order = original.subset(pos)
         if self.data_digest is not None and self.fingerprint is not None:
-            if ordered_digest(in_link_order, salt=self.fingerprint["salt"]) != self.data_digest:
+            if _ordered_digest(self, in_link_order) != self.data_digest:
                 raise DataMismatchError(
                     "the records under these ids are not the ones the private link was made with (a file "
                     "without record ids numbers its records by position, so give it in its original order)"
@@ -141,7 +159,7 @@ class ReleaseLink:
     def to_dict(self) -> dict:
         """The JSON document :meth:`save` writes."""
         return _document(self.fingerprint, self.data_digest, [json_label(r, "record id") for r in self.record_ids],
-                         self.row_of_record.tolist())
+                         self.row_of_record.tolist(), key=self.key, counts=self.counts)
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the link (JSON, or gzip-compressed JSON for ``.gz``), mode 0600; keep the file private."""
@@ -152,13 +170,52 @@ class ReleaseLink:
         return f"<ReleaseLink (private): {len(self)} records>"
 
 
-def _document(fingerprint, data_digest, record_ids, row_of_record) -> dict:
+def _ordered_digest(link, data) -> str | None:
+    """The link's kind of :func:`~graphanon.release.fingerprint.ordered_digest` of ``data`` (keyed, or salted for old links)."""
+    if is_legacy(link.fingerprint):
+        return ordered_digest(data, key=link.fingerprint["salt"], legacy=True)
+    if link.key is None:
+        return link.data_digest  # nothing to check it with
+    return ordered_digest(data, key=link.key)
+
+
+def private_fields(fingerprint, data_digest, key, counts) -> dict:
+    """The fingerprint fields a private link file holds (both link kinds)."""
+    doc = {"data_fingerprint": fingerprint, "data_digest": data_digest}
+    if key is not None:
+        doc["data_key"] = key
+        doc["data_counts"] = counts
+    return doc
+
+
+def read_private_fields(doc: dict, path) -> dict:
+    """The keyword arguments of a link's fingerprint fields, checked (both link kinds)."""
+    fp = doc.get("data_fingerprint")
+    digest = doc.get("data_digest")
+    key = doc.get("data_key")
+    counts = doc.get("data_counts")
+    if digest is not None and not isinstance(digest, str):
+        raise ReleaseFormatError(f"{path}: private link has a malformed data_digest")
+    if fp is not None:
+        want = LEGACY_FINGERPRINT_KEYS if is_legacy(fp) else FINGERPRINT_KEYS
+        if not isinstance(fp, dict) or any(k not in fp for k in want):
+            raise ReleaseFormatError(f"{path}: private link has a malformed data_fingerprint")
+    if key is not None and (not isinstance(key, str) or not _HEX_KEY.match(key)):
+        raise ReleaseFormatError(f"{path}: private link has a malformed data_key (hexadecimal text expected)")
+    if counts is not None and (not isinstance(counts, dict) or any(not isinstance(counts.get(k), int) for k in COUNT_KEYS)):
+        raise ReleaseFormatError(f"{path}: private link has malformed data_counts")
+    return {"fingerprint": fp, "data_digest": digest, "key": key, "counts": counts}
+
+
+_HEX_KEY = re.compile(r"^(?:[0-9a-f]{2}){16,}$")
+
+
+def _document(fingerprint, data_digest, record_ids, row_of_record, *, key=None, counts=None) -> dict:
     return {
         "format": LINK_FORMAT_TAG,
         "never_publish": True,
         "warning": _WARNING,
-        "data_fingerprint": fingerprint,
-        "data_digest": data_digest,
+        **private_fields(fingerprint, data_digest, key, counts),
         "record_ids": record_ids,
         "row_of_record": row_of_record,
     }
@@ -170,7 +227,7 @@ def _dumps(value) -> str:
 
 def save_link_runs(
     path: str | os.PathLike, *, fingerprint: dict, data_digest: str, id_runs: Iterable[str], row_of_record: np.ndarray,
-    chunk: int = 1 << 20,
+    key: str | None = None, counts: dict | None = None, chunk: int = 1 << 20,
 ) -> None:
     """Write the private link file :meth:`ReleaseLink.save` writes, the record ids given as runs of JSON text.
 
@@ -182,7 +239,7 @@ def save_link_runs(
     ----------
     path : str or path
         Written atomically, mode 0600 (gzip-compressed for ``.gz``).
-    fingerprint, data_digest :
+    fingerprint, data_digest, key, counts :
         As :class:`ReleaseLink` holds them.
     id_runs : iterable of str
         The record ids in the original order, as consecutive non-empty runs
@@ -208,7 +265,7 @@ def save_link_runs(
             yield ("," if a else "") + IntRows([0, len(part)], part).to_json()[2:-2]
         yield "]"
 
-    doc = _document(fingerprint, data_digest, JsonPieces(ids()), JsonPieces(numbers()))
+    doc = _document(fingerprint, data_digest, JsonPieces(ids()), JsonPieces(numbers()), key=key, counts=counts)
     write_json_document(path, iter_json_document(doc, dumps=_dumps), private=True)
 
 
@@ -222,14 +279,8 @@ def load_link(path: str | os.PathLike) -> ReleaseLink:
     for key in ("record_ids", "row_of_record"):
         if not isinstance(doc.get(key), list):
             raise ReleaseFormatError(f"{path}: private link has no {key!r} list")
-    fp = doc.get("data_fingerprint")
-    digest = doc.get("data_digest")
-    if digest is not None and not isinstance(digest, str):
-        raise ReleaseFormatError(f"{path}: private link has a malformed data_digest")
-    if fp is not None and (not isinstance(fp, dict) or any(k not in fp for k in FINGERPRINT_KEYS)):
-        raise ReleaseFormatError(f"{path}: private link has a malformed data_fingerprint")
+    fields = read_private_fields(doc, path)
     try:
-        return ReleaseLink(np.array(doc["row_of_record"], dtype=np.int64), record_ids=doc["record_ids"], fingerprint=fp, data_digest=digest
-        )
+        return ReleaseLink(np.array(doc["row_of_record"], dtype=np.int64), record_ids=doc["record_ids"], **fields)
     except (TypeError, ValueError, OverflowError) as exc:
         raise ReleaseFormatError(f"{path}: {exc}") from None

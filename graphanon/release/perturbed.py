@@ -7,7 +7,7 @@ items were *moved* between records (PartSwap, FullSwap, RandSwap), *removed*
 :class:`PerturbedRelease` holds those rows and says which kind of move made
 them (``moves``), so that an audit knows which invariants to check.
 
-What the file holds (``graphanon-release/2``, kind ``perturbed``): the rows
+What the file holds (``graphanon-release/3``, kind ``perturbed``): the rows
 in a secret random order as lists of indices into ``items``, the items that
 occur in the rows (an item every occurrence of which was removed is not
 named), the method, its parameters and the data fingerprint. Never a record
@@ -52,7 +52,13 @@ from graphanon.data import TransactionData
 from graphanon.errors import ParameterError, ReleaseFormatError
 from graphanon.readwrite.files import IntRows, atomic_write
 from graphanon.release.base import Release, json_label, match_digraph, read_json_file
-from graphanon.release.fingerprint import data_fingerprint, ordered_digest
+from graphanon.release.fingerprint import (
+    data_counts,
+    data_fingerprint,
+    new_data_key,
+    ordered_digest,
+)
+from graphanon.release.link import private_fields, read_private_fields
 from graphanon.utils.labels import display_label
 from graphanon.utils.randomness import secret_generator
 
@@ -244,7 +250,7 @@ class SplitLink:
         The original record each published row was split from.
     record_ids : sequence, optional
         Original record ids (default ``0..n-1``).
-    fingerprint, data_digest :
+    fingerprint, data_digest, key, counts :
         As for :class:`~graphanon.release.ReleaseLink`.
 
     Attributes
@@ -254,7 +260,8 @@ class SplitLink:
     """
 
     def __init__(self, record_of_row, *, record_ids=None, n_records: int | None = None,
-                 fingerprint: dict | None = None, data_digest: str | None = None) -> None:
+                 fingerprint: dict | None = None, data_digest: str | None = None, key: str | None = None,
+                 counts: dict | None = None) -> None:
         owner = np.asarray(record_of_row)
         if owner.ndim != 1 or (owner.size and not np.issubdtype(owner.dtype, np.integer)):
             raise ReleaseFormatError("a split link's record_of_row must be a 1-D list of whole numbers")
@@ -268,6 +275,8 @@ class SplitLink:
         self.record_ids = tuple(range(n)) if record_ids is None else tuple(record_ids)
         self.fingerprint = None if fingerprint is None else dict(fingerprint)
         self.data_digest = data_digest
+        self.key = key
+        self.counts = None if counts is None else dict(counts)
 
     def rows_of(self, i: int) -> np.ndarray:
         """Published rows split from original record ``i``."""
@@ -279,8 +288,7 @@ class SplitLink:
             "format": SPLIT_LINK_TAG,
             "never_publish": True,
             "warning": "PRIVATE: this file links published rows to original records. Never publish it.",
-            "data_fingerprint": self.fingerprint,
-            "data_digest": self.data_digest,
+            **private_fields(self.fingerprint, self.data_digest, self.key, self.counts),
             "record_ids": [json_label(r, "record id") for r in self.record_ids],
             "record_of_row": self.record_of_row.tolist(),
         }
@@ -301,7 +309,7 @@ def load_split_link(path: str | os.PathLike) -> SplitLink:
         raise ReleaseFormatError(f"{path}: not a {SPLIT_LINK_TAG} file")
     try:
         return SplitLink(np.array(doc["record_of_row"], dtype=np.int64), record_ids=doc["record_ids"],
-                         fingerprint=doc.get("data_fingerprint"), data_digest=doc.get("data_digest"))
+                         **read_private_fields(doc, path))
     except (KeyError, TypeError, ValueError) as exc:
         raise ReleaseFormatError(f"{path}: malformed private split link ({exc})") from None
 
@@ -324,9 +332,9 @@ def publish_split(data, release: PerturbedRelease, owner, *, unsafe_secret_seed:
         raise ParameterError("this release is already published (it has a link); publish each release once")
     gen = secret_generator(unsafe_secret_seed)
     order = gen.permutation(release.n_records)
-    salt = gen.bytes(16).hex()
+    key = new_data_key(gen)
     release._permute_rows(order)
-    release.fingerprint = data_fingerprint(data, salt=salt)
+    release.fingerprint = data_fingerprint(data, key=key)
     release.link = SplitLink(owner[order], record_ids=data.record_ids, fingerprint=release.fingerprint,
-                             data_digest=ordered_digest(data, salt=salt))
+                             data_digest=ordered_digest(data, key=key), key=key, counts=data_counts(data))
     return release

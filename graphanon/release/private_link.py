@@ -6,7 +6,7 @@ SplitPerson) and :class:`~graphanon.release.SplitLink`
 (``graphanon-private-split-link/1``: the record each row was split from).
 :func:`load_private_link` reads either by its format tag;
 :func:`attach_link` checks that the link was made with the release (same
-data fingerprint -- salt and digest -- and as many rows) and sets
+data fingerprint -- scheme and digest -- and as many rows) and sets
 ``release.link``, which is where every audit and metric looks for it
 (``docs/privacy.md``, "Auditing with the private link").
 

@@ -9,12 +9,13 @@ the one to hand out:
 1. the rows are shuffled by a permutation from
    :func:`graphanon.utils.randomness.secret_generator` (operating-system entropy unless
    the caller passes ``unsafe_secret_seed``, for tests);
-2. the release records the salted fingerprint of the data
-   (:func:`~graphanon.release.fingerprint.data_fingerprint`; the salt comes
+2. the release records the keyed fingerprint of the data
+   (:func:`~graphanon.release.fingerprint.data_fingerprint`; the key comes
    from the same secret generator, so a fixed ``unsafe_secret_seed`` gives
    byte-identical files);
 3. ``release.link`` receives the private :class:`~graphanon.release.ReleaseLink`
-   (original record -> published row), which ``release.save()`` never writes.
+   (original record -> published row, the fingerprint's key and the data's
+   counts), which ``release.save()`` never writes.
 
 Examples
 --------
@@ -37,7 +38,12 @@ import numpy as np
 
 from graphanon.errors import ParameterError
 from graphanon.release.base import Release
-from graphanon.release.fingerprint import data_fingerprint, ordered_digest
+from graphanon.release.fingerprint import (
+    data_counts,
+    data_fingerprint,
+    new_data_key,
+    ordered_digest,
+)
 from graphanon.release.link import ReleaseLink
 from graphanon.utils.randomness import secret_generator
 
@@ -62,7 +68,7 @@ def publish(
     release : Release
         The row-aligned release; it is shuffled in place and returned.
     unsafe_secret_seed : int, optional
-        Tests only: a fixed shuffle (and salt). Anyone who knows it can undo
+        Tests only: a fixed shuffle (and fingerprint key). Anyone who knows it can undo
         the shuffle. Never written into the release.
     secret : numpy.random.Generator, optional
         A generator from :func:`~graphanon.utils.randomness.secret_generator` the
@@ -86,16 +92,18 @@ def publish(
         )
     if release.link is not None:
         raise ParameterError("this release is already published (it has a link); publish each release once")
-    order, salt = secret_shuffle(data.n_records, unsafe_secret_seed=unsafe_secret_seed, secret=secret)
+    order, key = secret_shuffle(data.n_records, unsafe_secret_seed=unsafe_secret_seed, secret=secret)
     release._permute_rows(order)
     row_of_record = np.empty(data.n_records, dtype=np.int64)
     row_of_record[order] = np.arange(data.n_records)
-    release.fingerprint = data_fingerprint(data, salt=salt)
+    release.fingerprint = data_fingerprint(data, key=key)
     release.link = ReleaseLink(
         row_of_record,
         record_ids=data.record_ids,
         fingerprint=release.fingerprint,
-        data_digest=ordered_digest(data, salt=salt),
+        data_digest=ordered_digest(data, key=key),
+        key=key,
+        counts=data_counts(data),
     )
     return release
 
@@ -103,7 +111,7 @@ def publish(
 def secret_shuffle(
     n: int, *, unsafe_secret_seed: int | None = None, secret: np.random.Generator | None = None
 ) -> tuple[np.ndarray, str]:
-    """The secret row order of a release of ``n`` records and its fingerprint's salt.
+    """The secret row order of a release of ``n`` records and its fingerprint's key.
 
     Published row ``j`` is aligned row ``order[j]``. Both come from
     :func:`~graphanon.utils.randomness.secret_generator` (or ``secret``), in
@@ -114,17 +122,17 @@ def secret_shuffle(
     Returns
     -------
     order : ndarray of int64, shape (n,)
-    salt : str
-        32 hexadecimal digits.
+    key : str
+        64 hexadecimal digits (:func:`~graphanon.release.fingerprint.new_data_key`); private.
 
     Examples
     --------
-    >>> order, salt = secret_shuffle(4, unsafe_secret_seed=0)
-    >>> sorted(order.tolist()), len(salt)
-    ([0, 1, 2, 3], 32)
+    >>> order, key = secret_shuffle(4, unsafe_secret_seed=0)
+    >>> sorted(order.tolist()), len(key)
+    ([0, 1, 2, 3], 64)
     """
     if secret is not None and unsafe_secret_seed is not None:
         raise ParameterError("give either secret= or unsafe_secret_seed=, not both")
     gen = secret if secret is not None else secret_generator(unsafe_secret_seed)
     order = gen.permutation(n)
-    return order, gen.bytes(16).hex()
+    return order, new_data_key(gen)

@@ -11,12 +11,12 @@ records kept on the workers from the start:
    supports and the longest record;
 2. AA's passes count on the blocks (:class:`._aa_counts.BlockCounts`), as
    ``anonymize_aa(..., client=)`` does; the client keeps the cut;
-3. the secret row order and salt are drawn as
+3. the secret row order and fingerprint key are drawn as
    :func:`~graphanon.release.publish.publish` draws them
    (:func:`~graphanon.release.publish.secret_shuffle`);
 4. the fingerprint's canonical order comes from the per-row hashes the
    workers compute (16 bytes a record, plus the lengths), sorted on the
-   client; SHA-256 is fed with the canonical records fetched a run at a
+   client; HMAC-SHA256 is fed with the canonical records fetched a run at a
    time in that order (:func:`graphanon.distributed.rows.take_rows`);
 5. each block is recoded by the cut on its worker, and the published rows
    are fetched a run at a time in the secret order and written
@@ -153,7 +153,7 @@ def write_aa_release(
         Record blocks for a Parquet file (default one per worker, at most
         one per row group).
     unsafe_secret_seed : int, optional
-        Tests only: the secret row order and salt ``anonymize_aa`` draws for it.
+        Tests only: the secret row order and fingerprint key ``anonymize_aa`` draws for it.
     progress : callable(done, total, message), optional
         Reports the read, AA's passes and each run of rows written.
 
@@ -227,7 +227,7 @@ def write_aa_release(
     del counts  # the extended blocks and bitmaps leave the workers
     empty = TransactionData(sp.csr_array((0, blocks.n_items), dtype=bool), items)
     release = aa_recoding(empty, taxonomy, index, cut, params)
-    order, salt = secret_shuffle(n, unsafe_secret_seed=unsafe_secret_seed)
+    order, key = secret_shuffle(n, unsafe_secret_seed=unsafe_secret_seed)
 
     rank, vocabulary = canonical_vocabulary(items)
     report(progress, 0, n, "fingerprint: canonical order of the row hashes")
@@ -237,8 +237,8 @@ def write_aa_release(
     del parts
     canonical = np.lexsort((lengths, hashes[:, 1], hashes[:, 0]))
     del hashes
-    fp = fingerprint_from_parts(
-        salt=salt, shape=(n, blocks.n_items), vocabulary=vocabulary,
+    fp, data_counts = fingerprint_from_parts(
+        key=key, shape=(n, blocks.n_items), vocabulary=vocabulary,
         lengths=(lengths[canonical[a : a + RUN_ROWS]] for a in range(0, n, RUN_ROWS)),
         rows=_indices(_runs(distributed.take_rows(X, client, canonical, canonical_rows, rank, chunk=RUN_ROWS),
                             n, progress, "fingerprint")))
@@ -255,12 +255,12 @@ def write_aa_release(
         row_of_record[order] = np.arange(n)
         del order
         digest = ordered_digest_from_parts(
-            salt=salt, shape=(n, blocks.n_items), vocabulary=vocabulary,
+            key=key, shape=(n, blocks.n_items), vocabulary=vocabulary,
             lengths=(lengths[a : a + RUN_ROWS] for a in range(0, n, RUN_ROWS)),
             rows=_indices(_runs(distributed.take_rows(X, client, None, canonical_rows, rank, chunk=RUN_ROWS),
                                 n, progress, "private link digest")),
             id_runs=_id_runs(client, blocks, ", "))
-        save_link_runs(link_out, fingerprint=fp, data_digest=digest, row_of_record=row_of_record,
+        save_link_runs(link_out, fingerprint=fp, data_digest=digest, key=key, counts=data_counts, row_of_record=row_of_record,
                        id_runs=_id_runs(client, blocks, ","))
     return {"records": n, "published_items": release.n_published_items, "cut": len(cut), "params": release.params}
 
