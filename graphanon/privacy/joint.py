@@ -288,7 +288,7 @@ class JointAudit:
             where[union] = np.arange(len(union))
             original = original.subset(union)
             members = [where[m] for m in members]
-        datas = [original.subset(m) for m in members]
+        datas = [original.subset(m).drop_unused_items() for m in members]  # each release's own records
         if check_data:
             for i, (data, release, link) in enumerate(zip(datas, releases, links, strict=True), 1):
                 release_data(data, release, link, what=f"release {i}")
