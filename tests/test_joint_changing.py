@@ -24,8 +24,9 @@ from graphanon.cli import main
 from graphanon.data import from_iterable
 from graphanon.errors import DataMismatchError, ParameterError
 from graphanon.privacy import KmAnonymity, LDiversity, NonreciprocalKAnonymity
-from graphanon.privacy.joint import JointAudit, joint_label_sets, release_members
+from graphanon.privacy.joint import JointAudit, joint_label_sets
 from graphanon.release import NonreciprocalRelease, ReleaseLink
+from graphanon.release.private_link import release_members
 
 from .test_joint import _matches, group_release, labelled_data, random_release
 

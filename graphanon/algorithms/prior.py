@@ -295,8 +295,8 @@ def _added_records(data, priors: list[Prior]) -> np.ndarray | None:
 
 def _reuse_with_additions(data, prior: Prior, added: np.ndarray, *, k, l, unsafe_secret_seed):  # noqa: E741
     """The prior's rows for the records it holds, and a release of the added records alone for them."""
-    from graphanon.privacy.joint import release_data, release_members
     from graphanon.release.nonreciprocal import NonreciprocalRelease
+    from graphanon.release.private_link import release_data, release_members
 
     first, link = prior.release, prior.private_link
     if getattr(first, "kind", None) != "nonreciprocal":

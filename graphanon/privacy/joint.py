@@ -117,13 +117,13 @@ from graphanon.privacy.nonreciprocal import LDiversity, NonreciprocalKAnonymity
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.release.fingerprint import check_same_data
 from graphanon.release.global_recoding import GlobalRecoding
+from graphanon.release.private_link import release_data, release_members
 
 if TYPE_CHECKING:
     from graphanon.data import TransactionData
     from graphanon.utils.progress import ProgressCallback
 
-__all__ = ["EXACT_RECORDS", "JointAudit", "SUPPORTED", "audit_joint", "joint_label_sets", "release_data",
-           "release_members"]
+__all__ = ["EXACT_RECORDS", "JointAudit", "SUPPORTED", "audit_joint", "joint_label_sets"]
 
 #: ``exact="auto"`` runs the exact step up to this many records (the propagation alone above). On CP-SAT,
 #: two ``nr`` l=3 releases of 1,000 sessions take ~20 s, ``cahd`` l=3 + l=2 ~30 s (benchmarks/joint_exact.py).
@@ -230,7 +230,7 @@ class JointAudit:
         check_data : bool
             Check that each release was made from its data (with ``links``:
             the records of ``original`` under the link's record ids,
-            :func:`release_data`; releases without a fingerprint are not
+            :func:`~graphanon.release.private_link.release_data`; releases without a fingerprint are not
             checked) and raise :class:`~graphanon.errors.DataMismatchError`
             on a mismatch.
         links : sequence of ReleaseLink, optional
@@ -415,60 +415,6 @@ class JointAudit:
             counterexamples=examples[:max_examples],
             details=details,
         )
-
-
-def release_members(original, link, *, what: str = "the release") -> np.ndarray:
-    """The positions in ``original`` of a release's records, in its data's order, by its private link's record ids.
-
-    Parameters
-    ----------
-    original : TransactionData
-        Data holding every record of the release under its record id.
-    link : ReleaseLink
-        The release's private link (only its ``record_ids`` are read).
-    what : str
-        How to name the release in an error.
-
-    Returns
-    -------
-    ndarray of int64
-
-    Raises
-    ------
-    DataMismatchError
-        When a record id of the link is not in ``original``.
-
-    Examples
-    --------
-    >>> from graphanon.data import from_iterable
-    >>> from graphanon.release import ReleaseLink
-    >>> data = from_iterable([["a"], ["b"], ["c"]], record_ids=["ann", "bob", "cy"])
-    >>> release_members(data, ReleaseLink([1, 0], record_ids=["cy", "ann"])).tolist()
-    [2, 0]
-    """
-    where = {rid: i for i, rid in enumerate(original.record_ids)}  # record ids are unique (TransactionData)
-    try:
-        return np.fromiter((where[rid] for rid in link.record_ids), dtype=np.int64, count=len(link.record_ids))
-    except KeyError as exc:
-        raise DataMismatchError(f"{what}: record {exc.args[0]!r} of its private link is not in the data; give the "
-                                "data holding every record of every release, under the same record ids") from None
-
-
-def release_data(data, release, link, *, what: str = "the release") -> None:
-    """Raise :class:`~graphanon.errors.DataMismatchError` unless ``release`` was made from ``data``.
-
-    ``data`` is the release's own records (:func:`release_members`, in the
-    link's order). The one place where the joint audit and ``priors=``
-    compare a release of changing data with the records it was made from:
-    the release's data fingerprint and the link's record digest.
-    """
-    data = data.drop_unused_items()  # data read from a file holds the items its records use
-    try:
-        check_same_data(data, release)
-        if link is not None and hasattr(link, "rows_for"):
-            link.rows_for(data)
-    except DataMismatchError as exc:
-        raise DataMismatchError(f"{what}: {exc}") from None
 
 
 def _per_release(singles) -> tuple[list[dict], list[dict]]:
@@ -721,9 +667,8 @@ def _matching_worlds(allowed: np.ndarray, size: np.ndarray, graphs, confirmed: n
             except ValueError:  # no perfect matching with the labels fixed so far: give up this attempt
                 ok = False
                 break
-            edge_of = {(int(a), int(b)): int(v) for a, b, v in zip(pos[ea], row, el, strict=True)}
-            labels = np.array([edge_of[(int(a), int(b))] for a, b in zip(left, right, strict=True)], dtype=np.int64)
-            fixed[inside[left]] = labels
+            code = sp.csr_array((el + 1, (pos[ea], row)), shape=W.shape)  # each (record, row) pair once
+            fixed[inside[left]] = np.asarray(code[left, right]).reshape(-1).astype(np.int64) - 1
         if not ok or (fixed < 0).any():
             idle += 1
             continue
