@@ -61,14 +61,14 @@ import scipy.sparse as sp
 from graphanon.counting.containment import record_supports
 from graphanon.counting.rows import canonical_row_order
 from graphanon.counting.support import generalize_matrix, minimal_infrequent_itemsets
-from graphanon.errors import DataMismatchError, InfeasibleError, ParameterError
+from graphanon.errors import DataMismatchError, InfeasibleError, InternalError, ParameterError
 from graphanon.release import check_same_data
 from graphanon.release.fingerprint import same_fingerprint
 from graphanon.release.link import ReleaseLink
 from graphanon.release.publish import publish
 
-__all__ = ["PRIOR_METHODS", "Prior", "as_priors", "coarsened_cut", "joint_item_classes", "prior_methods_text",
-           "reuse_priors"]
+__all__ = ["PRIOR_METHODS", "Prior", "as_priors", "coarsened_cut", "data_changed", "joint_item_classes",
+           "prior_methods_text", "reuse_priors"]
 
 #: The methods that take priors, and how: the CLI names them when it refuses ``--prior``.
 PRIOR_METHODS = {
@@ -216,6 +216,9 @@ def reuse_priors(
     from graphanon.release.nonreciprocal import NonreciprocalRelease
 
     priors = as_priors(priors)
+    changed = _added_records(data, priors)
+    if changed is not None:
+        return _reuse_with_additions(data, priors[0], changed, k=k, l=l, unsafe_secret_seed=unsafe_secret_seed)
     _check_data(data, priors, "nonreciprocal", "nonreciprocal")
     rows = []
     for i, p in enumerate(priors, 1):
@@ -268,6 +271,126 @@ def reuse_priors(
     aligned = NonreciprocalRelease(
         first.items, base, dist, thr, labels, algorithm=first.algorithm, params=dict(first.params)
     )
+    return publish(data, aligned, unsafe_secret_seed=unsafe_secret_seed)
+
+
+def data_changed(data, priors) -> bool:
+    """Whether ``data`` holds other records (by id) than a nonreciprocal prior's private link names.
+
+    Examples
+    --------
+    >>> from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
+    >>> from graphanon.data import from_iterable
+    >>> d = from_iterable([["a"], ["b"], ["a"], ["b"]], labels="xyyx", record_ids=["p0", "p1", "p2", "p3"])
+    >>> first = anonymize_cahd(d.subset([0, 1]).drop_unused_items(), l=2)
+    >>> data_changed(d, first), data_changed(d.subset([0, 1]), first)
+    (True, False)
+    """
+    for p in as_priors(priors):
+        link = p.private_link
+        if getattr(p.release, "kind", None) == "nonreciprocal" and link is not None:
+            if set(link.record_ids) != set(data.record_ids):
+                return True
+    return False
+
+
+def _added_records(data, priors: list[Prior]) -> np.ndarray | None:
+    """Positions in ``data`` of the records a single prior's link does not name (None: the same records).
+
+    Refuses data that lost records the prior holds, and several priors of changed data.
+    """
+    if not data_changed(data, priors):
+        return None
+    if len(priors) != 1:
+        raise ParameterError(
+            "the data holds other records than the priors: give one prior (the latest release, made with "
+            "priors= the earlier ones, holds their rows for every record it shares with them)"
+        )
+    link = priors[0].private_link
+    if link is None:  # pragma: no cover - data_changed reads a link
+        raise InternalError("a prior of changed data without its link")
+    ids = set(data.record_ids)
+    gone = [rid for rid in link.record_ids if rid not in ids]
+    if gone:
+        raise InfeasibleError(
+            f"{len(gone)} record(s) of the prior are not in the data (e.g. {gone[0]!r}): a release that drops them "
+            "shows which rows were theirs (docs/updates.md); publish every record of the prior again, or audit an "
+            "independent release with graphanon audit DATA PRIOR NEW --link L1 --link L2"
+        )
+    old = set(link.record_ids)
+    return np.array([i for i, rid in enumerate(data.record_ids) if rid not in old], dtype=np.int64)
+
+
+def _reuse_with_additions(data, prior: Prior, added: np.ndarray, *, k, l, unsafe_secret_seed):  # noqa: E741
+    """The prior's rows for the records it holds, and a release of the added records alone for them."""
+    from graphanon.release.nonreciprocal import NonreciprocalRelease
+    from graphanon.release.private_link import release_data, release_members
+
+    first, link = prior.release, prior.private_link
+    if getattr(first, "kind", None) != "nonreciprocal":
+        raise ParameterError(f"the prior is a {getattr(first, 'kind', type(first).__name__)} release; "
+                             "nonreciprocal releases compose only with nonreciprocal priors")
+    if link is None:
+        raise ParameterError("reusing a nonreciprocal prior needs its private link (anonymize --link-out; CLI "
+                             "--prior-link FILE, Python Prior(release, link))")
+    old_pos = release_members(data, link, what="the prior")
+    old = data.subset(old_pos)
+    release_data(old, first, link, what="the prior")  # the records it holds are the ones it was made from
+    if first.labels is not None and data.labels is not None and \
+            Counter(map(str, first.labels)) != Counter(map(str, old.labels)):
+        raise InfeasibleError("the labels of the prior's records are not the ones it published (the label counts "
+                              "differ): reusing its rows would publish the old labels")
+    for name, wanted in (("l", l), ("k", k)):
+        have = first.params.get(name)
+        if wanted is not None and (have is None or int(have) < int(wanted)):
+            raise InfeasibleError(
+                f"the prior promises {name}={have}: a release composed with it cannot give {name}={wanted}; ask "
+                f"for {name} <= {have}"
+            )
+    new = data.subset(added).drop_unused_items()
+    pk, pl = first.params.get("k"), first.params.get("l")
+    try:
+        if first.algorithm == "cahd":
+            from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
+
+            part = anonymize_cahd(new, l=int(pl), unsafe_secret_seed=unsafe_secret_seed)
+        else:
+            from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
+
+            part = anonymize_nonreciprocal(new, k=int(pk) if pk else int(pl), l=None if pl is None else int(pl),
+                                           unsafe_secret_seed=unsafe_secret_seed)  # fmt: skip
+    except (ParameterError, InfeasibleError) as exc:
+        raise InfeasibleError(
+            f"the {len(added)} added record(s) cannot be published on their own as the prior promises "
+            f"({first.algorithm}, {', '.join(f'{n}={v}' for n, v in (('k', pk), ('l', pl)) if v)}): {exc}; wait "
+            "for more new records"
+        ) from None
+    items = list(first.items) + [x for x in part.items if x not in set(first.items)]
+    col = {x: j for j, x in enumerate(items)}
+    cols = np.array([col[x] for x in part.items], dtype=np.int64)
+
+    def widen(M, where=None):
+        M = sp.csr_array(M)
+        if where is None:
+            return sp.csr_array((M.data, M.indices, M.indptr), shape=(M.shape[0], len(items)))
+        M = M.tocoo()
+        return sp.csr_array((M.data, (M.row, where[M.col])), shape=(M.shape[0], len(items)))
+
+    r_old = link.rows_for(old.drop_unused_items())
+    r_new = part.link.row_of_record
+    n = data.n_records
+    order = np.empty(n, dtype=np.int64)  # aligned row of each record: old ones first, then the added ones
+    order[old_pos] = np.arange(len(old_pos))
+    order[added] = len(old_pos) + np.arange(len(added))
+    base = sp.vstack([widen(first.base[r_old]), widen(part.base[r_new], cols)], format="csr")[order]
+    dist = sp.vstack([widen(first.distance[r_old]), widen(part.distance[r_new], cols)], format="csr")[order]
+    thr = np.concatenate([np.asarray(first.threshold)[r_old], np.asarray(part.threshold)[r_new]])[order]
+    labels = None
+    if first.labels is not None:
+        both = [first.labels[j] for j in r_old] + [part.labels[j] for j in r_new]
+        labels = [both[j] for j in order]
+    aligned = NonreciprocalRelease(items, base, dist, thr, labels, algorithm=first.algorithm,
+                                   params=dict(first.params))
     return publish(data, aligned, unsafe_secret_seed=unsafe_secret_seed)
 
 

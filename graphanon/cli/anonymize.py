@@ -362,15 +362,21 @@ def _read_priors(spec, data, prior_paths, prior_link_paths):
         raise GraphanonError(f"--prior: algorithm {spec.name!r} reuses each prior's rows and needs its private link: "
                              f"give one --prior-link per --prior ({len(prior_paths)} prior(s), "
                              f"{len(prior_link_paths)} link(s))")
+    from graphanon.algorithms.prior import data_changed
+
     priors = []
     for i, path in enumerate(prior_paths):
         release = load_release(path)
         link = load_link(prior_link_paths[i]) if prior_link_paths else None
-        try:  # without a link, a global-recoding prior is checked from the data (algorithms/prior.py)
-            check_same_data(data, release, link=link)
-        except GraphanonError as exc:
-            raise type(exc)(f"--prior {path}: {exc}") from None
-        priors.append(Prior(release, link))
+        prior = Prior(release, link)
+        # changed data: the prior's records are checked by id (algorithms/prior.py); without a link, a
+        # global-recoding prior is checked from the data
+        if not (reuse and data_changed(data, [prior])):
+            try:
+                check_same_data(data, release, link=link)
+            except GraphanonError as exc:
+                raise type(exc)(f"--prior {path}: {exc}") from None
+        priors.append(prior)
     return priors
 
 
@@ -401,9 +407,13 @@ def _verify_composition(data, release, priors) -> None:
             models.append(LDiversity(params["l"]))
     else:
         models = [KmAnonymity(params["k"], params.get("m"))] if params.get("k") else []
+    from graphanon.algorithms.prior import data_changed
+
+    # releases of changed data: each release's records by its private link's ids (only the ids are read)
+    links = [p.private_link for p in priors] + [release.link] if data_changed(data, priors) else None
     for model in models:
         report = JointAudit(model).audit(data, [p.release for p in priors] + [release], max_examples=1,
-                                         check_data=False)
+                                         check_data=False, links=links)
         if not report.satisfied:
             raise GraphanonError(f"the release composed with its priors fails {report.model}: {report.violations} "
                                  f"violation(s), e.g. {dumps_json(report.worst)}; nothing written")

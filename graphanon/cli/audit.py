@@ -39,9 +39,10 @@ from graphanon.errors import GraphanonError
               help="Counter-examples to report.")
 @click.option("--allow-mismatch", is_flag=True, help="Audit even when the release was not made from INPUT.")
 @click.option("--link", "link_paths", multiple=True, type=click.Path(dir_okay=False),
-              help="PRIVATE link file from `anonymize --link-out`: audit each record against its own row "
-                   "(refused when the link was not made with RELEASE); with several RELEASEs, one per release "
-                   "in their order, used only to verify that each was made from INPUT.")
+              help="PRIVATE link file from `anonymize --link-out`: with one RELEASE, audit each record against its "
+                   "own row (refused when the link was not made with RELEASE); with several, one --link per "
+                   "RELEASE in the same order says which records of INPUT each was made from (releases of "
+                   "changing data) and verifies that each was made from them.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Count on Dask: a scheduler address (tcp://host:8786) or local:N for N local workers "
                    "(needs graphanon[dask]; km and transactional models).")
@@ -51,13 +52,17 @@ def audit(input_, release_paths, model, k, m_value, params, taxonomy, json_out, 
     """Audit RELEASE against INPUT for a privacy model (exit 1 when violated).
 
     Several releases of INPUT audit the adversary who reads them all (joint audit, see docs/privacy.md,
-    "Publishing more than once"); every release must have been made from INPUT.
+    "Publishing more than once"); every release must have been made from INPUT, or, with one --link per
+    release, from the records of INPUT under its link's record ids (docs/updates.md).
     """
     from graphanon.privacy.registry import build_model
     from graphanon.release import load_release
 
     data, bundled = read_input(input_, fmt, sep, tid, item, label)
     releases = [load_release(path) for path in release_paths]
+    if len(releases) > 1 and link_paths:
+        _audit_changing(data, releases, release_paths, link_paths, model, k, m_value, params, json_out, examples,
+                        allow_mismatch, scheduler)
     from graphanon.release.private_link import attach_link, load_private_link
 
     links = [None] * len(releases)
@@ -99,6 +104,42 @@ def audit(input_, release_paths, model, k, m_value, params, taxonomy, json_out, 
         else:
             report = _audit_on_dask(privacy_model, model, scheduler, data, release, examples, progress)
     _print_report(report, json_out, notes)
+    sys.exit(0 if report.satisfied else EXIT_VIOLATED)
+
+
+def _audit_changing(data, releases, release_paths, link_paths, model, k, m_value, params, json_out, examples,
+                    allow_mismatch, scheduler) -> None:
+    """The joint audit of releases of changing data: each release's records are INPUT's under its link's ids."""
+    from graphanon.privacy.joint import JointAudit
+    from graphanon.privacy.registry import build_model
+    from graphanon.release.private_link import attach_link, load_private_link
+
+    if len(link_paths) != len(releases):
+        raise GraphanonError(f"--link: give one private link per RELEASE, in the same order ({len(releases)} "
+                             f"releases, {len(link_paths)} links), or none when every release was made from INPUT")
+    if scheduler is not None:
+        raise GraphanonError("--scheduler runs the audit of one release; the joint audit of several runs in "
+                             "one process (drop --scheduler)")
+    links = []
+    for lpath, release in zip(link_paths, releases, strict=True):
+        try:
+            link = load_private_link(lpath)
+            attach_link(release, link)  # checks the link was written with this release
+        except GraphanonError as exc:
+            raise type(exc)(f"--link {lpath}: {exc}") from None
+        release.link = None  # the adversary has no link: only its record ids say who is in the release
+        links.append(link)
+    privacy_model = build_model(model, k=k, m=parse_m(m_value), params=parse_param_pairs(params), original=data)
+    with progress_bar(show_progress(json_out)) as progress:
+        try:
+            report = JointAudit(privacy_model).audit(data, releases, links=links, max_examples=examples,
+                                                     progress=progress, check_data=not allow_mismatch)
+        except GraphanonError as exc:  # name the file of "release i"
+            text = str(exc)
+            for i, path in enumerate(release_paths, 1):
+                text = text.replace(f"release {i}: ", f"{path}: ", 1) if text.startswith(f"release {i}: ") else text
+            raise type(exc)(text) from None
+    _print_report(report, json_out, [])
     sys.exit(0 if report.satisfied else EXIT_VIOLATED)
 
 

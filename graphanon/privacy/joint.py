@@ -44,11 +44,21 @@ until nothing changes. Every label removed is impossible in every joint
 world, so the sets only over-state what the adversary is left with, and a
 violation found is real. With ``exact=True`` (the default ``"auto"`` for at
 most :data:`EXACT_RECORDS` records) each remaining (record, label) pair is
-then confirmed by a joint world found by a backtracking search (fix the
-label, propagate, branch on the record with the fewest labels) or removed
-when none exists: the sets are then exactly those of the brute-force
-adversary. Without exactness the report says so
-(``details["exact"] = False``).
+then confirmed by a joint world found by CP-SAT (OR-Tools; one model, solved
+until no world uses a pair not yet confirmed) or removed when none exists:
+the sets are then exactly those of the brute-force adversary (the older
+backtracking search, ``solver="search"``, gives the same sets, slower).
+Without exactness the report says so (``details["exact"] = False``).
+
+**Releases of changing data** (records added, removed, sampled between
+releases; ``links=``). Each release was made from its own records, named by
+the record ids of its private link; ``original`` holds them all (their
+union), one record per person under one id. A joint world is one label per
+person and, in each release, a perfect matching of *its* records to its
+rows respecting the labels. The adversary is taken to know who is in which
+release (the strongest case: a custodian's ``added``/``removed`` lists, or a
+person known to have joined). Only the link's record ids are read, never its
+rows. Records in no release are left out.
 
 **Global recodings** (``cut``, ``aa``, ``hghs``, ``mhghs``, ``mm``,
 ``coat``; models ``km`` and ``transactional``). Each release maps every
@@ -97,6 +107,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+import scipy.sparse as sp
 
 from graphanon.errors import DataMismatchError, InternalError, ParameterError
 from graphanon.privacy.km import KmAnonymity, TransactionalKAnonymity
@@ -106,6 +117,7 @@ from graphanon.privacy.nonreciprocal import LDiversity, NonreciprocalKAnonymity
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.release.fingerprint import check_same_data
 from graphanon.release.global_recoding import GlobalRecoding
+from graphanon.release.private_link import release_data, release_members
 
 if TYPE_CHECKING:
     from graphanon.data import TransactionData
@@ -113,8 +125,9 @@ if TYPE_CHECKING:
 
 __all__ = ["EXACT_RECORDS", "JointAudit", "SUPPORTED", "audit_joint", "joint_label_sets"]
 
-#: ``exact="auto"`` runs the exact search up to this many records (the propagation alone above).
-EXACT_RECORDS = 300
+#: ``exact="auto"`` runs the exact step up to this many records (the propagation alone above). On CP-SAT,
+#: two ``nr`` l=3 releases of 1,000 sessions take ~20 s, ``cahd`` l=3 + l=2 ~30 s (benchmarks/joint_exact.py).
+EXACT_RECORDS = 1000
 
 #: What the joint audit covers, for refusals: model names and the release kinds they read.
 SUPPORTED = (
@@ -199,24 +212,36 @@ class JointAudit:
         self.name = f"joint {model.name}"
 
     def audit(
-        self, original: TransactionData, releases: Sequence, *, max_examples: int = 10, progress: ProgressCallback | None = None, check_data: bool = True
-    ) -> AuditReport:
+        self, original: TransactionData, releases: Sequence, *, max_examples: int = 10,
+        progress: ProgressCallback | None = None, check_data: bool = True, links: Sequence | None = None,
+    ) -> AuditReport:  # fmt: skip
         """Audit ``releases`` (all made from ``original``) against one adversary who reads them all.
 
         Parameters
         ----------
         original : TransactionData
+            The data of every release; with ``links``, every record of every
+            release (their union, or the latest data when it holds them all),
+            each under its own record id.
         releases : sequence of Release
-            At least one; one release gives the model's own audit.
+            At least one; one release (without ``links``) gives the model's own audit.
         max_examples : int
         progress : callable(done, total, message), optional
         check_data : bool
-            Check each release's data fingerprint against ``original``
-            (:func:`~graphanon.release.check_same_data`, with the private
-            link attached to the release, ``release.link``, which holds the
-            key; releases without a fingerprint or a link are not checked:
-            the keyed digest cannot be verified without the key) and raise
+            Check that each release was made from its data
+            (:func:`~graphanon.release.check_same_data`; with ``links``:
+            the records of ``original`` under the link's record ids,
+            :func:`~graphanon.release.private_link.release_data`). The keyed
+            digest is verified only with the key, which is in the release's
+            private link (``links``, or ``release.link``); releases without a
+            fingerprint or a key are not checked. Raise
             :class:`~graphanon.errors.DataMismatchError` on a mismatch.
+        links : sequence of ReleaseLink, optional
+            One private link per release (``anonymize --link-out``): releases
+            of data that changed -- records added, removed, sampled. Only the
+            link's record ids (which people each release holds) and its
+            fingerprint key are read; the rows it links them to are the secret
+            and are not used. Nonreciprocal releases only.
 
         Returns
         -------
@@ -228,6 +253,8 @@ class JointAudit:
         releases = list(releases)
         if not releases:
             raise ParameterError("the joint audit needs at least one release")
+        if links is not None:
+            return self._changing(original, releases, list(links), max_examples, progress, check_data)
         if check_data:
             for i, release in enumerate(releases, 1):
                 try:
@@ -246,6 +273,38 @@ class JointAudit:
         if nonreciprocal:
             return self._nonreciprocal(original, releases, singles, max_examples, progress)
         return self._global(original, releases, singles, max_examples)
+
+    # ------------------------------------------------------------------ releases of changing data
+    def _changing(self, original, releases, links, max_examples: int, progress, check_data: bool) -> AuditReport:
+        if len(links) != len(releases):
+            raise ParameterError(f"give one private link per release ({len(releases)} releases, {len(links)} links)")
+        if not isinstance(self.model, (NonreciprocalKAnonymity, LDiversity)):
+            raise _refuse(f"global recodings of different data (model {self.model.name!r}); releases of changing "
+                          "data are audited for nonreciprocal releases (models nonreciprocal, ldiversity)")
+        kinds = {_kind(r) for r in releases}
+        if kinds != {"nonreciprocal"}:
+            raise _refuse(f"{', '.join(sorted(kinds - {'nonreciprocal'}) or sorted(kinds))} releases of changing data")
+        members = [release_members(original, link, what=f"release {i}") for i, link in enumerate(links, 1)]
+        union = np.unique(np.concatenate(members)) if members else np.zeros(0, dtype=np.int64)
+        if len(union) < original.n_records:  # records in no release are not at stake
+            where = np.full(original.n_records, -1, dtype=np.int64)
+            where[union] = np.arange(len(union))
+            original = original.subset(union)
+            members = [where[m] for m in members]
+        datas = [original.subset(m).drop_unused_items() for m in members]  # each release's own records
+        if check_data:
+            for i, (data, release, link) in enumerate(zip(datas, releases, links, strict=True), 1):
+                release_data(data, release, link, what=f"release {i}")
+        singles = [self.model.audit(d, r, max_examples=max_examples) for d, r in zip(datas, releases, strict=True)]
+        report = self._nonreciprocal(original, releases, singles, max_examples, progress, members=members)
+        shared = np.bincount(np.concatenate(members), minlength=original.n_records)
+        report.details.update({
+            "records": original.n_records,
+            "records_per_release": [len(m) for m in members],
+            "records_in_every_release": int((shared == len(releases)).sum()),
+            "records_in_one_release": int((shared == 1).sum()),
+        })  # fmt: skip
+        return report
 
     # ------------------------------------------------------------------ global recodings
     def _global(self, original, releases, singles, max_examples: int) -> AuditReport:
@@ -283,7 +342,7 @@ class JointAudit:
         )
 
     # ------------------------------------------------------------------ nonreciprocal
-    def _nonreciprocal(self, original, releases, singles, max_examples: int, progress) -> AuditReport:
+    def _nonreciprocal(self, original, releases, singles, max_examples: int, progress, members=None) -> AuditReport:
         model = self.model
         is_l = isinstance(model, LDiversity)
         level = model.l if isinstance(model, LDiversity) else model.k
@@ -295,7 +354,7 @@ class JointAudit:
         n = original.n_records
         exact = self.exact is True or (self.exact == "auto" and n <= EXACT_RECORDS)
         per_release, problems = _per_release(singles)
-        state = joint_label_sets(original, releases, exact=exact, progress=progress)
+        state = joint_label_sets(original, releases, exact=exact, progress=progress, members=members)
         details = {"releases": len(releases), "per_release": per_release, "exact": state.exact}
         if not state.consistent:
             problems.append({"problem": "no joint world: the releases cannot all be perfect matchings of this data "
@@ -381,6 +440,7 @@ class _ReleaseGraph:
     eb: np.ndarray  # row class of each edge
     row_size: np.ndarray
     label: np.ndarray | None  # global label code of each edge's row (None: the release has no labels)
+    present: np.ndarray  # per joint record class: its records are in this release's data
 
 
 @dataclass
@@ -406,6 +466,9 @@ class JointLabelSets:
     exact, labelled : bool
     rounds : int
         Propagation rounds to the fixpoint.
+    present : ndarray of bool (n_releases, n_classes)
+        Whether the records of the class are in each release's data (all
+        True when every release was made from the same data).
     """
 
     record_class: np.ndarray
@@ -417,6 +480,7 @@ class JointLabelSets:
     exact: bool
     labelled: bool
     rounds: int
+    present: np.ndarray
 
     def record_sizes(self) -> np.ndarray:
         return self.class_size
@@ -425,24 +489,43 @@ class JointLabelSets:
         return self.allowed.sum(axis=1)[self.record_class].astype(np.int64)
 
     def candidates_per_record(self) -> np.ndarray:
-        return self.candidates.min(axis=0)[self.record_class].astype(np.int64)
+        """Per record: the fewest joint candidate rows over the releases it is in."""
+        big = np.iinfo(np.int64).max
+        return np.where(self.present, self.candidates, big).min(axis=0)[self.record_class].astype(np.int64)
 
     def tuples_per_record(self) -> np.ndarray:
-        """Joint candidate tuples (one row per release) per record: the product of its candidates."""
-        return np.prod(self.candidates.astype(np.float64), axis=0)[self.record_class]
+        """Joint candidate tuples (one row per release it is in) per record: the product of its candidates."""
+        cand = np.where(self.present, self.candidates, 1).astype(np.float64)
+        return np.prod(cand, axis=0)[self.record_class]
 
     def record_labels(self, i: int) -> list:
         return [self.labels[c] for c in np.flatnonzero(self.allowed[self.record_class[i]])]
 
 
-def _release_graphs(original, releases, by_record: bool):
-    """Per release, its class-compressed match graph refined to the joint record classes."""
-    mcs = [match_classes(original, r, by_label=r.labels is not None) for r in releases]
+def _release_graphs(original, releases, by_record: bool, members=None):
+    """Per release, its class-compressed match graph refined to the joint record classes.
+
+    ``members[r]`` (None: every record) lists the records of ``original`` the
+    release was made from, in that data's order; a joint class is then also
+    split by the releases its records are in.
+    """
     n = original.n_records
+    members = [None] * len(releases) if members is None else list(members)
+    cols, mcs = [], []
+    for r, m in zip(releases, members, strict=True):
+        sub = original if m is None else original.subset(m)
+        mc = match_classes(sub, r, by_label=r.labels is not None)
+        mcs.append(mc)
+        if m is None:
+            cols.append(mc.record_class.astype(np.int64))
+        else:
+            col = np.full(n, -1, dtype=np.int64)
+            col[np.asarray(m, dtype=np.int64)] = mc.record_class
+            cols.append(col)
     if by_record:
         joint, size = np.arange(n, dtype=np.int64), np.ones(n, dtype=np.int64)
     else:
-        _, joint = np.unique(np.stack([mc.record_class for mc in mcs], axis=1), axis=0, return_inverse=True)
+        _, joint = np.unique(np.stack(cols, axis=1), axis=0, return_inverse=True)
         joint = joint.reshape(-1).astype(np.int64)
         size = np.bincount(joint).astype(np.int64)
     nj = len(size)
@@ -451,11 +534,14 @@ def _release_graphs(original, releases, by_record: bool):
     values = set().union(*(set(r.labels) for r in releases if r.labels is not None))
     codes = {x: c for c, x in enumerate(sorted(values, key=str))}
     graphs = []
-    for mc in mcs:
-        a_of_joint = mc.record_class[rep]  # the release's record class of each joint class
-        order = np.argsort(a_of_joint, kind="stable")
+    for mc, col in zip(mcs, cols, strict=True):
+        a_of_joint = col[rep]  # the release's record class of each joint class (-1: not in its data)
+        present = a_of_joint >= 0
+        inside = np.flatnonzero(present)
+        a_in = a_of_joint[inside]
+        order = inside[np.argsort(a_in, kind="stable")]
         ptr = np.zeros(len(mc.record_size) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(a_of_joint, minlength=len(mc.record_size)), out=ptr[1:])
+        np.cumsum(np.bincount(a_in, minlength=len(mc.record_size)), out=ptr[1:])
         count = ptr[mc.edge_record + 1] - ptr[mc.edge_record]
         start = np.repeat(ptr[mc.edge_record] - np.cumsum(count) + count, count) + np.arange(int(count.sum()))
         ea = order[start]
@@ -464,7 +550,7 @@ def _release_graphs(original, releases, by_record: bool):
         if mc.row_label is not None and mc.labels is not None:  # set together (by_label=True)
             global_code = np.array([codes[x] for x in mc.labels], dtype=np.int64)
             label = global_code[mc.row_label[eb]]
-        graphs.append(_ReleaseGraph(ea, eb, mc.row_size, label))
+        graphs.append(_ReleaseGraph(ea, eb, mc.row_size, label, present))
     return joint, size, graphs, tuple(codes)
 
 
@@ -486,15 +572,16 @@ def _propagate(allowed: np.ndarray, size: np.ndarray, graphs, max_rounds: int = 
                 continue
             keep = np.ones(len(g.ea), dtype=bool) if g.label is None else allowed[g.ea, g.label]
             ea, eb = g.ea[keep], g.eb[keep]
-            flow = k_factor_flow(size, g.row_size, ea, eb, 1)
-            if not flow.full or size.sum() != g.row_size.sum():
+            left = np.where(g.present, size, 0)
+            flow = k_factor_flow(left, g.row_size, ea, eb, 1)
+            if not flow.full or left.sum() != g.row_size.sum():
                 return None
-            viable = viable_edges(size, g.row_size, ea, eb, flow, 1)
+            viable = viable_edges(left, g.row_size, ea, eb, flow, 1)
             candidates[r] = np.bincount(ea[viable], weights=g.row_size[eb[viable]], minlength=len(size))
             stable[r] = True
             if g.label is None:
                 continue
-            reach = np.zeros_like(allowed)
+            reach = np.repeat(~g.present[:, None], allowed.shape[1], axis=1)  # records not in its data: free
             reach[ea[viable], g.label[keep][viable]] = True
             if (allowed & ~reach).any():
                 allowed &= reach
@@ -528,20 +615,168 @@ def _world(allowed: np.ndarray, size: np.ndarray, graphs, confirmed: np.ndarray)
     return None
 
 
-def joint_label_sets(original, releases: Sequence, *, exact: bool = False, progress=None) -> JointLabelSets:
+def _viable_graph(allowed: np.ndarray, size: np.ndarray, g: _ReleaseGraph) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The edges of a labelled release some perfect matching within ``allowed`` uses: (records, row classes, labels)."""
+    if g.label is None:  # pragma: no cover - called for labelled releases
+        raise InternalError("an unlabelled release has no label edges")
+    keep = allowed[g.ea, g.label]
+    ea, eb, lab = g.ea[keep], g.eb[keep], g.label[keep]
+    left = np.where(g.present, size, 0)
+    viable = viable_edges(left, g.row_size, ea, eb, k_factor_flow(left, g.row_size, ea, eb, 1), 1)
+    return ea[viable], eb[viable], lab[viable]
+
+
+def _matching_worlds(allowed: np.ndarray, size: np.ndarray, graphs, confirmed: np.ndarray, *,
+                     stall: int = 3, seed: int = 0) -> np.ndarray:  # fmt: skip
+    """Pairs confirmed by joint worlds built from minimum-weight perfect matchings (a cheap first pass).
+
+    One attempt: take the labelled releases in a random order; in each, a
+    perfect matching of its records (records labelled by an earlier release
+    keep that label; the others may take any allowed label) that prefers
+    pairs not yet confirmed (weight 1 against 2, plus noise); its row labels
+    fix the labels of its records. Each matching is a real perfect matching
+    consistent with the labels fixed before, so a finished attempt is a
+    joint world and confirms its pairs. Stops after ``stall`` attempts in a
+    row confirm nothing new. The random draws change only how fast pairs
+    are confirmed, never the sets: what this pass leaves, CP-SAT settles.
+    """
+    from scipy.sparse.csgraph import min_weight_full_bipartite_matching
+
+    confirmed = confirmed.copy()
+    labelled = [g for g in graphs if g.label is not None]
+    rng = np.random.default_rng(seed)
+    idle = 0
+    while idle < stall:
+        fixed = np.full(len(size), -1, dtype=np.int64)
+        ok = True
+        for r in rng.permutation(len(labelled)):
+            g = labelled[r]
+            ea, eb, el = _viable_graph(allowed, size, g)
+            fit = (fixed[ea] < 0) | (fixed[ea] == el)
+            ea, eb, el = ea[fit], eb[fit], el[fit]
+            # one node per row: row class b of size s stands for s identical rows
+            first = np.zeros(len(g.row_size) + 1, dtype=np.int64)
+            np.cumsum(g.row_size, out=first[1:])
+            reps = g.row_size[eb]
+            ea, el = np.repeat(ea, reps), np.repeat(el, reps)
+            row = np.repeat(first[eb], reps) + (np.arange(int(reps.sum())) - np.repeat(np.cumsum(reps) - reps, reps))
+            inside = np.flatnonzero(g.present)
+            pos = np.full(len(size), -1, dtype=np.int64)
+            pos[inside] = np.arange(len(inside))
+            weight = 2.0 - (~confirmed[ea, el]) + 0.5 * rng.random(len(ea))
+            W = sp.csr_array((weight, (pos[ea], row)), shape=(len(inside), int(first[-1])))
+            try:
+                left, right = min_weight_full_bipartite_matching(W)
+            except ValueError:  # no perfect matching with the labels fixed so far: give up this attempt
+                ok = False
+                break
+            code = sp.csr_array((el + 1, (pos[ea], row)), shape=W.shape)  # each (record, row) pair once
+            fixed[inside[left]] = np.asarray(code[left, right]).reshape(-1).astype(np.int64) - 1
+        if not ok or (fixed < 0).any():
+            idle += 1
+            continue
+        new = ~confirmed[np.arange(len(size)), fixed]
+        confirmed[np.arange(len(size)), fixed] = True
+        idle = 0 if new.any() else idle + 1
+    return confirmed
+
+
+def _cpsat_exact(allowed: np.ndarray, size: np.ndarray, graphs, *, workers: int = 1, seconds: float = 2.0,
+                 first_pass: bool = True) -> np.ndarray:  # fmt: skip
+    """The (record, label) pairs of ``allowed`` some joint world gives, by CP-SAT (records of size 1).
+
+    One model: a Boolean per allowed (record, label) pair, exactly one per
+    record; per labelled release a Boolean per viable edge, exactly one per
+    record present in its data, ``row_size`` per row class, an edge
+    implying its label's pair. Unlabelled releases couple nothing (their
+    matchings exist, the propagation checked). Then, until every pair is
+    settled: ask for a world using at least one pair no world found so far
+    used (maximizing how many it uses, within ``seconds`` per round, plain
+    feasibility when that runs out); each world found confirms its pairs,
+    and when none exists the pairs left are in no joint world. With
+    ``first_pass``, worlds built from perfect matchings
+    (:func:`_matching_worlds`) confirm most pairs first.
+    """
+    from ortools.sat.python import cp_model
+
+    if (size != 1).any():  # pragma: no cover - exact mode works on single records
+        raise InternalError("the exact step works on single records")
+    model = cp_model.CpModel()
+    rec, lab = np.nonzero(allowed)
+    x = [model.new_bool_var(f"x{c}_{v}") for c, v in zip(rec.tolist(), lab.tolist(), strict=True)]
+    var = np.full(allowed.shape, -1, dtype=np.int64)
+    var[rec, lab] = np.arange(len(rec))
+    starts = np.searchsorted(rec, np.arange(len(size) + 1))
+    for c in range(len(size)):
+        model.add_exactly_one(x[starts[c] : starts[c + 1]])
+    for g in graphs:
+        if g.label is None:
+            continue
+        ea, eb, el = _viable_graph(allowed, size, g)
+        y = [model.new_bool_var("") for _ in range(len(ea))]
+        for e, pair in enumerate(var[ea, el].tolist()):
+            model.add_implication(y[e], x[pair])
+        by_a = np.argsort(ea, kind="stable")
+        cut = np.searchsorted(ea[by_a], np.arange(len(size) + 1))
+        for c in np.flatnonzero(g.present).tolist():
+            model.add_exactly_one([y[e] for e in by_a[cut[c] : cut[c + 1]].tolist()])
+        by_b = np.argsort(eb, kind="stable")
+        cut = np.searchsorted(eb[by_b], np.arange(len(g.row_size) + 1))
+        for b in range(len(g.row_size)):
+            model.add(sum(y[e] for e in by_b[cut[b] : cut[b + 1]].tolist()) == int(g.row_size[b]))
+    confirmed = np.zeros(len(rec), dtype=bool)
+    if first_pass:
+        confirmed = _matching_worlds(allowed, size, graphs, np.zeros_like(allowed))[rec, lab]
+    xs = np.array(x, dtype=object)
+    while not confirmed.all():
+        open_ = xs[~confirmed].tolist()
+        model.add_bool_or(open_)  # the open pairs only shrink: every earlier clause is implied
+        model.maximize(sum(open_))
+        solver = cp_model.CpSolver()
+        solver.parameters.num_workers = workers
+        solver.parameters.max_time_in_seconds = seconds
+        status = solver.solve(model)
+        if status == cp_model.UNKNOWN:  # no world within the time: plain feasibility, no limit
+            model.clear_objective()
+            solver = cp_model.CpSolver()
+            solver.parameters.num_workers = workers
+            status = solver.solve(model)
+        if status == cp_model.INFEASIBLE:
+            break
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):  # pragma: no cover - no limit left
+            raise InternalError(f"CP-SAT ended with status {solver.status_name(status)}")
+        confirmed |= np.array([solver.boolean_value(v) for v in x], dtype=bool)
+    out = np.zeros_like(allowed)
+    out[rec[confirmed], lab[confirmed]] = True
+    return out
+
+
+def joint_label_sets(
+    original, releases: Sequence, *, exact: bool = False, progress=None, members: Sequence | None = None,
+    solver: str = "cp-sat",
+) -> JointLabelSets:
     """The joint candidate labels and rows of each record over nonreciprocal releases.
 
     Parameters
     ----------
     original : TransactionData
+        Every record of every release (their union, one record per person).
     releases : sequence of NonreciprocalRelease
     exact : bool
         Work on single records and confirm every remaining (record, label)
-        pair by a joint world (backtracking with propagation): the sets are
-        then exactly the labels each record takes in some joint world.
-        Otherwise stop at the propagation fixpoint on classes of identical
-        records (a superset).
+        pair by a joint world: the sets are then exactly the labels each
+        record takes in some joint world. Otherwise stop at the propagation
+        fixpoint on classes of identical records (a superset).
     progress : callable(done, total, message), optional
+    members : sequence, optional
+        One entry per release: the positions in ``original`` of the records
+        the release was made from, in that data's order (None: all of
+        ``original``). Releases of data that grew, shrank or was sampled.
+        A record's joint world then gives it a row in each release whose
+        data holds it, and one label throughout.
+    solver : {"cp-sat", "search"}
+        The exact step: CP-SAT (OR-Tools; default) or the backtracking
+        search with propagation (kept for comparison).
 
     Returns
     -------
@@ -550,8 +785,15 @@ def joint_label_sets(original, releases: Sequence, *, exact: bool = False, progr
     Notes
     -----
     Complexity: per propagation round one max-flow and one strongly-connected-components
-    pass per release on the class graph; the exact search adds up to one
-    search per (record, label) pair not yet confirmed by an earlier world.
+    pass per release on the class graph. The exact step builds one CP-SAT
+    model (a Boolean per allowed pair and per viable match edge) and solves
+    it once per world found plus once to show the remaining pairs are in
+    none; the backtracking search runs up to one search per (record, label)
+    pair not yet confirmed. Both are exponential in the worst case.
+
+    References
+    ----------
+    Perron, Didier. CP-SAT, OR-Tools (Google), https://developers.google.com/optimization.
 
     Examples
     --------
@@ -562,13 +804,18 @@ def joint_label_sets(original, releases: Sequence, *, exact: bool = False, progr
     >>> bool((sets.labels_per_record() >= 2).all())
     True
     """
-    joint, size, graphs, labels = _release_graphs(original, releases, by_record=exact)
+    if solver not in ("cp-sat", "search"):
+        raise ParameterError(f"solver must be 'cp-sat' or 'search', got {solver!r}")
+    if members is not None and len(members) != len(releases):
+        raise ParameterError(f"members has {len(members)} entries for {len(releases)} releases")
+    joint, size, graphs, labels = _release_graphs(original, releases, by_record=exact, members=members)
+    present = np.stack([g.present for g in graphs]) if graphs else np.zeros((0, len(size)), dtype=bool)
     labelled = any(g.label is not None for g in graphs)
     allowed = np.ones((len(size), max(len(labels), 1)), dtype=bool)
     if labelled:  # start from the intersection of the releases' candidate label sets
         for g in graphs:
             if g.label is not None:
-                seen = np.zeros_like(allowed)
+                seen = np.repeat(~g.present[:, None], allowed.shape[1], axis=1)
                 seen[g.ea, g.label] = True
                 allowed &= seen
     if progress is not None:
@@ -576,29 +823,38 @@ def joint_label_sets(original, releases: Sequence, *, exact: bool = False, progr
     out = _propagate(allowed, size, graphs)
     if out is None:
         empty = np.zeros((len(graphs), len(size)), dtype=np.int64)
-        return JointLabelSets(joint, size, np.zeros_like(allowed), labels, empty, False, exact, labelled, 0)
+        return JointLabelSets(joint, size, np.zeros_like(allowed), labels, empty, False, exact, labelled, 0, present)
     allowed, candidates, rounds = out
     if exact and labelled:
         if progress is not None:
-            progress(1, 2, "joint candidates: exact search")
-        confirmed = np.zeros_like(allowed)
-        for c in range(len(size)):
-            for lab in np.flatnonzero(allowed[c] & ~confirmed[c]):
-                trial = allowed.copy()
-                trial[c] = False
-                trial[c, lab] = True
-                world = _world(trial, size, graphs, confirmed)
-                if world is None:  # no joint world gives it: drop it, and what that rules out
-                    allowed[c, lab] = False
-                    allowed = _propagate(allowed, size, graphs)[0]
-                else:
-                    confirmed[np.arange(len(size)), world] = True
+            progress(1, 2, "joint candidates: exact step")
+        if solver == "cp-sat":
+            allowed = _cpsat_exact(allowed, size, graphs)
+        else:
+            allowed = _search_exact(allowed, size, graphs)
         out = _propagate(allowed, size, graphs)
         if out is None:  # pragma: no cover - the confirmed worlds satisfy every release
-            raise InternalError("the joint worlds found by the search violate a release")
+            raise InternalError("the joint worlds found by the exact step violate a release")
         allowed, candidates, _ = out
     if not labelled:
         allowed = np.zeros((len(size), 0), dtype=bool)
     if progress is not None:
         progress(2, 2, "done")
-    return JointLabelSets(joint, size, allowed, labels, candidates, True, exact, labelled, rounds)
+    return JointLabelSets(joint, size, allowed, labels, candidates, True, exact, labelled, rounds, present)
+
+
+def _search_exact(allowed: np.ndarray, size: np.ndarray, graphs) -> np.ndarray:
+    """The exact step by backtracking search with propagation (one search per unconfirmed pair)."""
+    confirmed = np.zeros_like(allowed)
+    for c in range(len(size)):
+        for lab in np.flatnonzero(allowed[c] & ~confirmed[c]):
+            trial = allowed.copy()
+            trial[c] = False
+            trial[c, lab] = True
+            world = _world(trial, size, graphs, confirmed)
+            if world is None:  # no joint world gives it: drop it, and what that rules out
+                allowed[c, lab] = False
+                allowed = _propagate(allowed, size, graphs)[0]
+            else:
+                confirmed[np.arange(len(size)), world] = True
+    return allowed

@@ -30,13 +30,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
+
 from graphanon.errors import DataMismatchError, ReleaseFormatError
 from graphanon.release.base import read_json_file
-from graphanon.release.fingerprint import same_fingerprint
+from graphanon.release.fingerprint import check_same_data, same_fingerprint
 from graphanon.release.link import LINK_FORMAT_TAG, load_link
 from graphanon.release.perturbed import SPLIT_LINK_TAG, load_split_link
 
-__all__ = ["attach_link", "load_private_link"]
+__all__ = ["attach_link", "load_private_link", "release_data", "release_members"]
 
 
 def load_private_link(path: str | os.PathLike):
@@ -103,3 +105,57 @@ def attach_link(release, link):
         raise DataMismatchError(f"the private link has {len(link.record_of_row)} rows, the release {release.n_records}")
     release.link = link
     return release
+
+
+def release_members(original, link, *, what: str = "the release") -> np.ndarray:
+    """The positions in ``original`` of a release's records, in its data's order, by its private link's record ids.
+
+    Parameters
+    ----------
+    original : TransactionData
+        Data holding every record of the release under its record id.
+    link : ReleaseLink
+        The release's private link (only its ``record_ids`` are read).
+    what : str
+        How to name the release in an error.
+
+    Returns
+    -------
+    ndarray of int64
+
+    Raises
+    ------
+    DataMismatchError
+        When a record id of the link is not in ``original``.
+
+    Examples
+    --------
+    >>> from graphanon.data import from_iterable
+    >>> from graphanon.release import ReleaseLink
+    >>> data = from_iterable([["a"], ["b"], ["c"]], record_ids=["ann", "bob", "cy"])
+    >>> release_members(data, ReleaseLink([1, 0], record_ids=["cy", "ann"])).tolist()
+    [2, 0]
+    """
+    where = {rid: i for i, rid in enumerate(original.record_ids)}  # record ids are unique (TransactionData)
+    try:
+        return np.fromiter((where[rid] for rid in link.record_ids), dtype=np.int64, count=len(link.record_ids))
+    except KeyError as exc:
+        raise DataMismatchError(f"{what}: record {exc.args[0]!r} of its private link is not in the data; give the "
+                                "data holding every record of every release, under the same record ids") from None
+
+
+def release_data(data, release, link, *, what: str = "the release") -> None:
+    """Raise :class:`~graphanon.errors.DataMismatchError` unless ``release`` was made from ``data``.
+
+    ``data`` is the release's own records (:func:`release_members`, in the
+    link's order). The one place where the joint audit and ``priors=``
+    compare a release of changing data with the records it was made from:
+    the release's data fingerprint and the link's record digest.
+    """
+    data = data.drop_unused_items()  # data read from a file holds the items its records use
+    try:
+        check_same_data(data, release, link=link)  # the key of the keyed fingerprint is in the link
+        if link is not None and hasattr(link, "rows_for"):
+            link.rows_for(data)
+    except DataMismatchError as exc:
+        raise DataMismatchError(f"{what}: {exc}") from None
