@@ -298,3 +298,57 @@ def test_similarity_layout_discs_do_not_overlap_and_lone_groups_stand_apart():
     clash = d < (r[:, None] + r[None]) - 0.5
     np.fill_diagonal(clash, False)
     assert not clash.any()
+
+
+def _decode(b64):
+    import base64
+
+    return np.frombuffer(base64.b64decode(b64), dtype="<i4")
+
+
+@pytest.mark.parametrize("private", [False, True])
+def test_generalization_overview_bins_the_order_and_carries_the_graph_compactly(private):
+    from graphanon.graphs.generalization import GeneralizationGraph
+
+    data = load("bms1").subset(np.arange(3000)).drop_unused_items()
+    n, k = data.n_records, 4
+    order = np.random.default_rng(5).permutation(n)
+    graph = ring_graph(order, k, data.record_ids)
+    chosen = extract_assignments(graph, rng=1)[2] if private else None
+    view = generalization_view(graph, order, chosen=chosen, data=data, bins=50)
+    assert view.n_nodes == 50 and "focus" in view.data
+    focus = view.data["focus"]
+    assert focus["ring"] and "succ" not in focus and np.array_equal(_decode(focus["order"]), order)
+    assert np.array_equal(_decode(focus["ids"]["i32"]), np.asarray(data.record_ids))
+    start = _decode(focus["bins"])
+    assert start[0] == 0 and start[-1] == n and len(start) == 51
+    assert ("chosen" in focus) == private and ("PRIVATE" in view.to_html()) == private
+    if private:
+        assert np.array_equal(_decode(focus["chosen"]), chosen)
+    # the measure, by brute force: a row covers the union of its preimages' items; a bin's mean over its rows
+    X = data.matrix.tocsr()
+    rows = [set(X.indices[X.indptr[i]:X.indptr[i + 1]]) for i in range(n)]
+    pre = graph.preimages()
+    cover = np.array([len(set().union(*(rows[i] for i in pre[j]))) for j in range(n)])
+    for b in (0, 17, 49):
+        want = cover[order[start[b]:start[b + 1]]].mean()
+        assert view.data["nodes"]["info"][b]["mean items a row must cover (its possible records' items together)"] \
+            == pytest.approx(want, abs=1e-3)
+    # arcs join the bins of a record and of its candidate rows, and only those
+    pos = np.empty(n, dtype=np.int64)
+    pos[order] = np.arange(n)
+    bin_of = np.searchsorted(start, pos, side="right") - 1
+    src, dst = graph.edges()
+    want_arcs = {(min(a, b), max(a, b)) for a, b in zip(bin_of[src], bin_of[dst]) if a != b}
+    got = set(zip(view.data["edges"]["src"], view.data["edges"]["dst"]))
+    assert got == want_arcs
+    # a graph that is not the ring over the order ships its candidate lists; string ids as one text
+    other = GeneralizationGraph(graph.successors[::-1][::-1].copy(), [f"r{i}" for i in range(n)])
+    shuffled = np.roll(order, 7)[::-1].copy()
+    v2 = generalization_view(other, shuffled, bins=30)
+    assert not v2.data["focus"]["ring"]
+    assert np.array_equal(_decode(v2.data["focus"]["succ"]).reshape(n, k), graph.successors)
+    assert v2.data["focus"]["ids"]["text"].split("\n")[:2] == ["r0", "r1"]
+    with pytest.raises(ParameterError):
+        generalization_view(graph, order, data=data.subset(np.arange(10)))
+    assert generalization_view(graph, order, overview=False).n_nodes == 2 * n  # the full drawing on demand
