@@ -352,3 +352,31 @@ def test_generalization_overview_bins_the_order_and_carries_the_graph_compactly(
     with pytest.raises(ParameterError):
         generalization_view(graph, order, data=data.subset(np.arange(10)))
     assert generalization_view(graph, order, overview=False).n_nodes == 2 * n  # the full drawing on demand
+
+
+def test_similarity_view_colours_by_group_only_when_the_groups_are_few():
+    from graphanon.graphs.similarity import RecordSimilarityGraph
+
+    data = load("groceries").subset(np.arange(400)).drop_unused_items()
+    graph = RecordSimilarityGraph.knn(data.matrix, 3)
+    few = np.arange(400) % 7
+    view = similarity_view(graph, few)
+    names = [c["name"] for c in view.data["categories"]]
+    assert names == [f"group {g}" for g in range(7)]
+    assert np.array_equal(view.data["nodes"]["cat"], few) and view.data["nodes"]["group"] == few.tolist()
+    many = np.arange(400) // 3  # 134 groups: 133 of 3 records and one of 1
+    view = similarity_view(graph, many)
+    cats, cat = view.data["categories"], np.array(view.data["nodes"]["cat"])
+    assert [c["name"] for c in cats] == ["records in a group of 1", "records in a group of 3"]
+    assert cat[-1] == 0 and (cat[:-1] == 1).all() and "colour = group size" in view.data["subtitle"]
+    assert len({c["color"] for c in cats}) == len(cats)
+    sizes = np.random.default_rng(0).integers(2, 40, size=60)
+    varied = np.repeat(np.arange(60), sizes)[:400]
+    view = similarity_view(graph, varied)
+    cats, cat = view.data["categories"], np.array(view.data["nodes"]["cat"])
+    assert 2 <= len(cats) <= 6 and len({c["color"] for c in cats}) == len(cats)
+    size_of = np.bincount(varied)[varied]
+    for c, category in enumerate(cats):  # each class names the sizes of the records in it
+        lo, _, hi = category["name"].removeprefix("records in a group of ").partition("-")
+        members = size_of[cat == c]
+        assert len(members) and members.min() >= int(lo) and members.max() <= int(hi or lo)

@@ -202,6 +202,7 @@ def test_similarity_view_with_clump_groups(page, tmp_path, shots):
     assert re.search(r"group size\s+(\d+)", text).group(1) == str(int((groups == groups[i]).sum()))
     state = _click_node(page, i)  # centred by the search: a click picks it too
     assert int(state["selected"]) == i
+    assert int(state["groupRinged"]) == int((groups == groups[i]).sum())  # the clicked record's group, ringed
     page.screenshot(path=str(shots / "similarity_groceries_clump.png"))
 
 

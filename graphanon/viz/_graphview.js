@@ -6,9 +6,10 @@
 //
 // Data (built in Python, see graphanon/viz/views.py):
 //   {title, subtitle, layout: "fixed" | "tree",
-//    nodes: {label, x, y, cat, info, step?, parent?}, categories: [{name, color}],
+//    nodes: {label, x, y, cat, info, step?, parent?, group?}, categories: [{name, color}],
 //    edges: {src, dst, cat}, edge_categories: [{name, color, on_select?}],
-//    steps?: [caption], collapsed?: [node], note?}
+//    steps?: [caption], collapsed?: [node], note?, label_room?, focus?}
+// nodes.group: the selected node's group is ringed; focus: see candidateFocus below.
 // State for tests and scripts: root.dataset.nodeCount / .visibleCount / .edgeCount / .rendered,
 // root.graphanonView (this object), window.graphanonViews (all views of the page).
 
@@ -299,6 +300,14 @@ function graphanonView(root, data, options) {
         ctx.strokeStyle = ecats[ecat[e]].color; ctx.lineWidth = 2; ctx.stroke();
       }
     }
+    if (groupMembers.length > 1) {  // the selected record's group (similarity views)
+      ctx.beginPath();
+      for (const o of groupMembers) {
+        if (!visible[o] || o === selected) continue;
+        const x = px[o] * scale + tx, y = py[o] * scale + ty; ctx.moveTo(x + r + 2.5, y); ctx.arc(x, y, r + 2.5, 0, 6.2832);
+      }
+      ctx.strokeStyle = "#111"; ctx.lineWidth = 1.5; ctx.stroke();
+    }
     if (selected >= 0 && visible[selected]) {
       const x = px[selected] * scale + tx, y = py[selected] * scale + ty;
       ctx.beginPath(); ctx.arc(x, y, r + 5, 0, 6.2832); ctx.strokeStyle = "#e31a1c"; ctx.lineWidth = 2.5; ctx.stroke();
@@ -446,8 +455,13 @@ function graphanonView(root, data, options) {
     root.dataset.step = current;
     applyVisibility(); redraw();
   }
+  let groupMembers = [];
   function select(i) {
-    selected = i; root.dataset.selected = i; redraw();
+    selected = i; root.dataset.selected = i;
+    groupMembers = [];
+    if (i >= 0 && nodes.group) for (let o = 0; o < n; o++) if (nodes.group[o] === nodes.group[i]) groupMembers.push(o);
+    root.dataset.groupRinged = groupMembers.length;
+    redraw();
     detail.innerHTML = "";
     if (i < 0) { detail.textContent = "click a node"; return; }
     el("div", "ga-detail-label", detail).innerHTML = "<b></b>";

@@ -873,8 +873,12 @@ def similarity_layout(matrix, groups) -> tuple[np.ndarray, np.ndarray, dict]:
 
 def similarity_view(graph, groups=None, *, data=None, neighbors: int = 3, pairs=None,
                     title: str | None = None) -> GraphView:
-    """The record-similarity graph, records placed and coloured by their group (or swap pair).
+    """The record-similarity graph, records placed by similarity and coloured by their group or its size.
 
+    Colours: one per group when there are at most 12 groups; beyond that a
+    palette cannot tell groups apart, so records are coloured by their
+    group's size (at most six sequential classes, each named by the sizes it
+    holds) and clicking a record rings every record of its group.
     Each record keeps its ``neighbors`` most similar neighbours (the graph
     may hold dozens per record); the subtitle says how many of the graph's
     edges are shown. Records are placed by similarity (:func:`similarity_layout`): groups by a
@@ -937,8 +941,8 @@ def similarity_view(graph, groups=None, *, data=None, neighbors: int = 3, pairs=
     kept = sp.csr_array((sims[keep], (a, b)), shape=(n, n))
     x, y, laid = similarity_layout(kept.maximum(kept.T), groups)  # placed by the similarities drawn
     uniq, inverse, sizes = np.unique(groups, return_inverse=True, return_counts=True)
-    cat = inverse % len(_PALETTE)
     size_of = sizes[inverse]
+    cats, cat, colour_by = _group_colours(uniq, inverse, sizes)
     info: list[dict[str, Any]] = [{"group": int(g), "group size": int(s)} for g, s in zip(groups, size_of)]
     if data is not None:
         items = np.asarray(data.items, dtype=object)
@@ -946,17 +950,48 @@ def similarity_view(graph, groups=None, *, data=None, neighbors: int = 3, pairs=
         for i in range(n):
             info[i]["items"] = " ".join(map(str, items[X.indices[X.indptr[i]:X.indptr[i + 1]]]))
     ids = list(data.record_ids) if data is not None and getattr(data, "record_ids", None) is not None else range(n)
-    return GraphView(
-        [str(r) for r in ids], [(f"records of groups with colour {j + 1} of {len(_PALETTE)}", c)
-                                for j, c in enumerate(_PALETTE)],
-        cat, x=x, y=y, edges=(src, dst, ecat), edge_categories=ecats, info=info,
+    view = GraphView(
+        [str(r) for r in ids], cats, cat, x=x, y=y, edges=(src, dst, ecat), edge_categories=ecats, info=info,
         title=title or f"Record-similarity graph: {n:,} records in {len(uniq):,} groups",
         subtitle=(f"showing each record's {neighbors} strongest of {graph.n_edges:,} similarity entries "
-                  f"({len(src):,} edges drawn); colour = group. Groups placed by these similarities (force "
+                  f"({len(src):,} edges drawn); colour = {colour_by}. Groups placed by these similarities (force "
                   f"layout of the group graph), each record on its group's side facing its similar records"
                   + (f"; {laid['apart_records']:,} records in groups similar to nothing outside them set apart "
                      f"on the right" if laid["apart_records"] else "")),
     )
+    view.data["nodes"]["group"] = inverse.tolist()  # the renderer rings the selected record's group
+    return view
+
+
+_GROUP_PALETTE = _PALETTE + ["#2ca02c", "#17becf"]  # 12 distinguishable colours: one per group up to 12 groups
+
+
+def _group_colours(uniq: np.ndarray, inverse: np.ndarray, sizes: np.ndarray) -> tuple[list, np.ndarray, str]:
+    """Categories of :func:`similarity_view`: one colour per group when there are at most 12, else by group size.
+
+    Many groups cannot be told apart by colour (a palette repeated over 5,000 groups says nothing): they are
+    coloured by their size in at most six sequential classes, and the selected record's group is ringed.
+    """
+    if len(sizes) <= len(_GROUP_PALETTE):
+        return ([(f"group {_plain(g)}", _GROUP_PALETTE[j]) for j, g in enumerate(uniq)],
+                inverse.copy(), "group")
+    values = np.unique(sizes)
+    if len(values) <= len(_MEASURE_COLORS):
+        bounds = np.r_[values, values[-1] + 1]
+    else:
+        # quantiles of the distinct sizes, not of the groups: most groups have the smallest size
+        bounds = np.unique(np.quantile(values, np.linspace(0, 1, len(_MEASURE_COLORS) + 1)).round().astype(np.int64))
+        bounds[-1] = sizes.max() + 1
+    present, cls = np.unique(np.clip(np.searchsorted(bounds, sizes, side="right") - 1, 0, len(bounds) - 2),
+                             return_inverse=True)  # classes that hold a group, renumbered
+    lo = np.full(len(present), sizes.max())
+    hi = np.zeros(len(present), dtype=sizes.dtype)
+    np.minimum.at(lo, cls, sizes)
+    np.maximum.at(hi, cls, sizes)
+    palette = _MEASURE_COLORS if len(present) > 5 else _MEASURE_COLORS[1:]  # the lightest only when needed
+    cats = [(f"records in a group of {a}" if a == b else f"records in a group of {a}-{b}",
+             palette[round(c * (len(palette) - 1) / max(len(present) - 1, 1))]) for c, (a, b) in enumerate(zip(lo, hi))]
+    return cats, cls[inverse], "group size (click a record: its group ringed)"
 
 
 def constraint_view(graph, *, title: str | None = None) -> GraphView:
