@@ -21,6 +21,7 @@ from graphanon.graphs.generalization import ring_graph
 from graphanon.privacy import KmAnonymity, TransactionalKAnonymity
 from graphanon.viz.views import (
     GraphView,
+    constraint_view,
     cut_of_release,
     generalization_view,
     search_view,
@@ -380,3 +381,21 @@ def test_similarity_view_colours_by_group_only_when_the_groups_are_few():
         lo, _, hi = category["name"].removeprefix("records in a group of ").partition("-")
         members = size_of[cat == c]
         assert len(members) and members.min() >= int(lo) and members.max() <= int(hi or lo)
+
+
+def test_constraint_view_title_counts_what_the_legend_counts():
+    from graphanon.datasets import load_constraints
+    from graphanon.graphs.constraints import ConstraintGraph
+
+    c = load_constraints("coat_fig1")
+    graph = ConstraintGraph(load("coat_fig1"), c["privacy"], c["utility"])
+    view = constraint_view(graph)
+    cat = np.bincount(view.data["nodes"]["cat"], minlength=len(view.data["categories"]))
+    legend = {c["name"]: int(n) for c, n in zip(view.data["categories"], cat)}
+    counts = dict((name, int(num.replace(",", ""))) for num, name in
+                  re.findall(r"([\d,]+) (items|privacy constraints|utility blocks?)", view.data["title"]))
+    assert counts == {"items": legend["item"], "privacy constraints": legend["privacy constraint"],
+                      "utility blocks": legend["utility block (partition)"]}
+    assert counts["privacy constraints"] == len(c["privacy"]) and counts["items"] == load("coat_fig1").n_items
+    ecat = np.array(view.data["edges"]["cat"])
+    assert (ecat == 1).sum() == counts["items"]  # each item in one block of the utility partition

@@ -1037,13 +1037,22 @@ def constraint_view(graph, *, title: str | None = None) -> GraphView:
                 angle[i] = np.angle(np.exp(1j * angle[nb]).mean())
     jitter = np.where(np.array(kinds) == "item", 0.0, 40.0 * ((np.arange(n) * 0.618) % 1.0))
     x, y = (radius - jitter) * np.cos(angle), (radius - jitter) * np.sin(angle)
-    edges = [(pos[u], pos[v]) for u, v in g.edges]
-    src = [a for a, _ in edges]
-    dst = [b for _, b in edges]
+    edge_kinds = ["privacy", "utility"]
+    edges = [(pos[u], pos[v], edge_kinds.index(d.get("kind", "privacy"))) for u, v, d in g.edges(data=True)]
+    src = [a for a, _, _ in edges]
+    dst = [b for _, b, _ in edges]
     info = [{k: _plain(v) for k, v in g.nodes[node].items()} | {"degree": g.degree(node)} for node in nodes]
+    # the title counts what the legend counts: privacy constraints and utility blocks apart
+    legend = {"item": "item", "constraint": "privacy constraint", "block": "utility block (partition)"}
+    counts = {s: kinds.count(s) for s in names}
+    parts = [f"{counts.get('item', 0):,} items", f"{counts.get('constraint', 0):,} privacy constraints"]
+    if counts.get("block"):
+        parts.append(f"{counts['block']:,} utility block{'s' if counts['block'] != 1 else ''}")
     return GraphView(
-        [str(v) for v in nodes], [(s, _PALETTE[j % len(_PALETTE)]) for j, s in enumerate(names)], cat,
-        x=x, y=y, edges=(src, dst, np.zeros(len(src))), edge_categories=[{"name": "member of", "color": "#999999"}],
-        info=info, title=title or f"COAT constraint graph: {len(item_idx)} items, {n - len(item_idx)} constraints",
-        subtitle="click an item or a constraint: its neighbours",
+        [str(v) for v in nodes], [(legend.get(s, s), _PALETTE[j % len(_PALETTE)]) for j, s in enumerate(names)], cat,
+        x=x, y=y, edges=(src, dst, [e for _, _, e in edges]),
+        edge_categories=[{"name": "item in a privacy constraint", "color": "#999999"},
+                         {"name": "item in a utility block", "color": "#55a868"}],
+        info=info, title=title or "COAT constraint graph: " + ", ".join(parts),
+        subtitle="click an item, a constraint or a block: its neighbours",
     )
