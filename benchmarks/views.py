@@ -19,6 +19,8 @@ Usage::
 
     PYTHONPATH=. python benchmarks/views.py        # both cases (PYTHONPATH: this checkout's graphanon)
     python benchmarks/views.py --case bms1_similarity_clump --no-save
+    python benchmarks/views.py --case generalization_icd9_26854 --case generalization_icd9_100000 \
+        --out views_generalization    # the generalization overview (issue 35)
 
 The numbers are in docs/performance.md ("Interactive views").
 """
@@ -97,7 +99,29 @@ def build_synthetic(n=100_000, m=300_000, seed=0):
                      x=x, y=y, edges=(src, dst, np.zeros(m)), title="synthetic 100k")
 
 
-CASES = {"bms1_similarity_clump": build_bms1, "synthetic_100k": build_synthetic,
+def build_generalization(n=26_854, k=5, seed=0):
+    """The overview of the k-regular ring over ``n`` ICD-9-like records (``icd9_like``), coloured by the data.
+
+    The order is a random permutation: the view's cost does not depend on the order's quality, and the
+    Gray-TSP order itself (``gray_tsp_order``) is not part of the view (timed apart, ``order_s``, at 26,854).
+    """
+    from graphanon.datasets.synthetic import icd9_like
+    from graphanon.graphs.generalization import ring_graph
+    from graphanon.viz.views import generalization_view
+
+    data = icd9_like(n, n_external=10, rng=seed)[0]
+    order = np.random.default_rng(seed).permutation(n)
+    t = time.perf_counter()
+    view = generalization_view(ring_graph(order, k, data.record_ids), order, data=data)
+    LAYOUT[f"generalization_icd9_{n}"] = {"records": n, "items": data.n_items, "k": k,
+                                          "view_builder_s": round(time.perf_counter() - t, 3),
+                                          "load_average_1min": round(os.getloadavg()[0], 2)}
+    return view
+
+
+CASES = {"generalization_icd9_26854": build_generalization,
+         "generalization_icd9_100000": lambda: build_generalization(100_000),
+         "bms1_similarity_clump": build_bms1, "synthetic_100k": build_synthetic,
          "synthetic_100k_nodes_only": lambda: build_synthetic(m=0)}
 
 
@@ -105,8 +129,9 @@ def measure(page, build, repeat):
     start = time.perf_counter()
     view = build()
     folder = Path(tempfile.mkdtemp())
+    t = time.perf_counter()
     path = view.save(folder / "view.html")
-    build_s = time.perf_counter() - start
+    build_s, save_s = time.perf_counter() - start, time.perf_counter() - t
     loads, starts = [], []
     for _ in range(repeat):
         t = time.perf_counter()
@@ -120,14 +145,36 @@ def measure(page, build, repeat):
     page.mouse.move(420, 420)
     drag = page.evaluate(JS_FRAMES)
     page.mouse.up()
+    clicks = {}
+    if "focus" in view.data:  # detail on demand: a bin clicked, then a record of its list, timed from Python
+        bin_ms, record_ms, inner_ms = [], [], []
+        box = page.locator(".ga-view canvas").first.bounding_box()
+        for b in range(0, view.n_nodes, max(1, view.n_nodes // 7))[:7]:
+            x, y = page.evaluate(f"window.graphanonViews.at(-1).screenPosition({b})")
+            t = time.perf_counter()
+            page.mouse.click(box["x"] + x, box["y"] + y)
+            page.wait_for_function(f"document.querySelector('.ga-view').dataset.selected === '{b}'")
+            bin_ms.append(1000 * (time.perf_counter() - t))
+            link = page.locator(".ga-detail .ga-record").nth(1)
+            record = link.get_attribute("data-record")
+            t = time.perf_counter()
+            link.click()
+            page.wait_for_function(f"document.querySelector('.ga-view').dataset.focusRecord === '{record}'")
+            record_ms.append(1000 * (time.perf_counter() - t))
+            inner_ms.append(float(page.eval_on_selector(".ga-view", "e => e.dataset.focusMs")))
+            page.click(".ga-focus-close")
+        clicks = {"bin_click_ms_median": round(statistics.median(bin_ms), 1),
+                  "record_click_ms_median": round(statistics.median(record_ms), 1),
+                  "record_click_ms_max": round(max(record_ms), 1),
+                  "record_detail_script_ms_median": round(statistics.median(inner_ms), 1)}
     size = path.stat().st_size
     shutil.rmtree(folder)
     return {
         "nodes": view.n_nodes, "edges": view.n_edges, "html_bytes": size,
-        "build_and_write_s": round(build_s, 2), "page_load_s_best": round(min(loads), 3),
+        "build_and_write_s": round(build_s, 2), "write_s": round(save_s, 3), "page_load_s_best": round(min(loads), 3),
         "page_load_s_median": round(statistics.median(loads), 3), "renderer_start_ms_median": statistics.median(starts),
         "full_redraw_ms": round(full, 1), "redraw_while_dragging_ms": round(drag, 1),
-    }
+    } | clicks
 
 
 def main():
@@ -136,6 +183,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--chromium", default=shutil.which("chromium") or shutil.which("chromium-browser"))
     ap.add_argument("--no-save", action="store_true")
+    ap.add_argument("--out", default="views", help="results file name: benchmarks/results/OUT.json")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -146,10 +194,11 @@ def main():
         doc["machine"]["chromium"] = browser.version
         page = browser.new_page(viewport={"width": 1300, "height": 850})
         for name in args.case or sorted(CASES):
-            doc["cases"][name] = measure(page, CASES[name], args.repeat) | LAYOUT.get(name, {})
+            result = measure(page, CASES[name], args.repeat)
+            doc["cases"][name] = result | LAYOUT.get(name, {})
             doc["cases"][name]["load_average_1min_after"] = round(os.getloadavg()[0], 2)
         browser.close()
-    print_and_save(doc, "views", save=not args.no_save)
+    print_and_save(doc, args.out, save=not args.no_save)
 
 
 if __name__ == "__main__":

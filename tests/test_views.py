@@ -19,6 +19,7 @@ from graphanon.graphs.generalization import ring_graph
 from graphanon.privacy import KmAnonymity, TransactionalKAnonymity
 from graphanon.viz.views import (
     GraphView,
+    constraint_view,
     cut_of_release,
     generalization_view,
     search_view,
@@ -289,3 +290,103 @@ def test_similarity_layout_discs_do_not_overlap_and_lone_groups_stand_apart():
     clash = d < (r[:, None] + r[None]) - 0.5
     np.fill_diagonal(clash, False)
     assert not clash.any()
+
+
+def _decode(b64):
+    import base64
+
+    return np.frombuffer(base64.b64decode(b64), dtype="<i4")
+
+
+@pytest.mark.parametrize("private", [False, True])
+def test_generalization_overview_bins_the_order_and_carries_the_graph_compactly(private):
+    from graphanon.graphs.generalization import GeneralizationGraph
+
+    data = load("bms1").subset(np.arange(3000)).drop_unused_items()
+    n, k = data.n_records, 4
+    order = np.random.default_rng(5).permutation(n)
+    graph = ring_graph(order, k, data.record_ids)
+    chosen = extract_assignments(graph, rng=1)[2] if private else None
+    view = generalization_view(graph, order, chosen=chosen, data=data, bins=50)
+    assert view.n_nodes == 50 and "focus" in view.data
+    focus = view.data["focus"]
+    assert focus["ring"] and "succ" not in focus and np.array_equal(_decode(focus["order"]), order)
+    assert np.array_equal(_decode(focus["ids"]["i32"]), np.asarray(data.record_ids))
+    start = _decode(focus["bins"])
+    assert start[0] == 0 and start[-1] == n and len(start) == 51
+    assert ("chosen" in focus) == private and ("PRIVATE" in view.to_html()) == private
+    if private:
+        assert np.array_equal(_decode(focus["chosen"]), chosen)
+    # the measure, by brute force: a row covers the union of its preimages' items; a bin's mean over its rows
+    X = data.matrix.tocsr()
+    rows = [set(X.indices[X.indptr[i]:X.indptr[i + 1]]) for i in range(n)]
+    pre = graph.preimages()
+    cover = np.array([len(set().union(*(rows[i] for i in pre[j]))) for j in range(n)])
+    for b in (0, 17, 49):
+        want = cover[order[start[b]:start[b + 1]]].mean()
+        assert view.data["nodes"]["info"][b]["mean items a row must cover (its possible records' items together)"] \
+            == pytest.approx(want, abs=1e-3)
+    # arcs join the bins of a record and of its candidate rows, and only those
+    pos = np.empty(n, dtype=np.int64)
+    pos[order] = np.arange(n)
+    bin_of = np.searchsorted(start, pos, side="right") - 1
+    src, dst = graph.edges()
+    want_arcs = {(min(a, b), max(a, b)) for a, b in zip(bin_of[src], bin_of[dst]) if a != b}
+    got = set(zip(view.data["edges"]["src"], view.data["edges"]["dst"]))
+    assert got == want_arcs
+    # a graph that is not the ring over the order ships its candidate lists; string ids as one text
+    other = GeneralizationGraph(graph.successors[::-1][::-1].copy(), [f"r{i}" for i in range(n)])
+    shuffled = np.roll(order, 7)[::-1].copy()
+    v2 = generalization_view(other, shuffled, bins=30)
+    assert not v2.data["focus"]["ring"]
+    assert np.array_equal(_decode(v2.data["focus"]["succ"]).reshape(n, k), graph.successors)
+    assert v2.data["focus"]["ids"]["text"].split("\n")[:2] == ["r0", "r1"]
+    with pytest.raises(ParameterError):
+        generalization_view(graph, order, data=data.subset(np.arange(10)))
+    assert generalization_view(graph, order, overview=False).n_nodes == 2 * n  # the full drawing on demand
+
+
+def test_similarity_view_colours_by_group_only_when_the_groups_are_few():
+    from graphanon.graphs.similarity import RecordSimilarityGraph
+
+    data = load("groceries").subset(np.arange(400)).drop_unused_items()
+    graph = RecordSimilarityGraph.knn(data.matrix, 3)
+    few = np.arange(400) % 7
+    view = similarity_view(graph, few)
+    names = [c["name"] for c in view.data["categories"]]
+    assert names == [f"group {g}" for g in range(7)]
+    assert np.array_equal(view.data["nodes"]["cat"], few) and view.data["nodes"]["group"] == few.tolist()
+    many = np.arange(400) // 3  # 134 groups: 133 of 3 records and one of 1
+    view = similarity_view(graph, many)
+    cats, cat = view.data["categories"], np.array(view.data["nodes"]["cat"])
+    assert [c["name"] for c in cats] == ["records in a group of 1", "records in a group of 3"]
+    assert cat[-1] == 0 and (cat[:-1] == 1).all() and "colour = group size" in view.data["subtitle"]
+    assert len({c["color"] for c in cats}) == len(cats)
+    sizes = np.random.default_rng(0).integers(2, 40, size=60)
+    varied = np.repeat(np.arange(60), sizes)[:400]
+    view = similarity_view(graph, varied)
+    cats, cat = view.data["categories"], np.array(view.data["nodes"]["cat"])
+    assert 2 <= len(cats) <= 6 and len({c["color"] for c in cats}) == len(cats)
+    size_of = np.bincount(varied)[varied]
+    for c, category in enumerate(cats):  # each class names the sizes of the records in it
+        lo, _, hi = category["name"].removeprefix("records in a group of ").partition("-")
+        members = size_of[cat == c]
+        assert len(members) and members.min() >= int(lo) and members.max() <= int(hi or lo)
+
+
+def test_constraint_view_title_counts_what_the_legend_counts():
+    from graphanon.datasets import load_constraints
+    from graphanon.graphs.constraints import ConstraintGraph
+
+    c = load_constraints("coat_fig1")
+    graph = ConstraintGraph(load("coat_fig1"), c["privacy"], c["utility"])
+    view = constraint_view(graph)
+    cat = np.bincount(view.data["nodes"]["cat"], minlength=len(view.data["categories"]))
+    legend = {c["name"]: int(n) for c, n in zip(view.data["categories"], cat)}
+    counts = dict((name, int(num.replace(",", ""))) for num, name in
+                  re.findall(r"([\d,]+) (items|privacy constraints|utility blocks?)", view.data["title"]))
+    assert counts == {"items": legend["item"], "privacy constraints": legend["privacy constraint"],
+                      "utility blocks": legend["utility block (partition)"]}
+    assert counts["privacy constraints"] == len(c["privacy"]) and counts["items"] == load("coat_fig1").n_items
+    ecat = np.array(view.data["edges"]["cat"])
+    assert (ecat == 1).sum() == counts["items"]  # each item in one block of the utility partition

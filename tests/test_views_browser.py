@@ -141,6 +141,52 @@ def test_generalization_view_shows_candidates_and_the_link_only_when_given(page,
     page.screenshot(path=str(shots / f"generalization_bms1_2000{'_private' if private else ''}.png"))
 
 
+@pytest.mark.parametrize("private", [False, True])
+def test_generalization_overview_answers_a_click_with_the_records_candidates(page, tmp_path, shots, private):
+    """Overview (bins) of 26,854 ICD-like records; a bin's record clicked, another searched by id: the detail panel
+    and the small graph hold exactly the record's k candidate rows, the private link only when given."""
+    from graphanon.datasets.synthetic import icd9_like
+
+    data = icd9_like(26_854, n_external=10, rng=0)[0]
+    n, k = data.n_records, 5
+    order = np.random.default_rng(1).permutation(n)  # the layout does not depend on the order's quality
+    graph = ring_graph(order, k, data.record_ids)
+    chosen = extract_assignments(graph, rng=3)[1] if private else None
+    view = views.generalization_view(graph, order, chosen=chosen, data=data)
+    state = _open(page, view, tmp_path / "generalization_overview.html")
+    assert int(state["nodeCount"]) == 360 and float(state["loadMs"]) < 2000
+    assert (tmp_path / "generalization_overview.html").stat().st_size < 3_000_000
+    page.screenshot(path=str(shots / f"generalization_overview_26854{'_private' if private else ''}.png"))
+    state = _click_node(page, 40)
+    assert int(state["selected"]) == 40
+    links = page.locator(".ga-detail .ga-record")
+    start = 40 * n // 360  # bin b holds the positions b n // 360 .. (b + 1) n // 360 - 1
+    assert links.count() == 41 * n // 360 - start
+    record = int(links.nth(2).get_attribute("data-record"))
+    assert record == order[start + 2]
+    links.nth(2).click()
+    state = page.eval_on_selector(".ga-view", "e => ({...e.dataset})")
+    assert int(state["focusRecord"]) == record and float(state["focusMs"]) < 200
+    text = _detail(page)
+    ids = data.record_ids
+    assert f"candidate (may be published as) ({k})" in text
+    listed = re.search(r"candidate \(may be published as\) \(5\)\s+(.*)", text).group(1)
+    assert sorted(listed.split(", ")) == sorted(f"published {ids[j]}" for j in graph.successors[record])
+    assert ("PRIVATE link" in text) == private
+    if private:
+        assert f"published {ids[chosen[record]]}" in text.split("PRIVATE link")[1]
+    small = page.locator(".ga-focus .ga-view")
+    assert int(small.get_attribute("data-node-count")) == 1 + k + len(
+        set(graph.preimages()[graph.successors[record]].ravel()) - {record})
+    page.screenshot(path=str(shots / f"generalization_detail_26854{'_private' if private else ''}.png"))
+    other = int(order[12_345])  # search by id: the same detail for another record
+    page.fill(".ga-search", str(ids[other]))
+    page.press(".ga-search", "Enter")
+    state = page.eval_on_selector(".ga-view", "e => ({...e.dataset})")
+    assert int(state["focusRecord"]) == other
+    assert int(state["selected"]) == int(np.searchsorted((np.arange(361) * n) // 360, 12_345, side="right") - 1)
+
+
 def test_similarity_view_with_clump_groups(page, tmp_path, shots):
     data = load("groceries")
     rel = anonymize_clump(data, taxonomy=load_taxonomy("groceries"), k=5, rng=0)
@@ -156,6 +202,7 @@ def test_similarity_view_with_clump_groups(page, tmp_path, shots):
     assert re.search(r"group size\s+(\d+)", text).group(1) == str(int((groups == groups[i]).sum()))
     state = _click_node(page, i)  # centred by the search: a click picks it too
     assert int(state["selected"]) == i
+    assert int(state["groupRinged"]) == int((groups == groups[i]).sum())  # the clicked record's group, ringed
     page.screenshot(path=str(shots / "similarity_groceries_clump.png"))
 
 

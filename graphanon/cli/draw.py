@@ -337,7 +337,7 @@ def _draw_view(what, source, output, release_path, algorithm, k, m, taxonomy, se
         if not 1 <= k <= data.n_records:
             raise GraphanonError(f"-k must be between 1 and the number of records ({data.n_records}), got {k}")
         order = gray_tsp_order(data.matrix, time_limit=None, rng=seed)
-        view = views.generalization_view(ring_graph(order, k, data.record_ids), order,
+        view = views.generalization_view(ring_graph(order, k, data.record_ids), order, data=data,
                                          title=f"{k}-regular ring graph of {source} ({data.n_records:,} records)")
     else:  # similarity
         from graphanon.algorithms.grouping.clump import anonymize_clump

@@ -6,13 +6,14 @@
 //
 // Data (built in Python, see graphanon/viz/views.py):
 //   {title, subtitle, layout: "fixed" | "tree",
-//    nodes: {label, x, y, cat, info, step?, parent?}, categories: [{name, color}],
+//    nodes: {label, x, y, cat, info, step?, parent?, group?}, categories: [{name, color}],
 //    edges: {src, dst, cat}, edge_categories: [{name, color, on_select?}],
-//    steps?: [caption], collapsed?: [node], note?}
+//    steps?: [caption], collapsed?: [node], note?, label_room?, focus?}
+// nodes.group: the selected node's group is ringed; focus: see candidateFocus below.
 // State for tests and scripts: root.dataset.nodeCount / .visibleCount / .edgeCount / .rendered,
 // root.graphanonView (this object), window.graphanonViews (all views of the page).
 
-function graphanonView(root, data) {
+function graphanonView(root, data, options) {
   "use strict";
   const nodes = data.nodes, edges = data.edges || {src: [], dst: [], cat: []};
   const n = nodes.label.length, m = edges.src.length;
@@ -53,7 +54,13 @@ function graphanonView(root, data) {
 .ga-view .ga-detail td:first-child{color:#666;width:42%}
 .ga-view .ga-tip{position:absolute;pointer-events:none;background:rgba(255,255,240,.95);border:1px solid #bbb;padding:3px 6px;font-size:12px;display:none;max-width:320px;z-index:2}
 .ga-view button{font-size:12px}
-.ga-view h4{margin:8px 0 4px 0;font-size:13px}`;
+.ga-view h4{margin:8px 0 4px 0;font-size:13px}
+.ga-view .ga-main{position:relative}
+.ga-view .ga-focus{position:absolute;left:0;top:0;bottom:0;width:72%;background:#fff;border-right:2px solid #bbb;z-index:3;display:flex;flex-direction:column}
+.ga-view .ga-focus .ga-focus-view{flex:1;min-height:0}
+.ga-view .ga-focus .ga-view{min-height:0}
+.ga-view .ga-focus-close{align-self:flex-end;margin:4px}
+.ga-view .ga-bin-records a{font-size:12px;margin-right:2px}`;
   root.appendChild(css);
   const top = el("div", "ga-top", root);
   el("div", "ga-title", top).textContent = data.title || "";
@@ -204,7 +211,7 @@ function graphanonView(root, data) {
   function fit() {
     userMoved = false;
     const [x0, y0, x1, y1] = bounds(true), pad = 30;
-    const labelRoom = parent ? 160 : 0;
+    const labelRoom = data.label_room !== undefined ? data.label_room : parent ? 160 : 0;
     scale = Math.min((W - 2 * pad - labelRoom) / Math.max(x1 - x0, 1e-9), (H - 2 * pad) / Math.max(y1 - y0, 1e-9));
     if (!isFinite(scale) || scale <= 0) scale = 1;
     if (parent) scale = Math.min(scale, 1.2);
@@ -292,6 +299,14 @@ function graphanonView(root, data) {
         ctx.beginPath(); ctx.arc(px[o] * scale + tx, py[o] * scale + ty, r + 3, 0, 6.2832);
         ctx.strokeStyle = ecats[ecat[e]].color; ctx.lineWidth = 2; ctx.stroke();
       }
+    }
+    if (groupMembers.length > 1) {  // the selected record's group (similarity views)
+      ctx.beginPath();
+      for (const o of groupMembers) {
+        if (!visible[o] || o === selected) continue;
+        const x = px[o] * scale + tx, y = py[o] * scale + ty; ctx.moveTo(x + r + 2.5, y); ctx.arc(x, y, r + 2.5, 0, 6.2832);
+      }
+      ctx.strokeStyle = "#111"; ctx.lineWidth = 1.5; ctx.stroke();
     }
     if (selected >= 0 && visible[selected]) {
       const x = px[selected] * scale + tx, y = py[selected] * scale + ty;
@@ -414,6 +429,7 @@ function graphanonView(root, data) {
     const q = search.value.trim();
     if (!q) return;
     let i = nodes.label.findIndex(l => String(l) === q);
+    if (focus && focus.search(q)) return;
     if (i < 0) i = nodes.label.findIndex(l => String(l).toLowerCase().includes(q.toLowerCase()));
     if (i < 0) { status.textContent = "no node " + JSON.stringify(q); return; }
     if (parent) { for (let p = parent[i]; p >= 0; p = parent[p]) collapsed[p] = 0; relayout(false); }
@@ -439,8 +455,13 @@ function graphanonView(root, data) {
     root.dataset.step = current;
     applyVisibility(); redraw();
   }
+  let groupMembers = [];
   function select(i) {
-    selected = i; root.dataset.selected = i; redraw();
+    selected = i; root.dataset.selected = i;
+    groupMembers = [];
+    if (i >= 0 && nodes.group) for (let o = 0; o < n; o++) if (nodes.group[o] === nodes.group[i]) groupMembers.push(o);
+    root.dataset.groupRinged = groupMembers.length;
+    redraw();
     detail.innerHTML = "";
     if (i < 0) { detail.textContent = "click a node"; return; }
     el("div", "ga-detail-label", detail).innerHTML = "<b></b>";
@@ -459,6 +480,7 @@ function graphanonView(root, data) {
     }
     for (const [name, list] of byCat) row(name + " (" + list.length + ")", list.slice(0, 60).join(", ") + (list.length > 60 ? ", …" : ""));
     if (parent && kids[i].length) button(detail, collapsed[i] ? "expand" : "collapse", () => toggle(i)).className = "ga-toggle";
+    if (focus) focus.onSelect(i);
   }
 
   // ----- legend -----
@@ -475,6 +497,113 @@ function graphanonView(root, data) {
     el("span", "", row).textContent = `${c.name} (${ecatCount[j]})${c.on_select ? " — of the selected node" : ""}`;
   });
 
+  // ----- detail on demand (overviews): data.focus -----
+  // {kind: "candidates", n, k, ring, order, bins, ids: {i32} | {text}, succ?, chosen?, chosen_name?, chosen_note?}: bins along the
+  // cyclic order are the drawn nodes; a record's candidate rows are computed here on demand.
+  const focus = data.focus ? candidateFocus(data.focus) : null;
+  function decode(b64) {
+    const s = atob(b64), u = new Uint8Array(s.length);
+    for (let i = 0; i < s.length; i++) u[i] = s.charCodeAt(i);
+    return new Int32Array(u.buffer);
+  }
+  function candidateFocus(f) {
+    const N = f.n, K = f.k, order = decode(f.order), start = decode(f.bins);
+    const succ = f.succ ? decode(f.succ) : null, chosen = f.chosen ? decode(f.chosen) : null;
+    const pos = new Int32Array(N); for (let p = 0; p < N; p++) pos[order[p]] = p;
+    const idNum = f.ids.i32 ? decode(f.ids.i32) : null, idText = f.ids.text !== undefined ? f.ids.text.split("\n") : null;
+    const idOf = r => idNum ? String(idNum[r]) : idText[r];
+    let byId = null, preStart = null, preList = null;
+    function successors(r) {
+      const out = [];
+      for (let t = 0; t < K; t++) out.push(succ ? succ[r * K + t] : order[(pos[r] + t) % N]);
+      return out;
+    }
+    function preimages(j) {
+      if (!succ) { const out = []; for (let t = K - 1; t >= 0; t--) out.push(order[(pos[j] - t + N) % N]); return out; }
+      if (!preStart) {  // the inverse lists, once
+        preStart = new Int32Array(N + 1); for (let e = 0; e < N * K; e++) preStart[succ[e] + 1]++;
+        for (let j2 = 0; j2 < N; j2++) preStart[j2 + 1] += preStart[j2];
+        const fill = preStart.slice(0, N); preList = new Int32Array(N * K);
+        for (let e = 0; e < N * K; e++) preList[fill[succ[e]]++] = Math.floor(e / K);
+      }
+      return Array.from(preList.subarray(preStart[j], preStart[j + 1]));
+    }
+    function binOf(r) {  // the bin holding position pos[r]: binary search on the bin starts
+      let a = 0, b = start.length - 2; const p = pos[r];
+      while (a < b) { const c = (a + b + 1) >> 1; if (start[c] <= p) a = c; else b = c - 1; }
+      return a;
+    }
+    const panel = el("div", "ga-focus", main);
+    panel.style.display = "none";
+    let inner = null;
+    function show(r) {
+      const t = performance.now();
+      select(binOf(r));
+      const rows = successors(r), others = [];
+      const seen = new Set([r]);
+      for (const j of rows) for (const o of preimages(j)) if (!seen.has(o)) { seen.add(o); others.push(o); }
+      others.sort((a, b) => ((pos[a] - pos[r] + N) % N) - ((pos[b] - pos[r] + N) % N));
+      const table = detail.querySelector("table");
+      const row = (k, v) => { const tr = el("tr", "", table); el("td", "", tr).textContent = k; el("td", "", tr).textContent = v; };
+      row("record", idOf(r));
+      row("position in the order", String(pos[r]));
+      row(`candidate (may be published as) (${rows.length})`, rows.map(j => "published " + idOf(j)).join(", "));
+      row(`other records these rows may stand for (${others.length})`, others.map(idOf).join(", "));
+      if (chosen) row(f.chosen_name, "published " + idOf(chosen[r]));
+      // the small graph: the record and the other records on the left, the candidate rows on the right
+      const recs = [r, ...others], label = [], x = [], y = [], cat = [], info = [], es = [], ed = [], ec = [];
+      recs.forEach((o, q) => {
+        label.push("record " + idOf(o)); x.push(0); y.push(q * 34); cat.push(o === r ? 0 : 1);
+        info.push({"position in the order": pos[o], "candidates": successors(o).map(j => idOf(j)).join(", ")});
+      });
+      const rowIndex = new Map();
+      rows.forEach((j, q) => {
+        rowIndex.set(j, recs.length + q);
+        label.push("published " + idOf(j)); x.push(300); y.push((q + (recs.length - rows.length) / 2) * 34); cat.push(2);
+        info.push({"may stand for": preimages(j).map(idOf).join(", ")});
+      });
+      recs.forEach((o, q) => successors(o).forEach(j => {
+        if (rowIndex.has(j)) { es.push(q); ed.push(rowIndex.get(j)); ec.push(o === r ? 0 : 1); }
+      }));
+      const ecats = [{name: "candidate of the record", color: "#4c72b0"}, {name: "candidate of another record", color: "#bbbbbb"}];
+      if (chosen) {
+        const j = chosen[r];
+        es.push(0); ed.push(rowIndex.get(j)); ec.push(2);
+        ecats.push({name: f.chosen_name, color: "#e31a1c"});
+      }
+      panel.style.display = "block";
+      panel.innerHTML = "";
+      button(panel, "close", () => { panel.style.display = "none"; delete root.dataset.focusRecord; }).className = "ga-focus-close";
+      const holder = el("div", "ga-focus-view", panel);
+      inner = graphanonView(holder, {
+        title: `record ${idOf(r)}: its ${rows.length} candidate rows and the ${others.length} other records they may stand for`,
+        subtitle: chosen ? f.chosen_note : "Without the private link every candidate row is equally likely.",
+        nodes: {label, x, y, cat, info},
+        categories: [{name: "the record", color: "#e31a1c"}, {name: "other record", color: "#4c72b0"}, {name: "candidate row", color: "#dd8452"}],
+        edges: {src: es, dst: ed, cat: ec}, edge_categories: ecats, label_room: 150}, {register: false});
+      root.dataset.focusRecord = r;
+      root.dataset.focusMs = (performance.now() - t).toFixed(1);
+      return true;
+    }
+    return {
+      show, idOf, binOf,
+      search(q) {
+        if (!byId) { byId = new Map(); for (let r = 0; r < N; r++) byId.set(idOf(r), r); }
+        const r = byId.get(q.replace(/^(record|published)\s+/, ""));
+        return r === undefined ? false : show(r);
+      },
+      onSelect(b) {  // a bin: its records, each a link to its detail
+        const list = el("div", "ga-bin-records", detail);
+        el("h4", "", list).textContent = `records of this bin (${start[b + 1] - start[b]})`;
+        for (let p = start[b]; p < start[b + 1]; p++) {
+          const a = el("a", "ga-record", list); a.href = "#"; a.textContent = idOf(order[p]); a.dataset.record = order[p];
+          a.onclick = ev => { ev.preventDefault(); show(order[p]); };
+          list.appendChild(document.createTextNode(" "));
+        }
+      },
+    };
+  }
+
   // ----- start -----
   root.dataset.nodeCount = n; root.dataset.edgeCount = m;
   resize();
@@ -484,7 +613,8 @@ function graphanonView(root, data) {
   const api = {root, data, select, pick: (x, y) => pick(x, y), toggle, setStep, redraw,
     screenPosition: i => [px[i] * scale + tx, py[i] * scale + ty], isVisible: i => !!visible[i],
     get selected() { return selected; }, get frames() { return frames; }};
-  if (typeof window !== "undefined") (window.graphanonViews = window.graphanonViews || []).push(api);
+  if (focus) api.focus = focus;
+  if (typeof window !== "undefined" && !(options && options.register === false)) (window.graphanonViews = window.graphanonViews || []).push(api);
   root.graphanonView = api;
   if (typeof ResizeObserver !== "undefined") new ResizeObserver(onResize).observe(box);
   return api;

@@ -570,24 +570,74 @@ class CutLabel:
         return text if len(text) <= 60 else text[:57] + "..."
 
 
-def generalization_view(graph, order=None, *, chosen=None, title: str | None = None) -> GraphView:
-    """The k-regular generalization graph: records on an inner ring, published records on an outer ring.
+def _b64(values, dtype: str = "<i4") -> str:
+    """A numeric array as base64 of its little-endian bytes (what the renderer decodes into a typed array)."""
+    import base64
 
-    Selecting a record shows its ``k`` candidate published records (an edge
-    ``i -> j``: published record ``j`` may stand for record ``i``; to anyone
-    without the link each is equally likely). The one really published for
-    the record is drawn only when the private chosen assignment is passed.
+    return base64.b64encode(np.ascontiguousarray(values, dtype=dtype).tobytes()).decode("ascii")
+
+
+def _compact_ids(ids: Sequence[Hashable]) -> dict:
+    """Record ids, compactly: whole numbers as a base64 int32 array, anything else as one newline-joined string."""
+    if all(isinstance(r, (int, np.integer)) and not isinstance(r, bool) for r in ids):
+        a = np.asarray(ids, dtype=np.int64)
+        if not len(a) or (a.min() >= -(2**31) and a.max() < 2**31):
+            return {"i32": _b64(a)}
+    text = [str(r) for r in ids]
+    if any("\n" in t for t in text):
+        raise ParameterError("record ids must not contain a line break")
+    return {"text": "\n".join(text)}
+
+
+_MEASURE_COLORS = ["#deebf7", "#b3d3e8", "#7fb2d8", "#4a8fc4", "#2166ac", "#0b3d75"]
+
+OVERVIEW_FROM = 2000  # generalization_view: more records than this are drawn as an overview of bins
+
+
+def generalization_view(graph, order=None, *, chosen=None, data=None, overview: bool | None = None,
+                        bins: int = 360, title: str | None = None) -> GraphView:
+    """The k-regular generalization graph: every record and row (small graphs) or bins along the order (large).
+
+    Small graphs (at most ``OVERVIEW_FROM`` records, or ``overview=False``):
+    records on an inner ring, published records on an outer ring; selecting a
+    record shows its ``k`` candidate published records (an edge ``i -> j``:
+    published record ``j`` may stand for record ``i``; to anyone without the
+    link each is equally likely).
+
+    Large graphs (the overview): ``bins`` bins of consecutive records along
+    the cyclic order, on a ring, coloured by a measure (six quantile classes):
+    with ``data``, the mean number of items in a row's possible records
+    together (the union of the items of the records that may be published as
+    the row: what the row must cover); without it, the mean row degree (how
+    many records a row may stand for; constant on a k-regular graph). Arcs
+    join bins with candidate edges between them. Clicking a bin lists its
+    records; clicking one, or typing its id in the search field, shows its
+    detail as a small graph: the record, its ``k`` candidate rows and the
+    other records that may be published as them. The page carries the graph
+    compactly (the order and the record ids as base64 typed arrays, the
+    candidate lists only when the graph is not the ring over ``order``), so
+    10^5 records stay well under 3 MB.
+
+    The one row really published for a record is drawn only when the private
+    chosen assignment is passed.
 
     Parameters
     ----------
     graph : GeneralizationGraph
         ``release.trace.graph``, or :func:`~graphanon.graphs.generalization.ring_graph`.
     order : array of int, optional
-        The cyclic record order (``release.trace.order``); both rings follow it.
+        The cyclic record order (``release.trace.order``); rings and bins follow it.
     chosen : array of int, optional
         PRIVATE: the published assignment (record ``i`` -> published record
         ``chosen[i]``, an edge of the graph). Without it the view holds only
         public structure.
+    data : TransactionData, optional
+        The records (same order as the graph), for the overview's measure.
+    overview : bool, optional
+        Force the overview (True) or the full drawing (False); default: the
+        overview above ``OVERVIEW_FROM`` records.
+    bins : int
+        Overview bins (at most one per record).
     title : str, optional
 
     Returns
@@ -597,7 +647,14 @@ def generalization_view(graph, order=None, *, chosen=None, title: str | None = N
     Raises
     ------
     graphanon.errors.ParameterError
-        When ``order`` is not a permutation or ``chosen`` is not an assignment of the graph.
+        When ``order`` is not a permutation, ``chosen`` is not an assignment of
+        the graph, ``data`` has another number of records or ``bins < 1``.
+
+    Notes
+    -----
+    Complexity: the overview is O(n k) in numpy (the measure adds one sparse
+    product, O(k x the data's non-zeros)); the page holds O(B) drawn nodes
+    and O(n) numbers, and a record's detail is built in the browser in O(k^2).
 
     Examples
     --------
@@ -607,6 +664,9 @@ def generalization_view(graph, order=None, *, chosen=None, title: str | None = N
     (8, 8)
     >>> generalization_view(ring_graph([0, 1, 2, 3], 2), chosen=[1, 2, 3, 0]).n_edges
     12
+    >>> big = generalization_view(ring_graph(list(range(5000)), 5), bins=100)
+    >>> big.n_nodes, big.data["focus"]["ring"]
+    (100, True)
 
     References
     ----------
@@ -617,12 +677,25 @@ def generalization_view(graph, order=None, *, chosen=None, title: str | None = N
     order = np.arange(n) if order is None else np.asarray(order, dtype=np.int64).reshape(-1)
     if order.shape != (n,) or not np.array_equal(np.sort(order), np.arange(n)):
         raise ParameterError("order must be a permutation of the records")
+    if chosen is not None:
+        chosen = np.asarray(chosen, dtype=np.int64).reshape(-1)
+        if (chosen.shape != (n,) or not np.array_equal(np.sort(chosen), np.arange(n))
+                or not graph.contains_assignment(chosen)):
+            raise ParameterError("chosen must be an assignment of the graph (one out-edge per record, a permutation)")
+    if data is not None and data.n_records != n:
+        raise ParameterError(f"data has {data.n_records} records and the graph {n}: pass the graph's own data")
+    if bins < 1:
+        raise ParameterError(f"bins must be >= 1, got {bins}")
     position = np.empty(n, dtype=np.int64)
     position[order] = np.arange(n)
+    ids = list(graph.record_ids) if getattr(graph, "record_ids", None) is not None else list(range(n))
+    if overview is None:
+        overview = n > OVERVIEW_FROM
+    if overview:
+        return _generalization_overview(graph, order, position, ids, chosen, data, min(bins, n), title)
     angle = 2 * np.pi * position / max(n, 1)
     radius = max(200.0, n * 1.5)
     rx, ry = radius * np.cos(angle), radius * np.sin(angle)
-    ids = list(graph.record_ids) if getattr(graph, "record_ids", None) is not None else list(range(n))
     src, dst = graph.edges()
     labels = [f"record {r}" for r in ids] + [f"published {r}" for r in ids]
     info = [{"candidates": k, "position in the order": int(p)} for p in position]
@@ -631,10 +704,6 @@ def generalization_view(graph, order=None, *, chosen=None, title: str | None = N
     ecats = [{"name": "candidate (may be published as)", "color": "#4c72b0", "on_select": True}]
     note = "No private link given: the view holds only the public structure."
     if chosen is not None:
-        chosen = np.asarray(chosen, dtype=np.int64).reshape(-1)
-        if (chosen.shape != (n,) or not np.array_equal(np.sort(chosen), np.arange(n))
-                or not graph.contains_assignment(chosen)):
-            raise ParameterError("chosen must be an assignment of the graph (one out-edge per record, a permutation)")
         e_src.append(np.arange(n))
         e_dst.append(n + chosen)
         e_cat.append(np.ones(n, dtype=np.int64))
@@ -650,6 +719,74 @@ def generalization_view(graph, order=None, *, chosen=None, title: str | None = N
         subtitle="inner ring: records in the cyclic order; outer ring: published records. "
                  "Click a record: its candidates.",
     )
+
+
+def _generalization_overview(graph, order, position, ids, chosen, data, n_bins, title) -> GraphView:
+    """The overview of :func:`generalization_view`: bins along the order, detail of a record on demand."""
+    n, k = graph.n, graph.k
+    succ = np.asarray(graph.successors, dtype=np.int64)
+    is_ring = bool(np.array_equal(succ[order], order[(np.arange(n)[:, None] + np.arange(k)) % n]))
+    start = (np.arange(n_bins + 1) * n) // n_bins  # bin b holds positions start[b]:start[b+1]
+    bin_of_pos = np.repeat(np.arange(n_bins), np.diff(start))
+    src, dst = graph.edges()
+    if data is not None:  # per row: items of the records that may be published as it, together
+        pre = sp.csr_array((np.ones(len(src)), (dst, src)), shape=(n, n))
+        cover = (pre @ sp.csr_array(data.matrix, dtype=np.float64)).tocsr()
+        row_measure = np.diff(cover.indptr).astype(float)
+        measure_name, short = "items a row must cover (its possible records' items together)", "items to cover"
+    else:
+        row_measure = graph.in_degrees().astype(float)
+        measure_name, short = "row degree (records a row may stand for)", "row degree"
+    in_bin = np.bincount(bin_of_pos, minlength=n_bins)
+    per_bin = np.bincount(bin_of_pos, weights=row_measure[order], minlength=n_bins) / np.maximum(in_bin, 1)
+    lo_bin = np.full(n_bins, np.inf)
+    hi_bin = np.full(n_bins, -np.inf)
+    np.minimum.at(lo_bin, bin_of_pos, row_measure[order])
+    np.maximum.at(hi_bin, bin_of_pos, row_measure[order])
+    # six quantile classes of the bins' means (fewer when the means take fewer values)
+    edges_q = np.unique(np.quantile(per_bin, np.linspace(0, 1, len(_MEASURE_COLORS) + 1)))
+    if len(edges_q) == 1:
+        cls = np.zeros(n_bins, dtype=np.int64)
+        cats = [(f"{measure_name}: {edges_q[0]:.3g} in every bin", _MEASURE_COLORS[3])]
+    else:
+        cls = np.clip(np.searchsorted(edges_q, per_bin, side="right") - 1, 0, len(edges_q) - 2)
+        step = max(1, (len(_MEASURE_COLORS) - 1) // max(len(edges_q) - 2, 1))
+        cats = [(f"bins with mean {short} {edges_q[c]:.3g}–{edges_q[c + 1]:.3g}",
+                 _MEASURE_COLORS[min(c * step, len(_MEASURE_COLORS) - 1)]) for c in range(len(edges_q) - 1)]
+    # aggregated arcs: candidate edges between different bins
+    ba, bb = bin_of_pos[position[src]], bin_of_pos[position[dst]]
+    between = ba != bb
+    key, weight = np.unique(np.minimum(ba, bb)[between] * n_bins + np.maximum(ba, bb)[between], return_counts=True)
+    angle = 2 * np.pi * (np.arange(n_bins) + 0.5) / n_bins
+    radius = max(120.0, n_bins * 2.2)
+    str_ids = [str(r) for r in ids]
+    labels = [f"{str_ids[order[start[b]]]} … {str_ids[order[start[b + 1] - 1]]}" if in_bin[b] > 1
+              else str_ids[order[start[b]]] for b in range(n_bins)]
+    info = [{"bin": f"{b + 1} of {n_bins}", "records": int(in_bin[b]),
+             "positions in the order": f"{start[b]}–{start[b + 1] - 1}",
+             f"mean {measure_name}": _rounded(per_bin[b], 3),
+             "min / max": f"{lo_bin[b]:.4g} / {hi_bin[b]:.4g}"} for b in range(n_bins)]
+    focus: dict[str, Any] = {"kind": "candidates", "n": n, "k": k, "ring": is_ring, "order": _b64(order),
+                             "bins": _b64(start), "ids": _compact_ids(ids)}
+    if not is_ring:
+        focus["succ"] = _b64(succ.reshape(-1))
+    note = "No private link given: the view holds only the public structure."
+    if chosen is not None:
+        focus["chosen"] = _b64(chosen)
+        focus["chosen_name"] = "published as (PRIVATE link)"
+        focus["chosen_note"] = "PRIVATE: the red edge is the row really published for the record."
+        note = "PRIVATE: this view holds the link from records to what is published for them. Do not publish it."
+    view = GraphView(
+        labels, cats, cls, x=radius * np.cos(angle), y=radius * np.sin(angle),
+        edges=(key // n_bins, key % n_bins, np.zeros(len(key))),
+        edge_categories=[{"name": "candidate edges between bins", "color": "#9aa7b8"}], info=info, note=note,
+        title=title or f"{k}-regular generalization graph of {n:,} records (overview)",
+        subtitle=(f"{n_bins} bins of about {n // n_bins} consecutive records along the cyclic order, coloured by the "
+                  f"mean {measure_name}; {len(key):,} arcs join bins with candidate edges between them. Click a bin "
+                  "for its records, a record (or type its id) for its candidate rows."),
+    )
+    view.data["focus"] = focus
+    return view
 
 
 def _sunflower(count: int) -> np.ndarray:
@@ -802,8 +939,12 @@ def similarity_layout(matrix, groups) -> tuple[np.ndarray, np.ndarray, dict]:
 
 def similarity_view(graph, groups=None, *, data=None, neighbors: int = 3, pairs=None,
                     title: str | None = None) -> GraphView:
-    """The record-similarity graph, records placed and coloured by their group (or swap pair).
+    """The record-similarity graph, records placed by similarity and coloured by their group or its size.
 
+    Colours: one per group when there are at most 12 groups; beyond that a
+    palette cannot tell groups apart, so records are coloured by their
+    group's size (at most six sequential classes, each named by the sizes it
+    holds) and clicking a record rings every record of its group.
     Each record keeps its ``neighbors`` most similar neighbours (the graph
     may hold dozens per record); the subtitle says how many of the graph's
     edges are shown. Records are placed by similarity (:func:`similarity_layout`): groups by a
@@ -866,8 +1007,8 @@ def similarity_view(graph, groups=None, *, data=None, neighbors: int = 3, pairs=
     kept = sp.csr_array((sims[keep], (a, b)), shape=(n, n))
     x, y, laid = similarity_layout(kept.maximum(kept.T), groups)  # placed by the similarities drawn
     uniq, inverse, sizes = np.unique(groups, return_inverse=True, return_counts=True)
-    cat = inverse % len(_PALETTE)
     size_of = sizes[inverse]
+    cats, cat, colour_by = _group_colours(uniq, inverse, sizes)
     info: list[dict[str, Any]] = [{"group": int(g), "group size": int(s)} for g, s in zip(groups, size_of)]
     if data is not None:
         items = np.asarray(data.items, dtype=object)
@@ -875,17 +1016,48 @@ def similarity_view(graph, groups=None, *, data=None, neighbors: int = 3, pairs=
         for i in range(n):
             info[i]["items"] = " ".join(map(str, items[X.indices[X.indptr[i]:X.indptr[i + 1]]]))
     ids = list(data.record_ids) if data is not None and getattr(data, "record_ids", None) is not None else range(n)
-    return GraphView(
-        [str(r) for r in ids], [(f"records of groups with colour {j + 1} of {len(_PALETTE)}", c)
-                                for j, c in enumerate(_PALETTE)],
-        cat, x=x, y=y, edges=(src, dst, ecat), edge_categories=ecats, info=info,
+    view = GraphView(
+        [str(r) for r in ids], cats, cat, x=x, y=y, edges=(src, dst, ecat), edge_categories=ecats, info=info,
         title=title or f"Record-similarity graph: {n:,} records in {len(uniq):,} groups",
         subtitle=(f"showing each record's {neighbors} strongest of {graph.n_edges:,} similarity entries "
-                  f"({len(src):,} edges drawn); colour = group. Groups placed by these similarities (force "
+                  f"({len(src):,} edges drawn); colour = {colour_by}. Groups placed by these similarities (force "
                   f"layout of the group graph), each record on its group's side facing its similar records"
                   + (f"; {laid['apart_records']:,} records in groups similar to nothing outside them set apart "
                      f"on the right" if laid["apart_records"] else "")),
     )
+    view.data["nodes"]["group"] = inverse.tolist()  # the renderer rings the selected record's group
+    return view
+
+
+_GROUP_PALETTE = _PALETTE + ["#2ca02c", "#17becf"]  # 12 distinguishable colours: one per group up to 12 groups
+
+
+def _group_colours(uniq: np.ndarray, inverse: np.ndarray, sizes: np.ndarray) -> tuple[list, np.ndarray, str]:
+    """Categories of :func:`similarity_view`: one colour per group when there are at most 12, else by group size.
+
+    Many groups cannot be told apart by colour (a palette repeated over 5,000 groups says nothing): they are
+    coloured by their size in at most six sequential classes, and the selected record's group is ringed.
+    """
+    if len(sizes) <= len(_GROUP_PALETTE):
+        return ([(f"group {_plain(g)}", _GROUP_PALETTE[j]) for j, g in enumerate(uniq)],
+                inverse.copy(), "group")
+    values = np.unique(sizes)
+    if len(values) <= len(_MEASURE_COLORS):
+        bounds = np.r_[values, values[-1] + 1]
+    else:
+        # quantiles of the distinct sizes, not of the groups: most groups have the smallest size
+        bounds = np.unique(np.quantile(values, np.linspace(0, 1, len(_MEASURE_COLORS) + 1)).round().astype(np.int64))
+        bounds[-1] = sizes.max() + 1
+    present, cls = np.unique(np.clip(np.searchsorted(bounds, sizes, side="right") - 1, 0, len(bounds) - 2),
+                             return_inverse=True)  # classes that hold a group, renumbered
+    lo = np.full(len(present), sizes.max())
+    hi = np.zeros(len(present), dtype=sizes.dtype)
+    np.minimum.at(lo, cls, sizes)
+    np.maximum.at(hi, cls, sizes)
+    palette = _MEASURE_COLORS if len(present) > 5 else _MEASURE_COLORS[1:]  # the lightest only when needed
+    cats = [(f"records in a group of {a}" if a == b else f"records in a group of {a}-{b}",
+             palette[round(c * (len(palette) - 1) / max(len(present) - 1, 1))]) for c, (a, b) in enumerate(zip(lo, hi))]
+    return cats, cls[inverse], "group size (click a record: its group ringed)"
 
 
 def constraint_view(graph, *, title: str | None = None) -> GraphView:
@@ -931,13 +1103,22 @@ def constraint_view(graph, *, title: str | None = None) -> GraphView:
                 angle[i] = np.angle(np.exp(1j * angle[nb]).mean())
     jitter = np.where(np.array(kinds) == "item", 0.0, 40.0 * ((np.arange(n) * 0.618) % 1.0))
     x, y = (radius - jitter) * np.cos(angle), (radius - jitter) * np.sin(angle)
-    edges = [(pos[u], pos[v]) for u, v in g.edges]
-    src = [a for a, _ in edges]
-    dst = [b for _, b in edges]
+    edge_kinds = ["privacy", "utility"]
+    edges = [(pos[u], pos[v], edge_kinds.index(d.get("kind", "privacy"))) for u, v, d in g.edges(data=True)]
+    src = [a for a, _, _ in edges]
+    dst = [b for _, b, _ in edges]
     info = [{k: _plain(v) for k, v in g.nodes[node].items()} | {"degree": g.degree(node)} for node in nodes]
+    # the title counts what the legend counts: privacy constraints and utility blocks apart
+    legend = {"item": "item", "constraint": "privacy constraint", "block": "utility block (partition)"}
+    counts = {s: kinds.count(s) for s in names}
+    parts = [f"{counts.get('item', 0):,} items", f"{counts.get('constraint', 0):,} privacy constraints"]
+    if counts.get("block"):
+        parts.append(f"{counts['block']:,} utility block{'s' if counts['block'] != 1 else ''}")
     return GraphView(
-        [str(v) for v in nodes], [(s, _PALETTE[j % len(_PALETTE)]) for j, s in enumerate(names)], cat,
-        x=x, y=y, edges=(src, dst, np.zeros(len(src))), edge_categories=[{"name": "member of", "color": "#999999"}],
-        info=info, title=title or f"COAT constraint graph: {len(item_idx)} items, {n - len(item_idx)} constraints",
-        subtitle="click an item or a constraint: its neighbours",
+        [str(v) for v in nodes], [(legend.get(s, s), _PALETTE[j % len(_PALETTE)]) for j, s in enumerate(names)], cat,
+        x=x, y=y, edges=(src, dst, [e for _, _, e in edges]),
+        edge_categories=[{"name": "item in a privacy constraint", "color": "#999999"},
+                         {"name": "item in a utility block", "color": "#55a868"}],
+        info=info, title=title or "COAT constraint graph: " + ", ".join(parts),
+        subtitle="click an item, a constraint or a block: its neighbours",
     )
