@@ -219,6 +219,11 @@ LOCAL_IMPORT_REASONS = {
                                               "TransactionData (to split: readers above the data layer)",
     ("graphanon.readwrite.long_csv", "graphanon.data"): "the same data <-> readers cycle",
     ("graphanon.readwrite.parquet", "graphanon.data"): "the same data <-> readers cycle",
+    ("graphanon.data", "graphanon.readwrite.missing"): "the same data <-> readers cycle (missing labels are "
+                                                     "resolved by the readers' code)",
+    ("graphanon.algorithms.prior", "graphanon.algorithms.nonreciprocal"): "cycle: nr and cahd compose with "
+                                                                          "priors (reuse_priors); --prior for grown "
+                                                                          "data runs them on the added records",
     ("graphanon.utils.memory", "resource"): "POSIX only; the budget falls back to a default elsewhere",
     ("graphanon.", "multiprocessing"): "a process pool (the Gray-TSP segments), started only for n_jobs > 1",
     ("graphanon.", "concurrent.futures"): "the same process pool",

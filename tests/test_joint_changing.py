@@ -161,7 +161,7 @@ def test_made_releases_are_checked_against_their_records():
     assert [r["satisfied"] for r in rep.details["per_release"]] == [True, True]
     assert rep.details["records"] == 8 and rep.details["records_in_every_release"] == 4 and rep.details["exact"]
     # a link naming a record the data lacks, and a release whose records changed, are refused
-    with pytest.raises(DataMismatchError, match="release 2: record 'p7'"):
+    with pytest.raises(DataMismatchError, match="release 2: not made from this data: record 'p7'"):
         JointAudit(LDiversity(2)).audit(data.subset(range(7)), [first, second], links=[first.link, second.link])
     changed = from_iterable([["a", "b"], ["a"], ["b", "c"], ["c"], ["a", "c"], ["b"], ["a", "b"], ["a"]],
                             labels=list("xyxyxyxy"), record_ids=[f"p{i}" for i in range(8)])
@@ -171,7 +171,7 @@ def test_made_releases_are_checked_against_their_records():
         JointAudit(LDiversity(2)).audit(data, [first, second], links=[first.link])
     with pytest.raises(ParameterError, match="nonreciprocal"):
         JointAudit(KmAnonymity(2, 2)).audit(data, [first, second], links=[first.link, second.link])
-    with pytest.raises(DataMismatchError, match="release 1: record 'p0'"):
+    with pytest.raises(DataMismatchError, match="release 1: not made from this data: record 'p0'"):
         release_members(data.subset(range(1, 8)), first.link, what="release 1")
 
 

@@ -114,3 +114,16 @@ def test_everything_suppressed_is_named_once_as_suppression():
     data = from_iterable([["a"], ["b"]])
     rel = GlobalRecoding.from_mapping(data, {"a": None, "b": None}, algorithm="mm", params={"k": 2, "m": 1})
     assert [w.code for w in release_warnings(data, rel)] == ["suppression"]
+
+
+def test_an_l_diverse_nr_release_warns_of_the_content_ranking_adversary():
+    """nr with l meets the paper's model only: the warning names the stronger adversary and cahd (issue 30)."""
+    from graphanon.algorithms import anonymize_nonreciprocal
+    from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
+    from graphanon.datasets import load
+    from graphanon.metrics import release_warnings
+
+    data = load("nr_table1")
+    codes = [w.code for w in release_warnings(data, anonymize_nonreciprocal(data, k=2, l=2))]
+    assert "l-ranking" in codes
+    assert "l-ranking" not in [w.code for w in release_warnings(data, anonymize_cahd(data, l=2))]

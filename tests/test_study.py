@@ -158,7 +158,7 @@ def test_a_violating_release_is_reported_not_hidden():
 
 
 def test_a_failing_run_is_recorded_and_the_rest_go_on(tmp_path):
-    plan = expand_grid(["nr"], ["nr_table1"], k=[2, 100, 3], seed=0)
+    plan = expand_grid(["nr"], ["liuwang_fig1"], k=[2, 100, 3], seed=0)  # unlabelled: a seeded k-only nr
     table = run_study(plan.runs, tmp_path, workers=2)
     assert table["status"].tolist() == ["ok", "error", "ok"]
     err = table.loc[1, "error"]
@@ -307,21 +307,21 @@ def test_compare_bad_input_is_one_line_exit_2(run, args, message, tmp_path):
 
 
 def test_compare_with_a_failing_run_exits_3_with_the_failure_in_the_headline(run, tmp_path):
-    res = run("compare", "nr_table1", "-a", "nr", "-k", "2,100", "--param", "order=gray", "-o", "out", "-j", "1",
+    res = run("compare", "liuwang_fig1", "-a", "nr", "-k", "2,100", "--param", "order=gray", "-o", "out", "-j", "1",
               "--queries", "10", "--attack-targets", "0")
     assert res.exit_code == 3, res.output
-    headline = ("1 of 2 runs failed: nr k=100 order=gray on nr_table1 (ParameterError: k=100 exceeds the number "
-                "of records (6)")
+    headline = ("1 of 2 runs failed: nr k=100 order=gray on liuwang_fig1 (ParameterError: k=100 exceeds the number "
+                "of records (8)")
     assert headline in res.output and "every release meets its model" not in res.output
     assert "the 1 release made meets its model" in res.output
     page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
     assert headline in page and "every release meets its model" not in page
     assert '<h2 id="failed">Failed runs (1)</h2>' in page
-    res = run("compare", "nr_table1", "-a", "nr", "-k", "2,100", "--param", "order=gray", "-o", "out", "-j", "1",
+    res = run("compare", "liuwang_fig1", "-a", "nr", "-k", "2,100", "--param", "order=gray", "-o", "out", "-j", "1",
               "--queries", "10", "--attack-targets", "0", "--json")
     summary = json.loads(res.output)
     assert res.exit_code == 3 and summary["failed"] == 1 and summary["headline"].startswith(headline)
-    assert summary["errors"][0].startswith("nr k=100 order=gray on nr_table1: ParameterError")
+    assert summary["errors"][0].startswith("nr k=100 order=gray on liuwang_fig1: ParameterError")
 
 
 def test_compare_where_every_run_fails_says_so_in_one_line_and_writes_nothing(run, tmp_path):

@@ -1,4 +1,4 @@
-"""Attack (i): label inference by an adversary who ranks the target's candidate rows.
+"""Attack (j): label inference by an adversary who ranks the target's candidate rows.
 
 The uniform adversary of :func:`~graphanon.attacks.labels.label_inference`
 weighs every candidate row of a target alike. This one knows the target's
@@ -219,7 +219,7 @@ def ranking_label_inference(
     confidence: float = 0.999,
     candidates=None,
 ) -> AttackResult:
-    """Attack (i): rank each target's candidate rows by a score, read the label of the top one.
+    """Attack (j): rank each target's candidate rows by a score, read the label of the top one.
 
     Parameters
     ----------

@@ -60,7 +60,7 @@ def audit(input_, release_paths, model, k, m_value, params, taxonomy, json_out, 
 
     data, bundled = read_input(input_, fmt, sep, tid, item, label)
     releases = [load_release(path) for path in release_paths]
-    if len(releases) > 1 and link_paths:
+    if len(releases) > 1 and link_paths and _changing_data(data, link_paths):
         _audit_changing(data, releases, release_paths, link_paths, model, k, m_value, params, json_out, examples,
                         allow_mismatch, scheduler)
     from graphanon.release.private_link import attach_link, load_private_link
@@ -105,6 +105,14 @@ def audit(input_, release_paths, model, k, m_value, params, taxonomy, json_out, 
             report = _audit_on_dask(privacy_model, model, scheduler, data, release, examples, progress)
     _print_report(report, json_out, notes)
     sys.exit(0 if report.satisfied else EXIT_VIOLATED)
+
+
+def _changing_data(data, link_paths) -> bool:
+    """Whether some link names other records (by id) than INPUT holds: releases of data that changed."""
+    from graphanon.release.private_link import load_private_link
+
+    ids = set(data.record_ids)
+    return any(set(getattr(load_private_link(path), "record_ids", ids)) != ids for path in link_paths)
 
 
 def _audit_changing(data, releases, release_paths, link_paths, model, k, m_value, params, json_out, examples,

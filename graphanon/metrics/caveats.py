@@ -23,6 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from graphanon.metrics.clustering import ncp_lm
+from graphanon.metrics.loss import ncp_taxonomy, suppression_ratio
 from graphanon.release.global_recoding import GlobalRecoding
 from graphanon.release.local_recoding import LocalRecoding
 from graphanon.release.perturbed import PerturbedRelease
@@ -41,7 +43,7 @@ MAX_SUPPRESSION = 0.3
 
 @dataclass(frozen=True)
 class ReleaseWarning:
-    """One warning: a short ``code`` (``root``, ``ncp``, ``suppression``, ``synthetic``, ``k1``, ``l-all``) and its one-line ``message``."""
+    """One warning: a short ``code`` (``root``, ``ncp``, ``suppression``, ``synthetic``, ``l-ranking``, ``k1``, ``l-all``) and its one-line ``message``."""
 
     code: str
     message: str
@@ -110,7 +112,6 @@ def release_warnings(original: TransactionData, release: Release, *, max_ncp: fl
     out: list[ReleaseWarning] = []
     params, name = release.params, release.algorithm
     if isinstance(release, GlobalRecoding):
-        from graphanon.metrics.loss import ncp_taxonomy, suppression_ratio
 
         items, universe = release.published_items, release.universe
         better = _COARSER.get(name, "a smaller -k or -m, or -a mhghs / -a coat")
@@ -129,7 +130,6 @@ def release_warnings(original: TransactionData, release: Release, *, max_ncp: fl
             out.append(ReleaseWarning("suppression", f"{share:.0%} of the item occurrences are suppressed "
                                                      f"(> {max_suppression:.0%}); try {fix}"))
     elif isinstance(release, LocalRecoding):
-        from graphanon.metrics.clustering import ncp_lm
 
         loss = ncp_lm(original, release)
         if loss >= max_ncp:
@@ -149,6 +149,12 @@ def release_warnings(original: TransactionData, release: Release, *, max_ncp: fl
             "synthetic", f"the synthetic dataset has {release.n_records} rows for {original.n_records} records: most "
                          f"partitions' noisy counts fell below the method's thresholds; a larger --epsilon, or a "
                          f"taxonomy of the public universe with fewer children per node, keeps more"))
+    if name == "nr" and params.get("l") and getattr(release, "labels", None) is not None:
+        out.append(ReleaseWarning(
+            "l-ranking", f"l={params['l']} holds in the paper's model (uniform possible worlds), not against an "
+                         "adversary who compares contents: the row nearest a record's items carries its label more "
+                         "often than 1/l (docs/attacks.md, (j)); for labels correlated with the items use -a cahd, "
+                         "and check with graphanon attack"))
     if params.get("k") == 1:
         out.append(ReleaseWarning("k1", "k=1 protects no one: a published row may be a single person's, and nothing "
                                         "bounds what a known item reveals; use -k 2 or more"))

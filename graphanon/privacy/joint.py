@@ -278,12 +278,6 @@ class JointAudit:
     def _changing(self, original, releases, links, max_examples: int, progress, check_data: bool) -> AuditReport:
         if len(links) != len(releases):
             raise ParameterError(f"give one private link per release ({len(releases)} releases, {len(links)} links)")
-        if not isinstance(self.model, (NonreciprocalKAnonymity, LDiversity)):
-            raise _refuse(f"global recodings of different data (model {self.model.name!r}); releases of changing "
-                          "data are audited for nonreciprocal releases (models nonreciprocal, ldiversity)")
-        kinds = {_kind(r) for r in releases}
-        if kinds != {"nonreciprocal"}:
-            raise _refuse(f"{', '.join(sorted(kinds - {'nonreciprocal'}) or sorted(kinds))} releases of changing data")
         members = [release_members(original, link, what=f"release {i}") for i, link in enumerate(links, 1)]
         union = np.unique(np.concatenate(members)) if members else np.zeros(0, dtype=np.int64)
         if len(union) < original.n_records:  # records in no release are not at stake
@@ -295,6 +289,13 @@ class JointAudit:
         if check_data:
             for i, (data, release, link) in enumerate(zip(datas, releases, links, strict=True), 1):
                 release_data(data, release, link, what=f"release {i}")
+        # what the releases are made from is checked first: a release of other data is named as such
+        if not isinstance(self.model, (NonreciprocalKAnonymity, LDiversity)):
+            raise _refuse(f"global recodings of different data (model {self.model.name!r}); releases of changing "
+                          "data are audited for nonreciprocal releases (models nonreciprocal, ldiversity)")
+        kinds = {_kind(r) for r in releases}
+        if kinds != {"nonreciprocal"}:
+            raise _refuse(f"{', '.join(sorted(kinds - {'nonreciprocal'}) or sorted(kinds))} releases of changing data")
         singles = [self.model.audit(d, r, max_examples=max_examples) for d, r in zip(datas, releases, strict=True)]
         report = self._nonreciprocal(original, releases, singles, max_examples, progress, members=members)
         shared = np.bincount(np.concatenate(members), minlength=original.n_records)

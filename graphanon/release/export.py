@@ -47,6 +47,7 @@ docs/export.md (the recipient's page); docs/privacy.md, "What a release file hol
 from __future__ import annotations
 
 import html
+import json
 import os
 from pathlib import Path
 
@@ -327,8 +328,6 @@ def codebook_facts(release: Release) -> list[tuple[str, str]]:
 
 
 def _param_text(value) -> str:
-    import json
-
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
 

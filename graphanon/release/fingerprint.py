@@ -457,6 +457,7 @@ def check_same_data(original, release, *, link=None) -> bool:
         return _check_legacy(original, fp)
     key = getattr(link, "key", None)
     if key is None:
+        _check_public_rows(original, release)
         return False
     if not same_fingerprint(link.fingerprint, fp):
         raise DataMismatchError(
@@ -474,6 +475,23 @@ def check_same_data(original, release, *, link=None) -> bool:
             said = f"it was made from {_counts(theirs)}, the data has {_counts(mine)}"
         raise DataMismatchError(f"the release was not made from this data: {said}; {_ADVICE}")
     return True
+
+
+def _check_public_rows(original, release) -> None:
+    """Without the key, what anyone can check: a release of one row per record has as many rows as records.
+
+    The number of rows is public (the rows are), so comparing it tells an
+    adversary nothing; it catches a release given with the wrong data when
+    the keyed digest cannot be verified.
+    """
+    if isinstance(release, dict) or getattr(release, "moves", None) == "split":
+        return
+    n_rows = getattr(release, "n_records", None)
+    if n_rows is not None and n_rows != original.n_records:
+        raise DataMismatchError(
+            f"the release was not made from this data: it publishes {n_rows} rows, one per record, and the data "
+            f"has {original.n_records} records; {_ADVICE}"
+        )
 
 
 def _check_legacy(original, fp: dict) -> bool:

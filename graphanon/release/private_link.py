@@ -140,8 +140,9 @@ def release_members(original, link, *, what: str = "the release") -> np.ndarray:
     try:
         return np.fromiter((where[rid] for rid in link.record_ids), dtype=np.int64, count=len(link.record_ids))
     except KeyError as exc:
-        raise DataMismatchError(f"{what}: record {exc.args[0]!r} of its private link is not in the data; give the "
-                                "data holding every record of every release, under the same record ids") from None
+        raise DataMismatchError(f"{what}: not made from this data: record {exc.args[0]!r} of its private link is "
+                                "not in it; give the data holding every record of every release, under the same "
+                                "record ids") from None
 
 
 def release_data(data, release, link, *, what: str = "the release") -> None:

@@ -204,7 +204,7 @@ def run_method(name: str, data, *, k=None, m=None, taxonomy=None, seed=None, par
     Examples
     --------
     >>> from graphanon.datasets import load
-    >>> rel = run_method("nr", load("nr_table1"), k=2, seed=0)
+    >>> rel = run_method("nr", load("liuwang_fig1"), k=2, seed=0)
     >>> rel.kind
     'nonreciprocal'
     >>> run_method("partition", load("nr_table1"), k=2, m=2)

@@ -32,6 +32,7 @@ release alone holds nothing the release does not publish.
 
 from __future__ import annotations
 
+import base64
 import html
 import json
 import random
@@ -572,8 +573,6 @@ class CutLabel:
 
 def _b64(values, dtype: str = "<i4") -> str:
     """A numeric array as base64 of its little-endian bytes (what the renderer decodes into a typed array)."""
-    import base64
-
     return base64.b64encode(np.ascontiguousarray(values, dtype=dtype).tobytes()).decode("ascii")
 
 

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graphanon.algorithms.prior import as_priors, coarsened_cut
+from graphanon.counting.containment import record_supports
+from graphanon.counting.support import generalize_matrix, minimal_infrequent_itemsets
 from graphanon.errors import InfeasibleError, ParameterError, TaxonomyError
 from graphanon.metrics.loss import ncp
 from graphanon.release import GlobalRecoding
@@ -262,9 +264,6 @@ def recode_to_priors(data, release: GlobalRecoding, priors, *, taxonomy: Taxonom
 
 def _km_offender(records, k: int, m: int | None):
     """A published column of the lowest support inside a k^m violation of ``records`` (None when k^m-anonymous)."""
-    from graphanon.counting.containment import record_supports
-    from graphanon.counting.support import minimal_infrequent_itemsets
-
     lengths = np.diff(records.indptr)
     col_support = np.bincount(records.indices, minlength=records.shape[1])
     if m is None or m >= (int(lengths.max()) if len(lengths) else 0):
@@ -295,7 +294,6 @@ class _Groups:
         return np.array([leaf_group[x] for x in self.data.items], dtype=np.int64)
 
     def records(self):
-        from graphanon.counting.support import generalize_matrix
 
         return generalize_matrix(self.data.matrix, self.codes(), len(self.groups))
 
@@ -471,7 +469,6 @@ def public_taxonomy_recoding(data, taxonomy: Taxonomy, groups: Iterable[Iterable
     >>> [(pi.label, pi.leaves) for pi in rel.published_items]
     [('P', 4), ('(Q,e)', 6), ('i', 1)]
     """
-    from graphanon.counting.support import generalize_matrix
     from graphanon.release.global_recoding import PublishedItem
 
     node_groups = [tuple(as_labels(grp, "taxonomy node")) for grp in groups]
