@@ -16,7 +16,8 @@ from graphanon.release import GlobalRecoding, PerturbedRelease
 def _run(tmp_path, *args):
     res = CliRunner().invoke(main, ["anonymize", *map(str, args), "-o", str(tmp_path / "r.json")])
     assert res.exit_code == 0, res.output
-    return res.stdout, res.stderr
+    assert all(len(line) <= 80 for line in res.stderr.splitlines())
+    return res.stdout, res.stderr.replace("\n  ", " ")  # each warning on one line again (wrapped at 80 columns)
 
 
 def _json(tmp_path, *args) -> dict:

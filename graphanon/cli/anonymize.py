@@ -161,12 +161,18 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
 
 
 def _warn(data, release) -> list[str]:
-    """The release's warnings (:func:`graphanon.metrics.caveats.release_warnings`), each printed on stderr."""
+    """The release's warnings (:func:`graphanon.metrics.caveats.release_warnings`) on stderr, within 80 columns.
+
+    Each starts with ``graphanon: warning:``; its continuation lines are indented by two spaces.
+    """
+    import textwrap
+
     from graphanon.metrics.caveats import release_warnings
 
     messages = [w.message for w in release_warnings(data, release)]
     for message in messages:
-        click.echo(f"graphanon: warning: {message}", err=True)
+        click.echo(textwrap.fill(f"graphanon: warning: {message}", 80, subsequent_indent="  ",
+                                 break_long_words=False, break_on_hyphens=False), err=True)
     return messages
 
 
