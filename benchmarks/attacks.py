@@ -72,9 +72,9 @@ from graphanon.attacks import (  # noqa: E402
 from graphanon.data import TransactionData  # noqa: E402
 from graphanon.datasets import load, load_taxonomy  # noqa: E402
 from graphanon.taxonomy import Taxonomy  # noqa: E402
+from tests.attacks.test_attacks import leaky  # noqa: E402
 from tests.ebook_sessions import ebook_sessions  # noqa: E402
 from tests.old_nr import old_seeded_nr  # noqa: E402
-from tests.test_attacks import leaky  # noqa: E402
 
 K, M, L = 5, 2, 3
 STRUCTURE_SEED = 1

@@ -29,7 +29,7 @@ Run (about 25 minutes on one core)::
     python benchmarks/mutation.py --named-only    # the item-7 mutants only
     python benchmarks/mutation.py --generated 20 --seed 1 --out /tmp/m.json
     python benchmarks/mutation.py --only "compare@graphanon/privacy/km.py:203:11"
-    python benchmarks/mutation.py --named-only --exclude-tests test_audit_mutants.py --out /tmp/before.json
+    python benchmarks/mutation.py --named-only --exclude-tests privacy/test_audit_mutants.py --out /tmp/before.json
 
 The generated mutants written to the JSON are reproducible: the same
 ``--seed`` and ``--generated`` on the same source draw the same mutants.
@@ -54,42 +54,42 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("graphanon/privacy", "graphanon/release")
 
-_NR = ["test_audit_mutants.py", "test_privacy_nonreciprocal.py", "test_nonreciprocal_ldiversity.py",
-       "test_nonreciprocal_release.py"]
-_KM = ["test_audit_mutants.py", "test_privacy_km.py", "test_containment.py", "test_hierarchy_golden.py"]
-_RELEASE = ["test_audit_mutants.py", "test_release.py", "test_publication.py", "test_honest_params.py",
-            "test_nonreciprocal_release.py", "test_labels_golden.py"]
+_NR = ["privacy/test_audit_mutants.py", "privacy/test_privacy_nonreciprocal.py", "algorithms/test_nonreciprocal_ldiversity.py",
+       "release/test_nonreciprocal_release.py"]
+_KM = ["privacy/test_audit_mutants.py", "privacy/test_privacy_km.py", "counting/test_containment.py", "algorithms/test_hierarchy_golden.py"]
+_RELEASE = ["privacy/test_audit_mutants.py", "release/test_release.py", "release/test_publication.py", "algorithms/test_honest_params.py",
+            "release/test_nonreciprocal_release.py", "readwrite/test_labels_golden.py"]
 #: Test files run for a mutant of each module (plus that module's doctests). Fast files that
 #: exercise the module; the slow distributed/real-data files are left to the full suite.
 TESTS = {
-    "graphanon/privacy/km.py": _KM + ["test_clustering.py"],
-    "graphanon/privacy/consistency.py": _KM + ["test_publication.py", "test_coat_audit_pgen.py"],
-    "graphanon/privacy/local.py": ["test_audit_mutants.py", "test_clustering.py", "test_privacy_km.py"],
-    "graphanon/privacy/hkp.py": ["test_audit_mutants.py", "test_mm_moles.py", "test_hierarchy_golden.py"],
+    "graphanon/privacy/km.py": _KM + ["algorithms/test_clustering.py"],
+    "graphanon/privacy/consistency.py": _KM + ["release/test_publication.py", "privacy/test_coat_audit_pgen.py"],
+    "graphanon/privacy/local.py": ["privacy/test_audit_mutants.py", "algorithms/test_clustering.py", "privacy/test_privacy_km.py"],
+    "graphanon/privacy/hkp.py": ["privacy/test_audit_mutants.py", "algorithms/test_mm_moles.py", "algorithms/test_hierarchy_golden.py"],
     "graphanon/privacy/_match_candidates.py": _NR,
     "graphanon/privacy/match_graph.py": _NR,
     "graphanon/privacy/matchings.py": _NR,
     "graphanon/privacy/nonreciprocal.py": _NR,
-    "graphanon/privacy/constraints.py": ["test_coat_audit_pgen.py", "test_coat_algorithm.py"],
-    "graphanon/privacy/tendency.py": ["test_swapping.py", "test_swapping_publication.py"],
-    "graphanon/privacy/report.py": ["test_publication.py", "test_privacy_km.py", "test_cli.py"],
-    "graphanon/privacy/registry.py": ["test_publication.py", "test_cli.py", "test_cli_errors.py"],
-    "graphanon/privacy/__init__.py": ["test_imports.py", "test_privacy_km.py"],
-    "graphanon/release/fingerprint.py": ["test_audit_mutants.py", "test_publication.py", "test_release.py"],
-    "graphanon/release/local_recoding.py": ["test_audit_mutants.py", "test_clustering.py", "test_release.py",
-                                            "test_publication.py"],
-    "graphanon/release/nonreciprocal.py": _NR + ["test_publication.py"],
-    "graphanon/release/bit_voting.py": _NR + ["test_cahd_groups.py"],
-    "graphanon/release/perturbed.py": ["test_swapping.py", "test_swapping_publication.py", "test_release.py"],
+    "graphanon/privacy/constraints.py": ["privacy/test_coat_audit_pgen.py", "algorithms/test_coat_algorithm.py"],
+    "graphanon/privacy/tendency.py": ["algorithms/test_swapping.py", "release/test_swapping_publication.py"],
+    "graphanon/privacy/report.py": ["release/test_publication.py", "privacy/test_privacy_km.py", "cli/test_cli.py"],
+    "graphanon/privacy/registry.py": ["release/test_publication.py", "cli/test_cli.py", "cli/test_cli_errors.py"],
+    "graphanon/privacy/__init__.py": ["package/test_imports.py", "privacy/test_privacy_km.py"],
+    "graphanon/release/fingerprint.py": ["privacy/test_audit_mutants.py", "release/test_publication.py", "release/test_release.py"],
+    "graphanon/release/local_recoding.py": ["privacy/test_audit_mutants.py", "algorithms/test_clustering.py", "release/test_release.py",
+                                            "release/test_publication.py"],
+    "graphanon/release/nonreciprocal.py": _NR + ["release/test_publication.py"],
+    "graphanon/release/bit_voting.py": _NR + ["algorithms/test_cahd_groups.py"],
+    "graphanon/release/perturbed.py": ["algorithms/test_swapping.py", "release/test_swapping_publication.py", "release/test_release.py"],
     # outside the two packages: only for the named metric and tie-rule mutants below
-    "graphanon/metrics/queries.py": ["test_metrics_exact.py", "test_metrics.py", "test_workloads.py"],
-    "graphanon/metrics/nonreciprocal.py": ["test_metrics_exact.py", "test_metrics.py"],
-    "graphanon/algorithms/grouping/partition.py": ["test_ties.py", "test_clustering.py"],
-    "graphanon/algorithms/grouping/_partition_kernel.py": ["test_ties.py", "test_clustering.py"],
-    "graphanon/algorithms/coat/engine.py": ["test_ties.py", "test_coat_algorithm.py"],
-    "graphanon/algorithms/coat/_kernels.py": ["test_ties.py", "test_coat_algorithm.py"],
+    "graphanon/metrics/queries.py": ["metrics/test_metrics_exact.py", "metrics/test_metrics.py", "metrics/test_workloads.py"],
+    "graphanon/metrics/nonreciprocal.py": ["metrics/test_metrics_exact.py", "metrics/test_metrics.py"],
+    "graphanon/algorithms/grouping/partition.py": ["algorithms/test_ties.py", "algorithms/test_clustering.py"],
+    "graphanon/algorithms/grouping/_partition_kernel.py": ["algorithms/test_ties.py", "algorithms/test_clustering.py"],
+    "graphanon/algorithms/coat/engine.py": ["algorithms/test_ties.py", "algorithms/test_coat_algorithm.py"],
+    "graphanon/algorithms/coat/_kernels.py": ["algorithms/test_ties.py", "algorithms/test_coat_algorithm.py"],
     # differential privacy (issue 33): the empirical DP audit and the DP unit tests
-    **{path: ["test_dp_empirical.py", "test_dp.py"] for path in (
+    **{path: ["algorithms/test_dp_empirical.py", "algorithms/test_dp.py"] for path in (
         "graphanon/algorithms/dp/diffpart.py", "graphanon/algorithms/dp/noise.py", "graphanon/release/synthetic.py",
         "graphanon/release/ledger.py", "graphanon/privacy/dp_empirical.py")},
 }
@@ -113,7 +113,7 @@ NAMED = [
     ("fingerprint-skips-last-record", "graphanon/release/fingerprint.py",
      'h.update(canon.indices.astype("<i8").tobytes())',
      'h.update(canon.indices[: canon.indptr[-2] if canon.shape[0] else 0].astype("<i8").tobytes())'),
-    # exact metric values (tests/test_metrics_exact.py)
+    # exact metric values (tests/metrics/test_metrics_exact.py)
     ("avgre-denominator-plus-one", "graphanon/metrics/queries.py",
      "/ workload.answers))", "/ (workload.answers + 1)))"),
     ("er-denominator-plus-one", "graphanon/metrics/nonreciprocal.py",
@@ -121,7 +121,7 @@ NAMED = [
     ("qe-denominator-plus-one", "graphanon/metrics/nonreciprocal.py",
      "q1 = float(np.mean(np.abs(true_counts(original, type1) - e1)) / n)",
      "q1 = float(np.mean(np.abs(true_counts(original, type1) - e1)) / (n + 1))"),
-    # documented tie rules (tests/test_ties.py)
+    # documented tie rules (tests/algorithms/test_ties.py)
     ("partition-gain-tie-to-last-node", "graphanon/algorithms/grouping/_partition_kernel.py",
      "(gain[c] == best and c < x)", "(gain[c] == best and c > x)"),
     ("partition-gain-tie-to-first-touched", "graphanon/algorithms/grouping/_partition_kernel.py",
@@ -135,7 +135,7 @@ NAMED = [
     ("coat-km-queue-tie-to-last", "graphanon/algorithms/coat/_kernels.py",
      "    for e in range(len(sups)):\n        _push(queue, nxt, e, sups[e])",
      "    for e in range(len(sups) - 1, -1, -1):\n        _push(queue, nxt, e, sups[e])"),
-    # differential privacy (issue 33): the bugs the empirical DP audit must catch (tests/test_dp_empirical.py)
+    # differential privacy (issue 33): the bugs the empirical DP audit must catch (tests/algorithms/test_dp_empirical.py)
     ("dp-noise-scale-halved", "graphanon/algorithms/dp/noise.py",
      "noisy = _measurement(sensitivity / eps)(arr.tolist())",
      "noisy = _measurement(sensitivity / eps / 2)(arr.tolist())"),
@@ -298,8 +298,8 @@ OPTIONS = {"tests": None, "exclude": (), "doctests": True}
 
 def _tests_for(module: str) -> list[str]:
     tests = OPTIONS["tests"] or TESTS.get(module, DEFAULT_RELEASE_TESTS if "release" in module else _KM)
-    if not OPTIONS["tests"] and "test_audit_mutants.py" not in tests:  # the item-7 and gap tests, 4 s
-        tests = ["test_audit_mutants.py", *tests]
+    if not OPTIONS["tests"] and "privacy/test_audit_mutants.py" not in tests:  # the item-7 and gap tests, 4 s
+        tests = ["privacy/test_audit_mutants.py", *tests]
     return [t for t in tests if t not in OPTIONS["exclude"]]
 
 

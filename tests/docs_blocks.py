@@ -1,7 +1,7 @@
 """The code blocks of the documentation, read the way the doc tests run them.
 
-Shared by ``tests/test_docs_snippets.py`` (```python blocks), ``tests/test_docs_bash.py``
-(```bash and ```console blocks) and ``tests/test_docs_numbers.py`` (benchmark numbers).
+Shared by ``tests/docs/test_docs_snippets.py`` (```python blocks), ``tests/docs/test_docs_bash.py``
+(```bash and ```console blocks) and ``tests/docs/test_docs_numbers.py`` (benchmark numbers).
 The conventions (also in CONTRIBUTING.md, "Docs that cannot drift"):
 
 * A block whose nearest non-blank line before its opening fence is ``<!-- no-run -->``

@@ -3,7 +3,7 @@
 Not part of the package's ``nr``. It re-publishes an ``nr`` release made with ``l`` from the same
 generalization graph (``release.trace``), with each record's label on the row
 :func:`~graphanon.algorithms.nonreciprocal.label_draw.draw_label_matching` gives it instead of its own
-postimage. Used by ``tests/test_nr_label_matching.py`` and ``benchmarks/label_matching.py``, which
+postimage. Used by ``tests/algorithms/test_nr_label_matching.py`` and ``benchmarks/label_matching.py``, which
 measure that the matching is nearly rigid on the l-diverse graphs and does not stop the ranking attack.
 """
 

@@ -6,7 +6,7 @@ graphanon.utils.lazy), so their names are found by importing them, not by readin
 ``__init__``. Packages without a package-level ``__all__`` (counting, readwrite, utils) are
 documented by the ``__all__`` of each public submodule.
 
-tests/test_site.py checks that the stored pages equal what this script writes (so a new
+tests/docs/test_site.py checks that the stored pages equal what this script writes (so a new
 export without a page fails) and, independently, that every name of every public ``__all__``
 appears. Run: python tools/make_api_pages.py
 """

@@ -22,9 +22,9 @@ What is rewritten (whole dotted names only: ``graphanon.support`` but not ``grap
   (``graphanon.taxonomy._text_nodes``) is pointed at ``graphanon.taxonomy.tree``. Inside ``graphanon/``
   the import statements (not the doctest examples) read from ``graphanon.taxonomy.tree``, the module
   that defines the names: the package's own code does not go through the lazy facade, so
-  ``tests/test_imports.py`` sees what each import loads.
+  ``tests/package/test_imports.py`` sees what each import loads.
 
-``CHANGELOG.md`` is history and is left alone, and so is ``tests/test_relayout.py`` (it holds old names on purpose).
+``CHANGELOG.md`` is history and is left alone, and so is ``tests/package/test_relayout.py`` (it holds old names on purpose).
 
 Usage::
 
@@ -39,7 +39,7 @@ the same with new names)::
     python tools/relayout.py                 # moves what it added at old paths, rewrites old names
     git diff HEAD -- README.md docs          # hand-written text of the move a hunk may have replaced
 
-``tests/test_relayout.py`` fails while an old name is left anywhere.
+``tests/package/test_relayout.py`` fails while an old name is left anywhere.
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ TAXONOMY_SUBMODULES = ("tree", "build", "itemgroups", "categories", "constraint_
 #: files that are rewritten (relative globs); CHANGELOG.md is history and stays as written
 REWRITE_GLOBS = ("graphanon/**/*.py", "tests/**/*.py", "benchmarks/**/*.py", "tools/**/*.py", "docs/**/*.md",
                  "notebooks/**/*.ipynb", "notebooks/**/*.py", "README.md", "CONTRIBUTING.md", "pyproject.toml", ".ci/*")
-SKIP = {"tools/relayout.py", "tests/test_relayout.py", "CHANGELOG.md"}
+SKIP = {"tools/relayout.py", "tests/package/test_relayout.py", "CHANGELOG.md"}
 
 #: the new packages' __init__ files, written when missing
 PACKAGE_INITS: dict[str, str] = {

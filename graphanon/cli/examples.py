@@ -1,6 +1,6 @@
 """The examples at the end of every command's ``--help`` (click's epilog).
 
-Each example runs as shown on the bundled datasets (``tests/test_cli_width.py``
+Each example runs as shown on the bundled datasets (``tests/cli/test_cli_width.py``
 runs the cheap ones). A command that sets its own ``epilog`` keeps it.
 """
 

@@ -3,7 +3,7 @@
 ``graphanon datasets`` and the CLI's name lookup read this module only, so
 they start without numpy, scipy or networkx; :mod:`graphanon.datasets.bundled`
 loads the data. The sizes of the real datasets are stated here and checked
-against the loaded data by ``tests/test_imports.py``.
+against the loaded data by ``tests/package/test_imports.py``.
 
 Examples
 --------

@@ -31,7 +31,7 @@ This closed form makes ``Delta GGD`` of adding a record to a group a sparse
 dot product, which is what :mod:`graphanon.algorithms.grouping.clump` evaluates. Among
 optimal multisets the bottom-up fill is also the most specific (copies sit as
 deep as the constraint allows). The optimality is also tested against brute
-force over all multisets on random taxonomies (``tests/test_lcg.py``).
+force over all multisets on random taxonomies (``tests/graphs/test_lcg.py``).
 
 Examples
 --------

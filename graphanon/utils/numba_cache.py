@@ -23,7 +23,7 @@ invalidates every graphanon kernel's cache (numba then recompiles on first
 use). Kernels of other packages keep numba's own locators. Importing this
 module registers the locators; every graphanon module that compiles with
 ``cache=True`` imports it before its first kernel
-(``tests/test_numba_cache.py`` checks both).
+(``tests/utils/test_numba_cache.py`` checks both).
 
 The cache files are also *named* by the kernel set (the first 16 hex digits of
 the digest in each file name, :func:`kernel_set_tag`). Numba saves a new entry
@@ -34,7 +34,7 @@ between another process's two writes got the new index and the *previous*
 source's machine code -- once, with no trace left (reproduced on a copy of the
 package by pausing a writer between its two writes: the reader returned the
 low bit of 8 through the edited ``popcount64``, 4, although the source on disk
-gave 3; ``tests/test_numba_cache.py``). With the digest in the name, the data
+gave 3; ``tests/utils/test_numba_cache.py``). With the digest in the name, the data
 file an index names was only ever written from the same source: a reader
 finds it complete or absent (numba then compiles). The files of other kernel
 sets are deleted from the cache folders this process uses, so edits do not

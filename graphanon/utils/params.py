@@ -7,7 +7,7 @@ rules between parameters); the decorator checks every call and raises a
 what is allowed. The declaration is kept on the function
 (``func._parameter_constraints``), so the command line converts a
 ``--param`` text and checks it against the same declaration, ``graphanon
-algorithms`` lists the allowed values from it, and ``tests/test_common.py``
+algorithms`` lists the allowed values from it, and ``tests/algorithms/test_common.py``
 generates a wrong value for every declared parameter
 (:func:`invalid_values`). The shape follows scikit-learn's
 ``utils/_param_validation.py`` (``validate_params``, ``Interval``,

@@ -2,7 +2,7 @@
 
 Imported by the functions that run them (:func:`graphanon.algorithms.coat.engine._run_km`,
 :meth:`graphanon.algorithms.coat.state.CoatState.best_partner`), never at package import, so
-``import graphanon.algorithms`` stays free of numba (tests/test_imports.py).
+``import graphanon.algorithms`` stays free of numba (tests/package/test_imports.py).
 
 The queue holds *entries*: a minimal violation found by the level-wise search (its items,
 ``items[e]``, padded with -1), the published items it stood for when it was last counted

@@ -176,7 +176,7 @@ def _run_km(state: CoatState, m: int) -> None:
     until the search finds nothing. The queue is compiled
     (:func:`~graphanon.algorithms.coat._kernels.next_fresh`): it returns to
     Python only to satisfy its next current violation, and pops exactly what the
-    Python ``heapq`` loop it replaced popped (tests/test_coat_engine.py).
+    Python ``heapq`` loop it replaced popped (tests/algorithms/test_coat_engine.py).
     """
     from graphanon.algorithms.coat import _kernels  # numba: compiled on first use
 

@@ -317,7 +317,7 @@ def _passes(noisy, true, threshold: float):
     """Whether a (noisy) count passes ``threshold``: the decision reads the noisy count only, never ``true``.
 
     ``true`` is passed so that the empirical audit can plant the bug of a
-    threshold read from the exact count (tests/test_dp_empirical.py) by
+    threshold read from the exact count (tests/algorithms/test_dp_empirical.py) by
     replacing this one function.
     """
     return noisy >= threshold

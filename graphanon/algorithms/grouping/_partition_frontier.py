@@ -16,7 +16,7 @@ read left to right, are numbered as the stack numbers them.
 Every choice is the kernel's, made with the same arithmetic in the same order
 (gains are summed with :func:`numpy.bincount`, which adds in input order, as
 the kernel's loop does), so both give the same groups and the same cut nodes;
-``tests/test_process_cost.py`` checks that on random data and on bms1. This
+``tests/package/test_process_cost.py`` checks that on random data and on bms1. This
 path needs no numba: a Partition job does not pay the compiler's import
 (about 0.2 s of CPU time and 65 MB) nor the load of its on-disk cache.
 

@@ -62,7 +62,7 @@ def walk_round(
     Both give the costs of evaluating every child cut in full, up to
     floating-point summation order (compared with the relative tolerance
     ``EPS``; the chosen cut is then evaluated in full), which
-    ``tests/test_large_vocabulary.py`` checks against a plain loop.
+    ``tests/algorithms/test_large_vocabulary.py`` checks against a plain loop.
 
     The round's steps keep the expanded nodes, costs and candidates; a step's
     ``cut`` and ``suppressed`` are replayed on demand (:class:`CutReplay`), so

@@ -238,7 +238,7 @@ def anonymize_hghs(
     touched nodes' near-threat incidences) per move, where only threats
     lying in the cut plus its expandable nodes' children are listed (built
     incrementally, O(all incidences) per walk). Exact: the same path as
-    evaluating every child cut in full (``tests/test_large_vocabulary.py``).
+    evaluating every child cut in full (``tests/algorithms/test_large_vocabulary.py``).
     The trace stores O(1) per move; a step's cut and scenario are replayed
     when read.
 

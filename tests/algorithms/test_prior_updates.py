@@ -1,0 +1,104 @@
+"""``priors=`` / ``--prior`` for data that grew: the prior's rows for its records, a release of the
+added records alone for them, checked by the joint audit of releases of changing data."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
+from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
+from graphanon.cli import main
+from graphanon.errors import InfeasibleError, ParameterError
+from graphanon.privacy import LDiversity, NonreciprocalKAnonymity
+from graphanon.privacy.joint import JointAudit
+
+from ..ebook_sessions import ebook_sessions
+
+
+@pytest.fixture(scope="module")
+def grown():
+    """300 sessions, then the same 300 and 100 more (one record id per person)."""
+    full = ebook_sessions(400, 80, seed=2).drop_unused_items()
+    return full.subset(np.arange(300)).drop_unused_items(), full
+
+
+def _rows(release, rows):
+    return Counter((release.render_record(int(j)), str(release.labels[j])) for j in rows)
+
+
+@pytest.mark.parametrize("method", ["cahd", "nr"])
+def test_independent_update_pins_records_and_prior_does_not(grown, method):
+    old, new = grown
+    make = (lambda d, **kw: anonymize_cahd(d, l=3, **kw)) if method == "cahd" else \
+        (lambda d, **kw: anonymize_nonreciprocal(d, k=3, l=3, **kw))
+    first = make(old)
+    independent = make(new)
+    rep = JointAudit(LDiversity(3)).audit(new, [first, independent], links=[first.link, independent.link])
+    assert rep.details["exact"] and rep.details["pinned_records"] > 0 and not rep.satisfied
+    again = make(new, priors=first)
+    assert LDiversity(3).audit(new, again).satisfied and NonreciprocalKAnonymity(3).audit(new, again).satisfied
+    for model in (LDiversity(3), NonreciprocalKAnonymity(3)):
+        rep = JointAudit(model).audit(new, [first, again], links=[first.link, again.link])
+        assert rep.satisfied and rep.details["exact"] and rep.details["records"] == 400
+        assert rep.details["records_in_every_release"] == 300
+    # the prior's records get the prior's rows again; the added ones rows of their own
+    ids = list(new.record_ids)
+    old_rows = again.link.row_of_record[[ids.index(r) for r in old.record_ids]]
+    assert _rows(again, old_rows) == _rows(first, range(first.n_records))
+    assert again.params == first.params and again.algorithm == first.algorithm
+
+
+def test_what_cannot_be_made_safe_is_refused(grown):
+    old, new = grown
+    first = anonymize_cahd(old, l=3)
+    with pytest.raises(InfeasibleError, match=r"^3 record\(s\) of the prior are not in the data"):
+        anonymize_cahd(new.subset(np.arange(3, 400)), l=3, priors=first)
+    few = new.subset(np.arange(305))
+    with pytest.raises(InfeasibleError, match="the 5 added record"):
+        anonymize_cahd(few, l=3, priors=first)
+    with pytest.raises(InfeasibleError, match="cannot give l=4"):
+        anonymize_cahd(new, l=4, priors=first)
+    with pytest.raises(ParameterError, match="give one prior"):
+        anonymize_cahd(new, l=3, priors=[first, anonymize_cahd(old, l=3, priors=first)])
+
+
+@pytest.fixture
+def run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    return lambda *args: runner.invoke(main, list(args), catch_exceptions=False)
+
+
+def _write(path, data):
+    lines = ["tid,item,label"]
+    for rid, items, lab in zip(data.record_ids, data.records(), data.labels, strict=True):
+        lines += [f"{rid},{x},{lab}" for x in items]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_cli_prior_for_grown_data(run, tmp_path, grown):
+    old, new = grown
+    _write(tmp_path / "old.csv", old)
+    _write(tmp_path / "new.csv", new)
+    lab = ["--label", "label"]
+    res = run("anonymize", "old.csv", *lab, "-a", "cahd", "--param", "l=3", "-o", "r1.json", "--link-out", "l1.json")
+    assert res.exit_code == 0, res.output
+    res = run("anonymize", "new.csv", *lab, "-a", "cahd", "--param", "l=3", "-o", "r2.json", "--link-out",
+              "l2.json", "--prior", "r1.json", "--prior-link", "l1.json")
+    assert res.exit_code == 0, res.output
+    res = run("audit", "new.csv", *lab, "r1.json", "r2.json", "--link", "l1.json", "--link", "l2.json",
+              "--model", "ldiversity", "--param", "l=3", "--json")
+    assert res.exit_code == 0, res.output
+    rep = json.loads(res.output)
+    assert rep["satisfied"] and rep["details"]["pinned_records"] == 0 and rep["details"]["records"] == 400
+    _write(tmp_path / "less.csv", new.subset(np.arange(10, 400)))
+    res = run("anonymize", "less.csv", *lab, "-a", "cahd", "--param", "l=3", "-o", "r3.json", "--prior", "r1.json",
+              "--prior-link", "l1.json")
+    assert res.exit_code == 2
+    lines = [x for x in res.output.splitlines() if x.strip()]
+    assert len(lines) == 1 and "10 record(s) of the prior are not in the data" in lines[0]

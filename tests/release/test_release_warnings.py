@@ -1,0 +1,130 @@
+"""Warnings that tell the truth (issue 32): useless or weak releases are named, never refused."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from graphanon.cli import main
+from graphanon.data import from_iterable
+from graphanon.metrics.caveats import MAX_SUPPRESSION, release_warnings
+from graphanon.release import GlobalRecoding, PerturbedRelease
+
+
+def _run(tmp_path, *args):
+    res = CliRunner().invoke(main, ["anonymize", *map(str, args), "-o", str(tmp_path / "r.json")])
+    assert res.exit_code == 0, res.output
+    assert all(len(line) <= 80 for line in res.stderr.splitlines())
+    return res.stdout, res.stderr.replace("\n  ", " ")  # each warning on one line again (wrapped at 80 columns)
+
+
+def _json(tmp_path, *args) -> dict:
+    res = CliRunner().invoke(main, ["anonymize", *map(str, args), "-o", str(tmp_path / "r.json"), "--json"])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+def test_everything_at_the_root_is_named_with_a_better_method(tmp_path):
+    out, err = _run(tmp_path, "liuwang_fig1", "-a", "aa", "-k", "8", "-m", "2")
+    assert "8 records released" in out  # the release is still written: a warning, not an error
+    [line] = [x for x in err.splitlines() if x.startswith("graphanon: warning:")]
+    assert "generalized to the root" in line and "-a mhghs" in line
+    assert any("root" in w for w in _json(tmp_path, "liuwang_fig1", "-a", "aa", "-k", "8", "-m", "2")["warnings"])
+
+
+def test_meps_like_codes_with_an_icd_taxonomy(tmp_path):
+    """The issue's case: AA at k=5, m=2 publishes only '*'; mHgHs then suppresses most occurrences."""
+    from tests.release.test_export import PARENT, RECORDS
+
+    data = tmp_path / "meps.csv"
+    data.write_text("tid,item\n" + "".join(f"r{i},{code}\n" for i, rec in enumerate(RECORDS) for code in rec))
+    paths = []
+    for leaf in {c for rec in RECORDS for c in rec}:
+        chain = [leaf]
+        while chain[-1] in PARENT:
+            chain.append(PARENT[chain[-1]])
+        paths.append(";".join(chain))
+    (tmp_path / "icd.txt").write_text("\n".join(sorted(paths)) + "\n")
+    _out, err = _run(tmp_path, data, "-a", "aa", "-k", "5", "-m", "2", "--taxonomy", tmp_path / "icd.txt")
+    assert "generalized to the root '*'" in err and "-a mhghs" in err
+    _out, err = _run(tmp_path, data, "-a", "mhghs", "-k", "5", "-m", "2", "--taxonomy", tmp_path / "icd.txt")
+    assert "73% of the item occurrences are suppressed" in err and "-a coat" in err
+
+
+def test_k1_is_not_described_as_protection(tmp_path):
+    _out, err = _run(tmp_path, "liuwang_fig1", "-a", "aa", "-k", "1", "-m", "2")
+    assert "k=1 protects no one" in err and "-k 2" in err
+
+
+def test_high_suppression_is_named(tmp_path):
+    _out, err = _run(tmp_path, "liuwang_fig1", "-a", "mm", "-k", "3", "-m", "2")
+    line = next(x for x in err.splitlines() if "suppressed" in x)
+    assert "83% of the item occurrences" in line and "-a aa" in line
+
+
+def test_l_equal_to_the_number_of_labels_is_named(tmp_path):
+    summary = _json(tmp_path, "nr_table1", "-a", "cahd", "-k", "2", "--param", "l=3")
+    assert any("l=3 equals the number of distinct labels (3)" in w for w in summary["warnings"])
+
+
+def test_a_useful_release_gets_no_warning(tmp_path):
+    out, err = _run(tmp_path, "liuwang_fig1", "-a", "mhghs", "-k", "2", "-m", "2")
+    assert "warning" not in err
+    assert _json(tmp_path, "liuwang_fig1", "-a", "mhghs", "-k", "2", "-m", "2")["warnings"] == []
+
+
+def test_bench_reports_the_warnings():
+    res = CliRunner().invoke(main, ["bench", "liuwang_fig1", "-a", "aa", "-k", "1", "-m", "2", "--queries", "5",
+                                    "--json"])
+    assert res.exit_code == 0, res.output
+    assert [w[:9] for w in json.loads(res.stdout)["warnings"]] == ["k=1 prote"]
+
+
+def test_python_checks_planted_releases():
+    data = from_iterable([["a", "b"], ["a"], ["c"], ["c", "d"]])
+    # NCP 0.9 without the root: a node of 10 of 11 taxonomy leaves
+    rel = GlobalRecoding.from_mapping(data, {x: "X" for x in data.items}, leaves={"X": 10}, universe=11,
+                                      algorithm="hghs", params={"k": 2, "m": 2})
+    [w] = release_warnings(data, rel)
+    assert (w.code, w.message[:8]) == ("ncp", "NCP 0.90")
+    assert release_warnings(data, rel, max_ncp=0.95) == []
+    # suppression just above and at the threshold (occurrences: 6; 2 suppressed = 33%, 1 = 17%)
+    two = GlobalRecoding.from_mapping(data, {"a": None, "b": "b", "c": "c", "d": "d"}, algorithm="mm",
+                                      params={"k": 2, "m": 1})
+    assert [w.code for w in release_warnings(data, two)] == ["suppression"]
+    one = GlobalRecoding.from_mapping(data, {"a": "a", "b": None, "c": "c", "d": "d"}, algorithm="mm")
+    assert release_warnings(data, one) == [] and 1 / 6 < MAX_SUPPRESSION < 2 / 6
+    # a perturbed release that removed half the occurrences
+    kept = PerturbedRelease(items=["a", "c"], records=[[1, 0], [0, 0], [0, 1], [0, 0]], moves="suppress",
+                            algorithm="partsupp")
+    [w] = release_warnings(data, kept)
+    assert w.code == "suppression" and "67% of the item occurrences are removed" in w.message
+    assert "-a partswap" in w.message
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_k1_only_at_k1(k):
+    data = from_iterable([["a"], ["a"]])
+    rel = GlobalRecoding.from_mapping(data, {"a": "a"}, algorithm="aa", params={"k": k, "m": 1})
+    assert [w.code for w in release_warnings(data, rel)] == (["k1"] if k == 1 else [])
+
+
+def test_everything_suppressed_is_named_once_as_suppression():
+    data = from_iterable([["a"], ["b"]])
+    rel = GlobalRecoding.from_mapping(data, {"a": None, "b": None}, algorithm="mm", params={"k": 2, "m": 1})
+    assert [w.code for w in release_warnings(data, rel)] == ["suppression"]
+
+
+def test_an_l_diverse_nr_release_warns_of_the_content_ranking_adversary():
+    """nr with l meets the paper's model only: the warning names the stronger adversary and cahd (issue 30)."""
+    from graphanon.algorithms import anonymize_nonreciprocal
+    from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
+    from graphanon.datasets import load
+    from graphanon.metrics import release_warnings
+
+    data = load("nr_table1")
+    codes = [w.code for w in release_warnings(data, anonymize_nonreciprocal(data, k=2, l=2))]
+    assert "l-ranking" in codes
+    assert "l-ranking" not in [w.code for w in release_warnings(data, anonymize_cahd(data, l=2))]
