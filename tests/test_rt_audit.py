@@ -308,6 +308,12 @@ def test_item_taxonomy_overlaps_are_reported():
     assert report.satisfied
     assert report.details["item_overlaps"] == [["A", "a"]]
     assert not report.details["exact_for_covering_adversary"]
+    from graphanon.taxonomy import Taxonomy
+
+    tax = Taxonomy.from_parent_map({"a": "A", "b": "A", "A": "ALL"})
+    assert audit_rt(rel, items, k=2, m=1, taxonomy=tax).details["item_overlaps"] == [["A", "a"]]
+    assert build_model("rt", k=2, m=1, params={}, original=None, taxonomy=tax).audit(
+        None, StandIn(rel, items)).details["item_overlaps"] == [["A", "a"]]
 
 
 def test_empty_rows_and_empty_release():
@@ -315,3 +321,17 @@ def test_empty_rows_and_empty_release():
     assert not audit_rt([("F",)] * 2, [set(), set()], k=3, m=1).satisfied
     report = audit_rt([], [], k=2, m=1)
     assert report.satisfied and report.details["classes"] == 0
+
+
+def test_cli_audit_rt_of_an_items_only_release_is_a_one_line_error(run, tmp_path):
+    (tmp_path / "d.dat").write_text("1 2\n1 2\n1 3\n1 3\n")
+    assert run("anonymize", "d.dat", "-a", "aa", "-k", "2", "-m", "1", "--taxonomy", "balanced:2", "-o", "r.json").exit_code == 0
+    res = run("audit", "d.dat", "r.json", "--model", "rt", "-k", "2", "-m", "1")
+    lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
+    assert res.exit_code == 2 and len(lines) == 1, res.output
+    assert "relational values and items" in lines[0] and "--model km" in lines[0]
+
+
+def test_cli_lists_the_rt_model(run):
+    res = run("audit", "--help")
+    assert res.exit_code == 0 and "rt" in res.output
