@@ -114,3 +114,14 @@ def test_suppressed_item_is_absent_and_workload_width_is_checked():
     assert rt_estimated_counts([("1", "F")], [set()], [q], doms).tolist() == [0.0]
     with pytest.raises(ParameterError, match="width"):
         rt_workload([(1, "F")], [{"a"}], doms, width=0)
+
+
+def test_workload_constrains_the_asked_number_of_attributes():
+    orig = [(20, "F", "x"), (30, "M", "y"), (40, "F", "z")]
+    items = [{"a"}, {"b"}, {"a", "b"}]
+    doms = attribute_domains(orig)
+    queries = rt_workload(orig, items, doms, n_queries=20, attributes=2, rng=0)
+    assert all(len(q.ranges) == 2 for q in queries)
+    assert min(rt_true_counts(orig, items, queries)) >= 1
+    with pytest.raises(ParameterError, match="attributes must lie in 0..3"):
+        rt_workload(orig, items, doms, attributes=4)

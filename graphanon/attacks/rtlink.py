@@ -127,9 +127,9 @@ def rt_candidates(
 
     Notes
     -----
-    Complexity: O(targets x rows) cells (the answer), plus one sparse
-    product of the known items with the rows' "item published in the class
-    but not in the row" matrix.
+    Complexity: O(targets x rows) cells (the answer, in blocks of 4e6),
+    plus sparse products of the known items with the items each row and
+    each class shows.
 
     Examples
     --------
@@ -158,28 +158,33 @@ def rt_candidates(
     it_index = {x: i for i, x in enumerate(items)}
     anc = _ancestors(taxonomy)
     stands = {lab: {str(x) for x in (members or {}).get(lab, [lab])} for lab in labels}
+    under: dict[str, set[int]] = {}  # original item -> the labels standing for it
+    for lab in labels:
+        for x in stands[lab]:
+            under.setdefault(x, set()).add(lab_index[lab])
     cov_r, cov_c = [], []
-    for x in items:  # known items (few) x labels
-        for lab in labels:
-            if x == lab or x in stands[lab] or lab in anc.get(x, ()):
-                cov_r.append(it_index[x])
-                cov_c.append(lab_index[lab])
+    for x in items:  # the labels covering each known item: itself, a label standing for it, an ancestor
+        cover = set(under.get(x, ())) | {lab_index[a] for a in anc.get(x, ()) if a in lab_index}
+        if x in lab_index:
+            cover.add(lab_index[x])
+        cov_r += [it_index[x]] * len(cover)
+        cov_c += sorted(cover)
     Cov = sp.csr_array((np.ones(len(cov_r), dtype=np.int32), (cov_r, cov_c)), shape=(len(items), len(labels)))
     R = _incidence([sorted(r) for r in pub_items], lab_index)
-    row_cov = ((R @ Cov.T) > 0).astype(np.int32)  # rows x known items: the row shows the item
+    row_cov = sp.csr_array(((R @ Cov.T) > 0).astype(np.int32))  # rows x known items: the row shows the item
     _, cls = np.unique(np.array(rows, dtype=str).reshape(n, -1), axis=0, return_inverse=True)
     cls = cls.ravel()
     G = sp.csr_array((np.ones(n, dtype=np.int32), (cls, np.arange(n))), shape=(int(cls.max()) + 1, n))
-    class_cov = ((G @ row_cov) > 0).astype(np.int32)  # classes x items: some row of the class shows it
-    not_ok = sp.csr_array(class_cov[cls] - row_cov)  # the class publishes it, the row does not
-    not_ok.eliminate_zeros()
+    class_cov = sp.csr_array(((G @ row_cov) > 0).astype(np.int32))  # classes x items: some row of the class shows it
     Q = _incidence([sorted(s) for s in known_sets], it_index)
     out = np.zeros((len(t), n), dtype=bool)
     step = max(1, _CELLS // max(1, n))
     tests = _relational_cover(doms, rows, orig, t)
     for lo in range(0, len(t), step):
         hi = min(len(t), lo + step)
-        ok = (Q[lo:hi] @ not_ok.T).toarray() == 0
+        q = Q[lo:hi]
+        # known items the row's class shows but the row does not: none allowed
+        ok = (q @ class_cov.T).toarray()[:, cls] == (q @ row_cov.T).toarray()
         for kind, row_code, table, tv in tests:
             if kind == "num":
                 spans = table[row_code]

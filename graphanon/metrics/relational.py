@@ -301,25 +301,30 @@ def rt_true_counts(original_rows: Sequence[Sequence], original_items: Sequence[I
     rows = [tuple(r) for r in original_rows]
     X, index = _incidence([{str(x) for x in r} for r in original_items])
     n = len(rows)
-    columns: dict[int, np.ndarray] = {}
+    numeric: dict[int, np.ndarray] = {}
+    coded: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     out = np.zeros(len(queries), dtype=np.int64)
     for i, query in enumerate(queries):
         ok = np.ones(n, dtype=bool)
         for j, wanted in query.ranges.items():
-            if j not in columns:
-                columns[j] = np.array([r[j] for r in rows], dtype=object)
-            col = columns[j]
             if isinstance(wanted, tuple):
-                vals = col.astype(float)
-                ok &= (vals >= wanted[0]) & (vals <= wanted[1])
+                if j not in numeric:  # each column converted once
+                    numeric[j] = np.array([float(r[j]) for r in rows])
+                ok &= (numeric[j] >= wanted[0]) & (numeric[j] <= wanted[1])
             else:
-                ok &= np.isin(col.astype(str), np.array(sorted(str(v) for v in wanted), dtype=str))
+                if j not in coded:
+                    values, codes = np.unique(np.array([str(r[j]) for r in rows], dtype=str), return_inverse=True)
+                    coded[j] = (values, codes.ravel())
+                values, codes = coded[j]
+                ok &= np.isin(values, np.array(sorted(str(v) for v in wanted), dtype=str))[codes]
         for x in query.include:
             c = index.get(str(x))
             if c is None:
                 ok[:] = False
                 break
-            ok &= X[:, [c]].toarray().ravel()
+            hold = np.zeros(n, dtype=bool)
+            hold[X.indices[X.indptr[c] : X.indptr[c + 1]]] = True
+            ok &= hold
         out[i] = int(ok.sum())
     return out
 
@@ -384,6 +389,10 @@ def rt_estimated_counts(published_rows: Sequence[Sequence[str]], published_items
     labels = sorted(index, key=index.__getitem__)
     stands = {lab: frozenset(str(x) for x in (members or {}).get(lab, [lab])) for lab in labels}
     size = np.array([len(stands[lab]) for lab in labels], dtype=np.int64)
+    under: dict[str, list[int]] = {}  # original item -> the labels standing for it
+    for g, lab in enumerate(labels):
+        for x in stands[lab]:
+            under.setdefault(x, []).append(g)
     coded = [_codes(rows, j) if n else (np.zeros(0, dtype=str), np.zeros(0, dtype=np.int64))
              for j in range(len(domains))]
     out = np.zeros(len(queries))
@@ -395,10 +404,12 @@ def rt_estimated_counts(published_rows: Sequence[Sequence[str]], published_items
             p *= np.array([domains[j].fraction(str(v), wanted) for v in values])[inverse]
         if query.include:
             inc = {str(x) for x in query.include}
-            n_in = np.array([len(stands[lab] & inc) for lab in labels], dtype=np.int64)
+            n_in = np.zeros(len(labels), dtype=np.int64)
             covered = np.zeros(n)
             for x in inc:  # rows that hold some label standing for x
-                cov = np.array([x in stands[lab] for lab in labels], dtype=np.float64)
+                cov = np.zeros(len(labels))
+                cov[under.get(x, [])] = 1.0
+                n_in += cov.astype(np.int64)
                 covered += (Rr @ cov) > 0
             hit = n_in > 0
             logw = np.zeros(len(labels))
@@ -411,10 +422,11 @@ def rt_estimated_counts(published_rows: Sequence[Sequence[str]], published_items
 
 def rt_workload(original_rows: Sequence[Sequence], original_items: Sequence[Iterable[str]],
                 domains: Sequence[AttributeDomain], *, n_queries: int = 100, q: int = 2, width: float = 0.2,
-                rng=0) -> list[RTQuery]:
+                attributes: int | None = None, rng=0) -> list[RTQuery]:
     """COUNT queries drawn from the original records (every answer is at least 1).
 
-    Each query takes a random record: for every attribute a range holding
+    Each query takes a random record: for ``attributes`` of its
+    quasi-identifiers drawn at random (None: all of them) a range holding
     its value (numeric: ``width`` of the domain, placed at random;
     categorical: the value itself) and ``q`` of its items (all when it has
     fewer).
@@ -428,6 +440,8 @@ def rt_workload(original_rows: Sequence[Sequence], original_items: Sequence[Iter
     """
     if not 0 < width <= 1:
         raise ParameterError(f"width must lie in (0, 1], got {width}")
+    if attributes is not None and not 0 <= attributes <= len(domains):
+        raise ParameterError(f"attributes must lie in 0..{len(domains)} (the quasi-identifiers), got {attributes}")
     gen = check_random_state(rng)
     rows = [tuple(r) for r in original_rows]
     items = [sorted(str(x) for x in r) for r in original_items]
@@ -436,8 +450,10 @@ def rt_workload(original_rows: Sequence[Sequence], original_items: Sequence[Iter
     out = []
     for r in gen.integers(0, len(rows), size=n_queries).tolist():
         ranges: dict = {}
-        for j, dom in enumerate(domains):
-            v = rows[r][j]
+        chosen = (range(len(domains)) if attributes is None
+                  else sorted(gen.choice(len(domains), size=attributes, replace=False).tolist()))
+        for j in chosen:
+            dom, v = domains[j], rows[r][j]
             if dom.numeric:
                 span = width * (dom.hi - dom.lo)
                 lo = float(v) - gen.random() * span
