@@ -40,7 +40,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.errors import ParameterError
-from graphanon.privacy.rt import parse_interval
+from graphanon.utils.intervals import parse_interval
 from graphanon.utils.randomness import check_random_state
 
 __all__ = ["AttributeDomain", "RTQuery", "RelationalLoss", "attribute_domains", "relational_loss", "rt_count_error",

@@ -80,7 +80,6 @@ data. PVLDB 2008, Sec. 2 (k^m-anonymity).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -92,40 +91,13 @@ from graphanon.counting.support import minimal_infrequent_itemsets
 from graphanon.errors import ParameterError
 from graphanon.privacy.registry import register_model, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
+from graphanon.utils.intervals import parse_interval
 from graphanon.utils.params import MEANINGS, K, M, validate_params
 
 if TYPE_CHECKING:
     from graphanon.utils.progress import ProgressCallback
 
 __all__ = ["RTAnonymity", "audit_rt", "audit_rt_release", "parse_interval", "value_overlaps"]
-
-_INTERVAL = re.compile(r"^\[\s*(-?\d+(?:\.\d+)?)\s*-\s*(-?\d+(?:\.\d+)?)\s*\]$")
-_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
-
-
-def parse_interval(value: str) -> tuple[float, float] | None:
-    """The closed range ``(lo, hi)`` of a published numeric value, or None for a name.
-
-    ``[lo-hi]`` (bounds may be negative or decimal: ``[-5--1]``) and a plain
-    number (an ungeneralized value, ``lo == hi``) are numeric; anything else
-    (a category, a hierarchy node, ``*``) is a name.
-
-    Examples
-    --------
-    >>> parse_interval("[40-49]"), parse_interval("42"), parse_interval("[-5--1]"), parse_interval("F")
-    ((40.0, 49.0), (42.0, 42.0), (-5.0, -1.0), None)
-    """
-    text = str(value).strip()
-    hit = _INTERVAL.match(text)
-    if hit:
-        lo, hi = float(hit.group(1)), float(hit.group(2))
-        if lo > hi:
-            raise ParameterError(f"published interval {value!r} has its lower bound above the upper one")
-        return lo, hi
-    if _NUMBER.match(text):
-        return float(text), float(text)
-    return None
-
 
 def _ancestor_sets(hierarchy) -> Mapping[str, set[str]] | None:
     """``value -> set of proper ancestors`` from a :class:`~graphanon.taxonomy.Taxonomy` or a mapping."""
