@@ -31,6 +31,11 @@ every row of ``C`` passes the relational test. ``I = g(S)`` has at most
 ``m`` items and is contained in ``r``; if ``I`` is empty the candidates
 include all of ``C`` (>= k by 1), otherwise the rows of ``C`` containing
 ``I`` are >= k by 2. Candidates outside ``C`` only add to the count. QED.
+The proof uses only that the *target's own* row generalizes its record
+(its values cover ``q``, it holds the label of every known item that was
+not suppressed), nothing about the other rows: the verdict needs no
+original data, and a row that does not generalize its record is no link to
+that record (its owner's adversary does not find it).
 
 *Claim B (exact on non-overlapping releases).* Say a release *overlaps* when
 some attribute publishes two different values that share an original value
