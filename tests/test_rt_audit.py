@@ -335,3 +335,78 @@ def test_cli_audit_rt_of_an_items_only_release_is_a_one_line_error(run, tmp_path
 def test_cli_lists_the_rt_model(run):
     res = run("audit", "--help")
     assert res.exit_code == 0 and "rt" in res.output
+
+
+# ---------------------------------------------------------------- the release against its records (with the link)
+
+
+def brute_mismatches(qi, records, rel, items, truth, members, taxonomy) -> set[int]:
+    def covers_value(v, x):
+        return covers(v, x)
+
+    def covers_item(lab, x):
+        return lab == x or x in members.get(lab, []) or lab in taxonomy.get(x, [])
+
+    bad = set()
+    for i, r in enumerate(truth):
+        if not all(covers_value(v, x) for v, x in zip(rel[r], qi[i], strict=True)):
+            bad.add(i)
+        if not all(any(covers_item(lab, x) for x in records[i]) for lab in items[r]):
+            bad.add(i)
+        klass = [truth[j] for j in range(len(truth)) if rel[truth[j]] == rel[r]]
+        for x in records[i]:
+            if any(covers_item(lab, x) for s in klass for lab in items[s]) and not any(
+                    covers_item(lab, x) for lab in items[r]):
+                bad.add(i)
+    return bad
+
+
+MEMBERS = {"G1": ["a", "b"], "G2": ["c", "d", "e"]}
+TAXONOMY = {"a": ["A"], "b": ["A"], "c": ["C"], "d": ["C"], "e": ["C"]}
+
+
+@SETTINGS
+@given(rt_case(overlapping=True), st.data())
+def test_recoding_check_equals_brute_force(case, data):
+    qi, records, rel, items, mapping, k, m = case
+    n = len(qi)
+    truth = data.draw(st.permutations(range(n)))
+    rel = [rel[truth.index(r)] for r in range(n)]  # row truth[i] holds record i's values
+    items = [items[truth.index(r)] for r in range(n)]
+    # forgeries: a row's values or items replaced by those of another row or by a random label
+    for _ in range(data.draw(st.integers(0, 2))):
+        r, s = data.draw(st.integers(0, n - 1)), data.draw(st.integers(0, n - 1))
+        if data.draw(st.booleans()):
+            rel[r] = rel[s]
+        else:
+            items[r] = set(items[s]) | set(data.draw(st.sets(st.sampled_from(["a", "A", "G1", "C", "z"]),
+                                                             max_size=1)))
+    expected = brute_mismatches(qi, records, rel, items, truth, MEMBERS, TAXONOMY)
+    from graphanon.privacy.rt import rt_recoding_mismatches
+
+    n_bad, examples = rt_recoding_mismatches(qi, records, rel, items, truth, members=MEMBERS, taxonomy=TAXONOMY,
+                                             max_examples=n)
+    assert n_bad == len(expected)
+    assert {e["record"] for e in examples} == expected
+    report = audit_rt(rel, items, k=1, m=m, original_rows=qi, original_items=records, truth=truth,
+                      members=MEMBERS, taxonomy=TAXONOMY)
+    assert report.details["recoding_mismatches"] == len(expected)
+    assert report.satisfied == (not expected)
+
+
+def test_planted_relational_swap_keeps_class_sizes_but_fails_the_recoding_check():
+    qi = [(41, "F"), (43, "F"), (45, "F"), (52, "M"), (55, "M"), (57, "M")]
+    rel = [("[40-49]", "F")] * 3 + [("[50-59]", "M")] * 3
+    items = [{"a"}] * 6
+    truth = list(range(6))
+    swapped = list(rel)
+    swapped[0], swapped[3] = rel[3], rel[0]  # two rows trade their values: classes keep 3 rows each
+    assert audit_rt(swapped, items, k=3, m=1).satisfied  # the release alone cannot tell
+    report = audit_rt(swapped, items, k=3, m=1, original_rows=qi, original_items=[{"a"}] * 6, truth=truth)
+    assert not report.satisfied and report.violations == 2
+    assert report.worst == {"record": 0, "row": 0, "problem": "QI 0: [50-59] does not cover 41"}
+    assert audit_rt(rel, items, k=3, m=1, original_rows=qi, original_items=[{"a"}] * 6, truth=truth).satisfied
+    with pytest.raises(ParameterError, match="needs original_rows, original_items and truth"):
+        audit_rt(rel, items, k=3, m=1, original_rows=qi)
+    with pytest.raises(ParameterError, match="permutation"):
+        audit_rt(rel, items, k=3, m=1, original_rows=qi, original_items=[{"a"}] * 6, truth=[0] * 6)

@@ -102,7 +102,7 @@ from graphanon.utils.params import MEANINGS, K, M, validate_params
 if TYPE_CHECKING:
     from graphanon.utils.progress import ProgressCallback
 
-__all__ = ["RTAnonymity", "audit_rt", "audit_rt_release", "parse_interval", "value_overlaps"]
+__all__ = ["RTAnonymity", "audit_rt", "audit_rt_release", "parse_interval", "rt_recoding_mismatches", "value_overlaps"]
 
 def _ancestor_sets(hierarchy) -> Mapping[str, set[str]] | None:
     """``value -> set of proper ancestors`` from a :class:`~graphanon.taxonomy.Taxonomy` or a mapping."""
@@ -226,6 +226,141 @@ def _within_class_matrix(X: sp.csr_array, cls: np.ndarray, rows: np.ndarray):
     return Y, pairs // max(X.shape[1], 1), pairs % max(X.shape[1], 1)
 
 
+def rt_recoding_mismatches(original_rows: Sequence[Sequence], original_items: Sequence[Iterable[str]],
+                           published_rows: Sequence[Sequence[str]], published_items: Sequence[Iterable[str]],
+                           truth, *, hierarchies: Mapping[int, object] | None = None, taxonomy=None,
+                           members: Mapping[str, Iterable[str]] | None = None,
+                           max_examples: int = 10) -> tuple[int, list[dict]]:
+    """Rows that do not generalize their own record (the release checked against the data, with the link).
+
+    Record ``i`` is published as row ``truth[i]``. The row must
+
+    * cover each quasi-identifier value of the record (an interval holding
+      it, a hierarchy node above it, the value itself, ``*``);
+    * hold only labels that stand for some item of the record (the item, a
+      label whose ``members`` hold it, an ancestor in ``taxonomy``);
+    * show every item of the record that its class shows anywhere (an item
+      no row of the class shows may have been suppressed there).
+
+    Parameters
+    ----------
+    original_rows, original_items : sequences
+        The records: quasi-identifier values and item sets.
+    published_rows, published_items : sequences
+        The release.
+    truth : array of int or an object with ``row_of_record``
+        The private link.
+    hierarchies : mapping of int to hierarchy or (lo, hi), optional
+        As in :func:`graphanon.metrics.relational.attribute_domains`.
+    taxonomy, members : optional
+        Item ancestors, and what each published label stands for.
+    max_examples : int
+
+    Returns
+    -------
+    n_bad : int
+        Records whose row fails one of the tests.
+    examples : list of dict
+        The first of them: record, row and what is wrong.
+
+    Notes
+    -----
+    Complexity: O(n d) for the values (one test per distinct published
+    value and original value of an attribute) plus sorted-key look-ups over
+    the ``nnz`` item occurrences; no Python loop over records beyond reading
+    them.
+
+    Examples
+    --------
+    >>> orig, items = [(42, "F"), (47, "F")], [{"a"}, {"b"}]
+    >>> rt_recoding_mismatches(orig, items, [("[40-49]", "F"), ("[50-59]", "F")], [{"a"}, {"b"}], [0, 1])
+    (1, [{'record': 1, 'row': 1, 'problem': 'QI 0: [50-59] does not cover 47'}])
+    """
+    from graphanon.metrics.relational import attribute_domains
+
+    orig = [tuple(r) for r in original_rows]
+    rows = [tuple(str(v) for v in r) for r in published_rows]
+    n = len(orig)
+    if len(rows) != n or len(original_items) != n or len(published_items) != n:
+        raise ParameterError(f"{n} records, {len(original_items)} item sets, {len(rows)} published rows and "
+                             f"{len(published_items)} published item rows: the recoding check needs one of each "
+                             "per record")
+    row_of = np.asarray(getattr(truth, "row_of_record", truth), dtype=np.int64).reshape(-1)
+    if len(row_of) != n or (n and (np.sort(row_of) != np.arange(n)).any()):
+        raise ParameterError("the link must give every record its own row (a permutation of 0..n-1)")
+    if n == 0:
+        return 0, []
+    problems: dict[int, str] = {}
+    doms = attribute_domains(orig, hierarchies=hierarchies)
+    for j, dom in enumerate(doms):  # relational: per (published value, original value) pair
+        pub = np.array([rows[r][j] for r in row_of.tolist()], dtype=str)
+        val = np.array([str(o[j]) for o in orig], dtype=str)
+        pairs, inverse = np.unique(np.stack([pub, val], axis=1), axis=0, return_inverse=True)
+        ok = np.zeros(len(pairs), dtype=bool)
+        for p_i, (pv, ov) in enumerate(pairs.tolist()):
+            if pv == "*":
+                ok[p_i] = True
+            elif dom.numeric:
+                rng = parse_interval(pv)
+                ok[p_i] = rng is not None and rng[0] <= float(ov) <= rng[1]
+            else:
+                ok[p_i] = ov in dom.leaves.get(pv, ())
+        for i in np.flatnonzero(~ok[inverse.ravel()]).tolist():
+            problems.setdefault(i, f"{dom.name}: {pub[i]} does not cover {val[i]}")
+    # items: labels x original items through members / taxonomy / equality
+    pub_items = [{str(x) for x in published_items[r]} for r in row_of.tolist()]  # row of record i, by record
+    rec_items = [{str(x) for x in r} for r in original_items]
+    labels = sorted(set().union(*pub_items))
+    originals = sorted(set().union(*rec_items))
+    lab_index = {x: g for g, x in enumerate(labels)}
+    it_index = {x: t for t, x in enumerate(originals)}
+    anc = _ancestor_sets(taxonomy) or {}
+    cov_r, cov_c = [], []
+    for x in originals:
+        cover = {lab_index[a] for a in anc.get(x, ()) if a in lab_index}
+        if x in lab_index:
+            cover.add(lab_index[x])
+        cov_r += [it_index[x]] * len(cover)
+        cov_c += sorted(cover)
+    for lab in labels:
+        for x in (members or {}).get(lab, ()):
+            if str(x) in it_index:
+                cov_r.append(it_index[str(x)])
+                cov_c.append(lab_index[lab])
+    Cov = sp.csr_array((np.ones(len(cov_r), dtype=np.int32), (cov_r, cov_c)), shape=(len(originals), len(labels)))
+    Cov.sum_duplicates()
+    R = _rows_matrix(pub_items, lab_index)  # record i's row x labels
+    Rec = _rows_matrix(rec_items, it_index)  # record i x original items
+    stands = ((Rec @ Cov) > 0)  # labels that stand for some item of the record
+    extra = np.diff(R.indptr) - np.diff(sp.csr_array(R.multiply(stands)).indptr)
+    for i in np.flatnonzero(extra > 0).tolist():
+        problems.setdefault(i, "a published label stands for no item of the record")
+    shown = sp.csr_array(((R @ Cov.T) > 0).astype(np.int32))  # record i x items its row shows
+    cls = _classes(rows)[0][row_of]  # class of record i's row
+    G = sp.csr_array((np.ones(n, dtype=np.int32), (cls, np.arange(n))), shape=(int(cls.max()) + 1, n))
+    class_shown = sp.csr_array(((G @ shown) > 0).astype(np.int32))
+    Oc = Rec.tocoo()
+    width = len(originals)
+    want = np.isin(cls[Oc.row] * width + Oc.col, _keys(class_shown, width))
+    have = np.isin(Oc.row.astype(np.int64) * width + Oc.col, _keys(shown, width))
+    for i in np.unique(Oc.row[want & ~have]).tolist():
+        problems.setdefault(int(i), "an item of the record that its class shows is missing from its row")
+    bad = sorted(problems)
+    return len(bad), [{"record": i, "row": int(row_of[i]), "problem": problems[i]} for i in bad[:max_examples]]
+
+
+def _rows_matrix(rows: Sequence[set[str]], index: dict[str, int]) -> sp.csr_array:
+    lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
+    cols = np.fromiter((index[x] for r in rows for x in sorted(r)), dtype=np.int64, count=int(lengths.sum()))
+    return sp.csr_array((np.ones(len(cols), dtype=np.int32), cols, np.concatenate([[0], np.cumsum(lengths)])),
+                        shape=(len(rows), len(index)))
+
+
+def _keys(M: sp.csr_array, width: int) -> np.ndarray:
+    coo = M.tocoo()
+    return coo.row.astype(np.int64) * width + coo.col
+
+
 def audit_rt(
     relational_rows: Sequence[Sequence[str]],
     item_rows: Sequence[Iterable[str]],
@@ -236,6 +371,10 @@ def audit_rt(
     hierarchies: Mapping[int, object] | None = None,
     row_names: Sequence | None = None,
     max_examples: int = 10,
+    original_rows: Sequence[Sequence] | None = None,
+    original_items: Sequence[Iterable[str]] | None = None,
+    truth=None,
+    members: Mapping[str, Iterable[str]] | None = None,
 ) -> AuditReport:
     """Audit a relational-transaction release for (k, k^m)-anonymity.
 
@@ -262,11 +401,22 @@ def audit_rt(
         Names of the rows in the report (default: their positions).
     max_examples : int
         Counter-examples to report.
+    original_rows, original_items, truth : optional
+        The records (quasi-identifier values, item sets) and the private
+        link (``truth[i]``: the row of record ``i``): when given, each row
+        is also checked against its own record
+        (:func:`rt_recoding_mismatches`, with ``hierarchies``, ``taxonomy``
+        and ``members``); a row that does not generalize its record is a
+        violation.
+    members : mapping of str to iterable of str, optional
+        Published item label -> the original items it stands for (the
+        recoding check only).
 
     Returns
     -------
     AuditReport
-        ``violations`` counts the classes of fewer than ``k`` rows plus the
+        ``violations`` counts the records whose row is not their recoding
+        (with the originals), the classes of fewer than ``k`` rows, plus the
         minimal itemsets of size <= m with support in (0, k) within the
         other classes; ``worst`` is the smallest class, else the itemset of
         lowest support; ``details["checked"]`` says what was checked in one
@@ -306,11 +456,21 @@ def audit_rt(
     rel, items = _check_rows(relational_rows, item_rows)
     n = len(rel)
     names = list(range(n)) if row_names is None else list(row_names)
+    n_bad = 0
+    problems: list[dict] = []
+    if original_rows is not None or original_items is not None or truth is not None:
+        if original_rows is None or original_items is None or truth is None:
+            raise ParameterError("the recoding check needs original_rows, original_items and truth (the private "
+                                 "link) together")
+        n_bad, problems = rt_recoding_mismatches(original_rows, original_items, rel, items, truth,
+                                                 hierarchies=hierarchies, taxonomy=taxonomy, members=members,
+                                                 max_examples=max_examples)
+        problems = [{**p, "row": names[p["row"]]} for p in problems]
     cls, sizes, tuples = _classes(rel)
     small = np.flatnonzero(sizes < k)
     small = small[np.argsort(sizes[small], kind="stable")]
-    examples: list[dict] = []
-    for c in small[:max_examples].tolist():
+    examples: list[dict] = list(problems)
+    for c in small[: max(0, max_examples - len(examples))].tolist():
         rows = np.flatnonzero(cls == c)
         examples.append({"relational": _tuple_text(tuples[c]), "class_size": int(sizes[c]),
                          "published_records": [names[r] for r in rows[:10].tolist()]})
@@ -365,6 +525,8 @@ def audit_rt(
         worst = {"relational": _tuple_text(tuples[c]), "class_size": int(sizes[c])}
     elif found:
         worst = itemset_case(found[0][0], found[0][2])
+    elif problems:
+        worst = dict(problems[0])
     width = len(rel[0]) if n else 0
     columns = [[t[j] for t in tuples] for j in range(width)]
     hier = hierarchies or {}
@@ -381,12 +543,14 @@ def audit_rt(
                f"{'any number of' if m is None else m} item(s) within each class of >= k rows")
     return AuditReport(
         model=name,
-        satisfied=(n_small == 0 and n_item_viol == 0),
-        violations=n_small + int(n_item_viol),
+        satisfied=(n_small == 0 and n_item_viol == 0 and n_bad == 0),
+        violations=n_small + int(n_item_viol) + n_bad,
         worst=worst,
         counterexamples=examples[:max_examples],
         details={
-            "unit": f"classes of fewer than k rows, plus {unit_items}",
+            "unit": f"classes of fewer than k rows, plus {unit_items}, plus records whose row is not their "
+                    "recoding (checked only with the originals and the link)",
+            "recoding_mismatches": n_bad if original_rows is not None else None,
             "checked": checked,
             "classes": int(len(sizes)),
             "smallest_class": int(sizes.min()) if n else 0,
@@ -402,7 +566,8 @@ def audit_rt(
 
 
 def audit_rt_release(release, *, k: int, m: int | None, taxonomy=None, hierarchies=None,
-                     max_examples: int = 10) -> AuditReport:
+                     max_examples: int = 10, original_rows=None, original_items=None, truth=None,
+                     members=None) -> AuditReport:
     """:func:`audit_rt` of a release object that publishes relational values and items.
 
     The release must expose ``relational_rows()`` (one tuple of str per
@@ -424,7 +589,8 @@ def audit_rt_release(release, *, k: int, m: int | None, taxonomy=None, hierarchi
     names = getattr(release, "pseudonyms", None)
     return audit_rt(release.relational_rows(), release.item_rows(), k=k, m=m, taxonomy=taxonomy,
                     hierarchies=hierarchies, row_names=None if names is None else list(names),
-                    max_examples=max_examples)
+                    max_examples=max_examples, original_rows=original_rows, original_items=original_items,
+                    truth=truth, members=members)
 
 
 class RTAnonymity(PrivacyModel):
