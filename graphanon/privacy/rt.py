@@ -94,6 +94,7 @@ import scipy.sparse as sp
 from graphanon.counting.containment import itemset_rows, record_supports, shrink_to_minimal
 from graphanon.counting.support import minimal_infrequent_itemsets
 from graphanon.errors import ParameterError
+from graphanon.metrics.relational import attribute_domains
 from graphanon.privacy.registry import register_model, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.utils.intervals import parse_interval
@@ -276,8 +277,6 @@ def rt_recoding_mismatches(original_rows: Sequence[Sequence], original_items: Se
     >>> rt_recoding_mismatches(orig, items, [("[40-49]", "F"), ("[50-59]", "F")], [{"a"}, {"b"}], [0, 1])
     (1, [{'record': 1, 'row': 1, 'problem': 'QI 0: [50-59] does not cover 47'}])
     """
-    from graphanon.metrics.relational import attribute_domains
-
     orig = [tuple(r) for r in original_rows]
     rows = [tuple(str(v) for v in r) for r in published_rows]
     n = len(orig)
