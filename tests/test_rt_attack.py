@@ -61,7 +61,7 @@ def brute_candidates(qi, rel, items, known, target) -> list[int]:
     return out
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rt_release())
 def test_candidates_equal_brute_force_and_keep_the_truth(case):
     qi, records, rel, items, known = case

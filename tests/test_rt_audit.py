@@ -142,9 +142,9 @@ def test_audit_equals_model_and_is_sound_on_overlapping_releases(case):
         assert brute_covering(qi, records, rel, items, mapping, k, m)[0]
 
 
-@SETTINGS
-@given(rt_case(overlapping=False), st.integers(1, 3))
-def test_unbounded_m_equals_brute_force(case, extra):
+@settings(SETTINGS, max_examples=40)
+@given(rt_case(overlapping=False))
+def test_unbounded_m_equals_brute_force(case):
     qi, records, rel, items, mapping, k, _ = case
     report = audit_rt(rel, items, k=k, m=None)
     assert report.satisfied == brute_covering(qi, records, rel, items, mapping, k, len(ITEMS))[0]
@@ -365,7 +365,7 @@ MEMBERS = {"G1": ["a", "b"], "G2": ["c", "d", "e"]}
 TAXONOMY = {"a": ["A"], "b": ["A"], "c": ["C"], "d": ["C"], "e": ["C"]}
 
 
-@SETTINGS
+@settings(SETTINGS, max_examples=50)
 @given(rt_case(overlapping=True), st.data())
 def test_recoding_check_equals_brute_force(case, data):
     qi, records, rel, items, mapping, k, m = case
