@@ -10,7 +10,12 @@ Releases (made here by hand, no anonymizer):
 * ``coarse``: age in 10-year bands, gender kept, the other QIs ``*``; the
   items as they are (the k^m search runs over large classes);
 * ``fine``: age in 5-year bands, gender, race and region kept: many small
-  classes, most below k.
+  classes, most below k;
+* ``naive`` (the baseline of issue 34): the ``coarse`` relational part
+  (every class has at least k rows) and the items made k^m-anonymous on
+  their own by AA (``anonymize_aa``, balanced taxonomy of fanout 5) over the
+  whole data: each part passes its own model; the rt audit and the attack
+  show what the combination leaves.
 
 Measured (best of ``--repeat``): ``audit_rt`` wall time and verdict numbers;
 ``rt_linkage`` on ``--targets`` targets; ``relational_loss`` and (100 queries,
@@ -35,7 +40,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._common import best_of, print_and_save  # noqa: E402
+from graphanon.algorithms import anonymize_aa  # noqa: E402
 from graphanon.attacks.rtlink import rt_linkage  # noqa: E402
+from graphanon.data import from_iterable  # noqa: E402
 from graphanon.metrics.relational import (  # noqa: E402
     attribute_domains,
     relational_loss,
@@ -43,6 +50,7 @@ from graphanon.metrics.relational import (  # noqa: E402
     rt_workload,
 )
 from graphanon.privacy.rt import audit_rt  # noqa: E402
+from graphanon.taxonomy import Taxonomy  # noqa: E402
 
 
 def synthetic(n: int, n_items: int, seed: int = 0):
@@ -87,16 +95,29 @@ def main() -> None:
         "coarse": [(band(a, 10), g, "*", "*", "*") for a, g, _, _, _ in qi],
         "fine": [(band(a, 5), g, r, reg, "*") for a, g, r, reg, _ in qi],
     }
+    published = {"coarse": items, "fine": items}
+    members: dict[str, dict] = {"coarse": {}, "fine": {}}
+    start = time.perf_counter()
+    data = from_iterable([sorted(r) for r in items])
+    aa = anonymize_aa(data, taxonomy=Taxonomy.balanced(data.items, 5), k=args.k, m=args.m)
+    t_aa = time.perf_counter() - start
+    recode = aa.mapping
+    releases["naive"] = releases["coarse"]
+    published["naive"] = [{recode[x] for x in r if x in recode} for r in items]
+    members["naive"] = {}
+    for x, lab in recode.items():
+        members["naive"].setdefault(lab, []).append(x)
     domains = attribute_domains(qi)
     queries = rt_workload(qi, items, domains, n_queries=100, q=2, attributes=2, rng=0)
     out = []
     for name, rel in releases.items():
-        t_audit, rep = best_of(lambda rel=rel: audit_rt(rel, items, k=args.k, m=args.m), args.repeat)
-        t_attack, res = best_of(lambda rel=rel: rt_linkage(qi, items, rel, items, k=args.k, m=args.m,
-                                                           targets=args.targets, rng=0), args.repeat)
+        pub, mem = published[name], members[name]
+        t_audit, rep = best_of(lambda rel=rel, pub=pub: audit_rt(rel, pub, k=args.k, m=args.m), args.repeat)
+        t_attack, res = best_of(lambda rel=rel, pub=pub, mem=mem: rt_linkage(
+            qi, items, rel, pub, k=args.k, m=args.m, targets=args.targets, members=mem, rng=0), args.repeat)
         t_loss, loss = best_of(lambda rel=rel: relational_loss(rel, domains), args.repeat)
-        t_query, (err, _) = best_of(lambda rel=rel: rt_count_error(qi, items, rel, items, queries, domains),
-                                    args.repeat)
+        t_query, (err, _) = best_of(lambda rel=rel, pub=pub, mem=mem: rt_count_error(
+            qi, items, rel, pub, queries, domains, members=mem), args.repeat)
         out.append({
             "release": name,
             "satisfied": rep.satisfied,
@@ -121,6 +142,8 @@ def main() -> None:
         "k": args.k,
         "m": args.m,
         "seconds_make_data": round(t_data, 3),
+        "seconds_aa_for_naive": round(t_aa, 3),
+        "naive_items_alone_km": audit_rt([("*",)] * args.n, published["naive"], k=args.k, m=args.m).satisfied,
         "results": out,
         "load_average_before": [round(x, 2) for x in load_before],
         "load_average_after": [round(x, 2) for x in os.getloadavg()],
