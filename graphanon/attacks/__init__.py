@@ -14,6 +14,8 @@ attack                adversary knows                            bound
 :func:`label_inference` target's record; infers its label from    1/l, or the honest
                       its row or its candidates' labels           baseline
 :func:`m_item_linkage`  m items of the target (k^m model)         1/k
+:func:`rt_linkage`    target's demographics (QI values) and m      1/k
+                      of its items ((k, k^m) model)
 :func:`seed_recovery` the seed (or a seed range), the method      1/k
                       and the data
 :func:`known_label_attack` the seed, the data, N (person, label)  1/k; labels: 1/l
@@ -78,6 +80,7 @@ from graphanon.attacks.leafnames import leaf_naming
 from graphanon.attacks.linkage import guess_rows, row_linkage
 from graphanon.attacks.ranking import ranking_label_inference
 from graphanon.attacks.result import AttackResult, chernoff_margin
+from graphanon.attacks.rtlink import rt_candidates, rt_linkage
 from graphanon.attacks.seed import seed_recovery
 from graphanon.attacks.suppression import lost_items_attack, lost_records
 from graphanon.attacks.tendency import partner_tendency
@@ -106,6 +109,8 @@ __all__ = [
     "ranking_label_inference",
     "row_linkage",
     "row_signatures",
+    "rt_candidates",
+    "rt_linkage",
     "same_seed_attack",
     "seed_recovery",
 ]

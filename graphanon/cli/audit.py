@@ -27,13 +27,14 @@ from graphanon.errors import GraphanonError
 @main.command()
 @click.argument("input_", metavar="INPUT")
 @click.argument("release_paths", metavar="RELEASE...", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--model", required=True, help="Privacy model: km, transactional, constraints, hkp, nonreciprocal, ldiversity, ...")
+@click.option("--model", required=True, help="Privacy model: km, transactional, constraints, hkp, nonreciprocal, ldiversity, rt, ...")
 @click.option("-k", type=int, default=None)
 @click.option("-m", "m_value", default=None, help="A number, or inf (default: inf).")
 @click.option("--param", "params", multiple=True, help="Model option name=value (repeatable).")
 @click.option("--taxonomy", default=None,
-              help="Taxonomy for --param categories=taxonomy-level:D (tendency model): a file, "
-                   "balanced:FANOUT[:SEED] or a bundled name (default: INPUT's bundled taxonomy).")
+              help="Taxonomy for --param categories=taxonomy-level:D (tendency model), or the item taxonomy whose "
+                   "overlapping published labels the rt model reports: a file, balanced:FANOUT[:SEED] or a bundled "
+                   "name (default: INPUT's bundled taxonomy).")
 @click.option("--json", "json_out", is_flag=True)
 @click.option("--examples", default=10, show_default=True, type=click.IntRange(min=0),
               help="Counter-examples to report.")

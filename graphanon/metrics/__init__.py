@@ -11,6 +11,10 @@ __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     "graphanon.metrics.queries": (
         "CountQuery", "QueryWorkload", "average_relative_error", "generate_workload", "true_counts",
     ),
+    "graphanon.metrics.relational": (
+        "AttributeDomain", "RTQuery", "RelationalLoss", "attribute_domains", "relational_loss", "rt_count_error",
+        "rt_estimated_counts", "rt_true_counts", "rt_workload",
+    ),
     "graphanon.metrics.utility_loss": ("ULReport", "semantic_weight", "ul", "ul_metrics"),
     "graphanon.metrics.nonreciprocal": ("error_rate", "evaluate_nonreciprocal", "query_error"),
     "graphanon.metrics.clustering": ("ggd_per_record", "ggd_total", "ncp_he_naughton", "ncp_lm"),

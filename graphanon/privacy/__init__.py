@@ -23,6 +23,7 @@ __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     "graphanon.privacy.joint": ("JointAudit", "audit_joint"),
     "graphanon.privacy.km": ("KmAnonymity", "TransactionalKAnonymity", "check_k"),
     "graphanon.privacy.report": ("AuditReport", "PrivacyModel"),
+    "graphanon.privacy.rt": ("RTAnonymity", "audit_rt", "audit_rt_release", "rt_recoding_mismatches"),
     "graphanon.privacy.nonreciprocal": ("LDiversity", "NonreciprocalKAnonymity", "nonreciprocal_matches"),
     "graphanon.privacy.tendency": ("TendencyHiding",),
 })

@@ -23,7 +23,7 @@ _MODELS = LazyRegistry("audit model", {
     name: f"graphanon.privacy.{module}" for name, module in {
         "constraints": "constraints", "hkp": "hkp", "km": "km", "transactional": "km",
         "nonreciprocal": "nonreciprocal", "ldiversity": "diversity", "entropy-ldiversity": "diversity",
-        "recursive-ldiversity": "diversity", "tendency": "tendency",
+        "recursive-ldiversity": "diversity", "tendency": "tendency", "rt": "rt",
     }.items()
 })
 

@@ -10,7 +10,8 @@
 * :mod:`.progress` -- the ``progress(done, total, message)`` callback type and ``report``;
 * :mod:`.memory` -- the ``--max-memory`` budget;
 * :mod:`.lazy` -- ``attach``, the lazy package facades (PEP 562);
-* :mod:`.labels` -- items and labels are text: ``as_label``, ``natural_key``, ``parse_name_list``.
+* :mod:`.labels` -- items and labels are text: ``as_label``, ``natural_key``, ``parse_name_list``;
+* :mod:`.intervals` -- ``parse_interval``: published ``[lo-hi]`` values of relational attributes.
 
 Nothing is imported here: ``import graphanon`` reads :mod:`.lazy` only.
 """

@@ -154,7 +154,7 @@ def test_registry_lists_every_builtin_method_and_model():
     assert out.returncode == 0, out.stderr
     assert set(models.model_names()) == {
         "constraints", "entropy-ldiversity", "hkp", "km", "ldiversity", "nonreciprocal", "recursive-ldiversity",
-        "tendency", "transactional"}
+        "rt", "tendency", "transactional"}
     for name, (builder, _) in models._MODELS.items().items():
         assert builder.__module__ == models._MODELS.builtin[name], name
 
