@@ -19,6 +19,7 @@ from graphanon.datasets.catalog import names
 from graphanon.errors import GraphanonError, ParameterError
 from graphanon.metrics.evaluate import evaluate_release
 from graphanon.metrics.itemsets import top_k_accuracy
+from graphanon.metrics.queries import average_relative_error, generate_workload
 from graphanon.privacy.registry import build_model
 from graphanon.readwrite.formats import read_any
 from graphanon.study._run import method_declarations, run_options
@@ -247,6 +248,9 @@ def _measure(run) -> dict:
         out.update(audit_satisfied=bool(report.satisfied), audit_violations=int(report.violations))
     w = run.workload
     metrics = evaluate_release(data, release, queries=w.queries, q=w.q, rng=w.seed, link=release.link)
+    if "avg_relative_error" not in metrics and w.queries > 0:  # the COUNT queries every family answers
+        workload = generate_workload(data, w.queries, w.q, rng=w.seed)  # the same workload evaluate_release draws
+        metrics["avg_relative_error"] = average_relative_error(release, workload)
     if hasattr(release, "published_data"):  # releases whose rows can be mined: the top-k frequent itemsets
         top = top_k_accuracy(data, release, TOP_K)
         metrics.update(topk_precision=top["precision"], topk_recall=top["recall"], topk_f=top["f"])

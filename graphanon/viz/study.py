@@ -467,6 +467,15 @@ def draw_utility_vs_epsilon(table, metrics=SHARED_METRICS):
         right.set_title(f"{metric}: DP methods against epsilon", fontsize=10)
         right.grid(True, alpha=0.3)
         right.tick_params(labelleft=True)
+        values = ok[metric].dropna().to_numpy(float)
+        if len(values) and values.min() > 0 and values.max() / values.min() > 20:  # both families readable
+            left.set_yscale("log")
+            _plain_log(left.yaxis)
+            left.set_ylabel(f"{METRIC_LABELS.get(metric, metric)}, log scale", fontsize=9)
+        missing = [n for n in dict.fromkeys(names_s)
+                   if n not in set(syntactic.assign(_s=names_s).dropna(subset=[metric])["_s"])]
+        if missing:  # a method in the legend but not on this panel is said, not silently missing
+            left.set_title(f"{left.get_title()} (not measured: {', '.join(missing)})", fontsize=10)
     fig.suptitle("Shared utility: syntactic methods against k; DP methods against epsilon (line: mean of the "
                  "runs, band: 1 sd, dots: runs)", fontsize=11)
     _legend(fig, axes, styles)
