@@ -91,7 +91,9 @@ TESTS = {
     # differential privacy (issue 33): the empirical DP audit and the DP unit tests
     **{path: ["algorithms/test_dp_empirical.py", "algorithms/test_dp.py"] for path in (
         "graphanon/algorithms/dp/diffpart.py", "graphanon/algorithms/dp/noise.py", "graphanon/release/synthetic.py",
-        "graphanon/release/ledger.py", "graphanon/privacy/dp_empirical.py")},
+        "graphanon/privacy/dp_empirical.py")},
+    # the ledger also composes epsilon for `audit --ledger`
+    "graphanon/release/ledger.py": ["test_dp_empirical.py", "test_dp.py", "test_dp_audit.py"],
 }
 DEFAULT_RELEASE_TESTS = _RELEASE
 
@@ -150,6 +152,11 @@ NAMED = [
      "    tax = _universe_taxonomy(None, sorted(as_label(x) for x in data.items), fanout)"),
     ("ledger-forgets-past-releases", "graphanon/release/ledger.py",
      "    total = math.fsum([*(e[\"epsilon\"] for e in done), epsilon])", "    total = epsilon"),
+    ("ledger-composes-named-releases-only", "graphanon/release/ledger.py",
+     "        composed = float(math.fsum([*(e[\"epsilon\"] for e in mine), *loose]))",
+     "        composed = float(math.fsum([*(e[\"epsilon\"] for i, e in enumerate(mine) if i in used), *loose]))"),
+    ("ledger-unaccounted-release-not-a-lower-bound", "graphanon/release/ledger.py",
+     "lower_bound=bool(loose))", "lower_bound=False)"),
 ]
 
 _SWAP = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -27,7 +28,9 @@ from graphanon.errors import GraphanonError
 @main.command()
 @click.argument("input_", metavar="INPUT")
 @click.argument("release_paths", metavar="RELEASE...", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--model", required=True, help="Privacy model: km, transactional, constraints, hkp, nonreciprocal, ldiversity, rt, ...")
+@click.option("--model", default=None,
+              help="Privacy model of the syntactic releases: km, transactional, constraints, hkp, nonreciprocal, "
+                   "ldiversity, rt, ... (not needed when every RELEASE is differentially private).")
 @click.option("-k", type=int, default=None)
 @click.option("-m", "m_value", default=None, help="A number, or inf (default: inf).")
 @click.option("--param", "params", multiple=True, help="Model option name=value (repeatable).")
@@ -44,26 +47,153 @@ from graphanon.errors import GraphanonError
                    "own row (refused when the link was not made with RELEASE); with several, one --link per "
                    "RELEASE in the same order says which records of INPUT each was made from (releases of "
                    "changing data) and verifies that each was made from them.")
+@click.option("--ledger", default=None, type=click.Path(dir_okay=False),
+              help="PRIVATE budget ledger (`anonymize --ledger`): differentially private RELEASEs are accounted "
+                   "from it -- the composed epsilon of every DP release of INPUT it records (docs/dp.md).")
+@click.option("--budget", type=float, default=None,
+              help="With --ledger: exit 1 when the composed epsilon of INPUT's DP releases exceeds B.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Count on Dask: a scheduler address (tcp://host:8786) or local:N for N local workers "
                    "(needs graphanon[dask]; km and transactional models).")
 @input_options
 def audit(input_, release_paths, model, k, m_value, params, taxonomy, json_out, examples, allow_mismatch, link_paths,
-          scheduler, fmt, sep, tid, item, label):
+          ledger, budget, scheduler, fmt, sep, tid, item, label):
     """Audit RELEASE against INPUT for a privacy model (exit 1 when violated).
 
     Several releases of INPUT audit the adversary who reads them all (joint audit, see docs/privacy.md,
     "Publishing more than once"); every release must have been made from INPUT, or, with one --link per
     release, from the records of INPUT under its link's record ids (docs/updates.md).
+
+    Differentially private releases are accounted, not audited: with --ledger, the composed epsilon of every
+    DP release of INPUT the ledger records is reported, each release named; the syntactic releases among
+    RELEASE are audited by --model, and the output says what the mix does and does not guarantee
+    (docs/dp.md, "Mixing DP and syntactic releases").
     """
-    from graphanon.privacy.registry import build_model
     from graphanon.release import load_release
+    from graphanon.release.ledger import is_dp_release
 
     data, bundled = read_input(input_, fmt, sep, tid, item, label)
     releases = [load_release(path) for path in release_paths]
+    private = [(path, rel) for path, rel in zip(release_paths, releases, strict=True) if is_dp_release(rel)]
+    if budget is not None and ledger is None:
+        raise GraphanonError("--budget needs --ledger FILE (the private ledger that records what was spent)")
+    if not private:
+        if ledger is not None:
+            raise GraphanonError("--ledger: no RELEASE is differentially private (none states an epsilon); the "
+                                 "ledger accounts DP releases only -- drop it")
+        report, notes = _audit_syntactic(data, bundled, releases, release_paths, model, k, m_value, params,
+                                         taxonomy, json_out, examples, allow_mismatch, link_paths, scheduler)
+        _print_report(report, json_out, notes)
+        sys.exit(0 if report.satisfied else EXIT_VIOLATED)
+    if ledger is None:
+        raise GraphanonError(f"{private[0][0]} is differentially private: DP releases are accounted from the "
+                             "private budget ledger, not audited -- give --ledger FILE (the one `anonymize "
+                             "--ledger` wrote)")
+    syntactic = [(path, rel) for path, rel in zip(release_paths, releases, strict=True) if not is_dp_release(rel)]
+    if not syntactic:
+        refused = [flag for flag, value in (("--model", model), ("-k", k), ("-m", m_value), ("--link", link_paths),
+                                            ("--scheduler", scheduler)) if value]
+        if refused:
+            raise GraphanonError(f"{', '.join(refused)}: every RELEASE is differentially private (accounted from "
+                                 f"the ledger, not audited by a model); drop {'it' if len(refused) == 1 else 'them'}")
+    from graphanon.release.ledger import BudgetLedger
+
+    if not Path(ledger).is_file():
+        raise GraphanonError(f"--ledger {ledger}: no such file (give the ledger `anonymize --ledger` wrote)")
+    accounting = BudgetLedger.open(ledger).account(data, private)
+    report, notes = None, []
+    if syntactic:
+        report, notes = _audit_syntactic(data, bundled, [r for _, r in syntactic], [p for p, _ in syntactic], model,
+                                         k, m_value, params, taxonomy, json_out, examples, allow_mismatch,
+                                         link_paths, scheduler)
+    over = budget is not None and accounting.composed > budget + 1e-9
+    holds, not_holds = _guarantees(accounting, report, [p for p, _ in syntactic])
+    if over:
+        not_holds.insert(0, f"--budget {budget:g}: the composed epsilon {accounting.composed:g} exceeds it")
+    satisfied = (report is None or report.satisfied) and not over
+    if json_out:
+        echo_json({"satisfied": satisfied, "dp": {"ledger": str(ledger), **accounting.to_dict(),
+                                                  **({"budget": budget} if budget is not None else {})},
+                   "syntactic": None if report is None else {"releases": [p for p, _ in syntactic],
+                                                             **report.to_dict()},
+                   "guaranteed": holds, "not_guaranteed": not_holds, **({"data_verified": False} if notes else {})})
+    else:
+        _print_accounting(accounting, ledger)
+        if report is not None:
+            click.echo(f"syntactic release{'s' if len(syntactic) > 1 else ''} "
+                       f"({', '.join(p for p, _ in syntactic)}):")
+            click.echo(str(report))
+        for label_, lines in (("guaranteed", holds), ("not guaranteed", not_holds)):
+            for line in lines:
+                _echo_wrapped(f"{label_}: {line}")
+        for note in notes:
+            echo_note(note)
+    sys.exit(0 if satisfied else EXIT_VIOLATED)
+
+
+def _echo_wrapped(text: str, indent: str = "  ") -> None:
+    import textwrap
+
+    click.echo(textwrap.fill(text, 80, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False))
+
+
+def _print_accounting(accounting, ledger) -> None:
+    """The composed epsilon, each named DP release with its epsilon, and the ledger's other entries of the data."""
+    n = len(accounting.recorded) + sum(g["status"] == "unaccounted" for g in accounting.given)
+    bound = "at least " if accounting.lower_bound else ""
+    _echo_wrapped(f"differential privacy (ledger {ledger}): composed epsilon = {bound}{accounting.composed:g} over "
+                  f"{n} release{'' if n == 1 else 's'} of this data (sequential composition)")
+    for g in accounting.given:
+        state = (f"in the ledger (matched by {g['matched']})" if g["status"] == "recorded"
+                 else f"UNACCOUNTED: {g['why']}")
+        _echo_wrapped(f"  {g['path']}: {g['algorithm']} epsilon={g['epsilon']:g} -- {state}", "      ")
+    for e in accounting.recorded:
+        if not e["given"]:
+            _echo_wrapped(f"  recorded, not named here: {e['algorithm']} epsilon={e['epsilon']:g} -> "
+                          f"{e['output'] or '?'} ({e['time'] or 'no time'})", "      ")
+    if accounting.lower_bound:
+        _echo_wrapped("  the composed epsilon is a LOWER BOUND: an unaccounted release's stated epsilon is added, "
+                      "and other releases may have escaped the ledger too", "      ")
+
+
+def _guarantees(accounting, report, syntactic_paths) -> tuple[list[str], list[str]]:
+    """What the releases together do and do not guarantee (docs/dp.md, "Mixing DP and syntactic releases")."""
+    eps = f"{'at least ' if accounting.lower_bound else ''}{accounting.composed:g}"
+    holds, not_holds = [], []
+    if report is None:
+        if accounting.lower_bound:
+            not_holds.append(f"no epsilon can be stated: the DP releases of this data compose to {eps}, and "
+                             "releases outside the ledger are unknown")
+        else:
+            holds.append(f"the DP releases of this data in the ledger are together {eps}-differentially private "
+                         "(add/remove one record; sequential composition)")
+    else:
+        if report.satisfied:
+            holds.append(f"the syntactic release{'s meet' if len(syntactic_paths) > 1 else ' meets'} "
+                         f"{report.model} (audited on INPUT)")
+        else:
+            not_holds.append(f"the syntactic release{'s violate' if len(syntactic_paths) > 1 else ' violates'} "
+                             f"{report.model} (see above)")
+        holds.append(f"the DP releases add a privacy loss of {eps} (composed) on top of what the syntactic "
+                     "releases reveal")
+        not_holds.append("the releases together are NOT epsilon-DP for any epsilon: a syntactic release publishes "
+                         "exact counts of the records, which DP would hide")
+    not_holds.append("releases made without this ledger, and releases of overlapping but unequal data (a subset, "
+                     "a later extract), are not counted: add them by hand")
+    return holds, not_holds
+
+
+def _audit_syntactic(data, bundled, releases, release_paths, model, k, m_value, params, taxonomy, json_out,
+                     examples, allow_mismatch, link_paths, scheduler):
+    """The audit of syntactic releases by ``--model`` (one, or jointly): ``(report, notes)``."""
+    from graphanon.privacy.registry import build_model
+
+    if model is None:
+        raise GraphanonError("--model is required to audit a syntactic release (km, transactional, constraints, "
+                             "hkp, nonreciprocal, ldiversity, ...)")
     if len(releases) > 1 and link_paths and _changing_data(data, link_paths):
-        _audit_changing(data, releases, release_paths, link_paths, model, k, m_value, params, json_out, examples,
-                        allow_mismatch, scheduler)
+        return _audit_changing(data, releases, release_paths, link_paths, model, k, m_value, params, json_out,
+                               examples, allow_mismatch, scheduler), []
     from graphanon.release.private_link import attach_link, load_private_link
 
     links = [None] * len(releases)
@@ -96,16 +226,14 @@ def audit(input_, release_paths, model, k, m_value, params, taxonomy, json_out, 
         joint = JointAudit(privacy_model)
         with progress_bar(show_progress(json_out)) as progress:
             report = joint.audit(data, releases, max_examples=examples, progress=progress, check_data=False)
-        _print_report(report, json_out, notes)
-        sys.exit(0 if report.satisfied else EXIT_VIOLATED)
+        return report, notes
     release = releases[0]
     with progress_bar(show_progress(json_out)) as progress:
         if scheduler is None:
             report = privacy_model.audit(data, release, max_examples=examples, progress=progress)
         else:
             report = _audit_on_dask(privacy_model, model, scheduler, data, release, examples, progress)
-    _print_report(report, json_out, notes)
-    sys.exit(0 if report.satisfied else EXIT_VIOLATED)
+    return report, notes
 
 
 def _changing_data(data, link_paths) -> bool:
@@ -117,7 +245,7 @@ def _changing_data(data, link_paths) -> bool:
 
 
 def _audit_changing(data, releases, release_paths, link_paths, model, k, m_value, params, json_out, examples,
-                    allow_mismatch, scheduler) -> None:
+                    allow_mismatch, scheduler):
     """The joint audit of releases of changing data: each release's records are INPUT's under its link's ids."""
     from graphanon.privacy.joint import JointAudit
     from graphanon.privacy.registry import build_model
@@ -148,8 +276,7 @@ def _audit_changing(data, releases, release_paths, link_paths, model, k, m_value
             for i, path in enumerate(release_paths, 1):
                 text = text.replace(f"release {i}: ", f"{path}: ", 1) if text.startswith(f"release {i}: ") else text
             raise type(exc)(text) from None
-    _print_report(report, json_out, [])
-    sys.exit(0 if report.satisfied else EXIT_VIOLATED)
+    return report
 
 
 def _print_report(report, json_out: bool, notes: list) -> None:

@@ -54,12 +54,27 @@ def _grid_params(pairs: tuple[str, ...]) -> dict:
     return out
 
 
-def _command(datasets, *, algorithms, k, m, taxonomy, params, seed, queries, attack_targets, output) -> str:
+def _epsilons(values: tuple[str, ...]) -> list | None:
+    out = []
+    for text in _split(values):
+        try:
+            out.append(float(text))
+        except ValueError:
+            raise GraphanonError(f"--epsilon takes numbers separated by commas, got {text!r}") from None
+    return out or None
+
+
+def _command(datasets, *, algorithms, k, m, taxonomy, params, seed, queries, attack_targets, output,
+             epsilon=(), universe=None, repeat=1) -> str:
     """The command that repeats this study (every option that changes a result, as parsed)."""
     words = ["graphanon", "compare", *datasets, "-a", ",".join(_split(algorithms))]
-    for flag, values in (("-k", k), ("-m", m)):
+    for flag, values in (("-k", k), ("-m", m), ("--epsilon", epsilon)):
         if values:
             words += [flag, ",".join(_split(values))]
+    if universe is not None:
+        words += ["--universe", universe]
+    if repeat != 1:
+        words += ["--repeat", str(repeat)]
     if taxonomy is not None:
         words += ["--taxonomy", taxonomy]
     for pair in params:
@@ -81,6 +96,15 @@ def _command(datasets, *, algorithms, k, m, taxonomy, params, seed, queries, att
               help="Method parameter values: name=v1;v2 for every method taking name, method.name=v1;v2 for one "
                    "(repeatable). Names and defaults are `graphanon anonymize`'s --param ones (`graphanon "
                    "algorithms` lists them: mm.private=a,b); a name no chosen method takes is refused.")
+@click.option("--epsilon", "epsilon_values", multiple=True,
+              help="Epsilons of the differentially private methods, comma-separated (0.1,0.5,1,2): a grid axis "
+                   "beside -k; each DP method runs once per epsilon (and per --repeat), the others once per k. "
+                   "Without it a DP method is refused.")
+@click.option("--universe", default=None, type=click.Path(dir_okay=False),
+              help="DP methods: the public item universe, one item per line (not the items of the data; "
+                   "docs/dp.md). A balanced:F --taxonomy is never given to them.")
+@click.option("--repeat", default=1, show_default=True, type=click.IntRange(min=1),
+              help="Runs of each DP configuration (fresh noise each; the report shows mean and spread).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Structure seed (methods that take one) and seed of the shared COUNT workload.")
 @click.option("--queries", default=200, show_default=True, type=click.IntRange(min=0),
@@ -95,13 +119,15 @@ def _command(datasets, *, algorithms, k, m, taxonomy, params, seed, queries, att
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run the study's runs on Dask instead: tcp://host:8786 or local:N.")
 @click.option("--json", "json_out", is_flag=True, help="Print a JSON summary instead of text.")
-def compare(datasets, algorithms, k_values, m_values, taxonomy, params, seed, queries, attack_targets, output, jobs,
-            scheduler, json_out):
+def compare(datasets, algorithms, k_values, m_values, taxonomy, params, epsilon_values, universe, repeat, seed, queries,
+            attack_targets, output, jobs, scheduler, json_out):
     """Compare methods on DATASET(s): every method x parameter value, audited and measured, in one table.
 
     Each run is audited with its method's model, measured with every utility
     metric that applies and attacked by row linkage; a failing run is recorded
-    and the others go on. Each method runs as `graphanon anonymize -a NAME`
+    and the others go on. Differentially private methods run once per
+    --epsilon (and --repeat), over the public --universe; they are measured on
+    the same COUNT queries and top-100 itemsets, not audited (docs/dp.md). Each method runs as `graphanon anonymize -a NAME`
     runs it, with the same defaults. Finished runs are kept under OUTPUT/runs
     and reused.
 
@@ -120,14 +146,20 @@ def compare(datasets, algorithms, k_values, m_values, taxonomy, params, seed, qu
         load_dataset(name)  # an unreadable dataset is refused before anything runs
     plan = expand_grid(_split(algorithms), list(datasets), k=_ints(k_values, "-k"), m=_ints(m_values, "-m"),
                        params=_grid_params(params), taxonomy=taxonomy, seed=seed,
-                       workload=WorkloadSpec(queries=queries, q=2, seed=seed), attack_targets=attack_targets)
+                       workload=WorkloadSpec(queries=queries, q=2, seed=seed), attack_targets=attack_targets,
+                       epsilon=_epsilons(epsilon_values), universe=universe, repeat=repeat)
     if taxonomy is not None:
         from graphanon.study.execute import load_taxonomy
 
         for name in datasets:
             load_taxonomy(taxonomy, name)
+    if universe is not None:  # an unreadable universe is refused before anything runs
+        from graphanon.study.execute import load_universe
+
+        load_universe(universe)
     command = _command(datasets, algorithms=algorithms, k=k_values, m=m_values, taxonomy=taxonomy, params=params,
-                       seed=seed, queries=queries, attack_targets=attack_targets, output=output)
+                       seed=seed, queries=queries, attack_targets=attack_targets, output=output,
+                       epsilon=epsilon_values, universe=universe, repeat=repeat)
     if not json_out:
         for note in plan.notes:
             click.echo(f"note: {note}", err=True)
@@ -153,7 +185,8 @@ def compare(datasets, algorithms, k_values, m_values, taxonomy, params, seed, qu
     written = write_outputs(table, output, command=command, notes=plan.notes)
     seconds = time.perf_counter() - start
     failed = table[~ok]
-    violated = table[ok & ~table["audit_satisfied"].fillna(False).astype(bool)]
+    private = table["epsilon"].notna()  # DP runs: accounted by epsilon, not audited
+    violated = table[ok & ~private & ~table["audit_satisfied"].fillna(False).astype(bool)]
     summary = {"runs": len(table), "finished": int(ok.sum()), "failed": len(failed),
                "reused": int(table["reused"].fillna(False).astype(bool).sum()),
                "audits_satisfied": bool(violated.empty and ok.any()), "headline": headline(table),

@@ -33,6 +33,11 @@ KINDS = {
     "generalization": ("Draw the nonreciprocal ring graph over the Gray-TSP order of SOURCE data (-k) and the k "
                        "assignments the closed walk extracts (at most 60 records in a PNG; any number in an .html view).",
                        ("output", "k", "seed", "n_records", *_INPUT)),
+    "partitions": ("Draw DiffPart's partition tree implied by SOURCE, a synthetic (DP) release: each node the cut "
+                   "of the released itemsets at a taxonomy depth and the sum of their noisy counts -- from the "
+                   "release alone, nothing exact (--taxonomy FILE when the release was made over a given "
+                   "taxonomy; PNG: the --max-nodes largest, default 60).",
+                   ("output", "taxonomy", "max_nodes")),
     "similarity": ("HTML only: Clump's record-similarity graph of SOURCE data (-k, --taxonomy), records "
                    "coloured by their group (PRIVATE: the groups come from the private link).",
                    ("output", "k", "taxonomy", "n_records", *_INPUT)),
@@ -73,7 +78,7 @@ class _DrawCommand(click.Command):
               help="taxonomy: the data the release was made from, to tell suppressed nodes from nodes absent "
                    "from the data (default: SOURCE's data when SOURCE is a bundled dataset).")
 @click.option("--max-nodes", default=300, show_default=True, type=click.IntRange(min=1),
-              help="taxonomy: draw at most this many nodes.")
+              help="taxonomy, partitions: draw at most this many nodes (partitions: default 60).")
 @click.option("-a", "--algorithm", "algorithm", default="hghs", show_default=True, help="search: hghs or mhghs.")
 @click.option("-k", type=int, default=None, help="Privacy parameter k.")
 @click.option("-m", "m_value", default=None, help="search: attacker knowledge m (a number, or inf).")
@@ -96,6 +101,8 @@ def draw(what, source, output, release_path, data_source, max_nodes, algorithm, 
     generalization  nonreciprocal ring graph over the Gray-TSP order of
                     SOURCE data (-k) and the k assignments the closed walk
                     extracts (at most 60 records; HTML: any number)
+    partitions      DiffPart's partition tree implied by SOURCE, a synthetic
+                    (DP) release: noisy counts from the release, nothing exact
     similarity      HTML only: Clump's record-similarity graph of SOURCE data
                     (-k, --taxonomy), records coloured by their group
                     (PRIVATE: groups come from the link)
@@ -112,6 +119,9 @@ def draw(what, source, output, release_path, data_source, max_nodes, algorithm, 
     check_output(output, source, release_path, taxonomy, data_source, suffixes=FIGURE_SUFFIXES + HTML_SUFFIXES)
     if data_source is not None and (what != "taxonomy" or release_path is None):
         raise GraphanonError("--data tells the nodes of a --release cut apart: it goes with draw taxonomy --release")
+    if what == "partitions":
+        _draw_partitions(source, output, taxonomy, max_nodes)
+        return
     cut = None
     if what == "taxonomy" and release_path:
         cut = _release_cut(source, release_path, data_source, (fmt, sep, tid, item, label))
@@ -135,6 +145,40 @@ def draw(what, source, output, release_path, data_source, max_nodes, algorithm, 
         else:
             fig = _draw_generalization(data, k, seed)
     save_figure(fig, output, close=True)
+    click.echo(f"wrote {output}")
+
+
+def _draw_partitions(source, output, taxonomy, max_nodes) -> None:
+    """``draw partitions RELEASE``: DiffPart's partition tree from the release alone (graphanon.viz.dp)."""
+    from graphanon.release import load_release
+    from graphanon.viz import save_figure
+    from graphanon.viz.dp import draw_partition_tree, partition_tree_view
+    from graphanon.viz.views import HTML_SUFFIXES
+
+    release = load_release(source)
+    if release.kind != "synthetic":
+        raise GraphanonError(f"draw partitions: {source} is a {release.kind} release; give a synthetic (DiffPart) "
+                             "release")
+    tax = None
+    if taxonomy is not None:
+        if str(taxonomy).startswith("balanced"):
+            raise GraphanonError("draw partitions: --taxonomy takes the taxonomy file the release was made over; "
+                                 "a release made over --universe rebuilds its own (drop --taxonomy)")
+        tax = read_taxonomy_source(taxonomy)
+    if click.get_current_context().get_parameter_source("max_nodes") != click.core.ParameterSource.COMMANDLINE:
+        max_nodes = 60
+    if output.lower().endswith(HTML_SUFFIXES):
+        partition_tree_view(release, tax, title=f"DiffPart partition tree implied by {Path(source).name}").save(output)
+    else:
+        from matplotlib.figure import Figure
+
+        from graphanon.viz.dp import partition_tree
+
+        tree = partition_tree(release, tax)
+        shown = min(tree.n_nodes, max_nodes)
+        fig = Figure(figsize=(min(40.0, max(7.0, 0.9 * shown)), 2.2 + 1.5 * (int(tree.stage.max()) + 1)))
+        draw_partition_tree(release, tax, max_nodes=max_nodes, ax=fig.subplots())
+        save_figure(fig, output)
     click.echo(f"wrote {output}")
 
 

@@ -21,4 +21,5 @@ __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     "graphanon.metrics.evaluate": ("evaluate_release",),
     "graphanon.metrics.caveats": ("ReleaseWarning", "release_warnings"),
     "graphanon.metrics.meaning": ("METRIC_MEANINGS", "describe_metrics"),
+    "graphanon.metrics.itemsets": ("top_k_accuracy", "top_k_itemsets"),
 })

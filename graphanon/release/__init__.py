@@ -43,5 +43,6 @@ __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     "graphanon.release.perturbed": ("PerturbedRelease", "SplitLink", "load_split_link"),
     "graphanon.release.publish": ("publish",),
     "graphanon.release.synthetic": ("SyntheticRelease",),
-    "graphanon.release.ledger": ("BudgetLedger", "LEDGER_FORMAT_TAG", "data_identity"),
+    "graphanon.release.ledger": ("Accounting", "BudgetLedger", "LEDGER_FORMAT_TAG", "data_identity", "is_dp_release",
+                                 "release_digest"),
 })

@@ -49,6 +49,7 @@ import json
 import math
 import os
 import secrets
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -59,7 +60,7 @@ from graphanon.readwrite.files import atomic_write
 from graphanon.release.base import read_json_file
 from graphanon.release.fingerprint import canonical_rows, canonical_vocabulary
 
-__all__ = ["LEDGER_FORMAT_TAG", "BudgetLedger", "data_identity"]
+__all__ = ["LEDGER_FORMAT_TAG", "Accounting", "BudgetLedger", "data_identity", "is_dp_release", "release_digest"]
 
 LEDGER_FORMAT_TAG = "graphanon-private-dp-ledger/1"
 _DOMAIN = b"graphanon-dp-ledger-identity/1\0"
@@ -90,6 +91,59 @@ def data_identity(data, key: str) -> str:
     mac.update(np.diff(canon.indptr).astype("<i8").tobytes())
     mac.update(canon.indices.astype("<i8").tobytes())
     return mac.hexdigest()
+
+
+def is_dp_release(release) -> bool:
+    """Whether ``release`` is differentially private: it states its ``epsilon`` and its ``mechanism``.
+
+    Every DP method's release does (``docs/dp.md``, "What a DP release
+    publishes"); no syntactic release states an ``epsilon``.
+    """
+    params = getattr(release, "params", None) or {}
+    return "epsilon" in params and "mechanism" in params
+
+
+def release_digest(path: str | os.PathLike) -> str:
+    """SHA-256 of the bytes of a release file: how the ledger recognises a release it recorded."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@dataclass
+class Accounting:
+    """The privacy loss of DP releases of one dataset, read from the ledger (:meth:`BudgetLedger.account`).
+
+    Attributes
+    ----------
+    given : list of dict
+        One per DP release named to the audit, in order: ``path``,
+        ``algorithm``, ``epsilon`` (stated in the release), ``status``
+        (``"recorded"``, ``"unaccounted"``), ``why`` (for an unaccounted
+        release: not in the ledger, or recorded for other data), ``matched``
+        (``"digest"`` or ``"file name"``).
+    recorded : list of dict
+        Every ledger entry of the data (``algorithm``, ``epsilon``,
+        ``output``, ``time``, ``given``: whether a named release matched it).
+    composed : float
+        Sequential composition: the sum of the epsilons of ``recorded`` and of
+        the unaccounted releases.
+    lower_bound : bool
+        True when a named release is unaccounted: the data's true total is
+        then at least ``composed`` (more releases may have escaped the ledger).
+    """
+
+    given: list = field(default_factory=list)
+    recorded: list = field(default_factory=list)
+    composed: float = 0.0
+    lower_bound: bool = False
+
+    def to_dict(self) -> dict:
+        """JSON-safe: ``composed_epsilon``, ``lower_bound``, ``releases`` (the named ones), ``ledger_entries``."""
+        return {"composed_epsilon": self.composed, "lower_bound": self.lower_bound, "releases": self.given,
+                "ledger_entries": self.recorded}
 
 
 class BudgetLedger:
@@ -162,11 +216,75 @@ class BudgetLedger:
 
     def record(self, data, *, epsilon: float, algorithm: str, params: dict | None = None,
                output: str | None = None) -> None:
-        """Add a release of ``data`` at ``epsilon`` and write the ledger (0600, atomically)."""
-        self.entries.append({
+        """Add a release of ``data`` at ``epsilon`` and write the ledger (0600, atomically).
+
+        When ``output`` is a file already written, the entry keeps its SHA-256
+        (``release_sha256``), by which :meth:`account` recognises it later.
+        """
+        entry = {
             "data": self.identity(data), "epsilon": float(epsilon), "algorithm": str(algorithm),
             "params": dict(params or {}), "output": None if output is None else str(output),
             "time": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        })
+        }
+        if output is not None and Path(output).is_file():
+            entry["release_sha256"] = release_digest(output)
+        self.entries.append(entry)
         doc = {"format": LEDGER_FORMAT_TAG, "key": self.key, "entries": self.entries}
         atomic_write(self.path, json.dumps(doc, indent=1, ensure_ascii=False), private=True)
+
+    def account(self, data, releases) -> Accounting:
+        """The composed epsilon of every DP release of ``data`` in the ledger, and which named releases it holds.
+
+        Parameters
+        ----------
+        data : TransactionData
+            The records (its identity under this ledger's key selects the entries).
+        releases : sequence of (path, Release)
+            The DP releases named to the audit, loaded from ``path``.
+
+        Returns
+        -------
+        Accounting
+            A named release is *recorded* when an entry of ``data`` holds its
+            file's SHA-256 (or, for an entry written before digests were kept,
+            its file name and epsilon); otherwise it is *unaccounted* (not in
+            the ledger, or recorded for other data), its stated epsilon is added
+            and the total becomes a lower bound.
+
+        Notes
+        -----
+        Sequential composition (McSherry 2009, Theorem 3): releases of the same
+        data at epsilon_1, ..., epsilon_n are (sum epsilon_i)-DP. Complexity:
+        one identity (O(nnz log nnz)) and one file hash per release.
+
+        References
+        ----------
+        McSherry. Privacy integrated queries. SIGMOD 2009, Section 2.
+        """
+        ident = self.identity(data)
+        mine = [e for e in self.entries if e["data"] == ident]
+        used: set[int] = set()
+        given = []
+        for path, release in releases:
+            eps = float(release.params["epsilon"])
+            row = {"path": str(path), "algorithm": release.algorithm, "epsilon": eps, "status": "unaccounted",
+                   "why": "not in the ledger", "matched": None}
+            digest = release_digest(path)
+            hit = next((i for i, e in enumerate(mine) if i not in used and e.get("release_sha256") == digest), None)
+            how = "digest"
+            if hit is None:
+                hit = next((i for i, e in enumerate(mine) if i not in used and "release_sha256" not in e
+                            and e.get("output") and Path(e["output"]).name == Path(path).name
+                            and math.isclose(e["epsilon"], eps)), None)
+                how = "file name"
+            if hit is not None:
+                used.add(hit)
+                row.update(status="recorded", why=None, matched=how)
+            elif any(e.get("release_sha256") == digest for e in self.entries):
+                row["why"] = "recorded in the ledger for other data (another dataset or another extract)"
+            given.append(row)
+        recorded = [{"algorithm": e["algorithm"], "epsilon": e["epsilon"], "output": e.get("output"),
+                     "time": e.get("time"), "given": i in used} for i, e in enumerate(mine)]
+        loose = [g["epsilon"] for g in given if g["status"] == "unaccounted"]
+        composed = float(math.fsum([*(e["epsilon"] for e in mine), *loose]))
+        return Accounting(given=given, recorded=recorded, composed=composed, lower_bound=bool(loose))

@@ -7,6 +7,7 @@ the error, so one failing run does not stop a study.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import time
@@ -17,19 +18,23 @@ from graphanon import datasets
 from graphanon.datasets.catalog import names
 from graphanon.errors import GraphanonError, ParameterError
 from graphanon.metrics.evaluate import evaluate_release
+from graphanon.metrics.itemsets import top_k_accuracy
+from graphanon.metrics.queries import average_relative_error, generate_workload
 from graphanon.privacy.registry import build_model
 from graphanon.readwrite.formats import read_any
 from graphanon.study._run import method_declarations, run_options
 from graphanon.taxonomy.tree import Taxonomy, read_taxonomy
 
-__all__ = ["ATTACKED_KINDS", "METRIC_COLUMNS", "PeakMemory", "bundled_taxonomy", "execute_run", "load_dataset",
-           "load_taxonomy"]
+__all__ = ["ATTACKED_KINDS", "METRIC_COLUMNS", "TOP_K", "PeakMemory", "bundled_taxonomy", "execute_run",
+           "load_dataset", "load_taxonomy", "load_universe"]
 
 #: utility metrics of graphanon.metrics kept in the table (NaN where a metric does not apply to a release kind)
 METRIC_COLUMNS = (
     "ncp", "ncp_taxonomy", "ul", "ggd", "suppression_ratio", "avg_relative_error",
-    "error_rate", "query_error", "fi_similarity", "dif",
+    "error_rate", "query_error", "fi_similarity", "dif", "topk_precision", "topk_recall", "topk_f",
 )
+#: the k of the top-k frequent itemsets every release is scored on (its rows mined, compared by item labels)
+TOP_K = 100
 #: release kinds the row-linkage attack knows (graphanon.attacks.row_linkage)
 ATTACKED_KINDS = ("global_recoding", "nonreciprocal")
 
@@ -77,6 +82,25 @@ def load_taxonomy(spec: str, source: str):
     tax = datasets.load_taxonomy(spec) if not Path(spec).exists() and spec in names() else read_taxonomy(spec)
     tax.check_covers(data.items, what=source)
     return tax
+
+
+@functools.lru_cache(maxsize=8)
+def load_universe(path: str) -> tuple:
+    """``--universe FILE``: the public item universe of a DP method, one item per line (blank lines skipped).
+
+    Raises :class:`~graphanon.errors.ParameterError` naming the file: unreadable, empty, or an item twice.
+    """
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ParameterError(f"--universe {path}: cannot read it ({exc.strerror or exc})") from None
+    items = [line.strip() for line in lines if line.strip()]
+    if not items:
+        raise ParameterError(f"--universe {path}: the file names no item (give one item per line)")
+    if len(set(items)) != len(items):
+        twice = next(x for i, x in enumerate(items) if x in items[:i])
+        raise ParameterError(f"--universe {path}: item {twice!r} is named twice")
+    return tuple(items)
 
 
 _STATUS = "/proc/self/status"
@@ -182,6 +206,7 @@ def execute_run(run) -> dict:
     ('ok', True)
     """
     row = {"key": run.key(), "dataset": run.dataset, "method": run.method, "k": run.k, "m": run.m,
+           "epsilon": getattr(run, "epsilon", None), "repeat": getattr(run, "repeat", None),
            "params": ",".join(f"{n}={v}" for n, v in run.params), "taxonomy": run.taxonomy, "seed": run.seed,
            "status": "ok", "error": ""}
     try:
@@ -200,21 +225,35 @@ def _measure(run) -> dict:
     # without is passed as anonymize passes a bundled one (read only where its parameters ask)
     spec, opts = run_options(run.method, k=run.k, m=run.m, taxonomy=tax, seed=run.seed, params=params,
                              taxonomy_given=decl.needs_taxonomy)
+    dp = decl.privacy_model == "dp"
+    if dp:  # the DP options anonymize passes: --epsilon, and --universe (a taxonomy given wins, as on the CLI)
+        universe = None if run.universe is None else list(load_universe(run.universe))
+        opts = dataclasses.replace(opts, epsilon=run.epsilon, universe=universe,
+                                   given=opts.given | ({"taxonomy"} if tax is not None else set()))
     with PeakMemory() as peak:
         wall, cpu = time.perf_counter(), time.process_time()
         release = spec.run(data, opts)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     out = {"wall_seconds": wall, "cpu_seconds": cpu, "peak_memory_mb": peak.mib, "memory_method": peak.method,
            "kind": release.kind, "audit_model": decl.privacy_model}
-    used = release.params
-    k = used.get("k", run.k)
-    m = used.get("m", run.m)
-    audit_params = {n: v for n, v in params.items() if n in decl.audit_params}
-    model = build_model(decl.privacy_model, k=k, m=m, params=audit_params, original=data)
-    report = model.audit(data, release, max_examples=1)
-    out.update(audit_satisfied=bool(report.satisfied), audit_violations=int(report.violations))
+    if dp:  # no output proves DP: the mechanism is tested (docs/dp.md), the release is not audited
+        out.update(audit_satisfied=None, audit_violations=None)
+    else:
+        used = release.params
+        k = used.get("k", run.k)
+        m = used.get("m", run.m)
+        audit_params = {n: v for n, v in params.items() if n in decl.audit_params}
+        model = build_model(decl.privacy_model, k=k, m=m, params=audit_params, original=data)
+        report = model.audit(data, release, max_examples=1)
+        out.update(audit_satisfied=bool(report.satisfied), audit_violations=int(report.violations))
     w = run.workload
     metrics = evaluate_release(data, release, queries=w.queries, q=w.q, rng=w.seed, link=release.link)
+    if "avg_relative_error" not in metrics and w.queries > 0:  # the COUNT queries every family answers
+        workload = generate_workload(data, w.queries, w.q, rng=w.seed)  # the same workload evaluate_release draws
+        metrics["avg_relative_error"] = average_relative_error(release, workload)
+    if hasattr(release, "published_data"):  # releases whose rows can be mined: the top-k frequent itemsets
+        top = top_k_accuracy(data, release, TOP_K)
+        metrics.update(topk_precision=top["precision"], topk_recall=top["recall"], topk_f=top["f"])
     out.update({name: _number(metrics.get(name)) for name in METRIC_COLUMNS})
     if release.kind in ATTACKED_KINDS and run.attack_targets > 0:
         from graphanon.attacks import row_linkage

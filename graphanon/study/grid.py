@@ -70,11 +70,24 @@ class StudyRun:
     workload: WorkloadSpec = field(default_factory=WorkloadSpec)
     #: the number of records the row-linkage attack targets (0: no attack)
     attack_targets: int = 2000
+    #: a differentially private method's epsilon (None for the others)
+    epsilon: float | None = None
+    #: the file of the public item universe a DP method reads (``--universe``), or None
+    universe: str | None = None
+    #: which repetition of a DP run this is (0, 1, ...; None for the others): DP noise differs run to run
+    repeat: int | None = None
 
     def config(self) -> dict:
-        """The full configuration as JSON-safe values (what :meth:`key` hashes)."""
+        """The full configuration as JSON-safe values (what :meth:`key` hashes).
+
+        ``epsilon``, ``universe`` and ``repeat`` appear only when set, so the
+        runs of syntactic methods keep the keys they had before DP runs existed.
+        """
         out = asdict(self)
         out["params"] = [list(pair) for pair in self.params]
+        for name in ("epsilon", "universe", "repeat"):
+            if out[name] is None:
+                del out[name]
         return out
 
     def key(self) -> str:
@@ -97,13 +110,19 @@ class StudyRun:
         if source.is_file():  # a data file: its size and modification time, so an edited file is run again
             stat = source.stat()
             config["file"] = [stat.st_size, stat.st_mtime_ns]
+        if self.universe is not None and Path(self.universe).is_file():  # the same for the universe file
+            stat = Path(self.universe).stat()
+            config["universe_file"] = [stat.st_size, stat.st_mtime_ns]
         text = json.dumps(config, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:24]
 
     def label(self) -> str:
         """A short readable name: ``aa k=2 m=2 on bms1``."""
-        parts = [self.method] + [f"{n}={v}" for n, v in (("k", self.k), ("m", self.m)) if v is not None]
+        parts = [self.method] + [f"{n}={v}" for n, v in (("k", self.k), ("m", self.m), ("epsilon", self.epsilon))
+                                 if v is not None]
         parts += [f"{n}={v}" for n, v in self.params]
+        if self.repeat is not None:
+            parts.append(f"run {self.repeat + 1}")
         return " ".join(parts) + f" on {self.dataset}"
 
 
@@ -139,6 +158,9 @@ def expand_grid(
     seed: int | None = 0,
     workload: WorkloadSpec | None = None,
     attack_targets: int = 2000,
+    epsilon=None,
+    universe: str | None = None,
+    repeat: int = 1,
 ) -> GridPlan:
     """Every run of methods x their parameters x datasets, as the methods' declarations allow.
 
@@ -170,6 +192,20 @@ def expand_grid(
         The shared COUNT workload (default 200 queries of 2 items, seed 0).
     attack_targets : int
         Records the row-linkage attack targets (0: no attack).
+    epsilon : float or sequence of float, optional
+        The epsilons of the differentially private methods (those whose
+        ``privacy_model`` is ``"dp"``): each runs once per epsilon (and per
+        repetition), the syntactic methods once per k. Without it a DP method
+        is refused; with it and no DP method, it is refused.
+    universe : str, optional
+        File of the public item universe (one item per line), given to the DP
+        methods (``--universe``). A ``balanced:F`` taxonomy is built over the
+        data's items, so it is never given to a DP method; without a universe
+        a DP method reads a taxonomy file or the dataset's bundled taxonomy
+        (its leaves are the universe), else it is refused.
+    repeat : int
+        Runs of each DP configuration (their noise differs; the report shows
+        the mean and spread). Syntactic runs are not repeated.
 
     Returns
     -------
@@ -192,6 +228,13 @@ def expand_grid(
     [('aa', 2, 2), ('aa', 5, 2), ('partition', 2, None), ('partition', 5, None)]
     >>> plan.notes
     ['partition: takes no -m; run without it']
+
+    A DP method runs once per epsilon and repetition, beside the k grid:
+
+    >>> plan = expand_grid(["mhghs", "diffpart"], ["groceries"], k=[2, 5], m=1, epsilon=[0.5, 1], repeat=2)
+    >>> [(r.method, r.k, r.epsilon, r.repeat) for r in plan.runs]  # doctest: +NORMALIZE_WHITESPACE
+    [('mhghs', 2, None, None), ('mhghs', 5, None, None), ('diffpart', None, 0.5, 0), ('diffpart', None, 0.5, 1),
+     ('diffpart', None, 1.0, 0), ('diffpart', None, 1.0, 1)]
     """
     methods, datasets = _values(methods), _values(datasets)
     if methods == [None] or datasets == [None]:
@@ -217,11 +260,26 @@ def expand_grid(
 
     runs, notes = [], []
     private = [d.name for d in decls.values() if d.privacy_model == "dp"]
-    if private:  # their runs need --epsilon, which the study's grid has no axis for yet
-        raise ParameterError(f"-a {private[0]}: a differentially private method needs --epsilon, which compare does "
-                             f"not vary yet; run it with `graphanon anonymize ... -a {private[0]} --epsilon E` "
-                             "(docs/dp.md), or drop it")
+    epsilons = [float(e) for e in _values(epsilon) if e is not None]
+    if private and not epsilons:  # a DP run needs its epsilon
+        raise ParameterError(f"-a {private[0]}: a differentially private method needs --epsilon E1,E2,... (its "
+                             "privacy loss, a grid axis beside -k), or drop it")
+    if epsilons and not private:
+        raise ParameterError(f"--epsilon: none of {', '.join(decls)} is differentially private; drop it")
+    bad = [e for e in epsilons if not (0 < e < float("inf"))]
+    if bad:
+        raise ParameterError(f"--epsilon must be > 0 and finite, got {bad[0]:g}")
+    if isinstance(repeat, bool) or int(repeat) != repeat or repeat < 1:
+        raise ParameterError(f"--repeat must be a whole number >= 1, got {repeat!r}")
+    if universe is not None and not private:
+        raise ParameterError(f"--universe: none of {', '.join(decls)} is differentially private; drop it")
     for d in decls.values():
+        if d.privacy_model == "dp":
+            dropped = [flag for flag, vals in (("-k", ks), ("-m", ms)) if vals != [None]]
+            if dropped:
+                notes.append(f"{d.name}: takes no {' or '.join(dropped)}; runs once per --epsilon instead")
+            runs += _dp_runs(d, datasets, epsilons, universe, taxonomy, int(repeat), raw, workload, notes)
+            continue
         # a method reading a taxonomy gets --taxonomy, else the dataset's bundled one (as anonymize gives it)
         taxonomies = {dataset: taxonomy if taxonomy is not None else bundled_taxonomy(dataset)
                       for dataset in datasets} if "taxonomy" in d.options else dict.fromkeys(datasets)
@@ -263,3 +321,39 @@ def expand_grid(
             run_options(d.name, k=run.k, m=run.m, seed=run.seed, params=dict(run.params))
             runs.append(run)
     return GridPlan(runs, notes)
+
+
+def _dp_runs(d, datasets, epsilons, universe, taxonomy, repeat, raw, workload, notes) -> list:
+    """The runs of DP method ``d``: one per dataset, epsilon, parameter value and repetition.
+
+    Its public universe: ``universe``, else a taxonomy file (``--taxonomy``, never ``balanced:F``,
+    which is built over the data's items), else the dataset's bundled taxonomy, else refused.
+    """
+    from graphanon.study.execute import bundled_taxonomy
+
+    given = taxonomy if taxonomy is not None and not str(taxonomy).startswith("balanced") else None
+    if taxonomy is not None and given is None:
+        notes.append(f"{d.name}: --taxonomy {taxonomy} is built over the data's items, which a differentially "
+                     "private release must not depend on; run over the public universe instead")
+    elif taxonomy is not None and universe is not None:
+        notes.append(f"{d.name}: --taxonomy {taxonomy} given with --universe; the taxonomy's leaves are the universe")
+    own = {}
+    for name, values in raw.items():
+        method, _, pname = name.rpartition(".")
+        if pname in d.params and method in ("", d.name):
+            own[pname] = values
+    pnames = sorted(own)
+    runs = []
+    for dataset in datasets:
+        tax = given if given is not None else (None if universe is not None else bundled_taxonomy(dataset))
+        if tax is None and universe is None:
+            raise ParameterError(f"-a {d.name} needs the public item universe on {dataset}: give --universe FILE "
+                                 "(one item per line) or a taxonomy file (a DP release must not depend on the "
+                                 "items observed in the data)")
+        for eps, *pvals in product(epsilons, *(own[p] for p in pnames)):
+            for rep in range(repeat):
+                runs.append(StudyRun(dataset=dataset, method=d.name, taxonomy=tax, epsilon=eps, universe=universe,
+                                     repeat=rep, params=tuple((p, str(v)) for p, v in zip(pnames, pvals)),
+                                     workload=workload, attack_targets=0))
+        run_options(d.name, taxonomy=given, params=dict(runs[-1].params))
+    return runs

@@ -20,7 +20,7 @@ from pathlib import Path
 from graphanon.errors import ParameterError
 from graphanon.readwrite.files import atomic_write
 
-__all__ = ["FIGURES", "headline", "render_report", "run_label", "study_figures", "write_outputs"]
+__all__ = ["DP_FIGURES", "FIGURES", "dp_summary_html", "headline", "render_report", "run_label", "study_figures", "write_outputs"]
 
 #: figure file stem -> (title, what it shows)
 FIGURES = {
@@ -29,11 +29,18 @@ FIGURES = {
     "time_vs_k": ("Running time against k", "wall-clock seconds of the anonymizer call"),
     "pareto": ("Utility against time", "the Pareto front of NCP (or the first metric measured) and time"),
 }
+#: the figure of a study with differentially private runs, drawn besides :data:`FIGURES`
+DP_FIGURES = {
+    "utility_vs_epsilon": ("Shared utility: against k beside against epsilon",
+                           "count-query AvgRE and top-100 itemset F-score, syntactic methods against k (left), "
+                           "DP methods against epsilon (right: mean of the repetitions, band 1 sd, dots: runs)"),
+}
 
 #: columns shown in the HTML table, in this order (the CSV has them all)
-SHOWN = ("dataset", "method", "k", "m", "params", "status", "audit_model", "audit_satisfied", "audit_violations",
+SHOWN = ("dataset", "method", "k", "m", "epsilon", "repeat", "params", "status", "audit_model", "audit_satisfied", "audit_violations",
          "wall_seconds", "cpu_seconds", "peak_memory_mb", "ncp", "ul", "ggd", "suppression_ratio",
-         "avg_relative_error", "error_rate", "query_error", "fi_similarity", "dif", "attack_success",
+         "avg_relative_error", "error_rate", "query_error", "fi_similarity", "dif", "topk_precision", "topk_recall",
+         "topk_f", "attack_success",
          "attack_bound", "reused", "error")
 
 _SORT_JS = """
@@ -77,6 +84,9 @@ figcaption { font-size: 0.9em; color: #444; }
 def study_figures(table) -> dict:
     """File stem -> matplotlib Figure for each of :data:`FIGURES` (the study's runs that finished).
 
+    With differentially private runs (``epsilon`` set) the :data:`FIGURES` draw the syntactic runs
+    (there are none when every run is DP) and :data:`DP_FIGURES` are added.
+
     Parameters
     ----------
     table : pandas.DataFrame
@@ -93,10 +103,67 @@ def study_figures(table) -> dict:
         draw_utility_vs_k,
     )
 
-    ok = table[table["status"] == "ok"]
-    metric = next((name for name in ("ncp", "ul", "error_rate", "dif") if ok[name].notna().any()), "ncp")
-    return {"utility_vs_k": draw_utility_vs_k(table), "privacy_vs_k": draw_privacy_vs_k(table),
-            "time_vs_k": draw_time_vs_k(table), "pareto": draw_pareto(table, metric)}
+    private = _dp_rows(table)
+    syntactic = table[~private]
+    done = syntactic[syntactic["status"] == "ok"]
+    metric = next((name for name in ("ncp", "ul", "error_rate", "dif") if done[name].notna().any()), "ncp")
+    out = {}
+    if not private.all():  # the k axis: the syntactic runs (a DP run has no k; a study of DP runs alone has none)
+        out = {"utility_vs_k": draw_utility_vs_k(syntactic), "privacy_vs_k": draw_privacy_vs_k(syntactic),
+               "time_vs_k": draw_time_vs_k(syntactic), "pareto": draw_pareto(syntactic, metric)}
+    if (private & (table["status"] == "ok")).any():
+        from graphanon.viz.study import draw_utility_vs_epsilon
+
+        out["utility_vs_epsilon"] = draw_utility_vs_epsilon(table)
+    order = ("utility_vs_k", "utility_vs_epsilon", "privacy_vs_k", "time_vs_k", "pareto")
+    return {stem: out[stem] for stem in order if stem in out}
+
+
+def _dp_rows(table):
+    """Boolean Series: the runs of differentially private methods (their ``epsilon`` is set)."""
+    if "epsilon" not in table:
+        return table["status"] != table["status"]
+    return table["epsilon"].notna()
+
+
+def dp_summary_html(table) -> str:
+    """The DP runs, one row per method, dataset, parameters and epsilon: mean, sd, min and max over repetitions.
+
+    DP utility is a distribution (fresh noise each run); the syntactic runs are one value per k.
+
+    Examples
+    --------
+    >>> from graphanon.study import tidy_table
+    >>> rows = [{"method": "diffpart", "epsilon": 1.0, "repeat": r, "dataset": "d", "status": "ok",
+    ...          "avg_relative_error": v, "topk_f": 0.5} for r, v in enumerate((0.2, 0.4))]
+    >>> page = dp_summary_html(tidy_table(rows))
+    >>> "0.3 &plusmn; 0.1414" in page, "0.2 &ndash; 0.4" in page
+    (True, True)
+    """
+    ok = table[(table["status"] == "ok") & _dp_rows(table)]
+    if ok.empty:
+        return ""
+    metrics = [m for m in ("avg_relative_error", "topk_f", "topk_precision", "topk_recall", "fi_similarity",
+                           "wall_seconds") if m in ok and ok[m].notna().any()]
+    head = "".join(f"<th>{html.escape(m)}<br>mean &plusmn; sd<br>(min &ndash; max)</th>" for m in metrics)
+    rows = []
+    keys = ["dataset", "method", "params", "epsilon"]
+    for key, part in ok.fillna({"params": ""}).groupby(keys, sort=True, dropna=False):
+        cells = "".join(f'<td class="t">{html.escape(str(v))}</td>' for v in key[:3])
+        cells += f"<td>{float(key[3]):g}</td><td>{len(part)}</td>"
+        for m in metrics:
+            v = part[m].dropna().astype(float)
+            sd = f" &plusmn; {v.std():.4g}" if len(v) > 1 else ""
+            cells += (f"<td>{v.mean():.4g}{sd}<br>({v.min():.4g} &ndash; {v.max():.4g})</td>" if len(v)
+                      else "<td></td>")
+        rows.append(f"<tr>{cells}</tr>")
+    return ("<p>Each DP configuration was run as many times as <code>--repeat</code> says, each run with fresh "
+            "noise from OS entropy: its utility is a distribution, summarised here (sd: sample standard "
+            "deviation). A DP release is not audited: no output proves differential privacy (docs/dp.md); "
+            "its guarantee is the mechanism's, tested empirically in the test suite. Top-k itemsets: the "
+            "100 most frequent itemsets mined from each release's rows, compared by item labels.</p>"
+            "<table><thead><tr><th>dataset</th><th>method</th><th>params</th><th>epsilon</th><th>runs</th>"
+            f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 
 def run_label(row) -> str:
@@ -109,8 +176,8 @@ def run_label(row) -> str:
     >>> run_label(row)
     'aa k=5 m=2 l=3 on bms1'
     """
-    parts = [str(row["method"])] + [f"{name}={row[name]}" for name in ("k", "m")
-                                    if str(row[name]) not in ("<NA>", "nan", "None")]
+    parts = [str(row["method"])] + [f"{name}={row[name]}" for name in ("k", "m", "epsilon")
+                                    if name in row and str(row[name]) not in ("<NA>", "nan", "None")]
     params = row["params"]
     if isinstance(params, str) and params:
         parts.append(params)
@@ -147,8 +214,10 @@ def headline(table, *, shown: int = 3) -> str:
     """
     n = len(table)
     ok = (table["status"] == "ok").to_numpy(bool)
-    audited = table["audit_satisfied"].fillna(False).astype(bool).to_numpy()
+    dp = _dp_rows(table).to_numpy(bool)
+    audited = table["audit_satisfied"].fillna(False).astype(bool).to_numpy() | dp
     n_ok, n_failed, n_violated = int(ok.sum()), int((~ok).sum()), int((ok & ~audited).sum())
+    n_dp = int((ok & dp).sum())
     if n_failed:
         failed = table[~ok]
         named = [f"{run_label(row)} ({row['error']})" for _, row in failed.head(shown).iterrows()]
@@ -164,6 +233,11 @@ def headline(table, *, shown: int = 3) -> str:
         verdict = "the 1 release made meets its model" if n_ok == 1 else f"the {n_ok} releases made meet their models"
     else:
         verdict = "every release meets its model"
+    if n_dp:  # a DP release is accounted by its epsilon, not audited
+        verdict = verdict.replace("every release meets", "every syntactic release meets")
+        verdict = ("no release is audited" if n_dp == n_ok else verdict) + (
+            f"; {n_dp} differentially private release{'s are' if n_dp > 1 else ' is'} not audited (no output "
+            "proves DP: the mechanism is tested)")
     return f"{first}; {verdict}."
 
 
@@ -271,9 +345,9 @@ def render_report(table, images: dict, *, command: str, datasets: dict, notes=()
                      + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul>")
     parts.append('<h2>Figures</h2><div class="figures">')
     for stem, png in images.items():
-        heading, what = FIGURES.get(stem, (stem, ""))
+        heading, what = {**FIGURES, **DP_FIGURES}.get(stem, (stem, ""))
         data = base64.b64encode(png).decode("ascii")
-        wide = ' class="wide"' if stem in ("utility_vs_k", "privacy_vs_k") else ""
+        wide = ' class="wide"' if stem in ("utility_vs_k", "privacy_vs_k", "utility_vs_epsilon") else ""
         parts.append(f'<figure id="fig-{html.escape(stem)}"{wide}><img alt="{html.escape(heading)}" '
                      f'src="data:image/png;base64,{data}"><figcaption><b>{html.escape(heading)}</b>: '
                      f"{html.escape(what)}</figcaption></figure>")
@@ -284,6 +358,9 @@ def render_report(table, images: dict, *, command: str, datasets: dict, notes=()
                  "The attack is full-record row linkage against the in-memory private link, next to its "
                  "bound.</p>")
     parts.append(_table_html(table))
+    summary = dp_summary_html(table)
+    if summary:
+        parts.append(f'<h2 id="dp">Differentially private runs: mean and spread</h2>{summary}')
     for heading, body in (extra_sections or {}).items():
         parts.append(f"<h2>{html.escape(heading)}</h2>{body}")
     parts.append(f"<script>{_SORT_JS}</script></body></html>")

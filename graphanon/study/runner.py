@@ -22,7 +22,8 @@ __all__ = ["COLUMNS", "run_study", "tidy_table"]
 
 #: column -> pandas dtype of the tidy table (one row per run)
 COLUMNS = {
-    "dataset": "string", "method": "string", "k": "Int64", "m": "Int64", "params": "string",
+    "dataset": "string", "method": "string", "k": "Int64", "m": "Int64", "epsilon": "float64", "repeat": "Int64",
+    "params": "string",
     "taxonomy": "string", "seed": "Int64", "status": "string", "error": "string", "kind": "string",
     "wall_seconds": "float64", "cpu_seconds": "float64", "peak_memory_mb": "float64", "memory_method": "string",
     "audit_model": "string", "audit_satisfied": "boolean", "audit_violations": "Int64",

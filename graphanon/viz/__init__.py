@@ -12,13 +12,20 @@ from pathlib import Path
 from graphanon.readwrite.files import atomic_write, check_output
 from graphanon.viz.clustering import draw_group_lcg, draw_similarity_neighborhood
 from graphanon.viz.coat import draw_constraint_graph, draw_constraint_summary, draw_merge_forest
+from graphanon.viz.dp import draw_partition_tree, partition_tree, partition_tree_view
 from graphanon.viz.hierarchy import draw_cut_lattice, draw_enumeration_tree, draw_taxonomy_cut
 from graphanon.viz.nonreciprocal import (
     draw_assignments,
     draw_closed_walk,
     draw_generalization_graph,
 )
-from graphanon.viz.study import draw_pareto, draw_privacy_vs_k, draw_time_vs_k, draw_utility_vs_k
+from graphanon.viz.study import (
+    draw_pareto,
+    draw_privacy_vs_k,
+    draw_time_vs_k,
+    draw_utility_vs_epsilon,
+    draw_utility_vs_k,
+)
 from graphanon.viz.swapping import draw_swap_graph, draw_swap_pair
 from graphanon.viz.taxonomy import draw_taxonomy, tree_layout
 
@@ -69,6 +76,7 @@ __all__ = [
     "draw_generalization_graph",
     "draw_group_lcg",
     "draw_merge_forest",
+    "draw_partition_tree",
     "draw_pareto",
     "draw_privacy_vs_k",
     "draw_similarity_neighborhood",
@@ -77,7 +85,10 @@ __all__ = [
     "draw_taxonomy",
     "draw_taxonomy_cut",
     "draw_time_vs_k",
+    "draw_utility_vs_epsilon",
     "draw_utility_vs_k",
+    "partition_tree",
+    "partition_tree_view",
     "save_figure",
     "tree_layout",
 ]

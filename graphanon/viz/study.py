@@ -27,6 +27,7 @@ __all__ = [
     "draw_pareto",
     "draw_privacy_vs_k",
     "draw_time_vs_k",
+    "draw_utility_vs_epsilon",
     "draw_utility_vs_k",
     "pareto_front",
     "series_styles",
@@ -49,7 +50,12 @@ METRIC_LABELS = {
     "query_error": "QE (query error, share)",
     "fi_similarity": "FI similarity (0-1, higher is better)",
     "dif": "Dif of frequent itemsets (0-1)",
+    "topk_precision": "top-100 itemsets: precision (0-1, higher is better)",
+    "topk_recall": "top-100 itemsets: recall (0-1, higher is better)",
+    "topk_f": "top-100 itemsets: F-score (0-1, higher is better)",
 }
+#: the metrics both families are scored on (the panels of :func:`draw_utility_vs_epsilon`)
+SHARED_METRICS = ("avg_relative_error", "topk_f")
 
 
 def figure_png(fig, *, dpi: int = 110, close: bool = False) -> bytes:
@@ -182,6 +188,7 @@ def draw_utility_vs_k(table, metrics=None, *, ncols: int = 3):
     'NCP (share of information lost, 0-1)'
     """
     ok = _ok(table)
+    ok = ok[ok["epsilon"].isna()] if "epsilon" in ok else ok  # DP runs (no k) are drawn against epsilon
     if metrics is None:
         metrics = [name for name in METRIC_LABELS if name in ok and ok[name].notna().any()]
     metrics = list(metrics) or ["ncp"]
@@ -198,7 +205,7 @@ def draw_utility_vs_k(table, metrics=None, *, ncols: int = 3):
         _k_axis(ax, ok["k"].dropna())
     for ax in list(axes.flat)[len(metrics):]:
         ax.set_visible(False)
-    fig.suptitle("Utility against k (lower is better, except FI similarity)")
+    fig.suptitle("Utility against k (lower is better, except FI similarity and top-k)")
     _legend(fig, axes, styles)
     return fig
 
@@ -392,3 +399,91 @@ def draw_pareto(table, metric: str = "ncp"):
     if hidden:                  # where labels fall differs from run to run)
         ax.set_title(f"{ax.get_title()}; {hidden} k label{'s' if hidden != 1 else ''} hidden")
     return fig
+
+
+def draw_utility_vs_epsilon(table, metrics=SHARED_METRICS):
+    """The metrics both families share: against k for the syntactic runs, beside against epsilon for the DP runs.
+
+    One row per metric, two panels sharing its y axis: left, one line per
+    syntactic method against k; right, one line per DP method through the
+    mean over its repetitions at each epsilon, the band one standard deviation
+    either side, and every run as a small dot (DP utility is a distribution:
+    each run draws fresh noise).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A study's tidy table with DP runs (``epsilon`` set).
+    metrics : sequence of str
+        Metric columns (default :data:`SHARED_METRICS`: count-query AvgRE and
+        the top-k itemset F-score).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from graphanon.study import tidy_table
+    >>> rows = [{"method": "aa", "k": k, "dataset": "d", "status": "ok", "avg_relative_error": 0.1 * k,
+    ...          "topk_f": 0.5} for k in (2, 5)]
+    >>> rows += [{"method": "diffpart", "epsilon": e, "repeat": r, "dataset": "d", "status": "ok",
+    ...           "avg_relative_error": 1 / e + r, "topk_f": 0.1} for e in (0.5, 1) for r in (0, 1)]
+    >>> fig = draw_utility_vs_epsilon(tidy_table(rows))
+    >>> [ax.get_xlabel()[:7] for ax in fig.axes]
+    ['k (priv', 'epsilon', 'k (priv', 'epsilon']
+    """
+    ok = _ok(table)
+    metrics = [m for m in metrics if m in ok] or ["avg_relative_error"]
+    syntactic, private = ok[ok["epsilon"].isna()], ok[ok["epsilon"].notna()]
+    names_s, names_p = _series_names(syntactic), _dp_series(private)
+    styles = series_styles([*names_s, *names_p])
+    fig, axes = plt.subplots(len(metrics), 2, figsize=(11.5, 3.4 * len(metrics)), squeeze=False,
+                             layout="constrained", sharey="row")
+    for row, metric in enumerate(metrics):
+        left, right = axes[row]
+        _lines(left, syntactic, metric, styles, names_s)
+        left.set_ylabel(METRIC_LABELS.get(metric, metric), fontsize=9)
+        left.set_title(f"{metric}: syntactic methods against k", fontsize=10)
+        _k_axis(left, syntactic["k"].dropna())
+        frame = private.assign(_series=names_p)
+        frame = frame[frame[metric].notna()]
+        for name, part in frame.groupby("_series", sort=False):
+            stats = part.groupby("epsilon")[metric].agg(["mean", "std", "count"]).sort_index()
+            eps = stats.index.to_numpy(float)
+            mean, std = stats["mean"].to_numpy(float), np.nan_to_num(stats["std"].to_numpy(float))
+            style = styles[name]
+            right.plot(eps, mean, label=name, linewidth=1.4, markersize=6, **style)
+            right.fill_between(eps, mean - std, mean + std, color=style["color"], alpha=0.18, linewidth=0)
+            right.plot(part["epsilon"].astype(float), part[metric].astype(float), linestyle="none",
+                       marker=".", markersize=3, color=style["color"], alpha=0.6)
+        right.set_xscale("log")
+        ticks = sorted({float(e) for e in private["epsilon"].dropna()})
+        if ticks:
+            right.set_xticks(ticks)
+            right.set_xticklabels([f"{t:g}" for t in ticks])
+            right.minorticks_off()
+        right.set_xlabel("epsilon (privacy loss of the DP release, log scale)")
+        right.set_title(f"{metric}: DP methods against epsilon", fontsize=10)
+        right.grid(True, alpha=0.3)
+        right.tick_params(labelleft=True)
+        values = ok[metric].dropna().to_numpy(float)
+        if len(values) and values.min() > 0 and values.max() / values.min() > 20:  # both families readable
+            left.set_yscale("log")
+            _plain_log(left.yaxis)
+            left.set_ylabel(f"{METRIC_LABELS.get(metric, metric)}, log scale", fontsize=9)
+        missing = [n for n in dict.fromkeys(names_s)
+                   if n not in set(syntactic.assign(_s=names_s).dropna(subset=[metric])["_s"])]
+        if missing:  # a method in the legend but not on this panel is said, not silently missing
+            left.set_title(f"{left.get_title()} (not measured: {', '.join(missing)})", fontsize=10)
+    fig.suptitle("Shared utility: syntactic methods against k; DP methods against epsilon (line: mean of the "
+                 "runs, band: 1 sd, dots: runs)", fontsize=11)
+    _legend(fig, axes, styles)
+    return fig
+
+
+def _dp_series(table) -> list:
+    """One label per DP row: the method, with the dataset and parameters when the study varies them."""
+    if table.empty:
+        return []
+    return [name if name.endswith(" (DP)") else f"{name} (DP)" for name in _series_names(table)]
