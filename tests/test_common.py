@@ -102,8 +102,9 @@ def test_declared_choices_are_enforced(name):
 
 def test_params_must_be_param_objects():
     """No plain names: a string in ``params`` is refused, not silently turned into a text option."""
-    with pytest.raises(TypeError, match="must be Param objects"):
-        AlgorithmSpec(name="x", summary="", adapter=lambda data, opts: None, privacy_model="km", params=("l",))
+    with pytest.raises(TypeError, match="must be Parameter objects"):
+        AlgorithmSpec(name="x", family="custom", summary="", function=lambda data: None, privacy_model="km",
+                      params=("l",))
 
 
 def test_run_options_values_reads_declared_params():

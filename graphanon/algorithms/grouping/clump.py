@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon.algorithms.declaration import MethodDeclaration, Parameter
 from graphanon.algorithms.grouping.trace import GroupingTrace
 from graphanon.counting.rows import row_classes
 from graphanon.graphs.lcg import NodeIndex, groups_to_lcg
@@ -225,3 +226,15 @@ def anonymize_clump(
     if progress:
         progress(2, 2, "done")
     return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
+
+
+CLUMP = MethodDeclaration(
+    name="clump", family="grouping", function=anonymize_clump, privacy_model="transactional",
+    summary="Clump: groups of >= k similar records published as their least common generalization",
+    params=(
+        Parameter("neighbors", int, 50, "neighbours per record in the similarity graph the candidates come from"),
+        Parameter("pool", int, 64, "fallback candidates when a group has no unassigned neighbour left"),
+    ),
+    published=frozenset({"k", "neighbors", "ggd", "ggd_lcg", "ncp_taxonomy"}),
+    needs_taxonomy=True, needs_k=True, options=("k", "taxonomy", "seed", "scheduler"),
+)

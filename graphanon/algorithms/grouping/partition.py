@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon.algorithms.declaration import MethodDeclaration
 from graphanon.algorithms.grouping._partition_frontier import partition_groups
 from graphanon.algorithms.grouping.trace import GroupingTrace
 from graphanon.distributed.tasks import map_ordered
@@ -260,3 +261,11 @@ def _groups_on_client(o_ptr, anc, depth, is_leaf, ncp, k: int, *, client, n_part
         is_deferred[rows[s:e]] = True
     new[is_deferred] += local[is_deferred]
     return new, cur
+
+
+PARTITION = MethodDeclaration(
+    name="partition", family="grouping", function=anonymize_partition, privacy_model="transactional",
+    summary="Partition/LG: top-down local generalization into groups of >= k identical records (He & Naughton 2009)",
+    published=frozenset({"k", "ncp_hn", "ncp_taxonomy", "ggd_lcg"}),
+    needs_taxonomy=True, needs_k=True, options=("k", "taxonomy", "scheduler"),
+)

@@ -39,7 +39,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from graphanon.algorithms.declaration import COARSENED_TO_PRIORS, MethodDeclaration
 from graphanon.algorithms.hierarchy._aa_counts import BlockCounts, LocalCounts
+from graphanon.algorithms.hierarchy._declared import GLOBAL_COSTS, PUBLIC_TAXONOMY
 from graphanon.algorithms.hierarchy._index import HierarchyIndex
 from graphanon.algorithms.hierarchy.cut import (
     cover_cut,
@@ -482,3 +484,14 @@ def _first_fixing(supports: np.ndarray, k: int) -> int | None:
     """Position of the first candidate fix whose recoded itemset has support >= k (None: none has)."""
     ok = np.flatnonzero(supports >= k)
     return int(ok[0]) if len(ok) else None
+
+
+AA = MethodDeclaration(
+    name="aa", family="hierarchy", function=anonymize_aa, privacy_model="km",
+    summary="Apriori Anonymization: full-subtree global generalization for k^m-anonymity (Terrovitis et al. 2008)",
+    params=(PUBLIC_TAXONOMY,),
+    published=frozenset({"k", "m", "n_suppressed_nodes", *GLOBAL_COSTS, "ncp_taxonomy", "steps_per_pass", "recounts",
+                         "priors", "public_taxonomy"}),
+    priors=COARSENED_TO_PRIORS, needs_taxonomy=True, needs_k=True, options=("k", "m", "taxonomy", "scheduler"),
+    stream="graphanon.algorithms.hierarchy.aa_dask:write_aa_release",
+)

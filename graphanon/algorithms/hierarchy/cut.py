@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from graphanon.algorithms.declaration import COARSENED_TO_PRIORS, MethodDeclaration
+from graphanon.algorithms.hierarchy._declared import CUT_PARAMS, prepare_cut
 from graphanon.algorithms.prior import as_priors, coarsened_cut
 from graphanon.counting.containment import record_supports
 from graphanon.counting.support import generalize_matrix, minimal_infrequent_itemsets
@@ -495,3 +497,14 @@ def public_taxonomy_recoding(data, taxonomy: Taxonomy, groups: Iterable[Iterable
     )
     rel.trace = HierarchyTrace(cut=tuple(nodes), suppressed=())
     return rel
+
+
+CUT = MethodDeclaration(
+    name="cut", family="hierarchy", function=anonymize_cut, privacy_model="km",
+    summary="publish a user-given taxonomy cut (--param cut=A,B,... or level=D; suppress=X,Y); with -k K [-m M] "
+    "the release is audited for k^m-anonymity and refused when it fails (--param force=true publishes it anyway)",
+    params=CUT_PARAMS,
+    published=frozenset({"level", "n_suppressed_nodes", "k", "m", "audit", "priors", "ncp", "public_taxonomy"}),
+    published_nested={"audit": frozenset({"model", "satisfied", "violations"})},
+    priors=COARSENED_TO_PRIORS, needs_taxonomy=True, verify=True, prepare=prepare_cut,
+)
