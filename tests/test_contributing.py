@@ -223,7 +223,7 @@ def test_common_checks_run_on_the_toy(toy, tmp_path):
     common.test_has_a_bundled_example("minsupp")
     common.test_params_are_declared_once("minsupp")
     common.test_declared_constraints_refuse_generated_values("minsupp")
-    common.test_cli_spec_and_python_table_name_the_same_audit("minsupp")
+    common.test_declared_audit_model_exists("minsupp")
     common.test_anonymize_audit_save_load_evaluate("minsupp", tmp_path)
     for bad_k in ("zero", "above n"):
         common.test_bad_k_raises_parameter_error("minsupp", bad_k)

@@ -30,6 +30,7 @@ workshop version "Utility-driven anonymization of transactions"), Sec. 3
 from __future__ import annotations
 
 import heapq
+from collections.abc import Mapping
 from numbers import Real
 from typing import TYPE_CHECKING
 
@@ -49,9 +50,18 @@ from graphanon.taxonomy.constraint_sets import (
     parse_utility,
     privacy_constraint_ids,
 )
+from graphanon.taxonomy.tree import ItemGroups, Taxonomy
 from graphanon.utils.docs import fill_doc
 from graphanon.utils.labels import set_label
-from graphanon.utils.params import COMMON, MEANINGS, Interval, K, validate_params
+from graphanon.utils.params import (
+    COMMON,
+    MEANINGS,
+    NO_VALIDATION,
+    Interval,
+    K,
+    StrOptions,
+    validate_params,
+)
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.validation import check_k
 
@@ -206,7 +216,9 @@ def _run_km(state: CoatState, m: int) -> None:
                 state.progress(trace.constraints_processed, trace.violations_found, f"{int(queue[2 * k])} queued")
 
 
-@validate_params({"k": K, "s": [Interval(Real, 0, 1)], **COMMON},
+@validate_params({"k": K, "s": [Interval(Real, 0, 1)], **COMMON, "privacy": [KmConstraints, "array-like"],
+                  "utility": [None, StrOptions(("all",)), ItemGroups, Mapping, "array-like"],
+                  "weights": [None, Taxonomy, "callable"], "suppression_penalty": NO_VALIDATION},
                  meanings={**MEANINGS, "s": "the largest fraction of items that may be suppressed: 0.15 or, on "
                            "the command line, 15%"})
 @fill_doc(secret='the row shuffle')

@@ -58,9 +58,18 @@ from graphanon.graphs.lcg import NodeIndex, groups_to_lcg
 from graphanon.graphs.similarity import RecordSimilarityGraph
 from graphanon.release.local_recoding import LocalRecoding, local_recoding_from_counts
 from graphanon.release.publish import publish
+from graphanon.taxonomy.tree import Taxonomy
 from graphanon.utils.docs import fill_doc
 from graphanon.utils.memory import release_free_memory
-from graphanon.utils.params import COMMON, MEANINGS, RNG, Interval, K, validate_params
+from graphanon.utils.params import (
+    COMMON,
+    MEANINGS,
+    NO_VALIDATION,
+    RNG,
+    Interval,
+    K,
+    validate_params,
+)
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_k
@@ -99,7 +108,8 @@ def _identical_groups(X: sp.csr_array, k: int):
 
 @validate_params(
     {"k": K, "neighbors": [Interval(Integral, 1, None)], "pool": [Interval(Integral, 1, None)], "rng": RNG, **COMMON,
-     "n_jobs": [None, Interval(Integral, 1, None)], "n_partitions": [None, Interval(Integral, 1, None)]},
+     "n_jobs": [None, Interval(Integral, 1, None)], "n_partitions": [None, Interval(Integral, 1, None)],
+     "client": NO_VALIDATION, "taxonomy": [Taxonomy]},
     meanings=MEANINGS,
 )
 @fill_doc(secret='the row shuffle')
@@ -110,12 +120,12 @@ def anonymize_clump(
     k: int,
     neighbors: int = 50,
     pool: int = 64,
+    n_jobs: int | None = None,
+    n_partitions: int | None = None,
     rng: RandomLike = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
-    n_jobs: int | None = None,
     client=None,
-    n_partitions: int | None = None,
 ) -> LocalRecoding:
     """Transactional k-anonymity by Clump: groups of >= k similar records, each published as its LCG.
 

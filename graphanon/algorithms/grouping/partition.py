@@ -49,8 +49,9 @@ from graphanon.distributed.tasks import map_ordered
 from graphanon.graphs.lcg import NodeIndex, groups_to_lcg
 from graphanon.release.local_recoding import LocalRecoding, local_recoding_from_counts
 from graphanon.release.publish import publish
+from graphanon.taxonomy.tree import Taxonomy
 from graphanon.utils.docs import fill_doc
-from graphanon.utils.params import COMMON, MEANINGS, Interval, K, validate_params
+from graphanon.utils.params import COMMON, MEANINGS, NO_VALIDATION, Interval, K, validate_params
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.validation import check_k
 
@@ -95,7 +96,8 @@ def _empty_records(lengths: np.ndarray, k: int) -> np.ndarray:
     return empty
 
 
-@validate_params({"k": K, **COMMON, "n_partitions": [None, Interval(Integral, 1, None)]},
+@validate_params({"k": K, **COMMON, "n_partitions": [None, Interval(Integral, 1, None)], "client": NO_VALIDATION,
+                  "taxonomy": [Taxonomy]},
                  meanings=MEANINGS)
 @fill_doc(secret='the row shuffle')
 def anonymize_partition(
@@ -103,10 +105,10 @@ def anonymize_partition(
     *,
     taxonomy,
     k: int,
+    n_partitions: int | None = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     client=None,
-    n_partitions: int | None = None,
 ) -> LocalRecoding:
     """Transactional k-anonymity by He & Naughton's Partition (top-down local generalization).
 

@@ -55,7 +55,7 @@ from graphanon.release import GlobalRecoding
 from graphanon.release.publish import publish
 from graphanon.taxonomy.tree import Taxonomy
 from graphanon.utils.docs import fill_doc
-from graphanon.utils.params import COMMON, MEANINGS, Interval, K, M, validate_params
+from graphanon.utils.params import COMMON, MEANINGS, NO_VALIDATION, Interval, K, M, validate_params
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.validation import check_k
 
@@ -66,7 +66,8 @@ __all__ = ["aa_cut", "aa_recoding", "anonymize_aa"]
 
 
 @validate_params({"k": K, "m": M, **COMMON, "n_partitions": [None, Interval(Integral, 1, None)],
-                  "public_taxonomy": ["boolean"]},
+                  "public_taxonomy": ["boolean"], "client": NO_VALIDATION, "priors": NO_VALIDATION,
+                  "taxonomy": [Taxonomy]},
                  meanings=MEANINGS)
 @fill_doc(secret='the row shuffle')
 def anonymize_aa(
@@ -75,12 +76,12 @@ def anonymize_aa(
     taxonomy: Taxonomy,
     k: int,
     m: int | None = None,
+    n_partitions: int | None = None,
+    public_taxonomy: bool = False,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     client=None,
-    n_partitions: int | None = None,
     priors=None,
-    public_taxonomy: bool = False,
 ) -> GlobalRecoding:
     """k^m-anonymize ``data`` by Apriori Anonymization (global full-subtree generalization).
 

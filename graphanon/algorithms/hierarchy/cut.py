@@ -33,7 +33,7 @@ from graphanon.release.publish import publish
 from graphanon.taxonomy.tree import Taxonomy
 from graphanon.utils.docs import fill_doc
 from graphanon.utils.labels import as_labels
-from graphanon.utils.params import COMMON, ExactlyOne, Interval, validate_params
+from graphanon.utils.params import COMMON, NO_VALIDATION, ExactlyOne, Interval, validate_params
 from graphanon.utils.progress import ProgressCallback, report
 
 if TYPE_CHECKING:
@@ -139,7 +139,8 @@ def cut_recoding(
 
 
 @validate_params(
-    {"level": [Interval(Integral, 0, None), None], "public_taxonomy": ["boolean"], **COMMON},
+    {"level": [Interval(Integral, 0, None), None], "public_taxonomy": ["boolean"], **COMMON,
+     "cut": [None, Iterable], "suppress": [Iterable], "priors": NO_VALIDATION, "taxonomy": [Taxonomy]},
     meanings={"level": "a taxonomy depth, 0 = the root"},
     rules=[ExactlyOne(("cut", "level"), "cut: a list of nodes, level: a taxonomy depth")],
 )
@@ -151,10 +152,10 @@ def anonymize_cut(
     cut: Iterable[Hashable] | None = None,
     level: int | None = None,
     suppress: Iterable[Hashable] = (),
+    public_taxonomy: bool = False,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     priors=None,
-    public_taxonomy: bool = False,
 ) -> GlobalRecoding:
     """Publish ``data`` generalized to a cut given by nodes or by taxonomy depth.
 

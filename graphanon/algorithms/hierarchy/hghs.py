@@ -56,7 +56,7 @@ from graphanon.release import GlobalRecoding
 from graphanon.release.publish import publish
 from graphanon.taxonomy.tree import Taxonomy
 from graphanon.utils.docs import fill_doc
-from graphanon.utils.params import COMMON, MEANINGS, K, M, validate_params
+from graphanon.utils.params import COMMON, MEANINGS, NO_VALIDATION, K, M, validate_params
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.validation import check_k
 
@@ -134,7 +134,8 @@ def _release(
     return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
 
 
-@validate_params({"k": K, "m": M, "public_taxonomy": ["boolean"], **COMMON}, meanings=MEANINGS)
+@validate_params({"k": K, "m": M, "public_taxonomy": ["boolean"], **COMMON, "priors": NO_VALIDATION,
+                  "taxonomy": [Taxonomy]}, meanings=MEANINGS)
 @fill_doc(secret='the row shuffle')
 def anonymize_hghs(
     data: TransactionData,
@@ -142,10 +143,10 @@ def anonymize_hghs(
     taxonomy: Taxonomy,
     k: int,
     m: int | None = None,
+    public_taxonomy: bool = False,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     priors=None,
-    public_taxonomy: bool = False,
 ) -> GlobalRecoding:
     """k^m-anonymize ``data`` by HgHs: greedy cut search with greedy suppression.
 
@@ -277,17 +278,18 @@ def anonymize_hghs(
                     public_taxonomy=public_taxonomy)
 
 
-@validate_params({"k": K, "m": M, "public_taxonomy": ["boolean"], **COMMON}, meanings=MEANINGS)
+@validate_params({"k": K, "m": M, "public_taxonomy": ["boolean"], **COMMON, "priors": NO_VALIDATION,
+                  "taxonomy": [Taxonomy]}, meanings=MEANINGS)
 def anonymize_mhghs(
     data: TransactionData,
     *,
     taxonomy: Taxonomy,
     k: int,
     m: int | None = None,
+    public_taxonomy: bool = False,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     priors=None,
-    public_taxonomy: bool = False,
 ) -> GlobalRecoding:
     """k^m-anonymize ``data`` by mHgHs: HgHs in rounds on shrinking taxonomies.
 

@@ -210,7 +210,7 @@ def minimal_moles(X, *, k: int, p: int | None, h: float, private: np.ndarray) ->
 
 
 @validate_params(
-    {"k": K, "m": M, "h": [Interval(Real, 0, 1, closed="right")], **COMMON},
+    {"k": K, "m": M, "h": [Interval(Real, 0, 1, closed="right")], **COMMON, "private_items": [Iterable]},
     meanings={**MEANINGS, "m": "p, the largest set of public items an attacker knows; None: unbounded",
               "h": "the largest allowed probability of inferring a private item"},
 )

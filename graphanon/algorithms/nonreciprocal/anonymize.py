@@ -53,6 +53,7 @@ from graphanon.utils.memory import check_memory
 from graphanon.utils.params import (
     COMMON,
     MEANINGS,
+    NO_VALIDATION,
     RNG,
     AtLeastOne,
     Interval,
@@ -245,7 +246,7 @@ def members_matrix(assignments: np.ndarray, n: int) -> sp.csr_array:
      "tsp_time_limit": [Interval(Real, 0, None, closed="neither"), None],
      "tsp_step_limit": [Interval(Integral, 1, None), None], "tsp_solver": [StrOptions(TSP_SOLVERS)],
      "extraction": [StrOptions(("closed-walk", "backtracking"))], "l_method": [StrOptions(("flow", "greedy-walk"))],
-     "rng": RNG, **COMMON},
+     "rng": RNG, **COMMON, "client": NO_VALIDATION, "priors": NO_VALIDATION},
     meanings={**MEANINGS, "l": "distinct sensitive labels among each record's candidates"},
     rules=[AtLeastOne(("k", "l"), "k: k-anonymity, l: l-diversity"), NotGreater("min_segment", "max_segment"),
            NotGreater("k", "l", "the l-diverse construction builds an l-regular generalization graph (Xue et al., "
@@ -267,10 +268,10 @@ def anonymize_nonreciprocal(
     tsp_solver: str = "local-length",
     extraction: str = "closed-walk",
     l_method: str = "flow",
-    client=None,
     rng: RandomLike = None,
-    progress: ProgressCallback | None = None,
     unsafe_secret_seed: int | None = None,
+    progress: ProgressCallback | None = None,
+    client=None,
     priors=None,
 ) -> NonreciprocalRelease:
     """Publish ``data`` by nonreciprocal recoding (k-anonymity, or l-diversity with ``l``).

@@ -33,7 +33,15 @@ from graphanon.algorithms.prior import reuse_priors
 from graphanon.errors import InfeasibleError, ParameterError
 from graphanon.release.publish import publish
 from graphanon.utils.docs import fill_doc
-from graphanon.utils.params import COMMON, Interval, K, OnlyWith, StrOptions, validate_params
+from graphanon.utils.params import (
+    COMMON,
+    NO_VALIDATION,
+    Interval,
+    K,
+    OnlyWith,
+    StrOptions,
+    validate_params,
+)
 from graphanon.utils.progress import ProgressCallback, report
 from graphanon.utils.randomness import secret_generator
 from graphanon.utils.validation import DIVERSITY_VARIANTS, check_diversity_feasible, check_k
@@ -142,7 +150,7 @@ def _variant_group_size(l: int, diversity: str, c: float | None) -> int:  # noqa
 
 @validate_params(
     {"l": K, "k": [*K, None], "diversity": [StrOptions(DIVERSITY_VARIANTS)], "c": [Interval(Real, 0, None, closed="neither"), None],
-     "alpha": [Interval(Integral, 1, None)], **COMMON},
+     "alpha": [Interval(Integral, 1, None)], **COMMON, "order": [None, "array-like"], "priors": NO_VALIDATION},
     meanings={"l": "distinct sensitive labels per group", "k": "records per group; None: l",
               "c": "the recursive (c,l)-diversity constant"},
     rules=[OnlyWith("c", "diversity", "recursive")],
