@@ -1,7 +1,7 @@
 """Anonymizers, one module per method.
 
 Each module defines ``anonymize_<method>(data, *, ..., rng=None) -> Release``
-and nothing about the command line (its declarations are :mod:`graphanon.cli.methods`).
+and, beside it, its declaration (:mod:`graphanon.algorithms.declaration`).
 The functions are imported on first use (:mod:`graphanon.utils.lazy`): importing
 this package loads no method; :func:`run_method` runs one by name
 (:mod:`graphanon.algorithms.registry`).

@@ -67,22 +67,26 @@ from graphanon.release.fingerprint import same_fingerprint
 from graphanon.release.link import ReleaseLink
 from graphanon.release.publish import publish
 
-__all__ = ["PRIOR_METHODS", "Prior", "as_priors", "coarsened_cut", "data_changed", "joint_item_classes",
+__all__ = ["Prior", "as_priors", "coarsened_cut", "data_changed", "joint_item_classes",
            "prior_methods_text", "reuse_priors"]
 
-#: The methods that take priors, and how: the CLI names them when it refuses ``--prior``.
-PRIOR_METHODS = {
-    "nr": "reuses the prior's rows (needs its private link)",
-    "cahd": "reuses the prior's rows (needs its private link)",
-    "cut": "coarsened to the priors' common refinement",
-    "aa": "coarsened to the priors' common refinement",
-    "hghs": "coarsened to the priors' common refinement",
-    "mhghs": "coarsened to the priors' common refinement",
-}
+def __getattr__(name: str):
+    """``PRIOR_METHODS``: the methods that take priors, and how -- read from their declarations."""
+    if name == "PRIOR_METHODS":
+        from graphanon.algorithms.registry import (
+            PRIOR_METHODS,  # the registry reads the method modules, which import this one
+        )
+
+        return PRIOR_METHODS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def prior_methods_text() -> str:
     """One line naming the methods that take priors."""
+    from graphanon.algorithms.registry import (
+        PRIOR_METHODS,  # the registry reads the method modules, which import this one
+    )
+
     reuse = [m for m, how in PRIOR_METHODS.items() if how.startswith("reuses")]
     coarse = [m for m in PRIOR_METHODS if m not in reuse]
     return (f"{', '.join(reuse)} (reuse the prior's rows; give each prior's private link) and "

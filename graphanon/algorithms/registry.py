@@ -1,18 +1,27 @@
-"""The anonymizers by name, for Python callers (``run_method("aa", data, ...)``).
+"""The anonymizers by name: every table derived from the methods' declarations.
 
-One table, method name -> its ``anonymize_*`` function, resolved on first
-use (:class:`~graphanon.utils.registry.LazyRegistry`): looking a method up
-imports only its module. The names are the command line's (``-a mm``); the
-CLI's view of a method -- its ``--param`` texts, which general options it
-reads, the audit model that checks it -- is :mod:`graphanon.cli.registry`,
-built on this table.
+Each method declares itself once, beside its function, with a
+:class:`~graphanon.algorithms.declaration.MethodDeclaration`; each family
+names its declarations in its ``METHOD_DECLARATIONS`` index (name ->
+``"module:ATTRIBUTE"``), so looking a method up imports only its family
+index and its own module. A method in another installed package joins by an
+entry point in the group ``graphanon.methods`` (name = the method's name,
+value = ``"module:DECLARATION"``) or by :func:`register_method`.
+
+The tables other code reads are views of the declarations, never kept by
+hand: :data:`METHODS` (name -> function), :data:`AUDITED_BY` (name ->
+audit model and the parameters that configure it), :data:`PUBLISHED_PARAMS`
+(name -> the release fields it may publish) and :data:`PRIOR_METHODS` (name ->
+how it composes with priors).
 
 Examples
 --------
->>> from graphanon.algorithms.registry import get_method, run_method
+>>> from graphanon.algorithms.registry import AUDITED_BY, get_method, run_method
 >>> from graphanon.datasets import load
 >>> get_method("nr").__name__
 'anonymize_nonreciprocal'
+>>> AUDITED_BY["cahd"]
+('ldiversity', ('l', 'diversity', 'c'))
 >>> release = run_method("nr", load("nr_table1"), k=2, order="gray", rng=3)
 >>> release.algorithm
 'nr'
@@ -20,74 +29,100 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+from collections.abc import Callable, Iterator, Mapping
+from importlib.metadata import entry_points
+from typing import Any
 
+from graphanon.algorithms.declaration import MethodDeclaration, RunOptions
+from graphanon.errors import ParameterError
 from graphanon.utils.registry import LazyRegistry
 
-__all__ = ["AUDITED_BY", "METHODS", "get_method", "method_names", "register_method", "run_method"]
+__all__ = [
+    "AUDITED_BY",
+    "METHODS",
+    "PRIOR_METHODS",
+    "PUBLISHED_PARAMS",
+    "declarations",
+    "get_declaration",
+    "get_method",
+    "method_names",
+    "register_method",
+    "run_declared",
+    "run_method",
+]
 
-_A = "graphanon.algorithms."
-#: Method name -> ``anonymize_*`` function. Aliases: ``nr`` is
-#: :func:`~graphanon.algorithms.nonreciprocal.anonymize_nonreciprocal`; ``hghs`` and ``mhghs``
-#: share ``hierarchy/hghs.py``; the five swapping methods of one paper share ``swapping.py``.
-METHODS = LazyRegistry("algorithm", {
-    "aa": _A + "hierarchy.aa:anonymize_aa",
-    "cahd": _A + "nonreciprocal.cahd:anonymize_cahd",
-    "clump": _A + "grouping.clump:anonymize_clump",
-    "coat": _A + "coat.engine:anonymize_coat",
-    "cut": _A + "hierarchy.cut:anonymize_cut",
-    "hghs": _A + "hierarchy.hghs:anonymize_hghs",
-    "mhghs": _A + "hierarchy.hghs:anonymize_mhghs",
-    "mm": _A + "hierarchy.mm:anonymize_mm",
-    "nr": _A + "nonreciprocal.anonymize:anonymize_nonreciprocal",
-    "partition": _A + "grouping.partition:anonymize_partition",
-    "fullswap": _A + "swapping:anonymize_fullswap",
-    "partsupp": _A + "swapping:anonymize_partsupp",
-    "partswap": _A + "swapping:anonymize_partswap",
-    "randswap": _A + "swapping:anonymize_randswap",
-    "splitperson": _A + "swapping:anonymize_splitperson",
-    "diffpart": _A + "dp.diffpart:anonymize_diffpart",
-})
+#: The method families: each module or package holds a ``METHOD_DECLARATIONS`` index.
+FAMILIES = ("graphanon.algorithms.hierarchy", "graphanon.algorithms.coat", "graphanon.algorithms.nonreciprocal",
+            "graphanon.algorithms.grouping", "graphanon.algorithms.swapping", "graphanon.algorithms.dp")
+#: The entry-point group of methods in other packages.
+ENTRY_POINT_GROUP = "graphanon.methods"
+
+_REGISTRY: LazyRegistry | None = None
 
 
-#: Method name -> (the audit model that checks its releases, the function arguments that also
-#: configure that model). The CLI specs (:mod:`graphanon.cli.registry`) declare the same (a test
-#: holds them equal); :mod:`graphanon.study`, which sits below the CLI, reads it from here.
-AUDITED_BY: dict[str, tuple[str, tuple[str, ...]]] = {
-    **{name: ("km", ()) for name in ("aa", "cut", "hghs", "mhghs", "mm")},
-    "cahd": ("ldiversity", ("l", "diversity", "c")),
-    "clump": ("transactional", ()),
-    "partition": ("transactional", ()),
-    "coat": ("constraints", ("privacy", "utility", "s")),
-    "nr": ("nonreciprocal", ()),
-    **{name: ("tendency", ("categories",)) for name in ("fullswap", "partsupp", "partswap", "splitperson")},
-    "randswap": ("tendency", ()),
-    # differentially private: no audit model can check a DP release; its guarantee is tested (docs/dp.md)
-    "diffpart": ("dp", ()),
-}
+def _declared() -> LazyRegistry:
+    """The registry of declarations (built on first use from the family indexes and entry points)."""
+    global _REGISTRY
+    if _REGISTRY is None:
+        builtin: dict[str, str] = {}
+        for family in FAMILIES:
+            builtin.update(importlib.import_module(family).METHOD_DECLARATIONS)
+        for point in entry_points(group=ENTRY_POINT_GROUP):
+            builtin.setdefault(point.name, point.value)
+        _REGISTRY = LazyRegistry("algorithm", builtin)
+    return _REGISTRY
 
 
-def register_method(name: str, function: Callable, *, audit_model: str | None = None,
-                    audit_params: tuple[str, ...] = ()) -> Callable:
-    """Add a method ``name`` (its ``anonymize_*`` function); a taken name is refused.
-
-    ``audit_model`` (with the arguments ``audit_params`` that configure it)
-    enters :data:`AUDITED_BY`, which :mod:`graphanon.study` reads.
-    """
-    registered = METHODS.register(name, function)
-    if audit_model is not None:
-        AUDITED_BY[name] = (audit_model, tuple(audit_params))
-    return registered
+def get_declaration(name: str) -> MethodDeclaration:
+    """The declaration of method ``name`` (``ParameterError`` for an unknown name, listing the known ones)."""
+    declaration = _declared().get(name)
+    if not isinstance(declaration, MethodDeclaration):
+        raise TypeError(f"method {name!r} is registered as {declaration!r}, not a MethodDeclaration")
+    if declaration.name != name:
+        raise ValueError(f"method {name!r} is registered with the declaration of {declaration.name!r}")
+    return declaration
 
 
-def get_method(name: str) -> Callable:
-    """The ``anonymize_*`` function of method ``name`` (``ParameterError`` for an unknown name)."""
-    return METHODS.get(name)
+def declarations() -> dict[str, MethodDeclaration]:
+    """Every declaration by name, sorted (imports every method module)."""
+    return {name: get_declaration(name) for name in _declared().names()}
 
 
 def method_names() -> list[str]:
     """Every method name, sorted."""
-    return METHODS.names()
+    return _declared().names()
+
+
+def register_method(declaration: MethodDeclaration | str, function: Callable | None = None, *,
+                    audit_model: str | None = None, audit_params: tuple[str, ...] = ()) -> Any:
+    """Add a method (its declaration); a taken name is refused.
+
+    ``register_method(declaration)`` is the form to use. The older
+    ``register_method(name, function, audit_model=...)`` still works: it
+    declares a method with no text parameters that reads ``-k`` and ``-m``
+    and publishes the generic fields.
+
+    Returns the declaration (the new form) or the function (the old one).
+    """
+    if isinstance(declaration, MethodDeclaration):
+        _declared().register(declaration.name, declaration)
+        return declaration
+    if function is None:
+        raise TypeError("register_method(name, function): give the function, or a MethodDeclaration")
+    made = MethodDeclaration(name=declaration, family="custom", summary=function.__doc__ or "",
+                             function=function, privacy_model=audit_model or "km", audit_params=(),
+                             published=frozenset({"k", "m", "l", "n_suppressed_nodes", "audit"}))
+    if audit_params:
+        raise ParameterError("register_method(name, function): audit_params need declared parameters; "
+                             "register a MethodDeclaration")
+    _declared().register(declaration, made)
+    return function
+
+
+def get_method(name: str) -> Callable:
+    """The ``anonymize_*`` function of method ``name`` (``ParameterError`` for an unknown name)."""
+    return get_declaration(name).function
 
 
 def run_method(name: str, data, **options):
@@ -116,3 +151,94 @@ def run_method(name: str, data, **options):
     'aa'
     """
     return get_method(name)(data, **options)
+
+
+def run_declared(name: str, data, opts: RunOptions):
+    """Run method ``name`` by its declaration: what ``anonymize``, ``bench``, ``compare`` and the study call.
+
+    Parameters
+    ----------
+    name : str
+        A method name.
+    data : TransactionData
+        The records.
+    opts : RunOptions
+        The general options and the ``--param`` texts.
+
+    Returns
+    -------
+    Release
+
+    Examples
+    --------
+    >>> from graphanon.datasets import load
+    >>> run_declared("nr", load("nr_table1"), RunOptions(k=2, seed=3, params={"order": "gray"})).algorithm
+    'nr'
+    """
+    declaration = get_declaration(name)
+    declaration.check_options(opts)
+    return declaration.run(data, opts)
+
+
+class _View(Mapping):
+    """A read-only table derived from the declarations (name -> ``value(declaration)``)."""
+
+    def __init__(self, value: Callable[[MethodDeclaration], Any], keep: Callable[[MethodDeclaration], bool] = bool,
+                 what: str = "") -> None:
+        self._value = value
+        self._keep = keep
+        self.__doc__ = what
+
+    def __getitem__(self, name: str) -> Any:
+        if not isinstance(name, str) or name not in _declared():
+            raise KeyError(name)
+        declaration = get_declaration(name)
+        if not self._keep(declaration):
+            raise KeyError(name)
+        return self._value(declaration)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([name for name, d in declarations().items() if self._keep(d)])
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+class _Functions(_View):
+    """Name -> function, with the lookups of :class:`~graphanon.utils.registry.LazyRegistry`."""
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in _declared()
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """The function of ``name`` (``ParameterError`` for an unknown name)."""
+        return get_method(name)
+
+    def names(self) -> list[str]:
+        """Every method name, sorted."""
+        return method_names()
+
+    def items(self) -> dict[str, Callable]:  # type: ignore[override]
+        """Every name -> function, sorted by name."""
+        return {name: d.function for name, d in declarations().items()}
+
+    def register(self, name: str, function: Callable) -> Callable:
+        """The older registration of a bare function (see :func:`register_method`)."""
+        return register_method(name, function)
+
+
+#: Method name -> its ``anonymize_*`` function.
+METHODS = _Functions(lambda d: d.function, what="Method name -> its anonymize_* function.")
+#: Method name -> (the audit model that checks its releases, the parameters that also configure it).
+AUDITED_BY = _View(lambda d: (d.privacy_model, tuple(d.audit_params)),
+                   what="Method name -> (audit model, the parameters that configure it).")
+#: Method name -> the parameter fields its release may publish (docs/privacy.md, "Published parameters").
+PUBLISHED_PARAMS = _View(lambda d: d.published, what="Method name -> the fields its release may publish.")
+#: Method name -> (field -> the object fields allowed in each object of that list field).
+PUBLISHED_NESTED = _View(lambda d: dict(d.published_nested), what="Method name -> nested allowlists.")
+#: The methods that take priors, and how (``reuses ...`` or ``coarsened ...``).
+PRIOR_METHODS = _View(lambda d: d.priors, keep=lambda d: d.priors is not None,
+                      what="Method name -> how it composes with priors.")

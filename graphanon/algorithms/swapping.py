@@ -80,10 +80,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.errors import InternalError
+from graphanon.algorithms.declaration import MethodDeclaration, Parameter
+from graphanon.errors import InternalError, ParameterError
 from graphanon.release.perturbed import PerturbedRelease, publish_split
 from graphanon.release.publish import publish
-from graphanon.taxonomy.categories import category_codes
+from graphanon.taxonomy.categories import category_codes, parse_categories
 from graphanon.taxonomy.tree import ItemGroups
 from graphanon.utils.docs import fill_doc
 from graphanon.utils.params import COMMON, RNG, Interval, StrOptions, validate_params
@@ -896,3 +897,68 @@ def anonymize_splitperson(data: TransactionData, *, categories: ItemGroups, unsa
 
 
 # ---------------------------------------------------------------------- CLI
+
+
+# -- the declarations (``-a partswap`` ...): ``categories=random:N[:SEED]``, ``taxonomy-level:DEPTH`` or a CSV file
+# become the ItemGroups the functions take (graphanon.taxonomy.categories.parse_categories)
+
+_CATEGORIES = Parameter("categories", str, None, "random:N[:SEED], taxonomy-level:DEPTH or an item,category CSV "
+                        "file", argument=None)
+_VISIT = Parameter("visit", str, "random", "visiting order and tie-break of the partner search")
+_SPREAD = Parameter("spread", int, 1, "partners per record: source items dealt into this many parts, one partner "
+                    "each (mitigates the partner-tendency attack)")
+_UNPAIRED = Parameter("unpaired", str, "splice", "a record no partner is left for: splice (it joins an exchange "
+                      "A -> L -> B, or takes part of a paired record's source items; suppressed only when nothing "
+                      "admits it), suppress (its heaviest category's items are removed: an adversary holding the "
+                      "record sees it) or keep (the paper's rule: it keeps its tendency and the audit reports it)")
+
+
+def _prepare_categories(declaration, data, opts, values: dict, kwargs: dict) -> dict:
+    """The swaps: ``--param categories=`` becomes the ItemGroups; ``--taxonomy`` only for ``taxonomy-level:``."""
+    name, spec = declaration.name, values["categories"]
+    if opts.k is not None or opts.m is not None:
+        raise ParameterError(f"{name} takes no -k or -m: it hides tendencies, it does not count records")
+    if opts.is_given("taxonomy") and not str(spec or "").startswith("taxonomy-level:"):
+        raise ParameterError(f"{name} reads --taxonomy only for categories=taxonomy-level:DEPTH; drop it")
+    if spec is None:
+        raise ParameterError(
+            f"{name} needs --param categories=random:N[:SEED], taxonomy-level:DEPTH or an item,category CSV file"
+        )
+    kwargs["categories"] = parse_categories(spec, data, opts.taxonomy)
+    return kwargs
+
+
+def _prepare_randswap(declaration, data, opts, values: dict, kwargs: dict) -> dict:
+    if opts.k is not None or opts.m is not None:
+        raise ParameterError(f"{declaration.name} takes no -k or -m")
+    return kwargs
+
+
+def _swap_declaration(name: str, function, summary: str, *, visit: bool) -> MethodDeclaration:
+    params = (_CATEGORIES, _VISIT, _SPREAD, _UNPAIRED) if visit else (_CATEGORIES,)
+    return MethodDeclaration(
+        name=name, family="swapping", function=function, privacy_model="tendency", summary=summary, params=params,
+        audit_params=("categories",),
+        published=frozenset({"n_categories", "visit", "spread", "unpaired"} if visit else {"n_categories"}),
+        options=("taxonomy", "seed") if visit else ("taxonomy",), prepare=_prepare_categories,
+    )
+
+
+PARTSWAP = _swap_declaration("partswap", anonymize_partswap, "PartSwap: swap each tendency's items with the least "
+                             "similar record (Gunawan & Mambo)", visit=True)
+FULLSWAP = _swap_declaration("fullswap", anonymize_fullswap, "FullSwap: PartSwap plus full swaps of single-category "
+                             "records", visit=True)
+PARTSUPP = _swap_declaration("partsupp", anonymize_partsupp, "PartSupp baseline: remove each record's heaviest "
+                             "category", visit=False)
+SPLITPERSON = _swap_declaration("splitperson", anonymize_splitperson, "SplitPerson baseline: one record per category "
+                                "of each record", visit=False)
+RANDSWAP = MethodDeclaration(
+    name="randswap", family="swapping", function=anonymize_randswap, privacy_model="tendency",
+    summary="RandSwap baseline: random pairs exchange random halves (secret pairs: no --seed)",
+    published=frozenset(), options=(), prepare=_prepare_randswap,
+)
+
+#: The family's methods: name -> its declaration (read by :mod:`graphanon.algorithms.registry`).
+METHOD_DECLARATIONS = {declaration.name: f"{__name__}:{attribute}" for attribute, declaration in (
+    ("PARTSWAP", PARTSWAP), ("FULLSWAP", FULLSWAP), ("PARTSUPP", PARTSUPP), ("SPLITPERSON", SPLITPERSON),
+    ("RANDSWAP", RANDSWAP))}

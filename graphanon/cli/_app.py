@@ -241,13 +241,11 @@ def taxonomy_option(spec: str | None, data, bundled: str | None):
             return datasets.load_taxonomy(bundled)
         except GraphanonError:
             return None
-    if spec.startswith("balanced"):
-        parts = spec.split(":")
-        try:
-            fanout = int(parts[1]) if len(parts) > 1 else 5
-            seed = int(parts[2]) if len(parts) > 2 else None
-        except ValueError:
-            raise GraphanonError(f"--taxonomy {spec!r}: use balanced:FANOUT or balanced:FANOUT:SEED") from None
+    from graphanon.taxonomy.build import parse_balanced
+
+    balanced = parse_balanced(spec)
+    if balanced is not None:
+        fanout, seed = balanced
         order = "random" if seed is not None else "sorted"
         from graphanon.taxonomy.tree import Taxonomy  # networkx: only when a taxonomy is built
 

@@ -300,7 +300,7 @@ def _report(spec, input_, n_records: int, elapsed: float, output, link_out, json
 
 def _streams(spec, input_, fmt, scheduler, prior_paths, label) -> bool:
     """Whether the release is written from the workers: ``-a aa --scheduler`` on a Parquet file, no --prior/--label."""
-    if spec.name != "aa" or scheduler is None or prior_paths or label is not None:
+    if spec.stream is None or scheduler is None or prior_paths or label is not None:
         return False
     path = Path(input_)
     return path.is_file() and (fmt == "parquet" or (fmt is None and path.suffix.lower() == ".parquet"))
@@ -314,9 +314,13 @@ def _anonymize_streamed(spec, input_, k, m_value, taxonomy, seed, param_dict, ou
     fingerprint; rows in a fresh secret order):
     :func:`graphanon.algorithms.hierarchy.aa_dask.write_aa_release`.
     """
+    import importlib
+
     from graphanon import distributed
-    from graphanon.algorithms.hierarchy.aa_dask import write_aa_release
     from graphanon.cli.registry import RunOptions
+
+    module, _, attribute = spec.stream.partition(":")
+    write_aa_release = getattr(importlib.import_module(module), attribute)  # dask: imported only on this path
 
     m = parse_m(m_value)
     spec.check_options(RunOptions(k=k, m=m, seed=seed, params=param_dict, given=given))  # before any work
@@ -352,13 +356,13 @@ def _read_priors(spec, data, prior_paths, prior_link_paths):
         if prior_link_paths:
             raise GraphanonError("--prior-link goes with --prior (the private link of each prior release)")
         return None
-    from graphanon.algorithms.prior import PRIOR_METHODS, Prior, prior_methods_text
+    from graphanon.algorithms.prior import Prior, prior_methods_text
     from graphanon.release import check_same_data, load_link, load_release
 
-    if spec.name not in PRIOR_METHODS:
+    if spec.priors is None:
         raise GraphanonError(f"--prior: algorithm {spec.name!r} cannot compose a release with earlier ones; "
                              f"--prior works with {prior_methods_text()}")
-    reuse = PRIOR_METHODS[spec.name].startswith("reuses")
+    reuse = spec.reuses_prior_rows
     if prior_link_paths and len(prior_link_paths) != len(prior_paths):
         if not reuse:
             raise GraphanonError(f"--prior-link: algorithm {spec.name!r} coarsens to the priors' published recodings "
@@ -388,9 +392,7 @@ def _read_priors(spec, data, prior_paths, prior_link_paths):
 
 def _refuse_unused_with_priors(spec, seed, param_dict) -> None:
     """A method that reuses its prior's rows runs nothing: options other than its level would be ignored."""
-    from graphanon.algorithms.prior import PRIOR_METHODS
-
-    if not PRIOR_METHODS[spec.name].startswith("reuses"):
+    if not spec.reuses_prior_rows:
         return
     unused = (["--seed"] if seed is not None else []) + [f"--param {name}" for name in param_dict if name != "l"]
     if unused:

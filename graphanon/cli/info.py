@@ -63,15 +63,8 @@ def _param_text(p: dict) -> str:
 
 
 def public_function(spec):
-    """The public ``anonymize_*`` function of a registered method (None if none is registered).
-
-    The Python-level table :data:`graphanon.algorithms.registry.METHODS` names
-    it (``nr`` -> ``anonymize_nonreciprocal``); a method registered for the
-    CLI only has none.
-    """
-    from graphanon.algorithms.registry import METHODS
-
-    return METHODS.get(spec.name) if spec.name in METHODS else None
+    """The public ``anonymize_*`` function of a method: the one its declaration names (``nr`` -> ``anonymize_nonreciprocal``)."""
+    return spec.function
 
 
 def references(func) -> str:

@@ -25,7 +25,7 @@ import os
 import re
 import warnings
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -66,41 +66,66 @@ LEGACY_WARNING = (
 #: Parameter names that would give a secret away; a release refuses to record them.
 FORBIDDEN_PARAMS = frozenset({"seed", "rng", "unsafe_secret_seed", "random_state"})
 
-_GLOBAL_COSTS = ("cost", "cost_generalization", "cost_suppression", "ncp")
-_TSP = ("order", "extraction", "min_segment", "max_segment", "tsp_time_limit", "tsp_step_limit", "tsp_solver")
-#: Method -> the parameter fields its release may publish (docs/privacy.md, "Published parameters").
-#: ``Release.save`` refuses any other field. Each is a setting the user chose, a count, or a cost /
-#: information-loss number; none rebuilds the full cut, a suppressed name, an order, an assignment, a
-#: group or a seed, nor tells whether the run was seeded. Fields holding a list of objects name the
-#: object fields allowed (``_PUBLISHED_NESTED``).
-PUBLISHED_PARAMS: dict[str, frozenset] = {
-    "cut": frozenset({"level", "n_suppressed_nodes", "k", "m", "audit", "priors", "ncp", "public_taxonomy"}),
-    "aa": frozenset({"k", "m", "n_suppressed_nodes", *_GLOBAL_COSTS, "ncp_taxonomy", "steps_per_pass", "recounts", "priors",
-                     "public_taxonomy"}),
-    "hghs": frozenset({"k", "m", "n_suppressed_nodes", *_GLOBAL_COSTS, "ncp_taxonomy", "rounds", "priors", "public_taxonomy"}),
-    "mhghs": frozenset({"k", "m", "n_suppressed_nodes", *_GLOBAL_COSTS, "ncp_taxonomy", "rounds", "priors", "public_taxonomy"}),
-    "mm": frozenset({"k", "m", "p", "h", "private", "n_moles", *_GLOBAL_COSTS}),
-    "coat": frozenset({"k", "s", "privacy", "utility_blocks", "suppression_penalty"}),
-    "nr": frozenset({"k", "l", "l_method", *_TSP}),
-    "cahd": frozenset({"k", "l", "alpha", "group_size", "diversity", "c"}),
-    "clump": frozenset({"k", "neighbors", "ggd", "ggd_lcg", "ncp_taxonomy"}),
-    "partition": frozenset({"k", "ncp_hn", "ncp_taxonomy", "ggd_lcg"}),
-    "partswap": frozenset({"n_categories", "visit", "spread", "unpaired"}),
-    "fullswap": frozenset({"n_categories", "visit", "spread", "unpaired"}),
-    "randswap": frozenset(),
-    "partsupp": frozenset({"n_categories"}),
-    "splitperson": frozenset({"n_categories"}),
-    # a DP release states epsilon, the mechanism, its settings and the public universe's taxonomy -- no count
-    "diffpart": frozenset({"epsilon", "mechanism", "neighbouring", "fanout", "c_internal", "c_leaf", "taxonomy"}),
-}
-#: Releases made by hand (``algorithm="custom"`` and any name not above) may publish only these.
+#: Releases made by hand (``algorithm="custom"`` and any name no method declares) may publish only these.
 GENERIC_PUBLISHED_PARAMS = frozenset({"k", "m", "l", "n_suppressed_nodes", "audit"})
-#: (method, field) -> the fields allowed in each object of that list field. HgHs rounds publish
-#: counts and costs only: the walk (``path``, the expanded nodes in order, and its step count) would
-#: rebuild the full cut on the public taxonomy, so it stays in ``release.trace.search``.
-_PUBLISHED_NESTED = {
-    (name, "rounds"): frozenset({"m", "cut_size", "n_suppressed", "cost", "threats"}) for name in ("hghs", "mhghs")
-} | {("cut", "audit"): frozenset({"model", "satisfied", "violations"})}
+
+
+class _DeclaredAllowlists(Mapping):
+    """Method -> the parameter fields its release may publish, read from the method's declaration.
+
+    Each method declares its allowlist once, beside its function
+    (``MethodDeclaration.published``, :mod:`graphanon.algorithms.declaration`);
+    this view reads it through :mod:`graphanon.algorithms.registry`, imported
+    on first use (the one crossing of the release layer upward,
+    ``tests/test_layers.py``: a saved release names its method, and its
+    allowlist lives with the method). Entries set here (tests) override.
+    """
+
+    def __init__(self) -> None:
+        self._override: dict[str, frozenset] = {}
+
+    @staticmethod
+    def _declared() -> tuple[Mapping, Mapping]:
+        """The registry's views (published fields, nested fields) of the method declarations."""
+        # declared with the methods, above this layer (tests/test_layers.py, ALLOWED_CROSSINGS)
+        from graphanon.algorithms.registry import PUBLISHED_NESTED, PUBLISHED_PARAMS
+
+        return PUBLISHED_PARAMS, PUBLISHED_NESTED
+
+    def __getitem__(self, name: str) -> frozenset:
+        if name in self._override:
+            return self._override[name]
+        return self._declared()[0][name]
+
+    def __iter__(self):
+        return iter(sorted(set(self._declared()[0]) | set(self._override)))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __setitem__(self, name: str, allowed: frozenset) -> None:
+        self._override[name] = frozenset(allowed)
+
+    def __delitem__(self, name: str) -> None:
+        del self._override[name]
+
+    def nested(self, name: str, field: str) -> frozenset | None:
+        """The object fields allowed in each object of list field ``field`` of method ``name`` (None: none declared)."""
+        if name in self._override:
+            return None
+        try:
+            return self._declared()[1][name].get(field)
+        except KeyError:
+            return None
+
+
+#: Method -> the parameter fields its release may publish (docs/privacy.md, "Published parameters"),
+#: as each method declares them (``MethodDeclaration.published``). ``Release.save`` refuses any other
+#: field. Each is a setting the user chose, a count, or a cost / information-loss number; none rebuilds
+#: the full cut, a suppressed name, an order, an assignment, a group or a seed, nor tells whether the run
+#: was seeded. Fields holding a list of objects name the object fields allowed
+#: (``MethodDeclaration.published_nested``).
+PUBLISHED_PARAMS = _DeclaredAllowlists()
 
 
 def check_published_params(algorithm: str, params: dict) -> None:
@@ -132,13 +157,14 @@ def check_published_params(algorithm: str, params: dict) -> None:
     docs/privacy.md, "Published parameters"; issue 20 (published parameters).
     """
     allowed = PUBLISHED_PARAMS.get(algorithm, GENERIC_PUBLISHED_PARAMS)
+    declared = algorithm in PUBLISHED_PARAMS
     for key, value in params.items():
         if key not in allowed:
             raise ReleaseFormatError(
                 f"a {algorithm!r} release may not publish parameter {key!r}: it is not on the allowlist of "
                 "published parameters (docs/privacy.md)"
             )
-        nested = _PUBLISHED_NESTED.get((algorithm, key))
+        nested = PUBLISHED_PARAMS.nested(algorithm, key) if declared else None
         if nested is not None:
             objects = value if isinstance(value, list) else [value]
             for obj in objects:

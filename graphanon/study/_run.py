@@ -1,16 +1,13 @@
 """The one place the study runs a method: through the declaration ``graphanon anonymize`` runs it by.
 
 A method is run by name through ONE function,
-:meth:`graphanon.cli.registry.AlgorithmSpec.run` (``get_algorithm(name).run``):
+:meth:`graphanon.algorithms.declaration.MethodDeclaration.run`:
 ``graphanon anonymize``, ``graphanon bench``, ``graphanon compare`` and
 :func:`run_method` here all call it, so a method has the same defaults on
 every door (COAT's ``s=0.005``, ``privacy=km:M`` from ``-m``, MM's ``h``
-...): they are read from the method's declaration (its ``Param`` defaults and
-its function's ``validate_params`` constraints), never copied. The study sits
-below the command line's commands; it reads only the method declarations
-(``graphanon.cli.registry`` and ``graphanon.cli.methods``, which import no
-``click``), the one crossing ``tests/test_layers.py`` allows until the
-declarations move beside the methods (issue 31).
+...): they are read from the method's declaration, beside its function (its
+``Parameter`` defaults and its function's ``validate_params`` constraints),
+never copied.
 
 Parameters are the ``--param`` names of ``graphanon anonymize``
 (``graphanon algorithms`` lists them; MM's ``private``, not its function's
@@ -22,7 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from graphanon.cli import registry as _declared
+from graphanon.algorithms.declaration import RunOptions
+from graphanon.algorithms.registry import get_declaration
 from graphanon.errors import ParameterError
 
 __all__ = ["MethodDeclaration", "method_declarations", "run_method"]
@@ -33,7 +31,7 @@ _STUDY_OPTIONS = ("k", "m", "taxonomy", "seed")
 
 @dataclass(frozen=True)
 class MethodDeclaration:
-    """What a method declares it takes, as the study needs it (read from its ``AlgorithmSpec``).
+    """What a method declares it takes, as the study needs it (read from its ``MethodDeclaration``).
 
     Attributes
     ----------
@@ -83,7 +81,7 @@ def method_declarations(name: str) -> MethodDeclaration:
     Returns
     -------
     MethodDeclaration
-        Read from ``graphanon.cli.registry.get_algorithm(name)``.
+        Read from :func:`graphanon.algorithms.registry.get_declaration`.
 
     Examples
     --------
@@ -95,7 +93,7 @@ def method_declarations(name: str) -> MethodDeclaration:
     >>> method_declarations("cahd").needs_labels
     True
     """
-    spec = _declared.get_algorithm(name)
+    spec = get_declaration(name)
     return MethodDeclaration(
         name=spec.name,
         options=frozenset(opt for opt in spec.options if opt in _STUDY_OPTIONS),
@@ -110,7 +108,7 @@ def method_declarations(name: str) -> MethodDeclaration:
 
 def run_options(name: str, *, k=None, m=None, taxonomy=None, seed=None, params=None, progress=None,
                 unsafe_secret_seed=None, taxonomy_given: bool = True):
-    """The :class:`~graphanon.cli.registry.RunOptions` of a run, checked as ``anonymize`` checks them.
+    """The :class:`~graphanon.algorithms.declaration.RunOptions` of a run, checked as ``anonymize`` checks them.
 
     Options left at None are not given; a given option the method does not
     read, an unknown ``--param`` or one whose text its declaration refuses
@@ -131,7 +129,7 @@ def run_options(name: str, *, k=None, m=None, taxonomy=None, seed=None, params=N
     Returns
     -------
     tuple
-        ``(spec, opts)``: the method's ``AlgorithmSpec`` and its options.
+        ``(spec, opts)``: the method's ``MethodDeclaration`` and its options.
 
     Raises
     ------
@@ -144,13 +142,12 @@ def run_options(name: str, *, k=None, m=None, taxonomy=None, seed=None, params=N
     >>> spec.name, opts.params, sorted(opts.given)
     ('nr', {'order': 'gray'}, ['k'])
     """
-    spec = _declared.get_algorithm(name)
+    spec = get_declaration(name)
     given = {opt for opt, value in (("k", k), ("m", m), ("seed", seed)) if value is not None}
     if taxonomy is not None and taxonomy_given:
         given.add("taxonomy")
-    opts = _declared.RunOptions(k=k, m=m, taxonomy=taxonomy, seed=seed, params={n: str(v) for n, v in
-                                                                                 (params or {}).items()},
-                                progress=progress, given=frozenset(given), unsafe_secret_seed=unsafe_secret_seed)
+    opts = RunOptions(k=k, m=m, taxonomy=taxonomy, seed=seed, params={n: str(v) for n, v in (params or {}).items()},
+                      progress=progress, given=frozenset(given), unsafe_secret_seed=unsafe_secret_seed)
     try:
         spec.check_options(opts)
     except ParameterError as exc:
@@ -198,7 +195,7 @@ def run_method(name: str, data, *, k=None, m=None, taxonomy=None, seed=None, par
 
     Notes
     -----
-    The call is ``get_algorithm(name).run(data, opts)``, the one the
+    The call is ``get_declaration(name).run(data, opts)``, the one the
     command line makes: no defaults of its own.
 
     Examples

@@ -23,6 +23,7 @@ from graphanon.metrics.queries import average_relative_error, generate_workload
 from graphanon.privacy.registry import build_model
 from graphanon.readwrite.formats import read_any
 from graphanon.study._run import method_declarations, run_options
+from graphanon.taxonomy.build import parse_balanced
 from graphanon.taxonomy.tree import Taxonomy, read_taxonomy
 
 __all__ = ["ATTACKED_KINDS", "METRIC_COLUMNS", "TOP_K", "PeakMemory", "bundled_taxonomy", "execute_run",
@@ -71,13 +72,9 @@ def bundled_taxonomy(source: str) -> str | None:
 def load_taxonomy(spec: str, source: str):
     """The taxonomy ``spec`` (``balanced:FANOUT[:SEED]``, a file, a bundled name) over dataset ``source``."""
     data = load_dataset(source)
-    if spec.startswith("balanced"):
-        parts = spec.split(":")
-        try:
-            fanout = int(parts[1]) if len(parts) > 1 else 5
-            seed = int(parts[2]) if len(parts) > 2 else None
-        except ValueError:
-            raise ParameterError(f"--taxonomy {spec!r}: use balanced:FANOUT or balanced:FANOUT:SEED") from None
+    balanced = parse_balanced(spec)
+    if balanced is not None:
+        fanout, seed = balanced
         return Taxonomy.balanced(data.items, fanout, order="random" if seed is not None else "sorted", rng=seed)
     tax = datasets.load_taxonomy(spec) if not Path(spec).exists() and spec in names() else read_taxonomy(spec)
     tax.check_covers(data.items, what=source)

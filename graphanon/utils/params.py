@@ -61,6 +61,7 @@ __all__ = [
     "K",
     "M",
     "MEANINGS",
+    "NO_VALIDATION",
     "RNG",
     "AtLeastOne",
     "ExactlyOne",
@@ -194,8 +195,10 @@ def is_satisfied(constraint, value: Any) -> bool:
     return constraint.contains(value)
 
 
-def describe(constraints: list) -> str:
+def describe(constraints) -> str:
     """What a list of constraints allows, in words (``"a whole number >= 1 or None"``)."""
+    if constraints == NO_VALIDATION:
+        return "any value (checked by the function itself)"
     words = []
     for constraint in constraints:
         if constraint is None:
@@ -216,7 +219,11 @@ def invalid_values(constraints: list) -> list:
     --------
     >>> invalid_values([Interval(Integral, 1, None, closed="left"), None])
     ['not-a-number', 0]
+    >>> invalid_values(NO_VALIDATION)
+    []
     """
+    if constraints == NO_VALIDATION:
+        return []
     candidates: list = []
     for constraint in constraints:
         if constraint is None:
@@ -306,6 +313,10 @@ COMMON = {
     "unsafe_secret_seed": [None, Interval(Integral, None, None)],
     "progress": [None, "callable"],
 }
+#: The marker of a keyword that is declared but not validated here (scikit-learn's ``"no_validation"``): the
+#: function checks it itself (``priors`` by ``as_priors``) or it is an object of a library the layer may not
+#: import (a Dask ``client``). ``tests/test_declarations.py`` requires every keyword declared, marked or not.
+NO_VALIDATION = "no_validation"
 #: Words for the messages of the shared parameters.
 MEANINGS = {
     "k": "a record hides among at least k",
@@ -342,8 +353,10 @@ def validate_params(constraints: dict, *, meanings: dict | None = None, rules=()
     Parameters
     ----------
     constraints : dict of str -> list
-        Parameter name -> constraints (any one must hold); parameters not
-        listed are not checked here.
+        Parameter name -> constraints (any one must hold), or
+        :data:`NO_VALIDATION` for a keyword the function checks itself;
+        parameters not listed are not checked here (a method declares every
+        keyword: ``tests/test_declarations.py``).
     meanings : dict of str -> str, optional
         A few words per parameter for the messages (``"the largest itemset
         an attacker knows"``).

@@ -1,6 +1,8 @@
 """Every door to a method runs it with the same defaults (issue 31).
 
-``graphanon anonymize``, ``graphanon compare``, :func:`graphanon.study.run_method`
+``graphanon anonymize``, ``graphanon compare``, :func:`graphanon.study.run_method`,
+:func:`graphanon.algorithms.registry.run_declared` (all through the method's
+declaration, :meth:`~graphanon.algorithms.declaration.MethodDeclaration.run`)
 and, where the function takes Python values only, the function itself
 (:func:`graphanon.algorithms.run_method`) make the SAME release of each
 method's worked example (``tests/test_common.py`` ``EXAMPLES``) when only the
@@ -17,7 +19,9 @@ import pytest
 
 from graphanon.algorithms import get_method
 from graphanon.algorithms import run_method as run_function
-from graphanon.cli.registry import AlgorithmSpec, get_algorithm
+from graphanon.algorithms.declaration import MethodDeclaration, RunOptions
+from graphanon.algorithms.registry import run_declared
+from graphanon.cli.registry import get_algorithm
 from graphanon.datasets import load, load_taxonomy
 from graphanon.study import run_method
 from tests.algorithms.test_common import EXAMPLES
@@ -32,9 +36,9 @@ _ADAPTED = {"coat", "cut", "fullswap", "partsupp", "partswap", "splitperson"}
 
 @pytest.fixture
 def made(monkeypatch):
-    """The releases made through ``AlgorithmSpec.run`` (every door but the function's), secret choices fixed."""
+    """The releases made through ``MethodDeclaration.run`` (every door but the function's), secret choices fixed."""
     releases = []
-    real = AlgorithmSpec.run
+    real = MethodDeclaration.run
 
     def fixed(self, data, opts):
         opts.unsafe_secret_seed = 0
@@ -42,7 +46,7 @@ def made(monkeypatch):
         releases.append(release)
         return release
 
-    monkeypatch.setattr(AlgorithmSpec, "run", fixed)
+    monkeypatch.setattr(MethodDeclaration, "run", fixed)
     return releases
 
 
@@ -81,10 +85,13 @@ def test_anonymize_compare_and_the_api_make_the_same_release(name, made, run, tm
     taxonomy = load_taxonomy(dataset) if spec.needs_taxonomy else None
     release = run_method(name, data, taxonomy=taxonomy, params=params, **general)
     release.save(tmp_path / "api.json")
+    run_declared(name, data, RunOptions(taxonomy=taxonomy, params=dict(params), **general)).save(
+        tmp_path / "declared.json")
 
     expected = (tmp_path / "anonymize.json").read_bytes()
     assert (tmp_path / "compare.json").read_bytes() == expected
     assert (tmp_path / "api.json").read_bytes() == expected
+    assert (tmp_path / "declared.json").read_bytes() == expected
 
     if name in _ADAPTED:
         return

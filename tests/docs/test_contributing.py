@@ -20,18 +20,17 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import graphanon.release.base as release_base
 import tests.algorithms.test_common as common
-from graphanon.algorithms.registry import AUDITED_BY, METHODS, register_method
-from graphanon.cli import main
-from graphanon.cli.registry import (
-    _SPECS,
-    AlgorithmSpec,
-    RunOptions,
-    get_algorithm,
-    register,
-    registered,
+from graphanon.algorithms import registry as methods
+from graphanon.algorithms.declaration import MethodDeclaration
+from graphanon.algorithms.registry import (
+    AUDITED_BY,
+    PUBLISHED_PARAMS,
+    get_declaration,
+    register_method,
 )
+from graphanon.cli import main
+from graphanon.cli.registry import registered
 from graphanon.counting.support import item_supports
 from graphanon.data import from_iterable
 from graphanon.datasets import load
@@ -49,11 +48,12 @@ CONTRIBUTING = Path(__file__).resolve().parents[2] / "CONTRIBUTING.md"
 STEPS = {
     "The function": ["anonymize_<method>", "@validate_params", "COMMON", "check_k", "GlobalRecoding.from_mapping", "publish(data, release, "
                      "unsafe_secret_seed=unsafe_secret_seed)"],
-    "Published parameters": ["PUBLISHED_PARAMS", "graphanon/release/base.py"],
+    "The declaration": ["MethodDeclaration(", "graphanon/algorithms/declaration.py", "Parameter(", "published=",
+                        "privacy_model=", "audit_params=", "priors=", "needs_k=True", 'options=("k", "m")',
+                        "prepare=_prepare", "PUBLISHED_PARAMS"],
     "The audit model": ["privacy_model", "graphanon/privacy/registry.py"],
-    "Registration": ["METHODS", "AUDITED_BY", "register_method(", 'audit_model="km"', "graphanon/cli/methods/",
-                     "opts.values(PARAMS)", 'opts.required_k("<method>")', "AlgorithmSpec(", "adapter=_run",
-                     "_SPECS", "register(<METHOD>)"],
+    "Registration": ["METHOD_DECLARATIONS", "register_method(<METHOD>)", "graphanon.methods", "METHODS",
+                     "AUDITED_BY", "PRIOR_METHODS"],
     "Tests": ["EXAMPLES", "tests/algorithms/test_common.py", "hypothesis", "broken variant"],
     "Docs": ["docs/<method>.md"],
     "Measure": ["benchmarks/<method>.py", "docs/performance.md"],
@@ -84,35 +84,36 @@ def anonymize_minsupp_broken(data, *, k: int, unsafe_secret_seed: int | None = N
     return _suppress_below(data, k - 1, name="minsupp_broken", k=k, unsafe_secret_seed=unsafe_secret_seed)
 
 
-# ---------------------------------------------------------------- step 4: registration
-PARAMS = ()
+# ---------------------------------------------------------------- step 2: the declaration
+def _prepare(declaration, data, opts, values, kwargs):
+    if opts.m != 1:
+        raise ParameterError(f"{declaration.name} protects single items only: give -m 1")
+    return kwargs
 
 
-def _adapter(name, function):
-    def _run(data, opts: RunOptions):
-        values = opts.values(PARAMS)
-        if opts.m != 1:
-            raise ParameterError(f"{name} protects single items only: give -m 1")
-        return function(data, k=opts.required_k(name), **values, unsafe_secret_seed=opts.unsafe_secret_seed,
-                        progress=opts.progress)
-    return _run
+def _declaration(name, function) -> MethodDeclaration:
+    return MethodDeclaration(name=name, family="toy", summary="suppress every item of support below k",
+                             function=function, privacy_model="km", published=frozenset({"k", "m", "n_suppressed"}),
+                             needs_k=True, options=("k", "m"), prepare=_prepare)
 
 
 @pytest.fixture
 def toy(monkeypatch):
-    """Register the toy and its broken variant (steps 2 and 4) for one test; the registries are restored after."""
-    monkeypatch.setattr(METHODS, "_values", dict(METHODS._values))
-    monkeypatch.setattr(_SPECS, "_values", dict(_SPECS._values))
+    """Register the toy and its broken variant (step 4) for one test; the registry is restored after."""
+    registry = methods._declared()
+    monkeypatch.setattr(registry, "_values", dict(registry._values))
     for name, function in [("minsupp", anonymize_minsupp), ("minsupp_broken", anonymize_minsupp_broken)]:
-        monkeypatch.setitem(release_base.PUBLISHED_PARAMS, name, frozenset({"k", "m", "n_suppressed"}))
-        monkeypatch.setitem(AUDITED_BY, name, ("km", ()))  # restored after; register_method sets it
-        register_method(name, function, audit_model="km")
-        register(AlgorithmSpec(name=name, summary="suppress every item of support below k",
-                               adapter=_adapter(name, function), privacy_model="km", params=PARAMS,
-                               options=("k", "m")))
+        register_method(_declaration(name, function))
     # step 5: the worked example of tests/algorithms/test_common.py
     monkeypatch.setitem(common.EXAMPLES, "minsupp", ("liuwang_fig1", {"k": 2, "m": 1}, {}, {}))
-    return get_algorithm("minsupp")
+    return get_declaration("minsupp")
+
+
+def test_every_table_reads_the_declaration(toy):
+    assert AUDITED_BY["minsupp"] == ("km", ())
+    assert PUBLISHED_PARAMS["minsupp"] == frozenset({"k", "m", "n_suppressed"})
+    assert methods.METHODS.get("minsupp") is anonymize_minsupp
+    assert "minsupp" not in methods.PRIOR_METHODS
 
 
 # ---------------------------------------------------------------- the steps as written
@@ -222,7 +223,7 @@ def test_common_checks_run_on_the_toy(toy, tmp_path):
     common.test_has_a_bundled_example("minsupp")
     common.test_params_are_declared_once("minsupp")
     common.test_declared_constraints_refuse_generated_values("minsupp")
-    common.test_cli_spec_and_python_table_name_the_same_audit("minsupp")
+    common.test_declared_audit_model_exists("minsupp")
     common.test_anonymize_audit_save_load_evaluate("minsupp", tmp_path)
     for bad_k in ("zero", "above n"):
         common.test_bad_k_raises_parameter_error("minsupp", bad_k)

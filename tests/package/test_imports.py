@@ -224,6 +224,10 @@ LOCAL_IMPORT_REASONS = {
     ("graphanon.algorithms.prior", "graphanon.algorithms.nonreciprocal"): "cycle: nr and cahd compose with "
                                                                           "priors (reuse_priors); --prior for grown "
                                                                           "data runs them on the added records",
+    ("graphanon.algorithms.prior", "graphanon.algorithms.registry"): "cycle: the registry reads the method "
+                                                                     "declarations, whose modules import prior",
+    ("graphanon.release.base", "graphanon.algorithms.registry"): "the published-parameter allowlists are declared with the "
+                                                        "methods, above the release layer (tests/test_layers.py)",
     ("graphanon.utils.memory", "resource"): "POSIX only; the budget falls back to a default elsewhere",
     ("graphanon.", "multiprocessing"): "a process pool (the Gray-TSP segments), started only for n_jobs > 1",
     ("graphanon.", "concurrent.futures"): "the same process pool",

@@ -19,3 +19,6 @@ from graphanon.algorithms.coat.engine import CoatTrace, MergeStep, anonymize_coa
 from graphanon.taxonomy.constraint_sets import KmConstraints, as_utility_blocks, pgen
 
 __all__ = ["CoatTrace", "KmConstraints", "MergeStep", "anonymize_coat", "as_utility_blocks", "pgen"]
+
+#: The family's method: name -> its declaration (read by :mod:`graphanon.algorithms.registry`).
+METHOD_DECLARATIONS = {"coat": "graphanon.algorithms.coat.engine:COAT"}

@@ -30,12 +30,14 @@ workshop version "Utility-driven anonymization of transactions"), Sec. 3
 from __future__ import annotations
 
 import heapq
+from collections.abc import Mapping
 from numbers import Real
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from graphanon.algorithms.coat.state import CoatState, CoatTrace, MergeStep, RunLog, weight_function
+from graphanon.algorithms.declaration import MethodDeclaration, Parameter
 from graphanon.counting.support import minimal_infrequent_itemsets
 from graphanon.errors import ParameterError
 from graphanon.release import GlobalRecoding
@@ -43,11 +45,23 @@ from graphanon.release.publish import publish
 from graphanon.taxonomy.constraint_sets import (
     KmConstraints,
     as_utility_blocks,
+    parse_fraction,
+    parse_privacy,
+    parse_utility,
     privacy_constraint_ids,
 )
+from graphanon.taxonomy.tree import ItemGroups, Taxonomy
 from graphanon.utils.docs import fill_doc
 from graphanon.utils.labels import set_label
-from graphanon.utils.params import COMMON, MEANINGS, Interval, K, validate_params
+from graphanon.utils.params import (
+    COMMON,
+    MEANINGS,
+    NO_VALIDATION,
+    Interval,
+    K,
+    StrOptions,
+    validate_params,
+)
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.validation import check_k
 
@@ -202,7 +216,9 @@ def _run_km(state: CoatState, m: int) -> None:
                 state.progress(trace.constraints_processed, trace.violations_found, f"{int(queue[2 * k])} queued")
 
 
-@validate_params({"k": K, "s": [Interval(Real, 0, 1)], **COMMON},
+@validate_params({"k": K, "s": [Interval(Real, 0, 1)], **COMMON, "privacy": [KmConstraints, "array-like"],
+                  "utility": [None, StrOptions(("all",)), ItemGroups, Mapping, "array-like"],
+                  "weights": [None, Taxonomy, "callable"], "suppression_penalty": NO_VALIDATION},
                  meanings={**MEANINGS, "s": "the largest fraction of items that may be suppressed: 0.15 or, on "
                            "the command line, 15%"})
 @fill_doc(secret='the row shuffle')
@@ -341,3 +357,49 @@ def anonymize_coat(
         progress(1, 1, f"done: {len(state.members)} published items, {state.n_suppressed} suppressed")
     rel.trace = trace.freeze()
     return rel
+
+
+def _prepare_coat(declaration, data, opts, values: dict, kwargs: dict) -> dict:
+    """``-a coat``: the text policies become constraint sets; ``privacy`` is ``km:M`` from ``-m``, else ``pgen``.
+
+    The text specs are parsed by :mod:`graphanon.taxonomy.constraint_sets` (shared with the ``constraints``
+    audit model).
+    """
+    privacy = values["privacy"]
+    k = kwargs["k"]
+    if privacy is not None:
+        opts.refuse(("m",), f"--param privacy={privacy} sets COAT's privacy constraints (k^m ones: privacy=km:M)")
+    elif opts.is_given("m") and opts.m is None:
+        raise ParameterError("-m inf: COAT's k^m constraints need a whole number m (or --param privacy=pgen)")
+    else:
+        privacy = f"km:{opts.m}" if opts.m is not None else "pgen"
+    weights = values["weights"]
+    if weights == "taxonomy" and opts.taxonomy is None:
+        raise ParameterError("--param weights=taxonomy needs --taxonomy FILE")
+    if weights != "taxonomy" and not values["utility"].startswith("taxonomy-level:"):
+        opts.refuse(("taxonomy",), "COAT reads a taxonomy only with --param weights=taxonomy or "
+                    "utility=taxonomy-level:N")
+    kwargs.update(privacy=parse_privacy(privacy, data, k), utility=parse_utility(values["utility"], data, opts.taxonomy),
+                  weights=opts.taxonomy if weights == "taxonomy" else None)
+    return kwargs
+
+
+COAT = MethodDeclaration(
+    name="coat", family="coat", function=anonymize_coat, privacy_model="constraints",
+    summary=(
+        "COAT set-based generalization under constraints (--param privacy=pgen|km:M|bundled|FILE "
+        "utility=all|bundled|groups:FILE|taxonomy-level:N s=0.5% weights=one|taxonomy)"
+    ),
+    params=(
+        Parameter("privacy", str, None, "privacy constraints: pgen, km:M, bundled or a FILE (default: km:M from -m, "
+                  "else pgen)", argument=None),
+        Parameter("utility", str, "all", "utility constraints: all, bundled, groups:FILE or taxonomy-level:N",
+                  argument=None),
+        Parameter("s", parse_fraction, 0.005, "largest fraction of the items that may be suppressed (0.005 or 0.5%)"),
+        Parameter("weights", str, "one", "item weights of the information loss", choices=("one", "taxonomy"),
+                  argument=None),
+    ),
+    audit_params=("privacy", "utility", "s"),
+    published=frozenset({"k", "s", "privacy", "utility_blocks", "suppression_penalty"}),
+    needs_k=True, prepare=_prepare_coat,
+)

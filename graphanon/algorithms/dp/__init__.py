@@ -12,3 +12,7 @@ __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     "graphanon.algorithms.dp.noise": ("check_epsilon", "discrete_laplace", "discrete_laplace_tail"),
     "graphanon.algorithms.dp.diffpart": ("anonymize_diffpart",),
 })
+
+#: The family's methods: name -> the declaration beside each function (read by
+#: :mod:`graphanon.algorithms.registry`; importing this package imports none of them).
+METHOD_DECLARATIONS = {"diffpart": "graphanon.algorithms.dp.diffpart:DIFFPART"}

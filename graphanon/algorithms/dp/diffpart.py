@@ -86,6 +86,7 @@ from numbers import Real
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon.algorithms.declaration import MethodDeclaration, Parameter
 from graphanon.algorithms.dp.noise import check_epsilon, discrete_laplace
 from graphanon.data import TransactionData
 from graphanon.errors import ParameterError
@@ -335,3 +336,39 @@ def _itemsets(sets: list[tuple[int, ...]], d: int) -> sp.csr_array:
     ptr = np.concatenate([[0], np.cumsum([len(s) for s in sets])]).astype(np.int64)
     flat = np.fromiter((j for s in sets for j in s), dtype=np.int64, count=int(ptr[-1]))
     return sp.csr_array((np.ones(len(flat), dtype=bool), flat, ptr), shape=(len(sets), d))
+
+
+#: The ``privacy_model`` of a DP method: tested empirically, never audited from a release (docs/dp.md).
+DP_MODEL = "dp"
+
+
+def _prepare_diffpart(declaration, data, opts, values: dict, kwargs: dict) -> dict:
+    """``-a diffpart``: ``--epsilon`` is needed; the public universe is ``--universe`` or a typed ``--taxonomy``.
+
+    A DP method reads the public item universe -- ``--taxonomy FILE`` (its
+    leaves) or ``--universe FILE`` (one item per line) -- never the items
+    observed in the data. A taxonomy the user typed wins; a bundled one is
+    used when no ``--universe`` is given.
+    """
+    if opts.epsilon is None:
+        raise ParameterError("algorithm 'diffpart' needs --epsilon E (the privacy loss of the release, > 0)")
+    taxonomy = opts.taxonomy if opts.universe is None or opts.is_given("taxonomy") else None
+    if taxonomy is not None and opts.universe is None and "fanout" in opts.params:
+        raise ParameterError("--param fanout builds a taxonomy over --universe; with --taxonomy drop it")
+    kwargs["taxonomy"] = taxonomy
+    return kwargs
+
+
+DIFFPART = MethodDeclaration(
+    name="diffpart", family="dp", function=anonymize_diffpart, privacy_model=DP_MODEL,
+    summary="DiffPart: a synthetic dataset under epsilon-DP by top-down partitioning over a public taxonomy "
+            "(Chen et al. 2011; needs --epsilon and --universe or --taxonomy)",
+    params=(
+        Parameter("fanout", int, 10, "children per node of the balanced taxonomy built over --universe (2-12)"),
+        Parameter("c_internal", float, 6.75, "threshold constant of internal partitions (the authors' 6.75)"),
+        Parameter("c_leaf", float, 2.75, "threshold constant of leaf partitions (the authors' 2.75)"),
+    ),
+    # a DP release states epsilon, the mechanism, its settings and the public universe's taxonomy -- no count
+    published=frozenset({"epsilon", "mechanism", "neighbouring", "fanout", "c_internal", "c_leaf", "taxonomy"}),
+    options=("taxonomy", "epsilon", "universe"), prepare=_prepare_diffpart,
+)

@@ -16,3 +16,10 @@ __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     "graphanon.algorithms.grouping.partition": ("anonymize_partition",),
     "graphanon.algorithms.grouping.trace": ("GroupingTrace",),
 })
+
+#: The family's methods: name -> the declaration beside each function (read by
+#: :mod:`graphanon.algorithms.registry`; importing this package imports none of them).
+METHOD_DECLARATIONS = {
+    "clump": "graphanon.algorithms.grouping.clump:CLUMP",
+    "partition": "graphanon.algorithms.grouping.partition:PARTITION",
+}

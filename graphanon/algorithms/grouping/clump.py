@@ -51,15 +51,25 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon.algorithms.declaration import MethodDeclaration, Parameter
 from graphanon.algorithms.grouping.trace import GroupingTrace
 from graphanon.counting.rows import row_classes
 from graphanon.graphs.lcg import NodeIndex, groups_to_lcg
 from graphanon.graphs.similarity import RecordSimilarityGraph
 from graphanon.release.local_recoding import LocalRecoding, local_recoding_from_counts
 from graphanon.release.publish import publish
+from graphanon.taxonomy.tree import Taxonomy
 from graphanon.utils.docs import fill_doc
 from graphanon.utils.memory import release_free_memory
-from graphanon.utils.params import COMMON, MEANINGS, RNG, Interval, K, validate_params
+from graphanon.utils.params import (
+    COMMON,
+    MEANINGS,
+    NO_VALIDATION,
+    RNG,
+    Interval,
+    K,
+    validate_params,
+)
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state
 from graphanon.utils.validation import check_k
@@ -98,7 +108,8 @@ def _identical_groups(X: sp.csr_array, k: int):
 
 @validate_params(
     {"k": K, "neighbors": [Interval(Integral, 1, None)], "pool": [Interval(Integral, 1, None)], "rng": RNG, **COMMON,
-     "n_jobs": [None, Interval(Integral, 1, None)], "n_partitions": [None, Interval(Integral, 1, None)]},
+     "n_jobs": [None, Interval(Integral, 1, None)], "n_partitions": [None, Interval(Integral, 1, None)],
+     "client": NO_VALIDATION, "taxonomy": [Taxonomy]},
     meanings=MEANINGS,
 )
 @fill_doc(secret='the row shuffle')
@@ -109,12 +120,12 @@ def anonymize_clump(
     k: int,
     neighbors: int = 50,
     pool: int = 64,
+    n_jobs: int | None = None,
+    n_partitions: int | None = None,
     rng: RandomLike = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
-    n_jobs: int | None = None,
     client=None,
-    n_partitions: int | None = None,
 ) -> LocalRecoding:
     """Transactional k-anonymity by Clump: groups of >= k similar records, each published as its LCG.
 
@@ -225,3 +236,15 @@ def anonymize_clump(
     if progress:
         progress(2, 2, "done")
     return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
+
+
+CLUMP = MethodDeclaration(
+    name="clump", family="grouping", function=anonymize_clump, privacy_model="transactional",
+    summary="Clump: groups of >= k similar records published as their least common generalization",
+    params=(
+        Parameter("neighbors", int, 50, "neighbours per record in the similarity graph the candidates come from"),
+        Parameter("pool", int, 64, "fallback candidates when a group has no unassigned neighbour left"),
+    ),
+    published=frozenset({"k", "neighbors", "ggd", "ggd_lcg", "ncp_taxonomy"}),
+    needs_taxonomy=True, needs_k=True, options=("k", "taxonomy", "seed", "scheduler"),
+)

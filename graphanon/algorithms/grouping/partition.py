@@ -42,14 +42,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon.algorithms.declaration import MethodDeclaration
 from graphanon.algorithms.grouping._partition_frontier import partition_groups
 from graphanon.algorithms.grouping.trace import GroupingTrace
 from graphanon.distributed.tasks import map_ordered
 from graphanon.graphs.lcg import NodeIndex, groups_to_lcg
 from graphanon.release.local_recoding import LocalRecoding, local_recoding_from_counts
 from graphanon.release.publish import publish
+from graphanon.taxonomy.tree import Taxonomy
 from graphanon.utils.docs import fill_doc
-from graphanon.utils.params import COMMON, MEANINGS, Interval, K, validate_params
+from graphanon.utils.params import COMMON, MEANINGS, NO_VALIDATION, Interval, K, validate_params
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.validation import check_k
 
@@ -94,7 +96,8 @@ def _empty_records(lengths: np.ndarray, k: int) -> np.ndarray:
     return empty
 
 
-@validate_params({"k": K, **COMMON, "n_partitions": [None, Interval(Integral, 1, None)]},
+@validate_params({"k": K, **COMMON, "n_partitions": [None, Interval(Integral, 1, None)], "client": NO_VALIDATION,
+                  "taxonomy": [Taxonomy]},
                  meanings=MEANINGS)
 @fill_doc(secret='the row shuffle')
 def anonymize_partition(
@@ -102,10 +105,10 @@ def anonymize_partition(
     *,
     taxonomy,
     k: int,
+    n_partitions: int | None = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     client=None,
-    n_partitions: int | None = None,
 ) -> LocalRecoding:
     """Transactional k-anonymity by He & Naughton's Partition (top-down local generalization).
 
@@ -260,3 +263,11 @@ def _groups_on_client(o_ptr, anc, depth, is_leaf, ncp, k: int, *, client, n_part
         is_deferred[rows[s:e]] = True
     new[is_deferred] += local[is_deferred]
     return new, cur
+
+
+PARTITION = MethodDeclaration(
+    name="partition", family="grouping", function=anonymize_partition, privacy_model="transactional",
+    summary="Partition/LG: top-down local generalization into groups of >= k identical records (He & Naughton 2009)",
+    published=frozenset({"k", "ncp_hn", "ncp_taxonomy", "ggd_lcg"}),
+    needs_taxonomy=True, needs_k=True, options=("k", "taxonomy", "scheduler"),
+)

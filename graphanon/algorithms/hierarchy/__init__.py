@@ -24,3 +24,13 @@ __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     "graphanon.algorithms.hierarchy.hghs": ("HierarchySearch", "anonymize_hghs", "anonymize_mhghs"),
     "graphanon.algorithms.hierarchy.mm": ("anonymize_mm",),
 })
+
+#: The family's methods: name -> the declaration beside each function (read by
+#: :mod:`graphanon.algorithms.registry`; importing this package imports none of them).
+METHOD_DECLARATIONS = {
+    "aa": "graphanon.algorithms.hierarchy.aa:AA",
+    "cut": "graphanon.algorithms.hierarchy.cut:CUT",
+    "hghs": "graphanon.algorithms.hierarchy.hghs:HGHS",
+    "mhghs": "graphanon.algorithms.hierarchy.hghs:MHGHS",
+    "mm": "graphanon.algorithms.hierarchy.mm:MM",
+}

@@ -39,7 +39,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from graphanon.algorithms.declaration import COARSENED_TO_PRIORS, MethodDeclaration
 from graphanon.algorithms.hierarchy._aa_counts import BlockCounts, LocalCounts
+from graphanon.algorithms.hierarchy._declared import GLOBAL_COSTS, PUBLIC_TAXONOMY
 from graphanon.algorithms.hierarchy._index import HierarchyIndex
 from graphanon.algorithms.hierarchy.cut import (
     cover_cut,
@@ -53,7 +55,7 @@ from graphanon.release import GlobalRecoding
 from graphanon.release.publish import publish
 from graphanon.taxonomy.tree import Taxonomy
 from graphanon.utils.docs import fill_doc
-from graphanon.utils.params import COMMON, MEANINGS, Interval, K, M, validate_params
+from graphanon.utils.params import COMMON, MEANINGS, NO_VALIDATION, Interval, K, M, validate_params
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.validation import check_k
 
@@ -64,7 +66,8 @@ __all__ = ["aa_cut", "aa_recoding", "anonymize_aa"]
 
 
 @validate_params({"k": K, "m": M, **COMMON, "n_partitions": [None, Interval(Integral, 1, None)],
-                  "public_taxonomy": ["boolean"]},
+                  "public_taxonomy": ["boolean"], "client": NO_VALIDATION, "priors": NO_VALIDATION,
+                  "taxonomy": [Taxonomy]},
                  meanings=MEANINGS)
 @fill_doc(secret='the row shuffle')
 def anonymize_aa(
@@ -73,12 +76,12 @@ def anonymize_aa(
     taxonomy: Taxonomy,
     k: int,
     m: int | None = None,
+    n_partitions: int | None = None,
+    public_taxonomy: bool = False,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     client=None,
-    n_partitions: int | None = None,
     priors=None,
-    public_taxonomy: bool = False,
 ) -> GlobalRecoding:
     """k^m-anonymize ``data`` by Apriori Anonymization (global full-subtree generalization).
 
@@ -482,3 +485,14 @@ def _first_fixing(supports: np.ndarray, k: int) -> int | None:
     """Position of the first candidate fix whose recoded itemset has support >= k (None: none has)."""
     ok = np.flatnonzero(supports >= k)
     return int(ok[0]) if len(ok) else None
+
+
+AA = MethodDeclaration(
+    name="aa", family="hierarchy", function=anonymize_aa, privacy_model="km",
+    summary="Apriori Anonymization: full-subtree global generalization for k^m-anonymity (Terrovitis et al. 2008)",
+    params=(PUBLIC_TAXONOMY,),
+    published=frozenset({"k", "m", "n_suppressed_nodes", *GLOBAL_COSTS, "ncp_taxonomy", "steps_per_pass", "recounts",
+                         "priors", "public_taxonomy"}),
+    priors=COARSENED_TO_PRIORS, needs_taxonomy=True, needs_k=True, options=("k", "m", "taxonomy", "scheduler"),
+    stream="graphanon.algorithms.hierarchy.aa_dask:write_aa_release",
+)

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from graphanon.algorithms.declaration import COARSENED_TO_PRIORS, MethodDeclaration
+from graphanon.algorithms.hierarchy._declared import CUT_PARAMS, prepare_cut
 from graphanon.algorithms.prior import as_priors, coarsened_cut
 from graphanon.counting.containment import record_supports
 from graphanon.counting.support import generalize_matrix, minimal_infrequent_itemsets
@@ -31,7 +33,7 @@ from graphanon.release.publish import publish
 from graphanon.taxonomy.tree import Taxonomy
 from graphanon.utils.docs import fill_doc
 from graphanon.utils.labels import as_labels
-from graphanon.utils.params import COMMON, ExactlyOne, Interval, validate_params
+from graphanon.utils.params import COMMON, NO_VALIDATION, ExactlyOne, Interval, validate_params
 from graphanon.utils.progress import ProgressCallback, report
 
 if TYPE_CHECKING:
@@ -137,7 +139,8 @@ def cut_recoding(
 
 
 @validate_params(
-    {"level": [Interval(Integral, 0, None), None], "public_taxonomy": ["boolean"], **COMMON},
+    {"level": [Interval(Integral, 0, None), None], "public_taxonomy": ["boolean"], **COMMON,
+     "cut": [None, Iterable], "suppress": [Iterable], "priors": NO_VALIDATION, "taxonomy": [Taxonomy]},
     meanings={"level": "a taxonomy depth, 0 = the root"},
     rules=[ExactlyOne(("cut", "level"), "cut: a list of nodes, level: a taxonomy depth")],
 )
@@ -149,10 +152,10 @@ def anonymize_cut(
     cut: Iterable[Hashable] | None = None,
     level: int | None = None,
     suppress: Iterable[Hashable] = (),
+    public_taxonomy: bool = False,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     priors=None,
-    public_taxonomy: bool = False,
 ) -> GlobalRecoding:
     """Publish ``data`` generalized to a cut given by nodes or by taxonomy depth.
 
@@ -495,3 +498,14 @@ def public_taxonomy_recoding(data, taxonomy: Taxonomy, groups: Iterable[Iterable
     )
     rel.trace = HierarchyTrace(cut=tuple(nodes), suppressed=())
     return rel
+
+
+CUT = MethodDeclaration(
+    name="cut", family="hierarchy", function=anonymize_cut, privacy_model="km",
+    summary="publish a user-given taxonomy cut (--param cut=A,B,... or level=D; suppress=X,Y); with -k K [-m M] "
+    "the release is audited for k^m-anonymity and refused when it fails (--param force=true publishes it anyway)",
+    params=CUT_PARAMS,
+    published=frozenset({"level", "n_suppressed_nodes", "k", "m", "audit", "priors", "ncp", "public_taxonomy"}),
+    published_nested={"audit": frozenset({"model", "satisfied", "violations"})},
+    priors=COARSENED_TO_PRIORS, needs_taxonomy=True, verify=True, prepare=prepare_cut,
+)

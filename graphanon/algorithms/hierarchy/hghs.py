@@ -38,6 +38,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from graphanon.algorithms.declaration import COARSENED_TO_PRIORS, MethodDeclaration
+from graphanon.algorithms.hierarchy._declared import GLOBAL_COSTS, PUBLIC_TAXONOMY
 from graphanon.algorithms.hierarchy._index import HierarchyIndex, evaluate_cut
 from graphanon.algorithms.hierarchy._search import HierarchySearch, SearchRound
 from graphanon.algorithms.hierarchy._walk import walk_round
@@ -54,7 +56,7 @@ from graphanon.release import GlobalRecoding
 from graphanon.release.publish import publish
 from graphanon.taxonomy.tree import Taxonomy
 from graphanon.utils.docs import fill_doc
-from graphanon.utils.params import COMMON, MEANINGS, K, M, validate_params
+from graphanon.utils.params import COMMON, MEANINGS, NO_VALIDATION, K, M, validate_params
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.validation import check_k
 
@@ -132,7 +134,8 @@ def _release(
     return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
 
 
-@validate_params({"k": K, "m": M, "public_taxonomy": ["boolean"], **COMMON}, meanings=MEANINGS)
+@validate_params({"k": K, "m": M, "public_taxonomy": ["boolean"], **COMMON, "priors": NO_VALIDATION,
+                  "taxonomy": [Taxonomy]}, meanings=MEANINGS)
 @fill_doc(secret='the row shuffle')
 def anonymize_hghs(
     data: TransactionData,
@@ -140,10 +143,10 @@ def anonymize_hghs(
     taxonomy: Taxonomy,
     k: int,
     m: int | None = None,
+    public_taxonomy: bool = False,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     priors=None,
-    public_taxonomy: bool = False,
 ) -> GlobalRecoding:
     """k^m-anonymize ``data`` by HgHs: greedy cut search with greedy suppression.
 
@@ -275,17 +278,18 @@ def anonymize_hghs(
                     public_taxonomy=public_taxonomy)
 
 
-@validate_params({"k": K, "m": M, "public_taxonomy": ["boolean"], **COMMON}, meanings=MEANINGS)
+@validate_params({"k": K, "m": M, "public_taxonomy": ["boolean"], **COMMON, "priors": NO_VALIDATION,
+                  "taxonomy": [Taxonomy]}, meanings=MEANINGS)
 def anonymize_mhghs(
     data: TransactionData,
     *,
     taxonomy: Taxonomy,
     k: int,
     m: int | None = None,
+    public_taxonomy: bool = False,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     priors=None,
-    public_taxonomy: bool = False,
 ) -> GlobalRecoding:
     """k^m-anonymize ``data`` by mHgHs: HgHs in rounds on shrinking taxonomies.
 
@@ -438,3 +442,22 @@ def best_suppression(data, *, taxonomy: Taxonomy, cut: Iterable[Hashable], k: in
         "cost_suppression": s,
         "threats": [index.labels(t) for t in threats.within(cut)],
     }
+
+
+def _hghs_declaration(name: str, function, summary: str) -> MethodDeclaration:
+    return MethodDeclaration(
+        name=name, family="hierarchy", function=function,
+        privacy_model="km", summary=summary, params=(PUBLIC_TAXONOMY,),
+        published=frozenset({"k", "m", "n_suppressed_nodes", *GLOBAL_COSTS, "ncp_taxonomy", "rounds", "priors",
+                             "public_taxonomy"}),
+        # the rounds publish counts and costs only: the walk (the expanded nodes in order) would rebuild the
+        # full cut on the public taxonomy, so it stays in release.trace.search
+        published_nested={"rounds": frozenset({"m", "cut_size", "n_suppressed", "cost", "threats"})},
+        priors=COARSENED_TO_PRIORS, needs_taxonomy=True, needs_k=True, options=("k", "m", "taxonomy"),
+    )
+
+
+HGHS = _hghs_declaration("hghs", anonymize_hghs, "HgHs: greedy taxonomy cut + greedy item suppression for "
+                         "k^m-anonymity (Liu & Wang 2010)")
+MHGHS = _hghs_declaration("mhghs", anonymize_mhghs, "mHgHs: HgHs in m rounds on shrinking taxonomies (scales to large m "
+                          "and taxonomies)")

@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon.algorithms.declaration import MethodDeclaration, Parameter, parse_name_list
+from graphanon.algorithms.hierarchy._declared import GLOBAL_COSTS
 from graphanon.algorithms.hierarchy._index import infrequent_on_columns
 from graphanon.algorithms.hierarchy.cut import HierarchyTrace
 from graphanon.errors import ParameterError
@@ -208,7 +210,7 @@ def minimal_moles(X, *, k: int, p: int | None, h: float, private: np.ndarray) ->
 
 
 @validate_params(
-    {"k": K, "m": M, "h": [Interval(Real, 0, 1, closed="right")], **COMMON},
+    {"k": K, "m": M, "h": [Interval(Real, 0, 1, closed="right")], **COMMON, "private_items": [Iterable]},
     meanings={**MEANINGS, "m": "p, the largest set of public items an attacker knows; None: unbounded",
               "h": "the largest allowed probability of inferring a private item"},
 )
@@ -316,3 +318,30 @@ def anonymize_mm(
     )
     rel.trace = HierarchyTrace(cut=None, suppressed=tuple(data.items[j] for j in suppressed))
     return publish(data, rel, unsafe_secret_seed=unsafe_secret_seed)
+
+
+def _prepare_mm(declaration, data, opts, values: dict, kwargs: dict) -> dict:
+    """``h`` without private items would change nothing: refused; not given, it is 1 (no bound)."""
+    if values["h"] is None:
+        kwargs["h"] = 1.0
+    elif not values["private"]:
+        raise ParameterError(
+            "--param h bounds the confidence of inferring a private item; without --param private=ITEM,... "
+            "there is none, so h would change nothing: give the private items or drop h"
+        )
+    return kwargs
+
+
+MM = MethodDeclaration(
+    name="mm", family="hierarchy", function=anonymize_mm, privacy_model="km",
+    summary="MM: greedy total item suppression for k^m-anonymity / (h,k,p)-coherence (Xu et al. 2008; "
+    "--param h=0.8 private=a,b)",
+    params=(
+        Parameter("h", float, None, "largest allowed confidence of inferring a private item, a number in (0, 1] "
+                  "(default 1: no bound); needs private"),
+        Parameter("private", parse_name_list, (), "private (sensitive) items, comma-separated",
+                  argument="private_items"),
+    ),
+    published=frozenset({"k", "m", "p", "h", "private", "n_moles", *GLOBAL_COSTS}),
+    needs_k=True, options=("k", "m"), combined_params=True, prepare=_prepare_mm,
+)

@@ -46,3 +46,10 @@ __getattr__, __dir__, __all__ = attach(__name__, globals(), {
         "gray_tsp_details", "gray_tsp_order",
     ),
 })
+
+#: The family's methods: name -> the declaration beside each function (read by
+#: :mod:`graphanon.algorithms.registry`; importing this package imports none of them).
+METHOD_DECLARATIONS = {
+    "cahd": "graphanon.algorithms.nonreciprocal.cahd:CAHD",
+    "nr": "graphanon.algorithms.nonreciprocal.anonymize:NR",
+}

@@ -40,19 +40,20 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.algorithms.nonreciprocal.extraction import extract_assignments
+from graphanon.algorithms.declaration import REUSES_PRIOR_ROWS, MethodDeclaration, Parameter
+from graphanon.algorithms.nonreciprocal._declared import TSP_PARAMS, prepare_nr
 from graphanon.algorithms.nonreciprocal.gray import gray_order
 from graphanon.algorithms.nonreciprocal.tsp import TSP_SOLVERS, default_step_limit, gray_tsp_order
 from graphanon.algorithms.prior import reuse_priors
 from graphanon.errors import ParameterError
 from graphanon.graphs.generalization import GeneralizationGraph
-from graphanon.release.nonreciprocal import NonreciprocalRelease
 from graphanon.release.publish import publish
 from graphanon.utils.docs import fill_doc
 from graphanon.utils.memory import check_memory
 from graphanon.utils.params import (
     COMMON,
     MEANINGS,
+    NO_VALIDATION,
     RNG,
     AtLeastOne,
     Interval,
@@ -63,10 +64,11 @@ from graphanon.utils.params import (
 )
 from graphanon.utils.progress import ProgressCallback
 from graphanon.utils.randomness import check_random_state, secret_generator
-from graphanon.utils.validation import check_k, check_order
+from graphanon.utils.validation import DIVERSITY_VARIANTS, check_k, check_order
 
 if TYPE_CHECKING:
     from graphanon.data import TransactionData
+    from graphanon.release.nonreciprocal import NonreciprocalRelease
     from graphanon.utils.randomness import RandomLike
 
 __all__ = ["NonreciprocalTrace", "anonymize_nonreciprocal", "members_matrix", "record_order", "tsp_budget"]
@@ -244,7 +246,7 @@ def members_matrix(assignments: np.ndarray, n: int) -> sp.csr_array:
      "tsp_time_limit": [Interval(Real, 0, None, closed="neither"), None],
      "tsp_step_limit": [Interval(Integral, 1, None), None], "tsp_solver": [StrOptions(TSP_SOLVERS)],
      "extraction": [StrOptions(("closed-walk", "backtracking"))], "l_method": [StrOptions(("flow", "greedy-walk"))],
-     "rng": RNG, **COMMON},
+     "rng": RNG, **COMMON, "client": NO_VALIDATION, "priors": NO_VALIDATION},
     meanings={**MEANINGS, "l": "distinct sensitive labels among each record's candidates"},
     rules=[AtLeastOne(("k", "l"), "k: k-anonymity, l: l-diversity"), NotGreater("min_segment", "max_segment"),
            NotGreater("k", "l", "the l-diverse construction builds an l-regular generalization graph (Xue et al., "
@@ -266,10 +268,10 @@ def anonymize_nonreciprocal(
     tsp_solver: str = "local-length",
     extraction: str = "closed-walk",
     l_method: str = "flow",
-    client=None,
     rng: RandomLike = None,
-    progress: ProgressCallback | None = None,
     unsafe_secret_seed: int | None = None,
+    progress: ProgressCallback | None = None,
+    client=None,
     priors=None,
 ) -> NonreciprocalRelease:
     """Publish ``data`` by nonreciprocal recoding (k-anonymity, or l-diversity with ``l``).
@@ -446,6 +448,10 @@ def anonymize_nonreciprocal(
     # The graph is public structure; its decomposition into k disjoint matchings is secret: drawn
     # from OS entropy, so every edge is the true link with probability exactly 1/k for a seed holder.
     secret = secret_generator(unsafe_secret_seed)
+    # numba (the extraction kernels, bit voting): loaded by the run, not by reading the declaration
+    from graphanon.algorithms.nonreciprocal.extraction import extract_assignments
+    from graphanon.release.nonreciprocal import NonreciprocalRelease
+
     assignments = extract_assignments(graph, method=extraction, rng=secret, progress=progress)
     chosen = int(secret.integers(assignments.shape[0]))
     sigma = assignments[chosen]
@@ -458,3 +464,22 @@ def anonymize_nonreciprocal(
     release = publish(data, aligned, secret=secret)
     release.trace = NonreciprocalTrace(order=perm, graph=graph, assignments=assignments, greedy_assignments=greedy)
     return release
+
+
+NR = MethodDeclaration(
+    name="nr", family="nonreciprocal", function=anonymize_nonreciprocal, privacy_model="nonreciprocal",
+    summary="nonreciprocal recoding: k-regular ring over the Gray-TSP order, closed-walk assignments, "
+    "bit voting (--param l=L for l-diversity, l_method=flow|greedy-walk; order=gray-tsp|gray|identity; "
+    "extraction=closed-walk|backtracking)",
+    params=(
+        Parameter("l", int, None, "l-diversity of the sensitive labels (records need a label column)"),
+        Parameter("l_method", str, "flow", "l-diverse assignment extraction (with l)"),
+        Parameter("diversity", str, "distinct", "l-diversity variant: nr promises distinct only (entropy, "
+                  "recursive: -a cahd)", choices=DIVERSITY_VARIANTS, argument=None),
+        Parameter("order", str, "gray-tsp", "cyclic record order"),
+        Parameter("extraction", str, "closed-walk", "assignment extraction"),
+        *TSP_PARAMS,
+    ),
+    published=frozenset({"k", "l", "l_method", "order", "extraction", *(p.name for p in TSP_PARAMS)}),
+    priors=REUSES_PRIOR_ROWS, label_params=("l",), options=("k", "seed", "scheduler"), prepare=prepare_nr,
+)

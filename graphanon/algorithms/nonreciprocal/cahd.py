@@ -27,19 +27,28 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
+from graphanon.algorithms.declaration import REUSES_PRIOR_ROWS, MethodDeclaration, Parameter
 from graphanon.algorithms.nonreciprocal.cahd_groups import cahd_groups
 from graphanon.algorithms.prior import reuse_priors
 from graphanon.errors import InfeasibleError, ParameterError
-from graphanon.release.nonreciprocal import NonreciprocalRelease
 from graphanon.release.publish import publish
 from graphanon.utils.docs import fill_doc
-from graphanon.utils.params import COMMON, Interval, K, OnlyWith, StrOptions, validate_params
+from graphanon.utils.params import (
+    COMMON,
+    NO_VALIDATION,
+    Interval,
+    K,
+    OnlyWith,
+    StrOptions,
+    validate_params,
+)
 from graphanon.utils.progress import ProgressCallback, report
 from graphanon.utils.randomness import secret_generator
 from graphanon.utils.validation import DIVERSITY_VARIANTS, check_diversity_feasible, check_k
 
 if TYPE_CHECKING:
     from graphanon.data import TransactionData
+    from graphanon.release.nonreciprocal import NonreciprocalRelease
 
 __all__ = ["anonymize_cahd", "groups_release"]
 
@@ -83,6 +92,9 @@ def groups_release(
     members = sp.csr_array(
         (np.ones(sum(len(r) for r in rows), dtype=np.int8), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n)
     )
+    # numba (bit voting): loaded by the run, not by reading the declaration
+    from graphanon.release.nonreciprocal import NonreciprocalRelease
+
     aligned = NonreciprocalRelease.from_preimages(data, members, sigma, algorithm=algorithm, params=params)
     return publish(data, aligned, secret=secret)
 
@@ -138,7 +150,7 @@ def _variant_group_size(l: int, diversity: str, c: float | None) -> int:  # noqa
 
 @validate_params(
     {"l": K, "k": [*K, None], "diversity": [StrOptions(DIVERSITY_VARIANTS)], "c": [Interval(Real, 0, None, closed="neither"), None],
-     "alpha": [Interval(Integral, 1, None)], **COMMON},
+     "alpha": [Interval(Integral, 1, None)], **COMMON, "order": [None, "array-like"], "priors": NO_VALIDATION},
     meanings={"l": "distinct sensitive labels per group", "k": "records per group; None: l",
               "c": "the recursive (c,l)-diversity constant"},
     rules=[OnlyWith("c", "diversity", "recursive")],
@@ -283,3 +295,30 @@ def anonymize_cahd(
     release = groups_release(data, groups, unsafe_secret_seed=unsafe_secret_seed, algorithm="cahd", params=params)
     report(progress, 2, 2, "done")
     return release
+
+
+def _prepare_cahd(declaration, data, opts, values: dict, kwargs: dict) -> dict:
+    """``-a cahd``: ``l`` defaults to ``-k``; the records need sensitive labels."""
+    l = opts.k if values["l"] is None else values["l"]  # noqa: E741
+    if l is None:
+        raise ParameterError("algorithm 'cahd' needs --param l=L (or -k L)")
+    opts.require_labels(data, f"-a cahd --param l={l}" if values["l"] is not None else f"-a cahd -k {l}")
+    kwargs["l"] = l
+    return kwargs
+
+
+CAHD = MethodDeclaration(
+    name="cahd", family="nonreciprocal", function=anonymize_cahd, privacy_model="ldiversity",
+    summary="CAHD l-diverse groups (Ghinita et al.) published by nonreciprocal bit voting (--param l=L; "
+    "-k K > L: groups of K distinct labels)",
+    params=(
+        Parameter("l", int, None, "l-diversity: groups of l distinct sensitive labels (default: -k)"),
+        Parameter("alpha", int, 3, "CAHD candidate list: alpha * l records on each side of the band"),
+        Parameter("diversity", str, "distinct", "l-diversity variant: distinct, entropy (label entropy of every "
+                  "record's viable rows >= log l) or recursive (r_1 < c (r_l + ...))"),
+        Parameter("c", float, None, "recursive (c,l)-diversity constant (diversity=recursive)"),
+    ),
+    audit_params=("l", "diversity", "c"),
+    published=frozenset({"k", "l", "alpha", "group_size", "diversity", "c"}),
+    priors=REUSES_PRIOR_ROWS, needs_labels=True, options=("k",), prepare=_prepare_cahd,
+)

@@ -1,0 +1,538 @@
+"""One declaration per method: what every door to an anonymizer reads (issue 31).
+
+A method is declared once, beside its ``anonymize_*`` function, by a
+:class:`MethodDeclaration` (a frozen dataclass): its name, family, one-line
+summary, the function, the audit model that checks its releases and which of
+its parameters configure that audit, the parameter fields its release may
+publish, whether and how it composes with earlier releases (priors), what it
+needs (a taxonomy, sensitive labels, ``-k``), the general options it reads
+(``k``, ``m``, ``taxonomy``, ``seed``, ``scheduler``, ``epsilon``,
+``universe``) and each of its text parameters (:class:`Parameter`: the name
+after ``--param``, the function argument it feeds, its parser, default and
+help). Each parameter's constraint is the function's own
+:func:`~graphanon.utils.params.validate_params` declaration
+(``function._parameter_constraints``): the text is parsed, then checked
+against it, so the constraint is written once.
+
+Everything else is derived from the declarations
+(:mod:`graphanon.algorithms.registry`): the table of functions, the audit
+table, the published-parameter allowlist, the priors table, the command
+line's view (``graphanon.cli.registry.get_algorithm`` returns the
+declaration itself), ``graphanon algorithms`` and the study's grid.
+
+A method is run by name in ONE way, :meth:`MethodDeclaration.run`: the
+``--param`` texts are parsed once (:meth:`MethodDeclaration.parse_params`),
+the general options and parsed values become the function's keywords
+(:meth:`MethodDeclaration.arguments`; an option feeds the argument of the
+same name, ``seed`` feeds ``rng`` and ``scheduler`` feeds ``client``), the
+method's ``prepare`` hook (if any) translates what cannot be data (COAT's
+``privacy=km:M`` from ``-m``, the swaps' ``categories=random:3``), and the
+function is called. ``graphanon anonymize``, ``bench``, ``compare`` and
+:func:`graphanon.study.run_method` all call it.
+
+Examples
+--------
+>>> from graphanon.algorithms.registry import get_declaration
+>>> nr = get_declaration("nr")
+>>> nr.privacy_model, nr.options
+('nonreciprocal', ('k', 'seed', 'scheduler'))
+>>> nr.parse_params({"order": "gray"})["order"]
+'gray'
+>>> nr.parse_params({"order": "spiral"})
+Traceback (most recent call last):
+...
+graphanon.errors.ParameterError: --param order='spiral': expected one of gray-tsp, gray, identity
+
+References
+----------
+scikit-learn, estimator tags and ``sklearn/utils/_param_validation.py`` (the shape, not the code).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphanon.errors import ParameterError
+from graphanon.utils.labels import parse_name_list
+from graphanon.utils.params import StrOptions, check_params, describe, expand_params
+from graphanon.utils.progress import ProgressCallback
+
+__all__ = [
+    "COARSENED_TO_PRIORS",
+    "GENERAL_OPTIONS",
+    "OPTION_FLAGS",
+    "REUSES_PRIOR_ROWS",
+    "TRAILING_KEYWORDS",
+    "MethodDeclaration",
+    "Parameter",
+    "RunOptions",
+    "parse_bool",
+    "parse_name_list",
+    "parse_true_false",
+]
+
+#: The general options of every door by name, as typed on the command line.
+OPTION_FLAGS = {"k": "-k", "m": "-m", "taxonomy": "--taxonomy", "seed": "--seed", "scheduler": "--scheduler",
+                "epsilon": "--epsilon", "universe": "--universe"}
+#: The general options a declaration may read.
+GENERAL_OPTIONS = tuple(OPTION_FLAGS)
+#: General option -> (the :class:`RunOptions` attribute, the function argument it feeds).
+_OPTION_ARGUMENTS = {"k": ("k", "k"), "m": ("m", "m"), "taxonomy": ("taxonomy", "taxonomy"), "seed": ("seed", "rng"),
+                     "scheduler": ("client", "client"), "epsilon": ("epsilon", "epsilon"),
+                     "universe": ("universe", "universe")}
+#: ``MethodDeclaration.priors`` of a method that reuses each prior's rows (it needs the prior's private link).
+REUSES_PRIOR_ROWS = "reuses the prior's rows (needs its private link)"
+#: ``MethodDeclaration.priors`` of a method whose recoding is coarsened to the priors' common refinement.
+COARSENED_TO_PRIORS = "coarsened to the priors' common refinement"
+#: The keywords every method's function ends with, in this order (``tests/test_common.py`` checks it).
+TRAILING_KEYWORDS = ("rng", "unsafe_secret_seed", "progress", "client", "priors")
+
+
+def parse_bool(text: str) -> bool:
+    """``true/yes/1/on`` or ``false/no/0/off`` (any case) as a bool.
+
+    Examples
+    --------
+    >>> parse_bool("True"), parse_bool("off")
+    (True, False)
+    """
+    value = text.strip().lower()
+    if value in ("true", "yes", "1", "on"):
+        return True
+    if value in ("false", "no", "0", "off"):
+        return False
+    raise ValueError("expected true or false")
+
+
+def parse_true_false(text: str) -> bool:
+    """``true`` or ``false`` (any case): the function declares a bool, and the text must say which.
+
+    Examples
+    --------
+    >>> parse_true_false("TRUE")
+    True
+    """
+    value = text.strip().lower()
+    if value not in ("true", "false"):
+        raise ValueError("expected true or false")
+    return value == "true"
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One text parameter of a method (``--param name=value``), declared once.
+
+    Parameters
+    ----------
+    name : str
+        The name after ``--param`` (and in a study's ``params``).
+    type : callable(str) -> value
+        Converts the text (``int``, ``float``, :func:`parse_bool`,
+        :func:`parse_name_list`, ``str`` ...); a ``ValueError`` or
+        ``TypeError`` becomes a :class:`ParameterError` naming the parameter.
+    default : object
+        The value when the parameter is not given (None: the method's default).
+    help : str
+        One line for ``graphanon algorithms``.
+    choices : tuple of str, optional
+        The allowed texts (checked before ``type``) of a parameter the
+        method's ``prepare`` hook translates; one that feeds a declared
+        argument takes its choices from the function's constraints
+        (:meth:`MethodDeclaration.choices_of`).
+    argument : str or None
+        The function argument this parameter feeds as converted (default:
+        the same name); None when the ``prepare`` hook translates it
+        (``categories=random:3`` becomes an ``ItemGroups``). The converted
+        value is checked against that argument's declared constraints.
+
+    Examples
+    --------
+    >>> Parameter("l", int, None, "l-diversity").parse("3")
+    3
+    >>> Parameter("order", str, "gray-tsp", "record order", choices=("gray", "gray-tsp")).parse("tsp")
+    Traceback (most recent call last):
+    ...
+    graphanon.errors.ParameterError: --param order='tsp': expected one of gray, gray-tsp
+    """
+
+    name: str
+    type: Callable = str
+    default: Any = None
+    help: str = ""
+    choices: tuple[str, ...] | None = None
+    argument: str | None = ""
+
+    @property
+    def target(self) -> str | None:
+        """The function argument fed (``argument``, or ``name`` when not set)."""
+        return self.name if self.argument == "" else self.argument
+
+    def parse(self, text: str):
+        """``text`` converted by ``type`` (``choices`` checked first)."""
+        if self.choices is not None and text not in self.choices:
+            raise ParameterError(f"--param {self.name}={text!r}: expected one of {', '.join(self.choices)}")
+        try:
+            return self.type(text)
+        except (TypeError, ValueError) as exc:
+            raise ParameterError(f"--param {self.name}={text!r}: {exc}") from None
+
+    def describe(self) -> dict:
+        """JSON-safe description (name, type, default, help, choices) for listings."""
+        default = self.default
+        if not (default is None or isinstance(default, (bool, int, float, str))):
+            default = list(default) if isinstance(default, (tuple, list)) else repr(default)
+        return {"name": self.name, "type": self.type_name, "default": default, "help": self.help,
+                "choices": None if self.choices is None else list(self.choices)}
+
+    @property
+    def type_name(self) -> str:
+        """Short name of the value type, for listings."""
+        name = getattr(self.type, "__name__", "value")
+        return {"str": "text", "float": "number", "parse_name_list": "list", "parse_bool": "bool",
+                "parse_true_false": "bool"}.get(name, name.removeprefix("parse_"))
+
+
+@dataclass
+class RunOptions:
+    """The options of one run by name, as every door collects them.
+
+    Attributes
+    ----------
+    k, m : int or None
+        Privacy parameters (meaning per method; m=None is unbounded).
+    taxonomy : Taxonomy or None
+        Item hierarchy given with ``--taxonomy`` (or bundled with the dataset).
+    seed : int or None
+        Seed of the structure randomness (``rng=`` of the anonymizers).
+    unsafe_secret_seed : int or None
+        Tests only: fixes the secret choices (row shuffle, chosen assignment);
+        the command line never sets it.
+    params : dict of str -> str
+        Method-specific ``--param name=value`` pairs, as given.
+    progress : callable(done, total, message) or None
+        Progress callback (the CLI shows a progress bar).
+    given : frozenset of str or None
+        Which of ``k``, ``m``, ``taxonomy``, ``seed`` the user typed (``-m
+        inf`` is given though ``m`` is None, a bundled taxonomy is not);
+        options given but unused are refused. None (the default, for callers
+        other than the CLI): nothing is refused for being given.
+    client : dask.distributed.Client or None
+        ``--scheduler``: where a method that takes ``client=`` runs its
+        distributed part (None: in this process).
+    priors : list of graphanon.algorithms.prior.Prior or None
+        ``--prior``: earlier releases of the same data the new one must
+        compose with (methods whose declaration has ``priors``).
+    epsilon : float or None
+        ``--epsilon``: the privacy loss of a differentially private release.
+    universe : list of str or None
+        ``--universe FILE``: the public item universe of a DP method (one item per line).
+    """
+
+    k: int | None = None
+    m: int | None = None
+    taxonomy: Any = None
+    seed: int | None = None
+    unsafe_secret_seed: int | None = None
+    params: dict[str, str] = field(default_factory=dict)
+    progress: ProgressCallback | None = None
+    given: frozenset[str] | None = None
+    client: Any = None
+    priors: Any = None
+    epsilon: float | None = None
+    universe: list[str] | None = None
+
+    def is_given(self, name: str) -> bool:
+        """Whether the user typed option ``name`` (``k``, ``m``, ``taxonomy`` or ``seed``)."""
+        return self.given is not None and name in self.given
+
+    def refuse(self, names, why: str) -> None:
+        """Raise when any option of ``names`` was given: ``why`` says why it would be ignored."""
+        extra = [name for name in names if self.is_given(name)]
+        if extra:
+            flags = ", ".join(OPTION_FLAGS[name] for name in extra)
+            raise ParameterError(f"{flags}: {why}; drop {'it' if len(extra) == 1 else 'them'}")
+
+    def required_k(self, algorithm: str) -> int:
+        """``-k``, which ``algorithm`` cannot run without (a one-line :class:`ParameterError` naming it)."""
+        if self.k is None:
+            raise ParameterError(f"algorithm {algorithm!r} needs -k K")
+        return self.k
+
+    def require_labels(self, data, what: str) -> None:
+        """Raise, in the command line's words, when ``data`` has no sensitive labels.
+
+        ``what`` names the request that needs them (``"--param l=2"``). The
+        Python API says the same with ``labels=`` (see
+        :func:`graphanon.utils.validation.check_diversity_feasible`).
+        """
+        if getattr(data, "labels", None) is None:
+            raise ParameterError(
+                f"{what} (l-diversity) needs sensitive labels, and the input has none: give the data as long CSV "
+                "with --label COLUMN naming each record's sensitive label (see `graphanon anonymize --help`)"
+            )
+
+    def values(self, params: tuple[Parameter, ...], *, combined: bool = False) -> dict[str, Any]:
+        """The ``--param`` values converted by ``params`` (their ``default`` when not given); others are refused.
+
+        With ``combined``, one ``--param`` may hold several declared parameters
+        (``h=0.5,private=a,b``; see :func:`graphanon.utils.params.expand_params`).
+        """
+        raw = expand_params(self.params, {p.name for p in params}) if combined else self.params
+        extra = sorted(set(raw) - {p.name for p in params})
+        if extra:
+            raise ParameterError(f"unknown --param {', '.join(extra)}; this algorithm takes: "
+                                 f"{', '.join(sorted(p.name for p in params)) or 'none'}")
+        return {p.name: (p.parse(raw[p.name]) if p.name in raw else p.default) for p in params}
+
+
+#: ``prepare(declaration, data, opts, values, kwargs) -> kwargs``: the method-specific translation of a run.
+Prepare = Callable[["MethodDeclaration", Any, RunOptions, dict, dict], dict]
+
+
+@dataclass(frozen=True)
+class MethodDeclaration:
+    """Everything the package needs to know about one anonymizer, declared beside its function.
+
+    Attributes
+    ----------
+    name : str
+        The method's name (``-a NAME``, ``run_method(NAME, ...)``).
+    family : str
+        Its family (``hierarchy``, ``nonreciprocal``, ``grouping``, ...), for listings.
+    summary : str
+        One line for ``graphanon algorithms``.
+    function : callable
+        Its ``anonymize_*(data, *, ...) -> Release`` function.
+    privacy_model : str
+        The audit model that checks its releases (``km``, ``constraints``,
+        ...; ``dp``: tested, never audited).
+    params : tuple of Parameter
+        Its text parameters (``--param``).
+    audit_params : tuple of str
+        The subset of ``params`` that also configures the audit model.
+    published : frozenset of str
+        The parameter fields its release may publish (``docs/privacy.md``,
+        "Published parameters"); ``Release.save`` refuses any other.
+    published_nested : dict of str -> frozenset
+        For a published field holding a list of objects, the object fields allowed.
+    priors : str or None
+        How it composes with earlier releases of the same data (``--prior``):
+        a phrase starting ``reuses`` (it reuses the prior's rows and needs
+        its private link) or ``coarsened`` (to the priors' common
+        refinement); None: it refuses priors.
+    needs_taxonomy : bool
+        Whether it cannot run without a taxonomy (bundled ones count).
+    needs_labels : bool
+        Whether it cannot run on records without sensitive labels.
+    label_params : tuple of str
+        The parameters that, when given, need sensitive labels (``nr``'s ``l``).
+    needs_k : bool
+        Whether it cannot run without ``-k`` (refused in one line naming the method).
+    options : tuple of str
+        The general options it reads (:data:`GENERAL_OPTIONS`); the others
+        are refused when given (an ignored option would make a release look
+        like something it is not). ``seed`` is listed only by methods with
+        structure randomness.
+    combined_params : bool
+        One ``--param`` may hold several declared parameters (``h=0.5,private=a,b``).
+    verify : bool
+        It promises nothing by construction (a user-given cut): when given
+        ``-k``, its release records ``k`` and ``m`` and the command line
+        audits it with ``privacy_model`` before writing it, refusing a
+        violating release unless ``--param force=true``.
+    prepare : callable or None
+        ``prepare(declaration, data, opts, values, kwargs) -> kwargs``: the
+        method's translation logic that cannot be data (refusals between
+        options, text policies turned into objects). It receives the parsed
+        parameter ``values`` and the keywords derived so far.
+    stream : str or None
+        ``"module:function"`` writing the release on Dask from a Parquet
+        file without the records on the client (``anonymize --scheduler``
+        on Parquet); imported only when used.
+    """
+
+    name: str
+    family: str
+    summary: str
+    function: Callable
+    privacy_model: str
+    params: tuple[Parameter, ...] = ()
+    audit_params: tuple[str, ...] = ()
+    published: frozenset = frozenset()
+    published_nested: dict = field(default_factory=dict)
+    priors: str | None = None
+    needs_taxonomy: bool = False
+    needs_labels: bool = False
+    label_params: tuple[str, ...] = ()
+    needs_k: bool = False
+    options: tuple[str, ...] = ("k", "m", "taxonomy")
+    combined_params: bool = False
+    verify: bool = False
+    prepare: Prepare | None = None
+    stream: str | None = None
+
+    def __post_init__(self) -> None:
+        """Refuse params that are not :class:`Parameter` objects, declared twice, or unknown options."""
+        bad = [p for p in self.params if not isinstance(p, Parameter)]
+        if bad:
+            raise TypeError(f"algorithm {self.name!r}: params must be Parameter objects, got {bad!r}")
+        names = [p.name for p in self.params]
+        if len(set(names)) != len(names):
+            raise ValueError(f"algorithm {self.name!r} declares a --param twice: {names}")
+        unknown = [o for o in self.options if o not in OPTION_FLAGS]
+        if unknown:
+            raise ValueError(f"algorithm {self.name!r} reads unknown general options {unknown}; "
+                             f"known: {', '.join(OPTION_FLAGS)}")
+        if not set(self.audit_params) <= set(names):
+            raise ValueError(f"algorithm {self.name!r}: audit_params {self.audit_params} are not all declared params")
+        if self.priors is not None and not self.priors.startswith(("reuses", "coarsened")):
+            raise ValueError(f"algorithm {self.name!r}: priors must start with 'reuses' or 'coarsened'")
+
+    # -- what the declaration says -------------------------------------------------------------------------
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        """The names of :attr:`params`."""
+        return tuple(p.name for p in self.params)
+
+    @property
+    def reuses_prior_rows(self) -> bool:
+        """Whether it composes with a prior by reusing its rows (it needs the prior's private link)."""
+        return self.priors is not None and self.priors.startswith("reuses")
+
+    def function_constraints(self) -> dict:
+        """The declared constraints of the function (argument name -> list of constraints)."""
+        return dict(getattr(self.function, "_parameter_constraints", {}))
+
+    def constraints_of(self, param: Parameter) -> list | None:
+        """The declared constraints of the argument ``param`` feeds (None: ``prepare`` translates it)."""
+        if param.target is None:
+            return None
+        allowed = self.function_constraints().get(param.target)
+        return None if allowed == "no_validation" else allowed
+
+    def choices_of(self, param: Parameter) -> tuple[str, ...] | None:
+        """The allowed texts of ``param``: its own ``choices``, or the function's ``StrOptions``."""
+        if param.choices is not None:
+            return param.choices
+        options = [c for c in self.constraints_of(param) or () if isinstance(c, StrOptions)]
+        return tuple(o for c in options for o in c.options) or None
+
+    def describe_params(self) -> list[dict]:
+        """JSON-safe descriptions of :attr:`params` (choices and allowed values from the function)."""
+        out = []
+        for p in self.params:
+            row = p.describe()
+            choices = self.choices_of(p)
+            row["choices"] = None if choices is None else list(choices)
+            constraints = self.constraints_of(p)
+            row["allowed"] = None if constraints is None else describe(constraints)
+            out.append(row)
+        return out
+
+    # -- the one text-to-value parser -----------------------------------------------------------------------
+
+    def parse_param(self, param: Parameter, text: str):
+        """``text`` converted by ``param`` and checked against the declaration of the argument it feeds."""
+        choices = self.choices_of(param)
+        if choices is not None and text not in choices:
+            raise ParameterError(f"--param {param.name}={text!r}: expected one of {', '.join(choices)}")
+        value = param.parse(text)
+        constraints = self.constraints_of(param)
+        if constraints is not None:
+            try:
+                check_params({param.target: constraints}, {param.target: value})
+            except ParameterError as exc:
+                raise ParameterError(f"--param {param.name}={text!r}: {exc}") from None
+        return value
+
+    def parse_params(self, raw: dict[str, str]) -> dict[str, Any]:
+        """The ``--param`` texts converted and checked; every declared parameter, at its default when not given.
+
+        Unknown names are refused (:class:`ParameterError`).
+        """
+        known = {p.name: p for p in self.params}
+        if self.combined_params:
+            raw = expand_params(raw, set(known))
+        extra = sorted(set(raw) - set(known))
+        if extra:
+            raise ParameterError(
+                f"unknown --param {', '.join(extra)} for algorithm {self.name!r}; it takes: "
+                f"{', '.join(sorted(known)) or 'none'}"
+            )
+        return {name: (self.parse_param(p, raw[name]) if name in raw else p.default) for name, p in known.items()}
+
+    # -- the one way to run a method by name ----------------------------------------------------------------
+
+    def check_options(self, opts: RunOptions) -> None:
+        """Refuse general options this method would ignore, and unknown or unconvertible ``--param`` texts.
+
+        Both raise :class:`ParameterError`.
+        """
+        self.parse_params(opts.params)
+        if "epsilon" in self.options and opts.is_given("seed"):
+            raise ParameterError(
+                f"algorithm {self.name!r} is differentially private: --seed would make its noise reproducible "
+                "(its noise and choices come from OS entropy); drop --seed"
+            )
+        extra = [name for name in OPTION_FLAGS if name not in self.options and opts.is_given(name)]
+        if extra:
+            what = ", ".join(OPTION_FLAGS[name] for name in extra)
+            note = (
+                " (it has no structure randomness for a seed to fix; secret choices, if any, use OS entropy)"
+                if "seed" in extra
+                else ""
+            )
+            raise ParameterError(
+                f"algorithm {self.name!r} does not use {what}{note}; drop {'it' if len(extra) == 1 else 'them'}"
+            )
+
+    def arguments(self, data, opts: RunOptions, values: dict) -> dict:
+        """The function's keywords for a run: general options, parsed parameters, then ``prepare``.
+
+        A general option the method reads feeds the function argument of the
+        same name when the function has one (``seed`` feeds ``rng``,
+        ``scheduler`` feeds ``client``, given only when set); ``-k`` is
+        required when :attr:`needs_k`; a parameter feeds its
+        :attr:`Parameter.target`; ``priors``, ``unsafe_secret_seed`` and
+        ``progress`` are passed to a function that takes them.
+        """
+        signature = inspect.signature(self.function).parameters
+        kwargs: dict[str, Any] = {}
+        for option in self.options:
+            attribute, argument = _OPTION_ARGUMENTS[option]
+            if argument not in signature:
+                continue
+            value = getattr(opts, attribute)
+            if option == "k" and self.needs_k:
+                value = opts.required_k(self.name)
+            if option == "scheduler" and value is None:
+                continue
+            kwargs[argument] = value
+        kwargs.update({p.target: values[p.name] for p in self.params if p.target is not None})
+        if self.priors is not None and "priors" in signature:
+            kwargs["priors"] = opts.priors
+        for name in ("unsafe_secret_seed", "progress"):
+            if name in signature:
+                kwargs[name] = getattr(opts, name)
+        if self.prepare is not None:
+            kwargs = self.prepare(self, data, opts, values, kwargs)
+        return kwargs
+
+    def run(self, data, opts: RunOptions):
+        """Run the method on ``data`` with ``opts``: the one way a method is run by name.
+
+        The ``--param`` texts are parsed once and checked against the
+        declarations (errors name the ``--param``), the keywords are derived
+        (:meth:`arguments`) and the function is called. A :attr:`verify`
+        method given ``-k`` records the ``k`` and ``m`` it claims in its
+        release (the command line then audits it).
+        """
+        values = self.parse_params(opts.params)
+        release = self.function(data, **self.arguments(data, opts, values))
+        if self.verify and opts.k is not None:
+            release.params.update(k=opts.k, m=opts.m)
+        return release

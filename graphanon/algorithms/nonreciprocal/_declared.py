@@ -1,0 +1,72 @@
+"""The translation hook of ``-a nr``'s declaration (:data:`graphanon.algorithms.nonreciprocal.anonymize.NR`).
+
+Its refusal rules between options cannot be data; they sit in the family, beside the declaration's module.
+"""
+
+from __future__ import annotations
+
+from graphanon.algorithms.declaration import Parameter
+from graphanon.errors import ParameterError
+
+__all__ = ["TSP_PARAMS", "prepare_nr"]
+
+
+TSP_PARAMS = (
+    Parameter("min_segment", int, 300, "Gray-TSP order: shortest segment solved as one TSP"),
+    Parameter("max_segment", int, 350, "Gray-TSP order: longest segment solved as one TSP"),
+    Parameter("tsp_time_limit", float, None, "Gray-TSP order: seconds per segment instead of the default step "
+              "budget (refused with --seed)"),
+    Parameter("tsp_step_limit", int, None, "Gray-TSP order: deterministic search budget per segment (the default; "
+              "OR-Tools steps, default 40000; kicks of the local solver, default 1500)"),
+    Parameter("tsp_solver", str, "local-length", "Gray-TSP order: segment solver, local-length (default: iterated "
+              "2-opt/Or-opt on Hamming distance plus length difference; lower ER and QE than ortools at about a "
+              "tenth of its time), ortools (OR-Tools routing, the former default) or local (Hamming distance only: "
+              "the lowest ER, a higher QE)"),
+)
+
+
+def prepare_nr(declaration, data, opts, values: dict, kwargs: dict) -> dict:
+    """``-a nr``'s refusal rules between options (its declaration's ``prepare`` hook).
+
+    Refused: TSP settings without the Gray-TSP order, a wall-clock limit with
+    a seed, ``l_method`` without ``l``, a ring anyone can rebuild with labels
+    and ``-k`` only, a diversity variant other than distinct.
+    """
+    order = values["order"]
+    unused = [p.name for p in TSP_PARAMS if p.name in opts.params]
+    if unused and order != "gray-tsp":
+        raise ParameterError(
+            f"--param {', '.join(unused)}: only the Gray-TSP order reads {'it' if len(unused) == 1 else 'them'} "
+            f"(got order={order}); drop {'it' if len(unused) == 1 else 'them'}"
+        )
+    if values["tsp_time_limit"] is not None and opts.seed is not None:
+        raise ParameterError(
+            f"--param tsp_time_limit={values['tsp_time_limit']} stops the Gray-TSP search on wall-clock time, so "
+            "--seed would not reproduce the order; drop it, or set the deterministic budget with "
+            "--param tsp_step_limit=N (per segment: 1500 kicks of the local solvers by default; 40000 steps with "
+            "tsp_solver=ortools)"
+        )
+    if "l_method" in opts.params and "l" not in opts.params:
+        raise ParameterError("--param l_method only applies with --param l=L (l-diversity)")
+    if values["l"] is not None:
+        opts.require_labels(data, f"--param l={values['l']}")
+    elif getattr(data, "labels", None) is not None:
+        # issue 30, item 4: with k only the labels travel with the chosen assignment; a ring an adversary holding
+        # the data can rebuild (a seeded or a deterministic order) cuts each record's candidates to its k ring rows
+        public = "--seed" if opts.is_given("seed") and opts.seed is not None else None
+        if order in ("gray", "identity") and "order" in opts.params and opts.given is not None:  # typed: the CLI
+            public = f"--param order={order}" if public is None else f"{public} and --param order={order}"
+        if public is not None:
+            raise ParameterError(
+                f"{public} with sensitive labels and -k only: the labels travel with the chosen assignment and "
+                "anyone holding the data rebuilds the ring (each record's k rows instead of all its candidates), "
+                "which lifts label inference above the release's reference; keep the unseeded gray-tsp order, "
+                "publish without labels (drop --label), or use --param l=L"
+            )
+    if values["diversity"] != "distinct":
+        raise ParameterError(
+            "nr promises distinct l-diversity only: its l-regular graph gives every record l distinct labels, but "
+            "rows matching it beyond that graph may carry any label, so entropy or recursive (c,l)-diversity "
+            "cannot be promised; use -a cahd --param l=L --param diversity=entropy|recursive"
+        )
+    return kwargs
