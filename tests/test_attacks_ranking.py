@@ -137,7 +137,7 @@ def correlated():
 
 def test_catches_the_postimage_labelling(correlated):
     """Issue 30: each row carries the label of the record whose own postimage it is; the nearest row names it."""
-    rel = anonymize_nonreciprocal(correlated, l=3, order="gray", rng=0)
+    rel = anonymize_nonreciprocal(correlated, l=3, order="gray", l_method="flow", rng=0)
     C = candidate_sets(correlated, rel)
     uniform = label_inference(correlated, rel, candidates=C)
     ranked = ranking_label_inference(correlated, rel, score="hamming", candidates=C)

@@ -193,6 +193,12 @@ class _DistributionDiversity(PrivacyModel):
     def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None) -> AuditReport:
         """Check ``release`` against ``original`` (``progress(done, total, message)`` optional)."""
         require_nr(release, self.variant)
+        if getattr(release, "label_groups", None) is not None:  # labels published apart from the rows
+            from graphanon.privacy.label_groups import grouped_label_audit
+
+            variant = "entropy" if isinstance(self, EntropyLDiversity) else "recursive"
+            return grouped_label_audit(self.name, original, release, self.l, variant, getattr(self, "c", None),
+                                       max_examples=max_examples)
         distinct = LDiversity(self.l).audit(original, release, max_examples=max_examples, progress=progress)
         every, viable, labels = candidate_label_counts(original, release)
         c = getattr(self, "c", None)

@@ -298,6 +298,10 @@ class LDiversity(PrivacyModel):
                 "l-diversity audits a release that publishes sensitive labels; this release has none "
                 "(anonymize with --label / labels, or audit --model nonreciprocal)"
             )
+        if getattr(release, "label_groups", None) is not None:  # labels published apart from the rows
+            from graphanon.privacy.label_groups import grouped_label_audit
+
+            return grouped_label_audit(self.name, original, release, self.l, "distinct", max_examples=max_examples)
         mc = match_classes(original, release, by_label=True, progress=progress)
         _stage(progress, 0, f"{self.l}-diverse factor (max-flow)")
         flow = ldiverse_flow(
