@@ -81,7 +81,7 @@ PUBLISHED_PARAMS: dict[str, frozenset] = {
     "mhghs": frozenset({"k", "m", "n_suppressed_nodes", *_GLOBAL_COSTS, "ncp_taxonomy", "rounds", "priors", "public_taxonomy"}),
     "mm": frozenset({"k", "m", "p", "h", "private", "n_moles", *_GLOBAL_COSTS}),
     "coat": frozenset({"k", "s", "privacy", "utility_blocks", "suppression_penalty"}),
-    "nr": frozenset({"k", "l", "l_method", *_TSP}),
+    "nr": frozenset({"k", "l", "l_method", "label_group_size", "diversity", "c", *_TSP}),
     "cahd": frozenset({"k", "l", "alpha", "group_size", "diversity", "c"}),
     "clump": frozenset({"k", "neighbors", "ggd", "ggd_lcg", "ncp_taxonomy"}),
     "partition": frozenset({"k", "ncp_hn", "ncp_taxonomy", "ggd_lcg"}),
