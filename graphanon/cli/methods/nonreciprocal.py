@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from graphanon.cli.registry import AlgorithmSpec, Param, RunOptions
 from graphanon.errors import ParameterError
-from graphanon.utils.validation import DIVERSITY_VARIANTS
 
 if TYPE_CHECKING:  # the release module imports numba: only the run does (the spec is read without it)
     from graphanon.release.nonreciprocal import NonreciprocalRelease
@@ -33,9 +32,12 @@ _TSP_PARAMS = (
 )
 _NR_PARAMS = (
     Param("l", int, None, "l-diversity of the sensitive labels (records need a label column)"),
-    Param("l_method", str, "flow", "l-diverse assignment extraction (with l)"),
-    Param("diversity", str, "distinct", "l-diversity variant: nr promises distinct only (entropy, recursive: "
-          "-a cahd)", choices=DIVERSITY_VARIANTS, argument=None),
+    Param("l_method", str, "groups", "with l: groups (default: labels published apart from the k-anonymous rows, "
+          "in groups of l distinct labels), or the paper's l-diverse graph, flow or greedy-walk (labels on "
+          "postimages: l-diverse under uniform possible worlds only)"),
+    Param("diversity", str, "distinct", "l-diversity variant of the label groups: distinct, entropy or recursive "
+          "(l_method=groups)"),
+    Param("c", float, None, "recursive (c,l)-diversity constant (diversity=recursive)"),
     Param("order", str, "gray-tsp", "cyclic record order"),
     Param("extraction", str, "closed-walk", "assignment extraction"),
     *_TSP_PARAMS,
@@ -75,12 +77,9 @@ def _run_nr(data, opts: RunOptions) -> NonreciprocalRelease:
                 "which lifts label inference above the release's reference; keep the unseeded gray-tsp order, "
                 "publish without labels (drop --label), or use --param l=L"
             )
-    if values.pop("diversity") != "distinct":
-        raise ParameterError(
-            "nr promises distinct l-diversity only: its l-regular graph gives every record l distinct labels, but "
-            "rows matching it beyond that graph may carry any label, so entropy or recursive (c,l)-diversity "
-            "cannot be promised; use -a cahd --param l=L --param diversity=entropy|recursive"
-        )
+    for name in ("diversity", "c"):
+        if name in opts.params and values["l"] is None:
+            raise ParameterError(f"--param {name} only applies with --param l=L (l-diversity)")
     from graphanon.algorithms.nonreciprocal.anonymize import anonymize_nonreciprocal
 
     return anonymize_nonreciprocal(
@@ -98,7 +97,8 @@ def _run_nr(data, opts: RunOptions) -> NonreciprocalRelease:
 NR = AlgorithmSpec(
     name="nr",
     summary="nonreciprocal recoding: k-regular ring over the Gray-TSP order, closed-walk assignments, "
-    "bit voting (--param l=L for l-diversity, l_method=flow|greedy-walk; order=gray-tsp|gray|identity; "
+    "bit voting (--param l=L for l-diversity: labels in groups, diversity=distinct|entropy|recursive, c=C; "
+    "l_method=flow|greedy-walk: the paper's; order=gray-tsp|gray|identity; "
     "extraction=closed-walk|backtracking)",
     adapter=_run_nr,
     privacy_model="nonreciprocal",
