@@ -9,7 +9,10 @@ groups of 4 distinct labels, which a label on 32% of the records does not
 allow). ``nr`` with label groups (the default ``l_method=groups``: k=3 ring,
 labels published in groups) for every variant (distinct, entropy, recursive
 c=2) and extraction; the paper's construction (``l_method=flow|greedy-walk``,
-both orders) only with ``--paper`` (results ``label_ranking_paper.json``). For each
+both orders) only with ``--paper`` (results ``label_ranking_paper.json``);
+``--c1``: only recursive (1, 3)-diversity, groups of 4 distinct labels
+(``label_ranking_ebook_c1.json``; the patients' top label, on 32% of the
+records, refuses it). For each
 release: the uniform-candidate and majority adversaries
 (:func:`~graphanon.attacks.label_inference`), and the ranking adversary
 (:func:`~graphanon.attacks.ranking_label_inference`) with every built-in
@@ -29,7 +32,7 @@ their majority label; compared with the link-free reference of
 ``--data ebook``: the same on e-book-like sessions (tests/ebook_sessions.py,
 3,000 sessions over 300 titles, 6 labels; ``label_ranking_ebook.json``).
 
-Usage: ``python benchmarks/label_ranking.py [--quick] [--data patients|ebook] [--paper] [--ring] [--no-save]``.
+Usage: ``python benchmarks/label_ranking.py [--quick] [--data patients|ebook] [--paper] [--c1] [--ring] [--no-save]``.
 """
 
 from __future__ import annotations
@@ -67,10 +70,13 @@ L = 3
 VARIANTS = (("distinct", {}), ("entropy", {"diversity": "entropy"}), ("recursive c=2", {"diversity": "recursive", "c": 2}))
 
 
-def releases(data, paper: bool = False):
+C1 = (("recursive c=1", {"diversity": "recursive", "c": 1}),)
+
+
+def releases(data, paper: bool = False, variants=VARIANTS):
     """(name, audit model, thunk) of every release attacked."""
     out = []
-    for vname, kw in VARIANTS:
+    for vname, kw in variants:
         model = diversity_model(L, kw.get("diversity", "distinct"), kw.get("c"))
         for extraction in ("closed-walk", "backtracking"):
             out.append((f"nr l=3 groups {vname} {extraction}", model,
@@ -82,7 +88,7 @@ def releases(data, paper: bool = False):
                     out.append((f"nr l=3 {order} {method} {extraction} (the paper's)", LDiversity(L),
                                 lambda o=order, m=method, e=extraction: anonymize_nonreciprocal(
                                     data, l=L, order=o, l_method=m, extraction=e, rng=1)))
-    for vname, kw in VARIANTS:
+    for vname, kw in variants:
         model = diversity_model(L, kw.get("diversity", "distinct"), kw.get("c"))
         out.append((f"cahd l=3 {vname}", model, lambda kw=kw: anonymize_cahd(data, l=L, **kw)))
     return out
@@ -144,6 +150,8 @@ def main() -> None:
     ap.add_argument("--ring", action="store_true", help="the k-only ring-rebuild attack instead (issue 30, item 4)")
     ap.add_argument("--paper", action="store_true",
                     help="also the paper's construction (l_method=flow|greedy-walk, both orders and extractions)")
+    ap.add_argument("--c1", action="store_true",
+                    help="only recursive (1, 3)-diversity (groups of 4 distinct labels; results suffix _c1)")
     ap.add_argument("--no-save", action="store_true")
     args = ap.parse_args()
     if args.ring:
@@ -157,7 +165,7 @@ def main() -> None:
         data = patients(n, seed=0)
         what = f"tests/patients.py: {n} patients, 400 codes, 5 skewed labels correlated with the codes, seed 0"
     rows = []
-    for name, model, make in releases(data, paper=args.paper):
+    for name, model, make in releases(data, paper=args.paper, variants=C1 if args.c1 else VARIANTS):
         start = time.perf_counter()
         rel = make()
         seconds = time.perf_counter() - start
@@ -191,7 +199,7 @@ def main() -> None:
         "rows": rows,
     }
     suffix = ("_ebook" if args.data == "ebook" else "") + ("_quick" if args.quick else "") + (
-        "_paper" if args.paper else "")
+        "_paper" if args.paper else "") + ("_c1" if args.c1 else "")
     print_and_save(doc, "label_ranking" + suffix, save=not args.no_save)
 
 

@@ -239,3 +239,25 @@ def test_refusals():
         anonymize_nonreciprocal(data, l=2, c=2.0)
     # recursive (3, 2): groups of 2 - 1 + floor(1/3) + 1 = 2 distinct labels
     assert anonymize_nonreciprocal(data, l=2, diversity="recursive", c=3.0).params["label_group_size"] == 2
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), p=st.integers(2, 5), n=st.integers(2, 40))
+def test_label_groups_partition_whenever_the_histogram_allows(data, p, n):
+    """Every feasible label multiset (no label on more than n/p rows) is split into groups of >= p distinct labels."""
+    from collections import Counter
+
+    from graphanon.algorithms.nonreciprocal.label_groups import label_groups
+
+    labels = data.draw(st.lists(st.integers(0, 7), min_size=n, max_size=n))
+    counts = Counter(labels)
+    if len(counts) < p or max(counts.values()) * p > n:
+        with pytest.raises(ParameterError):
+            label_groups(labels, p, np.arange(n))
+        return
+    order = np.array(data.draw(st.permutations(range(n))))
+    g = label_groups(labels, p, order)
+    assert sorted(set(g.tolist())) == list(range(int(g.max()) + 1))
+    for gi in range(int(g.max()) + 1):
+        members = [labels[i] for i in np.flatnonzero(g == gi)]
+        assert len(members) >= p and len(set(members)) == len(members)

@@ -328,8 +328,8 @@ def anonymize_nonreciprocal(
         ``"groups"`` (default): the rows are those of the k-anonymous
         pipeline (k-regular ring, extraction, bit voting) and the labels are
         published apart from them, Anatomy-style, in label groups of rows
-        near each other in the order, formed by the CAHD heuristic with
-        pairwise distinct labels and dealt to the group's rows by a secret
+        near each other in the order, formed along it under CAHD's
+        histogram check with pairwise distinct labels and dealt to the group's rows by a secret
         uniform shuffle (``release.label_groups``;
         :mod:`~graphanon.algorithms.nonreciprocal.label_groups`). An
         adversary who picks any row for a target, by any function of the
@@ -372,7 +372,8 @@ def anonymize_nonreciprocal(
         from the prior's private link), so together they reveal no more than
         the prior; ``k``/``l`` above the prior's raise
         :class:`~graphanon.errors.InfeasibleError`. The other options are
-        then unused.
+        then unused. A prior with label groups is refused
+        (:class:`ParameterError`): its groups are not reused yet.
 
     Returns
     -------
@@ -405,7 +406,7 @@ def anonymize_nonreciprocal(
     Complexity: gray order O(n d log n); Gray-TSP adds ``n / min_segment`` solver runs
     of ``tsp_step_limit`` steps (or at most ``tsp_time_limit`` seconds); ring + extraction O(n k) walk
     steps in practice (quadratic worst case); bit voting O(n k avg|r|). With
-    ``l`` and label groups add the CAHD grouping, O(n alpha p d / 64). With
+    ``l`` and label groups add O(n log L) for ``L`` labels (:func:`~graphanon.algorithms.nonreciprocal.label_groups.label_groups`). With
     ``l_method="flow"`` add three min-cost flows on O(2 window n + l n) arcs (window 128)
     (:func:`~graphanon.algorithms.nonreciprocal.greedy_diverse_assignments`).
     Memory O(n k + k nnz + n d / 64): the graph, the ``k`` assignments, the members
@@ -430,9 +431,17 @@ def anonymize_nonreciprocal(
     Xue et al., KDD 2012: Sec. 4.1 (Gray-TSP order, ring graph), 4.2 (closed
     walk), 4.4 (greedy l-diverse extraction), Sec. 3 / Fig. 4 (publication).
     Xiao, Tao. Anatomy. VLDB 2006, Sec. 3 (labels in groups apart from the
-    rows). Ghinita, Tao, Kalnis. ICDE 2008, Sec. IV (CAHD groups).
+    rows). Ghinita, Tao, Kalnis. ICDE 2008, Sec. IV (CAHD's histogram check).
     """
     if priors is not None:
+        from graphanon.algorithms.prior import as_priors
+
+        if any(getattr(p.release, "label_groups", None) is not None for p in as_priors(priors)):
+            raise ParameterError(
+                "a prior publishes its labels in label groups (nr --param l=L, the default l_method=groups); "
+                "reusing its rows does not carry the groups yet, so the pair would not compose: publish once, or "
+                "make both releases with --param l_method=flow"
+            )
         return reuse_priors(data, priors, k=k if k is not None else l, l=l, unsafe_secret_seed=unsafe_secret_seed)
     n = data.n_records
     if n == 0:
@@ -537,11 +546,11 @@ def _label_groups(data, perm, sigma, p, secret, progress):
     """Label groups of the aligned rows (row ``i``: record ``i``'s, the postimage of ``sigma[i]``) and the dealt labels."""
     from graphanon.algorithms.nonreciprocal.label_groups import deal_labels, label_groups
 
-    report(progress, 0, 1, f"label groups of {p} distinct labels (CAHD)")
+    report(progress, 0, 1, f"label groups of {p} distinct labels")
     position = np.empty(len(perm), dtype=np.int64)
     position[perm] = np.arange(len(perm))
     # a row stands where the record of its postimage stands: group rows near each other in the order
     row_order = np.argsort(position[sigma], kind="stable")
-    groups = label_groups(sp.csr_array(data.matrix)[sigma], data.labels, p, row_order)
-    report(progress, 1, 1, f"label groups of {p} distinct labels (CAHD)")
+    groups = label_groups(data.labels, p, row_order)
+    report(progress, 1, 1, f"label groups of {p} distinct labels")
     return groups, deal_labels(data.labels, groups, secret)

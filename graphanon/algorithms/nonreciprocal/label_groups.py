@@ -5,9 +5,9 @@ the k-anonymous pipeline: the k-regular ring over the record order, ``k``
 disjoint assignments, one chosen in secret, bit voting. The labels are then
 published Anatomy-style: the rows are partitioned into **label groups** of
 rows that stand near each other in the record order (a row stands where its
-postimage's record stands), formed by the CAHD heuristic
-(:func:`~graphanon.algorithms.nonreciprocal.cahd_groups.cahd_groups`) so
-that every group holds ``p`` or more pairwise distinct labels; the labels of
+postimage's record stands), formed along that order under CAHD's
+histogram check (:func:`label_groups`) so that every group holds ``p`` or
+more pairwise distinct labels; the labels of
 a group are dealt to its rows by a secret uniform shuffle. The release says
 so in its ``label_groups`` field: a row's label is a draw from its group.
 
@@ -35,7 +35,7 @@ X. Xiao, Y. Tao. Anatomy: simple and effective privacy preservation. VLDB
 2006, Sec. 3 (quasi-identifiers and sensitive values published in separate
 tables linked by a group id; the ``1/l`` bound of Lemma 2).
 G. Ghinita, Y. Tao, P. Kalnis. On the anonymization of sparse
-high-dimensional data. ICDE 2008, Sec. IV (CAHD group formation).
+high-dimensional data. ICDE 2008, Sec. IV (CAHD's histogram check).
 M. Xue, P. Karras, C. Raïssi, J. Vaidya, K.-L. Tan. Anonymizing set-valued
 data by nonreciprocal recoding. KDD 2012, Sec. 3-4 (the rows).
 A. Machanavajjhala et al. l-Diversity: privacy beyond k-anonymity. ACM TKDD
@@ -44,11 +44,11 @@ A. Machanavajjhala et al. l-Diversity: privacy beyond k-anonymity. ACM TKDD
 
 from __future__ import annotations
 
+import heapq
 import math
 
 import numpy as np
 
-from graphanon.algorithms.nonreciprocal.cahd_groups import cahd_groups
 from graphanon.errors import ParameterError
 from graphanon.utils.validation import check_diversity_feasible
 
@@ -86,27 +86,38 @@ def group_size_for(l: int, diversity: str = "distinct", c: float | None = None) 
     return int(l)
 
 
-def label_groups(X, labels, p: int, row_order: np.ndarray, *, alpha: int = 3) -> np.ndarray:
-    """Partition rows into groups of ``p`` or more pairwise distinct labels, near each other in ``row_order``.
+def label_groups(labels, p: int, row_order: np.ndarray) -> np.ndarray:
+    """Partition rows into groups of ``p`` or more pairwise distinct labels along ``row_order``.
+
+    Groups are formed one after the other, each with one row from each of its
+    labels. With ``R`` rows left and ``m = floor(R / p)``, a partition into
+    groups of ``p`` or more rows with no label above ``1/p`` of a group
+    exists iff no label is on more than ``m`` of them (CAHD's histogram
+    check, Ghinita et al., Sec. IV: deal the rows round-robin into ``m``
+    groups). That is kept as an invariant: the labels on exactly ``m`` rows
+    join the group being formed (Anatomy's largest buckets, Xiao and Tao,
+    Sec. 4); if they are ``p`` or more they form it alone (at most ``p + (R
+    mod p) / m`` of them, so the invariant holds after), else the labels
+    whose earliest ungrouped row comes first in ``row_order`` fill it to
+    ``p``. From each label its earliest ungrouped row is taken, so the rows
+    are taken nearly in order (a row waits only while its label is already
+    in the group being formed). The last rows (fewer than ``2p``) carry
+    pairwise distinct labels and form the last group.
 
     Parameters
     ----------
-    X : sparse matrix (n, d)
-        Per row, the items its position stands for (CAHD's similarity among the
-        candidates of a group).
     labels : sequence
         The true label of each row (that of the record the row is published for).
     p : int
         Group size (:func:`group_size_for`).
     row_order : permutation of the rows
         The order the groups are formed along.
-    alpha : int, default 3
-        CAHD candidate list: ``alpha * p`` rows on each side.
 
     Returns
     -------
     ndarray of int64, shape (n,)
-        Group number of each row, ``0..G-1`` in the order the groups were formed.
+        Group number of each row, ``0..G-1`` in the order the groups were formed;
+        every group has ``p`` or more rows with pairwise distinct labels.
 
     Raises
     ------
@@ -116,21 +127,58 @@ def label_groups(X, labels, p: int, row_order: np.ndarray, *, alpha: int = 3) ->
 
     Notes
     -----
-    Complexity: that of :func:`~graphanon.algorithms.nonreciprocal.cahd_groups.cahd_groups`,
-    O(n alpha p d / 64) in the typical case.
+    Complexity: O(n log L) time for ``L`` distinct labels (two heaps: the
+    labels by earliest ungrouped row and by rows left), O(n) memory; a
+    Python loop over the ``n / p`` groups, no per-row array work.
 
     Examples
     --------
-    >>> import scipy.sparse as sp
-    >>> X = sp.csr_array(np.eye(6, dtype=bool))
-    >>> label_groups(X, list("aabbcc"), 3, np.arange(6)).tolist()
+    >>> label_groups(list("aabbcc"), 3, np.arange(6)).tolist()
     [0, 1, 0, 1, 0, 1]
+    >>> label_groups(list("aaabbbcd"), 2, np.arange(8)).tolist()   # 'a' and 'b' must go first
+    [0, 1, 2, 0, 1, 2, 3, 3]
     """
     check_diversity_feasible(labels, p)
-    groups = cahd_groups(X, list(labels), p, order=row_order, alpha=alpha)
-    out = np.empty(len(labels), dtype=np.int64)
-    for g, members in enumerate(groups):
-        out[members] = g
+    index: dict = {}
+    codes = np.fromiter((index.setdefault(x, len(index)) for x in labels), dtype=np.int64, count=len(labels))
+    order = np.asarray(row_order, dtype=np.int64)
+    n, n_labels = len(codes), len(index)
+    lab = codes[order]  # label by position
+    by_label = np.argsort(lab, kind="stable")  # positions grouped by label, in order
+    start = np.searchsorted(lab[by_label], np.arange(n_labels + 1))
+    positions = [by_label[start[s]:start[s + 1]].tolist() for s in range(n_labels)]
+    head = [0] * n_labels  # per label: its rows before head are grouped (always a prefix, earliest first)
+    left = [len(x) for x in positions]
+    by_head = [(positions[s][0], s) for s in range(n_labels)]
+    heapq.heapify(by_head)
+    by_count = [(-left[s], s) for s in range(n_labels)]
+    heapq.heapify(by_count)
+    out = np.empty(n, dtype=np.int64)
+    remaining, group = n, 0
+    while remaining:
+        most = remaining // p  # the invariant: no label on more than floor(R / p) of the R rows left
+        chosen, used = [], set()
+        while by_count and -by_count[0][0] >= most:  # on floor(R / p) rows: must go now, or never fit
+            c, s = heapq.heappop(by_count)
+            if -c != left[s] or s in used:
+                continue  # stale entry
+            chosen.append(s)
+            used.add(s)
+        while len(chosen) < p:
+            h, s = heapq.heappop(by_head)
+            if s in used or not left[s] or positions[s][head[s]] != h:
+                continue  # stale entry, or already in this group
+            chosen.append(s)
+            used.add(s)
+        for s in chosen:
+            out[order[positions[s][head[s]]]] = group
+            head[s] += 1
+            left[s] -= 1
+            remaining -= 1
+            if left[s]:
+                heapq.heappush(by_head, (positions[s][head[s]], s))
+                heapq.heappush(by_count, (-left[s], s))
+        group += 1
     return out
 
 
