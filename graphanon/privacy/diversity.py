@@ -430,7 +430,8 @@ register_model(
     "ldiversity",
     _build("distinct"),
     "l-diversity of a nonreciprocal release (--param l=L [diversity=distinct|entropy|recursive, c=C]): "
-    "l-regular l-diverse match subgraph, original labels",
+    "l-regular l-diverse match subgraph, original labels; with label groups: every group and every record's "
+    "label mixture",
 )
 register_model(
     "entropy-ldiversity",

@@ -263,6 +263,13 @@ class LDiversity(PrivacyModel):
     3. every record's viable candidates (rows some perfect matching gives it)
        carry at least ``l`` distinct labels (implied by 2, reported).
 
+    A release that publishes its labels in label groups (``label_groups``:
+    ``nr --param l=L``, the default) is audited by
+    :func:`~graphanon.privacy.label_groups.grouped_label_audit` instead:
+    every group with no label above ``1/l`` of it, every record's candidate
+    and viable label mixtures too, and with the private link the groups'
+    consistency with their records and no labels left on their own rows.
+
     Parameters
     ----------
     l : int
