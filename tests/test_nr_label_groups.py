@@ -261,3 +261,18 @@ def test_label_groups_partition_whenever_the_histogram_allows(data, p, n):
     for gi in range(int(g.max()) + 1):
         members = [labels[i] for i in np.flatnonzero(g == gi)]
         assert len(members) >= p and len(set(members)) == len(members)
+
+
+def test_progress_moves_in_every_stage():
+    """Issue 35: no stage sits at 0/N while it works (nr with l, and cahd's grouping)."""
+    from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
+
+    data = patients(600, 400, seed=0)
+    for make in (lambda cb: anonymize_nonreciprocal(data, l=3, rng=0, progress=cb),
+                 lambda cb: anonymize_cahd(data, l=3, progress=cb)):
+        events: list = []
+        make(lambda done, total, message: events.append((done, total, message)))
+        top: dict = {}
+        for done, total, message in events:
+            top[message] = max(top.get(message, 0), done)
+        assert all(v > 0 for v in top.values()), top
