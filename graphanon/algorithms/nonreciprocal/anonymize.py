@@ -68,7 +68,6 @@ from graphanon.utils.progress import ProgressCallback, report
 from graphanon.utils.randomness import check_random_state, secret_generator
 from graphanon.utils.validation import (
     DIVERSITY_VARIANTS,
-    check_diversity_feasible,
     check_k,
     check_order,
 )
@@ -434,44 +433,18 @@ def anonymize_nonreciprocal(
     rows). Ghinita, Tao, Kalnis. ICDE 2008, Sec. IV (CAHD's histogram check).
     """
     if priors is not None:
-        from graphanon.algorithms.prior import as_priors
+        from graphanon.algorithms.nonreciprocal.label_groups import refuse_grouped_priors
 
-        if any(getattr(p.release, "label_groups", None) is not None for p in as_priors(priors)):
-            raise ParameterError(
-                "a prior publishes its labels in label groups (nr --param l=L, the default l_method=groups); "
-                "reusing its rows does not carry the groups yet, so the pair would not compose: publish once, or "
-                "make both releases with --param l_method=flow"
-            )
+        refuse_grouped_priors(priors)
         return reuse_priors(data, priors, k=k if k is not None else l, l=l, unsafe_secret_seed=unsafe_secret_seed)
     n = data.n_records
     if n == 0:
         raise ParameterError("cannot anonymize an empty dataset")
     p = None
     if l is not None:
-        if l_method == "groups":
-            from graphanon.algorithms.nonreciprocal.label_groups import group_size_for
+        from graphanon.algorithms.nonreciprocal.label_groups import check_l_params
 
-            p = group_size_for(l, diversity, c)
-            check_diversity_feasible(data.labels, p)  # a label on more than n / p records: refused in one line
-            if diversity != "distinct":
-                from graphanon.algorithms.nonreciprocal.cahd import check_table_diversity
-
-                check_table_diversity(data.labels, l, diversity, c)
-            p = check_k(p, n, "l")
-        else:
-            # the paper's l-diverse graphs (their numba kernels, the min-cost flow) load only for them
-            if diversity != "distinct":
-                raise ParameterError(
-                    f"l_method={l_method} promises distinct l-diversity only (rows matching a record beyond its "
-                    f"l-regular graph may carry any label); use l_method=groups for diversity={diversity}"
-                )
-            if k is not None and k > l:
-                raise ParameterError(
-                    f"k={k} > l={l}: l_method={l_method} builds an l-regular generalization graph (Xue et al., "
-                    "Sec. 4, step 2), so each record gets exactly l matches; drop k, or use l_method=groups "
-                    "(the k-regular ring, labels in groups of l)"
-                )
-            check_diversity_feasible(data.labels, l)
+        p = check_l_params(data.labels, n, k=k, l=l, l_method=l_method, diversity=diversity, c=c)
         l = check_k(l, n, "l")  # noqa: E741
         k = l if k is None else k
     k = check_k(k, n)
@@ -529,8 +502,10 @@ def anonymize_nonreciprocal(
     groups = None
     if l is not None:
         assert data.labels is not None  # check_diversity_feasible refused unlabelled data
-        if l_method == "groups":
-            groups, labels = _label_groups(data, perm, sigma, p, secret, progress)
+        if p is not None:  # label groups
+            from graphanon.algorithms.nonreciprocal.label_groups import grouped_labels
+
+            groups, labels = grouped_labels(data.labels, perm, sigma, p, secret, progress)
         else:
             labels = [data.labels[int(j)] for j in sigma]
     aligned = NonreciprocalRelease.from_preimages(data, members, sigma, labels=labels, label_groups=groups,
@@ -541,16 +516,3 @@ def anonymize_nonreciprocal(
     release.trace = NonreciprocalTrace(order=perm, graph=graph, assignments=assignments, greedy_assignments=greedy)
     return release
 
-
-def _label_groups(data, perm, sigma, p, secret, progress):
-    """Label groups of the aligned rows (row ``i``: record ``i``'s, the postimage of ``sigma[i]``) and the dealt labels."""
-    from graphanon.algorithms.nonreciprocal.label_groups import deal_labels, label_groups
-
-    report(progress, 0, 1, f"label groups of {p} distinct labels")
-    position = np.empty(len(perm), dtype=np.int64)
-    position[perm] = np.arange(len(perm))
-    # a row stands where the record of its postimage stands: group rows near each other in the order
-    row_order = np.argsort(position[sigma], kind="stable")
-    groups = label_groups(data.labels, p, row_order)
-    report(progress, 1, 1, f"label groups of {p} distinct labels")
-    return groups, deal_labels(data.labels, groups, secret)

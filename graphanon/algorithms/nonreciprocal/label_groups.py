@@ -50,9 +50,11 @@ import math
 import numpy as np
 
 from graphanon.errors import ParameterError
-from graphanon.utils.validation import check_diversity_feasible
+from graphanon.utils.progress import report
+from graphanon.utils.validation import check_diversity_feasible, check_k
 
-__all__ = ["deal_labels", "group_size_for", "label_groups"]
+__all__ = ["check_l_params", "deal_labels", "group_size_for", "grouped_labels", "label_groups",
+           "refuse_grouped_priors"]
 
 
 def group_size_for(l: int, diversity: str = "distinct", c: float | None = None) -> int:  # noqa: E741
@@ -212,3 +214,104 @@ def deal_labels(labels, groups: np.ndarray, secret: np.random.Generator) -> list
     out = np.empty(len(groups), dtype=object)
     out[by_group] = np.asarray(list(labels), dtype=object)[shuffled]
     return out.tolist()
+
+
+def check_l_params(labels, n: int, *, k, l, l_method: str, diversity: str, c) -> int | None:  # noqa: E741
+    """Check ``nr``'s l-diversity options up front (one-line :class:`ParameterError`); the label group size.
+
+    Parameters
+    ----------
+    labels : sequence or None
+        The records' labels.
+    n : int
+        Records.
+    k, l : int or None
+    l_method : {"groups", "flow", "greedy-walk"}
+    diversity : {"distinct", "entropy", "recursive"}
+    c : float or None
+
+    Returns
+    -------
+    int or None
+        ``p`` (:func:`group_size_for`) for label groups; None for the paper's
+        construction.
+
+    Examples
+    --------
+    >>> check_l_params(list("aabbcc"), 6, k=5, l=3, l_method="groups", diversity="distinct", c=None)
+    3
+    """
+    if l_method == "groups":
+        p = group_size_for(l, diversity, c)
+        check_diversity_feasible(labels, p)  # a label on more than n / p records: refused in one line
+        if diversity != "distinct":
+            from graphanon.algorithms.nonreciprocal.cahd import check_table_diversity
+
+            check_table_diversity(labels, l, diversity, c)
+        return check_k(p, n, "l")
+    if diversity != "distinct":
+        raise ParameterError(
+            f"l_method={l_method} promises distinct l-diversity only (rows matching a record beyond its "
+            f"l-regular graph may carry any label); use l_method=groups for diversity={diversity}"
+        )
+    if k is not None and k > l:
+        raise ParameterError(
+            f"k={k} > l={l}: l_method={l_method} builds an l-regular generalization graph (Xue et al., "
+            "Sec. 4, step 2), so each record gets exactly l matches; drop k, or use l_method=groups "
+            "(the k-regular ring, labels in groups of l)"
+        )
+    check_diversity_feasible(labels, l)
+    return None
+
+
+def grouped_labels(labels, perm: np.ndarray, sigma: np.ndarray, p: int, secret, progress=None) -> tuple:
+    """Label groups of the aligned rows of an ``nr`` release and the labels dealt to them.
+
+    Aligned row ``i`` is record ``i``'s (the postimage of ``sigma[i]``); it
+    stands where ``sigma[i]`` stands in the cyclic order ``perm``.
+
+    Parameters
+    ----------
+    labels : sequence
+        The records' labels.
+    perm : ndarray
+        The record order.
+    sigma : ndarray
+        The chosen assignment (secret).
+    p : int
+        Group size.
+    secret : numpy.random.Generator
+        Operating-system entropy, for the deal.
+    progress : callable(done, total, message), optional
+
+    Returns
+    -------
+    (ndarray of int64, list)
+        Each aligned row's group and its published label.
+
+    Examples
+    --------
+    >>> g, dealt = grouped_labels(list("abcabc"), np.arange(6), np.arange(6), 3, np.random.default_rng(0))
+    >>> g.tolist(), sorted(dealt[:3]) == ["a", "b", "c"]
+    ([0, 0, 0, 1, 1, 1], True)
+    """
+    report(progress, 0, 1, f"label groups of {p} distinct labels")
+    position = np.empty(len(perm), dtype=np.int64)
+    position[perm] = np.arange(len(perm))
+    # a row stands where the record of its postimage stands: group rows near each other in the order
+    row_order = np.argsort(position[np.asarray(sigma, dtype=np.int64)], kind="stable")
+    groups = label_groups(labels, p, row_order)
+    report(progress, 1, 1, f"label groups of {p} distinct labels")
+    return groups, deal_labels(labels, groups, secret)
+
+
+def refuse_grouped_priors(priors) -> None:
+    """Refuse (one line) priors whose labels are published in label groups: reuse does not carry the groups yet."""
+    from graphanon.algorithms.prior import as_priors
+
+    if any(getattr(p.release, "label_groups", None) is not None for p in as_priors(priors)):
+        raise ParameterError(
+            "a prior publishes its labels in label groups (nr --param l=L, the default l_method=groups); "
+            "reusing its rows does not carry the groups yet, so the pair would not compose: publish once, or "
+            "make both releases with --param l_method=flow"
+        )
