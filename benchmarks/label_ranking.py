@@ -4,15 +4,21 @@ Data: patient-like records with a skewed 5-value label correlated with the
 codes (tests/patients.py: 3,000 patients over 400 codes, seed 0; ``--quick``:
 1,000). Releases: ``nr`` l=3 (structure seed 1) for both orders (Gray-TSP,
 the default, and Gray), every extraction (closed-walk, backtracking) and
-every l_method (flow, greedy-walk); ``cahd`` l=3 distinct, entropy and recursive c=2 (c=1 needs
+every l_method; ``cahd`` l=3 distinct, entropy and recursive c=2 (c=1 needs
 groups of 4 distinct labels, which a label on 32% of the records does not
-allow). For each
+allow). ``nr`` with label groups (the default ``l_method=groups``: k=3 ring,
+labels published in groups) for every variant (distinct, entropy, recursive
+c=2) and extraction; the paper's construction (``l_method=flow|greedy-walk``,
+both orders) only with ``--paper`` (results ``label_ranking_paper.json``);
+``--c1``: only recursive (1, 3)-diversity, groups of 4 distinct labels
+(``label_ranking_ebook_c1.json``; the patients' top label, on 32% of the
+records, refuses it). For each
 release: the uniform-candidate and majority adversaries
 (:func:`~graphanon.attacks.label_inference`), and the ranking adversary
 (:func:`~graphanon.attacks.ranking_label_inference`) with every built-in
 score and its reverse; the best score is reported next to the bound 1/l and
-its one-sided margin (confidence 0.999), and the ``ldiversity`` audit's
-verdict. Results: ``benchmarks/results/label_ranking.json``.
+its one-sided margin (confidence 0.999), and the verdict of the variant's
+audit (``ldiversity``, ``entropy-ldiversity``, ``recursive-ldiversity``). Results: ``benchmarks/results/label_ranking.json``.
 
 ``--ring`` (issue 30, item 4): k-only ``nr`` (k=5) with labels on 1,000
 e-book-like sessions (tests/ebook_sessions.py, 150 titles, seed 0) and 1,000
@@ -26,7 +32,7 @@ their majority label; compared with the link-free reference of
 ``--data ebook``: the same on e-book-like sessions (tests/ebook_sessions.py,
 3,000 sessions over 300 titles, 6 labels; ``label_ranking_ebook.json``).
 
-Usage: ``python benchmarks/label_ranking.py [--quick] [--data patients|ebook] [--ring] [--no-save]``.
+Usage: ``python benchmarks/label_ranking.py [--quick] [--data patients|ebook] [--paper] [--c1] [--ring] [--no-save]``.
 """
 
 from __future__ import annotations
@@ -53,6 +59,7 @@ from graphanon.attacks import (  # noqa: E402
 )
 from graphanon.attacks.candidates import label_codes  # noqa: E402
 from graphanon.privacy import LDiversity  # noqa: E402
+from graphanon.privacy.diversity import diversity_model  # noqa: E402
 from graphanon.release import NonreciprocalRelease  # noqa: E402
 from tests.ebook_sessions import ebook_sessions  # noqa: E402
 from tests.patients import patients  # noqa: E402
@@ -60,18 +67,30 @@ from tests.patients import patients  # noqa: E402
 L = 3
 
 
-def releases(data):
-    """(name, thunk) of every release attacked."""
+VARIANTS = (("distinct", {}), ("entropy", {"diversity": "entropy"}), ("recursive c=2", {"diversity": "recursive", "c": 2}))
+
+
+C1 = (("recursive c=1", {"diversity": "recursive", "c": 1}),)
+
+
+def releases(data, paper: bool = False, variants=VARIANTS):
+    """(name, audit model, thunk) of every release attacked."""
     out = []
-    for order in ("gray-tsp", "gray"):
-        for method in ("flow", "greedy-walk"):
-            for extraction in ("closed-walk", "backtracking"):
-                out.append((f"nr l=3 {order} {method} {extraction}",
-                            lambda o=order, m=method, e=extraction: anonymize_nonreciprocal(
-                                data, l=L, order=o, l_method=m, extraction=e, rng=1)))
-    out.append(("cahd l=3 distinct", lambda: anonymize_cahd(data, l=L)))
-    out.append(("cahd l=3 entropy", lambda: anonymize_cahd(data, l=L, diversity="entropy")))
-    out.append(("cahd l=3 recursive c=2", lambda: anonymize_cahd(data, l=L, diversity="recursive", c=2)))
+    for vname, kw in variants:
+        model = diversity_model(L, kw.get("diversity", "distinct"), kw.get("c"))
+        for extraction in ("closed-walk", "backtracking"):
+            out.append((f"nr l=3 groups {vname} {extraction}", model,
+                        lambda e=extraction, kw=kw: anonymize_nonreciprocal(data, l=L, extraction=e, rng=1, **kw)))
+    if paper:
+        for order in ("gray-tsp", "gray"):
+            for method in ("flow", "greedy-walk"):
+                for extraction in ("closed-walk", "backtracking"):
+                    out.append((f"nr l=3 {order} {method} {extraction} (the paper's)", LDiversity(L),
+                                lambda o=order, m=method, e=extraction: anonymize_nonreciprocal(
+                                    data, l=L, order=o, l_method=m, extraction=e, rng=1)))
+    for vname, kw in variants:
+        model = diversity_model(L, kw.get("diversity", "distinct"), kw.get("c"))
+        out.append((f"cahd l=3 {vname}", model, lambda kw=kw: anonymize_cahd(data, l=L, **kw)))
     return out
 
 
@@ -129,6 +148,10 @@ def main() -> None:
     ap.add_argument("--data", choices=("patients", "ebook"), default="patients",
                     help="patient-like records (default) or e-book-like sessions (tests/ebook_sessions.py, 6 labels)")
     ap.add_argument("--ring", action="store_true", help="the k-only ring-rebuild attack instead (issue 30, item 4)")
+    ap.add_argument("--paper", action="store_true",
+                    help="also the paper's construction (l_method=flow|greedy-walk, both orders and extractions)")
+    ap.add_argument("--c1", action="store_true",
+                    help="only recursive (1, 3)-diversity (groups of 4 distinct labels; results suffix _c1)")
     ap.add_argument("--no-save", action="store_true")
     args = ap.parse_args()
     if args.ring:
@@ -142,7 +165,7 @@ def main() -> None:
         data = patients(n, seed=0)
         what = f"tests/patients.py: {n} patients, 400 codes, 5 skewed labels correlated with the codes, seed 0"
     rows = []
-    for name, make in releases(data):
+    for name, model, make in releases(data, paper=args.paper, variants=C1 if args.c1 else VARIANTS):
         start = time.perf_counter()
         rel = make()
         seconds = time.perf_counter() - start
@@ -150,12 +173,13 @@ def main() -> None:
         uniform = label_inference(data, rel, candidates=C)
         ranked = ranking_label_inference(data, rel, score="best", candidates=C)
         hamming = ranking_label_inference(data, rel, score="hamming", candidates=C)
-        audit = LDiversity(L).audit(data, rel)
+        audit = model.audit(data, rel)
         rows.append({
             "release": name,
             "records": data.n_records,
             "seconds": round(seconds, 2),
-            "ldiversity_audit": bool(audit.satisfied),
+            "audit": model.name,
+            "audit_satisfied": bool(audit.satisfied),
             "majority": round(uniform.details["majority_success"], 4),
             "uniform_candidate": round(uniform.details["mean_true_share"], 4),
             "ranking_hamming": round(hamming.success, 4),
@@ -174,7 +198,8 @@ def main() -> None:
         "load_average": [round(x, 2) for x in os.getloadavg()],
         "rows": rows,
     }
-    suffix = ("_ebook" if args.data == "ebook" else "") + ("_quick" if args.quick else "")
+    suffix = ("_ebook" if args.data == "ebook" else "") + ("_quick" if args.quick else "") + (
+        "_paper" if args.paper else "") + ("_c1" if args.c1 else "")
     print_and_save(doc, "label_ranking" + suffix, save=not args.no_save)
 
 

@@ -164,6 +164,28 @@ class CandidateSets:
         return M
 
 
+    def label_weights(self, targets, row_label_dist: sp.csr_array) -> sp.csr_array:
+        """Sparse (len(targets), n_labels): the summed label distributions of each target's candidate rows.
+
+        ``row_label_dist`` holds one distribution per row (one-hot for a row's
+        own label; its label group's shares when labels are published in
+        groups, :meth:`~graphanon.release.NonreciprocalRelease.group_label_shares`).
+        """
+        targets = np.asarray(targets, dtype=np.int64)
+        if self.grouped:
+            og, rg = self._og, self._rg
+            n_groups = int(max(og.max(initial=-1), rg.max(initial=-1)) + 1)
+            member = sp.csr_array((np.ones(self.n_rows), (rg, np.arange(self.n_rows))), shape=(n_groups, self.n_rows))
+            return sp.csr_array(sp.csr_array(member @ row_label_dist)[og[targets]])
+        lo, hi = self._ptr[targets], self._ptr[targets + 1]
+        lens = hi - lo
+        t_idx = np.repeat(np.arange(len(targets)), lens)
+        starts = np.repeat(lo - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens)
+        edge = np.arange(lens.sum()) + starts
+        T = sp.csr_array((np.ones(len(edge)), (t_idx, self._p[edge])), shape=(len(targets), self.n_rows))
+        return sp.csr_array(T @ sp.csr_array(row_label_dist))
+
+
 def candidate_sets(original, release) -> CandidateSets:
     """Candidate rows of every original record against ``release``.
 
@@ -201,3 +223,20 @@ def candidate_sets(original, release) -> CandidateSets:
     row_signatures(release)  # validates the kind
     o, p, _unknown = nonreciprocal_matches(original, release)
     return CandidateSets(n, n, edges=(o, p))
+
+
+def row_label_hit(release, pub_code: np.ndarray, n_labels: int, rows: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """Probability that reading row ``rows[e]`` gives label ``truth[e]``.
+
+    ``1``/``0`` for a row's own label; with label groups
+    (``release.label_groups``) the share of ``truth[e]`` in the row's group:
+    the printed label is a uniform draw from the group.
+    """
+    groups = getattr(release, "label_groups", None)
+    if groups is None:
+        return (pub_code[rows] == truth).astype(float)
+    g = np.asarray(groups, dtype=np.int64)
+    G = np.zeros((int(g.max()) + 1 if len(g) else 0, n_labels))
+    np.add.at(G, (g, pub_code), 1.0)
+    G /= np.maximum(G.sum(axis=1), 1.0)[:, None]
+    return G[g[rows], truth]

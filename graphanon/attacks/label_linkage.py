@@ -26,6 +26,7 @@ not the label). Issue 20, item 5.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from graphanon.attacks.candidates import candidate_sets, label_codes
 from graphanon.attacks.linkage import linkage_bound
@@ -90,9 +91,17 @@ def known_label_linkage(
     C = candidates if candidates is not None else candidate_sets(original, release)
     (orig_code, pub_code), n_labels = label_codes(original.labels, release.labels)
     size = C.sizes(t)
-    LC = C.label_counts(t, pub_code, n_labels).tocsr()
+    if getattr(release, "label_groups", None) is not None:
+        # labels published in groups: a row fits a known label when its group holds that label
+        holds = sp.csr_array(release.group_label_shares(pub_code, n_labels) > 0, dtype=np.float64)
+        LC = C.label_weights(t, holds).tocsr()
+        truth_has = np.asarray(holds[truth_t, orig_code[t]]).reshape(-1) > 0 if len(t) else np.zeros(0, dtype=bool)
+    else:
+        LC = C.label_counts(t, pub_code, n_labels).tocsr()
+        truth_has = pub_code[truth_t] == orig_code[t]
     with_label = np.asarray(LC[np.arange(len(t)), orig_code[t]]).reshape(-1) if len(t) else np.zeros(0)
-    truth_in = C.contains(t, truth_t) & (pub_code[truth_t] == orig_code[t])
+    with_label = np.rint(with_label)
+    truth_in = C.contains(t, truth_t) & truth_has
     per = np.where(truth_in & (with_label > 0), 1.0 / np.maximum(with_label, 1), 0.0)
     level, bound, kind = linkage_bound(release, k, size)
     with_prior = np.bincount(pub_code, minlength=n_labels)[orig_code[t]]

@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.attacks.candidates import candidate_sets, label_codes
+from graphanon.attacks.candidates import candidate_sets, label_codes, row_label_hit
 from graphanon.attacks.linkage import guess_rows, model_level
 from graphanon.attacks.result import (
     AttackResult,
@@ -121,7 +121,12 @@ def label_inference(
     t, _ = attack_targets(original, release, targets, rng, scored=False)
     C = candidates if candidates is not None else candidate_sets(original, release)
     (orig_code, pub_code), n_labels = label_codes(original.labels, pub_labels)
-    LC = sp.csr_array(C.label_counts(t, pub_code, n_labels))
+    if getattr(release, "label_groups", None) is not None:
+        # labels published in groups: a row's label is a draw from its group, so a candidate row weighs
+        # each label by its share in the row's group
+        LC = C.label_weights(t, release.group_label_shares(pub_code, n_labels))
+    else:
+        LC = sp.csr_array(C.label_counts(t, pub_code, n_labels))
     size = C.sizes(t).astype(float)
     nt = len(t)
     true_count = (
@@ -130,18 +135,19 @@ def label_inference(
     coo = LC.tocoo()
     maxc = np.zeros(nt)
     np.maximum.at(maxc, coo.row, coo.data)
-    n_at_max = np.bincount(coo.row[(coo.data == maxc[coo.row]) & (coo.data > 0)], minlength=nt)
+    tol = 1e-9  # group shares are fractions: compare sums of them with a tolerance
+    n_at_max = np.bincount(coo.row[(coo.data >= maxc[coo.row] - tol) & (coo.data > 0)], minlength=nt)
     distinct = np.bincount(coo.row[coo.data > 0], minlength=nt)
     safe = np.maximum(size, 1)
-    majority = np.where((true_count == maxc) & (maxc > 0), 1.0 / np.maximum(n_at_max, 1), 0.0)
+    majority = np.where((true_count >= maxc - tol) & (maxc > 0), 1.0 / np.maximum(n_at_max, 1), 0.0)
     share = true_count / safe
     if strategy == "candidates":
         per = majority
     else:
         guess = guess_rows(original, release, t, strategy)
         usable = C.contains(t, guess)
-        right = pub_code[np.where(usable, guess, 0)] == orig_code[t]
-        per = np.where(usable, right.astype(float), share)
+        right = row_label_hit(release, pub_code, n_labels, np.where(usable, guess, 0), orig_code[t])
+        per = np.where(usable, right, share)
     link_free = max(float(majority.mean()), float(share.mean())) if nt else 0.0
     level = model_level(release, l, ("l",), "l")
     if level:
@@ -164,3 +170,4 @@ def label_inference(
         baseline=majority_label_baseline(original.labels, t),
         baseline_kind="majority label",
     )
+

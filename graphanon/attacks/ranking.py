@@ -63,7 +63,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.attacks.candidates import candidate_sets, label_codes
+from graphanon.attacks.candidates import candidate_sets, label_codes, row_label_hit
 from graphanon.attacks.linkage import model_level
 from graphanon.attacks.result import AttackResult, attack_targets, make_result
 from graphanon.errors import ParameterError
@@ -199,12 +199,15 @@ def ranking_scores(name: str, ctx: RankingContext) -> np.ndarray:
 
 
 def _top_share(targets: np.ndarray, scores: np.ndarray, right: np.ndarray, n_targets: int) -> np.ndarray:
-    """Per target (edges grouped by ``targets``, 0..n_targets-1), the share of right rows among its least-score rows."""
+    """Per target (edges grouped by ``targets``, 0..n_targets-1), the mean of ``right`` over its least-score rows.
+
+    ``right[e]`` is the chance that reading row ``e`` gives the target's label (1/0, or a group share).
+    """
     best = np.full(n_targets, np.inf)
     np.minimum.at(best, targets, scores)
     top = scores == best[targets]
     n_top = np.bincount(targets[top], minlength=n_targets)
-    n_right = np.bincount(targets[top & right], minlength=n_targets)
+    n_right = np.bincount(targets[top], weights=np.asarray(right, dtype=float)[top], minlength=n_targets)
     return np.where(n_top > 0, n_right / np.maximum(n_top, 1), 0.0)
 
 
@@ -306,7 +309,8 @@ def ranking_label_inference(
     edge = np.repeat(lo - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens) + np.arange(int(lens.sum()))
     local = np.repeat(np.arange(len(t), dtype=np.int64), lens)
     ctx = RankingContext(release=release, X=X, targets=C._o[edge], rows=C._p[edge], row_degree=row_degree)
-    right = pub_code[ctx.rows] == orig_code[ctx.targets]
+    # a row's label is its own, or with label groups a draw from its group: the chance it is the target's
+    right = row_label_hit(release, pub_code, _n_labels, ctx.rows, orig_code[ctx.targets])
     if callable(score):
         names = [getattr(score, "__name__", "custom")]
         per_name = {names[0]: np.asarray(score(ctx), dtype=float)}

@@ -240,6 +240,8 @@ def audit_command(model: str, input_: str, output, params: dict | None, given: d
     --------
     >>> audit_command("nonreciprocal", "d.csv", "r.json", {"k": 5, "l": 3})
     ('ldiversity', 'graphanon audit d.csv r.json --model ldiversity --param l=3')
+    >>> audit_command("nonreciprocal", "d.csv", "r.json", {"k": 3, "l": 3, "diversity": "recursive", "c": 2.0})[1]
+    'graphanon audit d.csv r.json --model ldiversity --param l=3 --param diversity=recursive --param c=2'
     >>> audit_command("km", "groceries", "r.json", {"k": 5, "m": 2})[1]
     'graphanon audit groceries r.json --model km -k 5 -m 2'
     >>> audit_command("tendency", "d.csv", "r.json", {}, {"categories": "taxonomy-level:1", "taxonomy": "t.csv"})[1]
@@ -253,7 +255,12 @@ def audit_command(model: str, input_: str, output, params: dict | None, given: d
 
     k, m, l_value = number("k"), number("m"), number("l")
     if l_value is not None and model in ("nonreciprocal", "ldiversity"):
-        return "ldiversity", f"graphanon audit {input_} {output} --model ldiversity --param l={l_value}"
+        line = f"graphanon audit {input_} {output} --model ldiversity --param l={l_value}"
+        if params.get("diversity") in ("entropy", "recursive"):  # the variant the release promises
+            line += f" --param diversity={params['diversity']}"
+            if params.get("c") is not None:
+                line += f" --param c={params['c']:g}"
+        return "ldiversity", line
     line = f"graphanon audit {input_} {output} --model {model}"
     if k is not None and model in ("km", "transactional", "nonreciprocal", "constraints"):
         line += f" -k {k}"

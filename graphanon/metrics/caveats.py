@@ -149,12 +149,13 @@ def release_warnings(original: TransactionData, release: Release, *, max_ncp: fl
             "synthetic", f"the synthetic dataset has {release.n_records} rows for {original.n_records} records: most "
                          f"partitions' noisy counts fell below the method's thresholds; a larger --epsilon, or a "
                          f"taxonomy of the public universe with fewer children per node, keeps more"))
-    if name == "nr" and params.get("l") and getattr(release, "labels", None) is not None:
+    if (name == "nr" and params.get("l") and getattr(release, "labels", None) is not None
+            and getattr(release, "label_groups", None) is None):  # the paper's construction: labels on postimages
         out.append(ReleaseWarning(
             "l-ranking", f"l={params['l']} holds in the paper's model (uniform possible worlds), not against an "
                          "adversary who compares contents: the row nearest a record's items carries its label more "
-                         "often than 1/l (docs/attacks.md, (j)); for labels correlated with the items use -a cahd, "
-                         "and check with graphanon attack"))
+                         "often than 1/l (docs/attacks.md, (j)); publish labels in groups (the default "
+                         "--param l_method=groups) or use -a cahd, and check with graphanon attack"))
     if params.get("k") == 1:
         out.append(ReleaseWarning("k1", "k=1 protects no one: a published row may be a single person's, and nothing "
                                         "bounds what a known item reveals; use -k 2 or more"))

@@ -92,7 +92,8 @@ def candidate_label_counts(original, release) -> tuple[sp.csr_array, sp.csr_arra
     candidates, viable : scipy.sparse.csr_array, shape (n_records, n_labels)
         ``candidates[i, s]``: rows labelled ``s`` whose possible worlds contain
         record ``i``; ``viable[i, s]``: those of them some perfect matching
-        gives to ``i``.
+        gives to ``i``. With label groups (``release.label_groups``) each row
+        counts with its group's label shares (floats summing to 1 per row).
     labels : tuple
         Label values by column.
 
@@ -107,6 +108,11 @@ def candidate_label_counts(original, release) -> tuple[sp.csr_array, sp.csr_arra
     >>> viable.sum(axis=1).tolist()  # ... and may trade places: those rows are viable too
     [3, 3, 6, 3, 6, 3]
     """
+    if getattr(release, "label_groups", None) is not None:  # a row's label is a draw from its group
+        from graphanon.privacy.label_groups import grouped_label_distributions
+
+        out = grouped_label_distributions(original, release)
+        return sp.csr_array(out["candidates"]), sp.csr_array(out["viable"]), tuple(out["names"])
     mc = match_classes(original, release, by_label=True)
     viable = viable_edges(mc.record_size, mc.row_size, mc.edge_record, mc.edge_row)
     n_labels = max(len(mc.labels) if mc.labels is not None else 0, 1)
@@ -193,6 +199,12 @@ class _DistributionDiversity(PrivacyModel):
     def audit(self, original: TransactionData, release, *, max_examples: int = 10, progress: ProgressCallback | None = None) -> AuditReport:
         """Check ``release`` against ``original`` (``progress(done, total, message)`` optional)."""
         require_nr(release, self.variant)
+        if getattr(release, "label_groups", None) is not None:  # labels published apart from the rows
+            from graphanon.privacy.label_groups import grouped_label_audit
+
+            variant = "entropy" if isinstance(self, EntropyLDiversity) else "recursive"
+            return grouped_label_audit(self.name, original, release, self.l, variant, getattr(self, "c", None),
+                                       max_examples=max_examples)
         distinct = LDiversity(self.l).audit(original, release, max_examples=max_examples, progress=progress)
         every, viable, labels = candidate_label_counts(original, release)
         c = getattr(self, "c", None)
@@ -418,7 +430,8 @@ register_model(
     "ldiversity",
     _build("distinct"),
     "l-diversity of a nonreciprocal release (--param l=L [diversity=distinct|entropy|recursive, c=C]): "
-    "l-regular l-diverse match subgraph, original labels",
+    "l-regular l-diverse match subgraph, original labels; with label groups: every group and every record's "
+    "label mixture",
 )
 register_model(
     "entropy-ldiversity",

@@ -263,6 +263,13 @@ class LDiversity(PrivacyModel):
     3. every record's viable candidates (rows some perfect matching gives it)
        carry at least ``l`` distinct labels (implied by 2, reported).
 
+    A release that publishes its labels in label groups (``label_groups``:
+    ``nr --param l=L``, the default) is audited by
+    :func:`~graphanon.privacy.label_groups.grouped_label_audit` instead:
+    every group with no label above ``1/l`` of it, every record's candidate
+    and viable label mixtures too, and with the private link the groups'
+    consistency with their records and no labels left on their own rows.
+
     Parameters
     ----------
     l : int
@@ -298,6 +305,10 @@ class LDiversity(PrivacyModel):
                 "l-diversity audits a release that publishes sensitive labels; this release has none "
                 "(anonymize with --label / labels, or audit --model nonreciprocal)"
             )
+        if getattr(release, "label_groups", None) is not None:  # labels published apart from the rows
+            from graphanon.privacy.label_groups import grouped_label_audit
+
+            return grouped_label_audit(self.name, original, release, self.l, "distinct", max_examples=max_examples)
         mc = match_classes(original, release, by_label=True, progress=progress)
         _stage(progress, 0, f"{self.l}-diverse factor (max-flow)")
         flow = ldiverse_flow(

@@ -57,6 +57,13 @@ class NonreciprocalRelease(Release):
         Maximum number of flips on the distance positions.
     labels : sequence or None
         Sensitive label published with each record.
+    label_groups : array of int or None
+        Labels published apart from the rows (Anatomy-style label groups,
+        ``nr --param l=L``, the default ``l_method="groups"``):
+        ``label_groups[j]`` is row ``j``'s group, and the group's labels are
+        the multiset of ``labels`` over its rows, dealt to them by a secret
+        uniform shuffle. A row's label is then a draw from its group, not
+        the label of the record the row stands for. None: one label per row.
     algorithm, params :
         Provenance.
 
@@ -88,6 +95,7 @@ class NonreciprocalRelease(Release):
         threshold,
         labels: Sequence[Hashable] | None = None,
         *,
+        label_groups=None,
         algorithm: str = "nonreciprocal",
         params: dict | None = None,
     ) -> None:
@@ -112,6 +120,7 @@ class NonreciprocalRelease(Release):
         self.labels = None if labels is None else tuple(labels)
         if self.labels is not None and len(self.labels) != n:
             raise ReleaseFormatError(f"{len(self.labels)} labels for {n} records")
+        self.label_groups = None if label_groups is None else _check_label_groups(label_groups, n, self.labels)
         self._logcum: np.ndarray | None = None
         self._columns: tuple | None = None  # (base, distance, their CSC copies) for world_probabilities
 
@@ -131,7 +140,45 @@ class NonreciprocalRelease(Release):
         text = f"{b or '{}'} | distance: {d or '{}'} | threshold {int(self.threshold[i])}"
         if self.labels is not None:
             text += f" | label {display_label(self.labels[i])}"
+            if self.label_groups is not None:
+                text += f" (drawn from label group {int(self.label_groups[i])})"
         return text
+
+    def group_label_shares(self, codes: np.ndarray, n_labels: int) -> sp.csr_array:
+        """Per row, the probability of each label code: one-hot, or its label group's shares.
+
+        Parameters
+        ----------
+        codes : ndarray of int64, shape (n_rows,)
+            The published labels as codes ``0..n_labels-1``.
+        n_labels : int
+
+        Returns
+        -------
+        scipy.sparse.csr_array of float, shape (n_rows, n_labels)
+            Row ``j``: the label distribution a reader of row ``j`` holds.
+            Without label groups, ``1`` at row ``j``'s label; with them, the
+            share of each label in row ``j``'s group (the row's label is a
+            uniform draw from the group's multiset).
+
+        Examples
+        --------
+        >>> rel = NonreciprocalRelease(["a"], [[1], [1], [0]], [[0], [0], [1]], [0, 0, 1],
+        ...                            labels=["x", "y", "x"], label_groups=[0, 0, 1])
+        >>> rel.group_label_shares(np.array([0, 1, 0]), 2).toarray().tolist()
+        [[0.5, 0.5], [0.5, 0.5], [1.0, 0.0]]
+        """
+        codes = np.asarray(codes, dtype=np.int64)
+        n = len(codes)
+        if self.label_groups is None:
+            return sp.csr_array((np.ones(n), (np.arange(n), codes)), shape=(n, n_labels))
+        g = np.asarray(self.label_groups, dtype=np.int64)
+        n_groups = int(g.max()) + 1 if n else 0
+        counts = sp.csr_array((np.ones(n), (g, codes)), shape=(n_groups, n_labels))
+        counts.sum_duplicates()
+        size = np.bincount(g, minlength=n_groups).astype(np.float64)
+        shares = sp.csr_array(sp.diags_array(1.0 / np.maximum(size, 1.0)) @ counts)
+        return sp.csr_array(shares[g])
 
     def bitmap_strings(self, i: int) -> tuple[str, str]:
         """Base and distance bitmaps of record ``i`` as 0/1 strings in item order."""
@@ -261,6 +308,13 @@ class NonreciprocalRelease(Release):
         self.threshold = self.threshold[order]
         if self.labels is not None:
             self.labels = tuple(self.labels[int(i)] for i in order)
+        if self.label_groups is not None:
+            # renumbered by first appearance in the new (secret, random) row order: the numbers tell nothing
+            # of the order the groups were formed in
+            _, first, inverse = np.unique(self.label_groups[order], return_index=True, return_inverse=True)
+            rank = np.empty(len(first), dtype=np.int64)
+            rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+            self.label_groups = rank[inverse.reshape(-1)]
 
     def _payload(self) -> dict:
         return {
@@ -269,6 +323,7 @@ class NonreciprocalRelease(Release):
             "distance": IntRows(self.distance.indptr, self.distance.indices),
             "threshold": IntList(self.threshold),
             "labels": None if self.labels is None else [json_label(x, "sensitive label") for x in self.labels],
+            **({} if self.label_groups is None else {"label_groups": IntList(self.label_groups)}),
         }
 
     @classmethod
@@ -297,6 +352,7 @@ class NonreciprocalRelease(Release):
             mat(payload["distance"], "distance"),
             payload["threshold"],
             payload.get("labels"),
+            label_groups=payload.get("label_groups"),
             algorithm=algorithm,
             params=params,
         )
@@ -310,6 +366,7 @@ class NonreciprocalRelease(Release):
         row_of_record: np.ndarray,
         *,
         labels: Sequence[Hashable] | None = None,
+        label_groups=None,
         algorithm: str,
         params: dict | None = None,
     ) -> NonreciprocalRelease:
@@ -327,6 +384,8 @@ class NonreciprocalRelease(Release):
         labels : sequence, optional
             Label published in row ``i`` (default: ``data.labels``, i.e. each
             label travels with its record through the chosen assignment).
+        label_groups : array of int, optional
+            Label group of row ``i`` (labels published apart from the rows).
         """
         base, dist, thr = bit_vote(data.matrix, members)
         sigma = np.asarray(row_of_record, dtype=np.int64)
@@ -338,6 +397,7 @@ class NonreciprocalRelease(Release):
             dist[sigma],
             thr[sigma],
             labels,
+            label_groups=label_groups,
             algorithm=algorithm,
             params=params,
         )
@@ -348,3 +408,19 @@ class NonreciprocalRelease(Release):
             f"<NonreciprocalRelease by {self.algorithm!r}: {self.n_records} records, "
             f"mean threshold {self.threshold.mean() if self.n_records else 0:.2f}>"
         )
+
+
+def _check_label_groups(label_groups, n: int, labels) -> np.ndarray:
+    """Validated label groups: ``n`` integers ``0..G-1``, every number used, labels present."""
+    if labels is None:
+        raise ReleaseFormatError("label_groups without labels: a label group holds published labels")
+    if isinstance(label_groups, (str, bytes)) or not hasattr(label_groups, "__len__"):
+        raise ReleaseFormatError("label_groups must be a list of integers, one per row")
+    if len(label_groups) != n:
+        raise ReleaseFormatError(f"{len(label_groups)} label groups for {n} records")
+    if any(isinstance(x, bool) or not isinstance(x, (int, np.integer)) for x in label_groups):
+        raise ReleaseFormatError("label_groups must hold integers (the group number of each row)")
+    g = np.asarray(label_groups, dtype=np.int64).reshape(-1)
+    if n and (g.min() < 0 or np.unique(g).size != int(g.max()) + 1):
+        raise ReleaseFormatError("label_groups must number the groups 0..G-1, each used by some row")
+    return g

@@ -128,8 +128,8 @@ def test_bad_input():
         anonymize_nonreciprocal(skew, l=3, order="identity")
     with pytest.raises(ParameterError, match="needs sensitive labels"):
         anonymize_nonreciprocal(relabel(data, None), l=2, order="identity")
-    with pytest.raises(ParameterError, match=r"cannot exceed l=2; the l-diverse construction builds an l-regular .*Sec. 4"):
-        anonymize_nonreciprocal(data, k=3, l=2, order="identity")
+    with pytest.raises(ParameterError, match=r"k=3 > l=2: l_method=flow builds an l-regular .*Sec. 4"):
+        anonymize_nonreciprocal(data, k=3, l=2, order="identity", l_method="flow")
     with pytest.raises(ParameterError, match="order must be"):
         anonymize_nonreciprocal(data, k=2, order="zigzag")
     with pytest.raises(ParameterError, match="permutation"):

@@ -196,7 +196,7 @@ def test_real_data_flow_releases(name, step, l):  # noqa: E741
     data = load(name).subset(np.arange(0, load(name).n_records, step))
     data = relabel(data, skewed_labels(data.n_records, seed=2))
     rel = anonymize_nonreciprocal(
-        data, l=l, order="gray-tsp", min_segment=100, max_segment=130, tsp_step_limit=2000, rng=5
+        data, l=l, l_method="flow", order="gray-tsp", min_segment=100, max_segment=130, tsp_step_limit=2000, rng=5
     )
     det = {"greedy_assignments": rel.trace.greedy_assignments, "assignments": rel.trace.assignments,
            "graph": rel.trace.graph}
@@ -218,7 +218,7 @@ def test_flow_beats_cahd_and_greedy_walk(name, step):
     data = load(name).subset(np.arange(0, load(name).n_records, step))
     data = relabel(data, skewed_labels(data.n_records, seed=2))
     for l in (4, 8):  # noqa: E741
-        flow = anonymize_nonreciprocal(data, l=l, order="gray", rng=0)
+        flow = anonymize_nonreciprocal(data, l=l, order="gray", l_method="flow", rng=0)
         walk = anonymize_nonreciprocal(data, l=l, order="gray", l_method="greedy-walk", rng=0)
         cahd = anonymize_cahd(data, l=l, unsafe_secret_seed=0)
         for rel in (flow, walk, cahd):

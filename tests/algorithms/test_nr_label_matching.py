@@ -79,7 +79,7 @@ def test_rejects_a_graph_without_the_identity():
 
 def test_golden_table_relabelled_passes_audits():
     data = load("nr_table1")
-    rel = anonymize_nonreciprocal(data, l=3, order=[1, 3, 2, 0, 4, 5], rng=0)
+    rel = anonymize_nonreciprocal(data, l=3, order=[1, 3, 2, 0, 4, 5], l_method="flow", rng=0)
     new, stats = matching_labelled_nr(data, rel, unsafe_secret_seed=1)
     assert sorted(map(str, new.labels)) == sorted(map(str, data.labels))
     audits_with_and_without_link(data, new, 3)
@@ -89,7 +89,7 @@ def test_bundled_data_with_random_labels():
     data = load("chess").subset(np.arange(0, 3196, 8))
     labels = [f"s{v}" for v in np.random.default_rng(0).integers(0, 6, data.n_records)]
     data = TransactionData(data.matrix.copy(), data.items, data.record_ids, labels, data.name)
-    rel = anonymize_nonreciprocal(data, l=3, order="gray", rng=0)
+    rel = anonymize_nonreciprocal(data, l=3, order="gray", l_method="flow", rng=0)
     new, stats = matching_labelled_nr(data, rel, unsafe_secret_seed=2)
     assert stats["fixed_points"] < data.n_records
     audits_with_and_without_link(data, new, 3)
@@ -104,7 +104,7 @@ def test_hypothesis_relabelled_releases_pass_audits(data, l, m):  # noqa: E741
     X = rng.random((n, 6)) < 0.4
     d = from_iterable([[f"i{j}" for j in np.flatnonzero(r)] for r in X], items=[f"i{j}" for j in range(6)],
                       labels=labels)
-    rel = anonymize_nonreciprocal(d, l=l, order="gray", rng=int(rng.integers(1000)))
+    rel = anonymize_nonreciprocal(d, l=l, order="gray", l_method="flow", rng=int(rng.integers(1000)))
     new, _ = matching_labelled_nr(d, rel, avoid_own=data.draw(st.booleans()),
                                   unsafe_secret_seed=int(rng.integers(1000)))
     audits_with_and_without_link(d, new, l)
@@ -113,7 +113,7 @@ def test_hypothesis_relabelled_releases_pass_audits(data, l, m):  # noqa: E741
 def test_does_not_stop_the_ranking_attack():
     """Measured finding: the diverse matchings are nearly rigid, the nearest row still names the label."""
     data = ebook_sessions(600, 300, seed=0)
-    rel = anonymize_nonreciprocal(data, l=3, order="gray", rng=0)
+    rel = anonymize_nonreciprocal(data, l=3, order="gray", l_method="flow", rng=0)
     new, stats = matching_labelled_nr(data, rel, unsafe_secret_seed=0)
     assert stats["fixed_points"] > data.n_records // 2
     ranked = ranking_label_inference(data, new, score="hamming", candidates=candidate_sets(data, new))

@@ -270,6 +270,10 @@ def test_nr_refuses_variants_it_cannot_promise():
 
     data = labelled_ebook(60, 30)
     spec = get_algorithm("nr")
-    with pytest.raises(ParameterError, match="nr promises distinct l-diversity only"):
+    with pytest.raises(ParameterError, match="l_method=flow promises distinct l-diversity only"):
         spec.run(data, RunOptions(k=None, m=None, taxonomy=None, seed=0,
-                                  params={"l": "2", "diversity": "entropy", "order": "gray"}))
+                                  params={"l": "2", "diversity": "entropy", "order": "gray", "l_method": "flow"}))
+    # label groups (the default) promise the variants
+    rel = spec.run(data, RunOptions(k=None, m=None, taxonomy=None, seed=0,
+                                    params={"l": "2", "diversity": "entropy", "order": "gray"}))
+    assert rel.params["diversity"] == "entropy" and rel.label_groups is not None

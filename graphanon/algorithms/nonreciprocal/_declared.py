@@ -30,7 +30,7 @@ def prepare_nr(declaration, data, opts, values: dict, kwargs: dict) -> dict:
 
     Refused: TSP settings without the Gray-TSP order, a wall-clock limit with
     a seed, ``l_method`` without ``l``, a ring anyone can rebuild with labels
-    and ``-k`` only, a diversity variant other than distinct.
+    and ``-k`` only, ``diversity`` or ``c`` without ``l``.
     """
     order = values["order"]
     unused = [p.name for p in TSP_PARAMS if p.name in opts.params]
@@ -63,10 +63,7 @@ def prepare_nr(declaration, data, opts, values: dict, kwargs: dict) -> dict:
                 "which lifts label inference above the release's reference; keep the unseeded gray-tsp order, "
                 "publish without labels (drop --label), or use --param l=L"
             )
-    if values["diversity"] != "distinct":
-        raise ParameterError(
-            "nr promises distinct l-diversity only: its l-regular graph gives every record l distinct labels, but "
-            "rows matching it beyond that graph may carry any label, so entropy or recursive (c,l)-diversity "
-            "cannot be promised; use -a cahd --param l=L --param diversity=entropy|recursive"
-        )
+    for name in ("diversity", "c"):
+        if name in opts.params and values["l"] is None:
+            raise ParameterError(f"--param {name} only applies with --param l=L (l-diversity)")
     return kwargs

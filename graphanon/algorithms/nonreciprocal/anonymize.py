@@ -1,10 +1,12 @@
 """Nonreciprocal recoding: k-anonymity and l-diversity by k-regular generalization graphs.
 
 Pipeline (Xue et al., Sec. 4): (1) a cyclic record order (Gray or Gray-TSP);
-(2) a generalization graph -- the k-regular ring over the order for
-k-anonymity, or for l-diversity an l-regular graph whose every record's
-``l`` published records carry distinct labels (by default a min-cost such
-graph by min-cost flow; or the paper's greedy label-aware walks on the
+(2) a generalization graph -- the k-regular ring over the order (also for
+l-diversity by label groups, the default: the labels are then published
+apart from the rows, :mod:`.label_groups`), or, with the paper's
+``l_method="flow"`` / ``"greedy-walk"``, an l-regular graph whose every
+record's ``l`` published records carry distinct labels (a min-cost such
+graph by min-cost flow, or the paper's greedy label-aware walks on the
 complete graph); (3) ``k`` (or ``l``) disjoint assignments
 extracted from it at random by closed walks (or the WMC backtracking
 baseline); (4) one assignment chosen uniformly at random; (5) publication by
@@ -59,10 +61,11 @@ from graphanon.utils.params import (
     Interval,
     K,
     NotGreater,
+    OnlyWith,
     StrOptions,
     validate_params,
 )
-from graphanon.utils.progress import ProgressCallback
+from graphanon.utils.progress import ProgressCallback, report
 from graphanon.utils.randomness import check_random_state, secret_generator
 from graphanon.utils.validation import DIVERSITY_VARIANTS, check_k, check_order
 
@@ -71,7 +74,10 @@ if TYPE_CHECKING:
     from graphanon.release.nonreciprocal import NonreciprocalRelease
     from graphanon.utils.randomness import RandomLike
 
-__all__ = ["NonreciprocalTrace", "anonymize_nonreciprocal", "members_matrix", "record_order", "tsp_budget"]
+#: ``l_method`` values: label groups (the default), or the paper's l-diverse graphs (Fig. 4b labelling)
+L_METHODS = ("groups", "flow", "greedy-walk")
+
+__all__ = ["L_METHODS", "NonreciprocalTrace", "anonymize_nonreciprocal", "members_matrix", "record_order", "tsp_budget"]
 
 _BYTES_PER_EDGE = 160  # graph, assignments, members matrix and bit-vote edge arrays (measured: chess, k = n)
 _BYTES_PER_VOTE = 8  # bit vote's distance rows, per occurrence and assignment (int32 item + bool; 2 x 10^5 records, k = 5)
@@ -245,14 +251,14 @@ def members_matrix(assignments: np.ndarray, n: int) -> sp.csr_array:
      "min_segment": [Interval(Integral, 1, None)], "max_segment": [Interval(Integral, 1, None)],
      "tsp_time_limit": [Interval(Real, 0, None, closed="neither"), None],
      "tsp_step_limit": [Interval(Integral, 1, None), None], "tsp_solver": [StrOptions(TSP_SOLVERS)],
-     "extraction": [StrOptions(("closed-walk", "backtracking"))], "l_method": [StrOptions(("flow", "greedy-walk"))],
+     "extraction": [StrOptions(("closed-walk", "backtracking"))],
+     "l_method": [StrOptions(L_METHODS)], "diversity": [StrOptions(DIVERSITY_VARIANTS)],
+     "c": [Interval(Real, 0, None, closed="neither"), None],
      "rng": RNG, **COMMON, "client": NO_VALIDATION, "priors": NO_VALIDATION},
-    meanings={**MEANINGS, "l": "distinct sensitive labels among each record's candidates"},
+    meanings={**MEANINGS, "l": "distinct sensitive labels among each record's candidates",
+              "c": "the recursive (c,l)-diversity constant"},
     rules=[AtLeastOne(("k", "l"), "k: k-anonymity, l: l-diversity"), NotGreater("min_segment", "max_segment"),
-           NotGreater("k", "l", "the l-diverse construction builds an l-regular generalization graph (Xue et al., "
-                                 "Sec. 4, step 2), so each record gets exactly l matches: the release is "
-                                 "l-anonymous, not more; drop k, or use cahd (k > l: groups of k records with l "
-                                 "distinct labels)")],
+           OnlyWith("c", "diversity", "recursive")],
 )
 @fill_doc(secret='the extracted assignments, the chosen one and the row shuffle')
 def anonymize_nonreciprocal(
@@ -267,7 +273,9 @@ def anonymize_nonreciprocal(
     tsp_step_limit: int | None = None,
     tsp_solver: str = "local-length",
     extraction: str = "closed-walk",
-    l_method: str = "flow",
+    l_method: str = "groups",
+    diversity: str = "distinct",
+    c: float | None = None,
     rng: RandomLike = None,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
@@ -285,9 +293,13 @@ def anonymize_nonreciprocal(
         records, each of which is equally likely to be its true one. Required
         unless ``l`` is given (then it defaults to ``l`` and must not exceed it).
     l : int, optional
-        l-diversity level: every record's matches carry ``l`` distinct labels.
-        Checked up front: fewer than ``l`` labels, or a label on more than
-        ``n / l`` records, raises :class:`ParameterError`.
+        l-diversity level. With ``l_method="groups"`` (default) the labels are
+        published in label groups of ``p`` pairwise distinct labels (``p = l``,
+        or ``l - 1 + floor(1/c) + 1`` for recursive (c, l)): a label on more
+        than ``n / p`` records raises :class:`ParameterError`; ``k`` (default
+        ``l``) is free. With the paper's ``"flow"`` / ``"greedy-walk"``
+        every record's matches carry ``l`` distinct labels and ``k`` may not
+        exceed ``l``.
     order : {"gray-tsp", "gray", "identity"} or permutation
         Cyclic record order (:mod:`graphanon.algorithms.nonreciprocal.tsp`).
     min_segment, max_segment, tsp_time_limit, tsp_step_limit, tsp_solver :
@@ -308,14 +320,31 @@ def anonymize_nonreciprocal(
         (:func:`tsp_budget`; the command line refuses it with ``--seed``).
     extraction : {"closed-walk", "backtracking"}
         Assignment extraction (:func:`~graphanon.algorithms.nonreciprocal.extract_assignments`).
-    l_method : {"flow", "greedy-walk"}
-        With ``l``: how the l-diverse generalization graph is built
-        (:func:`~graphanon.algorithms.nonreciprocal.greedy_diverse_assignments`).
-        ``"flow"`` (default): a minimum-cost l-diverse graph over pairs near
-        in the order, by min-cost flow; always succeeds when ``l`` passes the
-        feasibility check. ``"greedy-walk"``: the paper's Algorithm 2
-        (``greedyPick``), round by round; can lose much utility in late
-        rounds, or fail, under the label constraint.
+    l_method : {"groups", "flow", "greedy-walk"}
+        With ``l``: how the labels are published.
+        ``"groups"`` (default): the rows are those of the k-anonymous
+        pipeline (k-regular ring, extraction, bit voting) and the labels are
+        published apart from them, Anatomy-style, in label groups of rows
+        near each other in the order, formed along it under CAHD's
+        histogram check with pairwise distinct labels and dealt to the group's rows by a secret
+        uniform shuffle (``release.label_groups``;
+        :mod:`~graphanon.algorithms.nonreciprocal.label_groups`). An
+        adversary who picks any row for a target, by any function of the
+        published rows, reads its label with probability at most ``1/l``
+        (``docs/attacks.md``, (j)). ``"flow"`` and ``"greedy-walk"``: the
+        paper's construction (Xue et al., Fig. 4b), an l-regular l-diverse
+        generalization graph (min-cost flow, or Algorithm 2 ``greedyPick``;
+        :func:`~graphanon.algorithms.nonreciprocal.greedy_diverse_assignments`)
+        whose rows carry the label of the record whose own postimage they
+        are: l-diverse under uniform possible worlds only, the row nearest a
+        record names its label more often than ``1/l`` (caveat ``l-ranking``).
+    diversity : {"distinct", "entropy", "recursive"}, default "distinct"
+        The l-diversity variant of the label groups (``l_method="groups"``
+        only): every group, and so every mixture of groups a record's
+        candidates read, meets it (Machanavajjhala et al., TKDD 2007,
+        Sec. 4.1).
+    c : float, optional
+        The recursive (c, l) constant (``diversity="recursive"`` only).
     client : dask.distributed.Client, optional
         Solve the Gray-TSP segments on this client's workers
         (:mod:`graphanon.distributed.tasks`). The segments are independent
@@ -340,7 +369,8 @@ def anonymize_nonreciprocal(
         from the prior's private link), so together they reveal no more than
         the prior; ``k``/``l`` above the prior's raise
         :class:`~graphanon.errors.InfeasibleError`. The other options are
-        then unused.
+        then unused. A prior with label groups is refused
+        (:class:`ParameterError`): its groups are not reused yet.
 
     Returns
     -------
@@ -349,10 +379,12 @@ def anonymize_nonreciprocal(
         private ``release.link.row_of_record[i]`` is the row the chosen
         assignment matched to record ``i``. With ``k`` only, that row carries
         record ``i``'s label (labels travel with the chosen assignment). With
-        ``l``, each published record carries the label of the record whose
-        own postimage it is (Xue et al., Fig. 4b and greedyPick criterion
-        iii), which is what makes every record's ``l`` matches carry ``l``
-        distinct labels.
+        ``l`` and label groups, ``release.label_groups[j]`` is row ``j``'s
+        group and row ``j``'s label a secret uniform draw from its group's
+        labels (params ``label_group_size``, and ``diversity``, ``c``). With
+        ``l_method="flow"`` or ``"greedy-walk"``, each published record
+        carries the label of the record whose own postimage it is (Xue et
+        al., Fig. 4b and greedyPick criterion iii).
 
         ``release.trace`` (in memory only, never saved) is a
         :class:`NonreciprocalTrace`: the order and the graph (public
@@ -371,7 +403,8 @@ def anonymize_nonreciprocal(
     Complexity: gray order O(n d log n); Gray-TSP adds ``n / min_segment`` solver runs
     of ``tsp_step_limit`` steps (or at most ``tsp_time_limit`` seconds); ring + extraction O(n k) walk
     steps in practice (quadratic worst case); bit voting O(n k avg|r|). With
-    ``l`` and ``l_method="flow"`` add three min-cost flows on O(2 window n + l n) arcs (window 128)
+    ``l`` and label groups add O(n log L) for ``L`` labels (:func:`~graphanon.algorithms.nonreciprocal.label_groups.label_groups`). With
+    ``l_method="flow"`` add three min-cost flows on O(2 window n + l n) arcs (window 128)
     (:func:`~graphanon.algorithms.nonreciprocal.greedy_diverse_assignments`).
     Memory O(n k + k nnz + n d / 64): the graph, the ``k`` assignments, the members
     matrix (about 160 bytes per edge), the bit vote's packed records and
@@ -394,20 +427,22 @@ def anonymize_nonreciprocal(
     ----------
     Xue et al., KDD 2012: Sec. 4.1 (Gray-TSP order, ring graph), 4.2 (closed
     walk), 4.4 (greedy l-diverse extraction), Sec. 3 / Fig. 4 (publication).
+    Xiao, Tao. Anatomy. VLDB 2006, Sec. 3 (labels in groups apart from the
+    rows). Ghinita, Tao, Kalnis. ICDE 2008, Sec. IV (CAHD's histogram check).
     """
     if priors is not None:
+        from graphanon.algorithms.nonreciprocal.label_groups import refuse_grouped_priors
+
+        refuse_grouped_priors(priors)
         return reuse_priors(data, priors, k=k if k is not None else l, l=l, unsafe_secret_seed=unsafe_secret_seed)
     n = data.n_records
     if n == 0:
         raise ParameterError("cannot anonymize an empty dataset")
+    p = None
     if l is not None:
-        # the l-diverse graphs (their numba kernels, the min-cost flow) load only for l
-        from graphanon.algorithms.nonreciprocal.diverse import (
-            check_diversity_feasible,
-            greedy_diverse_assignments,
-        )
+        from graphanon.algorithms.nonreciprocal.label_groups import check_l_params
 
-        check_diversity_feasible(data.labels, l)
+        p = check_l_params(data.labels, n, k=k, l=l, l_method=l_method, diversity=diversity, c=c)
         l = check_k(l, n, "l")  # noqa: E741
         k = l if k is None else k
     k = check_k(k, n)
@@ -432,15 +467,24 @@ def anonymize_nonreciprocal(
         "min_segment": min_segment,
         "max_segment": max_segment,
     }
+    if l is not None and l_method == "groups":
+        params["label_group_size"] = p
+        if diversity != "distinct":
+            params["diversity"] = diversity
+            if c is not None:
+                params["c"] = float(c)
     if isinstance(order, str) and order == "gray-tsp":  # the budget used: the same fields, seeded or not
         params["tsp_time_limit"], params["tsp_step_limit"] = tsp_budget(
             tsp_time_limit, tsp_step_limit, tsp_solver
         )
         params["tsp_solver"] = tsp_solver  # always recorded (releases made before it was recorded used "ortools")
-    if l is None:
+    if l is None or l_method == "groups":
         graph = GeneralizationGraph.ring(perm, k, data.record_ids)
         greedy = None
     else:
+        # the paper's l-diverse graphs (their numba kernels, the min-cost flow) load only for them
+        from graphanon.algorithms.nonreciprocal.diverse import greedy_diverse_assignments
+
         greedy = greedy_diverse_assignments(
             data.matrix, data.labels, l, perm, rng=rng, method=l_method, progress=progress
         )
@@ -457,11 +501,20 @@ def anonymize_nonreciprocal(
     sigma = assignments[chosen]
     members = members_matrix(assignments, n)
     labels = None
+    groups = None
     if l is not None:
         assert data.labels is not None  # check_diversity_feasible refused unlabelled data
-        labels = [data.labels[int(j)] for j in sigma]
-    aligned = NonreciprocalRelease.from_preimages(data, members, sigma, labels=labels, algorithm="nr", params=params)
+        if p is not None:  # label groups
+            from graphanon.algorithms.nonreciprocal.label_groups import grouped_labels
+
+            groups, labels = grouped_labels(data.labels, perm, sigma, p, secret, progress)
+        else:
+            labels = [data.labels[int(j)] for j in sigma]
+    aligned = NonreciprocalRelease.from_preimages(data, members, sigma, labels=labels, label_groups=groups,
+                                                  algorithm="nr", params=params)
+    report(progress, 0, 1, "publishing")
     release = publish(data, aligned, secret=secret)
+    report(progress, 1, 1, "publishing")
     release.trace = NonreciprocalTrace(order=perm, graph=graph, assignments=assignments, greedy_assignments=greedy)
     return release
 
@@ -469,17 +522,22 @@ def anonymize_nonreciprocal(
 NR = MethodDeclaration(
     name="nr", family="nonreciprocal", function=anonymize_nonreciprocal, privacy_model="nonreciprocal",
     summary="nonreciprocal recoding: k-regular ring over the Gray-TSP order, closed-walk assignments, "
-    "bit voting (--param l=L for l-diversity, l_method=flow|greedy-walk; order=gray-tsp|gray|identity; "
+    "bit voting (--param l=L for l-diversity: labels in groups, diversity=distinct|entropy|recursive, c=C; "
+    "l_method=flow|greedy-walk: the paper's; order=gray-tsp|gray|identity; "
     "extraction=closed-walk|backtracking)",
     params=(
         Parameter("l", int, None, "l-diversity of the sensitive labels (records need a label column)"),
-        Parameter("l_method", str, "flow", "l-diverse assignment extraction (with l)"),
-        Parameter("diversity", str, "distinct", "l-diversity variant: nr promises distinct only (entropy, "
-                  "recursive: -a cahd)", choices=DIVERSITY_VARIANTS, argument=None),
+        Parameter("l_method", str, "groups", "with l: groups (default: labels published apart from the k-anonymous "
+                  "rows, in groups of l distinct labels), or the paper's l-diverse graph, flow or greedy-walk "
+                  "(labels on postimages: l-diverse under uniform possible worlds only)"),
+        Parameter("diversity", str, "distinct", "l-diversity variant of the label groups: distinct, entropy or "
+                  "recursive (l_method=groups)"),
+        Parameter("c", float, None, "recursive (c,l)-diversity constant (diversity=recursive)"),
         Parameter("order", str, "gray-tsp", "cyclic record order"),
         Parameter("extraction", str, "closed-walk", "assignment extraction"),
         *TSP_PARAMS,
     ),
-    published=frozenset({"k", "l", "l_method", "order", "extraction", *(p.name for p in TSP_PARAMS)}),
+    published=frozenset({"k", "l", "l_method", "label_group_size", "diversity", "c", "order", "extraction",
+                         *(p.name for p in TSP_PARAMS)}),
     priors=REUSES_PRIOR_ROWS, label_params=("l",), options=("k", "seed", "scheduler"), prepare=prepare_nr,
 )

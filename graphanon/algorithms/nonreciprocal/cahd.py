@@ -206,7 +206,8 @@ def anonymize_cahd(
         CAHD candidate-list factor.
     %(unsafe_secret_seed)s
     progress : callable(done, total, message), optional
-        Called before the grouping and after the publication.
+        Called before the grouping, with the records grouped as it goes, and
+        after the publication.
 
     priors : release, Prior, (release, link), or a sequence of them, optional
         Earlier releases of ``data`` (:mod:`graphanon.algorithms.prior`):
@@ -283,9 +284,9 @@ def anonymize_cahd(
                     f"{1 / (top - l + 1):g} or lower l"
                 )
             size = wanted
-    report(progress, 0, 2, "CAHD grouping")
+    report(progress, 0, data.n_records, "CAHD grouping: records grouped")
     assert data.labels is not None  # check_diversity_feasible refused unlabelled data
-    groups = cahd_groups(data.matrix, list(data.labels), size, order=order, alpha=alpha)
+    groups = cahd_groups(data.matrix, list(data.labels), size, order=order, alpha=alpha, progress=progress)
     report(progress, 1, 2, "publishing by bit voting")
     params: dict[str, object] = {"k": int(k), "l": l, "alpha": alpha, "group_size": size}
     if diversity != "distinct":

@@ -91,6 +91,7 @@ def cahd_groups(
     order=None,
     alpha: int = 3,
     metric: str = "hamming",
+    progress=None,
 ) -> list[np.ndarray]:
     """Partition the records into l-diverse groups with the CAHD heuristic.
 
@@ -129,6 +130,8 @@ def cahd_groups(
         Similarity of a candidate to ``t``: smallest Hamming distance (what bit
         voting loses), or CAHD's original largest number of items in common.
         Ties go to the candidate nearer to ``t`` in the order, then earlier.
+    progress : callable(done, total, message), optional
+        Called with the records grouped so far (out of ``n``) about every 1% of them.
 
     Returns
     -------
@@ -202,6 +205,7 @@ def cahd_groups(
     n_labels = len(values)
     counts = np.bincount(codes, minlength=n_labels).astype(np.int64)
     window = int(alpha) * l
+    step = max(n // 100, 1)  # progress about every 1% of the records
     full_window_limit = 5000  # O(r^2) second phase only for small leftovers
 
     # Doubly linked list over the positions of ungrouped records (sentinels -1 and n).
@@ -286,6 +290,8 @@ def cahd_groups(
                 remaining -= len(g)
                 groups.append(order[np.asarray(g, dtype=np.int64)])
                 formed += 1
+                if progress is not None and (n - remaining) // step != (n - remaining - len(g)) // step:
+                    progress(n - remaining, n, "CAHD grouping: records grouped")
                 while p < n and not alive[p]:
                     p = int(nxt[p])
             if not formed:
