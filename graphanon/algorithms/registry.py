@@ -47,6 +47,7 @@ METHODS = LazyRegistry("algorithm", {
     "randswap": _A + "swapping:anonymize_randswap",
     "splitperson": _A + "swapping:anonymize_splitperson",
     "diffpart": _A + "dp.diffpart:anonymize_diffpart",
+    "privbasis": _A + "dp.privbasis:anonymize_privbasis",
 })
 
 
@@ -64,6 +65,7 @@ AUDITED_BY: dict[str, tuple[str, tuple[str, ...]]] = {
     "randswap": ("tendency", ()),
     # differentially private: no audit model can check a DP release; its guarantee is tested (docs/dp.md)
     "diffpart": ("dp", ()),
+    "privbasis": ("dp", ()),
 }
 
 

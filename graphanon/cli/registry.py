@@ -442,7 +442,7 @@ _SPECS = LazyRegistry("algorithm", {
         "nonreciprocal": ("cahd", "nr"),
         "grouping": ("clump", "partition"),
         "swapping": ("fullswap", "partsupp", "partswap", "randswap", "splitperson"),
-        "dp": ("diffpart",),
+        "dp": ("diffpart", "privbasis"),
     }.items()
     for name in names
 })

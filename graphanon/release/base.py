@@ -92,6 +92,8 @@ PUBLISHED_PARAMS: dict[str, frozenset] = {
     "splitperson": frozenset({"n_categories"}),
     # a DP release states epsilon, the mechanism, its settings and the public universe's taxonomy -- no count
     "diffpart": frozenset({"epsilon", "mechanism", "neighbouring", "fanout", "c_internal", "c_leaf", "taxonomy"}),
+    "privbasis": frozenset({"epsilon", "mechanism", "neighbouring", "k", "alpha1", "alpha2", "alpha3", "eta",
+                            "max_basis", "universe"}),
 }
 #: Releases made by hand (``algorithm="custom"`` and any name not above) may publish only these.
 GENERIC_PUBLISHED_PARAMS = frozenset({"k", "m", "l", "n_suppressed_nodes", "audit"})
