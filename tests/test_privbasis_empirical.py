@@ -25,7 +25,8 @@ The planted bugs replace one helper of :mod:`graphanon.algorithms.dp.privbasis`
 budget spent per basis need ~500 runs a side to be caught (seconds each):
 they are run in ``benchmarks/dp_audit.py`` and, planted in the source, by
 the mutation run, where the audit of the shipped mechanism below (500 runs:
-it catches them with probability ~0.99 by a binomial simulation) kills them.
+a binomial simulation of its counts under either bug caught it in 400 of 400
+draws) kills them.
 """
 
 from __future__ import annotations

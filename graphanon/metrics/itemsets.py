@@ -36,7 +36,7 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
-from graphanon.counting.support import minimal_infrequent_itemsets
+from graphanon.counting.support import itemset_supports, minimal_infrequent_itemsets
 from graphanon.errors import ParameterError
 
 __all__ = ["dif", "fi_similarity", "frequent_itemsets", "itemset_metrics", "top_k_itemsets", "top_k_metrics"]
@@ -225,8 +225,6 @@ def top_k_metrics(original, release, k: int | None = None) -> dict:
     >>> m["topk_precision"], m["topk_recall"], m["support_relative_error"]
     (1.0, 1.0, 0.25)
     """
-    from graphanon.counting.support import itemset_supports
-
     released = release.itemset_supports()
     if k is None:
         k = int(release.params.get("k", len(released)) or 1)
