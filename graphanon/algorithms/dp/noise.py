@@ -29,7 +29,9 @@ graphanon.errors.ParameterError: epsilon must be a finite number > 0, got 0.0
 References
 ----------
 I. Mironov. *On significance of the least significant bits for differential
-privacy.* CCS 2012. C. Canonne, G. Kamath, T. Steinke. *The discrete Gaussian
+privacy.* CCS 2012. R. McKenna, D. Sheldon. *Permute-and-flip: a new
+mechanism for differentially private selection.* NeurIPS 2020 (the
+selections). C. Canonne, G. Kamath, T. Steinke. *The discrete Gaussian
 for differential privacy.* NeurIPS 2020 (the exact discrete Laplace sampler
 OpenDP implements). OpenDP: https://docs.opendp.org.
 """
@@ -136,13 +138,18 @@ def _checked(built, epsilon: float):
 
 
 def noisy_max(scores, epsilon: float, *, monotonic: bool = False) -> int:
-    """The index of a candidate chosen by the exponential mechanism on integer ``scores`` (sensitivity 1).
+    """The index of a candidate chosen privately by its integer ``scores`` (sensitivity 1): report-noisy-max.
 
-    Report-noisy-max (OpenDP ``make_noisy_max``, max-divergence: the
-    exponential mechanism's guarantee) at noise scale ``2 / epsilon``, or
-    ``1 / epsilon`` when the scores are ``monotonic`` (every score moves the
-    same way when a record is added); OpenDP's privacy map is checked to
-    give ``epsilon``.
+    OpenDP's ``make_noisy_max`` under max-divergence (pure epsilon-DP) at
+    noise scale ``2 / epsilon``, or ``1 / epsilon`` when the scores are
+    ``monotonic`` (every score moves the same way when a record is added);
+    OpenDP's privacy map is checked to give ``epsilon``. Under
+    max-divergence OpenDP adds exponential noise: report-noisy-max with
+    exponential noise is the permute-and-flip mechanism (McKenna and
+    Sheldon 2020), epsilon-DP like the exponential mechanism with the same
+    quality and sensitivity, and never less accurate than it. (The Gumbel
+    form, which *is* the exponential mechanism, is
+    ``make_report_noisy_max_gumbel``, deprecated in the installed OpenDP.)
 
     Parameters
     ----------
@@ -174,9 +181,9 @@ def noisy_max(scores, epsilon: float, *, monotonic: bool = False) -> int:
 
 
 def noisy_top_k(scores, k: int, epsilon: float, *, monotonic: bool = True) -> list[int]:
-    """``k`` distinct candidates chosen by ``k`` rounds of the exponential mechanism (peeling), at ``epsilon`` in all.
+    """``k`` distinct candidates chosen by ``k`` rounds of private selection (peeling), at ``epsilon`` in all.
 
-    OpenDP's ``make_noisy_top_k`` (max-divergence) at noise scale
+    OpenDP's ``make_noisy_top_k`` (max-divergence, exponential noise, as :func:`noisy_max`) at noise scale
     ``k / epsilon`` (monotonic scores) or ``2k / epsilon``: each round
     spends ``epsilon / k``; OpenDP's privacy map is checked to give
     ``epsilon``. ``k`` larger than the number of candidates takes them all

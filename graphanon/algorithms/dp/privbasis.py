@@ -40,7 +40,10 @@ sensitivity 1 per basis) but in every basis: each basis's bins get
 the reconstruction and the top-k step read only the private outputs
 (post-processing). Each selection is OpenDP's (``make_noisy_max``,
 ``make_noisy_top_k``, max-divergence; its privacy map is checked against the
-step's budget) and each count's noise OpenDP's exact discrete Laplace, all
+step's budget): report-noisy-max with exponential noise, i.e. permute-and-flip,
+which has the exponential mechanism's guarantee for the same quality and is
+never less accurate -- the one departure from the paper's exponential
+mechanism (OpenDP's Gumbel form is deprecated) and each count's noise OpenDP's exact discrete Laplace, all
 from OS entropy (:mod:`graphanon.algorithms.dp.noise`); ``theta`` and the
 counts are computed inside the mechanism and never published. The universe is
 public and given by the caller, never built from the data (a data item
@@ -275,8 +278,8 @@ def anonymize_privbasis(
                       np.concatenate([[0], np.cumsum([len(t) for t in ranked])]).astype(np.int64)),
                      shape=(len(ranked), d))
     params = {
-        "epsilon": eps, "mechanism": "PrivBasis (Li et al. 2012): exponential mechanism (OpenDP noisy max / top-k) "
-        "and discrete Laplace bin counts (OpenDP)", "neighbouring": "add/remove one record", "k": int(k),
+        "epsilon": eps, "mechanism": "PrivBasis (Li et al. 2012): private selections by OpenDP's noisy max / "
+        "top-k (exponential noise, permute-and-flip) and discrete Laplace bin counts (OpenDP)", "neighbouring": "add/remove one record", "k": int(k),
         "alpha1": float(alpha1), "alpha2": float(alpha2), "alpha3": round(1.0 - alpha1 - alpha2, 12),
         "eta": float(eta), "max_basis": int(max_basis),
         "universe": "given" if universe is not None else "the taxonomy's leaves",
