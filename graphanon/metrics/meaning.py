@@ -13,8 +13,9 @@ __all__ = ["METRIC_MEANINGS", "describe_metrics"]
 #: setting of the measurement, neither good nor bad).
 METRIC_MEANINGS: dict[str, tuple[str, str, str]] = {
     "algorithm": ("context", "name", "the method that made the release"),
-    "kind": ("context", "name", "the release kind (global_recoding, local_recoding, nonreciprocal, perturbed)"),
-    "records": ("context", "records", "published records"),
+    "kind": ("context", "name", "the release kind (global_recoding, local_recoding, nonreciprocal, perturbed, "
+                                         "synthetic, itemsets)"),
+    "records": ("context", "records", "published records (an itemset release: its itemsets)"),
     "ncp": ("lower", "fraction in [0, 1]",
             "information lost per original occurrence: the share of the data's items its published item "
             "stands for (1 when suppressed)"),
