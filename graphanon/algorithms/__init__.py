@@ -14,6 +14,7 @@ __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     "graphanon.algorithms.hierarchy.aa_dask": ("write_aa_release",),
     "graphanon.algorithms.nonreciprocal.cahd": ("anonymize_cahd",),
     "graphanon.algorithms.dp.diffpart": ("anonymize_diffpart",),
+    "graphanon.algorithms.dp.privbasis": ("anonymize_privbasis",),
     "graphanon.algorithms.grouping.clump": ("anonymize_clump",),
     "graphanon.algorithms.coat": ("anonymize_coat", "pgen"),
     "graphanon.algorithms.hierarchy.cut": ("anonymize_cut",),

@@ -59,7 +59,7 @@ from graphanon.errors import GraphanonError
                    "aa on a Parquet INPUT (without --prior or --label) keeps the records on the workers and writes "
                    "the release (and --link-out) from there: this process never holds them (docs/scale.md).")
 @click.option("--epsilon", type=float, default=None,
-              help="Differentially private methods (diffpart): the privacy loss of this release (> 0).")
+              help="Differentially private methods (diffpart, privbasis): the privacy loss of this release (> 0).")
 @click.option("--universe", default=None, type=click.Path(dir_okay=False),
               help="DP methods: the public item universe, one item per line (not the items of the data).")
 @click.option("--ledger", default=None, type=click.Path(dir_okay=False),
@@ -192,11 +192,11 @@ def _check_dp_options(spec, dp: bool, taxonomy, link_out, ledger, budget, output
     if not dp:
         extra = [flag for flag, value in (("--ledger", ledger), ("--budget", budget)) if value is not None]
         if extra:
-            raise GraphanonError(f"{', '.join(extra)}: only differentially private methods (diffpart) spend an "
+            raise GraphanonError(f"{', '.join(extra)}: only differentially private methods (diffpart, privbasis) spend an "
                                  f"epsilon budget; algorithm {spec.name!r} does not -- drop it")
         return
     if link_out is not None:
-        raise GraphanonError(f"--link-out: a {spec.name} release is synthetic, no row stands for a record, so it "
+        raise GraphanonError(f"--link-out: no row of a {spec.name} release stands for a record, so it "
                              "has no private link; drop it")
     if budget is not None and ledger is None:
         raise GraphanonError("--budget needs --ledger FILE (the private ledger that records what was spent)")
@@ -290,9 +290,10 @@ def _report(spec, input_, n_records: int, elapsed: float, output, link_out, json
         echo_json(summary)
     else:
         # "released", not "anonymized": what the release guarantees is what `graphanon audit` says
-        click.echo(f"{spec.name}: {n_records} records released in {elapsed:.2f} s -> {output}")
+        rows = "rows" if spec.privacy_model == "dp" else "records"  # synthetic rows, or itemsets (privbasis)
+        click.echo(f"{spec.name}: {n_records} {rows} released in {elapsed:.2f} s -> {output}")
         if spec.privacy_model == "dp":
-            click.echo("an epsilon-DP synthetic dataset: its guarantee is tested, not audited (docs/dp.md)")
+            click.echo("an epsilon-DP release: its guarantee is tested, not audited (docs/dp.md)")
         else:
             click.echo(f"check it: {check}")
         if exported:

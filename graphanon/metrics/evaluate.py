@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from graphanon.errors import ParameterError
 from graphanon.metrics.clustering import ggd_total, local_ncp, ncp_he_naughton, ncp_lm
-from graphanon.metrics.itemsets import itemset_metrics
+from graphanon.metrics.itemsets import itemset_metrics, top_k_metrics
 from graphanon.metrics.loss import ncp_taxonomy, recoding_loss
 from graphanon.metrics.nonreciprocal import evaluate_nonreciprocal
 from graphanon.metrics.queries import average_relative_error, generate_workload
@@ -86,6 +86,13 @@ def _evaluate_synthetic(original, release, *, queries: int, q: int, rng, link=No
     return out
 
 
+def _evaluate_itemsets(original, release, *, queries: int, q: int, rng, link=None) -> dict:
+    # a top-k list with noisy supports (PrivBasis): no rows answer COUNT queries; its own utility measures
+    out = top_k_metrics(original, release)
+    out.update(epsilon=release.params.get("epsilon"), released_itemsets=release.n_records)
+    return out
+
+
 def _evaluate_local(original, release, *, queries: int, q: int, rng, link=None) -> dict:
     if link is not None and release.link is None:
         release.link = link
@@ -113,6 +120,7 @@ register_evaluator("nonreciprocal", _evaluate_nonreciprocal)
 register_evaluator("perturbed", _evaluate_perturbed)
 register_evaluator("local_recoding", _evaluate_local)
 register_evaluator("synthetic", _evaluate_synthetic)
+register_evaluator("itemsets", _evaluate_itemsets)
 
 
 def evaluate_release(
@@ -179,9 +187,10 @@ def evaluate_release(
         attach_link(release, link)
     if not allow_mismatch:
         check_same_data(original, release)
-    # a split release has more rows than records; a synthetic (DP) one a noisy number of rows
+    # a split release has more rows than records; a synthetic (DP) one a noisy number of rows; an itemset
+    # release's rows are itemsets
     if (original.n_records != release.n_records and getattr(release, "moves", None) != "split"
-            and release.kind != "synthetic"):
+            and release.kind not in ("synthetic", "itemsets")):
         raise ParameterError(
             f"the release has {release.n_records} records but the data {original.n_records}; "
             f"evaluate a release against the data it was made from"

@@ -13,8 +13,9 @@ __all__ = ["METRIC_MEANINGS", "describe_metrics"]
 #: setting of the measurement, neither good nor bad).
 METRIC_MEANINGS: dict[str, tuple[str, str, str]] = {
     "algorithm": ("context", "name", "the method that made the release"),
-    "kind": ("context", "name", "the release kind (global_recoding, local_recoding, nonreciprocal, perturbed)"),
-    "records": ("context", "records", "published records"),
+    "kind": ("context", "name", "the release kind (global_recoding, local_recoding, nonreciprocal, perturbed, "
+                                         "synthetic, itemsets)"),
+    "records": ("context", "records", "published records (an itemset release: its itemsets)"),
     "ncp": ("lower", "fraction in [0, 1]",
             "information lost per original occurrence: the share of the data's items its published item "
             "stands for (1 when suppressed)"),
@@ -48,6 +49,20 @@ METRIC_MEANINGS: dict[str, tuple[str, str, str]] = {
     "fi_original": ("context", "itemsets", "frequent itemsets of the data"),
     "fi_released": ("context", "itemsets", "frequent itemsets of the release"),
     "fi_similarity": ("higher", "fraction in [0, 1]", "Jaccard similarity of the two frequent-itemset sets"),
+    "epsilon": ("context", "privacy loss", "the epsilon of a differentially private release"),
+    "released_records": ("context", "rows", "rows of a synthetic (DP) dataset (a noisy number)"),
+    "released_itemsets": ("context", "itemsets", "itemsets of a top-k list with noisy supports"),
+    "topk_k": ("context", "itemsets", "the k of the released top-k itemset list"),
+    "topk_released": ("context", "itemsets", "itemsets the top-k list releases"),
+    "topk_true": ("context", "itemsets", "the data's true top-k itemsets (ties at the k-th support included)"),
+    "topk_common": ("higher", "itemsets", "released itemsets that are in the true top-k"),
+    "topk_precision": ("higher", "fraction in [0, 1]", "released itemsets in the true top-k / released itemsets"),
+    "topk_recall": ("higher", "fraction in [0, 1]", "released itemsets in the true top-k / k"),
+    "topk_f": ("higher", "fraction in [0, 1]", "harmonic mean of top-k precision and recall"),
+    "support_relative_error": ("lower", "ratio (0 = exact)",
+                               "median |noisy - true| / max(true, 1) over the released itemsets' supports"),
+    "support_relative_error_mean": ("lower", "ratio (0 = exact)",
+                                    "mean |noisy - true| / max(true, 1) over the released itemsets' supports"),
     "groups": ("context", "groups", "groups of equal published records"),
     "reading": ("context", "name", "how a group's published items are read (one or some)"),
     "ggd": ("lower", "occurrences x LM", "total generalization distance (GGD) over the groups"),

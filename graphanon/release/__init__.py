@@ -23,6 +23,9 @@ PerturbedRelease
 SyntheticRelease
     A synthetic dataset drawn by a differentially private mechanism (DiffPart):
     no fingerprint, no link, no exact count (``docs/dp.md``).
+ItemsetRelease
+    The top-k frequent itemsets with noisy supports from a differentially
+    private mechanism (PrivBasis): no rows for records, no exact count.
 
 Any kind is written as a plain table for recipients without graphanon, with a
 codebook, by :func:`export_release` (``docs/export.md``).
@@ -45,4 +48,5 @@ __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     "graphanon.release.synthetic": ("SyntheticRelease",),
     "graphanon.release.ledger": ("Accounting", "BudgetLedger", "LEDGER_FORMAT_TAG", "data_identity", "is_dp_release",
                                  "release_digest"),
+    "graphanon.release.itemsets": ("ItemsetRelease",),
 })

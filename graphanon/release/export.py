@@ -33,7 +33,11 @@ labels. Per kind:
   the distance with 0/1 columns ``base`` and ``distance``;
 * perturbed -- ``item`` only. Which items were moved is **not** flagged: the
   release does not publish it (a flag would undo the method); the codebook
-  says what kind of move was made.
+  says what kind of move was made;
+* synthetic -- ``item``: each distinct itemset repeated by its noisy count;
+* itemsets -- a row is a released itemset (``p1`` the highest noisy
+  support): ``item`` and ``support`` (its noisy support, a noisy number of
+  records); the records form is ``row,items,support``, one line per itemset.
 
 Nothing is exported that the release file does not publish, and less: never
 the data fingerprint, and only the parameters on the method's allowlist
@@ -59,6 +63,7 @@ from graphanon.readwrite.files import atomic_write
 from graphanon.readwrite.tables import table_suffix, write_table
 from graphanon.release.base import Release, check_published_params
 from graphanon.release.global_recoding import GlobalRecoding
+from graphanon.release.itemsets import ItemsetRelease
 from graphanon.release.local_recoding import LocalRecoding
 from graphanon.release.nonreciprocal import NonreciprocalRelease
 from graphanon.release.perturbed import PerturbedRelease
@@ -148,8 +153,11 @@ def export_columns(release: Release, form: str = "long") -> dict[str, list]:
         names, matrix = _text(release.items), release.records
     elif isinstance(release, SyntheticRelease):
         names, matrix = _text(release.items), _synthetic_rows(release)
+    elif isinstance(release, ItemsetRelease):
+        names, matrix = _text(release.items), release.itemsets
     else:
         raise ParameterError(f"cannot export a release of kind {release.kind!r}")
+    support = release.supports if isinstance(release, ItemsetRelease) else None
     matrix = sp.csr_array(matrix)
     matrix.sort_indices()
     indptr, indices = matrix.indptr, matrix.indices
@@ -161,6 +169,8 @@ def export_columns(release: Release, form: str = "long") -> dict[str, list]:
         out["item"] = _take(names, indices, pos)
         if copies is not None:
             out["copies"] = np.where(pos >= 0, copies[np.maximum(pos, 0)], 0).tolist()
+        if support is not None:
+            out["support"] = support[rec].tolist()
         if labels is not None:
             out["label"] = labels[rec].tolist()
         return out
@@ -169,6 +179,8 @@ def export_columns(release: Release, form: str = "long") -> dict[str, list]:
         indptr = np.concatenate([[0], np.cumsum(copies)])[indptr]
         indices = np.repeat(indices, copies)
     out["items"] = _lists(names, indptr, indices)
+    if support is not None:
+        out["support"] = support.tolist()
     if labels is not None:
         out["label"] = labels.tolist()
     return out
@@ -224,7 +236,7 @@ def privacy_model_of(release: Release) -> str:
     params, kind = release.params, release.kind
     if kind == "perturbed":
         return "tendency"
-    if kind == "synthetic":
+    if kind in ("synthetic", "itemsets"):
         return "dp"
     if kind == "local_recoding":
         return "transactional" if params.get("k") else "none"
@@ -253,6 +265,9 @@ _MAY = {
     "dp": "The rows are a synthetic dataset drawn by an epsilon-differentially private mechanism "
           "(epsilon={epsilon}, neighbouring datasets: one record added or removed); counts computed from them "
           "are noisy estimates of the data's.",
+    "dp-itemsets": "The rows are itemsets chosen, and their supports noised, by an epsilon-differentially private "
+                   "mechanism (epsilon={epsilon}, neighbouring datasets: one record added or removed): a support is "
+                   "a noisy estimate of how many records hold the itemset.",
     "none": "This release claims no privacy model: check it with `graphanon audit` before relying on it.",
 }
 _MAY_NOT = {
@@ -264,6 +279,8 @@ _MAY_NOT = {
     "nonreciprocal": "Which possible world is a row's true record; which row is a given person's.",
     "synthetic": "That a row is a person's record, or that any person is in the data: no row stands for a "
                  "record, and the number of rows is itself noisy.",
+    "itemsets": "That an itemset is exactly the top-k of the data, or its exact support; anything about one "
+                "person: no row stands for a record, and the number of records is not published.",
     "perturbed": "That a row, or a combination of items in one row, belongs to one person: co-occurrences within "
                  "a row are not the data's. Which items were moved.",
 }
@@ -310,6 +327,8 @@ def codebook_facts(release: Release) -> list[tuple[str, str]]:
     elif isinstance(release, SyntheticRelease):
         facts += [("item universe (public)", str(len(release.items))),
                   ("distinct itemsets", str(len(release.counts)))]
+    elif isinstance(release, ItemsetRelease):
+        facts += [("item universe (public)", str(len(release.items))), ("released itemsets", str(release.n_records))]
     labels = getattr(release, "labels", None)
     label_text = "none published" if labels is None else f"published, {len(set(labels))} distinct values"
     if labels is not None and release.kind == "nonreciprocal" and not params.get("l"):
@@ -322,8 +341,10 @@ def codebook_facts(release: Release) -> list[tuple[str, str]]:
             "l": params.get("l"), "moved": _MOVED.get(getattr(release, "moves", ""), ""),
             "reading": _READING.get(getattr(release, "reading", ""), ""), "epsilon": params.get("epsilon")}
     for part in model.split("+"):
-        facts.append(("you may infer", _MAY[part].format(**fill)))
-    facts.append(("you may not infer", _MAY_NOT[release.kind].format(**fill) + " " + _ALWAYS))
+        text = _MAY["dp-itemsets"] if release.kind == "itemsets" else _MAY[part]
+        facts.append(("you may infer", text.format(**fill)))
+    order = "The rows are ranked by noisy support (p1 the highest)." if release.kind == "itemsets" else _ALWAYS
+    facts.append(("you may not infer", _MAY_NOT[release.kind].format(**fill) + " " + order))
     return facts
 
 
@@ -372,13 +393,15 @@ def codebook_columns(release: Release, *, taxonomy=None) -> dict[str, list]:
     elif isinstance(release, LocalRecoding):
         entries = [(nd.label, nd.members, nd.leaves) for nd in release.nodes]
         universe, matrix = release.universe, release.records
-    elif isinstance(release, (NonreciprocalRelease, PerturbedRelease, SyntheticRelease)):
+    elif isinstance(release, (NonreciprocalRelease, PerturbedRelease, SyntheticRelease, ItemsetRelease)):
         entries = [(x, (x,), 1) for x in release.items]
         universe = len(release.items)
         if isinstance(release, NonreciprocalRelease):
             matrix = release.base
         elif isinstance(release, SyntheticRelease):
             matrix = _synthetic_rows(release)
+        elif isinstance(release, ItemsetRelease):
+            matrix = release.itemsets  # "rows": the released itemsets holding the item
         else:
             matrix = release.records
     else:

@@ -48,6 +48,7 @@ EXAMPLES = {
     "randswap": ("swap_table1", {}, {}, {**_SWAP, **_SWAP_AUDIT}),  # secret pairs: no seed
     # differentially private: no audit model, no seed; tested empirically (tests/test_dp_empirical.py)
     "diffpart": ("liuwang_fig1", {"epsilon": 2.0}, {}, {}),
+    "privbasis": ("liuwang_fig1", {"epsilon": 2.0}, {"k": "5"}, {}),
 }
 #: DP methods: their guarantee is tested, not audited, and nothing reproduces their noise
 DP = {name for name in EXAMPLES if registered()[name].privacy_model == "dp"}

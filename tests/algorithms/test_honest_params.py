@@ -139,6 +139,7 @@ _BASE = {  # a working command per algorithm, without the general options under 
        for name in ("partswap", "fullswap", "partsupp", "splitperson")},
     "randswap": ["swap_table1"],
     "diffpart": ["liuwang_fig1", "--epsilon", "1"],  # DP: the bundled taxonomy stands for the public universe
+    "privbasis": ["liuwang_fig1", "--epsilon", "1", "--param", "k=5"],
 }
 
 

@@ -49,6 +49,8 @@ def _rows_from_document(release) -> dict[str, list[str]]:
     elif doc["kind"] == "synthetic":  # each itemset as many times as its count
         names = [str(x) for x in doc["items"]]
         rows = [row for row, count in zip(doc["itemsets"], doc["counts"]) for _ in range(count)]
+    elif doc["kind"] == "itemsets":  # one row per released itemset (its support is a column of its own)
+        names, rows = [str(x) for x in doc["items"]], doc["itemsets"]
     else:
         names, rows = [str(x) for x in doc["items"]], doc["base"]
     return {f"p{i + 1}": sorted(names[j] for j in row) for i, row in enumerate(rows)}

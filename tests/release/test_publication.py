@@ -85,7 +85,7 @@ def test_every_registered_anonymizer_is_covered():
     swapping = {"partswap", "fullswap", "randswap", "partsupp", "splitperson"}
     # a DP method publishes a synthetic dataset: no row stands for a record, so no shuffle, link or
     # fingerprint to check; its publication checks live in tests/algorithms/test_dp.py
-    dp = {"diffpart"}
+    dp = {"diffpart", "privbasis"}
     assert set(registered()) == set(METHODS) | swapping | dp
 
 

@@ -31,8 +31,9 @@ def tax(data):
 
 
 def _run(name, data, tax, seed):
-    if name == "diffpart":  # DP: no seed, no k; the taxonomy stands for the public universe
-        return get_algorithm(name).run(data, RunOptions(epsilon=1.0, taxonomy=tax))
+    if name in ("diffpart", "privbasis"):  # DP: no seed, no -k; the taxonomy stands for the public universe
+        params = {"k": "5"} if name == "privbasis" else {}
+        return get_algorithm(name).run(data, RunOptions(epsilon=1.0, taxonomy=tax, params=params))
     if name in SWAPS:
         return get_algorithm(name).run(data, RunOptions(seed=seed, params=dict(SWAPS[name])))
     k, m, params, _ = METHODS[name]
