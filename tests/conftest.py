@@ -16,6 +16,24 @@ from hypothesis import strategies as st
 from graphanon.data import from_iterable
 
 
+def pytest_configure(config):
+    """Write graphanon's bytecode (``__pycache__/*.pyc``) before any test, as installing the package does.
+
+    Many tests run ``graphanon`` or ``python`` in fresh processes (the docs' blocks, the import and
+    kernel-cache checks). Where ``PYTHONDONTWRITEBYTECODE`` is set (this CI image sets it), each of
+    them otherwise compiled every graphanon module it imports from source: 0.1-0.2 s of CPU a
+    process on the shared 2-core machine (docs/testing.md). The children still write nothing;
+    a stale ``.pyc`` is never read (Python checks the source's size and modification time).
+    Idempotent and safe under pytest-xdist (each file is written atomically).
+    """
+    import compileall
+    from pathlib import Path
+
+    import graphanon
+
+    compileall.compile_dir(str(Path(graphanon.__file__).parent), quiet=1)
+
+
 @st.composite
 def small_records(draw, max_records: int = 25, max_items: int = 8, min_records: int = 1):
     """A list of records over integer items 0..max_items-1."""
