@@ -66,19 +66,28 @@ def brute_km_violations(records, k: int, m: int | None) -> set:
     return found
 
 
+def cli(*args):
+    """``graphanon ARGS`` in-process (click's ``CliRunner``) in the current folder; its ``Result``.
+
+    Arguments are turned into text (paths, numbers). Exceptions other than the command line's own
+    exits propagate (a traceback is a test failure). For module-scoped fixtures, where the ``run``
+    fixture cannot be used; a test takes ``run``.
+    """
+    from click.testing import CliRunner
+
+    from graphanon.cli import main
+
+    return CliRunner().invoke(main, [str(arg) for arg in args], catch_exceptions=False)
+
+
 @pytest.fixture
 def run(tmp_path, monkeypatch):
     """``run(*args)``: ``graphanon ARGS`` in-process (click's ``CliRunner``) in ``tmp_path``; its ``Result``.
 
     Exceptions other than the command line's own exits propagate (a traceback is a test failure).
     """
-    from click.testing import CliRunner
-
-    from graphanon.cli import main
-
     monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
-    return lambda *args: runner.invoke(main, [str(arg) for arg in args], catch_exceptions=False)
+    return cli
 
 
 def skewed_labels(n: int, n_labels: int = 30, seed: int = 0) -> list[str]:
