@@ -16,6 +16,24 @@ from hypothesis import strategies as st
 from graphanon.data import from_iterable
 
 
+def pytest_configure(config):
+    """Write graphanon's bytecode (``__pycache__/*.pyc``) before any test, as installing the package does.
+
+    Many tests run ``graphanon`` or ``python`` in fresh processes (the docs' blocks, the import and
+    kernel-cache checks). Where ``PYTHONDONTWRITEBYTECODE`` is set (this CI image sets it), each of
+    them otherwise compiled every graphanon module it imports from source: 0.1-0.2 s of CPU a
+    process on the shared 2-core machine (docs/testing.md). The children still write nothing;
+    a stale ``.pyc`` is never read (Python checks the source's size and modification time).
+    Idempotent and safe under pytest-xdist (each file is written atomically).
+    """
+    import compileall
+    from pathlib import Path
+
+    import graphanon
+
+    compileall.compile_dir(str(Path(graphanon.__file__).parent), quiet=1)
+
+
 @st.composite
 def small_records(draw, max_records: int = 25, max_items: int = 8, min_records: int = 1):
     """A list of records over integer items 0..max_items-1."""
@@ -48,19 +66,28 @@ def brute_km_violations(records, k: int, m: int | None) -> set:
     return found
 
 
+def cli(*args):
+    """``graphanon ARGS`` in-process (click's ``CliRunner``) in the current folder; its ``Result``.
+
+    Arguments are turned into text (paths, numbers). Exceptions other than the command line's own
+    exits propagate (a traceback is a test failure). For module-scoped fixtures, where the ``run``
+    fixture cannot be used; a test takes ``run``.
+    """
+    from click.testing import CliRunner
+
+    from graphanon.cli import main
+
+    return CliRunner().invoke(main, [str(arg) for arg in args], catch_exceptions=False)
+
+
 @pytest.fixture
 def run(tmp_path, monkeypatch):
     """``run(*args)``: ``graphanon ARGS`` in-process (click's ``CliRunner``) in ``tmp_path``; its ``Result``.
 
     Exceptions other than the command line's own exits propagate (a traceback is a test failure).
     """
-    from click.testing import CliRunner
-
-    from graphanon.cli import main
-
     monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
-    return lambda *args: runner.invoke(main, [str(arg) for arg in args], catch_exceptions=False)
+    return cli
 
 
 def skewed_labels(n: int, n_labels: int = 30, seed: int = 0) -> list[str]:

@@ -89,14 +89,20 @@ def groceries():
 
 
 def test_spread_lowers_the_attack_and_keeps_utility(groceries):
-    """Measured on groceries (taxonomy level 1): the attack falls, FI similarity does not."""
+    """Measured on groceries (taxonomy level 1): the attack falls, FI similarity does not.
+
+    The releases are of all of groceries; the attack is scored on every 8th record as target (each
+    against all 9,835 rows: the attack's cost is targets x rows x categories). On every record it
+    gives 0.82 without spread and at most 0.60 with it; on every 8th, 0.83 and 0.60.
+    """
     data, cats = groceries
     plain = anonymize_partswap(data, categories=cats, unpaired="keep", rng=0, unsafe_secret_seed=0)
     spread = anonymize_partswap(data, categories=cats, unpaired="keep", rng=0, unsafe_secret_seed=0, spread=3)
-    a = partner_tendency(data, plain, categories=cats, partners=plain.trace.pairs, truth=plain.link)
+    targets = np.arange(0, data.n_records, 8)
+    a = partner_tendency(data, plain, categories=cats, partners=plain.trace.pairs, truth=plain.link, targets=targets)
     worst = max(
         partner_tendency(data, spread, categories=cats, partners=spread.trace.pairs, truth=spread.link,
-                         one_category=flag).success
+                         targets=targets, one_category=flag).success
         for flag in (True, False)
     )
     assert worst < a.success - 0.15

@@ -5,14 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from graphanon.cli import EXIT_BAD_INPUT, EXIT_VIOLATED, main
+from graphanon.cli import EXIT_BAD_INPUT, EXIT_VIOLATED
 from graphanon.datasets import load
-
-
-def run(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
+from tests.conftest import cli as run
 
 
 @pytest.fixture(scope="module")

@@ -5,15 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from graphanon.cli import main
 from graphanon.metrics.meaning import METRIC_MEANINGS
-
-
-def run(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
 
 RELEASES = [
     ("liuwang_fig1", ["-a", "mhghs", "-k", 2, "-m", 2]),          # global recoding
@@ -24,7 +17,7 @@ RELEASES = [
 
 
 @pytest.mark.parametrize("data, args", RELEASES, ids=[r[0] for r in RELEASES])
-def test_every_metric_has_a_meaning(data, args, tmp_path):
+def test_every_metric_has_a_meaning(data, args, tmp_path, run):
     rel, link = tmp_path / "r.json", tmp_path / "r.link.json"
     res = run("anonymize", data, *args, "-o", rel, "--link-out", link)
     assert res.exit_code == 0, res.output
@@ -46,7 +39,7 @@ def test_every_metric_has_a_meaning(data, args, tmp_path):
     assert all(len(line) <= 80 for line in out)
 
 
-def test_contract_keys_kept(tmp_path):
+def test_contract_keys_kept(tmp_path, run):
     rel = tmp_path / "r.json"
     assert run("anonymize", "liuwang_fig1", "-a", "mhghs", "-k", 2, "-m", 2, "-o", rel).exit_code == 0
     doc = json.loads(run("evaluate", "liuwang_fig1", rel, "--json").output)

@@ -181,7 +181,8 @@ def _modules_after(code: str) -> set[str]:
 def test_cut_job_and_its_km_check_load_no_csgraph_or_linalg(tmp_path):
     """``anonymize -a cut`` checks its k^m claim (the audit imports the recoding-consistency check, whose
     matching module needs ``scipy.sparse.csgraph`` only for the label-linkage edges): the job loads
-    neither csgraph nor the ``scipy.sparse.linalg``/``scipy.linalg`` that csgraph pulls in, nor numba."""
+    neither csgraph nor the ``scipy.sparse.linalg``/``scipy.linalg`` that csgraph pulls in, nor numba;
+    and its balanced taxonomy is arrays only: no networkx (the cut case of the test below, one process)."""
     from tests.package.test_imports import cli
 
     out = tmp_path / "r.json"
@@ -189,7 +190,8 @@ def test_cut_job_and_its_km_check_load_no_csgraph_or_linalg(tmp_path):
                                 "--param", "level=2", "--param", "force=true", "-o", str(out)))
     assert out.exists()
     assert "graphanon.privacy.matchings" in loaded  # the check ran through the module that once imported csgraph
-    assert {"scipy.sparse.csgraph", "scipy.sparse.linalg", "scipy.linalg", "numba"} & loaded == set()
+    assert {"scipy.sparse.csgraph", "scipy.sparse.linalg", "scipy.linalg", "numba", "networkx"} & loaded == set()
+    assert "graphanon.taxonomy.tree" in loaded  # the balanced tree was built
 
 
 def test_viable_edges_still_finds_its_graph_library():
@@ -336,8 +338,7 @@ def test_path_file_taxonomy_equals_the_networkx_build(paths, rooted):
     _same_taxonomy(got, want)
 
 
-@pytest.mark.parametrize("args", [
-    ("-a", "cut", "-k", "5", "-m", "2", "--taxonomy", "balanced:5", "--param", "level=2", "--param", "force=true"),
+@pytest.mark.parametrize("args", [  # cut: test_cut_job_and_its_km_check_load_no_csgraph_or_linalg
     ("-a", "aa", "-k", "5", "-m", "2", "--taxonomy", "balanced:5"),
     ("-a", "partswap", "--param", "categories=random:5", "--seed", "0"),
 ])

@@ -5,16 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphanon.cli import main
 from graphanon.data import TransactionData, from_dataframe, from_iterable
 from graphanon.errors import DataFormatError, ParameterError, TaxonomyError
 from graphanon.readwrite.formats import read_any, read_basket, read_fimi, read_long_csv, write_fimi
 from graphanon.taxonomy import ItemGroups, Taxonomy, read_taxonomy
 from graphanon.utils.labels import as_label, natural_key, parse_name_list, sorted_labels
+from tests.conftest import cli
 
 
 @pytest.fixture
@@ -22,7 +21,7 @@ def run(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
 
     def invoke(*args):
-        res = CliRunner().invoke(main, list(args), catch_exceptions=False)
+        res = cli(*args)
         return res.exit_code, res.output
 
     return invoke

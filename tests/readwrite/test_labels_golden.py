@@ -17,12 +17,11 @@ import re
 
 import matplotlib
 import pytest
-from click.testing import CliRunner
 
-from graphanon.cli import main
 from graphanon.readwrite.formats import read_any
 from graphanon.release import load_release
 from graphanon.taxonomy import read_taxonomy
+from tests.conftest import cli
 
 RECORDS = [
     ["001", "250", "401"],
@@ -97,7 +96,7 @@ VARIANTS = {
 
 
 def _cli(*args):
-    res = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    res = cli(*args)
     return res.exit_code, res.output
 
 

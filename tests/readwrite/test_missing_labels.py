@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from graphanon.cli import main
 from graphanon.data import from_iterable
 from graphanon.errors import DataFormatError, ParameterError
 from graphanon.readwrite.formats import read_any
@@ -15,6 +13,7 @@ from graphanon.readwrite.long_csv import read_long_csv
 from graphanon.readwrite.missing import missing_label_mask, resolve_missing_labels
 from graphanon.readwrite.parquet import write_parquet
 from graphanon.release import load_release
+from tests.conftest import cli
 
 LABELS = ("flu", "cold", "hiv")
 
@@ -33,7 +32,7 @@ def labelled(tmp_path):
 
 
 def _cli(*args):
-    res = CliRunner().invoke(main, [str(a) for a in args])
+    res = cli(*args)
     return res.exit_code, res.stdout, res.stderr
 
 

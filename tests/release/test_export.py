@@ -16,9 +16,7 @@ import sys
 
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
-from graphanon.cli import main
 from graphanon.data import from_iterable
 from graphanon.errors import ParameterError, ReleaseFormatError
 from graphanon.release import PUBLISHED_PARAMS, GlobalRecoding, load_release
@@ -30,6 +28,7 @@ from graphanon.release.export import (
 )
 from graphanon.taxonomy import Taxonomy
 from tests.algorithms.test_common import EXAMPLES, _options
+from tests.conftest import cli
 
 
 def _release(name: str):
@@ -241,7 +240,7 @@ def test_r_reads_the_csv_exports(name, tmp_path):
 
 
 def _cli(*args):
-    res = CliRunner().invoke(main, [str(a) for a in args])
+    res = cli(*args)
     return res.exit_code, res.output
 
 

@@ -81,11 +81,27 @@ def test_coat_drawings(sample):
     _check(draw_merge_forest(MergeForest(trace, data.items), max_nodes=120).figure)
 
 
-def test_nonreciprocal_drawings(sample):
-    data, _ = sample
-    n = min(20, data.n_records)
+def _ring_labels(name: str) -> list[str]:
+    """The record ids the ring drawings of ``name`` show: those of its first 20 records."""
+    data = load(name)
+    return [str(r) for r in data.record_ids[: min(20, data.n_records)]]
+
+
+#: The ring drawings use only the first 20 records' ids, so datasets whose ids are the same draw the
+#: same figures: chess and mushroom have bms1's ids 0..19 (checked below) and are left out here.
+RING_DATASETS = [name for name in DATASETS if name not in ("chess", "mushroom")]
+
+
+def test_ring_datasets_left_out_draw_what_bms1_draws():
+    assert _ring_labels("chess") == _ring_labels("mushroom") == _ring_labels("bms1")
+
+
+@pytest.mark.parametrize("name", RING_DATASETS)
+def test_nonreciprocal_drawings(name):
+    labels = _ring_labels(name)
+    n = len(labels)
     order = np.random.default_rng(0).permutation(n)
-    g = ring_graph(order, 3, [str(r) for r in data.record_ids[:n]])
+    g = ring_graph(order, 3, labels)
     _check(draw_generalization_graph(g, order).figure)
     assignments = extract_assignments(g, rng=0)
     _check(draw_assignments(g, assignments, order).figure)
