@@ -66,3 +66,6 @@ def transaction_data(draw: Any, *, min_records: int = 1, max_records: int = 12, 
                                                        max_size=len(records)))]
     return from_iterable([[f"i{j}" for j in sorted(r)] for r in records], labels=label_values,
                          items=[f"i{j}" for j in range(n_items)])
+
+
+transaction_data.__qualname__ = "transaction_data"  # hypothesis's wrapper names itself accept.<locals>...
