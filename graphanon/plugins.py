@@ -188,8 +188,9 @@ def installed_methods(*, refresh: bool = False) -> dict[str, MethodPlugin]:
     from graphanon.privacy.registry import model_names
 
     found: dict[str, MethodPlugin] = {}
-    models = set(model_names()) | {"dp"}
-    for entry_point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name):
+    declared = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name)
+    models = (set(model_names()) | {"dp"}) if declared else set()  # importing every audit model: only for plugins
+    for entry_point in declared:
         if entry_point.name in METHODS.builtin or entry_point.name in found:
             _warn(entry_point, f"the method name {entry_point.name!r} is taken")
             continue
