@@ -179,3 +179,15 @@ def test_random_transactions_are_seeded_and_use_every_item():
 def test_strategy_data_and_the_toy_meet_km(data):
     k = min(2, data.n_records)
     assert KmAnonymity(k, 1).audit(data, anonymize_minsupp(data, k=k, unsafe_secret_seed=0)).satisfied
+
+
+def test_a_registered_method_s_release_names_it(monkeypatch):
+    from graphanon.algorithms.registry import AUDITED_BY, METHODS, register_method
+
+    monkeypatch.setattr(METHODS, "_values", dict(METHODS._values))
+    monkeypatch.setitem(AUDITED_BY, "renamed", ("km", ()))  # restored after; register_method sets it
+    register_method("renamed", anonymize_minsupp, audit_model="km")
+    (check,) = method_checks("renamed", checks=["check_published_params"])
+    with pytest.raises(MethodCheckError, match="^check_published_params: the release names its method 'minsupp', "
+                                               "not 'renamed'"):
+        check()

@@ -136,6 +136,7 @@ def test_listed_with_one_warning_line_per_broken_entry_point(installed, run):
 def test_anonymize_audit_and_the_python_api(installed, run):
     res = run("anonymize", "groceries", "-a", "minsupp", "-k", "5", "-o", "r.json")
     assert res.exit_code == 0, res.output
+    assert "check it: graphanon audit groceries r.json --model km -k 5 -m 1" in res.output  # its declared model
     release = load_release("r.json")
     assert release.algorithm == "minsupp" and release.params == {"k": 5, "m": 1}
     res = run("audit", "groceries", "r.json", "--model", "km", "-k", "5", "-m", "1", "--json")

@@ -137,6 +137,7 @@ class _Method:
     options: dict[str, Any]
     labels: int
     bundled: str
+    registered: bool = False
     cache: dict = field(default_factory=dict)
 
     @property
@@ -289,10 +290,16 @@ def check_no_seed(method: _Method) -> None:
 
 
 def check_published_params(method: _Method) -> None:
-    """Every parameter field of the release is on its method's allowlist (``Release.save`` refuses others)."""
+    """Every parameter field of the release is on its method's allowlist (``Release.save`` refuses others).
+
+    A registered method's release names it (its allowlist is looked up by that name).
+    """
     from graphanon.release import check_published_params as allowlisted
 
     _data, release = method.probe()
+    if method.registered and release.algorithm != method.name:
+        raise AssertionError(f"the release names its method {release.algorithm!r}, not {method.name!r}: its "
+                             "allowlist and audit are looked up by the name it is registered under")
     try:
         allowlisted(release.algorithm, release.params)
     except GraphanonError as exc:
@@ -398,7 +405,7 @@ def check_empty_data(method: _Method) -> None:
     data = from_iterable([], items=[f"i{j}" for j in range(4)], labels=[] if method.labels else None)
     options = {**method.options, "k": 1} if "k" in method.options else method.options
     method = _Method(method.function, method.name, method.audit_model, method.audit_params, options,
-                     method.labels, method.bundled)
+                     method.labels, method.bundled, method.registered)
     release = _refuses_clearly(method, data, "data with no records")
     # a differentially private release of no records is noise: its rows are not records of the data
     if release is not None and release.n_records != 0 and method.audit_model != "dp":
@@ -487,7 +494,7 @@ def _resolve(method: Callable | str, audit_model: str | None, audit_params, opti
     if options is None:
         options = {"k": 2} if "k" in inspect.signature(function).parameters else {}
     return _Method(function, name, audit_model, {n: str(v) for n, v in (audit_params or {}).items()},
-                   dict(options), labels, bundled)
+                   dict(options), labels, bundled, registered=isinstance(method, str))
 
 
 def method_checks(method: Callable | str, *, audit_model: str | None = None,
