@@ -118,7 +118,6 @@ def random_transactions(rng: int | np.random.Generator = 0, *, n_records: int = 
     gen = np.random.default_rng(rng)
     sizes = gen.integers(1, min(max_size, n_items) + 1, size=n_records)
     records = [[f"i{j}" for j in sorted(gen.choice(n_items, size=s, replace=False))] for s in sizes]
-    records[0] = [f"i{j}" for j in range(n_items)] if n_records == 1 else records[0]
     used = {item for record in records for item in record}
     records[-1] = sorted(set(records[-1]) | ({f"i{j}" for j in range(n_items)} - used))
     label_values = None if not labels else [f"s{v}" for v in gen.integers(0, labels, size=n_records)]
