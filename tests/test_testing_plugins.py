@@ -20,6 +20,8 @@ import os
 import subprocess
 import sys
 import textwrap
+from importlib.metadata import EntryPoint
+from numbers import Integral
 
 import pandas as pd
 import pytest
@@ -30,10 +32,11 @@ import graphanon.release.base as release_base
 from graphanon.algorithms.registry import METHODS, run_method
 from graphanon.cli.registry import _SPECS
 from graphanon.datasets import load
-from graphanon.errors import PluginWarning
+from graphanon.errors import ParameterError, PluginWarning
 from graphanon.privacy import KmAnonymity
 from graphanon.release import load_release
 from graphanon.testing import MethodCheckError, check_method
+from graphanon.utils.params import COMMON, MEANINGS, Interval, K, validate_params
 
 TOY = '''
 """A toy k-anonymous method, installed as a graphanon plugin."""
@@ -183,3 +186,63 @@ def test_a_fresh_interpreter_finds_the_installed_plugin(tmp_path):
     assert any(line.split()[:2] == ["minsupp", "km"] for line in out.stdout.splitlines())
     warned = [line for line in out.stderr.splitlines() if "PluginWarning" in line]
     assert len(warned) == 2 and any("'broken'" in line for line in warned), out.stderr
+
+
+# ---------------------------------------------------------------- the spec derived from a signature
+@validate_params({"k": K, "depth": [Interval(Integral, 1, None, closed="left")], **COMMON}, meanings=MEANINGS)
+def anonymize_knobs(data, *, k, m=None, taxonomy=None, depth: int = 1, mode: str = "fast", exact: bool = False,
+                    rng=None, unsafe_secret_seed=None, progress=None):
+    """A method with knobs (never run).
+
+    Parameters
+    ----------
+    depth : int
+        How deep the search goes.
+    """
+
+
+def anonymize_positional(data, k):
+    """Broken declaration: ``k`` is not keyword-only."""
+
+
+anonymize_positional.audit_model = "km"
+
+
+def anonymize_undeclared(data, *, k):
+    """Broken declaration: no audit model."""
+
+
+def test_the_command_line_spec_is_derived_from_the_signature(monkeypatch):
+    monkeypatch.setattr(METHODS, "_values", dict(METHODS._values))
+    monkeypatch.setattr(algorithms_registry, "AUDITED_BY", dict(algorithms_registry.AUDITED_BY))
+    algorithms_registry.register_method("knobs", anonymize_knobs, audit_model="km")  # as load_plugins does first
+    spec = plugins.plugin_spec("knobs", KNOBS)
+    assert spec.options == ("k", "m", "taxonomy", "seed") and not spec.needs_taxonomy
+    assert [(p.name, p.default) for p in spec.params] == [("depth", 1), ("mode", "fast"), ("exact", False)]
+    assert spec.params[0].help == "How deep the search goes."
+    assert spec.parse_params({"depth": "3", "exact": "yes"}) == {"depth": 3, "mode": "fast", "exact": True}
+    with pytest.raises(ParameterError, match=r"^--param depth='0': depth must be"):
+        spec.parse_params({"depth": "0"})
+    with pytest.raises(ParameterError, match="unknown --param speed"):
+        spec.parse_params({"speed": "1"})
+
+
+def test_a_wrong_declaration_is_one_warning_and_the_rest_loads(monkeypatch):
+    here = "tests.test_testing_plugins"
+    declared = [EntryPoint(name, f"{here}:{attr}", plugins.ENTRY_POINT_GROUP) for name, attr in [
+        ("positional", "anonymize_positional"), ("undeclared", "anonymize_undeclared"),
+        ("unknown_model", "UNKNOWN_MODEL"), ("knobs", "KNOBS")]]
+    monkeypatch.setattr(plugins, "entry_points", lambda group: declared if group == plugins.ENTRY_POINT_GROUP else [])
+    with pytest.warns(PluginWarning) as caught:
+        found = plugins.installed_methods(refresh=True)
+    monkeypatch.setattr(plugins, "_INSTALLED", None)
+    assert sorted(found) == ["knobs"]
+    messages = sorted(str(w.message) for w in caught)
+    assert len(messages) == 3
+    assert "'positional'" in messages[0] and "arguments after the data must be keyword-only (k)" in messages[0]
+    assert "'undeclared'" in messages[1] and "expected a graphanon.plugins.MethodPlugin" in messages[1]
+    assert "'unknown_model'" in messages[2] and "unknown audit model 'kanon'" in messages[2]
+
+
+KNOBS = plugins.declare_method(anonymize_knobs, audit_model="km")
+UNKNOWN_MODEL = plugins.declare_method(anonymize_knobs, audit_model="kanon")
