@@ -152,7 +152,7 @@ def test_anonymize_audit_and_the_python_api(installed, run):
 
 @pytest.mark.filterwarnings("ignore::graphanon.errors.PluginWarning")
 def test_compare_runs_and_audits_with_the_declared_model(installed, run):
-    res = run("compare", "groceries", "-a", "minsupp,minsupp_loose", "-k", "5", "-j", "1", "--queries", "0",
+    res = run("compare", "liuwang_fig1", "-a", "minsupp,minsupp_loose", "-k", "3", "-j", "1", "--queries", "0",
               "--attack-targets", "0", "-o", "study")
     assert "minsupp" in res.output, res.output
     table = pd.read_csv(installed.parent / "study" / "results.csv").set_index("method")
