@@ -44,7 +44,10 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any
 
+import graphanon.release.base as _release_base
+from graphanon.algorithms.registry import METHODS, register_method
 from graphanon.errors import ParameterError, PluginWarning
+from graphanon.privacy.registry import model_names
 
 __all__ = ["ENTRY_POINT_GROUP", "MethodPlugin", "declare_method", "installed_methods", "load_plugins",
            "plugin_spec"]
@@ -184,9 +187,6 @@ def installed_methods(*, refresh: bool = False) -> dict[str, MethodPlugin]:
     global _INSTALLED
     if _INSTALLED is not None and not refresh:
         return _INSTALLED
-    from graphanon.algorithms.registry import METHODS
-    from graphanon.privacy.registry import model_names
-
     found: dict[str, MethodPlugin] = {}
     declared = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name)
     models = (set(model_names()) | {"dp"}) if declared else set()  # importing every audit model: only for plugins
@@ -221,15 +221,12 @@ def load_plugins(registry) -> None:
     registry : graphanon.utils.registry.LazyRegistry
         The registry asking.
     """
-    from graphanon.algorithms.registry import METHODS, register_method
-    from graphanon.release.base import PUBLISHED_PARAMS
-
     plugins = installed_methods()
     for name, plugin in plugins.items():
         if name not in METHODS:
             register_method(name, plugin.function, audit_model=plugin.audit_model, audit_params=plugin.audit_params)
         if plugin.published is not None:
-            PUBLISHED_PARAMS.setdefault(name, frozenset(plugin.published))
+            _release_base.PUBLISHED_PARAMS.setdefault(name, frozenset(plugin.published))
     if registry is METHODS:
         return
     for name, plugin in plugins.items():

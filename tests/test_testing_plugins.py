@@ -233,9 +233,9 @@ def test_a_wrong_declaration_is_one_warning_and_the_rest_loads(monkeypatch):
         ("positional", "anonymize_positional"), ("undeclared", "anonymize_undeclared"),
         ("unknown_model", "UNKNOWN_MODEL"), ("knobs", "KNOBS")]]
     monkeypatch.setattr(plugins, "entry_points", lambda group: declared if group == plugins.ENTRY_POINT_GROUP else [])
+    monkeypatch.setattr(plugins, "_INSTALLED", None)  # restored after: the plugins found here stay in this test
     with pytest.warns(PluginWarning) as caught:
         found = plugins.installed_methods(refresh=True)
-    monkeypatch.setattr(plugins, "_INSTALLED", None)
     assert sorted(found) == ["knobs"]
     messages = sorted(str(w.message) for w in caught)
     assert len(messages) == 3

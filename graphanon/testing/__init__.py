@@ -45,7 +45,16 @@ from typing import Any
 
 import numpy as np
 
+import graphanon.algorithms.registry as _methods
+from graphanon.data import from_iterable
+from graphanon.datasets import load, load_taxonomy
 from graphanon.errors import GraphanonError, ParameterError
+from graphanon.privacy.registry import build_model
+from graphanon.release import check_published_params as allowlisted
+from graphanon.release import load_release
+from graphanon.release.base import FORBIDDEN_PARAMS
+from graphanon.taxonomy import Taxonomy
+from graphanon.utils.params import invalid_values
 
 __all__ = ["CheckResult", "MethodCheck", "MethodCheckError", "check_method", "method_checks",
            "parametrize_with_checks", "random_transactions"]
@@ -113,8 +122,6 @@ def random_transactions(rng: int | np.random.Generator = 0, *, n_records: int = 
     >>> data.n_records, data.n_items
     (5, 4)
     """
-    from graphanon.data import from_iterable
-
     gen = np.random.default_rng(rng)
     sizes = gen.integers(1, min(max_size, n_items) + 1, size=n_records)
     records = [[f"i{j}" for j in sorted(gen.choice(n_items, size=s, replace=False))] for s in sizes]
@@ -163,8 +170,6 @@ class _Method:
         if self.audit_model in (None, "dp"):
             raise _Skip("no audit model" if self.audit_model is None else
                         "a differentially private release: its guarantee is tested, not audited")
-        from graphanon.privacy.registry import build_model
-
         params = dict(self.audit_params)
         given = {name: params.pop(name, None) for name in ("k", "m")}  # -k / -m of the audit, as texts
         k = release.params.get("k", self.options.get("k", None if given["k"] is None else int(given["k"])))
@@ -179,8 +184,6 @@ class _Method:
     def bundled_data(self):
         """The bundled dataset (a seeded 200-record sample, its taxonomy) with labels when asked."""
         if "bundled" not in self.cache:
-            from graphanon.datasets import load, load_taxonomy
-
             full = load(self.bundled)
             rows = np.sort(np.random.default_rng(0).choice(full.n_records, size=min(200, full.n_records),
                                                             replace=False))
@@ -210,8 +213,6 @@ def _short(value: Any, width: int = 100) -> str:
 
 
 def _balanced(data):
-    from graphanon.taxonomy import Taxonomy
-
     return Taxonomy.balanced(data.items, 4)
 
 
@@ -276,8 +277,6 @@ def check_no_input_order(method: _Method) -> None:
 
 def check_no_seed(method: _Method) -> None:
     """No seed in the release: no ``seed``/``rng`` parameter, and neither seed given appears in the file."""
-    from graphanon.release.base import FORBIDDEN_PARAMS
-
     _data, release = method.probe()
     named = sorted(set(release.params) & FORBIDDEN_PARAMS)
     if named:
@@ -293,8 +292,6 @@ def check_published_params(method: _Method) -> None:
 
     A registered method's release names it (its allowlist is looked up by that name).
     """
-    from graphanon.release import check_published_params as allowlisted
-
     _data, release = method.probe()
     if method.registered and release.algorithm != method.name:
         raise AssertionError(f"the release names its method {release.algorithm!r}, not {method.name!r}: its "
@@ -307,8 +304,6 @@ def check_published_params(method: _Method) -> None:
 
 def check_save_load(method: _Method) -> None:
     """The release file round-trips through save/load and the loaded release still meets the audit."""
-    from graphanon.release import load_release
-
     data, release = method.probe()
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "release.json")
@@ -326,8 +321,6 @@ def check_save_load(method: _Method) -> None:
 
 
 def _invalid_cases(method: _Method, n_records: int) -> list[tuple[str, Any]]:
-    from graphanon.utils.params import invalid_values
-
     cases: list[tuple[str, Any]] = []
     if method.takes("k"):
         cases += [("k", 0), ("k", -1), ("k", "x"), ("k", 2.5), ("k", n_records + 1)]
@@ -399,8 +392,6 @@ def _refuses_clearly(method: _Method, data, what: str) -> Any:
 
 def check_empty_data(method: _Method) -> None:
     """Data with no records is refused with a clear error, or gives a release of no rows (DP: any rows)."""
-    from graphanon.data import from_iterable
-
     data = from_iterable([], items=[f"i{j}" for j in range(4)], labels=[] if method.labels else None)
     options = {**method.options, "k": 1} if "k" in method.options else method.options
     method = _Method(method.function, method.name, method.audit_model, method.audit_params, options,
@@ -416,8 +407,6 @@ def check_empty_record(method: _Method) -> None:
     data = random_transactions(9, n_records=30, n_items=8, labels=method.labels)
     records = [list(data.record(i)) for i in range(data.n_records)]
     records[4] = []
-    from graphanon.data import from_iterable
-
     data = from_iterable(records, record_ids=list(data.record_ids), labels=data.labels, items=list(data.items))
     release = _refuses_clearly(method, data, "a record with no items")
     if release is not None:
@@ -477,12 +466,10 @@ class MethodCheck:
 
 def _resolve(method: Callable | str, audit_model: str | None, audit_params, options, labels: int,
              bundled: str) -> _Method:
-    from graphanon.algorithms.registry import AUDITED_BY, get_method
-
     if isinstance(method, str):
-        name, function = method, get_method(method)
-        if audit_model is None and name in AUDITED_BY:
-            audit_model = AUDITED_BY[name][0]
+        name, function = method, _methods.get_method(method)
+        if audit_model is None and name in _methods.AUDITED_BY:  # read now: a registration may replace the table
+            audit_model = _methods.AUDITED_BY[name][0]
     else:
         function = method
         name = getattr(function, "__name__", "method").removeprefix("anonymize_")

@@ -26,6 +26,8 @@ except ImportError as exc:  # pragma: no cover - hypothesis is in the dev extra
     raise ImportError("graphanon.testing.strategies needs hypothesis: pip install hypothesis "
                       "(graphanon.testing.check_method itself does not)") from exc
 
+from graphanon.data import from_iterable
+
 __all__ = ["transaction_data"]
 
 
@@ -55,8 +57,6 @@ def transaction_data(draw: Any, *, min_records: int = 1, max_records: int = 12, 
     -----
     Complexity: O(records * items) per example.
     """
-    from graphanon.data import from_iterable
-
     n_items = draw(st.integers(1, max_items))
     records = draw(st.lists(st.sets(st.integers(0, n_items - 1), min_size=0 if empty_records else 1),
                             min_size=min_records, max_size=max_records))
