@@ -13,7 +13,8 @@ minsupp``); its value is a :class:`MethodPlugin` (made by
 ``published_params``). The method then appears wherever a built-in one does:
 :func:`graphanon.algorithms.registry.run_method`, ``graphanon algorithms``,
 ``anonymize -a``, ``compare -a`` (each release audited by its declared
-model), ``bench``.
+model, with the ``k`` and ``m`` the release states), ``bench`` (which audits
+with the ``-k`` / ``-m`` given).
 
 The registries load the plugins lazily (:data:`graphanon.utils.registry.PLUGIN_LOADERS`):
 on the first lookup of a name no built-in method has, and on the first
