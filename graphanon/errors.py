@@ -76,3 +76,11 @@ class OutputError(GraphanonError, ValueError):
 
 class BudgetError(GraphanonError, ValueError):
     """A differentially private release would take the data's spent epsilon past ``--budget`` (the budget ledger)."""
+
+
+class PluginWarning(UserWarning):
+    """An installed plugin (an entry point of group ``graphanon.methods``) could not be used.
+
+    One warning per broken entry point, naming it; the other methods stay
+    available (``graphanon algorithms`` never crashes on a broken plugin).
+    """

@@ -43,6 +43,9 @@ PAGES = [
     ("graphanon.distributed", "graphanon.distributed", "The Dask paths behind client=.", ()),
     ("graphanon.counting", "graphanon.counting", "Supports, bitmaps, containment counts, packed rows.", ()),
     ("graphanon.utils", "graphanon.utils", "Argument checks, randomness, progress, memory budget, labels.", ()),
+    ("graphanon.testing", "graphanon.testing", "check_method: the common checks for your own method.",
+     ("graphanon.testing.strategies",)),
+    ("graphanon.plugins", "graphanon.plugins", "Methods of other installed packages (entry points).", ()),
 ]
 
 #: packages documented whole (no __all__): every public class of the module

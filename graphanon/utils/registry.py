@@ -8,6 +8,12 @@ A target ``"package.module:attr"`` is the attribute of that module; a
 target ``"package.module"`` is a module that registers the name itself when
 imported (a class registering its release kind, say).
 
+Names of other installed packages (plugins) come in through
+:data:`PLUGIN_LOADERS`: a registry whose kind is listed there calls that
+loader once, on the first lookup of a name it does not know and on the first
+listing (:meth:`LazyRegistry.items`), so no plugin is imported while a
+built-in name is looked up.
+
 Examples
 --------
 >>> from graphanon.utils.registry import LazyRegistry
@@ -27,7 +33,12 @@ from typing import Any
 
 from graphanon.errors import ParameterError
 
-__all__ = ["LazyRegistry"]
+__all__ = ["PLUGIN_LOADERS", "LazyRegistry"]
+
+#: Kind of name (a registry's ``what``) -> import target ``"module:function"`` of the loader that
+#: registers the installed plugins of that kind. The loader is called with the registry once per
+#: registry (see :mod:`graphanon.plugins`: entry points of group ``graphanon.methods``).
+PLUGIN_LOADERS: dict[str, str] = {"algorithm": "graphanon.plugins:load_plugins"}
 
 
 class LazyRegistry:
@@ -58,6 +69,7 @@ class LazyRegistry:
         self.builtin = dict(builtin)
         self.error = error
         self._values: dict[str, Any] = {}
+        self._plugins_loaded = False
 
     def register(self, name: str, value: Any) -> Any:
         """Register ``value`` under ``name`` (once: a different value for a taken name is refused)."""
@@ -74,6 +86,15 @@ class LazyRegistry:
         if attr:
             self.register(name, getattr(imported, attr))
 
+    def _load_plugins(self) -> None:
+        """Register the installed plugins of this registry's kind (once; see :data:`PLUGIN_LOADERS`)."""
+        target = PLUGIN_LOADERS.get(self.what)
+        if self._plugins_loaded or target is None:
+            return
+        self._plugins_loaded = True  # before the call: a loader that looks a name up does not recurse
+        module, _, attr = target.partition(":")
+        getattr(importlib.import_module(module), attr)(self)
+
     def __contains__(self, name: object) -> bool:
         """Whether ``name`` is registered or built in (nothing is imported)."""
         return isinstance(name, str) and (name in self._values or name in self.builtin)
@@ -82,6 +103,8 @@ class LazyRegistry:
         """The value of ``name`` (a built-in one is imported now); unknown names raise ``error``."""
         if isinstance(name, str):
             self._declare(name)
+            if name not in self._values:
+                self._load_plugins()
         if not isinstance(name, str) or name not in self._values:
             raise self.error(f"unknown {self.what} {name!r}; available: {', '.join(self.names())}")
         return self._values[name]
@@ -90,6 +113,7 @@ class LazyRegistry:
         """Every registered name -> value, sorted by name (imports all built-in targets)."""
         for name in self.builtin:
             self._declare(name)
+        self._load_plugins()
         return dict(sorted(self._values.items()))
 
     def names(self) -> list[str]:

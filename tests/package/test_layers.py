@@ -54,6 +54,8 @@ LAYERS = {
     "graphanon.taxonomy": "taxonomy", "graphanon.datasets": "taxonomy",
     **{f"graphanon.{name}": name for name in (
         "graphs", "release", "metrics", "algorithms", "privacy", "attacks", "viz", "study", "cli")},
+    # a plugin's method reaches every door (the command line's too); the common checks run every door
+    "graphanon.plugins": "cli", "graphanon.testing": "cli",
 }
 #: at most this many modules sit flat at the top of graphanon/ (besides the packages)
 MAX_FLAT_MODULES = 8
