@@ -1,7 +1,7 @@
 """The empirical DP audit of PrivBasis with many runs: the mechanism and each planted bug, epsilon lower bounds.
 
 The neighbouring pairs, events and planted bugs are those of
-``tests/test_privbasis_empirical.py`` (imported from it), run here with
+``tests/algorithms/test_privbasis_empirical.py`` (imported from it), run here with
 more runs than the unit tests afford: halved noise and the bin budget spent
 once per basis need about 500 runs a side. Each bug is planted by replacing
 one helper of :mod:`graphanon.algorithms.dp.privbasis` (or the universe the
@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 import graphanon.algorithms.dp.privbasis as pb  # noqa: E402
 from graphanon.algorithms.dp.noise import discrete_laplace  # noqa: E402
-from tests.test_privbasis_empirical import EPS, _exact_lambda, _no_noise, audit  # noqa: E402
+from tests.algorithms.test_privbasis_empirical import EPS, _exact_lambda, _no_noise, audit  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 

@@ -93,7 +93,7 @@ TESTS = {
         "graphanon/algorithms/dp/diffpart.py", "graphanon/algorithms/dp/noise.py", "graphanon/release/synthetic.py",
         "graphanon/privacy/dp_empirical.py")},
     # the ledger also composes epsilon for `audit --ledger`
-    "graphanon/release/ledger.py": ["algorithms/test_dp_empirical.py", "algorithms/test_dp.py", "algorithms/test_dp_audit.py"],
+    "graphanon/release/ledger.py": ["algorithms/test_dp_empirical.py", "algorithms/test_dp.py", "cli/test_dp_audit.py"],
     **{path: ["algorithms/test_privbasis_empirical.py", "algorithms/test_privbasis.py", "cli/test_privbasis_cli.py"] for path in (
         "graphanon/algorithms/dp/privbasis.py", "graphanon/release/itemsets.py")},
 }

@@ -87,7 +87,7 @@ _OPTION_ARGUMENTS = {"k": ("k", "k"), "m": ("m", "m"), "taxonomy": ("taxonomy", 
 REUSES_PRIOR_ROWS = "reuses the prior's rows (needs its private link)"
 #: ``MethodDeclaration.priors`` of a method whose recoding is coarsened to the priors' common refinement.
 COARSENED_TO_PRIORS = "coarsened to the priors' common refinement"
-#: The keywords every method's function ends with, in this order (``tests/test_common.py`` checks it).
+#: The keywords every method's function ends with, in this order (``tests/algorithms/test_common.py`` checks it).
 TRAILING_KEYWORDS = ("rng", "unsafe_secret_seed", "progress", "client", "priors")
 
 

@@ -77,7 +77,7 @@ class _DeclaredAllowlists(Mapping):
     (``MethodDeclaration.published``, :mod:`graphanon.algorithms.declaration`);
     this view reads it through :mod:`graphanon.algorithms.registry`, imported
     on first use (the one crossing of the release layer upward,
-    ``tests/test_layers.py``: a saved release names its method, and its
+    ``tests/package/test_layers.py``: a saved release names its method, and its
     allowlist lives with the method). Entries set here (tests) override.
     """
 
@@ -87,7 +87,7 @@ class _DeclaredAllowlists(Mapping):
     @staticmethod
     def _declared() -> tuple[Mapping, Mapping]:
         """The registry's views (published fields, nested fields) of the method declarations."""
-        # declared with the methods, above this layer (tests/test_layers.py, ALLOWED_CROSSINGS)
+        # declared with the methods, above this layer (tests/package/test_layers.py, ALLOWED_CROSSINGS)
         from graphanon.algorithms.registry import PUBLISHED_NESTED, PUBLISHED_PARAMS
 
         return PUBLISHED_PARAMS, PUBLISHED_NESTED

@@ -27,7 +27,7 @@ Examples
 References
 ----------
 Issue 31 ("Your own method, first class"); docs/own_method.md. The checks
-follow ``tests/test_common.py`` and docs/privacy.md ("Published
+follow ``tests/algorithms/test_common.py`` and docs/privacy.md ("Published
 parameters", "What a release must not say").
 """
 

@@ -315,7 +315,7 @@ COMMON = {
 }
 #: The marker of a keyword that is declared but not validated here (scikit-learn's ``"no_validation"``): the
 #: function checks it itself (``priors`` by ``as_priors``) or it is an object of a library the layer may not
-#: import (a Dask ``client``). ``tests/test_declarations.py`` requires every keyword declared, marked or not.
+#: import (a Dask ``client``). ``tests/algorithms/test_declarations.py`` requires every keyword declared, marked or not.
 NO_VALIDATION = "no_validation"
 #: Words for the messages of the shared parameters.
 MEANINGS = {
@@ -356,7 +356,7 @@ def validate_params(constraints: dict, *, meanings: dict | None = None, rules=()
         Parameter name -> constraints (any one must hold), or
         :data:`NO_VALIDATION` for a keyword the function checks itself;
         parameters not listed are not checked here (a method declares every
-        keyword: ``tests/test_declarations.py``).
+        keyword: ``tests/algorithms/test_declarations.py``).
     meanings : dict of str -> str, optional
         A few words per parameter for the messages (``"the largest itemset
         an attacker knows"``).

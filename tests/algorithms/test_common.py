@@ -46,7 +46,7 @@ EXAMPLES = {
     "partsupp": ("swap_table1", {}, _SWAP, {}),
     "splitperson": ("swap_table1", {}, _SWAP, {}),
     "randswap": ("swap_table1", {}, {}, {**_SWAP, **_SWAP_AUDIT}),  # secret pairs: no seed
-    # differentially private: no audit model, no seed; tested empirically (tests/test_dp_empirical.py)
+    # differentially private: no audit model, no seed; tested empirically (tests/algorithms/test_dp_empirical.py)
     "diffpart": ("liuwang_fig1", {"epsilon": 2.0}, {}, {}),
     "privbasis": ("liuwang_fig1", {"epsilon": 2.0}, {"k": "5"}, {}),
 }
@@ -75,7 +75,7 @@ def _run(name: str, **override):
 
 @pytest.mark.parametrize("name", ALGORITHMS)
 def test_has_a_bundled_example(name):
-    assert name in EXAMPLES, f"registered algorithm {name!r} has no worked example in tests/test_common.py EXAMPLES"
+    assert name in EXAMPLES, f"registered algorithm {name!r} has no worked example in tests/algorithms/test_common.py EXAMPLES"
 
 
 @pytest.mark.parametrize("name", ALGORITHMS)
@@ -155,7 +155,7 @@ def test_bad_k_raises_parameter_error(name, bad_k):
 def test_same_rng_and_secret_seed_give_the_same_file(name, tmp_path):
     assert name in EXAMPLES, f"no example for {name!r}"
     if name in DP:  # the opposite holds: nothing reproduces a DP method's noise
-        pytest.skip("a DP method takes no seed (tests/test_dp.py: two runs differ)")
+        pytest.skip("a DP method takes no seed (tests/algorithms/test_dp.py: two runs differ)")
     files = []
     for run in range(2):
         _spec, _data, _opts, release = _run(name, unsafe_secret_seed=11)
@@ -215,7 +215,7 @@ def _declared_cases(func):
     constraints = func._parameter_constraints
     assert constraints, func
     for arg, allowed in constraints.items():
-        if allowed == NO_VALIDATION:  # declared, checked by the function itself (tests/test_declarations.py)
+        if allowed == NO_VALIDATION:  # declared, checked by the function itself (tests/algorithms/test_declarations.py)
             continue
         bad_values = invalid_values(allowed)
         assert bad_values, (func, arg, allowed)  # every declaration yields a wrong value to plant

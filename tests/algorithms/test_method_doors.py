@@ -5,7 +5,7 @@
 declaration, :meth:`~graphanon.algorithms.declaration.MethodDeclaration.run`)
 and, where the function takes Python values only, the function itself
 (:func:`graphanon.algorithms.run_method`) make the SAME release of each
-method's worked example (``tests/test_common.py`` ``EXAMPLES``) when only the
+method's worked example (``tests/algorithms/test_common.py`` ``EXAMPLES``) when only the
 example's options are given: byte-equal saved files under a fixed
 ``unsafe_secret_seed``. A default copied into one door and changed in another
 (the study once passed no COAT ``s``) makes the files differ or a door fail.
@@ -59,7 +59,7 @@ def _general(name: str) -> dict:
 
 
 #: differentially private methods: no seed reproduces their noise and compare refuses them (no --epsilon axis
-#: yet); tests/test_dp.py checks their doors
+#: yet); tests/algorithms/test_dp.py checks their doors
 _DOORS = sorted(name for name in EXAMPLES if get_algorithm(name).privacy_model != "dp")
 
 

@@ -227,7 +227,7 @@ LOCAL_IMPORT_REASONS = {
     ("graphanon.algorithms.prior", "graphanon.algorithms.registry"): "cycle: the registry reads the method "
                                                                      "declarations, whose modules import prior",
     ("graphanon.release.base", "graphanon.algorithms.registry"): "the published-parameter allowlists are declared with the "
-                                                        "methods, above the release layer (tests/test_layers.py)",
+                                                        "methods, above the release layer (tests/package/test_layers.py)",
     ("graphanon.utils.memory", "resource"): "POSIX only; the budget falls back to a default elsewhere",
     ("graphanon.", "multiprocessing"): "a process pool (the Gray-TSP segments), started only for n_jobs > 1",
     ("graphanon.", "concurrent.futures"): "the same process pool",

@@ -34,7 +34,7 @@ from graphanon.utils.params import COMMON, MEANINGS, K, validate_params
 from graphanon.utils.validation import check_k
 
 #: the swaps promise no tendency hiding on small data: audited with max_share=1, the tendency model
-#: checks their invariants (items conserved, none invented), as in tests/test_common.py
+#: checks their invariants (items conserved, none invented), as in tests/algorithms/test_common.py
 _SWAP_AUDIT = {"categories": "random:3:1", "max_share": "1.0"}
 
 

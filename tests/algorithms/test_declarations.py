@@ -38,7 +38,7 @@ from graphanon.cli.registry import get_algorithm
 from graphanon.errors import ParameterError
 from graphanon.utils.params import NO_VALIDATION
 
-PACKAGE = Path(__file__).resolve().parents[1] / "graphanon"
+PACKAGE = Path(__file__).resolve().parents[2] / "graphanon"
 DECLARATIONS = declarations()
 NAMES = sorted(DECLARATIONS)
 
@@ -268,7 +268,7 @@ def test_an_entry_point_declares_a_method(monkeypatch):
 
     from graphanon.algorithms import registry
 
-    points = [EntryPoint(name="plugin", value="tests.test_declarations:PLUGIN", group=registry.ENTRY_POINT_GROUP)]
+    points = [EntryPoint(name="plugin", value="tests.algorithms.test_declarations:PLUGIN", group=registry.ENTRY_POINT_GROUP)]
     monkeypatch.setattr(registry, "_REGISTRY", None)
     monkeypatch.setattr(registry, "entry_points", lambda group: points if group == registry.ENTRY_POINT_GROUP else [])
     assert "plugin" in registry.method_names() and get_declaration("plugin") is PLUGIN

@@ -228,7 +228,7 @@ def test_the_command_line_spec_is_derived_from_the_signature(monkeypatch):
 
 
 def test_a_wrong_declaration_is_one_warning_and_the_rest_loads(monkeypatch):
-    here = "tests.test_testing_plugins"
+    here = "tests.testing.test_testing_plugins"
     declared = [EntryPoint(name, f"{here}:{attr}", plugins.ENTRY_POINT_GROUP) for name, attr in [
         ("positional", "anonymize_positional"), ("undeclared", "anonymize_undeclared"),
         ("unknown_model", "UNKNOWN_MODEL"), ("knobs", "KNOBS")]]

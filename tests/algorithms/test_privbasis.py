@@ -1,6 +1,6 @@
 """PrivBasis (issue 33): the mechanism's parts against brute force, the itemset release, the refusals.
 
-The guarantee itself is tested empirically in tests/test_privbasis_empirical.py.
+The guarantee itself is tested empirically in tests/algorithms/test_privbasis_empirical.py.
 """
 
 from __future__ import annotations

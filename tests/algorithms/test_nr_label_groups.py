@@ -25,7 +25,7 @@ from graphanon.privacy.diversity import diversity_model
 from graphanon.privacy.label_groups import grouped_label_distributions, variant_ok
 from graphanon.release import NonreciprocalRelease, load_release
 from tests.patients import patients
-from tests.test_nonreciprocal_ldiversity import feasible_labels
+from tests.algorithms.test_nonreciprocal_ldiversity import feasible_labels
 
 VARIANTS = [("distinct", None), ("entropy", None), ("recursive", 2.0)]
 
