@@ -24,8 +24,8 @@ from graphanon.privacy import NonreciprocalKAnonymity
 from graphanon.privacy.diversity import diversity_model
 from graphanon.privacy.label_groups import grouped_label_distributions, variant_ok
 from graphanon.release import NonreciprocalRelease, load_release
-from tests.patients import patients
 from tests.algorithms.test_nonreciprocal_ldiversity import feasible_labels
+from tests.patients import patients
 
 VARIANTS = [("distinct", None), ("entropy", None), ("recursive", 2.0)]
 
