@@ -361,8 +361,10 @@ def _reuse_with_additions(data, prior: Prior, added: np.ndarray, *, k, l, unsafe
         else:
             from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
 
+            # the prior's own l-diverse construction (releases before label groups record flow or greedy-walk)
+            method = {"l_method": first.params.get("l_method") or "flow"} if pl is not None else {}
             part = anonymize_nonreciprocal(new, k=int(pk) if pk else int(pl), l=None if pl is None else int(pl),
-                                           unsafe_secret_seed=unsafe_secret_seed)  # fmt: skip
+                                           unsafe_secret_seed=unsafe_secret_seed, **method)  # fmt: skip
     except (ParameterError, InfeasibleError) as exc:
         raise InfeasibleError(
             f"the {len(added)} added record(s) cannot be published on their own as the prior promises "

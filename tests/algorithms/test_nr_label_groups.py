@@ -277,3 +277,10 @@ def test_progress_moves_in_every_stage():
 
         make(seen)
         assert all(v > 0 for v in top.values()), top
+
+
+def test_a_grouped_prior_is_refused_in_one_line():
+    data = load("nr_table1")
+    first = anonymize_nonreciprocal(data, l=2, rng=0)
+    with pytest.raises(ParameterError, match="a prior publishes its labels in label groups"):
+        anonymize_nonreciprocal(data, l=2, priors=first)

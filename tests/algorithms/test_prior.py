@@ -45,7 +45,7 @@ def _rows(release, link_rows):
 
 
 def test_nr_prior_reuse_passes_the_joint_audit(sessions):
-    first = anonymize_nonreciprocal(sessions, k=3, l=3)
+    first = anonymize_nonreciprocal(sessions, k=3, l=3, l_method="flow")
     again = anonymize_nonreciprocal(sessions, k=3, l=3, priors=first)
     # every record gets the same row content, under a fresh order, pseudonyms and fingerprint key
     assert _rows(first, first.link.row_of_record) == _rows(again, again.link.row_of_record)
@@ -64,15 +64,15 @@ def test_nr_prior_reuse_passes_the_joint_audit(sessions):
 
 def test_unseeded_releases_without_priors_fail_where_reuse_passes(sessions):
     """The case --prior exists for: two independent nr l=3 releases pin records."""
-    first = anonymize_nonreciprocal(sessions, k=3, l=3)
-    independent = anonymize_nonreciprocal(sessions, k=3, l=3)
+    first = anonymize_nonreciprocal(sessions, k=3, l=3, l_method="flow")
+    independent = anonymize_nonreciprocal(sessions, k=3, l=3, l_method="flow")
     rep = audit_joint(LDiversity(3), sessions, [first, independent])
     assert not rep.satisfied and rep.details["pinned_records"] > 0
 
 
 def test_nr_prior_refusals(sessions):
-    first = anonymize_nonreciprocal(sessions, k=3, l=3)
-    other = anonymize_nonreciprocal(sessions, k=3, l=3)
+    first = anonymize_nonreciprocal(sessions, k=3, l=3, l_method="flow")
+    other = anonymize_nonreciprocal(sessions, k=3, l=3, l_method="flow")
     with pytest.raises(InfeasibleError, match="promises l=3"):
         anonymize_nonreciprocal(sessions, k=4, l=4, priors=first)
     with pytest.raises(InfeasibleError, match="promises l=3"):

@@ -35,7 +35,7 @@ def _rows(release, rows):
 def test_independent_update_pins_records_and_prior_does_not(grown, method):
     old, new = grown
     make = (lambda d, **kw: anonymize_cahd(d, l=3, **kw)) if method == "cahd" else \
-        (lambda d, **kw: anonymize_nonreciprocal(d, k=3, l=3, **kw))
+        (lambda d, **kw: anonymize_nonreciprocal(d, k=3, l=3, l_method="flow", **kw))
     first = make(old)
     independent = make(new)
     rep = JointAudit(LDiversity(3)).audit(new, [first, independent], links=[first.link, independent.link])
