@@ -44,7 +44,11 @@ which a row's label is that of a record drawn uniformly among the row's
 ``l`` preimages, independently of the published content, and whose
 preimages carry ``l`` distinct labels, keeps *every* such adversary at
 ``1/l`` or below for every target, whatever the score
-(``docs/attacks.md``, (j)).
+(``docs/attacks.md``, (j)). A release with label groups
+(``release.label_groups``, ``nr --param l=L`` by default) is read as it
+is published: the label of a picked row is a uniform draw from its group,
+so each pick counts the share of the target's label in that group (the
+exact expectation over the secret deal), at most ``1/l``.
 
 References
 ----------
