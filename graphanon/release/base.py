@@ -152,7 +152,8 @@ def check_published_params(algorithm: str, params: dict) -> None:
 #: Release kind -> its class. Built-in kinds map to the module (under graphanon.release) that
 #: defines them, imported on demand: the class registers its ``kind`` tag when its module runs.
 _KINDS = LazyRegistry("release kind", {
-    kind: f"graphanon.release.{kind}" for kind in ("global_recoding", "local_recoding", "nonreciprocal", "perturbed", "synthetic")
+    kind: f"graphanon.release.{kind}" for kind in ("global_recoding", "local_recoding", "nonreciprocal", "perturbed", "synthetic",
+                                                "relational")
 }, error=ReleaseFormatError)
 
 
