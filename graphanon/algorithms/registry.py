@@ -47,6 +47,8 @@ METHODS = LazyRegistry("algorithm", {
     "randswap": _A + "swapping:anonymize_randswap",
     "splitperson": _A + "swapping:anonymize_splitperson",
     "diffpart": _A + "dp.diffpart:anonymize_diffpart",
+    "rt": _A + "relational.rt:anonymize_rt",
+    "rt-naive": _A + "relational.rt:anonymize_rt_naive",
 })
 
 
@@ -64,6 +66,9 @@ AUDITED_BY: dict[str, tuple[str, tuple[str, ...]]] = {
     "randswap": ("tendency", ()),
     # differentially private: no audit model can check a DP release; its guarantee is tested (docs/dp.md)
     "diffpart": ("dp", ()),
+    # relational-transaction data: (k, k^m)-anonymity; the naive baseline is audited by the same model (and fails it)
+    "rt": ("rt", ()),
+    "rt-naive": ("rt", ()),
 }
 
 

@@ -445,7 +445,7 @@ _SPECS = LazyRegistry("algorithm", {
         "dp": ("diffpart",),
     }.items()
     for name in names
-})
+} | {"rt": "graphanon.cli.methods.relational:RT", "rt-naive": "graphanon.cli.methods.relational:RT_NAIVE"})
 
 
 def register(spec: AlgorithmSpec) -> AlgorithmSpec:

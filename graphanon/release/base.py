@@ -92,6 +92,10 @@ PUBLISHED_PARAMS: dict[str, frozenset] = {
     "splitperson": frozenset({"n_categories"}),
     # a DP release states epsilon, the mechanism, its settings and the public universe's taxonomy -- no count
     "diffpart": frozenset({"epsilon", "mechanism", "neighbouring", "fanout", "c_internal", "c_leaf", "taxonomy"}),
+    # relational-transaction: settings, the number of relational groups (public: distinct relational values) and
+    # the relational loss reached; never a cluster, a merge or its order
+    "rt": frozenset({"k", "m", "transaction", "delta", "merge", "groups", "ril"}),
+    "rt-naive": frozenset({"k", "m", "transaction", "groups"}),
 }
 #: Releases made by hand (``algorithm="custom"`` and any name not above) may publish only these.
 GENERIC_PUBLISHED_PARAMS = frozenset({"k", "m", "l", "n_suppressed_nodes", "audit"})
