@@ -47,7 +47,7 @@ from graphanon.errors import ParameterError
 from graphanon.taxonomy.tree import Taxonomy
 from graphanon.utils.randomness import check_random_state
 
-__all__ = ["icd9_like", "patients_with_demographics", "quest", "quest_patterns", "quest_taxonomy"]
+__all__ = ["icd9_like", "patients_with_demographics", "quest", "quest_patterns", "quest_taxonomy", "write_patients_files"]
 
 
 def _positive(name: str, value, *, integer: bool = True):
@@ -537,3 +537,40 @@ def patients_with_demographics(n: int = 3000, *, seed=None, n_chapters: int = 17
         "marital": AttributeHierarchy.categorical("marital", table.column("marital"), taxonomy=marital_tax),
     }
     return RTData(tx, table, hierarchies=hierarchies), Taxonomy.from_parent_map(parent)
+
+
+def write_patients_files(folder, n: int = 300, *, seed=None) -> dict:
+    """Write :func:`patients_with_demographics` as the files the command line reads; their paths by role.
+
+    ``patients.csv`` (long CSV ``tid,item``), ``demographics.csv`` (``id``
+    and the five QI columns), ``icd9.txt`` (the code taxonomy,
+    ``code;parent;...;ICD9``), and the hierarchies of ``race``, ``region``
+    and ``marital`` (``race.txt`` ..., ``value;parent;...;*``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> paths = write_patients_files(tempfile.mkdtemp(), 50, seed=0)
+    >>> sorted(paths)
+    ['demographics', 'icd9', 'marital', 'patients', 'race', 'region']
+    """
+    from pathlib import Path
+
+    from graphanon.readwrite.files import atomic_write
+    from graphanon.readwrite.long_csv import write_long_csv
+
+    folder = Path(folder)
+    rt, tax = patients_with_demographics(n, seed=seed)
+    paths = {"patients": folder / "patients.csv", "demographics": folder / "demographics.csv",
+             "icd9": folder / "icd9.txt"}
+    write_long_csv(rt.transactions, paths["patients"])
+    t = rt.table
+    lines = ["id," + ",".join(t.names)]
+    lines += [rid + "," + ",".join(str(t.column(c)[i]) for c in t.names) for i, rid in enumerate(t.record_ids)]
+    atomic_write(paths["demographics"], "\n".join(lines) + "\n")
+    atomic_write(paths["icd9"], "".join(";".join([x, *tax.ancestors(x)]) + "\n" for x in tax.leaves))
+    for name in ("race", "region", "marital"):
+        tree = rt.hierarchies[name].taxonomy
+        paths[name] = folder / f"{name}.txt"
+        atomic_write(paths[name], "".join(";".join([x, *tree.ancestors(x)]) + "\n" for x in tree.leaves))
+    return paths
