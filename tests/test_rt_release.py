@@ -41,6 +41,34 @@ def test_save_load_round_trip_publishes_nothing_private(golden, tmp_path):
     assert "seed" not in doc["params"]
 
 
+@pytest.mark.parametrize("method", [anonymize_rt, anonymize_rt_naive])
+def test_publication_no_id_order_seed_or_key(method, tmp_path):
+    """As tests/test_publication.py checks every other method: shuffled rows, keyed fingerprint, no link."""
+    import numpy as np
+
+    rt, tax = patients_with_demographics(80, seed=4)
+    rel = method(rt, k=3, m=2, taxonomy=tax, transaction="mhghs")
+    rel.save(tmp_path / "r.json")
+    text = (tmp_path / "r.json").read_text()
+    doc = json.loads(text)
+    assert set(doc["data_fingerprint"]) == {"scheme", "digest"} and rel.link.key not in text
+    assert "row_of_record" not in text and "record_ids" not in text
+    assert not (rel.link.row_of_record == np.arange(rt.n_records)).all()
+    again = method(rt, k=3, m=2, taxonomy=tax, transaction="mhghs")
+    assert not np.array_equal(rel.link.row_of_record, again.link.row_of_record)  # fresh secret each run
+    blobs = []
+    for run in range(2):
+        fixed = method(rt, k=3, m=2, taxonomy=tax, transaction="mhghs", unsafe_secret_seed=11)
+        fixed.save(tmp_path / f"{run}.json.gz")
+        blobs.append((tmp_path / f"{run}.json.gz").read_bytes())
+    assert blobs[0] == blobs[1]
+    # each record's own row carries its generalized QI values and its recoded items
+    rows = rel.relational_rows()
+    for i in range(rt.n_records):
+        j = int(rel.link.row_of_record[i])
+        assert all(rt.hierarchies[c].covers(v, x) for c, v, x in zip(rt.qi, rows[j], rt.qi_values(i)))
+
+
 def test_a_release_publishing_a_forbidden_field_is_refused(golden, tmp_path):
     golden.params["merges"] = 1
     try:

@@ -36,6 +36,7 @@ Sec. 2.4.3 (the synthetic data generator).
 from __future__ import annotations
 
 from collections.abc import Hashable
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
@@ -44,6 +45,8 @@ from numba import njit
 import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
 from graphanon.data import TransactionData
 from graphanon.errors import ParameterError
+from graphanon.readwrite.files import atomic_write
+from graphanon.readwrite.long_csv import write_long_csv
 from graphanon.taxonomy.tree import Taxonomy
 from graphanon.utils.randomness import check_random_state
 
@@ -554,11 +557,6 @@ def write_patients_files(folder, n: int = 300, *, seed=None) -> dict:
     >>> sorted(paths)
     ['demographics', 'icd9', 'marital', 'patients', 'race', 'region']
     """
-    from pathlib import Path
-
-    from graphanon.readwrite.files import atomic_write
-    from graphanon.readwrite.long_csv import write_long_csv
-
     folder = Path(folder)
     rt, tax = patients_with_demographics(n, seed=seed)
     paths = {"patients": folder / "patients.csv", "demographics": folder / "demographics.csv",
