@@ -120,3 +120,16 @@ def test_patients_generator_is_seeded_and_correlated():
     young, old = a.transactions.subset(np.flatnonzero(age < 30)), a.transactions.subset(np.flatnonzero(age >= 60))
     share = lambda d: d.supports() / max(d.n_records, 1)  # noqa: E731
     assert np.abs(share(young) - share(old)).max() > 0.05
+
+
+def test_generator_hierarchies_do_not_depend_on_the_hash_seed():
+    """The hierarchies' node order (what Mondrian cuts on) is the same in every interpreter."""
+    import subprocess
+    import sys
+
+    probe = ("from graphanon.datasets.synthetic import patients_with_demographics as p\n"
+             "rt, tax = p(50, seed=0)\nprint([rt.hierarchies[c].labels for c in rt.qi])\n")
+    outs = {subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
+                           env={**__import__("os").environ, "PYTHONHASHSEED": str(seed)}).stdout
+            for seed in (1, 2, 3)}
+    assert len(outs) == 1 and "Northeast" in next(iter(outs))

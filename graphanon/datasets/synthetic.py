@@ -532,7 +532,7 @@ def patients_with_demographics(n: int = 3000, *, seed=None, n_chapters: int = 17
         source="patients (synthetic)",
     )
     race_tax = Taxonomy.from_parent_map({**_RACES, "Asian or Pacific Islander": "*"})
-    region_tax = Taxonomy.from_parent_map({**_DIVISIONS, **{r: "*" for r in set(_DIVISIONS.values())}})
+    region_tax = Taxonomy.from_parent_map({**_DIVISIONS, **{r: "*" for r in dict.fromkeys(_DIVISIONS.values())}})
     marital_tax = Taxonomy.from_parent_map({**_MARITAL, "never married": "*", "ever married": "*"})
     hierarchies = {
         "race": AttributeHierarchy.categorical("race", table.column("race"), taxonomy=race_tax),

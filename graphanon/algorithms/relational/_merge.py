@@ -144,6 +144,7 @@ def merge_clusters(
             for j in ids[c][cnt[c] < k].tolist():
                 holders.setdefault(j, set()).add(c)
     owner = np.arange(C)
+    live = np.arange(C)  # the alive clusters, ascending
     heap = [(-tl[c], c) for c in range(C) if tl[c] > 0]
     heapq.heapify(heap)
     n_items = X.shape[1]
@@ -151,17 +152,22 @@ def merge_clusters(
         neg, s = heapq.heappop(heap)
         if not alive[s] or closed[s] or -neg != tl[s] or tl[s] <= 0:
             continue
-        merged_ncp = sum((lcas[c].ncp_with(int(nodes[s, c]), nodes[:, c]) for c in range(q)), np.zeros(C))
-        inc = (size[s] + size) * merged_ncp - rcost[s] - rcost
-        ok = alive & (inc <= budget + 1e-9)
-        ok[s] = False
-        if not ok.any():
+        merged_ncp = lcas[0].ncp_with(int(nodes[s, 0]), nodes[live, 0])
+        for c in range(1, q):
+            merged_ncp = merged_ncp + lcas[c].ncp_with(int(nodes[s, c]), nodes[live, c])
+        inc_live = (size[s] + size[live]) * merged_ncp - rcost[s] - rcost[live]
+        ok_live = inc_live <= budget + 1e-9
+        ok_live[live == s] = False
+        if not ok_live.any():
             closed[s] = True
             continue
-        masked = np.where(ok, inc, np.inf)
         if rule == "rmerge_r":
-            o = int(np.argmin(masked))  # the first least: ties go to the lowest id
+            o = int(live[np.argmin(np.where(ok_live, inc_live, np.inf))])  # live ascends: ties go to the lowest id
+            inc_o = float(inc_live[live == o][0])
         else:
+            masked = np.full(C, np.inf)
+            masked[live[ok_live]] = inc_live[ok_live]
+            ok = np.isfinite(masked)
             n_ok = int(ok.sum())
             near = np.argpartition(masked, min(_NEAR, n_ok) - 1)[:min(_NEAR, n_ok)] if n_ok > _NEAR else \
                 np.flatnonzero(ok)
@@ -183,11 +189,13 @@ def merge_clusters(
                 v = np.argsort(np.argsort(merged_tl, kind="stable"), kind="stable")
                 best = np.lexsort((pool_arr, masked[pool_arr], u + v))[0]
             o = int(pool_arr[best])
-        budget -= float(inc[o])
+            inc_o = float(masked[o])
+        budget -= inc_o
         nodes[s] = [lcas[c].nodes(int(nodes[s, c]), nodes[o:o + 1, c])[0] for c in range(q)]
         size[s] += size[o]
         rcost[s] = size[s] * cost_of(nodes[s:s + 1])[0]
         alive[o] = False
+        live = live[live != o]
         cluster_ids = np.concatenate([ids[s], ids[o]])
         uniq, inv = np.unique(cluster_ids, return_inverse=True)
         counts = np.bincount(inv, weights=np.concatenate([cnt[s], cnt[o]])).astype(np.int64)
