@@ -34,6 +34,8 @@ PAGES = [
     ("graphanon.attacks", "graphanon.attacks", "Adversaries scored against the private link.", ()),
     ("graphanon.release", "graphanon.release", "The release kinds, publication and the private link.", ()),
     ("graphanon.taxonomy", "graphanon.taxonomy", "Taxonomies and item groups.", ()),
+    ("graphanon.relational", "graphanon.relational",
+     "Relational-transaction data: relational tables, their hierarchies, the joined data.", ()),
     ("graphanon.readwrite", "graphanon.readwrite", "Transaction formats, Parquet, constraint files, atomic writes.", ()),
     ("graphanon.datasets", "graphanon.datasets", "Bundled datasets and the papers' worked examples.",
      ("graphanon.datasets.synthetic",)),

@@ -23,6 +23,7 @@ __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     "graphanon.algorithms.grouping.partition": ("anonymize_partition",),
     "graphanon.algorithms.prior": ("Prior",),
     "graphanon.algorithms.hierarchy.mm": ("anonymize_mm",),
+    "graphanon.algorithms.relational": ("anonymize_rt", "anonymize_rt_naive"),
     "graphanon.algorithms.registry": ("get_method", "method_names", "register_method", "run_method"),
     "graphanon.algorithms.swapping": ("anonymize_fullswap", "anonymize_partsupp", "anonymize_partswap",
                                       "anonymize_randswap", "anonymize_splitperson"),

@@ -54,7 +54,8 @@ __all__ = [
 
 #: The method families: each module or package holds a ``METHOD_DECLARATIONS`` index.
 FAMILIES = ("graphanon.algorithms.hierarchy", "graphanon.algorithms.coat", "graphanon.algorithms.nonreciprocal",
-            "graphanon.algorithms.grouping", "graphanon.algorithms.swapping", "graphanon.algorithms.dp")
+            "graphanon.algorithms.grouping", "graphanon.algorithms.swapping", "graphanon.algorithms.dp",
+            "graphanon.algorithms.relational")
 #: The entry-point group of methods in other packages.
 ENTRY_POINT_GROUP = "graphanon.methods"
 

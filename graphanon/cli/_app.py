@@ -214,6 +214,35 @@ def read_input(source: str, fmt: str | None, sep: str | None, tid: str, item: st
     return _missing_labels(data, source, label), None
 
 
+def read_relational(data, relational: str | None, qi: str | None, qi_hierarchies=(), categorical: str | None = None):
+    """``--relational FILE --qi COLS [--qi-hierarchy COL=FILE] [--categorical COLS]``: the transactions joined with their relational table.
+
+    Returns ``data`` itself when no ``--relational`` is given; else a
+    :class:`~graphanon.relational.RTData` (the table joined by record id,
+    the QIs with their hierarchies: a file per ``--qi-hierarchy``, else
+    automatic intervals for numbers and flat for text).
+    """
+    if relational is None:
+        for flag, value in (("--qi", qi), ("--qi-hierarchy", qi_hierarchies), ("--categorical", categorical)):
+            if value:
+                raise GraphanonError(f"{flag} describes the relational table: give it with --relational FILE")
+        return data
+    from graphanon.relational import AttributeHierarchy, RTData, read_relational_csv
+
+    names = [c.strip() for c in (qi or "").split(",") if c.strip()]
+    if not names:
+        raise GraphanonError("--relational needs --qi COLUMN,... (the quasi-identifier columns of the table)")
+    cats = [c.strip() for c in (categorical or "").split(",") if c.strip()]
+    table = read_relational_csv(relational, columns=names, categorical=cats)
+    hierarchies = {}
+    for spec in qi_hierarchies:
+        column, _, path = spec.partition("=")
+        if not path or column not in names:
+            raise GraphanonError(f"--qi-hierarchy {spec!r}: use COLUMN=FILE with a column of --qi ({', '.join(names)})")
+        hierarchies[column] = AttributeHierarchy.from_file(column, path, table.column(column))
+    return RTData(data, table, qi=names, hierarchies=hierarchies)
+
+
 def _missing_labels(data, source: str, label: str | None):
     """``--missing-label`` applied to INPUT's labels; a drop is reported on stderr (and kept for ``--json``)."""
     from graphanon.readwrite.missing import resolve_missing_labels

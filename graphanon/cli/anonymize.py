@@ -20,6 +20,7 @@ from graphanon.cli._app import (
     parse_param_pairs,
     progress_bar,
     read_input,
+    read_relational,
     show_progress,
     taxonomy_option,
 )
@@ -67,9 +68,20 @@ from graphanon.errors import GraphanonError
                    "publish it): every DP release of the same data is recorded in it.")
 @click.option("--budget", type=float, default=None,
               help="DP methods, with --ledger: refuse a release that would take the data's total epsilon past B.")
+@click.option("--relational", default=None, type=click.Path(dir_okay=False),
+              help="CSV of relational attributes, one row per record, joined by record id (first column) with "
+                   "INPUT: for -a rt and rt-naive.")
+@click.option("--qi", default=None, metavar="COLUMNS",
+              help="The quasi-identifier columns of --relational, comma-separated (age,gender,race).")
+@click.option("--qi-hierarchy", "qi_hierarchies", multiple=True, metavar="COLUMN=FILE",
+              help="The hierarchy of a --qi column (value;parent;...;root per line, ARX style); default: "
+                   "automatic intervals for numbers, flat for text (repeatable).")
+@click.option("--categorical", default=None, metavar="COLUMNS",
+              help="--relational columns read as text though they hold numbers (zip codes).")
 @input_options
 def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, link_out, prior_paths, prior_link_paths,
-              json_out, scheduler, epsilon, universe, ledger, budget, fmt, sep, tid, item, label):
+              json_out, scheduler, epsilon, universe, ledger, budget, relational, qi, qi_hierarchies, categorical,
+              fmt, sep, tid, item, label):
     """Anonymize INPUT with an algorithm and save the release (rows shuffled, pseudonyms, no ids)."""
     from graphanon.cli.registry import RunOptions, get_algorithm
 
@@ -105,6 +117,11 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
                             scheduler, tid, item, given)
         return
     data, bundled = read_input(input_, fmt, sep, tid, item, label)
+    if (relational is not None) != (spec.privacy_model == "rt"):
+        raise GraphanonError(f"-a {spec.name} needs --relational FILE --qi COLUMNS (relational-transaction data)"
+                             if relational is None else
+                             f"--relational: -a {spec.name} reads transactions only; use -a rt (or rt-naive)")
+    run_data = read_relational(data, relational, qi, qi_hierarchies, categorical)
     priors = _read_priors(spec, data, prior_paths, prior_link_paths)
     if priors:
         _refuse_unused_with_priors(spec, seed, param_dict)
@@ -134,7 +151,7 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
             ledger_file = BudgetLedger.open(ledger)
             ledger_file.check(data, epsilon=check_epsilon(epsilon, "--epsilon"), budget=budget)
         if scheduler is None:
-            release = spec.run(data, opts)
+            release = spec.run(run_data, opts)
         else:
             from graphanon import distributed
 
@@ -142,7 +159,7 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
                 opts.client = client
                 release = spec.run(data, opts)
     elapsed = time.perf_counter() - start
-    _verify_claim(spec, data, release, opts)
+    _verify_claim(spec, run_data, release, opts)
     if priors:
         _verify_composition(data, release, priors)
     release.save(output)
@@ -156,8 +173,10 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
 
         exported = [str(p) for p in export_release(release, export_to, taxonomy=tax)]
     warnings = _warn(data, release)
+    relational_given = {"relational": relational, "qi": qi, "qi_hierarchies": qi_hierarchies} if relational else {}
     _report(spec, input_, release.n_records, elapsed, output, link_out, json_out, release.params,
-            {**param_dict, **({"taxonomy": taxonomy} if taxonomy else {})}, exported=exported, warnings=warnings)
+            {**param_dict, **({"taxonomy": taxonomy} if taxonomy else {}), **relational_given}, exported=exported,
+            warnings=warnings)
 
 
 def _warn(data, release) -> list[str]:
@@ -246,6 +265,8 @@ def audit_command(model: str, input_: str, output, params: dict | None, given: d
     'graphanon audit groceries r.json --model km -k 5 -m 2'
     >>> audit_command("tendency", "d.csv", "r.json", {}, {"categories": "taxonomy-level:1", "taxonomy": "t.csv"})[1]
     'graphanon audit d.csv r.json --model tendency --param categories=taxonomy-level:1 --taxonomy t.csv'
+    >>> audit_command("rt", "p.csv", "r.json", {"k": 5, "m": 2}, {"relational": "d.csv", "qi": "age,gender"})[1]
+    'graphanon audit p.csv r.json --model rt -k 5 -m 2 --relational d.csv --qi age,gender'
     """
     params, given = params or {}, given or {}
 
@@ -262,10 +283,13 @@ def audit_command(model: str, input_: str, output, params: dict | None, given: d
                 line += f" --param c={params['c']:g}"
         return "ldiversity", line
     line = f"graphanon audit {input_} {output} --model {model}"
-    if k is not None and model in ("km", "transactional", "nonreciprocal", "constraints"):
+    if k is not None and model in ("km", "transactional", "nonreciprocal", "constraints", "rt"):
         line += f" -k {k}"
-    if m is not None and model == "km":
+    if m is not None and model in ("km", "rt"):
         line += f" -m {m}"
+    if model == "rt" and given.get("relational"):
+        line += f" --relational {given['relational']} --qi {given['qi']}"
+        line += "".join(f" --qi-hierarchy {h}" for h in given.get("qi_hierarchies", ()))
     if model == "tendency" and "categories" in given:
         line += f" --param categories={given['categories']}"
         if given["categories"].startswith("taxonomy-level") and given.get("taxonomy"):

@@ -114,6 +114,18 @@ def _evaluate_local(original, release, *, queries: int, q: int, rng, link=None) 
     return out
 
 
+def _evaluate_relational(original, release, *, queries: int, q: int, rng, link=None) -> dict:
+    # the item side of a relational-transaction release (COUNT queries on items); the relational side's
+    # loss is the release's own ``ril`` (mean NCP of the published QI values)
+    out: dict = {"groups": len(release.groups()), "published_items": len(release.published_items),
+                 "ril": release.params.get("ril")}
+    if queries > 0:
+        workload = generate_workload(original, queries, q, rng=rng)
+        out["avg_relative_error"] = average_relative_error(release, workload)
+        out.update({"queries": queries, "q": q, "seed": seed_of(rng)})
+    return out
+
+
 register_evaluator("global_recoding", _evaluate_global)
 register_evaluator("global_recoding", _evaluate_utility_loss)
 register_evaluator("nonreciprocal", _evaluate_nonreciprocal)
@@ -121,6 +133,7 @@ register_evaluator("perturbed", _evaluate_perturbed)
 register_evaluator("local_recoding", _evaluate_local)
 register_evaluator("synthetic", _evaluate_synthetic)
 register_evaluator("itemsets", _evaluate_itemsets)
+register_evaluator("relational", _evaluate_relational)
 
 
 def evaluate_release(

@@ -20,6 +20,9 @@ NonreciprocalRelease
     Bit-voting records (base, distance, threshold, label).
 PerturbedRelease
     Plain transactions after items were swapped, removed or split (tendency hiding).
+RelationalRelease
+    Relational-transaction data: generalized QI values beside published items
+    ((k, k^m)-anonymity, ``docs/relational.md``).
 SyntheticRelease
     A synthetic dataset drawn by a differentially private mechanism (DiffPart):
     no fingerprint, no link, no exact count (``docs/dp.md``).
@@ -41,6 +44,7 @@ __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     "graphanon.release.fingerprint": ("check_same_data", "data_fingerprint"),
     "graphanon.release.global_recoding": ("GlobalRecoding", "PublishedItem"),
     "graphanon.release.link": ("LINK_FORMAT_TAG", "ReleaseLink", "load_link"),
+    "graphanon.release.relational": ("RelationalRelease",),
     "graphanon.release.local_recoding": ("LocalRecoding", "PublishedNode"),
     "graphanon.release.nonreciprocal": ("NonreciprocalRelease",),
     "graphanon.release.perturbed": ("PerturbedRelease", "SplitLink", "load_split_link"),

@@ -31,6 +31,9 @@ labels. Per kind:
   ``threshold`` (the true record is the base with at most ``threshold`` of the
   distance items flipped); the long form has one line per item in the base or
   the distance with 0/1 columns ``base`` and ``distance``;
+* relational -- ``item`` plus one column per quasi-identifier, named as it
+  (``qi_`` before a name the table already uses), holding the row's
+  generalized value (a value, ``[lo-hi]``, a hierarchy node or ``*``);
 * perturbed -- ``item`` only. Which items were moved is **not** flagged: the
   release does not publish it (a flag would undo the method); the codebook
   says what kind of move was made;
@@ -67,10 +70,11 @@ from graphanon.release.itemsets import ItemsetRelease
 from graphanon.release.local_recoding import LocalRecoding
 from graphanon.release.nonreciprocal import NonreciprocalRelease
 from graphanon.release.perturbed import PerturbedRelease
+from graphanon.release.relational import RelationalRelease
 from graphanon.release.synthetic import SyntheticRelease
 from graphanon.utils.labels import display_label
 
-__all__ = ["EXPORT_FORMS", "codebook_columns", "codebook_facts", "codebook_html", "codebook_markdown",
+__all__ = ["EXPORT_FORMS", "codebook_columns", "codebook_facts", "codebook_relational", "codebook_html", "codebook_markdown",
            "codebook_paths", "export_columns", "export_release", "privacy_model_of"]
 
 #: The table forms of :func:`export_columns`.
@@ -145,7 +149,7 @@ def export_columns(release: Release, form: str = "long") -> dict[str, list]:
     labels = _labels(release)
     if isinstance(release, NonreciprocalRelease):
         return _nonreciprocal_columns(release, form, rows, labels)
-    if isinstance(release, GlobalRecoding):
+    if isinstance(release, (GlobalRecoding, RelationalRelease)):
         names, matrix = _text(pi.label for pi in release.published_items), release.records
     elif isinstance(release, LocalRecoding):
         names, matrix = _text(nd.label for nd in release.nodes), release.records
@@ -163,9 +167,11 @@ def export_columns(release: Release, form: str = "long") -> dict[str, list]:
     indptr, indices = matrix.indptr, matrix.indices
     copies = matrix.data.astype(np.int64) if isinstance(release, LocalRecoding) else None
     out: dict[str, list] = {}
+    relational = _relational_columns(release) if isinstance(release, RelationalRelease) else {}
     if form == "long":
         rec, pos = _long_lines(indptr, indices)
         out["row"] = rows[rec].tolist()
+        out.update({name: values[rec].tolist() for name, values in relational.items()})
         out["item"] = _take(names, indices, pos)
         if copies is not None:
             out["copies"] = np.where(pos >= 0, copies[np.maximum(pos, 0)], 0).tolist()
@@ -175,6 +181,7 @@ def export_columns(release: Release, form: str = "long") -> dict[str, list]:
             out["label"] = labels[rec].tolist()
         return out
     out["row"] = rows.tolist()
+    out.update({name: values.tolist() for name, values in relational.items()})
     if copies is not None:  # a node held c times is listed c times
         indptr = np.concatenate([[0], np.cumsum(copies)])[indptr]
         indices = np.repeat(indices, copies)
@@ -184,6 +191,15 @@ def export_columns(release: Release, form: str = "long") -> dict[str, list]:
     if labels is not None:
         out["label"] = labels.tolist()
     return out
+
+
+_RESERVED = frozenset({"row", "item", "items", "copies", "label"})
+
+
+def _relational_columns(release: RelationalRelease) -> dict[str, np.ndarray]:
+    """Per quasi-identifier, the rows' generalized values (``qi_`` before a reserved column name)."""
+    return {(f"qi_{name}" if name in _RESERVED else name): np.array(release.values[c], dtype=object)[release.relational[:, c]]
+            for c, name in enumerate(release.qi)}
 
 
 def _synthetic_rows(release: SyntheticRelease) -> sp.csr_array:
@@ -238,6 +254,10 @@ def privacy_model_of(release: Release) -> str:
         return "tendency"
     if kind in ("synthetic", "itemsets"):
         return "dp"
+    if kind == "relational":
+        if release.algorithm == "rt-naive":
+            return "rt-naive"
+        return "rt" if params.get("k") else "none"
     if kind == "local_recoding":
         return "transactional" if params.get("k") else "none"
     if kind == "nonreciprocal":
@@ -252,6 +272,14 @@ def privacy_model_of(release: Release) -> str:
 _MAY = {
     "km": "Any {m_items} that one row holds are held together by at least {k} rows (k^m-anonymity): "
           "someone who knows {m_known} of a person's items finds at least {k} candidate rows.",
+    "rt": "Rows with equal relational values form groups of at least {k} rows, and inside a group any {m_items} "
+          "that one row holds are held together by at least {k} of its rows ((k, k^m)-anonymity): someone who "
+          "knows a person's quasi-identifier values and {m_known} of their items finds at least {k} candidate rows.",
+    "rt-naive": "Rows with equal relational values form groups of at least {k} rows (k-anonymity of the "
+                "relational part alone), and over the whole release any {m_items} that one row holds are held "
+                "together by at least {k} rows (k^m-anonymity of the items alone). The two together are NOT "
+                "(k, k^m)-anonymous: someone who knows a person's quasi-identifier values and {m_known} of their "
+                "items may find fewer than {k} candidate rows (a baseline, docs/relational.md).",
     "constraints": "Each privacy constraint the custodian listed is held by at least {k} rows or by none.",
     "transactional": "Every row is identical to at least {k_minus} other rows (k-anonymity of whole records): "
                      "a person's row is one of at least {k} equal rows.",
@@ -277,6 +305,9 @@ _MAY_NOT = {
     "local_recoding": "Which original items under a node a row held ({reading}); that an item absent from a row was "
                       "absent from the person's record.",
     "nonreciprocal": "Which possible world is a row's true record; which row is a given person's.",
+    "relational": "A person's exact quasi-identifier values inside a published interval or hierarchy node; which "
+                  "of the original items a generalized item covers a row held; the names of suppressed items; "
+                  "how the groups were formed (no cluster or merge is published).",
     "synthetic": "That a row is a person's record, or that any person is in the data: no row stands for a "
                  "record, and the number of rows is itself noisy.",
     "itemsets": "That an itemset is exactly the top-k of the data, or its exact support; anything about one "
@@ -312,7 +343,15 @@ def codebook_facts(release: Release) -> list[tuple[str, str]]:
     facts = [("release kind", release.kind), ("method", str(release.algorithm)), ("privacy model", model),
              ("published rows", str(release.n_records))]
     facts += [(f"parameter {key}", _param_text(value)) for key, value in sorted(params.items()) if value is not None]
-    if isinstance(release, GlobalRecoding):
+    if isinstance(release, RelationalRelease):
+        facts.append(("quasi-identifiers", ", ".join(release.qi)))
+        facts += [(f"published values of {name}", str(len(release.values[c]))) for c, name in enumerate(release.qi)]
+        facts.append(("relational groups", str(len(release.groups()))))
+        facts.append(("published items", str(len(release.published_items))))
+        if release.n_suppressed is not None:
+            facts.append(("original items suppressed in some group (count only)", str(release.n_suppressed)))
+        facts.append(("item universe (leaves)", str(release.universe)))
+    elif isinstance(release, GlobalRecoding):
         facts.append(("published items", str(release.n_published_items)))
         if release.n_suppressed is not None:
             facts.append(("suppressed original items (count only)", str(release.n_suppressed)))
@@ -387,7 +426,7 @@ def codebook_columns(release: Release, *, taxonomy=None) -> dict[str, list]:
     (['(a,b)', 'c'], [['a', 'b'], ['c']], [0.5, 0.0], [2, 1])
     """
     entries: list[tuple]
-    if isinstance(release, GlobalRecoding):
+    if isinstance(release, (GlobalRecoding, RelationalRelease)):
         entries = [(pi.label, pi.members, pi.leaves) for pi in release.published_items]
         universe, matrix = release.universe, release.records
     elif isinstance(release, LocalRecoding):
@@ -461,7 +500,31 @@ def codebook_markdown(release: Release, *, taxonomy=None) -> str:
                 value = display_label(value)
             cells.append("" if value is None else _md(value))
         lines.append("| " + " | ".join(cells) + " |")
+    if isinstance(release, RelationalRelease):
+        rel = codebook_relational(release)
+        lines += ["", "## Published relational values", "", "| column | value | rows |", "| --- | --- | --- |"]
+        lines += [f"| {_md(c)} | {_md(v)} | {r} |" for c, v, r in zip(rel["column"], rel["value"], rel["rows"])]
     return "\n".join(lines) + "\n"
+
+
+def codebook_relational(release: RelationalRelease) -> dict[str, list]:
+    """One line per published relational value: its column, its text and how many rows hold it.
+
+    Examples
+    --------
+    >>> from graphanon.release.relational import RelationalRelease
+    >>> rel = RelationalRelease(qi=["age"], relational=[["[40-49]"], ["[40-49]"], ["*"]],
+    ...                         published_items=[], records=[[], [], []], universe=1)
+    >>> codebook_relational(rel)
+    {'column': ['age', 'age'], 'value': ['*', '[40-49]'], 'rows': [1, 2]}
+    """
+    out: dict[str, list] = {"column": [], "value": [], "rows": []}
+    for c, name in enumerate(release.qi):
+        counts = np.bincount(release.relational[:, c], minlength=len(release.values[c]))
+        out["column"] += [name] * len(release.values[c])
+        out["value"] += list(release.values[c])
+        out["rows"] += counts.astype(np.int64).tolist()
+    return out
 
 
 def codebook_html(release: Release, *, taxonomy=None) -> str:
@@ -476,9 +539,15 @@ def codebook_html(release: Release, *, taxonomy=None) -> str:
         cells = [" ".join(display_label(x) for x in cols[n][i]) if n == "covers" else cols[n][i] for n in names]
         body.append("<tr>" + "".join(f"<td>{'' if c is None else esc(str(c))}</td>" for c in cells) + "</tr>")
     title = esc(f"Codebook: a {release.kind.replace('_', ' ')} release by {release.algorithm}")
+    extra = ""
+    if isinstance(release, RelationalRelease):
+        rel = codebook_relational(release)
+        extra = "<h2>Published relational values</h2><table><tr><th>column</th><th>value</th><th>rows</th></tr>" + "".join(
+            f"<tr><td>{esc(c)}</td><td>{esc(v)}</td><td>{r}</td></tr>"
+            for c, v, r in zip(rel["column"], rel["value"], rel["rows"])) + "</table>"
     return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{title}</title></head><body>"
             f"<h1>{title}</h1><table>{facts}</table><h2>Published items</h2>"
-            f"<table><tr>{head}</tr>{''.join(body)}</table></body></html>\n")
+            f"<table><tr>{head}</tr>{''.join(body)}</table>{extra}</body></html>\n")
 
 
 def codebook_paths(path: str | os.PathLike) -> dict[str, Path]:

@@ -142,7 +142,7 @@ def test_registry_lists_every_builtin_method_and_model():
 
     names = {
         "aa", "cahd", "clump", "coat", "cut", "fullswap", "hghs", "mhghs", "mm", "nr", "partition", "partsupp",
-        "partswap", "randswap", "splitperson", "diffpart", "privbasis"}
+        "partswap", "randswap", "splitperson", "diffpart", "privbasis", "rt", "rt-naive"}
     assert set(registry.registered()) == set(methods.method_names()) == names
     probe = (
         "from graphanon.cli.registry import get_algorithm\nfrom graphanon.algorithms.registry import get_method\n"

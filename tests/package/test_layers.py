@@ -18,7 +18,8 @@ Layers, bottom to top:
   each other only (the readers may also use pandas/pyarrow, the distributed
   helpers dask);
 * **taxonomy layer** -- ``graphanon.taxonomy`` (taxonomies, builders, item
-  groups, categories, COAT's constraint sets) and ``graphanon.datasets``:
+  groups, categories, COAT's constraint sets), ``graphanon.datasets`` and
+  ``graphanon.relational`` (relational tables, their hierarchies, the joined data):
   bottom and each other;
 * ``graphs`` (structures only): bottom and the taxonomy layer;
 * ``release``: bottom, taxonomy layer and ``graphs``;
@@ -51,7 +52,7 @@ LAYERS = {
     "graphanon": "api", "graphanon.__main__": "api",
     "graphanon.utils": "bottom", "graphanon.counting": "bottom", "graphanon.readwrite": "bottom",
     "graphanon.distributed": "bottom", "graphanon.errors": "bottom", "graphanon.data": "bottom",
-    "graphanon.taxonomy": "taxonomy", "graphanon.datasets": "taxonomy",
+    "graphanon.taxonomy": "taxonomy", "graphanon.datasets": "taxonomy", "graphanon.relational": "taxonomy",
     **{f"graphanon.{name}": name for name in (
         "graphs", "release", "metrics", "algorithms", "privacy", "attacks", "viz", "study", "cli")},
     # a plugin's method reaches every door (the command line's too); the common checks run every door

@@ -39,7 +39,7 @@ def _release(name: str):
 def _rows_from_document(release) -> dict[str, list[str]]:
     """Row pseudonym -> sorted published names of its items, decoded from the release document itself."""
     doc = release.to_dict()
-    if doc["kind"] == "global_recoding":
+    if doc["kind"] in ("global_recoding", "relational"):
         names, rows = [str(d["label"]) for d in doc["published_items"]], doc["records"]
     elif doc["kind"] == "local_recoding":
         names, rows = [str(d["label"]) for d in doc["nodes"]], doc["records"]  # a node c times is listed c times
@@ -124,12 +124,15 @@ def _unpublished(paths, release, data, tax) -> list[str]:
                   if fingerprint is not None and key in fingerprint and fingerprint[key] in text]  # DP: none
         if path.suffix == ".csv":
             df = pd.read_csv(path, dtype=str, keep_default_na=False)
-            cells = {x for col in df for v in _cells(df[col]) for x in (v if isinstance(v, list) else [v])}
+            # list cells are JSON arrays; a relational interval such as [40-49] is a plain cell
+            cells = {x for col in df for v in (_cells(df[col]) if col in ("items", "base", "distance", "covers")
+                                                 else df[col]) for x in (v if isinstance(v, list) else [v])}
             found += [f"{path.name}: cell {x!r}" for x in sorted(cells - allowed - set(df.columns) - {""})]
         else:  # the Markdown / HTML page: no unpublished item name as a word
             words = set(text.replace(",", " ").replace("|", " ").replace('"', " ").replace("<", " ").replace(
                 ">", " ").split())
-            found += [f"{path.name}: item {x!r}" for x in data.items if x not in _strings(doc) and x in words
+            items = getattr(data, "transactions", data).items  # relational-transaction data: its items
+            found += [f"{path.name}: item {x!r}" for x in items if x not in _strings(doc) and x in words
                       and len(x) > 2]
     return found
 

@@ -30,7 +30,19 @@ def tax(data):
     return Taxonomy.balanced(data.items, 3, prefix="NODEQ")
 
 
+def _relational(data):
+    """``data`` with a relational table (age, gender; record ids as the table's): what rt reads."""
+    from graphanon.relational import RelationalTable, RTData
+
+    n = data.n_records
+    table = RelationalTable(data.record_ids, {"age": [20 + (7 * i) % 50 for i in range(n)],
+                                              "gender": ["F" if i % 3 else "M" for i in range(n)]})
+    return RTData(data, table)
+
+
 def _run(name, data, tax, seed):
+    if name in ("rt", "rt-naive"):  # relational-transaction data: the same records with a relational table
+        return get_algorithm(name).run(_relational(data), RunOptions(k=3, m=2, taxonomy=tax, seed=seed))
     if name in ("diffpart", "privbasis"):  # DP: no seed, no -k; the taxonomy stands for the public universe
         params = {"k": "5"} if name == "privbasis" else {}
         return get_algorithm(name).run(data, RunOptions(epsilon=1.0, taxonomy=tax, params=params))
