@@ -167,6 +167,15 @@ EXCEPTIONS = {
                                             "the declarations (to move into a declared `advice=`, issue 31)"
        for name in ("aa", "hghs", "cut", "mhghs", "clump", "partition", "mm", "coat", "partsupp", "partswap",
                     "fullswap", "nr")},
+    ("graphanon.viz.dp", "cut"): "the column 'cut' of DiffPart's drawn partition tree (a taxonomy cut)",
+    **{("graphanon.algorithms.relational.rt", name): "rt's transaction=aa|mhghs|coat runs that method's engine on "
+                                                     "each group: the choice is rt's own parameter value"
+       for name in ("aa", "mhghs", "coat")},
+    **{(module, "rt"): "the audit model 'rt' ((k, k^m)-anonymity), which shares the method's name"
+       for module in ("graphanon.cli.anonymize", "graphanon.privacy.registry", "graphanon.privacy.rt",
+                      "graphanon.release.relational", "graphanon.release.export")},
+    ("graphanon.release.export", "rt-naive"): "the codebook says the naive baseline's release is NOT (k, k^m)-"
+                                              "anonymous; the release layer sits below the declarations",
 }
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from graphanon.algorithms.declaration import Parameter
 from graphanon.errors import ParameterError
 
-__all__ = ["TSP_PARAMS", "prepare_nr"]
+__all__ = ["NR_PARAMS", "TSP_PARAMS", "prepare_nr"]
 
 
 TSP_PARAMS = (
@@ -22,6 +22,20 @@ TSP_PARAMS = (
               "2-opt/Or-opt on Hamming distance plus length difference; lower ER and QE than ortools at about a "
               "tenth of its time), ortools (OR-Tools routing, the former default) or local (Hamming distance only: "
               "the lowest ER, a higher QE)"),
+)
+
+#: ``-a nr``'s ``--param`` options (its declaration: :data:`graphanon.algorithms.nonreciprocal.anonymize.NR`).
+NR_PARAMS = (
+    Parameter("l", int, None, "l-diversity of the sensitive labels (records need a label column)"),
+    Parameter("l_method", str, "groups", "with l: groups (default: labels published apart from the k-anonymous "
+              "rows, in groups of l distinct labels), or the paper's l-diverse graph, flow or greedy-walk "
+              "(labels on postimages: l-diverse under uniform possible worlds only)"),
+    Parameter("diversity", str, "distinct", "l-diversity variant of the label groups: distinct, entropy or "
+              "recursive (l_method=groups)"),
+    Parameter("c", float, None, "recursive (c,l)-diversity constant (diversity=recursive)"),
+    Parameter("order", str, "gray-tsp", "cyclic record order"),
+    Parameter("extraction", str, "closed-walk", "assignment extraction"),
+    *TSP_PARAMS,
 )
 
 

@@ -13,19 +13,14 @@ baseline); (4) one assignment chosen uniformly at random; (5) publication by
 bit voting (:class:`~graphanon.release.NonreciprocalRelease`), rows shuffled.
 
 Privacy note: the chosen assignment is the secret. ``rng`` (the seed) fixes
-the *public structure* only -- the record order and the generalization graph
-built on it (for k-anonymity the k-regular ring, for l-diversity the
-l-regular l-diverse graph), which the privacy model lets an adversary know
-and which the published rows show anyway. The decomposition of that graph
-into ``k`` disjoint perfect matchings (the randomized closed walk or
-backtracking extraction), the choice among them and the row shuffle all
-come from operating-system entropy
-(:func:`graphanon.utils.randomness.secret_generator`). Every edge of the graph lies in
-exactly one of the ``k`` matchings and the chosen one is uniform, so for a
-seed holder every edge is the true link with probability exactly ``1/k``;
-known (person, label) pairs do not pin a seed-determined matching, because
-there is none. ``unsafe_secret_seed`` fixes all three for tests only, and no
-release file records either number.
+the *public structure* only -- the record order and the graph built on it,
+which the model lets an adversary know and the rows show anyway. The
+graph's decomposition into ``k`` disjoint perfect matchings, the choice
+among them, the label deal of the groups and the row shuffle come from
+operating-system entropy (:func:`graphanon.utils.randomness.secret_generator`):
+every edge is the true link with probability exactly ``1/k`` for a seed
+holder. ``unsafe_secret_seed`` fixes them for tests only; no release file
+records either number.
 
 References
 ----------
@@ -42,9 +37,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.algorithms.declaration import REUSES_PRIOR_ROWS, MethodDeclaration, Parameter
-from graphanon.algorithms.nonreciprocal._declared import TSP_PARAMS, prepare_nr
+from graphanon.algorithms.declaration import REUSES_PRIOR_ROWS, MethodDeclaration
+from graphanon.algorithms.nonreciprocal._declared import NR_PARAMS, TSP_PARAMS, prepare_nr
 from graphanon.algorithms.nonreciprocal.gray import gray_order
+from graphanon.algorithms.nonreciprocal.label_groups import (
+    check_l_params,
+    group_params,
+    grouped_labels,
+    refuse_grouped_priors,
+)
 from graphanon.algorithms.nonreciprocal.tsp import TSP_SOLVERS, default_step_limit, gray_tsp_order
 from graphanon.algorithms.prior import reuse_priors
 from graphanon.errors import ParameterError
@@ -431,8 +432,6 @@ def anonymize_nonreciprocal(
     rows). Ghinita, Tao, Kalnis. ICDE 2008, Sec. IV (CAHD's histogram check).
     """
     if priors is not None:
-        from graphanon.algorithms.nonreciprocal.label_groups import refuse_grouped_priors
-
         refuse_grouped_priors(priors)
         return reuse_priors(data, priors, k=k if k is not None else l, l=l, unsafe_secret_seed=unsafe_secret_seed)
     n = data.n_records
@@ -440,8 +439,6 @@ def anonymize_nonreciprocal(
         raise ParameterError("cannot anonymize an empty dataset")
     p = None
     if l is not None:
-        from graphanon.algorithms.nonreciprocal.label_groups import check_l_params
-
         p = check_l_params(data.labels, n, k=k, l=l, l_method=l_method, diversity=diversity, c=c)
         l = check_k(l, n, "l")  # noqa: E741
         k = l if k is None else k
@@ -459,20 +456,11 @@ def anonymize_nonreciprocal(
         tsp_step_limit=tsp_step_limit, tsp_solver=tsp_solver, rng=tsp_seed, client=client, progress=progress
     )
     params: dict[str, object] = {
-        "k": k,
-        "l": l,
-        "order": order if isinstance(order, str) else "given",
-        "extraction": extraction,
-        "l_method": l_method if l is not None else None,
-        "min_segment": min_segment,
-        "max_segment": max_segment,
+        "k": k, "l": l, "order": order if isinstance(order, str) else "given", "extraction": extraction,
+        "l_method": l_method if l is not None else None, "min_segment": min_segment, "max_segment": max_segment,
     }
     if l is not None and l_method == "groups":
-        params["label_group_size"] = p
-        if diversity != "distinct":
-            params["diversity"] = diversity
-            if c is not None:
-                params["c"] = float(c)
+        params.update(group_params(p, diversity, c))
     if isinstance(order, str) and order == "gray-tsp":  # the budget used: the same fields, seeded or not
         params["tsp_time_limit"], params["tsp_step_limit"] = tsp_budget(
             tsp_time_limit, tsp_step_limit, tsp_solver
@@ -505,8 +493,6 @@ def anonymize_nonreciprocal(
     if l is not None:
         assert data.labels is not None  # check_diversity_feasible refused unlabelled data
         if p is not None:  # label groups
-            from graphanon.algorithms.nonreciprocal.label_groups import grouped_labels
-
             groups, labels = grouped_labels(data.labels, perm, sigma, p, secret, progress)
         else:
             labels = [data.labels[int(j)] for j in sigma]
@@ -525,18 +511,7 @@ NR = MethodDeclaration(
     "bit voting (--param l=L for l-diversity: labels in groups, diversity=distinct|entropy|recursive, c=C; "
     "l_method=flow|greedy-walk: the paper's; order=gray-tsp|gray|identity; "
     "extraction=closed-walk|backtracking)",
-    params=(
-        Parameter("l", int, None, "l-diversity of the sensitive labels (records need a label column)"),
-        Parameter("l_method", str, "groups", "with l: groups (default: labels published apart from the k-anonymous "
-                  "rows, in groups of l distinct labels), or the paper's l-diverse graph, flow or greedy-walk "
-                  "(labels on postimages: l-diverse under uniform possible worlds only)"),
-        Parameter("diversity", str, "distinct", "l-diversity variant of the label groups: distinct, entropy or "
-                  "recursive (l_method=groups)"),
-        Parameter("c", float, None, "recursive (c,l)-diversity constant (diversity=recursive)"),
-        Parameter("order", str, "gray-tsp", "cyclic record order"),
-        Parameter("extraction", str, "closed-walk", "assignment extraction"),
-        *TSP_PARAMS,
-    ),
+    params=NR_PARAMS,
     published=frozenset({"k", "l", "l_method", "label_group_size", "diversity", "c", "order", "extraction",
                          *(p.name for p in TSP_PARAMS)}),
     priors=REUSES_PRIOR_ROWS, label_params=("l",), options=("k", "seed", "scheduler"), prepare=prepare_nr,

@@ -305,6 +305,16 @@ def grouped_labels(labels, perm: np.ndarray, sigma: np.ndarray, p: int, secret, 
     return groups, deal_labels(labels, groups, secret)
 
 
+def group_params(p: int, diversity: str, c: float | None) -> dict:
+    """The published parameters of label groups: their size, and the variant when not distinct."""
+    params: dict[str, object] = {"label_group_size": p}
+    if diversity != "distinct":
+        params["diversity"] = diversity
+        if c is not None:
+            params["c"] = float(c)
+    return params
+
+
 def refuse_grouped_priors(priors) -> None:
     """Refuse (one line) priors whose labels are published in label groups: reuse does not carry the groups yet."""
     from graphanon.algorithms.prior import as_priors
