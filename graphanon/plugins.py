@@ -40,13 +40,12 @@ from collections.abc import Callable
 from typing import Any
 
 from graphanon.algorithms.declaration import MethodDeclaration, Parameter, parse_bool
-from graphanon.algorithms.registry import ENTRY_POINT_GROUP
 from graphanon.errors import ParameterError
 from graphanon.privacy.registry import model_names
 from graphanon.release.base import GENERIC_PUBLISHED_PARAMS
 from graphanon.utils.labels import parse_name_list
 
-__all__ = ["ENTRY_POINT_GROUP", "declare_method"]
+__all__ = ["declare_method"]
 
 #: Arguments filled from the general options (or never exposed), not ``--param`` options.
 _GENERAL_ARGUMENTS = frozenset({"data", "k", "m", "taxonomy", "rng", "unsafe_secret_seed", "progress", "client",

@@ -31,6 +31,7 @@ import graphanon.algorithms.registry as algorithms_registry
 from graphanon.algorithms.declaration import MethodDeclaration, RunOptions
 from graphanon.algorithms.registry import (
     AUDITED_BY,
+    ENTRY_POINT_GROUP,
     PUBLISHED_PARAMS,
     get_declaration,
     method_names,
@@ -38,7 +39,7 @@ from graphanon.algorithms.registry import (
 )
 from graphanon.datasets import load
 from graphanon.errors import ParameterError, PluginWarning
-from graphanon.plugins import ENTRY_POINT_GROUP, declare_method
+from graphanon.plugins import declare_method
 from graphanon.privacy import KmAnonymity
 from graphanon.release import load_release
 from graphanon.testing import MethodCheckError, check_method
