@@ -267,7 +267,6 @@ def test_an_entry_point_declares_a_method(monkeypatch):
     from importlib.metadata import EntryPoint
 
     from graphanon.algorithms import registry
-
     from graphanon.errors import PluginWarning
 
     points = [EntryPoint(name="plugin", value="tests.test_declarations:PLUGIN", group=registry.ENTRY_POINT_GROUP),
