@@ -6,7 +6,13 @@ names its declarations in its ``METHOD_DECLARATIONS`` index (name ->
 ``"module:ATTRIBUTE"``), so looking a method up imports only its family
 index and its own module. A method in another installed package joins by an
 entry point in the group ``graphanon.methods`` (name = the method's name,
-value = ``"module:DECLARATION"``) or by :func:`register_method`.
+value = ``"module:DECLARATION"``, a :class:`MethodDeclaration` of that name,
+such as :func:`graphanon.plugins.declare_method` derives from a function) or
+by :func:`register_method`. The entry points are read only when a name no
+built-in method has is looked up, or the methods are listed; a broken one
+(its module fails to import, its value is no declaration of that name, or
+the name is a built-in method's) is one
+:class:`~graphanon.errors.PluginWarning` naming it, and is left out.
 
 The tables other code reads are views of the declarations, never kept by
 hand: :data:`METHODS` (name -> function), :data:`AUDITED_BY` (name ->
@@ -30,12 +36,13 @@ Examples
 from __future__ import annotations
 
 import importlib
+import warnings
 from collections.abc import Callable, Iterator, Mapping
 from importlib.metadata import entry_points
 from typing import Any
 
 from graphanon.algorithms.declaration import MethodDeclaration, RunOptions
-from graphanon.errors import ParameterError
+from graphanon.errors import ParameterError, PluginWarning
 from graphanon.utils.registry import LazyRegistry
 
 __all__ = [
@@ -62,16 +69,50 @@ ENTRY_POINT_GROUP = "graphanon.methods"
 _REGISTRY: LazyRegistry | None = None
 
 
+def _skip(point, why: str) -> None:
+    """One warning line naming the entry point (no source line: it is about the other package, not this code)."""
+    warnings.warn_explicit(f"{ENTRY_POINT_GROUP} entry point {point.name!r} ({point.value}): {why}; skipped",
+                           PluginWarning, filename=ENTRY_POINT_GROUP, lineno=0)
+
+
+def _load_entry_points(registry: LazyRegistry) -> None:
+    """Register the declarations of the entry points of :data:`ENTRY_POINT_GROUP` (the registry calls it once).
+
+    Each entry point is loaded (its package imported); one that fails, whose
+    value is not a :class:`MethodDeclaration` named as the entry point, or
+    whose name a method already has, gives one :class:`PluginWarning` and is
+    skipped: it never stops the other methods.
+
+    Notes
+    -----
+    Complexity: one import per plugin package, once per process.
+    """
+    for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: (p.name, p.value)):
+        if point.name in registry.builtin or point.name in registry._values:
+            _skip(point, f"the method name {point.name!r} is taken")
+            continue
+        try:
+            declaration = point.load()
+        except Exception as exc:  # noqa: BLE001 -- any failure of another package is one warning, not a crash
+            _skip(point, f"{type(exc).__name__}: {' '.join(str(exc).split())}")
+            continue
+        if not isinstance(declaration, MethodDeclaration):
+            _skip(point, f"expected a MethodDeclaration (graphanon.plugins.declare_method), got "
+                         f"{type(declaration).__name__}")
+        elif declaration.name != point.name:
+            _skip(point, f"its declaration names the method {declaration.name!r}")
+        else:
+            registry.register(point.name, declaration)
+
+
 def _declared() -> LazyRegistry:
-    """The registry of declarations (built on first use from the family indexes and entry points)."""
+    """The registry of declarations (built on first use from the family indexes; entry points when needed)."""
     global _REGISTRY
     if _REGISTRY is None:
         builtin: dict[str, str] = {}
         for family in FAMILIES:
             builtin.update(importlib.import_module(family).METHOD_DECLARATIONS)
-        for point in entry_points(group=ENTRY_POINT_GROUP):
-            builtin.setdefault(point.name, point.value)
-        _REGISTRY = LazyRegistry("algorithm", builtin)
+        _REGISTRY = LazyRegistry("algorithm", builtin, more=_load_entry_points)
     return _REGISTRY
 
 

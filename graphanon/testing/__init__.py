@@ -467,9 +467,12 @@ class MethodCheck:
 def _resolve(method: Callable | str, audit_model: str | None, audit_params, options, labels: int,
              bundled: str) -> _Method:
     if isinstance(method, str):
-        name, function = method, _methods.get_method(method)
-        if audit_model is None and name in _methods.AUDITED_BY:  # read now: a registration may replace the table
-            audit_model = _methods.AUDITED_BY[name][0]
+        declaration = _methods.get_declaration(method)  # its declaration says the function and the audit
+        name, function = method, declaration.function
+        if audit_model is None:
+            audit_model = declaration.privacy_model
+        if audit_params is None and options is not None:  # the run's values of the parameters that configure it
+            audit_params = {arg: options[arg] for arg in declaration.audit_params if arg in options}
     else:
         function = method
         name = getattr(function, "__name__", "method").removeprefix("anonymize_")

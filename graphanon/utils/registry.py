@@ -8,11 +8,12 @@ A target ``"package.module:attr"`` is the attribute of that module; a
 target ``"package.module"`` is a module that registers the name itself when
 imported (a class registering its release kind, say).
 
-Names of other installed packages (plugins) come in through
-:data:`PLUGIN_LOADERS`: a registry whose kind is listed there calls that
-loader once, on the first lookup of a name it does not know and on the first
-listing (:meth:`LazyRegistry.items`), so no plugin is imported while a
-built-in name is looked up.
+Names of other installed packages (plugins) come in through the
+registry's ``more`` loader: it is called once, on the first lookup of a name
+the registry does not know and on the first listing
+(:meth:`LazyRegistry.items`), so no plugin is looked for while a built-in
+name is looked up (the method registry reads the entry points of group
+``graphanon.methods`` this way: :mod:`graphanon.algorithms.registry`).
 
 Examples
 --------
@@ -29,16 +30,12 @@ graphanon.errors.ParameterError: unknown function 'cbrt'; available: sqrt
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from typing import Any
 
 from graphanon.errors import ParameterError
 
-__all__ = ["PLUGIN_LOADERS", "LazyRegistry"]
-
-#: Kind of name (a registry's ``what``) -> import target ``"module:function"`` of the loader that
-#: registers the installed plugins of that kind. The loader is called with the registry once per
-#: registry (see :mod:`graphanon.plugins`: entry points of group ``graphanon.methods``).
-PLUGIN_LOADERS: dict[str, str] = {"algorithm": "graphanon.plugins:load_plugins"}
+__all__ = ["LazyRegistry"]
 
 
 class LazyRegistry:
@@ -54,6 +51,9 @@ class LazyRegistry:
     error : type of Exception
         Raised for an unknown name (default
         :class:`~graphanon.errors.ParameterError`).
+    more : callable(LazyRegistry) or None
+        Registers the names found elsewhere (installed plugins); called once,
+        on the first unknown name or listing.
 
     Examples
     --------
@@ -64,12 +64,13 @@ class LazyRegistry:
     (1, True, ['x'])
     """
 
-    def __init__(self, what: str, builtin: dict[str, str], *, error: type[Exception] = ParameterError) -> None:
+    def __init__(self, what: str, builtin: dict[str, str], *, error: type[Exception] = ParameterError,
+                 more: Callable[[LazyRegistry], None] | None = None) -> None:
         self.what = what
         self.builtin = dict(builtin)
         self.error = error
+        self._more = more
         self._values: dict[str, Any] = {}
-        self._plugins_loaded = False
 
     def register(self, name: str, value: Any) -> Any:
         """Register ``value`` under ``name`` (once: a different value for a taken name is refused)."""
@@ -86,25 +87,26 @@ class LazyRegistry:
         if attr:
             self.register(name, getattr(imported, attr))
 
-    def _load_plugins(self) -> None:
-        """Register the installed plugins of this registry's kind (once; see :data:`PLUGIN_LOADERS`)."""
-        target = PLUGIN_LOADERS.get(self.what)
-        if self._plugins_loaded or target is None:
-            return
-        self._plugins_loaded = True  # before the call: a loader that looks a name up does not recurse
-        module, _, attr = target.partition(":")
-        getattr(importlib.import_module(module), attr)(self)
+    def _load_more(self) -> None:
+        """Call the ``more`` loader (once: cleared before the call, so a loader that looks a name up ends)."""
+        more, self._more = self._more, None
+        if more is not None:
+            more(self)
 
     def __contains__(self, name: object) -> bool:
-        """Whether ``name`` is registered or built in (nothing is imported)."""
-        return isinstance(name, str) and (name in self._values or name in self.builtin)
+        """Whether ``name`` is registered or built in (nothing is imported; ``more`` runs for an unknown name)."""
+        if not isinstance(name, str):
+            return False
+        if name not in self._values and name not in self.builtin:
+            self._load_more()
+        return name in self._values or name in self.builtin
 
     def get(self, name: str) -> Any:
         """The value of ``name`` (a built-in one is imported now); unknown names raise ``error``."""
         if isinstance(name, str):
             self._declare(name)
             if name not in self._values:
-                self._load_plugins()
+                self._load_more()
         if not isinstance(name, str) or name not in self._values:
             raise self.error(f"unknown {self.what} {name!r}; available: {', '.join(self.names())}")
         return self._values[name]
@@ -113,7 +115,7 @@ class LazyRegistry:
         """Every registered name -> value, sorted by name (imports all built-in targets)."""
         for name in self.builtin:
             self._declare(name)
-        self._load_plugins()
+        self._load_more()
         return dict(sorted(self._values.items()))
 
     def names(self) -> list[str]:

@@ -276,10 +276,17 @@ def test_an_entry_point_declares_a_method(monkeypatch):
     from importlib.metadata import EntryPoint
 
     from graphanon.algorithms import registry
+    from graphanon.errors import PluginWarning
 
-    points = [EntryPoint(name="plugin", value="tests.algorithms.test_declarations:PLUGIN", group=registry.ENTRY_POINT_GROUP)]
+    points = [EntryPoint(name="plugin", value="tests.algorithms.test_declarations:PLUGIN", group=registry.ENTRY_POINT_GROUP),
+              EntryPoint(name="nr", value="tests.algorithms.test_declarations:PLUGIN", group=registry.ENTRY_POINT_GROUP)]
+    reads = []
     monkeypatch.setattr(registry, "_REGISTRY", None)
-    monkeypatch.setattr(registry, "entry_points", lambda group: points if group == registry.ENTRY_POINT_GROUP else [])
-    assert "plugin" in registry.method_names() and get_declaration("plugin") is PLUGIN
+    monkeypatch.setattr(registry, "entry_points",
+                        lambda group: reads.append(group) or (points if group == registry.ENTRY_POINT_GROUP else []))
+    assert get_declaration("nr").family == "nonreciprocal" and reads == []  # a built-in name reads no entry point
+    with pytest.warns(PluginWarning, match="^graphanon.methods entry point 'nr' .*the method name 'nr' is taken"):
+        assert "plugin" in registry.method_names() and get_declaration("plugin") is PLUGIN
+    assert get_declaration("nr").family == "nonreciprocal" and reads == [registry.ENTRY_POINT_GROUP]  # read once
     assert get_algorithm("plugin") is PLUGIN and AUDITED_BY["plugin"] == ("km", ())
     assert set(NAMES) < set(registry.method_names())  # the built-in methods are still there

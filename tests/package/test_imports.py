@@ -233,9 +233,6 @@ LOCAL_IMPORT_REASONS = {
     ("graphanon.utils.memory", "resource"): "POSIX only; the budget falls back to a default elsewhere",
     ("graphanon.", "multiprocessing"): "a process pool (the Gray-TSP segments), started only for n_jobs > 1",
     ("graphanon.", "concurrent.futures"): "the same process pool",
-    ("graphanon.plugins", "graphanon.cli.registry"): "a plugin looked up through the Python API (run_method) "
-                                                    "needs no command line: its spec is built only when the "
-                                                    "command line's registry asks",
     ("graphanon.testing", "pytest"): "pytest is no dependency of graphanon: only parametrize_with_checks needs it",
 }
 

@@ -182,11 +182,11 @@ def test_strategy_data_and_the_toy_meet_km(data):
 
 
 def test_a_registered_method_s_release_names_it(monkeypatch):
-    from graphanon.algorithms.registry import AUDITED_BY, METHODS, register_method
+    from graphanon.algorithms import registry
+    from graphanon.plugins import declare_method
 
-    monkeypatch.setattr(METHODS, "_values", dict(METHODS._values))
-    monkeypatch.setitem(AUDITED_BY, "renamed", ("km", ()))  # restored after; register_method sets it
-    register_method("renamed", anonymize_minsupp, audit_model="km")
+    monkeypatch.setattr(registry, "_REGISTRY", None)  # a fresh registry for this test, restored after
+    registry.register_method(declare_method(anonymize_minsupp, audit_model="km", name="renamed"))
     (check,) = method_checks("renamed", checks=["check_published_params"])
     with pytest.raises(MethodCheckError, match="^check_published_params: the release names its method 'minsupp', "
                                                "not 'renamed'"):

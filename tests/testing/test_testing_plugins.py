@@ -9,8 +9,9 @@ and puts it on ``sys.path``: ``importlib.metadata`` finds it as it finds a
 listed by ``graphanon algorithms``, run by ``anonymize`` and ``compare``,
 audited by its declared model, and passes ``check_method``; the same method
 made to publish record ids, or to keep items of support ``k - 1``, fails
-``check_method`` with a one-line reason. A broken entry point and one that
-takes a built-in name are one warning line each.
+``check_method`` with a one-line reason. Each entry point names a
+``MethodDeclaration`` (here derived by ``declare_method``); a broken entry
+point and one that takes a built-in name are one warning line each.
 """
 
 from __future__ import annotations
@@ -27,12 +28,18 @@ import pandas as pd
 import pytest
 
 import graphanon.algorithms.registry as algorithms_registry
-import graphanon.plugins as plugins
-import graphanon.release.base as release_base
-from graphanon.algorithms.registry import METHODS, run_method
-from graphanon.cli.registry import _SPECS
+from graphanon.algorithms.declaration import MethodDeclaration, RunOptions
+from graphanon.algorithms.registry import (
+    AUDITED_BY,
+    ENTRY_POINT_GROUP,
+    PUBLISHED_PARAMS,
+    get_declaration,
+    method_names,
+    run_method,
+)
 from graphanon.datasets import load
 from graphanon.errors import ParameterError, PluginWarning
+from graphanon.plugins import declare_method
 from graphanon.privacy import KmAnonymity
 from graphanon.release import load_release
 from graphanon.testing import MethodCheckError, check_method
@@ -74,16 +81,16 @@ def anonymize_minsupp_loose(data, *, k, unsafe_secret_seed=None, progress=None):
     return _recode(data, check_k(k, data.n_records), k - 1, unsafe_secret_seed, "minsupp_loose")
 
 
-anonymize_minsupp_loose.audit_model = "km"  # a bare function as entry point: it carries its audit model
 MINSUPP = declare_method(anonymize_minsupp, audit_model="km", published=("k", "m"))
 MINSUPP_IDS = declare_method(anonymize_minsupp_ids, audit_model="km")
+MINSUPP_LOOSE = declare_method(anonymize_minsupp_loose, audit_model="km")
 '''
 
 ENTRY_POINTS = """\
 [graphanon.methods]
 minsupp = toy_minsupp:MINSUPP
 minsupp_ids = toy_minsupp:MINSUPP_IDS
-minsupp_loose = toy_minsupp:anonymize_minsupp_loose
+minsupp_loose = toy_minsupp:MINSUPP_LOOSE
 broken = toy_missing_module:METHOD
 aa = toy_minsupp:MINSUPP
 """
@@ -101,17 +108,12 @@ def write_package(site) -> None:
 
 @pytest.fixture
 def installed(tmp_path, monkeypatch):
-    """The toy package installed for one test; the registries and tables are restored after."""
+    """The toy package installed for one test; the method registry is rebuilt for it and restored after."""
     site = tmp_path / "site"
     write_package(site)
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")])))
-    for registry in (METHODS, _SPECS):
-        monkeypatch.setattr(registry, "_values", dict(registry._values))
-        monkeypatch.setattr(registry, "_plugins_loaded", False)
-    monkeypatch.setattr(plugins, "_INSTALLED", None)
-    monkeypatch.setattr(algorithms_registry, "AUDITED_BY", dict(algorithms_registry.AUDITED_BY))
-    monkeypatch.setattr(release_base, "PUBLISHED_PARAMS", dict(release_base.PUBLISHED_PARAMS))
+    monkeypatch.setattr(algorithms_registry, "_REGISTRY", None)
     yield site
     sys.modules.pop("toy_minsupp", None)
 
@@ -148,6 +150,8 @@ def test_anonymize_audit_and_the_python_api(installed, run):
     assert res.exit_code == 2 and "does not use -m" in res.output  # the spec derived from the signature
     data = load("groceries")
     assert KmAnonymity(3, 1).audit(data, run_method("minsupp", data, k=3)).satisfied
+    assert AUDITED_BY["minsupp"] == ("km", ()) and PUBLISHED_PARAMS["minsupp"] == {"k", "m"}  # derived views
+    assert PUBLISHED_PARAMS["minsupp_ids"] == {"k", "m", "l", "n_suppressed_nodes", "audit"}  # the generic list
 
 
 @pytest.mark.filterwarnings("ignore::graphanon.errors.PluginWarning")
@@ -188,7 +192,7 @@ def test_a_fresh_interpreter_finds_the_installed_plugin(tmp_path):
     assert len(warned) == 2 and any("'broken'" in line for line in warned), out.stderr
 
 
-# ---------------------------------------------------------------- the spec derived from a signature
+# ---------------------------------------------------------------- the declaration derived from a signature
 @validate_params({"k": K, "depth": [Interval(Integral, 1, None, closed="left")], **COMMON}, meanings=MEANINGS)
 def anonymize_knobs(data, *, k, m=None, taxonomy=None, depth: int = 1, mode: str = "fast", exact: bool = False,
                     rng=None, unsafe_secret_seed=None, progress=None):
@@ -205,44 +209,71 @@ def anonymize_positional(data, k):
     """Broken declaration: ``k`` is not keyword-only."""
 
 
-anonymize_positional.audit_model = "km"
-
-
 def anonymize_undeclared(data, *, k):
-    """Broken declaration: no audit model."""
+    """Broken entry point: a function, not its declaration."""
 
 
-def test_the_command_line_spec_is_derived_from_the_signature(monkeypatch):
-    monkeypatch.setattr(METHODS, "_values", dict(METHODS._values))
-    monkeypatch.setattr(algorithms_registry, "AUDITED_BY", dict(algorithms_registry.AUDITED_BY))
-    algorithms_registry.register_method("knobs", anonymize_knobs, audit_model="km")  # as load_plugins does first
-    spec = plugins.plugin_spec("knobs", KNOBS)
-    assert spec.options == ("k", "m", "taxonomy", "seed") and not spec.needs_taxonomy
-    assert [(p.name, p.default) for p in spec.params] == [("depth", 1), ("mode", "fast"), ("exact", False)]
-    assert spec.params[0].help == "How deep the search goes."
-    assert spec.parse_params({"depth": "3", "exact": "yes"}) == {"depth": 3, "mode": "fast", "exact": True}
+KNOBS = declare_method(anonymize_knobs, audit_model="km", audit_params=("depth",))
+
+
+def test_the_declaration_is_derived_from_the_signature():
+    assert isinstance(KNOBS, MethodDeclaration) and KNOBS.name == "knobs" and KNOBS.family == "plugin"
+    assert KNOBS.options == ("k", "m", "taxonomy", "seed") and not KNOBS.needs_taxonomy and KNOBS.needs_k
+    assert KNOBS.privacy_model == "km" and KNOBS.audit_params == ("depth",)
+    assert KNOBS.summary == f"A method with knobs (never run). (plugin {__name__})"
+    assert [(p.name, p.default) for p in KNOBS.params] == [("depth", 1), ("mode", "fast"), ("exact", False)]
+    assert KNOBS.params[0].help == "How deep the search goes."
+    assert KNOBS.parse_params({"depth": "3", "exact": "yes"}) == {"depth": 3, "mode": "fast", "exact": True}
     with pytest.raises(ParameterError, match=r"^--param depth='0': depth must be"):
-        spec.parse_params({"depth": "0"})
+        KNOBS.parse_params({"depth": "0"})
     with pytest.raises(ParameterError, match="unknown --param speed"):
-        spec.parse_params({"speed": "1"})
+        KNOBS.parse_params({"speed": "1"})
+    values = KNOBS.parse_params({})
+    # options left unset keep the function's defaults; -m inf (given, None) says "unbounded"; -k is required
+    assert KNOBS.arguments(None, RunOptions(k=2), values) == {"k": 2, "depth": 1, "mode": "fast", "exact": False,
+                                                            "unsafe_secret_seed": None, "progress": None}
+    assert KNOBS.arguments(None, RunOptions(k=2, seed=4, given=frozenset({"k", "m", "seed"})), values)["m"] is None
+    assert KNOBS.arguments(None, RunOptions(k=2, seed=4), values)["rng"] == 4
+    with pytest.raises(ParameterError, match="algorithm 'knobs' needs -k K"):
+        KNOBS.arguments(None, RunOptions(), values)
 
 
-def test_a_wrong_declaration_is_one_warning_and_the_rest_loads(monkeypatch):
+def test_declare_method_refuses_what_no_door_could_run():
+    with pytest.raises(TypeError, match=r"arguments after the data must be keyword-only \(k\)"):
+        declare_method(anonymize_positional, audit_model="km")
+    with pytest.raises(ParameterError, match="^unknown audit model 'kanon'"):
+        declare_method(anonymize_knobs, audit_model="kanon")
+    with pytest.raises(ParameterError, match="^audit_params: 'k' of anonymize_knobs is no keyword argument"):
+        declare_method(anonymize_knobs, audit_model="km", audit_params=("k",))
+    assert declare_method(anonymize_knobs, audit_model="km", name="other").name == "other"
+
+
+def test_a_wrong_entry_point_is_one_warning_and_the_rest_loads(monkeypatch):
     here = "tests.testing.test_testing_plugins"
-    declared = [EntryPoint(name, f"{here}:{attr}", plugins.ENTRY_POINT_GROUP) for name, attr in [
-        ("positional", "anonymize_positional"), ("undeclared", "anonymize_undeclared"),
-        ("unknown_model", "UNKNOWN_MODEL"), ("knobs", "KNOBS")]]
-    monkeypatch.setattr(plugins, "entry_points", lambda group: declared if group == plugins.ENTRY_POINT_GROUP else [])
-    monkeypatch.setattr(plugins, "_INSTALLED", None)  # restored after: the plugins found here stay in this test
+    declared = [EntryPoint(name, value, ENTRY_POINT_GROUP) for name, value in [
+        ("undeclared", f"{here}:anonymize_undeclared"), ("renamed", f"{here}:KNOBS"), ("knobs", f"{here}:KNOBS"),
+        ("nr", f"{here}:KNOBS"), ("missing", f"{here}:NO_SUCH_NAME")]]
+    reads = []
+
+    def entry_points(group):
+        reads.append(group)
+        return declared if group == ENTRY_POINT_GROUP else []
+
+    monkeypatch.setattr(algorithms_registry, "entry_points", entry_points)
+    monkeypatch.setattr(algorithms_registry, "_REGISTRY", None)  # restored after: the methods found stay here
+    assert get_declaration("nr").family == "nonreciprocal" and not reads  # a built-in name reads no entry point
     with pytest.warns(PluginWarning) as caught:
-        found = plugins.installed_methods(refresh=True)
-    assert sorted(found) == ["knobs"]
+        names = method_names()
+    assert "knobs" in names and not {"undeclared", "renamed", "missing"} & set(names)
+    assert get_declaration("knobs") is KNOBS and get_declaration("nr").family == "nonreciprocal"
     messages = sorted(str(w.message) for w in caught)
-    assert len(messages) == 3
-    assert "'positional'" in messages[0] and "arguments after the data must be keyword-only (k)" in messages[0]
-    assert "'undeclared'" in messages[1] and "expected a graphanon.plugins.MethodPlugin" in messages[1]
-    assert "'unknown_model'" in messages[2] and "unknown audit model 'kanon'" in messages[2]
-
-
-KNOBS = plugins.declare_method(anonymize_knobs, audit_model="km")
-UNKNOWN_MODEL = plugins.declare_method(anonymize_knobs, audit_model="kanon")
+    assert messages == [
+        f"graphanon.methods entry point 'missing' ({here}:NO_SUCH_NAME): AttributeError: module '{here}' has no "
+        "attribute 'NO_SUCH_NAME'; skipped",
+        f"graphanon.methods entry point 'nr' ({here}:KNOBS): the method name 'nr' is taken; skipped",
+        f"graphanon.methods entry point 'renamed' ({here}:KNOBS): its declaration names the method 'knobs'; skipped",
+        f"graphanon.methods entry point 'undeclared' ({here}:anonymize_undeclared): expected a MethodDeclaration "
+        "(graphanon.plugins.declare_method), got function; skipped",
+    ]
+    method_names()  # read once per process: no second warning
+    assert reads == [ENTRY_POINT_GROUP]
