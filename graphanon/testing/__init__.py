@@ -53,7 +53,7 @@ from graphanon.privacy.registry import build_model
 from graphanon.release import check_published_params as allowlisted
 from graphanon.release import load_release
 from graphanon.release.base import FORBIDDEN_PARAMS
-from graphanon.taxonomy import Taxonomy
+from graphanon.taxonomy.tree import Taxonomy
 from graphanon.utils.params import invalid_values
 
 __all__ = ["CheckResult", "MethodCheck", "MethodCheckError", "check_method", "method_checks",

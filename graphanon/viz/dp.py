@@ -42,7 +42,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.errors import ParameterError
-from graphanon.taxonomy import Taxonomy
+from graphanon.taxonomy.tree import Taxonomy
 
 __all__ = ["PartitionTree", "draw_partition_tree", "partition_tree", "partition_tree_view"]
 
