@@ -38,6 +38,9 @@ KINDS = {
                    "release alone, nothing exact (--taxonomy FILE when the release was made over a given "
                    "taxonomy; PNG: the --max-nodes largest, default 60).",
                    ("output", "taxonomy", "max_nodes")),
+    "pairs": ("Draw PrivBasis's frequent-pair graph implied by SOURCE, an itemset (DP) release: its released "
+              "items, pairs and itemsets of 3+ items with their noisy supports -- from the release alone; the "
+              "mechanism's bases are never drawn.", ("output",)),
     "similarity": ("HTML only: Clump's record-similarity graph of SOURCE data (-k, --taxonomy), records "
                    "coloured by their group (PRIVATE: the groups come from the private link).",
                    ("output", "k", "taxonomy", "n_records", *_INPUT)),
@@ -103,6 +106,8 @@ def draw(what, source, output, release_path, data_source, max_nodes, algorithm, 
                     extracts (at most 60 records; HTML: any number)
     partitions      DiffPart's partition tree implied by SOURCE, a synthetic
                     (DP) release: noisy counts from the release, nothing exact
+    pairs           PrivBasis's frequent-pair graph implied by SOURCE, an
+                    itemset (DP) release: noisy supports from the release
     similarity      HTML only: Clump's record-similarity graph of SOURCE data
                     (-k, --taxonomy), records coloured by their group
                     (PRIVATE: groups come from the link)
@@ -121,6 +126,9 @@ def draw(what, source, output, release_path, data_source, max_nodes, algorithm, 
         raise GraphanonError("--data tells the nodes of a --release cut apart: it goes with draw taxonomy --release")
     if what == "partitions":
         _draw_partitions(source, output, taxonomy, max_nodes)
+        return
+    if what == "pairs":
+        _draw_pairs(source, output)
         return
     cut = None
     if what == "taxonomy" and release_path:
@@ -178,6 +186,27 @@ def _draw_partitions(source, output, taxonomy, max_nodes) -> None:
         shown = min(tree.n_nodes, max_nodes)
         fig = Figure(figsize=(min(40.0, max(7.0, 0.9 * shown)), 2.2 + 1.5 * (int(tree.stage.max()) + 1)))
         draw_partition_tree(release, tax, max_nodes=max_nodes, ax=fig.subplots())
+        save_figure(fig, output)
+    click.echo(f"wrote {output}")
+
+
+def _draw_pairs(source, output) -> None:
+    """``draw pairs RELEASE``: PrivBasis's frequent-pair graph from the release alone (graphanon.viz.privbasis)."""
+    from graphanon.release import load_release
+    from graphanon.viz import save_figure
+    from graphanon.viz.privbasis import draw_pair_graph, pair_graph_view
+    from graphanon.viz.views import HTML_SUFFIXES
+
+    release = load_release(source)
+    if release.kind != "itemsets":
+        raise GraphanonError(f"draw pairs: {source} is a {release.kind} release; give an itemset (PrivBasis) release")
+    if output.lower().endswith(HTML_SUFFIXES):
+        pair_graph_view(release, title=f"PrivBasis pair graph implied by {Path(source).name}").save(output)
+    else:
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=(10, 9))
+        draw_pair_graph(release, ax=fig.subplots())
         save_figure(fig, output)
     click.echo(f"wrote {output}")
 

@@ -18,7 +18,7 @@ from graphanon import datasets
 from graphanon.datasets.catalog import names
 from graphanon.errors import GraphanonError, ParameterError
 from graphanon.metrics.evaluate import evaluate_release
-from graphanon.metrics.itemsets import top_k_accuracy
+from graphanon.metrics.itemsets import top_k_accuracy, top_k_metrics
 from graphanon.metrics.queries import average_relative_error, generate_workload
 from graphanon.privacy.registry import build_model
 from graphanon.readwrite.formats import read_any
@@ -33,6 +33,7 @@ __all__ = ["ATTACKED_KINDS", "METRIC_COLUMNS", "TOP_K", "PeakMemory", "bundled_t
 METRIC_COLUMNS = (
     "ncp", "ncp_taxonomy", "ul", "ggd", "suppression_ratio", "avg_relative_error",
     "error_rate", "query_error", "fi_similarity", "dif", "topk_precision", "topk_recall", "topk_f",
+    "support_relative_error",
 )
 #: the k of the top-k frequent itemsets every release is scored on (its rows mined, compared by item labels)
 TOP_K = 100
@@ -213,6 +214,21 @@ def execute_run(run) -> dict:
     return row
 
 
+def _itemset_metrics(data, release) -> dict:
+    """The :data:`METRIC_COLUMNS` of an itemset release: the shared top-:data:`TOP_K` scores, NaN for the rest.
+
+    An itemset release (a DP top-k list with noisy supports) has no rows: the
+    COUNT queries, NCP, the information-loss measures and the frequent itemsets
+    mined from rows do not apply, and stay NaN. Its top-:data:`TOP_K` precision,
+    recall and F are :func:`~graphanon.metrics.itemsets.top_k_metrics` at
+    ``k = TOP_K`` -- the same measure the rows of the other releases are scored
+    on -- and ``support_relative_error`` the median relative error of its
+    noisy supports.
+    """
+    top = top_k_metrics(data, release, TOP_K)
+    return {name: top.get(name) for name in METRIC_COLUMNS}
+
+
 def _measure(run) -> dict:
     decl = method_declarations(run.method)
     data = load_dataset(run.dataset)
@@ -244,6 +260,9 @@ def _measure(run) -> dict:
         report = model.audit(data, release, max_examples=1)
         out.update(audit_satisfied=bool(report.satisfied), audit_violations=int(report.violations))
     w = run.workload
+    if release.kind == "itemsets":  # a top-k list with noisy supports (PrivBasis): no rows to query or mine
+        out.update({name: _number(v) for name, v in _itemset_metrics(data, release).items()})
+        return out
     metrics = evaluate_release(data, release, queries=w.queries, q=w.q, rng=w.seed, link=release.link)
     if "avg_relative_error" not in metrics and w.queries > 0:  # the COUNT queries every family answers
         workload = generate_workload(data, w.queries, w.q, rng=w.seed)  # the same workload evaluate_release draws

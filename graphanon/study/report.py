@@ -144,7 +144,7 @@ def dp_summary_html(table) -> str:
     if ok.empty:
         return ""
     metrics = [m for m in ("avg_relative_error", "topk_f", "topk_precision", "topk_recall", "fi_similarity",
-                           "wall_seconds") if m in ok and ok[m].notna().any()]
+                           "support_relative_error", "wall_seconds") if m in ok and ok[m].notna().any()]
     head = "".join(f"<th>{html.escape(m)}<br>mean &plusmn; sd<br>(min &ndash; max)</th>" for m in metrics)
     rows = []
     keys = ["dataset", "method", "params", "epsilon"]
@@ -161,7 +161,10 @@ def dp_summary_html(table) -> str:
             "noise from OS entropy: its utility is a distribution, summarised here (sd: sample standard "
             "deviation). A DP release is not audited: no output proves differential privacy (docs/dp.md); "
             "its guarantee is the mechanism's, tested empirically in the test suite. Top-k itemsets: the "
-            "100 most frequent itemsets mined from each release's rows, compared by item labels.</p>"
+            "100 most frequent itemsets mined from each release's rows, compared by item labels; a release "
+            "of itemsets (privbasis) has no rows: its own released list is scored against the true top 100, "
+            "and the row-based measures (COUNT-query AvgRE, NCP, FI similarity) do not apply to it and "
+            "are left empty.</p>"
             "<table><thead><tr><th>dataset</th><th>method</th><th>params</th><th>epsilon</th><th>runs</th>"
             f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
 

@@ -19,6 +19,7 @@ from graphanon.viz.nonreciprocal import (
     draw_closed_walk,
     draw_generalization_graph,
 )
+from graphanon.viz.privbasis import draw_pair_graph, pair_graph, pair_graph_view
 from graphanon.viz.study import (
     draw_pareto,
     draw_privacy_vs_k,
@@ -76,6 +77,7 @@ __all__ = [
     "draw_generalization_graph",
     "draw_group_lcg",
     "draw_merge_forest",
+    "draw_pair_graph",
     "draw_partition_tree",
     "draw_pareto",
     "draw_privacy_vs_k",
@@ -87,6 +89,8 @@ __all__ = [
     "draw_time_vs_k",
     "draw_utility_vs_epsilon",
     "draw_utility_vs_k",
+    "pair_graph",
+    "pair_graph_view",
     "partition_tree",
     "partition_tree_view",
     "save_figure",

@@ -117,3 +117,26 @@ def test_cli_compare_with_epsilon(files, tmp_path):
     # without --epsilon a DP method is refused in one line
     res = _cli("compare", data, "-a", "diffpart", "-o", tmp_path / "x")
     assert res.exit_code == 2 and "needs --epsilon" in res.output and len(res.output.strip().splitlines()) == 1
+
+
+def test_an_itemset_release_is_scored_on_its_own_top_k_and_row_metrics_stay_empty(files):
+    """privbasis releases itemsets, not rows: the top-100 scores come from its list, the row measures are NaN."""
+    import math
+
+    data, universe = files
+    row = execute_run(StudyRun(str(data), "privbasis", epsilon=8.0, universe=str(universe), repeat=0,
+                               params=(("k", "5"),), attack_targets=0))
+    assert row["status"] == "ok", row["error"]
+    assert row["kind"] == "itemsets" and row["audit_model"] == "dp" and row["audit_satisfied"] is None
+    for name in ("avg_relative_error", "ncp", "fi_similarity", "error_rate", "dif"):
+        assert math.isnan(row[name]), (name, row[name])
+    # 5 itemsets released, scored against the true top 100: recall = common / 100, precision = common / 5
+    assert 0 < row["topk_precision"] <= 1
+    assert row["topk_recall"] == pytest.approx(row["topk_precision"] * 5 / 100)
+    assert row["topk_f"] == pytest.approx(2 * row["topk_precision"] * row["topk_recall"]
+                                          / (row["topk_precision"] + row["topk_recall"]))
+    assert row["support_relative_error"] >= 0
+    table = tidy_table([row])
+    page = dp_summary_html(table)
+    assert "support_relative_error" in page and "a release of itemsets (privbasis) has no rows" in page
+    assert "avg_relative_error" not in page  # NaN for every DP row here: no column for it
