@@ -459,7 +459,7 @@ def anonymize_nonreciprocal(
         "k": k, "l": l, "order": order if isinstance(order, str) else "given", "extraction": extraction,
         "l_method": l_method if l is not None else None, "min_segment": min_segment, "max_segment": max_segment,
     }
-    if l is not None and l_method == "groups":
+    if p is not None:  # label groups (l with l_method="groups")
         params.update(group_params(p, diversity, c))
     if isinstance(order, str) and order == "gray-tsp":  # the budget used: the same fields, seeded or not
         params["tsp_time_limit"], params["tsp_step_limit"] = tsp_budget(
