@@ -214,6 +214,24 @@ def read_input(source: str, fmt: str | None, sep: str | None, tid: str, item: st
     return _missing_labels(data, source, label), None
 
 
+
+def relational_options(function):
+    """``--relational FILE --qi COLS [--qi-hierarchy COL=FILE] [--categorical COLS]``: relational-transaction data."""
+    for option in reversed([
+        click.option("--relational", default=None, type=click.Path(dir_okay=False),
+                     help="CSV of relational attributes, one row per record, joined by record id (first column) "
+                          "with INPUT: relational-transaction data (-a rt, rt-naive; --model rt)."),
+        click.option("--qi", default=None, metavar="COLUMNS",
+                     help="The quasi-identifier columns of --relational, comma-separated (age,gender,race)."),
+        click.option("--qi-hierarchy", "qi_hierarchies", multiple=True, metavar="COLUMN=FILE",
+                     help="The hierarchy of a --qi column (value;parent;...;root per line, ARX style); default: "
+                          "automatic intervals for numbers, flat for text (repeatable)."),
+        click.option("--categorical", default=None, metavar="COLUMNS",
+                     help="--relational columns read as text though they hold numbers (zip codes)."),
+    ]):
+        function = option(function)
+    return function
+
 def read_relational(data, relational: str | None, qi: str | None, qi_hierarchies=(), categorical: str | None = None):
     """``--relational FILE --qi COLS [--qi-hierarchy COL=FILE] [--categorical COLS]``: the transactions joined with their relational table.
 

@@ -21,6 +21,7 @@ from graphanon.cli._app import (
     progress_bar,
     read_input,
     read_relational,
+    relational_options,
     show_progress,
     taxonomy_option,
 )
@@ -68,16 +69,7 @@ from graphanon.errors import GraphanonError
                    "publish it): every DP release of the same data is recorded in it.")
 @click.option("--budget", type=float, default=None,
               help="DP methods, with --ledger: refuse a release that would take the data's total epsilon past B.")
-@click.option("--relational", default=None, type=click.Path(dir_okay=False),
-              help="CSV of relational attributes, one row per record, joined by record id (first column) with "
-                   "INPUT: for -a rt and rt-naive.")
-@click.option("--qi", default=None, metavar="COLUMNS",
-              help="The quasi-identifier columns of --relational, comma-separated (age,gender,race).")
-@click.option("--qi-hierarchy", "qi_hierarchies", multiple=True, metavar="COLUMN=FILE",
-              help="The hierarchy of a --qi column (value;parent;...;root per line, ARX style); default: "
-                   "automatic intervals for numbers, flat for text (repeatable).")
-@click.option("--categorical", default=None, metavar="COLUMNS",
-              help="--relational columns read as text though they hold numbers (zip codes).")
+@relational_options
 @input_options
 def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, link_out, prior_paths, prior_link_paths,
               json_out, scheduler, epsilon, universe, ledger, budget, relational, qi, qi_hierarchies, categorical,

@@ -19,6 +19,8 @@ from graphanon.cli._app import (
     parse_param_pairs,
     progress_bar,
     read_input,
+    read_relational,
+    relational_options,
     show_progress,
     taxonomy_option,
 )
@@ -55,9 +57,10 @@ from graphanon.errors import GraphanonError
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Count on Dask: a scheduler address (tcp://host:8786) or local:N for N local workers "
                    "(needs graphanon[dask]; km and transactional models).")
+@relational_options
 @input_options
 def audit(input_, release_paths, model, k, m_value, params, taxonomy, json_out, examples, allow_mismatch, link_paths,
-          ledger, budget, scheduler, fmt, sep, tid, item, label):
+          ledger, budget, scheduler, relational, qi, qi_hierarchies, categorical, fmt, sep, tid, item, label):
     """Audit RELEASE against INPUT for a privacy model (exit 1 when violated).
 
     Several releases of INPUT audit the adversary who reads them all (joint audit, see docs/privacy.md,
@@ -73,6 +76,10 @@ def audit(input_, release_paths, model, k, m_value, params, taxonomy, json_out, 
     from graphanon.release.ledger import is_dp_release
 
     data, bundled = read_input(input_, fmt, sep, tid, item, label)
+    if relational is not None and model != "rt":
+        raise GraphanonError("--relational describes relational-transaction data: it goes with --model rt")
+    # the (k, k^m) audit is a property of the published rows; the table is read to check it joins INPUT
+    read_relational(data, relational, qi, qi_hierarchies, categorical)
     releases = [load_release(path) for path in release_paths]
     private = [(path, rel) for path, rel in zip(release_paths, releases, strict=True) if is_dp_release(rel)]
     if budget is not None and ledger is None:

@@ -179,7 +179,7 @@ def check_published_params(algorithm: str, params: dict) -> None:
 #: defines them, imported on demand: the class registers its ``kind`` tag when its module runs.
 _KINDS = LazyRegistry("release kind", {
     kind: f"graphanon.release.{kind}" for kind in ("global_recoding", "local_recoding", "nonreciprocal", "perturbed", "synthetic",
-                                                 "itemsets")
+                                                 "itemsets", "relational")
 }, error=ReleaseFormatError)
 
 
