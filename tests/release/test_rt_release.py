@@ -150,6 +150,20 @@ def test_cli_rt_line_of_the_issue(run, rt_files):
     assert set(rel.values[2]) <= {"White", "Black", "API", "Asian", "Pacific Islander", "Native American", "Other",
                                   "*"}
     assert published_violations(rel, 5, 2) == []
+    relational = ("--relational", "demographics.csv", "--qi", "age,gender,race", "--qi-hierarchy", "race=race.txt")
+    res = run("audit", "patients.csv", "r.json", "--model", "rt", "-k", "5", "-m", "2", *relational)
+    assert res.exit_code == 0 and "(k, k^m)-anonymity (k=5, m=2): satisfied" in res.output, res.output
+
+
+def test_cli_audit_reports_the_naive_baseline(run, rt_files):
+    relational = ("--relational", "demographics.csv", "--qi", "age,gender,race", "--qi-hierarchy", "race=race.txt")
+    res = run("anonymize", "patients.csv", *relational, "-a", "rt-naive", "-k", "5", "-m", "2", "--taxonomy",
+              "tax.txt", "--param", "transaction=mhghs", "-o", "n.json")
+    assert res.exit_code == 0, res.output
+    res = run("audit", "patients.csv", "n.json", "--model", "rt", "-k", "5", "-m", "2", *relational)
+    assert res.exit_code == 1 and "VIOLATED" in res.output, res.output
+    res = run("audit", "patients.csv", "n.json", "--model", "km", "-k", "5", "-m", "2", *relational)
+    assert res.exit_code == 2 and "--relational describes relational-transaction data" in res.output
 
 
 @pytest.mark.parametrize("args, message", [
