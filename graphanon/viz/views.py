@@ -550,7 +550,7 @@ def search_view(search, round: int = -1, *, title: str | None = None) -> GraphVi
             dst.append(me)
             ecat.append(1)
     n_cand = sum(len(c) for c in candidates if c)
-    return GraphView(
+    view = GraphView(
         labels, [("cut on the search path", "#4c72b0"), ("evaluated child cut (not taken)", "#c8c8c8"),
                  ("chosen cut", "#2a7f3f")],
         category, x=xs, y=ys, edges=(src, dst, ecat),
@@ -560,6 +560,8 @@ def search_view(search, round: int = -1, *, title: str | None = None) -> GraphVi
         subtitle=(f"{len(cuts) - 1} moves, {n_cand} child cuts evaluated; final cost {costs[-1]:.4g}. "
                   "Use the step control to replay the walk."),
     )
+    view.data["label_room"] = 160  # pixels right of the last column, for its labels (the renderer cuts longer ones)
+    return view
 
 
 class CutLabel:

@@ -78,6 +78,27 @@ def _click_node(page, i, *, double=False):
     return page.eval_on_selector(".ga-view", "e => ({...e.dataset})")
 
 
+def _assert_labels_apart(page):
+    """The labels the canvas drew: none overlaps another, none leaves the canvas, none covers a drawn node."""
+    labels = page.evaluate("window.graphanonViews.at(-1).drawnLabels()")
+    assert labels
+    boxes = np.array([d["box"] for d in labels])
+    x0, y0, x1, y1 = boxes.T
+    clash = (x0[:, None] < x1[None, :]) & (x0[None, :] < x1[:, None]) & (y0[:, None] < y1[None, :]) \
+        & (y0[None, :] < y1[:, None])
+    np.fill_diagonal(clash, False)
+    assert not clash.any(), [labels[i]["text"] for i in np.nonzero(clash.any(axis=1))[0]]
+    width = page.locator(".ga-view canvas").bounding_box()["width"]
+    assert x1.max() <= width + 0.5
+    view_api = "window.graphanonViews.at(-1)"
+    n = page.evaluate(f"{view_api}.data.nodes.label.length")
+    centres = np.array(page.evaluate(f"[...Array({n}).keys()].filter(i => {view_api}.isVisible(i))"
+                                     f".map(i => {view_api}.screenPosition(i))"))
+    inside = (centres[:, None, 0] > x0) & (centres[:, None, 0] < x1) & (centres[:, None, 1] > y0) \
+        & (centres[:, None, 1] < y1)
+    assert not inside.any(), "a label is drawn over a node"
+
+
 def _detail(page):
     return page.inner_text(".ga-detail")
 
@@ -109,6 +130,11 @@ def test_search_view_steps_through_the_walk(page, tmp_path, shots):
     state = _open(page, view, tmp_path / "search.html")
     n_steps = len(view.data["steps"]) - 1
     assert int(state["step"]) == n_steps and int(state["visibleCount"]) == view.n_nodes
+    _assert_labels_apart(page)
+    drawn = {d["node"] for d in page.evaluate("window.graphanonViews.at(-1).drawnLabels()")}
+    cats = view.data["nodes"]["cat"]
+    path = [i for i, c in enumerate(cats) if c != 1]
+    assert set(path[:-1]) <= drawn  # every cut along the main path keeps a label (cut to its room if long)
     page.click(".ga-prev")
     state = page.eval_on_selector(".ga-view", "e => ({...e.dataset})")
     steps = np.array(view.data["nodes"]["step"])
