@@ -241,6 +241,30 @@ def test_constraint_view(page, tmp_path, shots):
     page.screenshot(path=str(shots / "constraints_coat_fig1.png"))
 
 
+def test_constraint_blocks_at_scale_answer_a_click(page, tmp_path, shots):
+    """26,854 ICD-9-like records, pgen's constraints for k=5 (about 10^4): blocks, and a block's detail."""
+    from graphanon.algorithms.coat import pgen
+    from graphanon.datasets.synthetic import icd9_like
+
+    data = icd9_like(26_854, n_external=10, rng=0)[0]
+    view = views.constraint_view(ConstraintGraph(data, pgen(data, 5)))
+    n_items, cats = data.n_items, view.data["nodes"]["cat"]
+    assert cats.count(1) < len(view.data["nodes"]["label"]) and "blocks (by their rarest item)" in view.data["title"]
+    _open(page, view, tmp_path / "constraints_blocks.html")
+    page.screenshot(path=str(shots / "constraints_icd9_26854_overview.png"))
+    block = max((i for i, c in enumerate(cats) if c == 1),
+                key=lambda i: view.data["nodes"]["info"][i]["privacy constraints"])
+    page.fill(".ga-search", view.data["nodes"]["label"][block])  # centres and selects it
+    page.press(".ga-search", "Enter")
+    state = _click_node(page, block)
+    assert int(state["selected"]) == block
+    text, info = _detail(page), view.data["nodes"]["info"][block]
+    assert info["rarest item"] in text
+    assert re.search(r"privacy constraints\s+(\d+)", text).group(1) == str(info["privacy constraints"])
+    page.screenshot(path=str(shots / "constraints_icd9_26854_block.png"))
+    assert n_items == cats.count(0)
+
+
 def test_notebook_widget_module_renders_and_reports_the_selection(page, tmp_path, shots):
     """The widget's ES module, as anywidget loads it (render({model, el})), with a stand-in model."""
     pytest.importorskip("anywidget")
