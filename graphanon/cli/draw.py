@@ -313,8 +313,11 @@ def _draw_generalization(data, k, seed):
 
     from graphanon.algorithms.nonreciprocal import extract_assignments, gray_tsp_order
     from graphanon.graphs.generalization import ring_graph
-    from graphanon.viz.nonreciprocal import _ring_label_font as ring_label_font
-    from graphanon.viz.nonreciprocal import draw_assignments, draw_generalization_graph
+    from graphanon.viz.nonreciprocal import (
+        draw_assignments,
+        draw_generalization_graph,
+        ring_label_font,
+    )
 
     if k is None:
         raise GraphanonError("draw generalization needs -k K")

@@ -18,6 +18,7 @@ from graphanon.viz.nonreciprocal import (
     draw_assignments,
     draw_closed_walk,
     draw_generalization_graph,
+    ring_label_font,
 )
 from graphanon.viz.study import (
     draw_pareto,
@@ -89,6 +90,7 @@ __all__ = [
     "draw_utility_vs_k",
     "partition_tree",
     "partition_tree_view",
+    "ring_label_font",
     "save_figure",
     "tree_layout",
 ]

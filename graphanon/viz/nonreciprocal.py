@@ -14,7 +14,7 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import FancyArrowPatch
 
-__all__ = ["draw_assignments", "draw_closed_walk", "draw_generalization_graph"]
+__all__ = ["draw_assignments", "draw_closed_walk", "draw_generalization_graph", "ring_label_font"]
 
 _TAB10 = plt.get_cmap("tab10")
 assert isinstance(_TAB10, ListedColormap)  # a qualitative map: a list of 10 colours
@@ -74,7 +74,7 @@ def _label_em(labels) -> float:
 _LABEL_SHARE = 0.85
 
 
-def _ring_label_font(side_points: float, n: int, labels) -> float:
+def ring_label_font(side_points: float, n: int, labels) -> float:
     """Font size at which the ids of a ring never overlap.
 
     Parameters
@@ -100,7 +100,7 @@ def _ring_label_font(side_points: float, n: int, labels) -> float:
 
     Examples
     --------
-    >>> _ring_label_font(400.0, 40, ["7"]) > _ring_label_font(400.0, 40, ["10000000"])
+    >>> ring_label_font(400.0, 40, ["7"]) > ring_label_font(400.0, 40, ["10000000"])
     True
     """
     chord = side_points / 2.8 * 2 * np.sin(np.pi / max(n, 2))
@@ -112,7 +112,7 @@ def _ring_label_font(side_points: float, n: int, labels) -> float:
 def _nodes(ax, pos, names, color="#f4f4f4"):
     d = _node_points(ax, len(pos))
     side = min(_axis_points(ax, "width"), _axis_points(ax, "height"))
-    font = _ring_label_font(side, len(pos), [names[v] for v in pos])
+    font = ring_label_font(side, len(pos), [names[v] for v in pos])
     # An id wider than its node is written on a white card so the node's outline and the arrows don't cross it.
     card = ({"boxstyle": "square,pad=0.05", "facecolor": "white", "edgecolor": "none", "alpha": 0.9}
             if font * _label_em([names[v] for v in pos]) > d else None)
