@@ -334,6 +334,7 @@ _MAX_CONSTRAINT_NODES = 80
 
 
 _MAX_DRAWN_RECORDS = 60
+_RING_MIN_FONT = 6.0  # points: the smallest record id `draw generalization` writes on its ring
 
 
 def _draw_generalization(data, k, seed):
@@ -341,7 +342,11 @@ def _draw_generalization(data, k, seed):
 
     from graphanon.algorithms.nonreciprocal import extract_assignments, gray_tsp_order
     from graphanon.graphs.generalization import ring_graph
-    from graphanon.viz.nonreciprocal import draw_assignments, draw_generalization_graph
+    from graphanon.viz.nonreciprocal import (
+        draw_assignments,
+        draw_generalization_graph,
+        ring_label_font,
+    )
 
     if k is None:
         raise GraphanonError("draw generalization needs -k K")
@@ -355,7 +360,13 @@ def _draw_generalization(data, k, seed):
         raise GraphanonError(f"-k must be between 1 and the number of records ({data.n_records}), got {k}")
     order = gray_tsp_order(data.matrix, time_limit=None, rng=seed)  # deterministic budget: same drawing every run
     graph = ring_graph(order, k, data.record_ids)
-    fig = Figure(figsize=(14, max(6.0, 0.16 * data.n_records + 1)))
+    width, height = 14.0, max(6.0, 0.16 * data.n_records + 1)
+    # Long ids (8 digits and more) get a bigger ring rather than a font too small to read or labels that touch:
+    # the ring's side (a subplot takes 0.352 of the width and 0.77 of the height) grows until they fit at 6 pt.
+    side = _RING_MIN_FONT / ring_label_font(72.0, data.n_records, data.record_ids) * 72.0
+    if ring_label_font(72.0 * min(0.352 * width, 0.77 * height), data.n_records, data.record_ids) < _RING_MIN_FONT:
+        width, height = max(width, side / 72.0 / 0.352), max(height, side / 72.0 / 0.77)
+    fig = Figure(figsize=(width, height))
     axes = fig.subplots(1, 2)
     draw_generalization_graph(graph, order, ax=axes[0], title=f"{k}-regular ring over the Gray-TSP order")
     assignments = extract_assignments(graph, rng=seed)

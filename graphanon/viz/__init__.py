@@ -18,6 +18,7 @@ from graphanon.viz.nonreciprocal import (
     draw_assignments,
     draw_closed_walk,
     draw_generalization_graph,
+    ring_label_font,
 )
 from graphanon.viz.privbasis import draw_pair_graph, pair_graph, pair_graph_view
 from graphanon.viz.study import (
@@ -93,6 +94,7 @@ __all__ = [
     "pair_graph_view",
     "partition_tree",
     "partition_tree_view",
+    "ring_label_font",
     "save_figure",
     "tree_layout",
 ]

@@ -380,15 +380,27 @@ function graphanonView(root, data, options) {
     }
     if (shown.length > 400) return;
     ctx.font = "11px system-ui,sans-serif"; ctx.fillStyle = "#222"; ctx.textBaseline = "middle";
-    const taken = [];  // screen boxes already used: a label that would overlap one is skipped
+    // screen boxes already used, the shown nodes' dots first: a label never covers a dot or another label;
+    // one too long for its room is cut (with an ellipsis) to the room, and skipped if under 4 characters remain
+    const taken = shown.map(i => { const x = px[i] * scale + tx, y = py[i] * scale + ty; return [x - r, y - r, x + r, y + r]; });
+    const hits = bx => taken.some(b => bx[0] < b[2] && b[0] < bx[2] && bx[1] < b[3] && b[1] < bx[3]);
+    labelBoxes = [];
     for (const i of shown) {
-      const text = String(nodes.label[i]), w = ctx.measureText(text).width;
+      const full = String(nodes.label[i]);
       const x = px[i] * scale + tx + r + 3, y = py[i] * scale + ty;
-      const bx = [x, y - 6, x + w, y + 6];
-      if (taken.some(b => bx[0] < b[2] && b[0] < bx[2] && bx[1] < b[3] && b[1] < bx[3])) continue;
-      taken.push(bx); ctx.fillText(text, x, y);
+      const fits = t => { const w = ctx.measureText(t).width; return x + w <= W && !hits([x, y - 6, x + w, y + 6]); };
+      let text = full;
+      if (!fits(text)) {
+        let lo = 3, hi = full.length - 1;  // the longest prefix (plus an ellipsis) that fits
+        while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (fits(full.slice(0, mid) + "\u2026")) lo = mid; else hi = mid - 1; }
+        text = full.slice(0, lo) + "\u2026";
+        if (lo <= 3 || !fits(text)) continue;
+      }
+      const bx = [x, y - 6, x + ctx.measureText(text).width, y + 6];
+      taken.push(bx); labelBoxes.push({node: i, text, box: bx}); ctx.fillText(text, x, y);
     }
   }
+  let labelBoxes = [];  // the labels drawn last (node, text, screen box), for tests and the widget
   let pending = false;
   function redraw() { if (!pending) { pending = true; requestAnimationFrame(() => { pending = false; draw(); }); } }
 
@@ -612,6 +624,7 @@ function graphanonView(root, data, options) {
   root.dataset.loadMs = (performance.now() - t0).toFixed(1);
   const api = {root, data, select, pick: (x, y) => pick(x, y), toggle, setStep, redraw,
     screenPosition: i => [px[i] * scale + tx, py[i] * scale + ty], isVisible: i => !!visible[i],
+    drawnLabels: () => labelBoxes.map(l => ({node: l.node, text: l.text, box: l.box.slice()})),
     get selected() { return selected; }, get frames() { return frames; }};
   if (focus) api.focus = focus;
   if (typeof window !== "undefined" && !(options && options.register === false)) (window.graphanonViews = window.graphanonViews || []).push(api);

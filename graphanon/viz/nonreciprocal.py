@@ -14,7 +14,7 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import FancyArrowPatch
 
-__all__ = ["draw_assignments", "draw_closed_walk", "draw_generalization_graph"]
+__all__ = ["draw_assignments", "draw_closed_walk", "draw_generalization_graph", "ring_label_font"]
 
 _TAB10 = plt.get_cmap("tab10")
 assert isinstance(_TAB10, ListedColormap)  # a qualitative map: a list of 10 colours
@@ -60,11 +60,65 @@ def _node_points(ax, n: int) -> float:
     return float(min(22.0, 0.8 * _ring_spacing(ax, n)))
 
 
+def _label_em(labels) -> float:
+    """Width of the widest of ``labels`` in ems (points per point of font size), as drawn in the default font."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
+
+    prop = FontProperties(size=1.0)
+    measure = TextToPath()
+    return max((measure.get_text_width_height_descent(str(s), prop, ismath=False)[0] for s in labels), default=0.0)
+
+
+#: Share of the distance between ring neighbours a node's label may take (the rest keeps labels apart).
+_LABEL_SHARE = 0.85
+
+
+def ring_label_font(side_points: float, n: int, labels) -> float:
+    """Font size at which the ids of a ring never overlap.
+
+    Parameters
+    ----------
+    side_points : float
+        Side of the square (in points) the ring is drawn in (its limits are -1.4..1.4).
+    n : int
+        Number of records on the ring.
+    labels : sequence
+        The ids written on the nodes.
+
+    Returns
+    -------
+    float
+        Font size in points: the size the node allows (at most 9), smaller when the widest id would take
+        more than 85% of the chord between two neighbours.
+
+    Notes
+    -----
+    Two neighbours on the ring are a chord ``c`` apart; labels of width ``w <= 0.85 c`` and height
+    ``h`` (about 1.2 font sizes, far below ``c``) cannot have overlapping boxes at any angle θ of the chord:
+    that would need ``c |cos θ| < w`` and ``c |sin θ| < h`` at once. O(n) to measure the labels.
+
+    Examples
+    --------
+    >>> ring_label_font(400.0, 40, ["7"]) > ring_label_font(400.0, 40, ["10000000"])
+    True
+    """
+    chord = side_points / 2.8 * 2 * np.sin(np.pi / max(n, 2))
+    em = _label_em(labels)
+    fit = _LABEL_SHARE * chord / em if em > 0 else 9.0
+    return float(min(9.0, 0.42 * min(22.0, 0.8 * side_points / 2.8 * 2 * np.pi / max(n, 1)), fit))
+
+
 def _nodes(ax, pos, names, color="#f4f4f4"):
     d = _node_points(ax, len(pos))
+    side = min(_axis_points(ax, "width"), _axis_points(ax, "height"))
+    font = ring_label_font(side, len(pos), [names[v] for v in pos])
+    # An id wider than its node is written on a white card so the node's outline and the arrows don't cross it.
+    card = ({"boxstyle": "square,pad=0.05", "facecolor": "white", "edgecolor": "none", "alpha": 0.9}
+            if font * _label_em([names[v] for v in pos]) > d else None)
     for v, (x, y) in pos.items():
         ax.scatter([x], [y], s=d**2, color=color, edgecolors="black", linewidths=0.6 if d < 15 else 1.0, zorder=3)
-        ax.text(x, y, str(names[v]), ha="center", va="center", fontsize=max(4.0, min(9.0, 0.42 * d)), zorder=4)
+        ax.text(x, y, str(names[v]), ha="center", va="center", fontsize=font, zorder=4, bbox=card)
     ax.set_aspect("equal")
     ax.axis("off")
     ax.set_xlim(-1.4, 1.4)

@@ -235,16 +235,20 @@ def test_declutter_moves_then_hides():
     _check(fig)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 35: 8-digit record ids overlap on the ring of 40 records (not fixed yet)")
-def test_draw_generalization_with_long_record_ids():
-    """`graphanon draw generalization ... --records 40 -o gen40.png` on data whose ids have 8 digits."""
+@pytest.mark.parametrize("digits", [8, 12])
+def test_draw_generalization_with_long_record_ids(digits):
+    """`graphanon draw generalization ... --records 40 -o gen40.png` on data whose ids have 8 (and 12) digits:
+    no label overlaps another, and the ring's ids stay at 6 pt or more (issue 35)."""
     from graphanon.cli.draw import _draw_generalization
     from graphanon.data import TransactionData
 
     data = load("bms1").subset(np.arange(RECORDS)).drop_unused_items()
-    data = TransactionData(data.matrix, data.items, [10_000_000 + 7919 * i for i in range(RECORDS)])
+    data = TransactionData(data.matrix, data.items, [10 ** (digits - 1) + 7919 * i for i in range(RECORDS)])
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     fig = _draw_generalization(data, 5, 0)
     FigureCanvasAgg(fig)  # the command writes through Agg
+    ring = fig.axes[0]
+    ids = [t for t in ring.texts if t.get_text().isdigit()]
+    assert len(ids) == RECORDS and min(t.get_fontsize() for t in ids) >= 6.0
     _check(fig)

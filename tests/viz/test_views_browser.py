@@ -78,6 +78,27 @@ def _click_node(page, i, *, double=False):
     return page.eval_on_selector(".ga-view", "e => ({...e.dataset})")
 
 
+def _assert_labels_apart(page):
+    """The labels the canvas drew: none overlaps another, none leaves the canvas, none covers a drawn node."""
+    labels = page.evaluate("window.graphanonViews.at(-1).drawnLabels()")
+    assert labels
+    boxes = np.array([d["box"] for d in labels])
+    x0, y0, x1, y1 = boxes.T
+    clash = (x0[:, None] < x1[None, :]) & (x0[None, :] < x1[:, None]) & (y0[:, None] < y1[None, :]) \
+        & (y0[None, :] < y1[:, None])
+    np.fill_diagonal(clash, False)
+    assert not clash.any(), [labels[i]["text"] for i in np.nonzero(clash.any(axis=1))[0]]
+    width = page.locator(".ga-view canvas").bounding_box()["width"]
+    assert x1.max() <= width + 0.5
+    view_api = "window.graphanonViews.at(-1)"
+    n = page.evaluate(f"{view_api}.data.nodes.label.length")
+    centres = np.array(page.evaluate(f"[...Array({n}).keys()].filter(i => {view_api}.isVisible(i))"
+                                     f".map(i => {view_api}.screenPosition(i))"))
+    inside = (centres[:, None, 0] > x0) & (centres[:, None, 0] < x1) & (centres[:, None, 1] > y0) \
+        & (centres[:, None, 1] < y1)
+    assert not inside.any(), "a label is drawn over a node"
+
+
 def _detail(page):
     return page.inner_text(".ga-detail")
 
@@ -109,6 +130,11 @@ def test_search_view_steps_through_the_walk(page, tmp_path, shots):
     state = _open(page, view, tmp_path / "search.html")
     n_steps = len(view.data["steps"]) - 1
     assert int(state["step"]) == n_steps and int(state["visibleCount"]) == view.n_nodes
+    _assert_labels_apart(page)
+    drawn = {d["node"] for d in page.evaluate("window.graphanonViews.at(-1).drawnLabels()")}
+    cats = view.data["nodes"]["cat"]
+    path = [i for i, c in enumerate(cats) if c != 1]
+    assert set(path[:-1]) <= drawn  # every cut along the main path keeps a label (cut to its room if long)
     page.click(".ga-prev")
     state = page.eval_on_selector(".ga-view", "e => ({...e.dataset})")
     steps = np.array(view.data["nodes"]["step"])
@@ -213,6 +239,30 @@ def test_constraint_view(page, tmp_path, shots):
     state = _click_node(page, 0)
     assert int(state["selected"]) == 0 and view.data["nodes"]["label"][0] in _detail(page)
     page.screenshot(path=str(shots / "constraints_coat_fig1.png"))
+
+
+def test_constraint_blocks_at_scale_answer_a_click(page, tmp_path, shots):
+    """26,854 ICD-9-like records, pgen's constraints for k=5 (about 10^4): blocks, and a block's detail."""
+    from graphanon.algorithms.coat import pgen
+    from graphanon.datasets.synthetic import icd9_like
+
+    data = icd9_like(26_854, n_external=10, rng=0)[0]
+    view = views.constraint_view(ConstraintGraph(data, pgen(data, 5)))
+    n_items, cats = data.n_items, view.data["nodes"]["cat"]
+    assert cats.count(1) < len(view.data["nodes"]["label"]) and "blocks (by their rarest item)" in view.data["title"]
+    _open(page, view, tmp_path / "constraints_blocks.html")
+    page.screenshot(path=str(shots / "constraints_icd9_26854_overview.png"))
+    block = max((i for i, c in enumerate(cats) if c == 1),
+                key=lambda i: view.data["nodes"]["info"][i]["privacy constraints"])
+    page.fill(".ga-search", view.data["nodes"]["label"][block])  # centres and selects it
+    page.press(".ga-search", "Enter")
+    state = _click_node(page, block)
+    assert int(state["selected"]) == block
+    text, info = _detail(page), view.data["nodes"]["info"][block]
+    assert info["rarest item"] in text
+    assert re.search(r"privacy constraints\s+(\d+)", text).group(1) == str(info["privacy constraints"])
+    page.screenshot(path=str(shots / "constraints_icd9_26854_block.png"))
+    assert n_items == cats.count(0)
 
 
 def test_notebook_widget_module_renders_and_reports_the_selection(page, tmp_path, shots):
