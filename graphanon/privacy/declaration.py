@@ -20,7 +20,7 @@ Examples
 >>> hkp.values({"h": "high"})
 Traceback (most recent call last):
 ...
-graphanon.errors.ParameterError: --param h='high': could not convert string to float: 'high'
+graphanon.errors.ParameterError: --param h='high': not a number
 """
 
 from __future__ import annotations

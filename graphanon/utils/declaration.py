@@ -29,6 +29,9 @@ from graphanon.utils.params import expand_params
 
 __all__ = ["Parameter", "parse_bool", "parse_texts", "parse_true_false"]
 
+#: What a text converted by ``int`` or ``float`` must be, for the one-line error.
+_PLAIN: dict = {int: "not a whole number", float: "not a number"}
+
 
 def parse_bool(text: str) -> bool:
     """``true/yes/1/on`` or ``false/no/0/off`` (any case) as a bool.
@@ -116,7 +119,8 @@ class Parameter:
         try:
             return self.type(text)
         except (TypeError, ValueError) as exc:
-            raise ParameterError(f"--param {self.name}={text!r}: {exc}") from None
+            why = _PLAIN.get(self.type, str(exc))  # Python's "invalid literal for int()" says less than this
+            raise ParameterError(f"--param {self.name}={text!r}: {why}") from None
 
     def describe(self) -> dict:
         """JSON-safe description (name, type, default, help, choices) for listings."""
