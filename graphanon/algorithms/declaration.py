@@ -56,8 +56,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphanon.errors import ParameterError
+from graphanon.utils.declaration import Parameter, parse_bool, parse_texts, parse_true_false
 from graphanon.utils.labels import parse_name_list
-from graphanon.utils.params import StrOptions, check_params, describe, expand_params
+from graphanon.utils.params import StrOptions, check_params, describe
 from graphanon.utils.progress import ProgressCallback
 
 __all__ = [
@@ -89,110 +90,6 @@ REUSES_PRIOR_ROWS = "reuses the prior's rows (needs its private link)"
 COARSENED_TO_PRIORS = "coarsened to the priors' common refinement"
 #: The keywords every method's function ends with, in this order (``tests/algorithms/test_common.py`` checks it).
 TRAILING_KEYWORDS = ("rng", "unsafe_secret_seed", "progress", "client", "priors")
-
-
-def parse_bool(text: str) -> bool:
-    """``true/yes/1/on`` or ``false/no/0/off`` (any case) as a bool.
-
-    Examples
-    --------
-    >>> parse_bool("True"), parse_bool("off")
-    (True, False)
-    """
-    value = text.strip().lower()
-    if value in ("true", "yes", "1", "on"):
-        return True
-    if value in ("false", "no", "0", "off"):
-        return False
-    raise ValueError("expected true or false")
-
-
-def parse_true_false(text: str) -> bool:
-    """``true`` or ``false`` (any case): the function declares a bool, and the text must say which.
-
-    Examples
-    --------
-    >>> parse_true_false("TRUE")
-    True
-    """
-    value = text.strip().lower()
-    if value not in ("true", "false"):
-        raise ValueError("expected true or false")
-    return value == "true"
-
-
-@dataclass(frozen=True)
-class Parameter:
-    """One text parameter of a method (``--param name=value``), declared once.
-
-    Parameters
-    ----------
-    name : str
-        The name after ``--param`` (and in a study's ``params``).
-    type : callable(str) -> value
-        Converts the text (``int``, ``float``, :func:`parse_bool`,
-        :func:`parse_name_list`, ``str`` ...); a ``ValueError`` or
-        ``TypeError`` becomes a :class:`ParameterError` naming the parameter.
-    default : object
-        The value when the parameter is not given (None: the method's default).
-    help : str
-        One line for ``graphanon algorithms``.
-    choices : tuple of str, optional
-        The allowed texts (checked before ``type``) of a parameter the
-        method's ``prepare`` hook translates; one that feeds a declared
-        argument takes its choices from the function's constraints
-        (:meth:`MethodDeclaration.choices_of`).
-    argument : str or None
-        The function argument this parameter feeds as converted (default:
-        the same name); None when the ``prepare`` hook translates it
-        (``categories=random:3`` becomes an ``ItemGroups``). The converted
-        value is checked against that argument's declared constraints.
-
-    Examples
-    --------
-    >>> Parameter("l", int, None, "l-diversity").parse("3")
-    3
-    >>> Parameter("order", str, "gray-tsp", "record order", choices=("gray", "gray-tsp")).parse("tsp")
-    Traceback (most recent call last):
-    ...
-    graphanon.errors.ParameterError: --param order='tsp': expected one of gray, gray-tsp
-    """
-
-    name: str
-    type: Callable = str
-    default: Any = None
-    help: str = ""
-    choices: tuple[str, ...] | None = None
-    argument: str | None = ""
-
-    @property
-    def target(self) -> str | None:
-        """The function argument fed (``argument``, or ``name`` when not set)."""
-        return self.name if self.argument == "" else self.argument
-
-    def parse(self, text: str):
-        """``text`` converted by ``type`` (``choices`` checked first)."""
-        if self.choices is not None and text not in self.choices:
-            raise ParameterError(f"--param {self.name}={text!r}: expected one of {', '.join(self.choices)}")
-        try:
-            return self.type(text)
-        except (TypeError, ValueError) as exc:
-            raise ParameterError(f"--param {self.name}={text!r}: {exc}") from None
-
-    def describe(self) -> dict:
-        """JSON-safe description (name, type, default, help, choices) for listings."""
-        default = self.default
-        if not (default is None or isinstance(default, (bool, int, float, str))):
-            default = list(default) if isinstance(default, (tuple, list)) else repr(default)
-        return {"name": self.name, "type": self.type_name, "default": default, "help": self.help,
-                "choices": None if self.choices is None else list(self.choices)}
-
-    @property
-    def type_name(self) -> str:
-        """Short name of the value type, for listings."""
-        name = getattr(self.type, "__name__", "value")
-        return {"str": "text", "float": "number", "parse_name_list": "list", "parse_bool": "bool",
-                "parse_true_false": "bool"}.get(name, name.removeprefix("parse_"))
 
 
 @dataclass
@@ -280,12 +177,7 @@ class RunOptions:
         With ``combined``, one ``--param`` may hold several declared parameters
         (``h=0.5,private=a,b``; see :func:`graphanon.utils.params.expand_params`).
         """
-        raw = expand_params(self.params, {p.name for p in params}) if combined else self.params
-        extra = sorted(set(raw) - {p.name for p in params})
-        if extra:
-            raise ParameterError(f"unknown --param {', '.join(extra)}; this algorithm takes: "
-                                 f"{', '.join(sorted(p.name for p in params)) or 'none'}")
-        return {p.name: (p.parse(raw[p.name]) if p.name in raw else p.default) for p in params}
+        return parse_texts(params, self.params, owner="this algorithm", combined=combined)
 
 
 #: ``prepare(declaration, data, opts, values, kwargs) -> kwargs``: the method-specific translation of a run.
@@ -454,16 +346,8 @@ class MethodDeclaration:
 
         Unknown names are refused (:class:`ParameterError`).
         """
-        known = {p.name: p for p in self.params}
-        if self.combined_params:
-            raw = expand_params(raw, set(known))
-        extra = sorted(set(raw) - set(known))
-        if extra:
-            raise ParameterError(
-                f"unknown --param {', '.join(extra)} for algorithm {self.name!r}; it takes: "
-                f"{', '.join(sorted(known)) or 'none'}"
-            )
-        return {name: (self.parse_param(p, raw[name]) if name in raw else p.default) for name, p in known.items()}
+        return parse_texts(self.params, raw, owner=f"algorithm {self.name!r}", combined=self.combined_params,
+                           parse=self.parse_param)
 
     # -- the one way to run a method by name ----------------------------------------------------------------
 

@@ -171,7 +171,7 @@ def algorithms(name: str | None, json_out: bool) -> None:
     paper.
     """
     from graphanon.cli.registry import get_algorithm, registered
-    from graphanon.privacy.registry import model_names
+    from graphanon.privacy.registry import get_model, model_names
 
     if name is not None:
         spec = get_algorithm(name)
@@ -191,7 +191,8 @@ def algorithms(name: str | None, json_out: bool) -> None:
             for spec in sorted(registered().values(), key=lambda spec: spec.name)]
     models = model_names()
     if json_out:
-        echo_json({"algorithms": rows, "models": models})
+        echo_json({"algorithms": rows, "models": models,
+                   "model_params": {name: [p.describe() for p in get_model(name).params] for name in models}})
         return
     click.echo("\n".join(algorithm_lines(rows, models)))
 

@@ -32,11 +32,12 @@ import scipy.sparse as sp
 from graphanon.counting.support import VerticalBitmaps, minimal_infrequent_itemsets
 from graphanon.errors import ParameterError
 from graphanon.privacy.consistency import recoding_mismatches
+from graphanon.privacy.declaration import ModelDeclaration, require_k
 from graphanon.privacy.km import KmAnonymity, check_k, require_global
-from graphanon.privacy.registry import register_model, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.taxonomy.constraint_sets import parse_fraction, parse_privacy, parse_utility
 from graphanon.taxonomy.tree import ItemGroups
+from graphanon.utils.declaration import Parameter
 from graphanon.utils.labels import as_labels
 from graphanon.utils.params import MEANINGS, K, validate_params
 
@@ -386,32 +387,33 @@ class _PrivacyAndUtility(PrivacyModel):
         )
 
 
-def _build_constraints(*, k, m, params, original):
+def _build_constraints(*, k, m, original, privacy, utility, s):
     k = require_k(k, "constraints")
-    extra = sorted(set(params) - {"privacy", "utility", "s"})
-    if extra:
-        raise ParameterError(
-            f"unknown --param {', '.join(extra)}; audit model 'constraints' takes: privacy, utility, s"
-        )
     # the same default as ``graphanon anonymize -a coat``: km:M with -m M, else pgen
-    spec = params.get("privacy", "pgen" if m is None else f"km:{m}")
+    spec = privacy if privacy is not None else ("pgen" if m is None else f"km:{m}")
     model = PrivacyConstraints(parse_privacy(spec, original, k), k)
-    if "utility" in params or "s" in params:
-        U = parse_utility(params.get("utility", "all"), original, None)
-        try:
-            s_val = parse_fraction(params.get("s", "0.5%"))
-        except ValueError:
-            raise ParameterError(f"--param s={params.get('s')!r}: give a fraction like 0.005 or 0.5%") from None
-        return _PrivacyAndUtility(model, UtilityConstraints(U, s_val))
+    if utility is not None or s is not None:
+        U = parse_utility("all" if utility is None else utility, original, None)
+        return _PrivacyAndUtility(model, UtilityConstraints(U, 0.005 if s is None else s))
     return model
 
 
-def _register() -> None:
-    register_model(
-        "constraints",
-        _build_constraints,
-        "COAT privacy constraints (-k K --param privacy=FILE|pgen|km:M, default km:M with -m M else pgen; [utility=all|groups:FILE s=0.5%])",
-    )
+def _fraction(text: str) -> float:
+    """A fraction like 0.005 or 0.5% (``ValueError`` naming the form otherwise)."""
+    try:
+        return parse_fraction(text)
+    except ValueError:
+        raise ValueError("give a fraction like 0.005 or 0.5%") from None
 
 
-_register()
+CONSTRAINTS_MODEL = ModelDeclaration(
+    "constraints",
+    "COAT privacy constraints (-k K --param privacy=FILE|pgen|km:M, default km:M with -m M else pgen; "
+    "[utility=all|groups:FILE s=0.5%])",
+    _build_constraints,
+    params=(Parameter("privacy", str, None, "privacy constraints: FILE, pgen or km:M (default km:M with -m M, "
+                                            "else pgen)"),
+            Parameter("utility", str, None, "utility constraints: all or groups:FILE (audited with s)"),
+            Parameter("s", _fraction, None, "largest fraction of suppressed items under the utility constraints "
+                                            "(default 0.5%)")),
+)

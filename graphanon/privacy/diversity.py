@@ -55,11 +55,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.errors import ParameterError
+from graphanon.privacy.declaration import ModelDeclaration
 from graphanon.privacy.match_graph import match_classes, require_nr
 from graphanon.privacy.matchings import viable_edges
 from graphanon.privacy.nonreciprocal import LDiversity
-from graphanon.privacy.registry import register_model
 from graphanon.privacy.report import AuditReport, PrivacyModel
+from graphanon.utils.declaration import Parameter
 from graphanon.utils.params import Interval, validate_params
 
 if TYPE_CHECKING:
@@ -391,57 +392,41 @@ def diversity_model(l: int, diversity: str = "distinct", c: float | None = None)
     return model
 
 
-def _int_param(params, name, fallback):
-    raw = params.get(name)
-    if raw is None:
-        return fallback
-    try:
-        return int(raw)
-    except ValueError:
-        raise ParameterError(f"--param {name}={raw!r}: not a whole number") from None
-
-
-def _float_param(params, name):
-    """The ``--param`` text ``name`` as a number (None when not given); its range is the model's declaration."""
-    raw = params.get(name)
-    if raw is None:
-        return None
-    try:
-        return float(raw)
-    except (TypeError, ValueError):
-        raise ParameterError(f"--param {name}={raw!r}: not a number") from None
-
-
 def _build(variant):
-    def build(*, k, m, params, original):
-        l = _int_param(params, "l", k)  # noqa: E741
-        chosen = params.get("diversity", variant)
+    def build(*, k, m, original, l, diversity, c):  # noqa: E741
+        l = k if l is None else l  # noqa: E741
+        chosen = variant if diversity is None else diversity
         if l is None:
             name = "ldiversity" if variant == "distinct" else f"{variant}-ldiversity"
             raise ParameterError(f"audit model {name!r} needs --param l=L (or -k L)")
         if chosen != variant and variant != "distinct":
             raise ParameterError(f"audit model '{variant}-ldiversity' got --param diversity={chosen}")
-        return diversity_model(l, chosen, _float_param(params, "c"))
+        return diversity_model(l, chosen, c)
 
     return build
 
 
-register_model(
+#: The parameters of the three l-diversity models (their ranges are :func:`diversity_model`'s declaration).
+_PARAMS = (Parameter("l", int, None, "l of l-diversity (default: -k)"),
+           Parameter("diversity", str, None, "distinct, entropy or recursive (default: the model's)"),
+           Parameter("c", float, None, "c of recursive (c,l)-diversity"))
+
+LDIVERSITY_MODEL = ModelDeclaration(
     "ldiversity",
-    _build("distinct"),
     "l-diversity of a nonreciprocal release (--param l=L [diversity=distinct|entropy|recursive, c=C]): "
     "l-regular l-diverse match subgraph, original labels; with label groups: every group and every record's "
     "label mixture",
+    _build("distinct"), params=_PARAMS,
 )
-register_model(
+ENTROPY_LDIVERSITY_MODEL = ModelDeclaration(
     "entropy-ldiversity",
-    _build("entropy"),
     "entropy l-diversity of a nonreciprocal release (--param l=L): l-diverse, and the labels of every "
     "record's viable rows have entropy >= log l",
+    _build("entropy"), params=_PARAMS,
 )
-register_model(
+RECURSIVE_LDIVERSITY_MODEL = ModelDeclaration(
     "recursive-ldiversity",
-    _build("recursive"),
     "recursive (c,l)-diversity of a nonreciprocal release (--param l=L,c=C): l-diverse, and r_1 < c (r_l + ...) "
     "over the labels of every record's viable rows",
+    _build("recursive"), params=_PARAMS,
 )

@@ -18,18 +18,19 @@ import scipy.sparse as sp
 from graphanon.counting.support import minimal_infrequent_itemsets
 from graphanon.errors import ParameterError
 from graphanon.privacy.consistency import recoding_mismatches
-from graphanon.privacy.registry import register_model, require_k
+from graphanon.privacy.declaration import ModelDeclaration, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
+from graphanon.utils.declaration import Parameter
 from graphanon.utils.labels import as_labels, parse_name_list
 from graphanon.utils.memory import cost_blocks
-from graphanon.utils.params import Interval, K, M, expand_params, validate_params
+from graphanon.utils.params import Interval, K, M, validate_params
 from graphanon.utils.validation import check_k
 
 if TYPE_CHECKING:
     from graphanon.data import TransactionData
     from graphanon.utils.progress import ProgressCallback
 
-__all__ = ["HKPCoherence", "expand_params"]
+__all__ = ["HKPCoherence"]
 
 
 class HKPCoherence(PrivacyModel):
@@ -222,26 +223,16 @@ class _ConfidenceCounter:
         ]
 
 
-def _build_hkp(*, k, m, params, original):
-    params = expand_params(params, {"h", "p", "private"})
-    extra = sorted(set(params) - {"h", "p", "private"})
-    if extra:
-        raise ParameterError(f"unknown --param {', '.join(extra)} for model 'hkp'; it takes h, p, private")
-    try:
-        h = float(params.get("h", 1.0))
-        p = int(params["p"]) if "p" in params else m
-    except ValueError as exc:
-        raise ParameterError(f"model 'hkp': {exc}") from None
-    private = parse_name_list(params.get("private", ""))
-    return HKPCoherence(h, require_k(k, "hkp"), p, private)
+def _build_hkp(*, k, m, original, h, p, private):
+    return HKPCoherence(h, require_k(k, "hkp"), m if p is None else p, private)
 
 
-def _register() -> None:
-    register_model(
-        "hkp",
-        _build_hkp,
-        "(h,k,p)-coherence (-k K; --param h=0.8,p=3 or -m for p; --param private=a,b,c)",
-    )
-
-
-_register()
+HKP_MODEL = ModelDeclaration(
+    "hkp",
+    "(h,k,p)-coherence (-k K; --param h=0.8,p=3 or -m for p; --param private=a,b,c)",
+    _build_hkp,
+    params=(Parameter("h", float, 1.0, "largest confidence of inferring a private item"),
+            Parameter("p", int, None, "largest number of public items an attacker knows (default: -m)"),
+            Parameter("private", parse_name_list, (), "the private items, comma-separated")),
+    combined_params=True,
+)

@@ -20,8 +20,8 @@ from graphanon.counting.rows import row_keys
 from graphanon.counting.support import minimal_infrequent_itemsets
 from graphanon.errors import ParameterError
 from graphanon.privacy.consistency import recoding_mismatches
+from graphanon.privacy.declaration import ModelDeclaration, require_k
 from graphanon.privacy.local import local_recoding_mismatches
-from graphanon.privacy.registry import register_model, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.utils.params import MEANINGS, K, M, validate_params
 from graphanon.utils.validation import check_k
@@ -324,17 +324,14 @@ class TransactionalKAnonymity(PrivacyModel):
         )
 
 
-def _build_km(*, k, m, params, original):
+def _build_km(*, k, m, original):
     return KmAnonymity(require_k(k, "km"), m)
 
 
-def _build_transactional(*, k, m, params, original):
+def _build_transactional(*, k, m, original):
     return TransactionalKAnonymity(require_k(k, "transactional"))
 
 
-def _register() -> None:
-    register_model("km", _build_km, "k^m-anonymity of a global recoding (-k K -m M; omit -m for m = infinity)")
-    register_model("transactional", _build_transactional, "transactional k-anonymity (-k K)")
-
-
-_register()
+KM_MODEL = ModelDeclaration("km", "k^m-anonymity of a global recoding (-k K -m M; omit -m for m = infinity)",
+                            _build_km)
+TRANSACTIONAL_MODEL = ModelDeclaration("transactional", "transactional k-anonymity (-k K)", _build_transactional)

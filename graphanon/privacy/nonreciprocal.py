@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from graphanon.errors import ParameterError
+from graphanon.privacy.declaration import ModelDeclaration, require_k
 from graphanon.privacy.label_matching import nonreciprocal_assignment_check
 from graphanon.privacy.match_graph import (
     MatchClasses,
@@ -39,7 +40,6 @@ from graphanon.privacy.matchings import (
     ldiverse_flow,
     viable_edges,
 )
-from graphanon.privacy.registry import register_model, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.utils.params import MEANINGS, K, validate_params
 
@@ -354,12 +354,12 @@ def _distinct(a: np.ndarray, lab: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(pairs // width, minlength=n).astype(np.int64)
 
 
-def _build_k(*, k, m, params, original):
+def _build_k(*, k, m, original):
     return NonreciprocalKAnonymity(require_k(k, "nonreciprocal"))
 
 
-register_model(
+NONRECIPROCAL_MODEL = ModelDeclaration(
     "nonreciprocal",
-    _build_k,
     "nonreciprocal k-anonymity: k disjoint perfect matchings in the match graph, >= k viable rows per record",
+    _build_k,
 )

@@ -1,59 +1,64 @@
-"""Audit models by CLI name (``graphanon audit --model NAME``).
+"""Audit models by name (``graphanon audit --model NAME``), derived from their declarations.
 
-Each privacy model module registers a builder that makes the model from the
-CLI's options: ``builder(k, m, params, original) -> PrivacyModel``, where
-``params`` holds the ``--param name=value`` pairs as strings.
+Each model is declared once beside its class by a
+:class:`~graphanon.privacy.declaration.ModelDeclaration`; this registry maps
+a name to the declaration's import target, so looking up one model imports
+only its module. :func:`build_model` parses the ``--param`` texts with the
+declaration and builds the model from Python values.
+
+Examples
+--------
+>>> from graphanon.privacy.registry import build_model
+>>> build_model("km", k=3, m=2, params={}, original=None).k
+3
+>>> build_model("km", k=3, m=2, params={"h": "1"}, original=None)
+Traceback (most recent call last):
+...
+graphanon.errors.ParameterError: unknown --param h for audit model 'km'; it takes: none
 """
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
-
-from graphanon.errors import ParameterError
+from graphanon.privacy.declaration import ModelDeclaration, require_k
 from graphanon.utils.registry import LazyRegistry
 
-__all__ = ["build_model", "model_names", "register_model"]
+__all__ = ["build_model", "get_model", "model_names", "register_model", "require_k"]
 
-Builder = Callable[..., object]
-
-#: Model name -> (builder, summary). Built-in names map to the module (under graphanon.privacy)
-#: that registers them when imported; :func:`build_model` imports only the module asked for.
+#: Model name -> import target of its :class:`ModelDeclaration` (module:attribute, imported on first use).
 _MODELS = LazyRegistry("audit model", {
-    name: f"graphanon.privacy.{module}" for name, module in {
-        "constraints": "constraints", "hkp": "hkp", "km": "km", "transactional": "km",
-        "nonreciprocal": "nonreciprocal", "ldiversity": "diversity", "entropy-ldiversity": "diversity",
-        "recursive-ldiversity": "diversity", "tendency": "tendency", "rt": "rt",
-    }.items()
+    "constraints": "graphanon.privacy.constraints:CONSTRAINTS_MODEL",
+    "hkp": "graphanon.privacy.hkp:HKP_MODEL",
+    "km": "graphanon.privacy.km:KM_MODEL",
+    "transactional": "graphanon.privacy.km:TRANSACTIONAL_MODEL",
+    "nonreciprocal": "graphanon.privacy.nonreciprocal:NONRECIPROCAL_MODEL",
+    "ldiversity": "graphanon.privacy.diversity:LDIVERSITY_MODEL",
+    "entropy-ldiversity": "graphanon.privacy.diversity:ENTROPY_LDIVERSITY_MODEL",
+    "recursive-ldiversity": "graphanon.privacy.diversity:RECURSIVE_LDIVERSITY_MODEL",
+    "tendency": "graphanon.privacy.tendency:TENDENCY_MODEL",
+    "rt": "graphanon.privacy.rt:RT_MODEL",
 })
 
 
-def register_model(name: str, builder: Builder, summary: str) -> None:
-    """Register a CLI audit model ``name``."""
-    _MODELS.register(name, (builder, summary))
+def register_model(declaration: ModelDeclaration) -> None:
+    """Register an audit model (a plugin's) under ``declaration.name``."""
+    _MODELS.register(declaration.name, declaration)
+
+
+def get_model(name: str) -> ModelDeclaration:
+    """The declaration of the audit model ``name`` (one-line error naming the known ones otherwise)."""
+    return _MODELS.get(name)
 
 
 def model_names() -> dict[str, str]:
     """Registered model names and one-line summaries."""
-    return {name: summary for name, (_, summary) in _MODELS.items().items()}
+    return {name: declaration.summary for name, declaration in _MODELS.items().items()}
 
 
 def build_model(name: str, *, k: int | None, m: int | None, params: dict[str, str], original, taxonomy=None):
-    """Make the audit model ``name`` from CLI options (clear error for unknown names).
+    """Make the audit model ``name`` from the general options and ``--param`` texts (one-line errors).
 
-    ``taxonomy`` (``graphanon audit --taxonomy``) goes to the builders that
-    take a ``taxonomy`` argument (the tendency model, for
+    ``taxonomy`` (``graphanon audit --taxonomy``) goes to the models whose
+    declaration reads one (the tendency model, for
     ``categories=taxonomy-level:D``); a model that reads none refuses it.
     """
-    builder, _ = _MODELS.get(name)
-    if taxonomy is None:
-        return builder(k=k, m=m, params=params, original=original)
-    if "taxonomy" not in inspect.signature(builder).parameters:
-        raise ParameterError(f"audit model {name!r} reads no taxonomy: drop --taxonomy")
-    return builder(k=k, m=m, params=params, original=original, taxonomy=taxonomy)
-
-
-def require_k(k: int | None, model: str) -> int:
-    if k is None:
-        raise ParameterError(f"audit model {model!r} needs -k")
-    return k
+    return get_model(name).make(k=k, m=m, params=params, original=original, taxonomy=taxonomy)

@@ -95,7 +95,7 @@ from graphanon.counting.containment import itemset_rows, record_supports, shrink
 from graphanon.counting.support import minimal_infrequent_itemsets
 from graphanon.errors import ParameterError
 from graphanon.metrics.relational import attribute_domains
-from graphanon.privacy.registry import register_model, require_k
+from graphanon.privacy.declaration import ModelDeclaration, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.utils.intervals import parse_interval
 from graphanon.utils.params import MEANINGS, K, M, validate_params
@@ -625,10 +625,9 @@ class RTAnonymity(PrivacyModel):
         return audit_rt_release(release, k=self.k, m=self.m, taxonomy=self.taxonomy, max_examples=max_examples)
 
 
-def _build_rt(*, k, m, params, original, taxonomy=None):
-    if params:
-        raise ParameterError(f"audit model 'rt' takes no --param (got {', '.join(sorted(params))})")
+def _build_rt(*, k, m, original, taxonomy=None):
     return RTAnonymity(require_k(k, "rt"), m, taxonomy=taxonomy)
 
 
-register_model("rt", _build_rt, "(k, k^m)-anonymity of a release with relational values and items (-k K -m M)")
+RT_MODEL = ModelDeclaration("rt", "(k, k^m)-anonymity of a release with relational values and items (-k K -m M)",
+                            _build_rt)

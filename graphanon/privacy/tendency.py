@@ -64,10 +64,11 @@ import scipy.sparse as sp
 
 from graphanon.counting.rows import row_hashes
 from graphanon.errors import ParameterError
-from graphanon.privacy.registry import register_model
+from graphanon.privacy.declaration import ModelDeclaration
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.taxonomy.categories import category_codes, parse_categories
 from graphanon.taxonomy.tree import ItemGroups
+from graphanon.utils.declaration import Parameter
 from graphanon.utils.params import Interval, validate_params
 
 if TYPE_CHECKING:
@@ -259,23 +260,22 @@ def _histogram(h: np.ndarray, names) -> dict:
     return {str(names[c]): int(counts[c]) for c in np.flatnonzero(counts)}
 
 
-def _build_tendency(*, k, m, params, original, taxonomy=None):
+def _build_tendency(*, k, m, original, categories, max_share, taxonomy=None):
     if k is not None or m is not None:
         raise ParameterError("audit model 'tendency' takes no -k or -m")
-    extra = sorted(set(params) - {"categories", "max_share"})
-    if extra:
-        raise ParameterError(f"unknown --param {', '.join(extra)}; the tendency model takes: categories, max_share")
-    if "categories" not in params:
+    if categories is None:
         raise ParameterError(
             "audit model 'tendency' needs --param categories=... (the same value given to the anonymizer)"
         )
-    try:
-        max_share = float(params.get("max_share", 0.0))
-    except ValueError:
-        raise ParameterError(f"--param max_share={params['max_share']!r}: a number in [0, 1]") from None
-    return TendencyHiding(parse_categories(params["categories"], original, taxonomy), max_share=max_share)
+    return TendencyHiding(parse_categories(categories, original, taxonomy), max_share=max_share)
 
 
-register_model("tendency", _build_tendency,
-               "tendency hiding of a perturbed release (--param categories=random:N[:SEED]|taxonomy-level:D|FILE; "
-               "--taxonomy for taxonomy-level)")
+TENDENCY_MODEL = ModelDeclaration(
+    "tendency",
+    "tendency hiding of a perturbed release (--param categories=random:N[:SEED]|taxonomy-level:D|FILE; "
+    "--taxonomy for taxonomy-level)",
+    _build_tendency,
+    params=(Parameter("categories", str, None, "the item categories given to the anonymizer: random:N[:SEED], "
+                                               "taxonomy-level:D or FILE"),
+            Parameter("max_share", float, 0.0, "largest share of a category's items that may keep a tendency")),
+)

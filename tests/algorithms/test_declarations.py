@@ -230,20 +230,38 @@ def _calls(path: Path, function: str) -> bool:
                for node in ast.walk(tree))
 
 
-#: Parsers of ``--param`` texts other than the method declarations' -- the audit models' (issue 31, step 6).
-AUDIT_TEXT_PARSERS = {"graphanon.privacy.hkp"}
-
-
-def test_method_param_texts_have_one_parser():
-    """``--param`` texts become values through ``MethodDeclaration.parse_params`` only (the audit models' own
-    parsing is the one left, listed); no module keeps a copy of a method's defaults."""
-    expanding = {_module(p) for p in PACKAGE.rglob("*.py") if _calls(p, "expand_params")}
-    assert expanding == {"graphanon.algorithms.declaration"} | AUDIT_TEXT_PARSERS
-    parsing = {_module(p) for p in PACKAGE.rglob("*.py")
-               if any(isinstance(n, ast.FunctionDef) and n.name in ("parse_params", "parse_param")
+def test_param_texts_have_one_parser():
+    """``--param`` texts become values through :func:`graphanon.utils.declaration.parse_texts` only, for the
+    methods' declarations and the audit models' alike; ``graphanon.privacy`` parses no command-line text; no
+    module keeps a copy of a method's defaults."""
+    modules = list(PACKAGE.rglob("*.py"))
+    expanding = {_module(p) for p in modules if _calls(p, "expand_params")}
+    assert expanding == {"graphanon.utils.declaration"}
+    assert {_module(p) for p in modules if _calls(p, "parse_texts")} == {
+        "graphanon.algorithms.declaration", "graphanon.privacy.declaration"}
+    parsing = {_module(p) for p in modules
+               if any(isinstance(n, ast.FunctionDef) and n.name in ("parse_params", "parse_param", "parse_texts")
                       for n in ast.walk(ast.parse(p.read_text(encoding="utf-8"))))}
-    assert parsing == {"graphanon.algorithms.declaration"}
-    assert not any("_POLICY_DEFAULTS" in p.read_text(encoding="utf-8") for p in PACKAGE.rglob("*.py"))
+    assert parsing == {"graphanon.algorithms.declaration", "graphanon.utils.declaration"}
+    privacy = [p for p in modules if _module(p).startswith("graphanon.privacy.")]
+    assert not [(_module(p), f) for p in privacy for f in ("expand_params", "parse_name_list", "parse_param_pairs")
+                if _calls(p, f)], "an audit model parses --param text: declare a Parameter instead"
+    assert not any("_POLICY_DEFAULTS" in p.read_text(encoding="utf-8") for p in modules)
+
+
+def test_every_audit_model_is_declared():
+    """Every registered audit model is a ``ModelDeclaration`` whose ``build`` takes exactly its declared
+    parameters (plus the general options), so the registry, ``audit --param`` and the model agree."""
+    import inspect
+
+    from graphanon.privacy.declaration import ModelDeclaration
+    from graphanon.privacy.registry import get_model, model_names
+
+    for name in model_names():
+        decl = get_model(name)
+        assert isinstance(decl, ModelDeclaration) and decl.name == name
+        keys = set(inspect.signature(decl.build).parameters) - {"k", "m", "original", "taxonomy"}
+        assert keys == {p.name for p in decl.params}, name
 
 
 def _functions_splitting_balanced(path: Path) -> list[str]:

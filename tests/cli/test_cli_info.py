@@ -59,3 +59,15 @@ def test_unknown_name_is_one_line():
     res = invoke("algorithms", "nope")
     assert res.exit_code == 2
     assert res.output.strip().splitlines() == [res.output.strip()] and "unknown algorithm 'nope'" in res.output
+
+
+def test_json_listing_gives_each_models_declared_params():
+    """``graphanon algorithms --json`` lists every audit model's ``--param`` parameters from its declaration."""
+    from graphanon.privacy.registry import get_model
+
+    res = invoke("algorithms", "--json")
+    assert res.exit_code == 0, res.output
+    params = json.loads(res.output)["model_params"]
+    assert set(params) == set(model_names())
+    assert [p["name"] for p in params["hkp"]] == ["h", "p", "private"] and params["km"] == []
+    assert params["tendency"] == [p.describe() for p in get_model("tendency").params]

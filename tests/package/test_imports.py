@@ -155,8 +155,10 @@ def test_registry_lists_every_builtin_method_and_model():
     assert set(models.model_names()) == {
         "constraints", "entropy-ldiversity", "hkp", "km", "ldiversity", "nonreciprocal", "recursive-ldiversity",
         "rt", "tendency", "transactional"}
-    for name, (builder, _) in models._MODELS.items().items():
-        assert builder.__module__ == models._MODELS.builtin[name], name
+    for name, declaration in models._MODELS.items().items():
+        module, attribute = models._MODELS.builtin[name].split(":")
+        assert declaration.name == name and declaration.build.__module__ == module, name
+        assert getattr(sys.modules[module], attribute) is declaration, name
 
 
 def test_anonymize_with_aa_loads_no_other_method(tmp_path):
