@@ -1,9 +1,10 @@
 """Nonreciprocal recoding: k-anonymity and l-diversity by k-regular generalization graphs.
 
 Pipeline (Xue et al., Sec. 4): (1) a cyclic record order (Gray or Gray-TSP);
-(2) a generalization graph -- the k-regular ring over the order (also for
-l-diversity by label groups, the default: the labels are then published
-apart from the rows, :mod:`.label_groups`), or, with the paper's
+(2) a generalization graph -- the k-regular ring over the order (for
+l-diversity by label groups, the default, one such ring inside each label
+group formed along the order; the labels are then published apart from the
+rows, :mod:`.label_groups`), or, with the paper's
 ``l_method="flow"`` / ``"greedy-walk"``, an l-regular graph whose every
 record's ``l`` published records carry distinct labels (a min-cost such
 graph by min-cost flow, or the paper's greedy label-aware walks on the
@@ -322,12 +323,14 @@ def anonymize_nonreciprocal(
         Assignment extraction (:func:`~graphanon.algorithms.nonreciprocal.extract_assignments`).
     l_method : {"groups", "flow", "greedy-walk"}
         With ``l``: how the labels are published.
-        ``"groups"`` (default): the rows are those of the k-anonymous
-        pipeline (k-regular ring, extraction, bit voting) and the labels are
-        published apart from them, Anatomy-style, in label groups of rows
-        near each other in the order, formed along it under CAHD's
-        histogram check with pairwise distinct labels and dealt to the group's rows by a secret
-        uniform shuffle (``release.label_groups``;
+        ``"groups"`` (default): the records are partitioned into label
+        groups formed along the order under CAHD's histogram check, with
+        ``p`` or more pairwise distinct labels (merged while below ``k``
+        records); the generalization graph is one k-regular ring per group
+        (extraction and bit voting as in the k-anonymous pipeline), so a
+        record's graph candidates are its own group's rows; the labels are
+        published apart from the rows, Anatomy-style, dealt to each group's
+        rows by a secret uniform shuffle (``release.label_groups``;
         :mod:`~graphanon.algorithms.nonreciprocal.label_groups`). An
         adversary who picks any row for a target, by any function of the
         published rows, reads its label with probability at most ``1/l``
@@ -403,7 +406,8 @@ def anonymize_nonreciprocal(
     Complexity: gray order O(n d log n); Gray-TSP adds ``n / min_segment`` solver runs
     of ``tsp_step_limit`` steps (or at most ``tsp_time_limit`` seconds); ring + extraction O(n k) walk
     steps in practice (quadratic worst case); bit voting O(n k avg|r|). With
-    ``l`` and label groups add O(n log L) for ``L`` labels (:func:`~graphanon.algorithms.nonreciprocal.label_groups.label_groups`). With
+    ``l`` and label groups add O(n log L) for ``L`` labels (:func:`~graphanon.algorithms.nonreciprocal.label_groups.label_groups`;
+    the rings per group O(n log n + n k)). With
     ``l_method="flow"`` add three min-cost flows on O(2 window n + l n) arcs (window 128)
     (:func:`~graphanon.algorithms.nonreciprocal.greedy_diverse_assignments`).
     Memory O(n k + k nnz + n d / 64): the graph, the ``k`` assignments, the members
@@ -478,7 +482,18 @@ def anonymize_nonreciprocal(
             tsp_time_limit, tsp_step_limit, tsp_solver
         )
         params["tsp_solver"] = tsp_solver  # always recorded (releases made before it was recorded used "ortools")
-    if l is None or l_method == "groups":
+    record_groups = None
+    if p is not None:
+        # label groups first, along the order; then one ring per group, so a record's graph
+        # candidates are its own group's rows (docs/attacks.md, (j))
+        from graphanon.algorithms.nonreciprocal.label_groups import grouped_ring, ring_groups
+
+        report(progress, 0, 1, f"label groups of {p} distinct labels")
+        record_groups = ring_groups(data.labels, p, k, perm)
+        report(progress, 1, 1, f"label groups of {p} distinct labels")
+        graph = GeneralizationGraph(grouped_ring(perm, record_groups, k), data.record_ids)
+        greedy = None
+    elif l is None:
         graph = GeneralizationGraph.ring(perm, k, data.record_ids)
         greedy = None
     else:
@@ -504,10 +519,11 @@ def anonymize_nonreciprocal(
     groups = None
     if l is not None:
         assert data.labels is not None  # check_diversity_feasible refused unlabelled data
-        if p is not None:  # label groups
-            from graphanon.algorithms.nonreciprocal.label_groups import grouped_labels
+        if record_groups is not None:  # label groups: aligned row i is record i's, in i's group
+            from graphanon.algorithms.nonreciprocal.label_groups import deal_labels
 
-            groups, labels = grouped_labels(data.labels, perm, sigma, p, secret, progress)
+            groups = record_groups
+            labels = deal_labels(data.labels, groups, secret)
         else:
             labels = [data.labels[int(j)] for j in sigma]
     aligned = NonreciprocalRelease.from_preimages(data, members, sigma, labels=labels, label_groups=groups,
