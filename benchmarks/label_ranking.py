@@ -6,7 +6,7 @@ codes (tests/patients.py: 3,000 patients over 400 codes, seed 0; ``--quick``:
 the default, and Gray), every extraction (closed-walk, backtracking) and
 every l_method; ``cahd`` l=3 distinct, entropy and recursive c=2 (c=1 needs
 groups of 4 distinct labels, which a label on 32% of the records does not
-allow). ``nr`` with label groups (the default ``l_method=groups``: k=3 ring,
+allow). ``nr`` with label groups (the default ``l_method=groups``: one k=3 ring per group,
 labels published in groups) for every variant (distinct, entropy, recursive
 c=2) and extraction; the paper's construction (``l_method=flow|greedy-walk``,
 both orders) only with ``--paper`` (results ``label_ranking_paper.json``);

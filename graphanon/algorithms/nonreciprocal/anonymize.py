@@ -1,9 +1,10 @@
 """Nonreciprocal recoding: k-anonymity and l-diversity by k-regular generalization graphs.
 
 Pipeline (Xue et al., Sec. 4): (1) a cyclic record order (Gray or Gray-TSP);
-(2) a generalization graph -- the k-regular ring over the order (also for
-l-diversity by label groups, the default: the labels are then published
-apart from the rows, :mod:`.label_groups`), or, with the paper's
+(2) a generalization graph -- the k-regular ring over the order (for
+l-diversity by label groups, the default, one such ring inside each label
+group formed along the order; the labels are then published apart from the
+rows, :mod:`.label_groups`), or, with the paper's
 ``l_method="flow"`` / ``"greedy-walk"``, an l-regular graph whose every
 record's ``l`` published records carry distinct labels (a min-cost such
 graph by min-cost flow, or the paper's greedy label-aware walks on the
@@ -42,11 +43,13 @@ from graphanon.algorithms.nonreciprocal._declared import NR_PARAMS, TSP_PARAMS, 
 from graphanon.algorithms.nonreciprocal.gray import gray_order
 from graphanon.algorithms.nonreciprocal.label_groups import (
     check_l_params,
+    deal_labels,
     group_params,
-    grouped_labels,
+    grouped_ring,
     refuse_grouped_priors,
+    ring_groups,
 )
-from graphanon.algorithms.nonreciprocal.tsp import TSP_SOLVERS, default_step_limit, gray_tsp_order
+from graphanon.algorithms.nonreciprocal.tsp import TSP_SOLVERS, gray_tsp_order, tsp_budget
 from graphanon.algorithms.prior import reuse_priors
 from graphanon.errors import ParameterError
 from graphanon.graphs.generalization import GeneralizationGraph
@@ -108,51 +111,6 @@ class NonreciprocalTrace:
     graph: GeneralizationGraph
     assignments: np.ndarray
     greedy_assignments: np.ndarray | None = None
-
-
-def tsp_budget(
-    tsp_time_limit: float | None, tsp_step_limit: int | None, tsp_solver: str = "local-length"
-) -> tuple[float | None, int | None]:
-    """The Gray-TSP search budget per segment, ``(time_limit, step_limit)``: an explicit choice.
-
-    The default is a fixed number of solver steps (a count of work, no
-    clock): the order then never depends on machine load, and the recorded
-    budget (``params``) is the same whether a run was seeded or not. A
-    wall-clock budget is used only when asked for with ``tsp_time_limit``;
-    the order then depends on the load, whatever ``rng`` is (the command
-    line refuses it together with ``--seed``).
-
-    Parameters
-    ----------
-    tsp_time_limit : float or None
-        Seconds of search per segment, only when the caller asks for them.
-    tsp_step_limit : int or None
-        Solver steps per segment (default
-        :func:`~graphanon.algorithms.nonreciprocal.default_step_limit` of the
-        solver when no time limit is given: 40,000 OR-Tools steps, 1,500
-        kicks of the local solver).
-    tsp_solver : {"local-length", "ortools", "local"}, default "local-length"
-        The segment solver (:func:`gray_tsp_details`).
-
-    Returns
-    -------
-    (float or None, int or None)
-
-    Examples
-    --------
-    >>> tsp_budget(None, None), tsp_budget(None, 500), tsp_budget(0.5, None)
-    ((None, 1500), (None, 500), (0.5, None))
-    >>> tsp_budget(None, None, "local")
-    (None, 1500)
-
-    References
-    ----------
-    Xue et al., KDD 2012, Sec. 4.1 (the Gray-TSP order); docs/order.md
-    ("Deterministic budget").
-    """
-    if tsp_time_limit is None:
-        return None, (default_step_limit(tsp_solver) if tsp_step_limit is None else tsp_step_limit)
-    return tsp_time_limit, tsp_step_limit
 
 
 def record_order(
@@ -323,12 +281,14 @@ def anonymize_nonreciprocal(
         Assignment extraction (:func:`~graphanon.algorithms.nonreciprocal.extract_assignments`).
     l_method : {"groups", "flow", "greedy-walk"}
         With ``l``: how the labels are published.
-        ``"groups"`` (default): the rows are those of the k-anonymous
-        pipeline (k-regular ring, extraction, bit voting) and the labels are
-        published apart from them, Anatomy-style, in label groups of rows
-        near each other in the order, formed along it under CAHD's
-        histogram check with pairwise distinct labels and dealt to the group's rows by a secret
-        uniform shuffle (``release.label_groups``;
+        ``"groups"`` (default): the records are partitioned into label
+        groups formed along the order under CAHD's histogram check, with
+        ``p`` or more pairwise distinct labels (merged while below ``k``
+        records); the generalization graph is one k-regular ring per group
+        (extraction and bit voting as in the k-anonymous pipeline), so a
+        record's graph candidates are its own group's rows; the labels are
+        published apart from the rows, Anatomy-style, dealt to each group's
+        rows by a secret uniform shuffle (``release.label_groups``;
         :mod:`~graphanon.algorithms.nonreciprocal.label_groups`). An
         adversary who picks any row for a target, by any function of the
         published rows, reads its label with probability at most ``1/l``
@@ -404,7 +364,8 @@ def anonymize_nonreciprocal(
     Complexity: gray order O(n d log n); Gray-TSP adds ``n / min_segment`` solver runs
     of ``tsp_step_limit`` steps (or at most ``tsp_time_limit`` seconds); ring + extraction O(n k) walk
     steps in practice (quadratic worst case); bit voting O(n k avg|r|). With
-    ``l`` and label groups add O(n log L) for ``L`` labels (:func:`~graphanon.algorithms.nonreciprocal.label_groups.label_groups`). With
+    ``l`` and label groups add O(n log L) for ``L`` labels (:func:`~graphanon.algorithms.nonreciprocal.label_groups.label_groups`;
+    the rings per group O(n log n + n k)). With
     ``l_method="flow"`` add three min-cost flows on O(2 window n + l n) arcs (window 128)
     (:func:`~graphanon.algorithms.nonreciprocal.greedy_diverse_assignments`).
     Memory O(n k + k nnz + n d / 64): the graph, the ``k`` assignments, the members
@@ -466,7 +427,16 @@ def anonymize_nonreciprocal(
             tsp_time_limit, tsp_step_limit, tsp_solver
         )
         params["tsp_solver"] = tsp_solver  # always recorded (releases made before it was recorded used "ortools")
-    if l is None or l_method == "groups":
+    record_groups = None
+    if p is not None:
+        # label groups first, along the order; then one ring per group, so a record's graph
+        # candidates are its own group's rows (docs/attacks.md, (j))
+        report(progress, 0, 1, f"label groups of {p} distinct labels")
+        record_groups = ring_groups(data.labels, p, k, perm)
+        report(progress, 1, 1, f"label groups of {p} distinct labels")
+        graph = GeneralizationGraph(grouped_ring(perm, record_groups, k), data.record_ids)
+        greedy = None
+    elif l is None:
         graph = GeneralizationGraph.ring(perm, k, data.record_ids)
         greedy = None
     else:
@@ -492,8 +462,9 @@ def anonymize_nonreciprocal(
     groups = None
     if l is not None:
         assert data.labels is not None  # check_diversity_feasible refused unlabelled data
-        if p is not None:  # label groups
-            groups, labels = grouped_labels(data.labels, perm, sigma, p, secret, progress)
+        if record_groups is not None:  # label groups: aligned row i is record i's, in i's group
+            groups = record_groups
+            labels = deal_labels(data.labels, groups, secret)
         else:
             labels = [data.labels[int(j)] for j in sigma]
     aligned = NonreciprocalRelease.from_preimages(data, members, sigma, labels=labels, label_groups=groups,

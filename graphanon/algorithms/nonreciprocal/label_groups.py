@@ -1,15 +1,24 @@
 """Label groups: the sensitive labels of an l-diverse ``nr`` release published apart from its rows.
 
-The rows of ``nr --param l=L`` (default ``l_method="groups"``) are those of
-the k-anonymous pipeline: the k-regular ring over the record order, ``k``
-disjoint assignments, one chosen in secret, bit voting. The labels are then
-published Anatomy-style: the rows are partitioned into **label groups** of
-rows that stand near each other in the record order (a row stands where its
-postimage's record stands), formed along that order under CAHD's
-histogram check (:func:`label_groups`) so that every group holds ``p`` or
-more pairwise distinct labels; the labels of
-a group are dealt to its rows by a secret uniform shuffle. The release says
-so in its ``label_groups`` field: a row's label is a draw from its group.
+The labels of ``nr --param l=L`` (default ``l_method="groups"``) are
+published Anatomy-style, apart from the rows: the records are first
+partitioned into **label groups** formed along the record order, under
+CAHD's histogram check (:func:`label_groups`), so that every group holds
+``p`` or more pairwise distinct labels, and groups smaller than ``k`` are
+merged with the next (:func:`ring_groups`; a label's share stays ``<=
+1/p``). The k-regular generalization graph is then one ring per group
+(:func:`grouped_ring`): ``k`` disjoint assignments, one chosen in secret,
+bit voting, as in the k-anonymous pipeline, but every record's graph
+candidates are rows of its own group. The labels of a group are dealt to
+its rows by a secret uniform shuffle. The release says so in its
+``label_groups`` field: a row's label is a draw from its group.
+
+Why rings inside the groups (``docs/attacks.md``, (j)): with one ring over
+the whole order, a record's candidate rows spanned two or three groups of
+similar records whose labels lean towards the record's, so the label
+present in all of them won a majority vote over the candidates (above
+``1/l`` on e-book sessions). Inside a group the graph candidates show
+each label of the group equally often.
 
 Why it holds against an adversary who ranks rows by their contents
 (``docs/attacks.md``, (j)): the shuffle is drawn from operating-system
@@ -23,7 +32,7 @@ not, with probability at most the label's share in ``r``'s group, also
 
 Group size ``p``: ``l`` for distinct and entropy l-diversity, ``l - 1 +
 floor(1/c) + 1`` for recursive (c, l) (then ``r_1 = 1 < c (p - l + 1)``).
-Every group has pairwise distinct labels, so its label distribution -- and
+Every group has no label on more than ``1/p`` of its rows, so its label distribution -- and
 any mixture of such distributions, e.g. the labels of a record's candidate
 rows -- has largest share ``<= 1/p`` (min-entropy, hence entropy, ``>= log
 p``) and, with ``q_1 <= 1/p`` and ``q_l + ... >= 1 - (l-1)/p``, meets
@@ -50,11 +59,10 @@ import math
 import numpy as np
 
 from graphanon.errors import ParameterError
-from graphanon.utils.progress import report
 from graphanon.utils.validation import check_diversity_feasible, check_k
 
-__all__ = ["check_l_params", "deal_labels", "group_size_for", "grouped_labels", "label_groups",
-           "refuse_grouped_priors"]
+__all__ = ["check_l_params", "deal_labels", "group_size_for", "grouped_ring", "label_groups",
+           "refuse_grouped_priors", "ring_groups"]
 
 
 def group_size_for(l: int, diversity: str = "distinct", c: float | None = None) -> int:  # noqa: E741
@@ -264,45 +272,84 @@ def check_l_params(labels, n: int, *, k, l, l_method: str, diversity: str, c) ->
     return None
 
 
-def grouped_labels(labels, perm: np.ndarray, sigma: np.ndarray, p: int, secret, progress=None) -> tuple:
-    """Label groups of the aligned rows of an ``nr`` release and the labels dealt to them.
+def ring_groups(labels, p: int, k: int, perm: np.ndarray) -> np.ndarray:
+    """Label groups of records along ``perm``, each of ``max(k, p)`` or more records (see :func:`label_groups`).
 
-    Aligned row ``i`` is record ``i``'s (the postimage of ``sigma[i]``); it
-    stands where ``sigma[i]`` stands in the cyclic order ``perm``.
+    Groups of :func:`label_groups` (``p`` or more pairwise distinct labels,
+    formed along ``perm``) are merged with the next one while smaller
+    than ``k``; a merged group's largest label share stays ``<= 1/p``.
 
     Parameters
     ----------
     labels : sequence
         The records' labels.
+    p : int
+        Distinct labels per group (:func:`group_size_for`).
+    k : int
+        Fewest records per group (the ring's degree).
     perm : ndarray
         The record order.
-    sigma : ndarray
-        The chosen assignment (secret).
-    p : int
-        Group size.
-    secret : numpy.random.Generator
-        Operating-system entropy, for the deal.
-    progress : callable(done, total, message), optional
 
     Returns
     -------
-    (ndarray of int64, list)
-        Each aligned row's group and its published label.
+    ndarray of int64, shape (n,)
+        Group number of each record, ``0..G-1`` in the order the groups were formed.
 
     Examples
     --------
-    >>> g, dealt = grouped_labels(list("abcabc"), np.arange(6), np.arange(6), 3, np.random.default_rng(0))
-    >>> g.tolist(), sorted(dealt[:3]) == ["a", "b", "c"]
-    ([0, 0, 0, 1, 1, 1], True)
+    >>> ring_groups(list("abcabc"), 3, 3, np.arange(6)).tolist()
+    [0, 0, 0, 1, 1, 1]
+    >>> ring_groups(list("abababab"), 2, 3, np.arange(8)).tolist()   # pairs merged to reach k = 3
+    [0, 0, 0, 0, 1, 1, 1, 1]
     """
-    report(progress, 0, 1, f"label groups of {p} distinct labels")
-    position = np.empty(len(perm), dtype=np.int64)
-    position[perm] = np.arange(len(perm))
-    # a row stands where the record of its postimage stands: group rows near each other in the order
-    row_order = np.argsort(position[np.asarray(sigma, dtype=np.int64)], kind="stable")
-    groups = label_groups(labels, p, row_order)
-    report(progress, 1, 1, f"label groups of {p} distinct labels")
-    return groups, deal_labels(labels, groups, secret)
+    groups = label_groups(labels, p, perm)
+    sizes = np.bincount(groups)
+    merged = np.empty(len(sizes), dtype=np.int64)
+    g, size = 0, 0
+    for j, s in enumerate(sizes.tolist()):  # a loop over the groups, not the records
+        if size >= k:
+            g, size = g + 1, 0
+        merged[j] = g
+        size += s
+    if size < k and g:  # the last group too small: into the one before
+        merged[merged == g] = g - 1
+    return merged[groups]
+
+
+def grouped_ring(perm: np.ndarray, groups: np.ndarray, k: int) -> np.ndarray:
+    """Successors of the k-regular graph made of one ring per group (members in ``perm`` order).
+
+    Parameters
+    ----------
+    perm : ndarray
+        The record order.
+    groups : ndarray of int64
+        Group of each record; every group has ``k`` or more records.
+    k : int
+
+    Returns
+    -------
+    ndarray of int64, shape (n, k)
+        Record ``i``'s successors: itself and the next ``k - 1`` members of its
+        group along ``perm``, cyclically within the group.
+
+    Examples
+    --------
+    >>> grouped_ring(np.arange(5), np.array([0, 0, 1, 1, 1]), 2).tolist()
+    [[0, 1], [1, 0], [2, 3], [3, 4], [4, 2]]
+    """
+    perm = np.asarray(perm, dtype=np.int64)
+    n = len(perm)
+    position = np.empty(n, dtype=np.int64)
+    position[perm] = np.arange(n)
+    seq = np.lexsort((position, groups))  # records by group, then along the order
+    g = np.asarray(groups, dtype=np.int64)[seq]
+    start = np.searchsorted(g, g, side="left")
+    size = np.searchsorted(g, g, side="right") - start
+    t = np.arange(n) - start
+    succ = np.empty((n, k), dtype=np.int64)
+    succ[seq] = seq[start[:, None] + (t[:, None] + np.arange(k)[None, :]) % size[:, None]]
+    return succ
 
 
 def group_params(p: int, diversity: str, c: float | None) -> dict:

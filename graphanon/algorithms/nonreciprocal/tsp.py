@@ -35,6 +35,7 @@ __all__ = [
     "default_step_limit",
     "gray_tsp_details",
     "gray_tsp_order",
+    "tsp_budget",
 ]
 
 
@@ -95,6 +96,52 @@ def default_step_limit(solver: str) -> int:
 
 
 _SAFETY_SECONDS = 3600.0
+
+
+
+def tsp_budget(
+    tsp_time_limit: float | None, tsp_step_limit: int | None, tsp_solver: str = "local-length"
+) -> tuple[float | None, int | None]:
+    """The Gray-TSP search budget per segment, ``(time_limit, step_limit)``: an explicit choice.
+
+    The default is a fixed number of solver steps (a count of work, no
+    clock): the order then never depends on machine load, and the recorded
+    budget (``params``) is the same whether a run was seeded or not. A
+    wall-clock budget is used only when asked for with ``tsp_time_limit``;
+    the order then depends on the load, whatever ``rng`` is (the command
+    line refuses it together with ``--seed``).
+
+    Parameters
+    ----------
+    tsp_time_limit : float or None
+        Seconds of search per segment, only when the caller asks for them.
+    tsp_step_limit : int or None
+        Solver steps per segment (default
+        :func:`~graphanon.algorithms.nonreciprocal.default_step_limit` of the
+        solver when no time limit is given: 40,000 OR-Tools steps, 1,500
+        kicks of the local solver).
+    tsp_solver : {"local-length", "ortools", "local"}, default "local-length"
+        The segment solver (:func:`gray_tsp_details`).
+
+    Returns
+    -------
+    (float or None, int or None)
+
+    Examples
+    --------
+    >>> tsp_budget(None, None), tsp_budget(None, 500), tsp_budget(0.5, None)
+    ((None, 1500), (None, 500), (0.5, None))
+    >>> tsp_budget(None, None, "local")
+    (None, 1500)
+
+    References
+    ----------
+    Xue et al., KDD 2012, Sec. 4.1 (the Gray-TSP order); docs/order.md
+    ("Deterministic budget").
+    """
+    if tsp_time_limit is None:
+        return None, (default_step_limit(tsp_solver) if tsp_step_limit is None else tsp_step_limit)
+    return tsp_time_limit, tsp_step_limit
 
 
 def _path_cost(D: np.ndarray, path: np.ndarray) -> int:
