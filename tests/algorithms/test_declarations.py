@@ -172,7 +172,7 @@ EXCEPTIONS = {
                                                      "each group: the choice is rt's own parameter value"
        for name in ("aa", "mhghs", "coat")},
     **{(module, "rt"): "the audit model 'rt' ((k, k^m)-anonymity), which shares the method's name"
-       for module in ("graphanon.cli.anonymize", "graphanon.privacy.registry", "graphanon.privacy.rt",
+       for module in ("graphanon.cli.anonymize", "graphanon.cli.audit", "graphanon.privacy.registry", "graphanon.privacy.rt",
                       "graphanon.release.relational", "graphanon.release.export")},
     ("graphanon.release.export", "rt-naive"): "the codebook says the naive baseline's release is NOT (k, k^m)-"
                                               "anonymous; the release layer sits below the declarations",
