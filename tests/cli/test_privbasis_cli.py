@@ -54,7 +54,7 @@ def test_cli_privbasis_anonymize_evaluate_export_and_refusals(run, tmp_path):
     assert rows and set(rows[0]) == {"row", "item", "support"} and rows[0]["row"] == "p1"
     assert {r["item"] for r in rows} <= set(UNIVERSE)
     audit = run("audit", "d.txt", "r.json", "--model", "km", "-k", "2", "-m", "2")
-    assert audit.exit_code == 2 and "got a ItemsetRelease" in audit.output
+    assert audit.exit_code == 2 and "is differentially private" in audit.output and "--ledger" in audit.output
     for extra, message in [
         (("--param", "k=5", "--seed", "3"), "--seed would make its noise reproducible"),
         ((), "needs --param k=K"),
