@@ -36,11 +36,13 @@ def test_independent_update_pins_records_and_prior_does_not(grown, method):
     old, new = grown
     make = (lambda d, **kw: anonymize_cahd(d, l=3, **kw)) if method == "cahd" else \
         (lambda d, **kw: anonymize_nonreciprocal(d, k=3, l=3, l_method="flow", **kw))
-    first = make(old)
-    independent = make(new)
+    # fixed secret draws: the joint audit's exact step (CP-SAT) takes seconds on most draws and minutes on a
+    # few, so the test pins one instance instead of drawing a new one on every run
+    first = make(old, unsafe_secret_seed=1)
+    independent = make(new, unsafe_secret_seed=2)
     rep = JointAudit(LDiversity(3)).audit(new, [first, independent], links=[first.link, independent.link])
     assert rep.details["exact"] and rep.details["pinned_records"] > 0 and not rep.satisfied
-    again = make(new, priors=first)
+    again = make(new, priors=first, unsafe_secret_seed=3)
     assert LDiversity(3).audit(new, again).satisfied and NonreciprocalKAnonymity(3).audit(new, again).satisfied
     for model in (LDiversity(3), NonreciprocalKAnonymity(3)):
         rep = JointAudit(model).audit(new, [first, again], links=[first.link, again.link])
