@@ -512,11 +512,124 @@ function graphanonView(root, data, options) {
   // ----- detail on demand (overviews): data.focus -----
   // {kind: "candidates", n, k, ring, order, bins, ids: {i32} | {text}, succ?, chosen?, chosen_name?, chosen_note?}: bins along the
   // cyclic order are the drawn nodes; a record's candidate rows are computed here on demand.
-  const focus = data.focus ? candidateFocus(data.focus) : null;
+  // {kind: "blocks", ...}: COAT's constraint blocks; a block's constraints and their items drawn on click (blockFocus).
+  // {kind: "classes", ...}: the relational classes of a relational release; a class's rows and cut on click (classFocus).
+  const focusKinds = {candidates: candidateFocus, blocks: blockFocus, classes: classFocus};
+  const focus = data.focus ? focusKinds[data.focus.kind](data.focus) : null;
   function decode(b64) {
     const s = atob(b64), u = new Uint8Array(s.length);
     for (let i = 0; i < s.length; i++) u[i] = s.charCodeAt(i);
     return new Int32Array(u.buffer);
+  }
+  // the detail panel over the overview: a small graph of its own (same renderer), with a close button
+  let focusPanel = null;
+  function openFocus(graph, started, mark) {
+    if (!focusPanel) focusPanel = el("div", "ga-focus", main);
+    focusPanel.style.display = "flex";
+    focusPanel.innerHTML = "";
+    button(focusPanel, "close", () => {
+      focusPanel.style.display = "none"; delete root.dataset.focusRecord; delete root.dataset.focusNode;
+    }).className = "ga-focus-close";
+    const holder = el("div", "ga-focus-view", focusPanel);
+    const inner = graphanonView(holder, graph, {register: false});
+    Object.assign(root.dataset, mark);
+    root.dataset.focusMs = (performance.now() - started).toFixed(1);
+    return inner;
+  }
+  function detailRow(k, v) {
+    const table = detail.querySelector("table");
+    const tr = el("tr", "", table); el("td", "", tr).textContent = k; el("td", "", tr).textContent = v;
+  }
+  function columnY(count, total) { return q => (q + (total - count) / 2) * 30; }  // rows 30 px apart, centred
+  function blockFocus(f) {
+    // constraints: flat item indices (cflat) with lengths (clen); per block its constraints (bstart/blist)
+    const cflat = decode(f.flat), clen = decode(f.lengths), bstart = decode(f.block_start), blist = decode(f.block_list);
+    const cstart = new Int32Array(clen.length + 1); for (let c = 0; c < clen.length; c++) cstart[c + 1] = cstart[c] + clen[c];
+    const shown = f.shown, anchors = decode(f.anchors);
+    return {
+      search() { return false; },
+      onSelect(i) {
+        const b = i - f.first_block;
+        if (b < 0 || b >= bstart.length - 1) return;
+        const t = performance.now();
+        const cons = Array.from(blist.subarray(bstart[b], Math.min(bstart[b + 1], bstart[b] + shown)));
+        const itemNode = new Map(), label = [], x = [], y = [], cat = [], info = [], es = [], ed = [];
+        const order = [];
+        for (const c of cons) for (let p = cstart[c]; p < cstart[c + 1]; p++) if (!itemNode.has(cflat[p])) { itemNode.set(cflat[p], -1); order.push(cflat[p]); }
+        const cy = columnY(cons.length, Math.max(cons.length, order.length)), iy = columnY(order.length, Math.max(cons.length, order.length));
+        cons.forEach((c, q) => {
+          const its = Array.from(cflat.subarray(cstart[c], cstart[c + 1])).map(j => String(nodes.label[j]));
+          label.push(`constraint ${c + 1}`); x.push(0); y.push(cy(q)); cat.push(0); info.push({items: its.join(", ")});
+        });
+        order.forEach((j, q) => {
+          itemNode.set(j, label.length);
+          label.push(String(nodes.label[j])); x.push(320); y.push(iy(q)); cat.push(j === anchors[b] ? 2 : 1);
+          info.push(nodes.info ? nodes.info[j] : {});
+        });
+        cons.forEach((c, q) => { for (let p = cstart[c]; p < cstart[c + 1]; p++) { es.push(q); ed.push(itemNode.get(cflat[p])); } });
+        const total = bstart[b + 1] - bstart[b];
+        detailRow("drawn", `${cons.length} of its ${total} constraints and their ${order.length} items`);
+        openFocus({
+          title: `block "${nodes.label[i]}": ${cons.length === total ? "its" : `${cons.length} of its`} ${total} privacy constraint${total === 1 ? "" : "s"} and their items`,
+          subtitle: "A privacy constraint: an itemset COAT must make appear 0 or at least k times. Click a constraint or an item for its detail.",
+          nodes: {label, x, y, cat, info},
+          categories: [{name: "privacy constraint", color: "#dd8452"}, {name: "item", color: "#4c72b0"}, {name: "the block's rarest item", color: "#e31a1c"}],
+          edges: {src: es, dst: ed, cat: new Array(es.length).fill(0)},
+          edge_categories: [{name: "item of the constraint", color: "#999999"}], label_room: 160}, t, {focusNode: String(i)});
+      },
+    };
+  }
+  function classFocus(f) {
+    // per class: published item counts (cstart/citem/ccount), distinct published item sets (sstart per class;
+    // per set: its rows (srows) and items (ipos/iflat)); records only with the private link (rstart/rids)
+    const cstart = decode(f.class_start), citem = decode(f.class_item), ccount = decode(f.class_count);
+    const sstart = decode(f.set_start), srows = decode(f.set_rows), ipos = decode(f.set_item_start), iflat = decode(f.set_items);
+    const itemLabels = f.items.split("\n"), itemMembers = f.members.split("\n");
+    const rstart = f.record_start ? decode(f.record_start) : null, rlist = f.record_list ? decode(f.record_list) : null;
+    const ridText = f.record_ids ? f.record_ids.split("\n") : null;
+    return {
+      search() { return false; },
+      onSelect(i) {
+        if (i < 0 || i >= cstart.length - 1) return;
+        const t = performance.now();
+        const size = nodes.info[i].rows;
+        const items = [];
+        for (let p = cstart[i]; p < cstart[i + 1]; p++) items.push([citem[p], ccount[p]]);
+        items.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+        detailRow(`published items (${items.length})`, items.slice(0, 60).map(([g, c]) => `${itemLabels[g]} (${c})`).join(", ") + (items.length > 60 ? ", …" : ""));
+        const nsets = sstart[i + 1] - sstart[i];
+        detailRow("distinct published item sets", String(f.set_total[i]) + (f.set_total[i] > nsets ? ` (the ${nsets} most frequent drawn)` : ""));
+        if (rstart) {
+          const recs = Array.from(rlist.subarray(rstart[i], rstart[i + 1])).map(r => ridText[r]);
+          detailRow(`${f.record_name} (${recs.length})`, recs.slice(0, 200).join(", ") + (recs.length > 200 ? ", …" : ""));
+        }
+        // the small graph: the class's distinct item sets (rows sharing one) on the left, its published items on the right
+        const drawnItems = items.slice(0, f.max_items), itemNode = new Map();
+        const label = [], x = [], y = [], cat = [], info = [], es = [], ed = [];
+        const tall = Math.max(nsets, drawnItems.length), sy = columnY(nsets, tall), iy = columnY(drawnItems.length, tall);
+        for (let s = sstart[i], q = 0; s < sstart[i + 1]; s++, q++) {
+          const its = Array.from(iflat.subarray(ipos[s], ipos[s + 1])).map(g => itemLabels[g]);
+          label.push(`${srows[s]} row${srows[s] === 1 ? "" : "s"}: ${its.length ? its.join(" ") : "(no item)"}`);
+          x.push(0); y.push(sy(q)); cat.push(its.length ? 0 : 1); info.push({rows: srows[s], items: its.length});
+        }
+        drawnItems.forEach(([g, c], q) => {
+          itemNode.set(g, label.length);
+          label.push(`${itemLabels[g]} (${c} of ${size})`); x.push(420); y.push(iy(q)); cat.push(2);
+          info.push({"rows holding it": c, "stands for": itemMembers[g]});
+        });
+        for (let s = sstart[i], q = 0; s < sstart[i + 1]; s++, q++) {
+          for (let p = ipos[s]; p < ipos[s + 1]; p++) if (itemNode.has(iflat[p])) { es.push(q); ed.push(itemNode.get(iflat[p])); }
+        }
+        openFocus({
+          title: `class ${nodes.label[i]}: ${size} rows, ${items.length} published items`,
+          subtitle: (rstart ? f.record_note + " " : "") + "Left: the rows, grouped by their published item set; right: the items the class publishes (its cut), with their counts in the class.",
+          nodes: {label, x, y, cat, info},
+          categories: [{name: "rows with one published item set", color: "#4c72b0"}, {name: "rows publishing no item", color: "#bbbbbb"},
+                       {name: "published item", color: "#dd8452"}],
+          edges: {src: es, dst: ed, cat: new Array(es.length).fill(0)},
+          edge_categories: [{name: "item of the set", color: "#999999"}], label_room: 220}, t, {focusNode: String(i)});
+      },
+    };
   }
   function candidateFocus(f) {
     const N = f.n, K = f.k, order = decode(f.order), start = decode(f.bins);
@@ -545,9 +658,6 @@ function graphanonView(root, data, options) {
       while (a < b) { const c = (a + b + 1) >> 1; if (start[c] <= p) a = c; else b = c - 1; }
       return a;
     }
-    const panel = el("div", "ga-focus", main);
-    panel.style.display = "none";
-    let inner = null;
     function show(r) {
       const t = performance.now();
       select(binOf(r));
@@ -583,18 +693,12 @@ function graphanonView(root, data, options) {
         es.push(0); ed.push(rowIndex.get(j)); ec.push(2);
         ecats.push({name: f.chosen_name, color: "#e31a1c"});
       }
-      panel.style.display = "block";
-      panel.innerHTML = "";
-      button(panel, "close", () => { panel.style.display = "none"; delete root.dataset.focusRecord; }).className = "ga-focus-close";
-      const holder = el("div", "ga-focus-view", panel);
-      inner = graphanonView(holder, {
+      openFocus({
         title: `record ${idOf(r)}: its ${rows.length} candidate rows and the ${others.length} other records they may stand for`,
         subtitle: chosen ? f.chosen_note : "Without the private link every candidate row is equally likely.",
         nodes: {label, x, y, cat, info},
         categories: [{name: "the record", color: "#e31a1c"}, {name: "other record", color: "#4c72b0"}, {name: "candidate row", color: "#dd8452"}],
-        edges: {src: es, dst: ed, cat: ec}, edge_categories: ecats, label_room: 150}, {register: false});
-      root.dataset.focusRecord = r;
-      root.dataset.focusMs = (performance.now() - t).toFixed(1);
+        edges: {src: es, dst: ed, cat: ec}, edge_categories: ecats, label_room: 150}, t, {focusRecord: String(r)});
       return true;
     }
     return {

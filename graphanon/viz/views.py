@@ -1070,8 +1070,10 @@ def constraint_view(graph, *, overview: bool | None = None, title: str | None = 
     Above ``CONSTRAINT_OVERVIEW_FROM`` privacy constraints (or with ``overview=True``) the constraints
     are drawn in blocks: one node per item that is the rarest item of some constraints (ties: the
     item listed first in the data), standing for all of them, joined to every item of its
-    constraints. Clicking a block rings its items and lists its constraints; clicking an item rings
-    the blocks whose constraints hold it. The title and the legend count the same blocks.
+    constraints. Clicking a block rings its items, lists its constraints and draws its detail as a
+    small graph (its first ``BLOCK_DETAIL`` constraints and their items; the page carries every
+    constraint as base64 item indices); clicking an item rings the blocks whose constraints hold it.
+    The title and the legend count the same blocks.
 
     Parameters
     ----------
@@ -1198,7 +1200,7 @@ def _constraint_blocks(graph, title) -> GraphView:
         parts.append(f"{n_u:,} utility block{'s' if n_u != 1 else ''}")
     cats = [("item", _PALETTE[0]), ("block of privacy constraints (one rarest item)", _PALETTE[1])]
     cats += [("utility block (partition)", _PALETTE[2])] if n_u else []
-    return GraphView(
+    view = GraphView(
         labels, cats, np.r_[np.zeros(n_items, dtype=np.int64), np.ones(n_blocks, dtype=np.int64),
                             np.full(n_u, 2, dtype=np.int64)],
         x=np.r_[300.0 * np.cos(angle_items), bx, 120.0 * np.cos(u_angle)],
@@ -1208,5 +1210,14 @@ def _constraint_blocks(graph, title) -> GraphView:
         edge_categories=[{"name": "item in a block's constraints", "color": "#999999", "on_select": True},
                          {"name": "item in a utility block", "color": "#55a868", "on_select": True}],
         info=info, title=title or "COAT constraint graph: " + ", ".join(parts),
-        subtitle="click a block: its items ringed and its constraints listed; click an item: the blocks that hold it",
+        subtitle="click a block: its constraints and their items drawn as a small graph (its items ringed here); "
+                 "click an item: the blocks that hold it",
     )
+    # a block's detail, drawn in the browser on click: its first BLOCK_DETAIL constraints (given order) and their items
+    view.data["focus"] = {"kind": "blocks", "first_block": n_items, "shown": BLOCK_DETAIL, "anchors": _b64(anchors),
+                          "flat": _b64(flat), "lengths": _b64(lengths), "block_list": _b64(by_block),
+                          "block_start": _b64(np.r_[0, np.cumsum(per_block)])}
+    return view
+
+
+BLOCK_DETAIL = 30  # constraint_view's blocks: constraints drawn in a block's detail graph

@@ -73,7 +73,7 @@ def _open(page, view, path):
 
 def _click_node(page, i, *, double=False):
     x, y = page.evaluate(f"window.graphanonViews.at(-1).screenPosition({i})")
-    box = page.locator(".ga-view canvas").bounding_box()
+    box = page.locator(".ga-view canvas").first.bounding_box()
     (page.mouse.dblclick if double else page.mouse.click)(box["x"] + x, box["y"] + y)
     return page.eval_on_selector(".ga-view", "e => ({...e.dataset})")
 
@@ -247,19 +247,37 @@ def test_constraint_blocks_at_scale_answer_a_click(page, tmp_path, shots):
     from graphanon.datasets.synthetic import icd9_like
 
     data = icd9_like(26_854, n_external=10, rng=0)[0]
-    view = views.constraint_view(ConstraintGraph(data, pgen(data, 5)))
+    graph = ConstraintGraph(data, pgen(data, 5))
+    view = views.constraint_view(graph)
     n_items, cats = data.n_items, view.data["nodes"]["cat"]
     assert cats.count(1) < len(view.data["nodes"]["label"]) and "blocks (by their rarest item)" in view.data["title"]
     _open(page, view, tmp_path / "constraints_blocks.html")
     page.screenshot(path=str(shots / "constraints_icd9_26854_overview.png"))
     block = max((i for i, c in enumerate(cats) if c == 1),
                 key=lambda i: view.data["nodes"]["info"][i]["privacy constraints"])
-    page.fill(".ga-search", view.data["nodes"]["label"][block])  # centres and selects it
+    page.fill(".ga-search", view.data["nodes"]["label"][block])  # centres and selects it: its detail graph opens
     page.press(".ga-search", "Enter")
+    state = page.eval_on_selector(".ga-view", "e => ({...e.dataset})")
+    assert int(state["focusNode"]) == block and float(state["focusMs"]) < 200
+    info = view.data["nodes"]["info"][block]
+    # the small graph: the block's first BLOCK_DETAIL constraints (in pgen's order) and their items
+    anchor = info["rarest item"]
+    order = {x: j for j, x in enumerate(data.items)}
+    members = [p for p in pgen(data, 5) if len(p)
+               and min(p, key=lambda x: (graph.supports[x], order[x])) == anchor][:views.BLOCK_DETAIL]
+    small = page.locator(".ga-focus .ga-view")
+    drawn_items = {x for p in members for x in p}
+    assert int(small.get_attribute("data-node-count")) == len(members) + len(drawn_items)
+    assert int(small.get_attribute("data-edge-count")) == sum(len(p) for p in members)
+    labels = page.evaluate("window.graphanonViews.at(-1).root.querySelector('.ga-focus .ga-view').graphanonView"
+                           ".data.nodes.label")
+    assert set(labels[len(members):]) == {str(x) for x in drawn_items}
+    page.screenshot(path=str(shots / "constraints_icd9_26854_block_detail.png"))
+    page.click(".ga-focus-close")
     state = _click_node(page, block)
     assert int(state["selected"]) == block
-    text, info = _detail(page), view.data["nodes"]["info"][block]
-    assert info["rarest item"] in text
+    text = _detail(page)
+    assert anchor in text
     assert re.search(r"privacy constraints\s+(\d+)", text).group(1) == str(info["privacy constraints"])
     page.screenshot(path=str(shots / "constraints_icd9_26854_block.png"))
     assert n_items == cats.count(0)

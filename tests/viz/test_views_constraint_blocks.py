@@ -53,3 +53,27 @@ def test_blocks_only_above_the_threshold(graph):
     names = [c["name"] for c in full.data["categories"]]
     assert full.data["nodes"]["cat"].count(names.index("privacy constraint")) == len(graph.privacy)
     assert constraint_view(graph, overview=False).n_nodes == full.n_nodes
+
+
+def _decode(text):
+    import base64
+
+    return np.frombuffer(base64.b64decode(text), dtype="<i4")
+
+
+def test_a_block_detail_carries_its_constraints(graph):
+    """The page's data for a block's detail graph: each block's constraints, in the given order, item by item."""
+    view = constraint_view(graph, overview=True)
+    focus, n_items = view.data["focus"], len(graph.items)
+    assert focus["kind"] == "blocks" and focus["first_block"] == n_items
+    flat, lengths = _decode(focus["flat"]), _decode(focus["lengths"])
+    starts = np.r_[0, np.cumsum(lengths)]
+    block_start, block_list, anchors = _decode(focus["block_start"]), _decode(focus["block_list"]), _decode(focus["anchors"])
+    labels = view.data["nodes"]["label"]
+    order = {x: i for i, x in enumerate(graph.items)}
+    for b in range(len(anchors)):
+        rarest = graph.items[anchors[b]]
+        assert labels[n_items + b] == f"rarest {rarest}"
+        expected = [tuple(p) for p in graph.privacy if min(p, key=lambda x: (graph.supports[x], order[x])) == rarest]
+        got = [tuple(graph.items[j] for j in flat[starts[c]:starts[c + 1]]) for c in block_list[block_start[b]:block_start[b + 1]]]
+        assert got == expected
