@@ -245,20 +245,38 @@ def read_relational(data, relational: str | None, qi: str | None, qi_hierarchies
             if value:
                 raise GraphanonError(f"{flag} describes the relational table: give it with --relational FILE")
         return data
-    from graphanon.relational import AttributeHierarchy, RTData, read_relational_csv
+    from graphanon.relational import RTData, read_relational_csv
 
     names = [c.strip() for c in (qi or "").split(",") if c.strip()]
     if not names:
         raise GraphanonError("--relational needs --qi COLUMN,... (the quasi-identifier columns of the table)")
     cats = [c.strip() for c in (categorical or "").split(",") if c.strip()]
     table = read_relational_csv(relational, columns=names, categorical=cats)
+    hierarchies = relational_hierarchies(table, names, qi_hierarchies, defaults=False)
+    return RTData(data, table, qi=names, hierarchies=hierarchies)
+
+
+def relational_hierarchies(table, names, qi_hierarchies=(), *, defaults: bool = True) -> dict:
+    """``--qi-hierarchy COLUMN=FILE`` read for the columns ``names`` of ``table``; the others automatic when ``defaults``.
+
+    Automatic: intervals for a numeric column, flat for text (as :class:`~graphanon.relational.RTData` builds them).
+    """
+    from graphanon.relational import AttributeHierarchy
+
     hierarchies = {}
     for spec in qi_hierarchies:
         column, _, path = spec.partition("=")
         if not path or column not in names:
             raise GraphanonError(f"--qi-hierarchy {spec!r}: use COLUMN=FILE with a column of --qi ({', '.join(names)})")
         hierarchies[column] = AttributeHierarchy.from_file(column, path, table.column(column))
-    return RTData(data, table, qi=names, hierarchies=hierarchies)
+    if defaults:
+        for c in names:
+            if c not in hierarchies:
+                values = table.column(c)
+                hierarchies[c] = (AttributeHierarchy.numeric(c, values) if table.kinds[c] == "numeric"
+                                  else AttributeHierarchy.categorical(c, values))
+        hierarchies = {c: hierarchies[c] for c in names}
+    return hierarchies
 
 
 def _missing_labels(data, source: str, label: str | None):

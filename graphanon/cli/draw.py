@@ -41,6 +41,16 @@ KINDS = {
     "pairs": ("Draw PrivBasis's frequent-pair graph implied by SOURCE, an itemset (DP) release: its released "
               "items, pairs and itemsets of 3+ items with their noisy supports -- from the release alone; the "
               "mechanism's bases are never drawn.", ("output",)),
+    "hierarchy": ("Draw the hierarchies of relational attributes: SOURCE is the CSV table (one row per record, "
+                  "the record id first), --qi the columns to draw (numeric ones as intervals level by level, "
+                  "categorical ones flat or from --qi-hierarchy COLUMN=FILE); --release highlights the values a "
+                  "relational release publishes.",
+                  ("output", "release_path", "max_nodes", "qi", "qi_hierarchies", "categorical")),
+    "relational": ("Draw the relational classes of SOURCE, a relational release: one per class (rows with "
+                   "equal published QI values) with its size and published items (a figure: the --max-nodes "
+                   "largest); in an .html view a click draws the class's rows grouped by item set and the items "
+                   "it publishes (from the release alone: which records a class holds is never in a release "
+                   "file).", ("output", "max_nodes")),
     "similarity": ("HTML only: Clump's record-similarity graph of SOURCE data (-k, --taxonomy), records "
                    "coloured by their group (PRIVATE: the groups come from the private link).",
                    ("output", "k", "taxonomy", "n_records", *_INPUT)),
@@ -76,12 +86,14 @@ class _DrawCommand(click.Command):
 @click.argument("what", type=click.Choice(list(KINDS)))
 @click.argument("source")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="PNG/SVG/PDF file, or an .html file: an interactive view that opens offline.")
-@click.option("--release", "release_path", default=None, help="taxonomy: highlight the cut of this release.")
+@click.option("--release", "release_path", default=None, help="taxonomy: highlight the cut of this release; hierarchy: the values this "
+                   "relational release publishes.")
 @click.option("--data", "data_source", default=None, metavar="INPUT",
               help="taxonomy: the data the release was made from, to tell suppressed nodes from nodes absent "
                    "from the data (default: SOURCE's data when SOURCE is a bundled dataset).")
 @click.option("--max-nodes", default=300, show_default=True, type=click.IntRange(min=1),
-              help="taxonomy, partitions: draw at most this many nodes (partitions: default 60).")
+              help="taxonomy, partitions, hierarchy: draw at most this many nodes (partitions: default 60); "
+                   "relational: the largest classes in a figure.")
 @click.option("-a", "--algorithm", "algorithm", default="hghs", show_default=True, help="search: hghs or mhghs.")
 @click.option("-k", type=int, default=None, help="Privacy parameter k.")
 @click.option("-m", "m_value", default=None, help="search: attacker knowledge m (a number, or inf).")
@@ -89,9 +101,15 @@ class _DrawCommand(click.Command):
 @click.option("--seed", type=SEED, default=0, show_default=True, help="generalization: walk seed.")
 @click.option("--records", "n_records", type=click.IntRange(min=1), default=None,
               help="Use only the first N records of SOURCE data.")
+@click.option("--qi", default=None, metavar="COLUMNS", help="hierarchy: the columns of SOURCE to draw, comma-separated.")
+@click.option("--qi-hierarchy", "qi_hierarchies", multiple=True, metavar="COLUMN=FILE",
+              help="hierarchy: the hierarchy file of a --qi column (value;parent;...;root per line, ARX style); "
+                   "default: automatic intervals for numbers, flat for text (repeatable).")
+@click.option("--categorical", default=None, metavar="COLUMNS",
+              help="hierarchy: columns of SOURCE read as text though they hold numbers (zip codes).")
 @input_options
 def draw(what, source, output, release_path, data_source, max_nodes, algorithm, k, m_value, taxonomy, seed,
-         n_records, fmt, sep, tid, item, label):
+         n_records, qi, qi_hierarchies, categorical, fmt, sep, tid, item, label):
     """Draw a graph an algorithm builds to a file.
 
     \b
@@ -108,6 +126,10 @@ def draw(what, source, output, release_path, data_source, max_nodes, algorithm, 
                     (DP) release: noisy counts from the release, nothing exact
     pairs           PrivBasis's frequent-pair graph implied by SOURCE, an
                     itemset (DP) release: noisy supports from the release
+    hierarchy       hierarchies of the --qi columns of SOURCE, a relational
+                    table (--release: the values it publishes highlighted)
+    relational      the relational classes of SOURCE, a relational release:
+                    size and published items (HTML: a class's rows on click)
     similarity      HTML only: Clump's record-similarity graph of SOURCE data
                     (-k, --taxonomy), records coloured by their group
                     (PRIVATE: groups come from the link)
@@ -129,6 +151,15 @@ def draw(what, source, output, release_path, data_source, max_nodes, algorithm, 
         return
     if what == "pairs":
         _draw_pairs(source, output)
+        return
+    if what == "hierarchy":
+        _draw_hierarchy(source, output, qi, qi_hierarchies, categorical, release_path, max_nodes)
+        return
+    if (qi, qi_hierarchies, categorical) != (None, (), None):
+        raise GraphanonError("--qi, --qi-hierarchy and --categorical describe a relational table: they go with "
+                             "draw hierarchy")
+    if what == "relational":
+        _draw_relational(source, output, max_nodes)
         return
     cut = None
     if what == "taxonomy" and release_path:
@@ -208,6 +239,61 @@ def _draw_pairs(source, output) -> None:
         fig = Figure(figsize=(10, 9))
         draw_pair_graph(release, ax=fig.subplots())
         save_figure(fig, output)
+    click.echo(f"wrote {output}")
+
+
+def _draw_hierarchy(source, output, qi, qi_hierarchies, categorical, release_path, max_nodes) -> None:
+    """``draw hierarchy TABLE --qi COLS``: the relational attributes' hierarchies (graphanon.viz.relational)."""
+    from graphanon.cli._app import relational_hierarchies
+    from graphanon.relational import read_relational_csv
+    from graphanon.viz import save_figure
+    from graphanon.viz.relational import draw_hierarchies, hierarchy_view
+    from graphanon.viz.views import HTML_SUFFIXES
+
+    names = [c.strip() for c in (qi or "").split(",") if c.strip()]
+    if not names:
+        raise GraphanonError("draw hierarchy needs --qi COLUMN,... (the columns of SOURCE whose hierarchies to draw)")
+    cats = [c.strip() for c in (categorical or "").split(",") if c.strip()]
+    table = read_relational_csv(source, columns=names, categorical=cats)
+    hierarchies = relational_hierarchies(table, names, qi_hierarchies)
+    published = None
+    if release_path is not None:
+        from graphanon.release import load_release
+
+        rel = load_release(release_path)
+        if rel.kind != "relational":
+            raise GraphanonError(f"--release {release_path}: a {rel.kind} release publishes no relational values; "
+                                 "give a relational release")
+        missing = [c for c in names if c not in rel.qi]
+        if missing:
+            raise GraphanonError(f"--release {release_path} publishes no column {missing[0]!r} (its QIs: "
+                                 f"{', '.join(rel.qi)})")
+        published = {c: rel.values[rel.qi.index(c)] for c in names}
+        click.echo(f"{Path(release_path).name}: " + ", ".join(f"{c} {len(v)} published values"
+                                                              for c, v in published.items()))
+    if output.lower().endswith(HTML_SUFFIXES):
+        hierarchy_view(hierarchies, table=table, published=published,
+                       title=f"Hierarchies of {', '.join(names)} ({Path(source).name})").save(output)
+    else:
+        save_figure(draw_hierarchies(hierarchies, published=published, max_nodes=max_nodes), output)
+    click.echo(f"wrote {output}")
+
+
+def _draw_relational(source, output, max_nodes) -> None:
+    """``draw relational RELEASE``: its relational classes (graphanon.viz.relational), from the release alone."""
+    from graphanon.release import load_release
+    from graphanon.viz import save_figure
+    from graphanon.viz.relational import draw_classes, relational_view
+    from graphanon.viz.views import HTML_SUFFIXES
+
+    release = load_release(source)
+    if release.kind != "relational":
+        raise GraphanonError(f"draw relational: {source} is a {release.kind} release; give a relational release "
+                             "(anonymized with --relational)")
+    if output.lower().endswith(HTML_SUFFIXES):
+        relational_view(release, title=f"Relational classes of {Path(source).name}").save(output)
+    else:
+        save_figure(draw_classes(release, max_classes=max_nodes), output)
     click.echo(f"wrote {output}")
 
 
