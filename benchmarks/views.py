@@ -15,6 +15,14 @@ own start time (JSON parse, layout, picking grid, first frame: ``data-load-ms``)
 time of one full redraw and of one redraw while dragging (edges dropped above 30,000
 edges), each the median of 15 frames. Needs Playwright and a Chromium (see README).
 
+* ``constraints_icd9_26854``: COAT's constraint graph of 26,854 ICD-9-like records with pgen's constraints
+  (k=5), drawn in blocks; a click on a block draws its constraints and their items (issue 35);
+* ``relational_classes_26854`` (``_private``: with the link), ``relational_classes_100000`` (``_fine``: QIs
+  less generalized, thousands of classes): the classes view
+  of a relational release of rt's shape over the synthetic patients (``shaped_release``); a click on a class
+  draws its rows by item set and its items (issue 34); ``relational_rt_26854``: the same view of a real
+  ``anonymize_rt`` release (default parameters; its anonymization time apart).
+
 Usage::
 
     PYTHONPATH=. python benchmarks/views.py        # both cases (PYTHONPATH: this checkout's graphanon)
@@ -119,7 +127,95 @@ def build_generalization(n=26_854, k=5, seed=0):
     return view
 
 
+def build_constraints(n=26_854, k=5, seed=0):
+    """COAT's constraint graph of ``n`` ICD-9-like records with pgen's constraints for ``k``: drawn in blocks."""
+    from graphanon.algorithms.coat import pgen
+    from graphanon.datasets.synthetic import icd9_like
+    from graphanon.graphs.constraints import ConstraintGraph
+    from graphanon.viz.views import constraint_view
+
+    data = icd9_like(n, n_external=10, rng=seed)[0]
+    privacy = pgen(data, k)
+    t = time.perf_counter()
+    view = constraint_view(ConstraintGraph(data, privacy))
+    LAYOUT[f"constraints_icd9_{n}"] = {"records": n, "items": data.n_items, "k": k, "privacy_constraints": len(privacy),
+                                       "view_builder_s": round(time.perf_counter() - t, 3),
+                                       "load_average_1min": round(os.getloadavg()[0], 2)}
+    return view
+
+
+COARSE = {"age": 2, "gender": 0, "race": 1, "region": 1, "marital": 0}  # a few hundred classes
+FINE = {"age": 1, "gender": 0, "race": 0, "region": 0, "marital": 0}  # thousands of classes
+
+
+def shaped_release(n, seed=0, levels=COARSE):
+    """A relational release of rt's shape: the synthetic patients' QIs generalized at fixed ``levels`` (``COARSE``:
+    age by decade, race and region one level up; ``FINE``: age by 5 years, the others as they are), their codes
+    published as they are.
+
+    Not anonymous (a view benchmark: the view's cost depends on rows, classes, items and distinct item sets, not
+    on how they were chosen); ``rt`` itself merges classes and generalizes items, so its releases are smaller
+    (see the ``relational_rt_26854`` case). Rows are shuffled with a link (for the private variant).
+    """
+    from graphanon.datasets.synthetic import patients_with_demographics
+    from graphanon.release import PublishedItem, RelationalRelease
+    from graphanon.release.publish import publish
+
+    data, _ = patients_with_demographics(n, seed=seed)
+    values, codes = [], []
+    for c in data.qi:
+        column = np.asarray(data.table.column(c))
+        distinct, inverse = np.unique(column, return_inverse=True)
+        text = np.array([data.hierarchies[c].generalize(v, levels[c]) for v in distinct.tolist()])
+        vocab, code = np.unique(text, return_inverse=True)
+        values.append(list(vocab))
+        codes.append(code[inverse.ravel()])
+    tx = data.transactions
+    rel = RelationalRelease.from_codes(qi=data.qi, values=values, codes=np.stack(codes, axis=1),
+                                       published_items=[PublishedItem(str(x), (str(x),), 1) for x in tx.items],
+                                       records=tx.matrix, universe=tx.n_items + 1)
+    return data, publish(tx, rel, unsafe_secret_seed=seed)
+
+
+def build_relational(n=26_854, private=False, fine=False):
+    """The classes view of :func:`shaped_release` (``private``: with the link, records listed per class)."""
+    from graphanon.viz.relational import relational_view
+
+    data, rel = shaped_release(n, levels=FINE if fine else COARSE)
+    t = time.perf_counter()
+    view = relational_view(rel, link=rel.link if private else None, record_ids=data.transactions.record_ids)
+    LAYOUT[f"relational_classes_{n}{'_fine' if fine else ''}{'_private' if private else ''}"] = {
+        "records": n, "classes": view.n_nodes, "published_items": len(rel.published_items),
+        "view_builder_s": round(time.perf_counter() - t, 3), "load_average_1min": round(os.getloadavg()[0], 2)}
+    return view
+
+
+def build_relational_rt(n=26_854, k=5, m=2):
+    """The classes view of a real ``anonymize_rt`` release (default parameters) of ``n`` synthetic patients."""
+    from graphanon.algorithms.relational.rt import anonymize_rt
+    from graphanon.datasets.synthetic import patients_with_demographics
+    from graphanon.viz.relational import relational_view
+
+    data, tax = patients_with_demographics(n, seed=0)
+    t = time.perf_counter()
+    rel = anonymize_rt(data, k=k, m=m, taxonomy=tax)
+    anonymize_s = time.perf_counter() - t
+    t = time.perf_counter()
+    view = relational_view(rel)
+    LAYOUT[f"relational_rt_{n}"] = {"records": n, "k": k, "m": m, "classes": view.n_nodes,
+                                    "published_items": len(rel.published_items), "anonymize_s": round(anonymize_s, 2),
+                                    "view_builder_s": round(time.perf_counter() - t, 3),
+                                    "load_average_1min": round(os.getloadavg()[0], 2)}
+    return view
+
+
 CASES = {"generalization_icd9_26854": build_generalization,
+         "constraints_icd9_26854": build_constraints,
+         "relational_classes_26854": build_relational,
+         "relational_classes_26854_private": lambda: build_relational(private=True),
+         "relational_classes_100000": lambda: build_relational(100_000),
+         "relational_classes_100000_fine": lambda: build_relational(100_000, fine=True),
+         "relational_rt_26854": build_relational_rt,
          "generalization_icd9_100000": lambda: build_generalization(100_000),
          "bms1_similarity_clump": build_bms1, "synthetic_100k": build_synthetic,
          "synthetic_100k_nodes_only": lambda: build_synthetic(m=0)}
@@ -146,7 +242,25 @@ def measure(page, build, repeat):
     drag = page.evaluate(JS_FRAMES)
     page.mouse.up()
     clicks = {}
-    if "focus" in view.data:  # detail on demand: a bin clicked, then a record of its list, timed from Python
+    kind = view.data.get("focus", {}).get("kind")
+    if kind in ("blocks", "classes"):  # detail on demand: a click on a block or class draws its detail graph
+        cats = view.data["nodes"]["cat"]
+        targets = [i for i, c in enumerate(cats) if c == 1] if kind == "blocks" else list(range(view.n_nodes))
+        click_ms, inner_ms = [], []
+        box = page.locator(".ga-view canvas").first.bounding_box()
+        page.evaluate("window.graphanonViews.at(-1).root.querySelector('.ga-fit').click()")
+        for i in targets[:: max(1, len(targets) // 7)][:7]:
+            x, y = page.evaluate(f"window.graphanonViews.at(-1).screenPosition({i})")
+            t = time.perf_counter()
+            page.mouse.click(box["x"] + x, box["y"] + y)
+            page.wait_for_function("document.querySelector('.ga-view').dataset.focusNode !== undefined")
+            click_ms.append(1000 * (time.perf_counter() - t))
+            inner_ms.append(float(page.eval_on_selector(".ga-view", "e => e.dataset.focusMs")))
+            page.click(".ga-focus-close")
+        clicks = {"detail_click_ms_median": round(statistics.median(click_ms), 1),
+                  "detail_click_ms_max": round(max(click_ms), 1),
+                  "detail_script_ms_median": round(statistics.median(inner_ms), 1)}
+    elif kind == "candidates":  # detail on demand: a bin clicked, then a record of its list, timed from Python
         bin_ms, record_ms, inner_ms = [], [], []
         box = page.locator(".ga-view canvas").first.bounding_box()
         for b in range(0, view.n_nodes, max(1, view.n_nodes // 7))[:7]:

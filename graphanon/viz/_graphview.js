@@ -521,6 +521,12 @@ function graphanonView(root, data, options) {
     for (let i = 0; i < s.length; i++) u[i] = s.charCodeAt(i);
     return new Int32Array(u.buffer);
   }
+  function decodeNarrow(x) {  // {u8 | u16 | i32: base64}: whole numbers in the narrowest type that holds them
+    if (typeof x === "string") return decode(x);
+    const key = Object.keys(x)[0], s = atob(x[key]), u = new Uint8Array(s.length);
+    for (let i = 0; i < s.length; i++) u[i] = s.charCodeAt(i);
+    return key === "u8" ? u : key === "u16" ? new Uint16Array(u.buffer) : new Int32Array(u.buffer);
+  }
   // the detail panel over the overview: a small graph of its own (same renderer), with a close button
   let focusPanel = null;
   function openFocus(graph, started, mark) {
@@ -581,9 +587,11 @@ function graphanonView(root, data, options) {
   }
   function classFocus(f) {
     // per class: published item counts (cstart/citem/ccount), distinct published item sets (sstart per class;
-    // per set: its rows (srows) and items (ipos/iflat)); records only with the private link (rstart/rids)
-    const cstart = decode(f.class_start), citem = decode(f.class_item), ccount = decode(f.class_count);
-    const sstart = decode(f.set_start), srows = decode(f.set_rows), ipos = decode(f.set_item_start), iflat = decode(f.set_items);
+    // per set: its rows (srows) and items (slen/iflat)); records only with the private link (rstart/rlist/ridText)
+    const cstart = decode(f.class_start), citem = decodeNarrow(f.class_item), ccount = decodeNarrow(f.class_count);
+    const sstart = decode(f.set_start), srows = decodeNarrow(f.set_rows), slen = decodeNarrow(f.set_lengths);
+    const iflat = decodeNarrow(f.set_items), ipos = new Int32Array(slen.length + 1);
+    for (let s = 0; s < slen.length; s++) ipos[s + 1] = ipos[s] + slen[s];
     const itemLabels = f.items.split("\n"), itemMembers = f.members.split("\n");
     const rstart = f.record_start ? decode(f.record_start) : null, rlist = f.record_list ? decode(f.record_list) : null;
     const ridText = f.record_ids ? f.record_ids.split("\n") : null;

@@ -235,6 +235,14 @@ def _value_order(values: Sequence[str]) -> np.ndarray:
     return rank
 
 
+def _narrow(values) -> dict:
+    """Whole numbers >= 0 as base64 of the narrowest little-endian type holding them: ``{"u8" | "u16" | "i32": text}``."""
+    a = np.asarray(values, dtype=np.int64)
+    top = int(a.max()) if a.size else 0
+    kind, dtype = ("u8", "<u1") if top < 2**8 else ("u16", "<u2") if top < 2**16 else ("i32", "<i4")
+    return {kind: _b64(a, dtype)}
+
+
 def _check_release(release) -> None:
     if getattr(release, "kind", None) != "relational":
         raise ParameterError(f"expected a relational release, got a {getattr(release, 'kind', '?')} one")
@@ -420,7 +428,7 @@ def relational_view(release, *, link=None, record_ids: Sequence | None = None, t
     _, col_index, col_count = np.unique(column, return_inverse=True, return_counts=True)
     col_index = col_index.ravel()
     row_in_col = np.arange(n_cls) - np.repeat(np.r_[0, np.cumsum(col_count)[:-1]], col_count)
-    gap = max(240.0, 12.0 * col_count.max() / max(len(col_count), 1))
+    gap = max(60.0, 1.25 * 24.0 * col_count.max() / max(len(col_count), 1))  # about 1.25:1, dots apart at fit
     x, y = col_index * gap, row_in_col * 24.0
     values = _class_values(release, first_row)
     labels = [" · ".join(v) for v in values]
@@ -444,9 +452,9 @@ def relational_view(release, *, link=None, record_ids: Sequence | None = None, t
         raise ParameterError("published item labels must not contain a line break")
     focus: dict[str, Any] = {
         "kind": "classes", "max_items": _SHOWN_ITEMS, "items": "\n".join(text), "members": "\n".join(members),
-        "class_start": _b64(counts.indptr), "class_item": _b64(counts.indices), "class_count": _b64(counts.data),
+        "class_start": _b64(counts.indptr), "class_item": _narrow(counts.indices), "class_count": _narrow(counts.data),
         "set_start": _b64(np.r_[0, np.cumsum(np.bincount(uniq[:, 0], minlength=n_cls))]),
-        "set_rows": _b64(pair_rows), "set_item_start": _b64(np.r_[0, np.cumsum(set_len)]), "set_items": _b64(set_items),
+        "set_rows": _narrow(pair_rows), "set_lengths": _narrow(set_len), "set_items": _narrow(set_items),
         "set_total": set_total.tolist(),
     }
     note = "No private link given: the view holds only what the release publishes."

@@ -22,6 +22,9 @@ from tests.drawing_checks import figure_problems  # noqa: E402
 
 
 def _decode(text):
+    if isinstance(text, dict):  # {u8 | u16 | i32: base64}
+        (kind, text), = text.items()
+        return np.frombuffer(base64.b64decode(text), dtype={"u8": "<u1", "u16": "<u2", "i32": "<i4"}[kind])
     return np.frombuffer(base64.b64decode(text), dtype="<i4")
 
 
@@ -88,7 +91,7 @@ def test_relational_view_summarizes_each_class_like_brute_force(patients):
     labels = focus["items"].split("\n")
     cs, ci, cc = _decode(focus["class_start"]), _decode(focus["class_item"]), _decode(focus["class_count"])
     ss, sr = _decode(focus["set_start"]), _decode(focus["set_rows"])
-    sis, sit = _decode(focus["set_item_start"]), _decode(focus["set_items"])
+    sis, sit = np.r_[0, np.cumsum(_decode(focus["set_lengths"]))], _decode(focus["set_items"])
     for j, label in enumerate(nodes["label"]):
         rows = classes[label]
         assert nodes["info"][j]["rows"] == len(rows)

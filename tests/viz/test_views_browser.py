@@ -312,3 +312,68 @@ def test_notebook_widget_module_renders_and_reports_the_selection(page, tmp_path
     _click_node(page, p)
     assert page.evaluate("window.sets") == [["selected", p]]
     page.screenshot(path=str(shots / "widget_liuwang_taxonomy.png"))
+
+
+def _shaped_release(n, seed=3):
+    """A relational release of rt's shape with varied item sets: the synthetic patients' QIs generalized at fixed
+    levels, their codes published as they are (not anonymous: a view test), rows shuffled with a link."""
+    from graphanon.datasets.synthetic import patients_with_demographics
+    from graphanon.release import PublishedItem, RelationalRelease
+    from graphanon.release.publish import publish
+
+    data, _ = patients_with_demographics(n, seed=seed)
+    levels = {"age": 2, "gender": 0, "race": 1, "region": 1, "marital": 1}
+    values, codes = [], []
+    for c in data.qi:
+        text = np.array([data.hierarchies[c].generalize(v, levels[c]) for v in data.table.column(c)])
+        vocab, code = np.unique(text, return_inverse=True)
+        values.append(list(vocab))
+        codes.append(code)
+    tx = data.transactions
+    rel = RelationalRelease.from_codes(qi=data.qi, values=values, codes=np.stack(codes, axis=1),
+                                       published_items=[PublishedItem(str(x), (str(x),), 1) for x in tx.items],
+                                       records=tx.matrix, universe=tx.n_items + 1)
+    return data, publish(tx, rel, unsafe_secret_seed=0)
+
+
+@pytest.mark.parametrize("private", [False, True])
+def test_relational_classes_view_answers_a_click(page, tmp_path, shots, private):
+    """A relational release's classes: a click on a class draws its rows by item set and its items; records only
+    with the link."""
+    from graphanon.viz.relational import relational_view
+
+    data, rel = _shaped_release(2000)
+    ids = data.transactions.record_ids
+    view = relational_view(rel, link=rel.link if private else None, record_ids=ids)
+    _open(page, view, tmp_path / "classes.html")
+    page.screenshot(path=str(shots / f"relational_classes{'_private' if private else ''}.png"))
+    rows, items = rel.relational_rows(), rel.item_rows()
+    info = view.data["nodes"]["info"]
+    j = max((c for c in range(view.n_nodes) if info[c]["distinct item sets"] <= 40 and info[c]["published items"] <= 40),
+            key=lambda c: (info[c]["distinct item sets"], -c))  # a class whose whole detail is drawn
+    label = view.data["nodes"]["label"][j]
+    members = [i for i, r in enumerate(rows) if " · ".join(r) == label]
+    page.fill(".ga-search", label)  # centres and selects the class: its detail graph opens
+    page.press(".ga-search", "Enter")
+    state = page.eval_on_selector(".ga-view", "e => ({...e.dataset})")
+    assert int(state["selected"]) == j and int(state["focusNode"]) == j and float(state["focusMs"]) < 200
+    text = _detail(page)
+    assert re.search(r"rows\s+(\d+)", text).group(1) == str(len(members))
+    counts: dict = {}
+    for i in members:
+        for x in items[i]:
+            counts[x] = counts.get(x, 0) + 1
+    listed = re.search(r"published items \(\d+\)\s+(.*)", text).group(1)
+    assert dict(re.findall(r"(\S+) \((\d+)\)", listed)) == {x: str(c) for x, c in counts.items()}
+    sets = {frozenset(items[i]) for i in members}
+    assert 1 < len(sets) <= 40 and len(counts) <= 40  # every set and item drawn
+    small = page.locator(".ga-focus .ga-view")
+    assert int(small.get_attribute("data-node-count")) == len(sets) + len(counts)
+    assert int(small.get_attribute("data-edge-count")) == sum(len(s) for s in sets)
+    assert ("PRIVATE link" in text) == private
+    if private:
+        got = re.search(r"records \(PRIVATE link\) \(\d+\)\s+(.*)", text).group(1).split(", ")
+        assert sorted(got) == sorted(str(ids[r]) for r in np.flatnonzero(np.isin(rel.link.row_of_record, members)))
+    page.screenshot(path=str(shots / f"relational_class_detail{'_private' if private else ''}.png"))
+    page.click(".ga-focus-close")
+    assert page.locator(".ga-focus").is_hidden()
