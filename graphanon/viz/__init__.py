@@ -21,6 +21,7 @@ from graphanon.viz.nonreciprocal import (
     ring_label_font,
 )
 from graphanon.viz.privbasis import draw_pair_graph, pair_graph, pair_graph_view
+from graphanon.viz.relational import draw_classes, draw_hierarchies, hierarchy_view, relational_view
 from graphanon.viz.study import (
     draw_pareto,
     draw_privacy_vs_k,
@@ -70,6 +71,7 @@ def save_figure(fig, path, *, dpi: int = 120, close: bool = False) -> None:
 __all__ = [
     "FIGURE_SUFFIXES",
     "draw_assignments",
+    "draw_classes",
     "draw_closed_walk",
     "draw_constraint_graph",
     "draw_constraint_summary",
@@ -77,6 +79,7 @@ __all__ = [
     "draw_enumeration_tree",
     "draw_generalization_graph",
     "draw_group_lcg",
+    "draw_hierarchies",
     "draw_merge_forest",
     "draw_pair_graph",
     "draw_partition_tree",
@@ -90,10 +93,12 @@ __all__ = [
     "draw_time_vs_k",
     "draw_utility_vs_epsilon",
     "draw_utility_vs_k",
+    "hierarchy_view",
     "pair_graph",
     "pair_graph_view",
     "partition_tree",
     "partition_tree_view",
+    "relational_view",
     "ring_label_font",
     "save_figure",
     "tree_layout",

@@ -257,7 +257,15 @@ def _classes(release):
     """
     n, q, rel = release.n_records, len(release.qi), release.relational
     ranks = np.stack([_value_order(release.values[c])[rel[:, c]] for c in range(q)], axis=1)
-    keys, cls = np.unique(ranks, axis=0, return_inverse=True)
+    radix = [max(len(v), 1) for v in release.values]
+    if float(np.prod(radix, dtype=np.float64)) < 2.0**62:  # one whole number per tuple, in the tuples' order
+        code = np.zeros(n, dtype=np.int64)
+        for c in range(q):
+            code = code * radix[c] + ranks[:, c]
+        _, first, cls = np.unique(code, return_index=True, return_inverse=True)
+        keys = ranks[first]
+    else:
+        keys, cls = np.unique(ranks, axis=0, return_inverse=True)
     cls = cls.ravel()
     first_row = np.full(len(keys), n, dtype=np.int64)
     np.minimum.at(first_row, cls, np.arange(n))
