@@ -143,8 +143,9 @@ def hierarchy_view(hierarchies, *, table=None, published: Mapping[str, Sequence[
 
     Each node's detail gives its column, its published text, its NCP, the
     values under it and, with ``table``, how many records have a value under
-    it. Large trees start collapsed (at the published values when given,
-    else below the second level when a tree has more than 60 values).
+    it. Trees start collapsed at the lowest published values when given
+    (nesting values all stay visible), else below the second level when a
+    tree has more than 60 values.
 
     Parameters
     ----------
@@ -199,8 +200,8 @@ def hierarchy_view(hierarchies, *, table=None, published: Mapping[str, Sequence[
             if count is not None:
                 d["records under it"] = int(count[i])
             info.append(d)
-        if cut:
-            collapsed += [offset + i for i in sorted(cut) if not leaf[i]]
+        if cut:  # collapsed at the lowest published values: values that nest ([0-39] in [0-79]) all stay visible
+            collapsed += [offset + i for i in sorted(cut) if not leaf[i] and not any(i < j < end[i] for j in cut)]
         elif h.n_leaves > 60:
             depth = np.zeros(len(parent), dtype=np.int64)
             for i in range(1, len(parent)):

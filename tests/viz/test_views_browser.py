@@ -88,7 +88,7 @@ def _assert_labels_apart(page):
         & (y0[None, :] < y1[:, None])
     np.fill_diagonal(clash, False)
     assert not clash.any(), [labels[i]["text"] for i in np.nonzero(clash.any(axis=1))[0]]
-    width = page.locator(".ga-view canvas").bounding_box()["width"]
+    width = page.locator(".ga-view canvas").first.bounding_box()["width"]
     assert x1.max() <= width + 0.5
     view_api = "window.graphanonViews.at(-1)"
     n = page.evaluate(f"{view_api}.data.nodes.label.length")
@@ -347,6 +347,7 @@ def test_relational_classes_view_answers_a_click(page, tmp_path, shots, private)
     view = relational_view(rel, link=rel.link if private else None, record_ids=ids)
     _open(page, view, tmp_path / "classes.html")
     page.screenshot(path=str(shots / f"relational_classes{'_private' if private else ''}.png"))
+    _assert_labels_apart(page)
     rows, items = rel.relational_rows(), rel.item_rows()
     info = view.data["nodes"]["info"]
     j = max((c for c in range(view.n_nodes) if info[c]["distinct item sets"] <= 40 and info[c]["published items"] <= 40),
@@ -377,3 +378,29 @@ def test_relational_classes_view_answers_a_click(page, tmp_path, shots, private)
     page.screenshot(path=str(shots / f"relational_class_detail{'_private' if private else ''}.png"))
     page.click(".ga-focus-close")
     assert page.locator(".ga-focus").is_hidden()
+
+
+def test_relational_hierarchy_view_expands_with_labels_apart(page, tmp_path, shots):
+    """The QIs' hierarchies as trees: published values highlighted, large trees collapsed, labels never overlap."""
+    from graphanon.datasets.synthetic import patients_with_demographics
+    from graphanon.viz.relational import hierarchy_view
+
+    data, _ = patients_with_demographics(3000, seed=1)
+    published = {"age": ["[0-39]", "[40-59]", "[60-79]", "[80-99]", "[0-79]", "*"], "race": ["White", "Black"]}
+    view = hierarchy_view({c: data.hierarchies[c] for c in ("age", "race", "region")}, table=data.table,
+                          published=published)
+    state = _open(page, view, tmp_path / "hierarchies.html")
+    _assert_labels_apart(page)
+    page.screenshot(path=str(shots / "relational_hierarchies.png"))
+    shown = int(state["visibleCount"])
+    assert shown < view.n_nodes  # the age tree starts collapsed at its published values
+    i = view.data["nodes"]["label"].index("[40-59]")
+    state = _click_node(page, i, double=True)  # expands one level
+    assert int(state["visibleCount"]) > shown
+    assert re.search(r"records under it\s+(\d+)", _detail(page)).group(1) == str(
+        int(((np.asarray(data.table.column("age")) >= 40) & (np.asarray(data.table.column("age")) <= 59)).sum()))
+    _assert_labels_apart(page)
+    page.click(".ga-expand-all")
+    assert int(page.eval_on_selector(".ga-view", "e => e.dataset.visibleCount")) == view.n_nodes
+    _assert_labels_apart(page)
+    page.screenshot(path=str(shots / "relational_hierarchies_expanded.png"))
