@@ -191,11 +191,12 @@ def hierarchy_view(hierarchies, *, table=None, published: Mapping[str, Sequence[
             total = np.r_[0, np.cumsum(per_leaf)]
             count = total[end] - total[np.arange(len(parent))]
         leaves_under = np.r_[0, np.cumsum(leaf)][end] - np.r_[0, np.cumsum(leaf)][np.arange(len(parent))]
+        ncp = h.ncp_of(np.arange(len(parent)))
         for i, text in enumerate(h.labels):
             labels.append(f"{c}: {SUPPRESSED}" if i == 0 else text)
             parents.append(-1 if parent[i] < 0 else offset + int(parent[i]))
             cats.append(2 if i in cut else 1 if leaf[i] else 0)
-            d: dict[str, Any] = {"column": c, "published text": text, "NCP": _rounded(h.ncp_of([i])[0], 4),
+            d: dict[str, Any] = {"column": c, "published text": text, "NCP": _rounded(ncp[i], 4),
                                  "values under it": int(leaves_under[i])}
             if count is not None:
                 d["records under it"] = int(count[i])
@@ -327,9 +328,9 @@ def draw_classes(release, *, max_classes: int = 60, top_items: int = 4, fig=None
     texts = []
     for j in shown.tolist():
         its, cnt = counts.indices[counts.indptr[j]:counts.indptr[j + 1]], counts.data[counts.indptr[j]:counts.indptr[j + 1]]
-        top = np.argsort(-cnt, kind="stable")[:top_items]
-        words = ", ".join(f"{release.published_items[its[t]].label} ({cnt[t]})" for t in top)
-        more = len(its) - len(top)
+        first = np.argsort(-cnt, kind="stable")[:top_items]
+        words = ", ".join(f"{release.published_items[its[t]].label} ({cnt[t]})" for t in first)
+        more = len(its) - len(first)
         texts.append((words + (f", +{more} more" if more > 0 else "")) or "(no item published)")
     if fig is None:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -341,8 +342,8 @@ def draw_classes(release, *, max_classes: int = 60, top_items: int = 4, fig=None
     ax.barh(y, size[shown], color="#4a8fc4", height=0.7)
     ax.set_yticks(y, [" · ".join(v) for v in values], fontsize=8)
     top = float(size[shown].max())
-    for yy, s, t in zip(y, size[shown], texts):
-        ax.text(s + 0.01 * top, yy, t[:90] + ("…" if len(t) > 90 else ""), va="center", fontsize=7)
+    for yy, rows_in, t in zip(y.tolist(), size[shown].tolist(), texts):
+        ax.text(rows_in + 0.01 * top, yy, t[:90] + ("…" if len(t) > 90 else ""), va="center", fontsize=7)
     ax.set_xlim(0, top * 2.6)  # room for the item text right of the longest bar
     ax.set_ylim(-0.6, len(shown) - 0.4)
     ax.set_xlabel("rows in the class (text: its most frequent published items, with their counts)")
