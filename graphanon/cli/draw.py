@@ -48,9 +48,9 @@ KINDS = {
                   ("output", "release_path", "max_nodes", "qi", "qi_hierarchies", "categorical")),
     "relational": ("Draw the relational classes of SOURCE, a relational release: one per class (rows with "
                    "equal published QI values) with its size and published items (a figure: the --max-nodes "
-                   "largest); in an .html view a click draws the class's rows grouped by item set and the items "
-                   "it publishes (from the release alone: which records a class holds is never in a release "
-                   "file).", ("output", "max_nodes")),
+                   "largest, default 60); in an .html view a click draws the class's rows grouped by item set "
+                   "and the items it publishes (from the release alone: which records a class holds is never "
+                   "in a release file).", ("output", "max_nodes")),
     "similarity": ("HTML only: Clump's record-similarity graph of SOURCE data (-k, --taxonomy), records "
                    "coloured by their group (PRIVATE: the groups come from the private link).",
                    ("output", "k", "taxonomy", "n_records", *_INPUT)),
@@ -93,7 +93,7 @@ class _DrawCommand(click.Command):
                    "from the data (default: SOURCE's data when SOURCE is a bundled dataset).")
 @click.option("--max-nodes", default=300, show_default=True, type=click.IntRange(min=1),
               help="taxonomy, partitions, hierarchy: draw at most this many nodes (partitions: default 60); "
-                   "relational: the largest classes in a figure.")
+                   "relational: the largest classes in a figure (default 60).")
 @click.option("-a", "--algorithm", "algorithm", default="hghs", show_default=True, help="search: hghs or mhghs.")
 @click.option("-k", type=int, default=None, help="Privacy parameter k.")
 @click.option("-m", "m_value", default=None, help="search: attacker knowledge m (a number, or inf).")
@@ -293,6 +293,8 @@ def _draw_relational(source, output, max_nodes) -> None:
     if output.lower().endswith(HTML_SUFFIXES):
         relational_view(release, title=f"Relational classes of {Path(source).name}").save(output)
     else:
+        if click.get_current_context().get_parameter_source("max_nodes") != click.core.ParameterSource.COMMANDLINE:
+            max_nodes = 60
         save_figure(draw_classes(release, max_classes=max_nodes), output)
     click.echo(f"wrote {output}")
 

@@ -31,6 +31,7 @@ relational values and (k, k^m)-anonymity within a class).
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -39,10 +40,12 @@ import scipy.sparse as sp
 
 from graphanon.errors import ParameterError
 from graphanon.relational.hierarchy import SUPPRESSED, AttributeHierarchy, parse_interval
-from graphanon.viz.views import _MEASURE_COLORS, GraphView, _b64, _rounded
+from graphanon.viz.views import GraphView
 
 __all__ = ["draw_classes", "draw_hierarchies", "hierarchy_view", "relational_view"]
 
+# six blues for a measure in quantile classes (the palette of the views' other overviews)
+_MEASURE_COLORS = ["#deebf7", "#b3d3e8", "#7fb2d8", "#4a8fc4", "#2166ac", "#0b3d75"]
 _SHOWN_SETS = 40  # relational_view: item sets drawn in a class's detail (the most frequent)
 _SHOWN_ITEMS = 40  # relational_view: published items drawn in a class's detail (the most frequent)
 
@@ -196,7 +199,7 @@ def hierarchy_view(hierarchies, *, table=None, published: Mapping[str, Sequence[
             labels.append(f"{c}: {SUPPRESSED}" if i == 0 else text)
             parents.append(-1 if parent[i] < 0 else offset + int(parent[i]))
             cats.append(2 if i in cut else 1 if leaf[i] else 0)
-            d: dict[str, Any] = {"column": c, "published text": text, "NCP": _rounded(ncp[i], 4),
+            d: dict[str, Any] = {"column": c, "published text": text, "NCP": round(float(ncp[i]), 4),
                                  "values under it": int(leaves_under[i])}
             if count is not None:
                 d["records under it"] = int(count[i])
@@ -235,6 +238,11 @@ def _value_order(values: Sequence[str]) -> np.ndarray:
     rank = np.empty(len(values), dtype=np.int64)
     rank[order] = np.arange(len(values))
     return rank
+
+
+def _b64(values, dtype: str = "<i4") -> str:
+    """A numeric array as base64 of its little-endian bytes (what the renderer decodes into a typed array)."""
+    return base64.b64encode(np.ascontiguousarray(values, dtype=dtype).tobytes()).decode("ascii")
 
 
 def _narrow(values) -> dict:
@@ -443,7 +451,7 @@ def relational_view(release, *, link=None, record_ids: Sequence | None = None, t
     values = _class_values(release, first_row)
     labels = [" · ".join(v) for v in values]
     info = [{**dict(zip(release.qi, v)), "rows": int(size[j]), "published items": int(np.diff(counts.indptr)[j]),
-             "mean published items per row": _rounded(mean_items[j], 2), "distinct item sets": int(set_total[j])}
+             "mean published items per row": round(float(mean_items[j]), 2), "distinct item sets": int(set_total[j])}
             for j, v in enumerate(values)]
     edges_q = np.unique(np.quantile(mean_items, np.linspace(0, 1, len(_MEASURE_COLORS) + 1)))
     if len(edges_q) == 1:
