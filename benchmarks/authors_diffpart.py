@@ -36,7 +36,7 @@ Run::
 from __future__ import annotations
 
 import argparse
-import math
+import contextlib
 import os
 import subprocess
 import sys
@@ -49,8 +49,7 @@ import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import print_and_save  # noqa: E402
-from graphanon import datasets  # noqa: E402
+from benchmarks._common import print_and_save, sample_stats, side_by_side, welch_t  # noqa: E402
 from graphanon.algorithms.dp import anonymize_diffpart  # noqa: E402
 from graphanon.metrics.itemsets import top_k_accuracy  # noqa: E402
 from graphanon.metrics.queries import average_relative_error, generate_workload  # noqa: E402
@@ -92,65 +91,51 @@ def _parse_authors_output(text: str, order: list) -> SyntheticRelease:
     return SyntheticRelease(items=order, itemsets=matrix, counts=counts, algorithm="diffpart-authors")
 
 
-def _stats(values) -> dict:
-    v = np.asarray(values, dtype=float)
-    return {"mean": float(v.mean()), "sd": float(v.std(ddof=1)) if v.size > 1 else 0.0, "min": float(v.min()),
-            "max": float(v.max()), "runs": int(v.size)}
-
-
-def _welch_t(a, b) -> float:
-    a, b = np.asarray(a, float), np.asarray(b, float)
-    se = math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size) if a.size > 1 and b.size > 1 else 0.0
-    return float((a.mean() - b.mean()) / se) if se > 0 else float("nan")
-
-
-def _load(name: str):
-    return datasets.load(name)
-
-
 def run(args) -> dict:
-    out = {"authors_bin": str(args.authors_bin), "fanout": args.fanout, "queries": args.queries,
-           "runs": args.runs, "load_before": os.getloadavg()[0], "results": []}
-    for name in args.datasets.split(","):
-        data = _load(name)
+    """Both sides on every dataset and epsilon of ``args`` (:func:`benchmarks._common.side_by_side`)."""
+
+    @contextlib.contextmanager
+    def prepare(name, data):
         items = list(data.items)
         order = list(Taxonomy.balanced(items, fanout=args.fanout).leaves_under(
             Taxonomy.balanced(items, fanout=args.fanout).root))
-        workload = generate_workload(data, args.queries, 2, rng=0)
         with tempfile.TemporaryDirectory() as tmp:
             infile = Path(tmp) / f"{name}.dat"
             _write_authors_input(data, order, infile)
-            for eps in (float(e) for e in args.epsilon.split(",")):
-                env = {**os.environ, "DIFFPART_DATA": str(infile), "DIFFPART_LEAVES": str(len(order)),
-                       "DIFFPART_FANOUT": str(args.fanout), "DIFFPART_EPSILON": repr(eps)}
-                side = {"ours": {"are": [], "f": [], "seconds": [], "records": []},
-                        "authors": {"are": [], "f": [], "seconds": [], "records": []}}
-                for _ in range(args.runs):  # alternated, so a change of machine load hits both sides
-                    start = time.perf_counter()
-                    rel = anonymize_diffpart(data, epsilon=eps, universe=order, fanout=args.fanout)
-                    side["ours"]["seconds"].append(time.perf_counter() - start)
-                    start = time.perf_counter()
-                    proc = subprocess.run([str(args.authors_bin)], env=env, capture_output=True, text=True,
-                                          check=True, timeout=args.timeout)
-                    side["authors"]["seconds"].append(time.perf_counter() - start)
-                    theirs = _parse_authors_output(proc.stdout, order)
-                    for key, release in (("ours", rel), ("authors", theirs)):
-                        side[key]["are"].append(average_relative_error(release, workload))
-                        side[key]["f"].append(top_k_accuracy(data, release, 100)["f"])
-                        side[key]["records"].append(release.n_records)
-                row = {"dataset": name, "records": data.n_records, "items": data.n_items, "epsilon": eps}
-                for key, vals in side.items():
-                    row[key] = {"avg_relative_error": _stats(vals["are"]), "top100_f": _stats(vals["f"]),
-                                "wall_seconds": _stats(vals["seconds"]), "synthetic_records": _stats(vals["records"])}
-                row["welch_t_avg_relative_error"] = _welch_t(side["ours"]["are"], side["authors"]["are"])
-                out["results"].append(row)
-                print(f"{name} eps={eps:g}: AvgRE ours {row['ours']['avg_relative_error']['mean']:.4f} "
-                      f"(sd {row['ours']['avg_relative_error']['sd']:.4f}) authors "
-                      f"{row['authors']['avg_relative_error']['mean']:.4f} "
-                      f"(sd {row['authors']['avg_relative_error']['sd']:.4f}); t={row['welch_t_avg_relative_error']:.2f}",
-                      file=sys.stderr)
-    out["load_after"] = os.getloadavg()[0]
-    return out
+            yield {"data": data, "order": order, "infile": infile,
+                   "workload": generate_workload(data, args.queries, 2, rng=0)}
+
+    def ours(state, eps):
+        return anonymize_diffpart(state["data"], epsilon=eps, universe=state["order"], fanout=args.fanout)
+
+    def theirs(state, eps, _run):
+        env = {**os.environ, "DIFFPART_DATA": str(state["infile"]), "DIFFPART_LEAVES": str(len(state["order"])),
+               "DIFFPART_FANOUT": str(args.fanout), "DIFFPART_EPSILON": repr(eps)}
+        start = time.perf_counter()
+        proc = subprocess.run([str(args.authors_bin)], env=env, capture_output=True, text=True, check=True,
+                              timeout=args.timeout)
+        return _parse_authors_output(proc.stdout, state["order"]), time.perf_counter() - start
+
+    def score(state, release):
+        return {"are": average_relative_error(release, state["workload"]),
+                "f": top_k_accuracy(state["data"], release, 100)["f"], "records": release.n_records}
+
+    def make_row(name, data, eps, sides):
+        row = {"dataset": name, "records": data.n_records, "items": data.n_items, "epsilon": eps}
+        for key, vals in sides.items():
+            row[key] = {"avg_relative_error": sample_stats(vals["are"]), "top100_f": sample_stats(vals["f"]),
+                        "wall_seconds": sample_stats(vals["seconds"]), "synthetic_records": sample_stats(vals["records"])}
+        row["welch_t_avg_relative_error"] = welch_t(sides["ours"]["are"], sides["authors"]["are"])
+        print(f"{name} eps={eps:g}: AvgRE ours {row['ours']['avg_relative_error']['mean']:.4f} "
+              f"(sd {row['ours']['avg_relative_error']['sd']:.4f}) authors "
+              f"{row['authors']['avg_relative_error']['mean']:.4f} "
+              f"(sd {row['authors']['avg_relative_error']['sd']:.4f}); t={row['welch_t_avg_relative_error']:.2f}",
+              file=sys.stderr)
+        return row
+
+    out = {"authors_bin": str(args.authors_bin), "fanout": args.fanout, "queries": args.queries, "runs": args.runs}
+    return side_by_side(args.datasets.split(","), [float(e) for e in args.epsilon.split(",")], args.runs,
+                        prepare=prepare, ours=ours, theirs=theirs, score=score, make_row=make_row, out=out)
 
 
 def main(argv=None) -> None:

@@ -33,13 +33,12 @@ Run::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
-import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -47,8 +46,7 @@ import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import print_and_save  # noqa: E402
-from graphanon import datasets  # noqa: E402
+from benchmarks._common import print_and_save, sample_stats, side_by_side, welch_t  # noqa: E402
 from graphanon.algorithms.dp import anonymize_privbasis  # noqa: E402
 from graphanon.metrics.itemsets import top_k_itemsets, top_k_metrics  # noqa: E402
 from graphanon.release.itemsets import ItemsetRelease  # noqa: E402
@@ -86,27 +84,17 @@ def _as_release(items: list, found: list) -> ItemsetRelease:
     return ItemsetRelease(items=items, itemsets=matrix, supports=[nc for _, nc in found], algorithm="privbasis-authors")
 
 
-def _stats(values) -> dict:
-    v = np.asarray(values, dtype=float)
-    return {"mean": float(v.mean()), "sd": float(v.std(ddof=1)) if v.size > 1 else 0.0, "min": float(v.min()),
-            "max": float(v.max()), "runs": int(v.size)}
-
-
-def _welch_t(a, b) -> float:
-    a, b = np.asarray(a, float), np.asarray(b, float)
-    se = math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size) if a.size > 1 and b.size > 1 else 0.0
-    return float((a.mean() - b.mean()) / se) if se > 0 else float("nan")
-
-
 def run(args) -> dict:
+    """Both sides on every dataset and epsilon of ``args`` (:func:`benchmarks._common.side_by_side`).
+
+    The authors' runs of a dataset are made first, in one child process (their
+    mining and data loading outside their timing), and handed out run by run.
+    """
     eps_list = [float(e) for e in args.epsilon.split(",")]
-    out = {"authors_dir": str(args.authors_dir), "k": args.k, "runs": args.runs, "load_before": os.getloadavg()[0],
-           "results": []}
-    for name in args.datasets.split(","):
-        data = datasets.load(name)
-        items = list(data.items)
-        k1 = math.ceil(1.1 * args.k)
-        minsup = int(min(top_k_itemsets(data, k1 + 1).values()))
+
+    @contextlib.contextmanager
+    def prepare(name, data):
+        minsup = int(min(top_k_itemsets(data, math.ceil(1.1 * args.k) + 1).values()))
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / f"{name}.txt"
             _write_authors_input(data, path)
@@ -114,32 +102,37 @@ def run(args) -> dict:
                                     str(args.k), str(args.runs), ",".join(map(str, eps_list))],
                                    capture_output=True, text=True, check=True)
         theirs = [json.loads(line) for line in child.stdout.splitlines() if line.startswith("{")]
-        for eps in eps_list:
-            ours_f, ours_re, ours_t, their_f, their_re, their_t = [], [], [], [], [], []
-            for _ in range(args.runs):
-                t = time.perf_counter()
-                rel = anonymize_privbasis(data, k=args.k, epsilon=eps, universe=items)
-                ours_t.append(time.perf_counter() - t)
-                m = top_k_metrics(data, rel, args.k)
-                ours_f.append(m["topk_f"])
-                ours_re.append(m["support_relative_error"])
-            for res in (r for r in theirs if r["epsilon"] == eps):
-                m = top_k_metrics(data, _as_release(items, res["itemsets"]), args.k)
-                their_f.append(m["topk_f"])
-                their_re.append(m["support_relative_error"])
-                their_t.append(res["seconds"])
-            row = {"dataset": name, "epsilon": eps, "k": args.k,
-                   "ours_f": _stats(ours_f), "authors_f": _stats(their_f), "welch_t_f": _welch_t(ours_f, their_f),
-                   "ours_support_re": _stats(ours_re), "authors_support_re": _stats(their_re),
-                   "ours_seconds": _stats(ours_t), "authors_seconds": _stats(their_t)}
-            out["results"].append(row)
-            print(f"{name} eps={eps:g}: F ours {row['ours_f']['mean']:.3f} ± {row['ours_f']['sd']:.3f}, "
-                  f"authors {row['authors_f']['mean']:.3f} ± {row['authors_f']['sd']:.3f} (t {row['welch_t_f']:.2f}); "
-                  f"median RE ours {row['ours_support_re']['mean']:.3f}, authors "
-                  f"{row['authors_support_re']['mean']:.3f}; s ours {row['ours_seconds']['mean']:.2f}, "
-                  f"authors {row['authors_seconds']['mean']:.2f}", file=sys.stderr)
-    out["load_after"] = os.getloadavg()[0]
-    return out
+        yield {"data": data, "items": list(data.items),
+               "theirs": {eps: [r for r in theirs if r["epsilon"] == eps] for eps in eps_list}}
+
+    def ours(state, eps):
+        return anonymize_privbasis(state["data"], k=args.k, epsilon=eps, universe=state["items"])
+
+    def theirs(state, eps, run):
+        res = state["theirs"][eps][run]
+        return _as_release(state["items"], res["itemsets"]), res["seconds"]
+
+    def score(state, release):
+        m = top_k_metrics(state["data"], release, args.k)
+        return {"f": m["topk_f"], "re": m["support_relative_error"]}
+
+    def make_row(name, _data, eps, sides):
+        ours_, auth = sides["ours"], sides["authors"]
+        row = {"dataset": name, "epsilon": eps, "k": args.k,
+               "ours_f": sample_stats(ours_["f"]), "authors_f": sample_stats(auth["f"]),
+               "welch_t_f": welch_t(ours_["f"], auth["f"]),
+               "ours_support_re": sample_stats(ours_["re"]), "authors_support_re": sample_stats(auth["re"]),
+               "ours_seconds": sample_stats(ours_["seconds"]), "authors_seconds": sample_stats(auth["seconds"])}
+        print(f"{name} eps={eps:g}: F ours {row['ours_f']['mean']:.3f} ± {row['ours_f']['sd']:.3f}, "
+              f"authors {row['authors_f']['mean']:.3f} ± {row['authors_f']['sd']:.3f} (t {row['welch_t_f']:.2f}); "
+              f"median RE ours {row['ours_support_re']['mean']:.3f}, authors "
+              f"{row['authors_support_re']['mean']:.3f}; s ours {row['ours_seconds']['mean']:.2f}, "
+              f"authors {row['authors_seconds']['mean']:.2f}", file=sys.stderr)
+        return row
+
+    out = {"authors_dir": str(args.authors_dir), "k": args.k, "runs": args.runs}
+    return side_by_side(args.datasets.split(","), eps_list, args.runs, prepare=prepare, ours=ours, theirs=theirs,
+                        score=score, make_row=make_row, out=out)
 
 
 def main(argv=None) -> None:
@@ -149,10 +142,11 @@ def main(argv=None) -> None:
     p.add_argument("--epsilon", default="0.5,1,2")
     p.add_argument("--k", type=int, default=100)
     p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--no-save", action="store_true", help="do not write benchmarks/results/")
     args = p.parse_args(argv)
     if not (args.authors_dir / "PrivBasisMain.py").is_file():
         p.error(f"--authors-dir {args.authors_dir}: no PrivBasisMain.py there (the ported authors' code)")
-    print_and_save(run(args), "authors_privbasis")
+    print_and_save(run(args), "authors_privbasis", save=not args.no_save)
 
 
 if __name__ == "__main__":

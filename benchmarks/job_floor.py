@@ -108,7 +108,7 @@ start, cpu = time.perf_counter(), time.process_time()
 release = spec.run(data, options)
 wall, cpu = time.perf_counter() - start, time.process_time() - cpu
 print(json.dumps({"algorithm_s": wall, "algorithm_cpu_s": cpu,
-                  "algorithm_mib": max(0, status("VmHWM:") - rss_before) / 1024}))
+                  "algorithm_mib": max(0, status("VmHWM:") - rss_before) / 1024, "numba": "numba" in sys.modules}))
 """
 
 
@@ -198,6 +198,7 @@ def algorithm_only(job, runs: int, env) -> dict:
         "algorithm_s": round(min(r["algorithm_s"] for r in rows), 4),
         "algorithm_cpu_s": round(min(r["algorithm_cpu_s"] for r in rows), 4),
         "algorithm_mib": round(min(r["algorithm_mib"] for r in rows), 1),
+        "loads_numba": any(r["numba"] for r in rows),
     }
 
 
@@ -225,6 +226,9 @@ def main(argv=None) -> dict:
     doc["python_pass"] = best([sys.executable, "-c", "pass"], runs, 1)
     doc["floor"] = best([sys.executable, "-c", FLOOR_LOAD, bms1], runs, 1)
     doc["floor_command"] = 'python -c "import numpy, scipy.sparse; <gzip + parse bms1.dat.gz into a CSR matrix>"'
+    # numba's share of a job that loads it: the same floor process importing numba too
+    doc["floor_numba"] = best([sys.executable, "-c", FLOOR_LOAD + "import numba\n", bms1], runs, 1)
+    doc["numba_share"] = {key: round(doc["floor_numba"][key] - doc["floor"][key], 4) for key in ("wall_s", "cpu_s", "peak_mib")}
     rows = []
     with tempfile.TemporaryDirectory(prefix="graphanon-floor-") as tmp:
         for job in jobs:
@@ -256,15 +260,19 @@ def markdown_table(doc: dict) -> str:
     fl, pp = doc["floor"], doc["python_pass"]
     out = [f"Floor: `python -c pass` {pp['wall_s']:.2f} s, {pp['peak_mib']:.0f} MiB; "
            f"numpy + scipy.sparse + load bms1 {fl['wall_s']:.2f} s (CPU {fl['cpu_s']:.2f} s), {fl['peak_mib']:.0f} MiB "
-           f"(best of {doc['runs']}, load {doc['load_start']}-{doc['load_end']}).", "",
+           f"(best of {doc['runs']}, load {doc['load_start']}-{doc['load_end']})."
+           + (f" The same floor importing numba: +{doc['numba_share']['wall_s']:.2f} s wall, "
+              f"+{doc['numba_share']['cpu_s']:.2f} s CPU, +{doc['numba_share']['peak_mib']:.0f} MiB (numba's share of a job "
+              "that loads it)." if "numba_share" in doc else ""), "",
            "| job | wall (s) | algorithm (s) | bound 1.5 floor + alg (s) | within | CPU (s) | CPU bound (s) | "
-           "within | peak (MiB) | algorithm (MiB) | bound (MiB) | within | load |", "|" + "---|" * 13]
+           "within | peak (MiB) | algorithm (MiB) | bound (MiB) | within | numba | load |", "|" + "---|" * 14]
     for r in doc["jobs"]:
         out.append(
             f"| `{r['command']}` | {r['job_wall_s']:.2f} | {r['algorithm_s']:.2f} | {r['wall_bound_s']:.2f} | "
             f"{'yes' if r['wall_ok'] else 'no'} | {r['job_cpu_s']:.2f} | {r['cpu_bound_s']:.2f} | "
             f"{'yes' if r['cpu_ok'] else 'no'} | {r['job_peak_mib']:.0f} | {r['algorithm_mib']:.0f} | "
-            f"{r['peak_bound_mib']:.0f} | {'yes' if r['peak_ok'] else 'no'} | {r['load_before']}-{r['load_after']} |"
+            f"{r['peak_bound_mib']:.0f} | {'yes' if r['peak_ok'] else 'no'} | "
+            f"{'yes' if r.get('loads_numba') else 'no' if 'loads_numba' in r else '?'} | {r['load_before']}-{r['load_after']} |"
         )
     return "\n".join(out)
 

