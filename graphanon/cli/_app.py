@@ -245,20 +245,9 @@ def read_relational(data, relational: str | None, qi: str | None, qi_hierarchies
             if value:
                 raise GraphanonError(f"{flag} describes the relational table: give it with --relational FILE")
         return data
-    from graphanon.relational import AttributeHierarchy, RTData, read_relational_csv
+    from graphanon.relational import join_relational
 
-    names = [c.strip() for c in (qi or "").split(",") if c.strip()]
-    if not names:
-        raise GraphanonError("--relational needs --qi COLUMN,... (the quasi-identifier columns of the table)")
-    cats = [c.strip() for c in (categorical or "").split(",") if c.strip()]
-    table = read_relational_csv(relational, columns=names, categorical=cats)
-    hierarchies = {}
-    for spec in qi_hierarchies:
-        column, _, path = spec.partition("=")
-        if not path or column not in names:
-            raise GraphanonError(f"--qi-hierarchy {spec!r}: use COLUMN=FILE with a column of --qi ({', '.join(names)})")
-        hierarchies[column] = AttributeHierarchy.from_file(column, path, table.column(column))
-    return RTData(data, table, qi=names, hierarchies=hierarchies)
+    return join_relational(data, relational, qi or "", hierarchies=qi_hierarchies, categorical=categorical)
 
 
 def _missing_labels(data, source: str, label: str | None):

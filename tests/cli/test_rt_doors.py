@@ -96,3 +96,104 @@ def test_audit_with_the_link_checks_each_row_against_its_record(here):
 def test_audit_link_needs_the_table(here):
     res = cli("audit", "patients.csv", "r.json", "--model", "rt", "-k", 5, "-m", 2, "--link", "r.link.json")
     assert res.exit_code == 2 and "--model rt --link" in res.output, res.output
+
+
+# ---------------------------------------------------------------------- compare and bench (issue 31: every door)
+
+
+def test_compare_rt_against_the_naive_baseline(here, tmp_path):
+    """The study of the issue, small: both methods, a grid over the transaction method, audits per row."""
+    import pandas as pd
+
+    out = tmp_path / "study"
+    res = cli("compare", "patients.csv", *RELATIONAL, "-a", "rt,rt-naive", "-k", 5, "-m", 2, "--taxonomy", "icd9.txt",
+              "--param", "transaction=aa;mhghs", "--queries", 50, "--attack-targets", 300, "-o", out, "-j", 1)
+    assert res.exit_code == 1, res.output  # a release fails its audit: the naive baseline
+    table = pd.read_csv(out / "results.csv")
+    assert sorted(zip(table["method"], table["params"], strict=True)) == [
+        ("rt", "transaction=aa"), ("rt", "transaction=mhghs"), ("rt-naive", "transaction=aa"),
+        ("rt-naive", "transaction=mhghs")]
+    assert (table["status"] == "ok").all() and (table["audit_model"] == "rt").all()
+    rt = table[table["method"] == "rt"]
+    assert rt["audit_satisfied"].all() and (rt["attack_below_k"] == 0).all()
+    naive = table[(table["method"] == "rt-naive") & (table["params"] == "transaction=mhghs")].iloc[0]
+    assert not naive["audit_satisfied"] and naive["audit_violations"] > 0 and naive["attack_below_k"] > 0
+    assert not naive["attack_within_bound"]
+    # relational and transaction utility side by side; the naive baseline generalizes the QIs less
+    assert table[["rt_gcp", "rt_query_error", "avg_relative_error"]].notna().all().all()
+    assert naive["rt_gcp"] < rt["rt_gcp"].min()
+    failing = int((~table["audit_satisfied"].astype(bool)).sum())
+    assert f"{failing} of the 4 release(s) made FAIL their model's audit" in res.output
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "every release meets its model" not in page and "FAIL their model" in page
+    assert "<th>rt_gcp</th>" in page and "<th>attack_below_k</th>" in page
+    assert "--relational demographics.csv --qi age,gender,race --qi-hierarchy race=race.txt" in page
+
+
+@pytest.mark.parametrize("args, message", [
+    (("-a", "rt", "-k", 5, "--taxonomy", "icd9.txt"), "-a rt anonymizes relational-transaction data: give --relational"),
+    (("-a", "mhghs", "-k", 5, "--taxonomy", "icd9.txt", *RELATIONAL), "none of mhghs reads relational-transaction"),
+    (("-a", "rt", "-k", 5, "--taxonomy", "icd9.txt", "--relational", "demographics.csv"), "--relational needs --qi"),
+    (("-a", "rt", "-k", 5, "--taxonomy", "icd9.txt", "--relational", "demographics.csv", "--qi", "age,zip"),
+     "no column 'zip'"),
+])
+def test_compare_refuses_before_any_run(here, tmp_path, args, message):
+    res = cli("compare", "patients.csv", *args, "-o", tmp_path / "study")
+    assert res.exit_code == 2 and message in res.output, res.output
+    assert not (tmp_path / "study").exists()
+
+
+def test_compare_gives_the_table_to_the_rt_methods_only():
+    from graphanon.study import expand_grid
+
+    spec = ("demographics.csv", "age,gender", (), "")
+    plan = expand_grid(["rt", "mhghs"], ["patients.csv"], k=5, m=2, taxonomy="balanced:5", relational=spec)
+    assert [(r.method, r.relational) for r in plan.runs] == [("rt", spec), ("mhghs", None)]
+    assert "mhghs: reads transactions only; run on the items without --relational" in plan.notes
+    assert plan.runs[0].key() != expand_grid(["rt"], ["patients.csv"], k=5, m=2, taxonomy="balanced:5",
+                                             relational=("other.csv", "age", (), "")).runs[0].key()
+
+
+def test_anonymize_compare_and_the_api_make_the_same_rt_release(here, tmp_path, monkeypatch):
+    """One release through every door (secret row order fixed), as tests/algorithms/test_method_doors.py does."""
+    from graphanon.algorithms.declaration import MethodDeclaration
+    from graphanon.readwrite.formats import read_any
+    from graphanon.relational import join_relational
+    from graphanon.study import run_method
+    from graphanon.taxonomy.tree import read_taxonomy
+
+    made = []
+    real = MethodDeclaration.run
+
+    def fixed(self, data, opts):
+        opts.unsafe_secret_seed = 0
+        made.append(real(self, data, opts))
+        return made[-1]
+
+    monkeypatch.setattr(MethodDeclaration, "run", fixed)
+    args = ("-a", "rt", "-k", 5, "-m", 2, "--taxonomy", "icd9.txt", "--param", "transaction=mhghs")
+    assert cli("anonymize", "patients.csv", *RELATIONAL, *args, "-o", tmp_path / "a.json").exit_code == 0
+    res = cli("compare", "patients.csv", *RELATIONAL, *args, "-o", tmp_path / "study", "-j", 1, "--queries", 0,
+              "--attack-targets", 0)
+    assert res.exit_code == 0 and len(made) == 2, res.output
+    made[1].save(tmp_path / "c.json")
+    rt = join_relational(read_any("patients.csv"), "demographics.csv", "age,gender,race",
+                         hierarchies=["race=race.txt"])
+    run_method("rt", rt, k=5, m=2, taxonomy=read_taxonomy("icd9.txt"), params={"transaction": "mhghs"},
+               unsafe_secret_seed=0).save(tmp_path / "api.json")
+    expected = (tmp_path / "a.json").read_bytes()
+    assert (tmp_path / "c.json").read_bytes() == expected and (tmp_path / "api.json").read_bytes() == expected
+
+
+def test_bench_reads_the_table_for_the_rt_methods(here):
+    res = cli("bench", "patients.csv", *RELATIONAL, "-a", "rt,rt-naive,mhghs", "-k", 5, "-m", 2, "--taxonomy",
+              "icd9.txt", "--param", "transaction=mhghs", "--queries", 50, "--json")
+    assert res.exit_code == 0, res.output
+    rt, naive, items = json.loads(res.output.splitlines()[-1])
+    assert rt["audit"]["satisfied"] and not naive["audit"]["satisfied"] and items["audit"]["satisfied"]
+    assert {"rt_gcp", "rt_query_error", "rt_ncp_age", "avg_relative_error"} <= set(rt["metrics"])
+    assert "rt_gcp" not in items["metrics"]
+    res = cli("bench", "patients.csv", "-a", "rt", "-k", 5, "--taxonomy", "icd9.txt")
+    assert res.exit_code == 2 and "-a rt needs --relational" in res.output
+    res = cli("bench", "patients.csv", *RELATIONAL, "-a", "mhghs", "-k", 5, "--taxonomy", "icd9.txt")
+    assert res.exit_code == 2 and "read transactions only" in res.output
