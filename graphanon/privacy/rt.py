@@ -95,6 +95,7 @@ from graphanon.counting.containment import itemset_rows, record_supports, shrink
 from graphanon.counting.support import minimal_infrequent_itemsets
 from graphanon.errors import ParameterError
 from graphanon.metrics.relational import attribute_domains
+from graphanon.metrics.rtviews import rt_views
 from graphanon.privacy.declaration import ModelDeclaration, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.utils.intervals import parse_interval
@@ -640,8 +641,6 @@ class RTAnonymity(PrivacyModel):
         link = getattr(release, "link", None)
         if link is None or not hasattr(original, "hierarchies"):
             return audit_rt_release(release, k=self.k, m=self.m, taxonomy=self.taxonomy, max_examples=max_examples)
-        from graphanon.metrics.rtviews import rt_views
-
         v = rt_views(original, release)
         return audit_rt_release(release, k=self.k, m=self.m, taxonomy=self.taxonomy, hierarchies=v.hierarchies,
                                 max_examples=max_examples, original_rows=v.original_rows,

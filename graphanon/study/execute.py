@@ -20,6 +20,7 @@ from graphanon.errors import GraphanonError, ParameterError
 from graphanon.metrics.evaluate import evaluate_release
 from graphanon.metrics.itemsets import top_k_accuracy, top_k_metrics
 from graphanon.metrics.queries import average_relative_error, generate_workload
+from graphanon.metrics.rtviews import rt_utility, rt_views
 from graphanon.privacy.registry import build_model
 from graphanon.readwrite.formats import read_any
 from graphanon.study._run import method_declarations, run_options
@@ -305,7 +306,6 @@ def _measure(run) -> dict:
 def _rt_measures(rt_data, release, run) -> dict:
     """A relational-transaction release's relational utility and the demographics-plus-items linkage."""
     from graphanon.attacks import rt_linkage
-    from graphanon.metrics.rtviews import rt_utility, rt_views
 
     w = run.workload
     views = rt_views(rt_data, release)
