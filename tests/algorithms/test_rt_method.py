@@ -242,6 +242,13 @@ def test_release_names_only_items_its_rows_show(transaction, naive):
     rel = method(rt, k=5, m=2, taxonomy=tax, transaction=transaction)
     assert named_but_not_shown(rt, rel) == ([], [])
     assert rel.universe == len(tax.leaves)  # the public taxonomy's leaves, not the data's vocabulary
+    # n_suppressed counts the items some record holds that its row does not show (not items a group lacks)
+    r, X, items = rel.records, rt.transactions.matrix, rel.published_items
+    lost = set()
+    for i, j in enumerate(rel.link.row_of_record.tolist()):
+        shown = {x for g in r.indices[r.indptr[j]: r.indptr[j + 1]].tolist() for x in items[g].members}
+        lost |= {str(rt.transactions.items[c]) for c in X.indices[X.indptr[i]: X.indptr[i + 1]]} - shown
+    assert rel.n_suppressed == len(lost)
 
 
 def test_named_but_not_shown_catches_a_planted_name():

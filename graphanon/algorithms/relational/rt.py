@@ -151,8 +151,7 @@ def _build_release(data: RTData, group: np.ndarray, nodes: np.ndarray, recodings
     for _, info in recodings:
         for label, (_, lv) in info.items():
             leaves[index[str(label)]] = max(leaves[index[str(label)]], int(lv))
-    supports = tx.supports()
-    suppressed = np.zeros(tx.n_items, dtype=bool)
+    suppressed = np.zeros(tx.n_items, dtype=bool)  # items some record holds where its group suppresses them
     rows_of = _group_rows(group, len(recodings))
     codes, done, pairs = [], {}, []
     for g, rows in enumerate(rows_of):
@@ -160,10 +159,10 @@ def _build_release(data: RTData, group: np.ndarray, nodes: np.ndarray, recodings
         if key not in done:  # the naive baseline shares one recoding among its groups
             done[key] = np.array([-1 if label is None else index[str(label)] for label in recodings[g][0].values()],
                                  dtype=np.int64)
-            suppressed |= done[key] < 0
         code = done[key]
         codes.append(code)
         held = np.unique(tx.matrix[rows].indices)  # the items some record of the group holds
+        suppressed[held[code[held] < 0]] = True
         held = held[code[held] >= 0]
         pairs.append(code[held] * tx.n_items + held)
     shown = np.unique(np.concatenate(pairs)) if pairs else np.zeros(0, dtype=np.int64)  # label * n_items + item
@@ -186,7 +185,7 @@ def _build_release(data: RTData, group: np.ndarray, nodes: np.ndarray, recodings
     relational = np.stack([nodes[group, c] for c in range(len(hs))], axis=1)
     return RelationalRelease.from_codes(
         qi=data.qi, values=[h.labels for h in hs], codes=relational, published_items=published,
-        records=stacked[perm], universe=universe, n_suppressed=int((suppressed & (supports > 0)).sum()),
+        records=stacked[perm], universe=universe, n_suppressed=int(suppressed.sum()),
         algorithm=algorithm, params=params, labels=tx.labels)
 
 
