@@ -332,14 +332,19 @@ def _audit_on_dask(privacy_model, model: str, scheduler: str, data, release, exa
               help="PRIVATE link file from `anonymize --link-out`, for metrics that need each record's own row.")
 @click.option("--allow-mismatch", is_flag=True, help="Evaluate even when the release was not made from INPUT.")
 @click.option("--json", "json_out", is_flag=True)
+@relational_options
 @input_options
-def evaluate(input_, release_path, queries, q, seed, link_path, allow_mismatch, json_out, fmt, sep, tid, item, label):
+def evaluate(input_, release_path, queries, q, seed, link_path, allow_mismatch, json_out, relational, qi,
+             qi_hierarchies, categorical, fmt, sep, tid, item, label):
     """Measure the utility of RELEASE against INPUT.
 
     Each metric is printed with its direction (lower or higher is better),
     its unit and one line of meaning; --json carries the same in a
     "meaning" map beside the metrics (docs/metrics.md: the definitions, and
-    how to read metrics that rank methods differently).
+    how to read metrics that rank methods differently). A relational release
+    with its table (--relational FILE --qi COLUMNS) also gets its relational
+    loss (rt_gcp, rt_ncp_QI) and the error of COUNT queries on QI ranges and
+    items (rt_query_error).
     """
     from graphanon.metrics.evaluate import evaluate_release
     from graphanon.metrics.meaning import describe_metrics
@@ -352,7 +357,15 @@ def evaluate(input_, release_path, queries, q, seed, link_path, allow_mismatch, 
     if link is not None:
         attach_link(release, link)
     note = None if allow_mismatch else check_data(data, release)
+    rt_data = read_relational(data, relational, qi, qi_hierarchies, categorical)
+    if relational is not None and release.kind != "relational":
+        raise GraphanonError(f"--relational: {release_path} is a {release.kind} release, which publishes no "
+                             "demographics; drop --relational")
     result = evaluate_release(data, release, queries=queries, q=q, rng=seed, link=link, allow_mismatch=True)
+    if relational is not None:
+        from graphanon.metrics.rtviews import rt_utility
+
+        result.update(rt_utility(rt_data, release, queries=queries, q=q, rng=seed))
     meaning = describe_metrics(result)
     if json_out:
         echo_json({**result, "meaning": meaning, **({"data_verified": False} if note else {})})

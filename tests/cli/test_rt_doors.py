@@ -197,3 +197,16 @@ def test_bench_reads_the_table_for_the_rt_methods(here):
     assert res.exit_code == 2 and "-a rt needs --relational" in res.output
     res = cli("bench", "patients.csv", *RELATIONAL, "-a", "mhghs", "-k", 5, "--taxonomy", "icd9.txt")
     assert res.exit_code == 2 and "read transactions only" in res.output
+
+
+def test_evaluate_reads_the_table(here):
+    res = cli("evaluate", "patients.csv", "r.json", *RELATIONAL, "--queries", 50, "--json")
+    assert res.exit_code == 0, res.output
+    result = json.loads(res.output)
+    assert 0 < result["rt_gcp"] <= 1 and result["rt_query_error"] >= 0 and "rt_ncp_race" in result
+    assert result["meaning"]["rt_gcp"]["direction"] == "lower"
+    res = cli("evaluate", "patients.csv", "r.json", "--queries", 50, "--json")
+    assert res.exit_code == 0 and "rt_gcp" not in json.loads(res.output)
+    res = cli("anonymize", "patients.csv", "-a", "mhghs", "-k", 5, "-m", 2, "--taxonomy", "icd9.txt", "-o", "t.json")
+    res = cli("evaluate", "patients.csv", "t.json", *RELATIONAL)
+    assert res.exit_code == 2 and "publishes no demographics" in res.output, res.output
