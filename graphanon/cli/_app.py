@@ -245,15 +245,9 @@ def read_relational(data, relational: str | None, qi: str | None, qi_hierarchies
             if value:
                 raise GraphanonError(f"{flag} describes the relational table: give it with --relational FILE")
         return data
-    from graphanon.relational import RTData, read_relational_csv
+    from graphanon.relational import join_relational
 
-    names = [c.strip() for c in (qi or "").split(",") if c.strip()]
-    if not names:
-        raise GraphanonError("--relational needs --qi COLUMN,... (the quasi-identifier columns of the table)")
-    cats = [c.strip() for c in (categorical or "").split(",") if c.strip()]
-    table = read_relational_csv(relational, columns=names, categorical=cats)
-    hierarchies = relational_hierarchies(table, names, qi_hierarchies, defaults=False)
-    return RTData(data, table, qi=names, hierarchies=hierarchies)
+    return join_relational(data, relational, qi or "", hierarchies=qi_hierarchies, categorical=categorical)
 
 
 def relational_hierarchies(table, names, qi_hierarchies=(), *, defaults: bool = True) -> dict:

@@ -483,8 +483,10 @@ def _verify_claim(spec, data, release, opts) -> None:
 @click.option("--param", "params", multiple=True)
 @click.option("--queries", default=200, show_default=True, type=click.IntRange(min=0))
 @click.option("--json", "json_out", is_flag=True)
+@relational_options
 @input_options
-def bench(input_, algorithms, k, m_value, taxonomy, seed, params, queries, json_out, fmt, sep, tid, item, label):
+def bench(input_, algorithms, k, m_value, taxonomy, seed, params, queries, json_out, relational, qi, qi_hierarchies,
+          categorical, fmt, sep, tid, item, label):
     """Run algorithms on INPUT: time, independent audit and metrics in one report each.
 
     With several -a every one runs (a list of reports, in the order given),
@@ -493,9 +495,13 @@ def bench(input_, algorithms, k, m_value, taxonomy, seed, params, queries, json_
     no chosen algorithm reads is refused); options are checked for every
     algorithm before any runs. Each runs as `graphanon anonymize -a NAME` runs
     it, with the same defaults. For a grid of parameters and datasets with
-    plots, see `graphanon compare`.
+    plots, see `graphanon compare`. With --relational FILE --qi COLUMNS the
+    relational-transaction methods (-a rt, rt-naive) read the joined table
+    and also report its relational loss and combined COUNT-query error;
+    the others read the items.
     """
     from graphanon.cli.registry import OPTION_FLAGS, RunOptions, get_algorithm
+    from graphanon.privacy.rt import RT_MODEL
 
     names = list(dict.fromkeys(part.strip() for value in algorithms for part in value.split(",") if part.strip()))
     if not names:
@@ -505,6 +511,7 @@ def bench(input_, algorithms, k, m_value, taxonomy, seed, params, queries, json_
     m = parse_m(m_value)
     param_dict = parse_param_pairs(params)
     specs = [get_algorithm(name) for name in names]
+    rt_data = _relational_for(specs, data, relational, qi, qi_hierarchies, categorical)
     typed = {"k": k, "m": m_value, "taxonomy": taxonomy}
     if len(specs) > 1:  # several: each is given what it reads (as compare gives it); what none reads is refused
         for option, value in typed.items():
@@ -544,21 +551,40 @@ def bench(input_, algorithms, k, m_value, taxonomy, seed, params, queries, json_
     for spec, opts in planned:
         with progress_bar(show_progress(json_out)) as progress:
             opts.progress = progress
-            results.append(_bench_one(spec, data, opts, input_, opts.k, opts.m, opts.params, queries, seed))
+            source = rt_data if spec.privacy_model == RT_MODEL.name else data
+            results.append(_bench_one(spec, data, opts, input_, opts.k, opts.m, opts.params, queries, seed,
+                                      source=source))
     echo_json(results[0] if len(results) == 1 else results, indent=None if json_out else 2)
 
 
-def _bench_one(spec, data, opts, input_, k, m, param_dict, queries, seed) -> dict:
-    """Run, audit and evaluate one algorithm for ``graphanon bench``."""
+def _relational_for(specs, data, relational, qi, qi_hierarchies, categorical):
+    """``bench``'s ``--relational``: the joined data when some method reads it.
+
+    Refused when no chosen method reads it, or when one that needs it has none.
+    """
+    from graphanon.privacy.rt import RT_MODEL
+
+    readers = [spec.name for spec in specs if spec.privacy_model == RT_MODEL.name]
+    if readers and relational is None:
+        raise GraphanonError(f"-a {readers[0]} needs --relational FILE --qi COLUMNS (relational-transaction data)")
+    if relational is not None and not readers:
+        raise GraphanonError(f"--relational: {', '.join(spec.name for spec in specs)} read transactions only; "
+                             "use -a rt (or rt-naive)")
+    return read_relational(data, relational, qi, qi_hierarchies, categorical)
+
+
+def _bench_one(spec, data, opts, input_, k, m, param_dict, queries, seed, *, source=None) -> dict:
+    """Run, audit and evaluate one algorithm for ``graphanon bench`` (``source``: what it reads, default ``data``)."""
     from graphanon.metrics.evaluate import evaluate_release
     from graphanon.privacy.registry import build_model
 
+    source = data if source is None else source
     start = time.perf_counter()
-    release = spec.run(data, opts)
+    release = spec.run(source, opts)
     seconds = time.perf_counter() - start
     audit_params = {name: value for name, value in param_dict.items() if name in spec.audit_params}
     model = build_model(spec.privacy_model, k=k, m=m, params=audit_params, original=data)
-    report = model.audit(data, release)
+    report = model.audit(source, release)
     # the parameters the release was made with (e.g. cahd's l and group size), not only the flags
     used = release.params
     result = {"algorithm": spec.name, "input": input_, "k": used.get("k", k), "m": used.get("m", m),
@@ -568,6 +594,10 @@ def _bench_one(spec, data, opts, input_, k, m, param_dict, queries, seed) -> dic
         report = build_model("nonreciprocal", k=used["k"], m=None, params={}, original=data).audit(data, release)
         result["audit_k"] = {"model": report.model, "satisfied": report.satisfied, "violations": report.violations}
     result["metrics"] = evaluate_release(data, release, queries=queries, rng=seed or 0)
+    if source is not data:  # the relational side: GCP and the combined QI-and-item COUNT queries
+        from graphanon.metrics.rtviews import rt_utility
+
+        result["metrics"].update(rt_utility(source, release, queries=queries, rng=seed or 0))
     from graphanon.metrics.caveats import release_warnings
 
     result["warnings"] = [w.message for w in release_warnings(data, release)]

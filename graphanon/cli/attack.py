@@ -22,6 +22,8 @@ from graphanon.cli._app import (
     main,
     parse_param_pairs,
     read_input,
+    read_relational,
+    relational_options,
     taxonomy_option,
 )
 from graphanon.errors import ParameterError
@@ -52,8 +54,12 @@ def _with_link(release, link):
     return link
 
 
+#: records the demographics-plus-items linkage attacks at most (drawn by ``--seed`` beyond): its cost is targets x rows
+RT_TARGETS = 5000
+
+
 def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=None, seed=0, taxonomy=None,
-                external=None) -> tuple[list, list]:
+                external=None, rt_data=None) -> tuple[list, list]:
     """The attacks of :mod:`graphanon.attacks` that apply to ``release``.
 
     Parameters
@@ -77,6 +83,12 @@ def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=
         The public taxonomy and the adversary's other sample, for the
         leaf-naming attack on global recodings (:func:`~graphanon.attacks.leaf_naming`,
         scored against the items of ``data`` the release does not publish).
+    rt_data : RTData, optional
+        ``data`` joined with its relational table: a relational release
+        (``-a rt``, ``rt-naive``) is attacked by
+        :func:`~graphanon.attacks.rt_linkage` (the adversary knows a target's
+        QI values and ``m`` of its items), on every record up to
+        :data:`RT_TARGETS`, else on that many drawn by ``seed``.
 
     Returns
     -------
@@ -102,6 +114,8 @@ def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=
 
     kind = getattr(release, "kind", None)
     results, skipped = [], []
+    if kind == "relational":
+        return _rt_attacks(data, release, rt_data, link=link, m=m, seed=seed)
     if kind == "perturbed":
         if categories is None:
             skipped.append("partner-tendency: needs the categories (--param categories=...)")
@@ -154,6 +168,30 @@ def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=
     return [with_baseline(r, data, release) for r in results], skipped
 
 
+def _rt_attacks(data, release, rt_data, *, link, m, seed) -> tuple[list, list]:
+    """The demographics-plus-items linkage of a relational release (:func:`run_attacks`)."""
+    from graphanon.attacks import rt_linkage
+    from graphanon.attacks.result import with_baseline
+    from graphanon.metrics.rtviews import rt_views
+
+    if rt_data is None or not hasattr(rt_data, "qi"):
+        raise ParameterError("a relational release is attacked by an adversary who knows the demographics: give "
+                             "--relational FILE --qi COLUMNS (the table it was made from)")
+    v = rt_views(rt_data, release)
+    k = int((release.params or {}).get("k") or 1)
+    targets = None if data.n_records <= RT_TARGETS else RT_TARGETS
+    res = rt_linkage(v.original_rows, v.original_items, v.published_rows, v.published_items, k=k, m=m, truth=link,
+                     targets=targets, hierarchies=v.hierarchies, members=v.members, rng=seed)
+    skipped = [] if link is not None else ["rt-linkage scored: against the private link (--link), which row is the "
+                                           "target's; without it the success assumes the true row is a candidate"]
+    return [with_baseline(res, data, release)], skipped
+
+
+def _below_k(attack: dict) -> int:
+    """Targets an attack left fewer than k candidate rows (a guarantee broken for them; 0 when not counted)."""
+    return int((attack.get("details") or {}).get("records_below_k") or 0)
+
+
 @main.command()
 @click.argument("input_", metavar="DATA")
 @click.argument("release_paths", metavar="RELEASE...", nargs=-1, required=True,
@@ -172,10 +210,16 @@ def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=
 @click.option("--seed", default=0, show_default=True, type=SEED, help="Draws known items and known-label targets.")
 @click.option("--allow-mismatch", is_flag=True, help="Attack even when a release was not made from DATA.")
 @click.option("--json", "json_out", is_flag=True)
+@relational_options
 @input_options
 def attack(input_, release_paths, link_paths, known_labels, m_items, params, taxonomy, seed, allow_mismatch, json_out,
-           fmt, sep, tid, item, label):
-    """Run the adversaries of graphanon.attacks against each RELEASE of DATA (exit 1 above a bound)."""
+           relational, qi, qi_hierarchies, categorical, fmt, sep, tid, item, label):
+    """Run the adversaries of graphanon.attacks against each RELEASE of DATA (exit 1 above a bound).
+
+    A relational release (-a rt, rt-naive) is attacked with its demographics (--relational FILE --qi
+    COLUMNS): the adversary knows a target's QI values and -m of its items; a target left fewer than k
+    candidate rows counts as above the bound.
+    """
     from graphanon.release import load_release
     from graphanon.taxonomy.categories import parse_categories
 
@@ -187,6 +231,7 @@ def attack(input_, release_paths, link_paths, known_labels, m_items, params, tax
     if unknown:
         raise ParameterError(f"unknown --param {', '.join(unknown)}; attack takes: categories, external")
     data, bundled = read_input(input_, fmt, sep, tid, item, label)
+    rt_data = read_relational(data, relational, qi, qi_hierarchies, categorical)
     categories = None
     if "categories" in param_dict:
         categories = parse_categories(param_dict["categories"], data, taxonomy_option(taxonomy, data, bundled))
@@ -195,12 +240,19 @@ def attack(input_, release_paths, link_paths, known_labels, m_items, params, tax
     out, notes = [], []
     for i, path in enumerate(release_paths):
         release = load_release(path)
+        if relational is not None and release.kind != "relational":
+            raise ParameterError(f"--relational: {path} is a {release.kind} release, which publishes no demographics; "
+                                 "drop --relational, or attack it separately")
         link = _with_link(release, _load_any_link(link_paths[i])) if link_paths else None
         note = None if allow_mismatch else check_data(data, release, link=link, name=str(path))
         results, skipped = run_attacks(data, release, link=link, known_labels=known_labels, m=m_items,
-                                       categories=categories, seed=seed, taxonomy=public_tax, external=external)
+                                       categories=categories, seed=seed, taxonomy=public_tax, external=external,
+                                       rt_data=rt_data)
+        attacks = [r.to_dict() for r in results]
+        for a in attacks:  # the (k, k^m) bound holds per target: one target below k breaks it
+            a["within_bound"] = a["within_bound"] and not _below_k(a)
         out.append({"release": str(path), "kind": release.kind, "algorithm": release.algorithm,
-                    "attacks": [r.to_dict() for r in results], "skipped": skipped,
+                    "attacks": attacks, "skipped": skipped,
                     **({"data_verified": False} if note else {})})
         notes.append(note)
     above = sum(not a["within_bound"] for r in out for a in r["attacks"])
@@ -246,6 +298,13 @@ def _print_table(out: list[dict], width: int = 80) -> None:
                 click.echo("  " + "  ".join(str(v).ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
         else:
             click.echo("  no attack ran")
+        for a in entry["attacks"]:
+            if _below_k(a):
+                d = a["details"]
+                first = ", ".join(f"record {e['record']}: {e['candidates']}" for e in d["below_k_examples"][:3])
+                click.echo(textwrap.fill(f"{a['attack']}: {d['records_below_k']} of {a['n_targets']} targets have "
+                                         f"fewer than k={d['k']} candidate rows ({first}, ...)", width - 1,
+                                         initial_indent="  ", subsequent_indent="    "))
         for note, number in notes.items():
             click.echo(textwrap.fill(note, width - 1, initial_indent=f"  [{number}] ",
                                      subsequent_indent=" " * (len(str(number)) + 5)))

@@ -78,8 +78,12 @@ def audit(input_, release_paths, model, k, m_value, params, taxonomy, json_out, 
     data, bundled = read_input(input_, fmt, sep, tid, item, label)
     if relational is not None and model != "rt":
         raise GraphanonError("--relational describes relational-transaction data: it goes with --model rt")
-    # the (k, k^m) audit is a property of the published rows; the table is read to check it joins INPUT
-    read_relational(data, relational, qi, qi_hierarchies, categorical)
+    # the (k, k^m) verdict is a property of the published rows; the table is read to check that it joins INPUT,
+    # and, with --link, to check each row against its own record's QI values and items
+    audited = read_relational(data, relational, qi, qi_hierarchies, categorical)
+    if model == "rt" and link_paths and relational is None:
+        raise GraphanonError("--model rt --link checks each row against its record's QI values: give the table "
+                             "with --relational FILE --qi COLUMNS")
     releases = [load_release(path) for path in release_paths]
     private = [(path, rel) for path, rel in zip(release_paths, releases, strict=True) if is_dp_release(rel)]
     if budget is not None and ledger is None:
@@ -89,7 +93,8 @@ def audit(input_, release_paths, model, k, m_value, params, taxonomy, json_out, 
             raise GraphanonError("--ledger: no RELEASE is differentially private (none states an epsilon); the "
                                  "ledger accounts DP releases only -- drop it")
         report, notes = _audit_syntactic(data, bundled, releases, release_paths, model, k, m_value, params,
-                                         taxonomy, json_out, examples, allow_mismatch, link_paths, scheduler)
+                                         taxonomy, json_out, examples, allow_mismatch, link_paths, scheduler,
+                                         audited=audited)
         _print_report(report, json_out, notes)
         sys.exit(0 if report.satisfied else EXIT_VIOLATED)
     if ledger is None:
@@ -191,8 +196,12 @@ def _guarantees(accounting, report, syntactic_paths) -> tuple[list[str], list[st
 
 
 def _audit_syntactic(data, bundled, releases, release_paths, model, k, m_value, params, taxonomy, json_out,
-                     examples, allow_mismatch, link_paths, scheduler):
-    """The audit of syntactic releases by ``--model`` (one, or jointly): ``(report, notes)``."""
+                     examples, allow_mismatch, link_paths, scheduler, audited=None):
+    """The audit of syntactic releases by ``--model`` (one, or jointly): ``(report, notes)``.
+
+    ``audited`` is what the model reads as the original (default ``data``): the
+    relational-transaction data for ``--model rt`` with ``--relational``.
+    """
     from graphanon.privacy.registry import build_model
 
     if model is None:
@@ -237,7 +246,8 @@ def _audit_syntactic(data, bundled, releases, release_paths, model, k, m_value, 
     release = releases[0]
     with progress_bar(show_progress(json_out)) as progress:
         if scheduler is None:
-            report = privacy_model.audit(data, release, max_examples=examples, progress=progress)
+            report = privacy_model.audit(data if audited is None else audited, release, max_examples=examples,
+                                         progress=progress)
         else:
             report = _audit_on_dask(privacy_model, model, scheduler, data, release, examples, progress)
     return report, notes
@@ -322,14 +332,19 @@ def _audit_on_dask(privacy_model, model: str, scheduler: str, data, release, exa
               help="PRIVATE link file from `anonymize --link-out`, for metrics that need each record's own row.")
 @click.option("--allow-mismatch", is_flag=True, help="Evaluate even when the release was not made from INPUT.")
 @click.option("--json", "json_out", is_flag=True)
+@relational_options
 @input_options
-def evaluate(input_, release_path, queries, q, seed, link_path, allow_mismatch, json_out, fmt, sep, tid, item, label):
+def evaluate(input_, release_path, queries, q, seed, link_path, allow_mismatch, json_out, relational, qi,
+             qi_hierarchies, categorical, fmt, sep, tid, item, label):
     """Measure the utility of RELEASE against INPUT.
 
     Each metric is printed with its direction (lower or higher is better),
     its unit and one line of meaning; --json carries the same in a
     "meaning" map beside the metrics (docs/metrics.md: the definitions, and
-    how to read metrics that rank methods differently).
+    how to read metrics that rank methods differently). A relational release
+    with its table (--relational FILE --qi COLUMNS) also gets its relational
+    loss (rt_gcp, rt_ncp_QI) and the error of COUNT queries on QI ranges and
+    items (rt_query_error).
     """
     from graphanon.metrics.evaluate import evaluate_release
     from graphanon.metrics.meaning import describe_metrics
@@ -342,7 +357,15 @@ def evaluate(input_, release_path, queries, q, seed, link_path, allow_mismatch, 
     if link is not None:
         attach_link(release, link)
     note = None if allow_mismatch else check_data(data, release)
+    rt_data = read_relational(data, relational, qi, qi_hierarchies, categorical)
+    if relational is not None and release.kind != "relational":
+        raise GraphanonError(f"--relational: {release_path} is a {release.kind} release, which publishes no "
+                             "demographics; drop --relational")
     result = evaluate_release(data, release, queries=queries, q=q, rng=seed, link=link, allow_mismatch=True)
+    if relational is not None:
+        from graphanon.metrics.rtviews import rt_utility
+
+        result.update(rt_utility(rt_data, release, queries=queries, q=q, rng=seed))
     meaning = describe_metrics(result)
     if json_out:
         echo_json({**result, "meaning": meaning, **({"data_verified": False} if note else {})})

@@ -16,6 +16,8 @@ from graphanon.cli._app import (
     main,
     parse_m,
     progress_bar,
+    read_relational,
+    relational_options,
     show_progress,
 )
 from graphanon.errors import GraphanonError
@@ -65,7 +67,7 @@ def _epsilons(values: tuple[str, ...]) -> list | None:
 
 
 def _command(datasets, *, algorithms, k, m, taxonomy, params, seed, queries, attack_targets, output,
-             epsilon=(), universe=None, repeat=1) -> str:
+             epsilon=(), universe=None, repeat=1, relational=None) -> str:
     """The command that repeats this study (every option that changes a result, as parsed)."""
     words = ["graphanon", "compare", *datasets, "-a", ",".join(_split(algorithms))]
     for flag, values in (("-k", k), ("-m", m), ("--epsilon", epsilon)):
@@ -77,6 +79,13 @@ def _command(datasets, *, algorithms, k, m, taxonomy, params, seed, queries, att
         words += ["--repeat", str(repeat)]
     if taxonomy is not None:
         words += ["--taxonomy", taxonomy]
+    if relational is not None:
+        path, qi, hierarchies, categorical = relational
+        words += ["--relational", path, "--qi", qi]
+        for spec in hierarchies:
+            words += ["--qi-hierarchy", spec]
+        if categorical:
+            words += ["--categorical", categorical]
     for pair in params:
         words += ["--param", pair]
     words += ["--seed", str(seed), "--queries", str(queries), "--attack-targets", str(attack_targets), "-o", output]
@@ -119,8 +128,9 @@ def _command(datasets, *, algorithms, k, m, taxonomy, params, seed, queries, att
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run the study's runs on Dask instead: tcp://host:8786 or local:N.")
 @click.option("--json", "json_out", is_flag=True, help="Print a JSON summary instead of text.")
+@relational_options
 def compare(datasets, algorithms, k_values, m_values, taxonomy, params, epsilon_values, universe, repeat, seed, queries,
-            attack_targets, output, jobs, scheduler, json_out):
+            attack_targets, output, jobs, scheduler, json_out, relational, qi, qi_hierarchies, categorical):
     """Compare methods on DATASET(s): every method x parameter value, audited and measured, in one table.
 
     Each run is audited with its method's model, measured with every utility
@@ -130,6 +140,15 @@ def compare(datasets, algorithms, k_values, m_values, taxonomy, params, epsilon_
     the same COUNT queries and top-100 itemsets, not audited (docs/dp.md). Each method runs as `graphanon anonymize -a NAME`
     runs it, with the same defaults. Finished runs are kept under OUTPUT/runs
     and reused.
+
+    Relational-transaction data (--relational FILE --qi COLUMNS, joined by
+    record id with each DATASET): the rt methods read it; a grid over their
+    transaction method is --param "transaction=aa;mhghs;coat" (values of one
+    --param are separated by semicolons, as for every method: a comma belongs
+    to a value). Their rows add the relational loss (rt_gcp), the error of
+    COUNT queries on 2 QIs and 2 items (rt_query_error) and the
+    demographics-plus-items linkage (attack_below_k: targets left fewer than
+    k rows).
 
     Exit status: 0 when every run made a release that meets its model; 1 when
     a release fails its model's audit; 3 when a run failed (its error is in
@@ -142,12 +161,15 @@ def compare(datasets, algorithms, k_values, m_values, taxonomy, params, epsilon_
 
     if jobs is not None and scheduler is not None:
         raise GraphanonError("--jobs sets local worker processes; with --scheduler the Dask workers run: drop one")
-    for name in datasets:
-        load_dataset(name)  # an unreadable dataset is refused before anything runs
+    rt = None
+    for name in datasets:  # an unreadable dataset (or table that does not join it) is refused before anything runs
+        read_relational(load_dataset(name), relational, qi, qi_hierarchies, categorical)
+    if relational is not None:
+        rt = (relational, qi, tuple(qi_hierarchies), categorical or "")
     plan = expand_grid(_split(algorithms), list(datasets), k=_ints(k_values, "-k"), m=_ints(m_values, "-m"),
                        params=_grid_params(params), taxonomy=taxonomy, seed=seed,
                        workload=WorkloadSpec(queries=queries, q=2, seed=seed), attack_targets=attack_targets,
-                       epsilon=_epsilons(epsilon_values), universe=universe, repeat=repeat)
+                       epsilon=_epsilons(epsilon_values), universe=universe, repeat=repeat, relational=rt)
     if taxonomy is not None:
         from graphanon.study.execute import load_taxonomy
 
@@ -159,7 +181,7 @@ def compare(datasets, algorithms, k_values, m_values, taxonomy, params, epsilon_
         load_universe(universe)
     command = _command(datasets, algorithms=algorithms, k=k_values, m=m_values, taxonomy=taxonomy, params=params,
                        seed=seed, queries=queries, attack_targets=attack_targets, output=output,
-                       epsilon=epsilon_values, universe=universe, repeat=repeat)
+                       epsilon=epsilon_values, universe=universe, repeat=repeat, relational=rt)
     if not json_out:
         for note in plan.notes:
             click.echo(f"note: {note}", err=True)
@@ -202,7 +224,7 @@ def compare(datasets, algorithms, k_values, m_values, taxonomy, params, epsilon_
         for line in summary["errors"]:
             click.echo(f"failed: {line}")
         if not violated.empty:
-            click.echo("audit FAILED: " + dumps_json(violated[["method", "k", "m", "dataset"]].astype(str)
+            click.echo("audit FAILED: " + dumps_json(violated[["method", "k", "m", "params", "dataset"]].astype(str)
                                                      .to_dict("records")))
     if not violated.empty:
         sys.exit(EXIT_VIOLATED)

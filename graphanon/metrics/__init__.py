@@ -15,6 +15,7 @@ __getattr__, __dir__, __all__ = attach(__name__, globals(), {
         "AttributeDomain", "RTQuery", "RelationalLoss", "attribute_domains", "relational_loss", "rt_count_error",
         "rt_estimated_counts", "rt_true_counts", "rt_workload",
     ),
+    "graphanon.metrics.rtviews": ("RTViews", "rt_utility", "rt_views"),
     "graphanon.metrics.utility_loss": ("ULReport", "semantic_weight", "ul", "ul_metrics"),
     "graphanon.metrics.nonreciprocal": ("error_rate", "evaluate_nonreciprocal", "query_error"),
     "graphanon.metrics.clustering": ("ggd_per_record", "ggd_total", "ncp_he_naughton", "ncp_lm"),

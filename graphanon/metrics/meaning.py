@@ -66,6 +66,12 @@ METRIC_MEANINGS: dict[str, tuple[str, str, str]] = {
     "groups": ("context", "groups", "groups of equal published records"),
     "reading": ("context", "name", "how a group's published items are read (one or some)"),
     "ggd": ("lower", "occurrences x LM", "total generalization distance (GGD) over the groups"),
+    "ril": ("lower", "fraction in [0, 1]", "relational loss the rt method reached (mean NCP over records and QIs)"),
+    "rt_gcp": ("lower", "fraction in [0, 1]",
+               "GCP: mean NCP of the published quasi-identifier values (0 = exact, 1 = all suppressed)"),
+    "rt_query_error": ("lower", "ratio (0 = exact)",
+                       "mean |estimated - true| / max(true, 1) of COUNT queries combining ranges on 2 "
+                       "quasi-identifiers with items"),
 }
 
 

@@ -95,6 +95,7 @@ from graphanon.counting.containment import itemset_rows, record_supports, shrink
 from graphanon.counting.support import minimal_infrequent_itemsets
 from graphanon.errors import ParameterError
 from graphanon.metrics.relational import attribute_domains
+from graphanon.metrics.rtviews import rt_views
 from graphanon.privacy.declaration import ModelDeclaration, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
 from graphanon.utils.intervals import parse_interval
@@ -107,7 +108,7 @@ __all__ = ["RTAnonymity", "audit_rt", "audit_rt_release", "parse_interval", "rt_
 
 def _ancestor_sets(hierarchy) -> Mapping[str, set[str]] | None:
     """``value -> set of proper ancestors`` from a :class:`~graphanon.taxonomy.Taxonomy` or a mapping."""
-    if hierarchy is None:
+    if hierarchy is None or isinstance(hierarchy, tuple):  # a numeric attribute's (lo, hi) span: no names
         return None
     if hasattr(hierarchy, "ancestors") and hasattr(hierarchy, "nodes"):
         return {str(v): {str(a) for a in hierarchy.ancestors(v)} for v in hierarchy.nodes}
@@ -231,7 +232,7 @@ def rt_recoding_mismatches(original_rows: Sequence[Sequence], original_items: Se
                            published_rows: Sequence[Sequence[str]], published_items: Sequence[Iterable[str]],
                            truth, *, hierarchies: Mapping[int, object] | None = None, taxonomy=None,
                            members: Mapping[str, Iterable[str]] | None = None,
-                           max_examples: int = 10) -> tuple[int, list[dict]]:
+                           max_examples: int = 10, qi_names: Sequence[str] | None = None) -> tuple[int, list[dict]]:
     """Rows that do not generalize their own record (the release checked against the data, with the link).
 
     Record ``i`` is published as row ``truth[i]``. The row must
@@ -256,6 +257,8 @@ def rt_recoding_mismatches(original_rows: Sequence[Sequence], original_items: Se
     taxonomy, members : optional
         Item ancestors, and what each published label stands for.
     max_examples : int
+    qi_names : sequence of str, optional
+        The quasi-identifiers' names in the messages (default ``QI 0``, ...).
 
     Returns
     -------
@@ -290,7 +293,7 @@ def rt_recoding_mismatches(original_rows: Sequence[Sequence], original_items: Se
     if n == 0:
         return 0, []
     problems: dict[int, str] = {}
-    doms = attribute_domains(orig, hierarchies=hierarchies)
+    doms = attribute_domains(orig, hierarchies=hierarchies, names=None if qi_names is None else list(qi_names))
     for j, dom in enumerate(doms):  # relational: per (published value, original value) pair
         pub = np.array([rows[r][j] for r in row_of.tolist()], dtype=str)
         val = np.array([str(o[j]) for o in orig], dtype=str)
@@ -374,6 +377,7 @@ def audit_rt(
     original_items: Sequence[Iterable[str]] | None = None,
     truth=None,
     members: Mapping[str, Iterable[str]] | None = None,
+    qi_names: Sequence[str] | None = None,
 ) -> AuditReport:
     """Audit a relational-transaction release for (k, k^m)-anonymity.
 
@@ -410,6 +414,8 @@ def audit_rt(
     members : mapping of str to iterable of str, optional
         Published item label -> the original items it stands for (the
         recoding check only).
+    qi_names : sequence of str, optional
+        The quasi-identifiers' names in the recoding check's messages.
 
     Returns
     -------
@@ -463,7 +469,7 @@ def audit_rt(
                                  "link) together")
         n_bad, problems = rt_recoding_mismatches(original_rows, original_items, rel, items, truth,
                                                  hierarchies=hierarchies, taxonomy=taxonomy, members=members,
-                                                 max_examples=max_examples)
+                                                 max_examples=max_examples, qi_names=qi_names)
         problems = [{**p, "row": names[p["row"]]} for p in problems]
     cls, sizes, tuples = _classes(rel)
     small = np.flatnonzero(sizes < k)
@@ -589,7 +595,7 @@ def audit_rt_release(release, *, k: int, m: int | None, taxonomy=None, hierarchi
     return audit_rt(release.relational_rows(), release.item_rows(), k=k, m=m, taxonomy=taxonomy,
                     hierarchies=hierarchies, row_names=None if names is None else list(names),
                     max_examples=max_examples, original_rows=original_rows, original_items=original_items,
-                    truth=truth, members=members)
+                    truth=truth, members=members, qi_names=getattr(release, "qi", None))
 
 
 class RTAnonymity(PrivacyModel):
@@ -621,8 +627,24 @@ class RTAnonymity(PrivacyModel):
         self.name = f"(k, k^m)-anonymity (k={self.k}, m={'inf' if self.m is None else self.m})"
 
     def audit(self, original, release, *, max_examples: int = 10, progress: ProgressCallback | None = None) -> AuditReport:
-        """Audit ``release`` (``original`` is not read: the model is a property of the release alone)."""
-        return audit_rt_release(release, k=self.k, m=self.m, taxonomy=self.taxonomy, max_examples=max_examples)
+        """Audit ``release``; with the private link, also each row against its own record.
+
+        The (k, k^m) verdict is a property of the published rows alone
+        (``original`` is not read for it). When ``release.link`` is set (by
+        the anonymizer, or ``graphanon audit --link``) and ``original`` is the
+        :class:`~graphanon.relational.RTData` it was made from, every row is
+        also checked to generalize its own record
+        (:func:`rt_recoding_mismatches`: QI values covered, labels standing
+        for items of the record, no item its class shows left out); a row
+        that does not is a violation.
+        """
+        link = getattr(release, "link", None)
+        if link is None or not hasattr(original, "hierarchies"):
+            return audit_rt_release(release, k=self.k, m=self.m, taxonomy=self.taxonomy, max_examples=max_examples)
+        v = rt_views(original, release)
+        return audit_rt_release(release, k=self.k, m=self.m, taxonomy=self.taxonomy, hierarchies=v.hierarchies,
+                                max_examples=max_examples, original_rows=v.original_rows,
+                                original_items=v.original_items, truth=link, members=v.members)
 
 
 def _build_rt(*, k, m, original, taxonomy=None):

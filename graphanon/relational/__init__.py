@@ -16,7 +16,13 @@ from graphanon.relational.hierarchy import (
     interval_label,
     parse_interval,
 )
-from graphanon.relational.table import RelationalTable, RTData, read_relational_csv, read_rt_table
+from graphanon.relational.table import (
+    RelationalTable,
+    RTData,
+    join_relational,
+    read_relational_csv,
+    read_rt_table,
+)
 
 __all__ = [
     "SUPPRESSED",
@@ -24,6 +30,7 @@ __all__ = [
     "RTData",
     "RelationalTable",
     "interval_label",
+    "join_relational",
     "parse_interval",
     "read_relational_csv",
     "read_rt_table",

@@ -45,7 +45,7 @@ from graphanon.readwrite.missing import NA_LABELS
 from graphanon.readwrite.text import read_all
 from graphanon.relational.hierarchy import AttributeHierarchy
 
-__all__ = ["RTData", "RelationalTable", "read_relational_csv", "read_rt_table"]
+__all__ = ["RTData", "RelationalTable", "join_relational", "read_relational_csv", "read_rt_table"]
 
 _INT = re.compile(r"^[+-]?\d+$")
 _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
@@ -402,3 +402,60 @@ def read_rt_table(
     keep = [c for c in header if c not in (id_column, items_column)] if columns is None else list(columns)
     table = read_relational_csv(path, id_column=id_column, columns=keep, categorical=categorical, delimiter=delimiter)
     return tx, table
+
+
+def join_relational(transactions: TransactionData, path: str | os.PathLike, qi: str | Sequence[str], *,
+                    hierarchies: Sequence[str] | Mapping[str, str | os.PathLike] = (),
+                    categorical: str | Sequence[str] | None = None) -> RTData:
+    r"""The transactions joined with the relational table in ``path``: what ``--relational`` reads on every door.
+
+    Parameters
+    ----------
+    transactions : TransactionData
+        The items of each record (their record ids join the table's first column).
+    path : path
+        CSV of relational attributes (:func:`read_relational_csv`).
+    qi : str or sequence of str
+        The quasi-identifier columns (``"age,gender,race"`` or a list).
+    hierarchies : sequence of ``"COLUMN=FILE"`` or mapping COLUMN -> FILE
+        Hierarchy files of QI columns (``value;parent;...;root`` per line);
+        the others: automatic intervals for numbers, flat for text.
+    categorical : str or sequence of str, optional
+        Columns read as text though they hold numbers.
+
+    Returns
+    -------
+    RTData
+
+    Raises
+    ------
+    ParameterError
+        No QI column, a hierarchy for a column that is not a QI.
+    DataFormatError
+        From reading the table, or ids on one side of the join only.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from graphanon.data import from_iterable
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "d.csv").write_text("id,age,sex\nr1,31,F\nr2,50,M\n")
+    >>> rt = join_relational(from_iterable([["a"], ["b"]], record_ids=["r1", "r2"]), folder / "d.csv", "age,sex")
+    >>> rt.qi, rt.n_records
+    (('age', 'sex'), 2)
+    """
+    names = [c.strip() for c in (qi.split(",") if isinstance(qi, str) else qi) if c.strip()]
+    if not names:
+        raise ParameterError("--relational needs --qi COLUMN,... (the quasi-identifier columns of the table)")
+    cats = [c.strip() for c in ((categorical or "").split(",") if isinstance(categorical, str) or categorical is None
+                                else categorical) if c.strip()]
+    table = read_relational_csv(path, columns=names, categorical=cats)
+    specs = list(hierarchies.items()) if isinstance(hierarchies, Mapping) else [
+        tuple(spec.partition("=")[::2]) for spec in hierarchies]
+    trees = {}
+    for column, file in specs:
+        if not file or column not in names:
+            raise ParameterError(f"--qi-hierarchy {column}={file}: use COLUMN=FILE with a column of --qi "
+                                 f"({', '.join(names)})")
+        trees[column] = AttributeHierarchy.from_file(column, file, table.column(column))
+    return RTData(transactions, table, qi=names, hierarchies=trees)

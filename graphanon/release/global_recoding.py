@@ -316,31 +316,12 @@ class GlobalRecoding(Release):
         self._csc = None
 
     def _payload(self) -> dict:
-        r = self.records
-        return {
-            "universe": self.universe,
-            "n_suppressed": self.n_suppressed,
-            "published_items": json_items(self.published_items, "published item"),
-            "records": IntRows(r.indptr, r.indices),
-            "labels": json_labels(self.labels),
-        }
+        return recoding_payload(self)
 
     @classmethod
     def _from_payload(cls, payload, *, algorithm, params, n_records) -> GlobalRecoding:
         try:
-            items = [
-                PublishedItem(d["label"], tuple(d["members"]), int(d["leaves"]))
-                for d in payload["published_items"]
-            ]
-            rows = payload["records"]
-            if len(rows) != n_records:
-                raise ReleaseFormatError(f"{len(rows)} published records for n_records={n_records}")
-            lengths = np.array([len(r) for r in rows], dtype=np.int64)
-            indptr = np.concatenate([[0], np.cumsum(lengths)])
-            flat = np.array([g for r in rows for g in r], dtype=np.int64)
-            if flat.size and (flat.min() < 0 or flat.max() >= len(items)):
-                raise ReleaseFormatError("a record refers to a published item that does not exist")
-            recs = sp.csr_array((np.ones(len(flat), bool), flat, indptr), shape=(len(rows), len(items)))
+            items, recs = read_recoding_payload(payload, n_records)
             return cls(
                 published_items=items,
                 records=recs,
@@ -354,3 +335,39 @@ class GlobalRecoding(Release):
             raise ReleaseFormatError(f"malformed global_recoding release: missing or bad field {exc}") from None
         except ParameterError as exc:
             raise ReleaseFormatError(f"malformed global_recoding release: {exc}") from None
+
+
+def recoding_payload(release) -> dict:
+    """The saved fields of a release of published items per row (a global recoding, a relational release).
+
+    ``universe``, ``n_suppressed``, ``published_items`` (label, members,
+    leaves), ``records`` (the published items of each row) and ``labels``.
+    """
+    r = release.records
+    return {
+        "universe": release.universe,
+        "n_suppressed": release.n_suppressed,
+        "published_items": json_items(release.published_items, "published item"),
+        "records": IntRows(r.indptr, r.indices),
+        "labels": json_labels(release.labels),
+    }
+
+
+def read_recoding_payload(payload, n_records: int) -> tuple[list[PublishedItem], sp.csr_array]:
+    """The published items and the rows' incidence matrix of :func:`recoding_payload`'s fields, checked.
+
+    Raises :class:`~graphanon.errors.ReleaseFormatError` for a number of rows
+    other than ``n_records`` or a row naming an item that does not exist;
+    ``KeyError``/``TypeError`` for a missing or malformed field (the caller
+    names its release kind).
+    """
+    items = [PublishedItem(d["label"], tuple(d["members"]), int(d["leaves"])) for d in payload["published_items"]]
+    rows = payload["records"]
+    if len(rows) != n_records:
+        raise ReleaseFormatError(f"{len(rows)} published records for n_records={n_records}")
+    lengths = np.array([len(r) for r in rows], dtype=np.int64)
+    indptr = np.concatenate([[0], np.cumsum(lengths)])
+    flat = np.array([g for r in rows for g in r], dtype=np.int64)
+    if flat.size and (flat.min() < 0 or flat.max() >= len(items)):
+        raise ReleaseFormatError("a record refers to a published item that does not exist")
+    return items, sp.csr_array((np.ones(len(flat), bool), flat, indptr), shape=(len(rows), len(items)))

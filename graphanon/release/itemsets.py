@@ -87,20 +87,10 @@ class ItemsetRelease(Release):
 
     def __init__(self, *, items: Sequence[Hashable], itemsets, supports, algorithm: str = "custom",
                  params: dict | None = None) -> None:
-        S = sp.csr_array(itemsets)
         s = np.asarray(supports, dtype=np.float64).ravel()
-        self.items = tuple(items)
-        if S.shape[1] != len(self.items):
-            raise ParameterError(f"the itemsets have {S.shape[1]} item columns for {len(self.items)} items")
-        if S.shape[0] != len(s):
-            raise ParameterError(f"{S.shape[0]} itemsets for {len(s)} supports")
-        if len(set(self.items)) != len(self.items):
-            raise ParameterError("an item label appears twice in the release universe")
+        self.items, S = universe_itemsets(items, itemsets, len(s), "supports")
         if len(s) and not np.isfinite(s).all():
             raise ParameterError("itemset supports must be finite numbers")
-        S = sp.csr_array((np.ones(S.nnz, bool), S.indices, S.indptr), shape=S.shape)
-        S.sum_duplicates()
-        S.sort_indices()
         keys = [tuple(S.indices[S.indptr[i] : S.indptr[i + 1]].tolist()) for i in range(S.shape[0])]
         if any(not key for key in keys):
             raise ParameterError("a released itemset is empty")
@@ -171,9 +161,7 @@ class ItemsetRelease(Release):
     # ------------------------------------------------------------------ persistence
     def _permute_rows(self, order: np.ndarray) -> None:
         """Itemsets are stored in rank order: a permutation changes nothing stored."""
-        order = np.asarray(order, dtype=np.int64)
-        if sorted(order.tolist()) != list(range(self.n_records)):
-            raise ParameterError("order must be a permutation of the rows")
+        check_permutation(order, self.n_records)
 
     def _payload(self) -> dict:
         S = self.itemsets
@@ -203,6 +191,34 @@ class ItemsetRelease(Release):
                        algorithm=algorithm, params=params)
         except ParameterError as exc:
             raise ReleaseFormatError(str(exc)) from None
+
+
+def universe_itemsets(items: Sequence[Hashable], itemsets, n_values: int, values: str) -> tuple[tuple, sp.csr_array]:
+    """The universe and the boolean, sorted itemset rows of a release of itemsets over a public universe.
+
+    Checks that the rows have one column per item, that there is one of
+    ``values`` (their supports or counts, ``n_values`` of them) per row and
+    that no item label is named twice; raises
+    :class:`~graphanon.errors.ParameterError` otherwise.
+    """
+    S = sp.csr_array(itemsets)
+    universe = tuple(items)
+    if S.shape[1] != len(universe):
+        raise ParameterError(f"the itemsets have {S.shape[1]} item columns for {len(universe)} items")
+    if S.shape[0] != n_values:
+        raise ParameterError(f"{S.shape[0]} itemsets for {n_values} {values}")
+    if len(set(universe)) != len(universe):
+        raise ParameterError("an item label appears twice in the release universe")
+    S = sp.csr_array((np.ones(S.nnz, bool), S.indices, S.indptr), shape=S.shape)
+    S.sum_duplicates()
+    S.sort_indices()
+    return universe, S
+
+
+def check_permutation(order, n: int) -> None:
+    """Refuse an ``order`` that is not a permutation of ``0..n-1`` (a release whose stored rows have no order)."""
+    if sorted(np.asarray(order, dtype=np.int64).tolist()) != list(range(n)):
+        raise ParameterError("order must be a permutation of the rows")
 
 
 def _rows(keys: list[tuple[int, ...]], d: int) -> sp.csr_array:

@@ -42,8 +42,8 @@ import scipy.sparse as sp
 from graphanon.counting.support import generalize_matrix
 from graphanon.errors import ParameterError, ReleaseFormatError
 from graphanon.readwrite.files import IntRows
-from graphanon.release.base import Release, json_items, json_labels, match_digraph, permute_rows
-from graphanon.release.global_recoding import PublishedItem
+from graphanon.release.base import Release, match_digraph, permute_rows
+from graphanon.release.global_recoding import PublishedItem, read_recoding_payload, recoding_payload
 from graphanon.utils.labels import as_labels, display_published
 
 if TYPE_CHECKING:
@@ -282,16 +282,12 @@ class RelationalRelease(Release):
         self.relational = self.relational[np.asarray(order, dtype=np.int64)]
 
     def _payload(self) -> dict:
-        r, q = self.records, len(self.qi)
+        q = len(self.qi)
         return {
             "qi": list(self.qi),
             "relational_values": [list(v) for v in self.values],
             "relational": IntRows(np.arange(self.n_records + 1) * q, self.relational.ravel()),
-            "universe": self.universe,
-            "n_suppressed": self.n_suppressed,
-            "published_items": json_items(self.published_items, "published item"),
-            "records": IntRows(r.indptr, r.indices),
-            "labels": json_labels(self.labels),
+            **recoding_payload(self),
         }
 
     @classmethod
@@ -307,13 +303,8 @@ class RelationalRelease(Release):
             codes = np.array([list(row) for row in rel], dtype=np.int64).reshape(len(rel), len(qi))
             if any(((codes[:, c] < 0) | (codes[:, c] >= len(values[c]))).any() for c in range(len(qi))):
                 raise ReleaseFormatError("a relational row refers to a value that does not exist")
-            items = [PublishedItem(d["label"], tuple(d["members"]), int(d["leaves"])) for d in payload["published_items"]]
-            rows = payload["records"]
-            if len(rows) != n_records:
-                raise ReleaseFormatError(f"{len(rows)} published records for n_records={n_records}")
-            if any(g < 0 or g >= len(items) for r in rows for g in r):
-                raise ReleaseFormatError("a record refers to a published item that does not exist")
-            return cls(qi=qi, relational=(values, codes), published_items=items, records=[list(r) for r in rows],
+            items, records = read_recoding_payload(payload, n_records)
+            return cls(qi=qi, relational=(values, codes), published_items=items, records=records,
                        universe=payload["universe"], n_suppressed=payload.get("n_suppressed"),
                        algorithm=algorithm, params=params, labels=payload.get("labels"))
         except (KeyError, TypeError, IndexError) as exc:

@@ -43,6 +43,7 @@ from graphanon.data import TransactionData
 from graphanon.errors import ParameterError, ReleaseFormatError
 from graphanon.readwrite.files import IntRows
 from graphanon.release.base import Release, json_label, match_digraph
+from graphanon.release.itemsets import check_permutation, universe_itemsets
 from graphanon.utils.labels import display_label
 
 if TYPE_CHECKING:  # networkx: for the match_graph annotation; loaded when a match graph is built
@@ -76,20 +77,10 @@ class SyntheticRelease(Release):
 
     def __init__(self, *, items: Sequence[Hashable], itemsets, counts, algorithm: str = "custom",
                  params: dict | None = None) -> None:
-        S = sp.csr_array(itemsets)
         c = np.asarray(counts, dtype=np.int64).ravel()
-        self.items = tuple(items)
-        if S.shape[1] != len(self.items):
-            raise ParameterError(f"the itemsets have {S.shape[1]} item columns for {len(self.items)} items")
-        if S.shape[0] != len(c):
-            raise ParameterError(f"{S.shape[0]} itemsets for {len(c)} counts")
-        if len(set(self.items)) != len(self.items):
-            raise ParameterError("an item label appears twice in the release universe")
+        self.items, S = universe_itemsets(items, itemsets, len(c), "counts")
         if len(c) and c.min() < 0:
             raise ParameterError("itemset counts must be >= 0")
-        S = sp.csr_array((np.ones(S.nnz, bool), S.indices, S.indptr), shape=S.shape)
-        S.sum_duplicates()
-        S.sort_indices()
         S, c = _canonical(S, c)
         super().__init__(algorithm=algorithm, params=params, n_records=int(c.sum()))
         self.itemsets = S
@@ -142,9 +133,7 @@ class SyntheticRelease(Release):
     # ------------------------------------------------------------------ persistence
     def _permute_rows(self, order: np.ndarray) -> None:
         """Synthetic rows are copies of itemsets stored in canonical order: a permutation changes nothing stored."""
-        order = np.asarray(order, dtype=np.int64)
-        if sorted(order.tolist()) != list(range(self.n_records)):
-            raise ParameterError("order must be a permutation of the rows")
+        check_permutation(order, self.n_records)
 
     def _payload(self) -> dict:
         S = self.itemsets

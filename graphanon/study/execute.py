@@ -20,6 +20,7 @@ from graphanon.errors import GraphanonError, ParameterError
 from graphanon.metrics.evaluate import evaluate_release
 from graphanon.metrics.itemsets import top_k_accuracy, top_k_metrics
 from graphanon.metrics.queries import average_relative_error, generate_workload
+from graphanon.metrics.rtviews import rt_utility, rt_views
 from graphanon.privacy.registry import build_model
 from graphanon.readwrite.formats import read_any
 from graphanon.study._run import method_declarations, run_options
@@ -27,13 +28,16 @@ from graphanon.taxonomy.build import parse_balanced
 from graphanon.taxonomy.tree import Taxonomy, read_taxonomy
 
 __all__ = ["ATTACKED_KINDS", "METRIC_COLUMNS", "TOP_K", "PeakMemory", "bundled_taxonomy", "execute_run",
-           "load_dataset", "load_taxonomy", "load_universe"]
+           "load_dataset", "load_rt_data", "load_taxonomy", "load_universe"]
 
 #: utility metrics of graphanon.metrics kept in the table (NaN where a metric does not apply to a release kind)
 METRIC_COLUMNS = (
     "ncp", "ncp_taxonomy", "ul", "ggd", "suppression_ratio", "avg_relative_error",
     "error_rate", "query_error", "fi_similarity", "dif", "topk_precision", "topk_recall", "topk_f",
     "support_relative_error",
+    # relational-transaction releases (graphanon.metrics.rtviews.rt_utility): GCP of the published QI values and
+    # the average relative error of COUNT queries combining a range on 2 QIs with 2 items
+    "rt_gcp", "rt_query_error",
 )
 #: the k of the top-k frequent itemsets every release is scored on (its rows mined, compared by item labels)
 TOP_K = 100
@@ -49,6 +53,15 @@ def load_dataset(source: str):
     if not Path(source).exists():
         raise ParameterError(f"{source}: no such file, and not a bundled dataset ({', '.join(names())})")
     return read_any(Path(source))
+
+
+@functools.lru_cache(maxsize=8)
+def load_rt_data(source: str, relational: tuple):
+    """Dataset ``source`` joined with the relational table of ``relational`` (a :class:`StudyRun`'s); cached."""
+    from graphanon.relational import join_relational
+
+    path, qi, hierarchies, categorical = relational
+    return join_relational(load_dataset(source), path, qi, hierarchies=hierarchies, categorical=categorical or None)
 
 
 @functools.lru_cache(maxsize=32)
@@ -194,7 +207,10 @@ def execute_run(run) -> dict:
         (``audit_model``, ``audit_satisfied``, ``audit_violations``), every
         :data:`METRIC_COLUMNS` value (NaN where it does not apply) and, for
         release kinds in :data:`ATTACKED_KINDS`, the row-linkage attack
-        (``attack_success``, ``attack_bound``, ``attack_within_bound``).
+        (``attack_success``, ``attack_bound``, ``attack_within_bound``); for
+        a relational-transaction run (``run.relational``), the
+        demographics-plus-items linkage (:func:`~graphanon.attacks.rt_linkage`,
+        with ``attack_below_k``: the targets left fewer than ``k`` rows).
 
     Examples
     --------
@@ -232,6 +248,9 @@ def _itemset_metrics(data, release) -> dict:
 def _measure(run) -> dict:
     decl = method_declarations(run.method)
     data = load_dataset(run.dataset)
+    relational = getattr(run, "relational", None)
+    rt_data = None if relational is None else load_rt_data(run.dataset, relational)
+    source = data if rt_data is None else rt_data  # what the method and its audit read
     tax = None if run.taxonomy is None else load_taxonomy(run.taxonomy, run.dataset)
     params = dict(run.params)
     # the command line's own call (AlgorithmSpec.run), with its declared defaults; a taxonomy a method can do
@@ -245,7 +264,7 @@ def _measure(run) -> dict:
                                    given=opts.given | ({"taxonomy"} if tax is not None else set()))
     with PeakMemory() as peak:
         wall, cpu = time.perf_counter(), time.process_time()
-        release = spec.run(data, opts)
+        release = spec.run(source, opts)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     out = {"wall_seconds": wall, "cpu_seconds": cpu, "peak_memory_mb": peak.mib, "memory_method": peak.method,
            "kind": release.kind, "audit_model": decl.privacy_model}
@@ -257,7 +276,7 @@ def _measure(run) -> dict:
         m = used.get("m", run.m)
         audit_params = {n: v for n, v in params.items() if n in decl.audit_params}
         model = build_model(decl.privacy_model, k=k, m=m, params=audit_params, original=data)
-        report = model.audit(data, release, max_examples=1)
+        report = model.audit(source, release, max_examples=1)
         out.update(audit_satisfied=bool(report.satisfied), audit_violations=int(report.violations))
     w = run.workload
     if release.kind == "itemsets":  # a top-k list with noisy supports (PrivBasis): no rows to query or mine
@@ -270,6 +289,9 @@ def _measure(run) -> dict:
     if hasattr(release, "published_data"):  # releases whose rows can be mined: the top-k frequent itemsets
         top = top_k_accuracy(data, release, TOP_K)
         metrics.update(topk_precision=top["precision"], topk_recall=top["recall"], topk_f=top["f"])
+    if rt_data is not None:
+        out.update(_rt_measures(rt_data, release, run))
+        metrics.update({name: out.pop(name) for name in ("rt_gcp", "rt_query_error")})
     out.update({name: _number(metrics.get(name)) for name in METRIC_COLUMNS})
     if release.kind in ATTACKED_KINDS and run.attack_targets > 0:
         from graphanon.attacks import row_linkage
@@ -278,4 +300,24 @@ def _measure(run) -> dict:
         res = row_linkage(data, release, truth=release.link, targets=targets, rng=w.seed)
         out.update(attack_success=res.success, attack_bound=res.bound, attack_bound_kind=res.bound_kind,
                    attack_within_bound=res.within_bound())
+    return out
+
+
+def _rt_measures(rt_data, release, run) -> dict:
+    """A relational-transaction release's relational utility and the demographics-plus-items linkage."""
+    from graphanon.attacks import rt_linkage
+
+    w = run.workload
+    views = rt_views(rt_data, release)
+    utility = rt_utility(rt_data, release, queries=w.queries, q=w.q, rng=w.seed, views=views)
+    out = {"rt_gcp": utility["rt_gcp"], "rt_query_error": utility.get("rt_query_error")}
+    if run.attack_targets > 0:
+        k = int(release.params.get("k") or run.k or 1)
+        m = int(release.params.get("m") or run.m or 2)
+        res = rt_linkage(views.original_rows, views.original_items, views.published_rows, views.published_items,
+                         k=k, m=m, truth=release.link, targets=min(run.attack_targets, rt_data.n_records),
+                         hierarchies=views.hierarchies, members=views.members, rng=w.seed)
+        below = int(res.details["records_below_k"])
+        out.update(attack_success=res.success, attack_bound=res.bound, attack_bound_kind=res.bound_kind,
+                   attack_within_bound=res.within_bound() and below == 0, attack_below_k=below)
     return out

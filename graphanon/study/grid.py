@@ -21,6 +21,7 @@ from itertools import product
 from pathlib import Path
 
 from graphanon.errors import ParameterError
+from graphanon.privacy.rt import RT_MODEL
 from graphanon.study._run import method_declarations, run_options
 
 __all__ = ["GridPlan", "StudyRun", "WorkloadSpec", "expand_grid"]
@@ -76,16 +77,22 @@ class StudyRun:
     universe: str | None = None
     #: which repetition of a DP run this is (0, 1, ...; None for the others): DP noise differs run to run
     repeat: int | None = None
+    #: relational-transaction methods: ``(FILE, QI, hierarchies, categorical)`` of ``--relational``, ``--qi``,
+    #: ``--qi-hierarchy COLUMN=FILE`` (a tuple) and ``--categorical``; None for the others
+    relational: tuple | None = None
 
     def config(self) -> dict:
         """The full configuration as JSON-safe values (what :meth:`key` hashes).
 
-        ``epsilon``, ``universe`` and ``repeat`` appear only when set, so the
-        runs of syntactic methods keep the keys they had before DP runs existed.
+        ``epsilon``, ``universe``, ``repeat`` and ``relational`` appear only
+        when set, so the runs of other methods keep the keys they had before.
         """
         out = asdict(self)
         out["params"] = [list(pair) for pair in self.params]
-        for name in ("epsilon", "universe", "repeat"):
+        if self.relational is not None:
+            path, qi, hierarchies, categorical = self.relational
+            out["relational"] = [path, qi, list(hierarchies), categorical]
+        for name in ("epsilon", "universe", "repeat", "relational"):
             if out[name] is None:
                 del out[name]
         return out
@@ -113,6 +120,10 @@ class StudyRun:
         if self.universe is not None and Path(self.universe).is_file():  # the same for the universe file
             stat = Path(self.universe).stat()
             config["universe_file"] = [stat.st_size, stat.st_mtime_ns]
+        if self.relational is not None:  # and for the relational table and its hierarchy files
+            files = [self.relational[0], *(spec.partition("=")[2] for spec in self.relational[2])]
+            config["relational_files"] = [[Path(f).stat().st_size, Path(f).stat().st_mtime_ns]
+                                          for f in files if Path(f).is_file()]
         text = json.dumps(config, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:24]
 
@@ -161,6 +172,7 @@ def expand_grid(
     epsilon=None,
     universe: str | None = None,
     repeat: int = 1,
+    relational: tuple | None = None,
 ) -> GridPlan:
     """Every run of methods x their parameters x datasets, as the methods' declarations allow.
 
@@ -206,6 +218,13 @@ def expand_grid(
     repeat : int
         Runs of each DP configuration (their noise differs; the report shows
         the mean and spread). Syntactic runs are not repeated.
+    relational : tuple, optional
+        ``(FILE, QI, hierarchies, categorical)``: the relational table joined
+        by record id with every dataset, its quasi-identifier columns
+        (``"age,gender,race"``), ``COLUMN=FILE`` hierarchy specs and the
+        columns read as text (``""`` for none). Given to the
+        relational-transaction methods (audit model ``rt``), which need it;
+        the other methods run on the items alone (a note says so).
 
     Returns
     -------
@@ -273,6 +292,17 @@ def expand_grid(
         raise ParameterError(f"--repeat must be a whole number >= 1, got {repeat!r}")
     if universe is not None and not private:
         raise ParameterError(f"--universe: none of {', '.join(decls)} is differentially private; drop it")
+    relational_methods = [d.name for d in decls.values() if d.privacy_model == RT_MODEL.name]
+    if relational_methods and relational is None:
+        raise ParameterError(f"-a {relational_methods[0]} anonymizes relational-transaction data: give --relational "
+                             "FILE --qi COLUMNS (the table joined by record id with the dataset)")
+    if relational is not None and not relational_methods:
+        raise ParameterError(f"--relational: none of {', '.join(decls)} reads relational-transaction data (-a rt, "
+                             "rt-naive); drop it")
+    if relational is not None:
+        relational = (str(relational[0]), str(relational[1]), tuple(relational[2]), str(relational[3] or ""))
+        notes += [f"{d.name}: reads transactions only; run on the items without --relational" for d in decls.values()
+                  if d.privacy_model != RT_MODEL.name]
     for d in decls.values():
         if d.privacy_model == "dp":
             dropped = [flag for flag, vals in (("-k", ks), ("-m", ms)) if vals != [None]]
@@ -316,6 +346,7 @@ def expand_grid(
                 seed=seed if "seed" in d.options else None,
                 params=tuple((p, str(v)) for p, v in zip(pnames, pvals)),
                 workload=workload, attack_targets=attack_targets,
+                relational=relational if d.privacy_model == RT_MODEL.name else None,
             )
             # the run's options and --param texts, checked by its declaration before anything runs
             run_options(d.name, k=run.k, m=run.m, seed=run.seed, params=dict(run.params))

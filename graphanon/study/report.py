@@ -39,9 +39,9 @@ DP_FIGURES = {
 #: columns shown in the HTML table, in this order (the CSV has them all)
 SHOWN = ("dataset", "method", "k", "m", "epsilon", "repeat", "params", "status", "audit_model", "audit_satisfied", "audit_violations",
          "wall_seconds", "cpu_seconds", "peak_memory_mb", "ncp", "ul", "ggd", "suppression_ratio",
-         "avg_relative_error", "error_rate", "query_error", "fi_similarity", "dif", "topk_precision", "topk_recall",
-         "topk_f", "attack_success",
-         "attack_bound", "reused", "error")
+         "avg_relative_error", "rt_gcp", "rt_query_error", "error_rate", "query_error", "fi_similarity", "dif",
+         "topk_precision", "topk_recall", "topk_f", "attack_success", "attack_bound", "attack_below_k", "reused",
+         "error")
 
 _SORT_JS = """
 document.querySelectorAll('table.sortable th').forEach(function (th, col) {
@@ -262,8 +262,14 @@ def _cell(name: str, value) -> str:
     return f'<td class="{css}" data-v="{html.escape(sort, quote=True)}">{html.escape(text)}</td>'
 
 
+#: columns of the HTML table kept even when every run leaves them empty
+_ALWAYS = ("dataset", "method", "k", "m", "params", "status", "audit_model", "audit_satisfied", "audit_violations",
+           "wall_seconds", "error")
+
+
 def _table_html(table) -> str:
-    shown = [name for name in SHOWN if name in table]
+    """The sortable table of the runs: the :data:`SHOWN` columns some run fills (and the :data:`_ALWAYS` ones)."""
+    shown = [name for name in SHOWN if name in table and (name in _ALWAYS or table[name].notna().any())]
     head = "".join(f"<th>{html.escape(name)}</th>" for name in shown)
     rows = []
     for record in table[shown].astype(object).to_dict("records"):
@@ -360,6 +366,13 @@ def render_report(table, images: dict, *, command: str, datasets: dict, notes=()
                  "(memory_method rss; tracemalloc where /proc is missing). "
                  "The attack is full-record row linkage against the in-memory private link, next to its "
                  "bound.</p>")
+    if "rt_gcp" in table and table["rt_gcp"].notna().any():
+        parts.append("<p>Relational-transaction runs: <code>rt_gcp</code> is the mean NCP of the published "
+                     "quasi-identifier values (GCP, 0 = exact, 1 = all suppressed), <code>rt_query_error</code> the "
+                     "average relative error of COUNT queries combining ranges on 2 quasi-identifiers with 2 items, "
+                     "<code>avg_relative_error</code> that of the item-only queries; their attack is the "
+                     "demographics-plus-items linkage (QI values and m items known), and <code>attack_below_k</code> "
+                     "counts the targets it leaves fewer than k candidate rows.</p>")
     parts.append(_table_html(table))
     summary = dp_summary_html(table)
     if summary:

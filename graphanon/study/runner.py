@@ -29,7 +29,7 @@ COLUMNS = {
     "audit_model": "string", "audit_satisfied": "boolean", "audit_violations": "Int64",
     **{name: "float64" for name in METRIC_COLUMNS},
     "attack_success": "float64", "attack_bound": "float64", "attack_bound_kind": "string",
-    "attack_within_bound": "boolean", "reused": "boolean", "key": "string",
+    "attack_within_bound": "boolean", "attack_below_k": "Int64", "reused": "boolean", "key": "string",
 }
 
 

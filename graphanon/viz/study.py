@@ -46,6 +46,8 @@ METRIC_LABELS = {
     "ggd": "GGD (group generalization distance, items)",
     "suppression_ratio": "suppressed occurrences (share, 0-1)",
     "avg_relative_error": "AvgRE of COUNT queries (ratio, 0 = exact)",
+    "rt_gcp": "relational loss: GCP of the QI values (0-1)",
+    "rt_query_error": "AvgRE, QI ranges + items (ratio)",
     "error_rate": "ER (error rate, share of records)",
     "query_error": "QE (query error, share)",
     "fi_similarity": "FI similarity (0-1, higher is better)",

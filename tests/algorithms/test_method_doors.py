@@ -60,8 +60,8 @@ def _general(name: str) -> dict:
 
 #: differentially private methods: no seed reproduces their noise and compare refuses them (no --epsilon axis
 #: yet); tests/algorithms/test_dp.py checks their doors
-#: relational-transaction methods: compare does not read --relational yet (their anonymize and API doors:
-#: tests/release/test_rt_release.py and tests/algorithms/test_rt_method.py)
+#: relational-transaction methods read --relational FILE --qi COLUMNS, which their EXAMPLES (an in-memory RTData)
+#: have no file of: their doors (anonymize, compare, the API, bench) are compared in tests/cli/test_rt_doors.py
 _DOORS = sorted(name for name in EXAMPLES if get_algorithm(name).privacy_model not in ("dp", "rt"))
 
 

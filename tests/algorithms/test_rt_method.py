@@ -212,3 +212,52 @@ def test_naive_baseline_leaves_records_below_k():
     assert bad, "the naive baseline was expected to break (k, k^m) on demographic-correlated data"
     rel = anonymize_rt(rt, k=5, m=2, taxonomy=tax, transaction="mhghs", delta=0.5)
     assert published_violations(rel, 5, 2) == []
+
+
+def named_but_not_shown(rt: RTData, rel) -> tuple[list[str], list[str]]:
+    """Labels no row holds, and items a label names that no record whose row holds that label holds.
+
+    What an attacker reads off the release file: a name that no row shows can only come from the data's
+    vocabulary, so it names an item that was suppressed wherever it occurs (issue 30, item 4's pattern).
+    """
+    r, items = rel.records, rel.published_items
+    held = set(r.indices.tolist())
+    unused = [str(items[g].label) for g in range(len(items)) if g not in held]
+    shown: set[tuple[int, str]] = set()
+    X = rt.transactions.matrix
+    for i, j in enumerate(rel.link.row_of_record.tolist()):
+        record = {str(rt.transactions.items[c]) for c in X.indices[X.indptr[i]: X.indptr[i + 1]]}
+        for g in r.indices[r.indptr[j]: r.indptr[j + 1]].tolist():
+            shown |= {(g, x) for x in record & set(items[g].members)}
+    hidden = sorted({x for g, pi in enumerate(items) for x in pi.members if (g, x) not in shown})
+    return unused, hidden
+
+
+@pytest.mark.parametrize("transaction", ["aa", "mhghs", "coat"])
+@pytest.mark.parametrize("naive", [False, True])
+def test_release_names_only_items_its_rows_show(transaction, naive):
+    """A group's recoding maps items the group does not hold: the release must not name them (mHgHs did)."""
+    rt, tax = patients_with_demographics(300, seed=1)
+    method = anonymize_rt_naive if naive else anonymize_rt
+    rel = method(rt, k=5, m=2, taxonomy=tax, transaction=transaction)
+    assert named_but_not_shown(rt, rel) == ([], [])
+    assert rel.universe == len(tax.leaves)  # the public taxonomy's leaves, not the data's vocabulary
+    # n_suppressed counts the items some record holds that its row does not show (not items a group lacks)
+    r, X, items = rel.records, rt.transactions.matrix, rel.published_items
+    lost = set()
+    for i, j in enumerate(rel.link.row_of_record.tolist()):
+        shown = {x for g in r.indices[r.indptr[j]: r.indptr[j + 1]].tolist() for x in items[g].members}
+        lost |= {str(rt.transactions.items[c]) for c in X.indices[X.indptr[i]: X.indptr[i + 1]]} - shown
+    assert rel.n_suppressed == len(lost)
+
+
+def test_named_but_not_shown_catches_a_planted_name():
+    rt = golden_data()
+    rel = anonymize_rt(rt, k=2, m=1, taxonomy=TAX, transaction="aa")
+    from graphanon.release.global_recoding import PublishedItem
+
+    first = rel.published_items[0]
+    rel.published_items = (PublishedItem(first.label, (*first.members, "c1"), first.leaves), *rel.published_items[1:],
+                           PublishedItem("c2", ("c2",), 1))
+    unused, hidden = named_but_not_shown(rt, rel)
+    assert unused == ["c2"] and "c1" in hidden

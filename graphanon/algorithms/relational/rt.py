@@ -135,30 +135,49 @@ def _group_rows(group: np.ndarray, n_groups: int) -> list[np.ndarray]:
 
 def _build_release(data: RTData, group: np.ndarray, nodes: np.ndarray, recodings: list[tuple[dict, dict]],
                    *, universe: int, algorithm: str, params: dict) -> RelationalRelease:
-    """The row-aligned release: group ``g``'s rows get ``nodes[g]`` and its recoding ``recodings[g]``."""
+    """The row-aligned release: group ``g``'s rows get ``nodes[g]`` and its recoding ``recodings[g]``.
+
+    A label is published only when some row holds it, and it lists as its
+    members only the items some record of a group where it stands for them
+    holds (so that every named item is shown by a row): a group's recoding
+    also maps items the group does not hold, and naming those would name
+    items that are suppressed in every group that holds them.
+    """
     tx = data.transactions
     hs = [data.hierarchies[c] for c in data.qi]
-    members: dict[str, set] = {}
-    leaves: dict[str, int] = {}
+    every = sorted({str(label) for _, info in recodings for label in info})
+    index = {label: j for j, label in enumerate(every)}
+    leaves = np.zeros(len(every), dtype=np.int64)
     for _, info in recodings:
-        for label, (mem, lv) in info.items():
-            members.setdefault(str(label), set()).update(str(x) for x in mem)
-            leaves[str(label)] = max(leaves.get(str(label), 0), int(lv))
-    labels = sorted(members)
-    index = {label: j for j, label in enumerate(labels)}
-    published = [PublishedItem(label, tuple(sorted(members[label])), max(leaves[label], len(members[label])))
-                 for label in labels]
-    supports = tx.supports()
-    suppressed = np.zeros(tx.n_items, dtype=bool)
-    parts, order, done = [], [], {}
-    for g, rows in enumerate(_group_rows(group, len(recodings))):
+        for label, (_, lv) in info.items():
+            leaves[index[str(label)]] = max(leaves[index[str(label)]], int(lv))
+    suppressed = np.zeros(tx.n_items, dtype=bool)  # items some record holds where its group suppresses them
+    rows_of = _group_rows(group, len(recodings))
+    codes, done, pairs = [], {}, []
+    for g, rows in enumerate(rows_of):
         key = id(recodings[g][0])
         if key not in done:  # the naive baseline shares one recoding among its groups
-            code = np.array([-1 if label is None else index[str(label)] for label in recodings[g][0].values()],
-                            dtype=np.int64)
-            done[key] = code
-            suppressed |= code < 0
-        parts.append(generalize_matrix(tx.matrix[rows], done[key], len(published)))
+            done[key] = np.array([-1 if label is None else index[str(label)] for label in recodings[g][0].values()],
+                                 dtype=np.int64)
+        code = done[key]
+        codes.append(code)
+        held = np.unique(tx.matrix[rows].indices)  # the items some record of the group holds
+        suppressed[held[code[held] < 0]] = True
+        held = held[code[held] >= 0]
+        pairs.append(code[held] * tx.n_items + held)
+    shown = np.unique(np.concatenate(pairs)) if pairs else np.zeros(0, dtype=np.int64)  # label * n_items + item
+    shown_label, shown_item = np.divmod(shown, max(tx.n_items, 1))
+    used, starts = np.unique(shown_label, return_index=True)
+    bounds = np.append(starts, len(shown))
+    new_index = np.full(len(every) + 1, -1, dtype=np.int64)  # old label -> published position (-1: none)
+    new_index[used] = np.arange(len(used))
+    published = []
+    for p, j in enumerate(used.tolist()):
+        members = tuple(sorted(str(tx.items[x]) for x in shown_item[bounds[p]: bounds[p + 1]].tolist()))
+        published.append(PublishedItem(every[j], members, max(int(leaves[j]), len(members))))
+    parts, order = [], []
+    for g, rows in enumerate(rows_of):
+        parts.append(generalize_matrix(tx.matrix[rows], new_index[codes[g]], len(published)))
         order.append(rows)
     stacked = sp.csr_array(sp.vstack(parts, format="csr")) if parts else sp.csr_array((0, len(published)), dtype=bool)
     perm = np.empty(tx.n_records, dtype=np.int64)
@@ -166,7 +185,7 @@ def _build_release(data: RTData, group: np.ndarray, nodes: np.ndarray, recodings
     relational = np.stack([nodes[group, c] for c in range(len(hs))], axis=1)
     return RelationalRelease.from_codes(
         qi=data.qi, values=[h.labels for h in hs], codes=relational, published_items=published,
-        records=stacked[perm], universe=universe, n_suppressed=int((suppressed & (supports > 0)).sum()),
+        records=stacked[perm], universe=universe, n_suppressed=int(suppressed.sum()),
         algorithm=algorithm, params=params, labels=tx.labels)
 
 
