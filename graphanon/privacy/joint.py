@@ -730,7 +730,7 @@ def _viable_graph(allowed: np.ndarray, size: np.ndarray, g: _ReleaseGraph) -> tu
 
 
 def _matching_worlds(allowed: np.ndarray, size: np.ndarray, graphs, confirmed: np.ndarray, *,
-                     stall: int = 3, seed: int = 0, deadline: float = math.inf) -> np.ndarray:  # fmt: skip
+                     stall: int = 5, seed: int = 0, deadline: float = math.inf) -> np.ndarray:  # fmt: skip
     """Pairs confirmed by joint worlds built from minimum-weight perfect matchings (a cheap first pass).
 
     One attempt: take the labelled releases in a random order; in each, a
@@ -740,7 +740,7 @@ def _matching_worlds(allowed: np.ndarray, size: np.ndarray, graphs, confirmed: n
     fix the labels of its records. Each matching is a real perfect matching
     consistent with the labels fixed before, so a finished attempt is a
     joint world and confirms its pairs. Stops after ``stall`` attempts in a
-    row confirm nothing new, or at ``deadline`` (``time.monotonic()``). The random draws change only how fast
+    row confirm nothing new (or ``4 stall`` fail in a row), or at ``deadline`` (``time.monotonic()``). The random draws change only how fast
     pairs are confirmed, never the sets: what this pass leaves, CP-SAT settles.
     """
     from scipy.sparse.csgraph import min_weight_full_bipartite_matching
@@ -748,8 +748,8 @@ def _matching_worlds(allowed: np.ndarray, size: np.ndarray, graphs, confirmed: n
     confirmed = confirmed.copy()
     labelled = [g for g in graphs if g.labelled]
     rng = np.random.default_rng(seed)
-    idle = 0
-    while idle < stall and time.monotonic() < deadline:
+    idle = failed = 0
+    while idle < stall and failed < 4 * stall and time.monotonic() < deadline:
         fixed = np.full(len(size), -1, dtype=np.int64)
         ok = True
         for r in rng.permutation(len(labelled)):
@@ -782,9 +782,10 @@ def _matching_worlds(allowed: np.ndarray, size: np.ndarray, graphs, confirmed: n
                 break
             code = sp.csr_array((el + 1, (pos[ea], row)), shape=W.shape)  # each (record, row) pair once
             fixed[inside[left]] = np.asarray(code[left, right]).reshape(-1).astype(np.int64) - 1
-        if not ok or (fixed < 0).any():
-            idle += 1
+        if not ok or (fixed < 0).any():  # a failed attempt (counted apart: grouped attempts fail more often)
+            failed += 1
             continue
+        failed = 0
         new = ~confirmed[np.arange(len(size)), fixed]
         confirmed[np.arange(len(size)), fixed] = True
         idle = 0 if new.any() else idle + 1

@@ -14,6 +14,7 @@ proven", never "satisfied".
 from __future__ import annotations
 
 import itertools
+import json
 
 import numpy as np
 import pytest
@@ -279,3 +280,20 @@ def test_budget_reports_not_proven_never_satisfied():
     assert sets.lower is not None and not sets.exact and (sets.lower <= sets.allowed).all()
     with pytest.raises(ParameterError, match="budget"):
         JointAudit(LDiversity(2), budget=0)
+
+
+def test_cli_exact_seconds(run):
+    """``audit --exact-seconds``: a budget too small reports not proven (exit 1), never satisfied."""
+    for name, how in (("r1", ["-a", "cahd", "--param", "l=3"]), ("r2", ["-a", "cahd", "--param", "l=2"])):
+        assert run("anonymize", "nr_table1", *how, "-o", f"{name}.json").exit_code == 0
+    args = ["audit", "nr_table1", "r1.json", "r2.json", "--model", "ldiversity", "--param", "l=2", "--json"]
+    res = run(*args)
+    assert res.exit_code == 0 and json.loads(res.output)["details"]["exact_budget_seconds"] == 300.0
+    res = run(*args, "--exact-seconds", "1e-9")
+    assert res.exit_code == 1, res.output
+    rep = json.loads(res.output)
+    assert not rep["satisfied"] and rep["details"]["records_not_proven"] > 0 and not rep["details"]["exact"]
+    res = run(*args[:-1], "--exact-seconds", "1e-9")
+    assert "VIOLATED" in res.output and "not proven" in res.output
+    res = run("audit", "nr_table1", "r1.json", "--model", "ldiversity", "--param", "l=2", "--exact-seconds", "5")
+    assert res.exit_code == 2 and "--exact-seconds" in res.output
