@@ -48,7 +48,18 @@ then confirmed by a joint world found by CP-SAT (OR-Tools; one model, solved
 until no world uses a pair not yet confirmed) or removed when none exists:
 the sets are then exactly those of the brute-force adversary (the older
 backtracking search, ``solver="search"``, gives the same sets, slower).
-Without exactness the report says so (``details["exact"] = False``).
+Without exactness the report says so (``details["exact"] = False``). The
+exact step stops after ``budget`` seconds (default :data:`EXACT_SECONDS`);
+the records whose label sets are then unsettled and not already shown to
+keep the level by joint worlds found are reported ``records_not_proven``,
+and the report is not satisfied.
+
+**Label groups** (``nr --param l=L``, ``release.label_groups``): the label
+printed on a row is a uniform deal within its group, so a world of such a
+release is a perfect matching that puts on each group's rows records holding
+exactly the group's published label counts (the lemma and its proof:
+:mod:`graphanon.privacy.joint_groups`). The propagation and the exact step
+read a grouped release that way, never by its printed labels.
 
 **Releases of changing data** (records added, removed, sampled between
 releases; ``links=``). Each release was made from its own records, named by
