@@ -10,6 +10,7 @@ ranking adversary stays at 1/l on correlated data; the CLI's params.
 """
 
 import itertools
+import json
 
 import numpy as np
 import pytest
@@ -338,3 +339,16 @@ def test_a_grouped_prior_is_reused_with_its_groups():
     rep = JointAudit(LDiversity(2), exact=True).audit(data, [first, again])
     alone = JointAudit(LDiversity(2), exact=True).audit(data, [first, first])
     assert rep.satisfied and rep.details["records_by_joint_labels"] == alone.details["records_by_joint_labels"]
+
+
+def test_cli_grouped_prior(run):
+    """``anonymize -a nr --param l=2 --prior``: a grouped prior is reused (it used to be refused)."""
+    res = run("anonymize", "nr_table1", "-a", "nr", "--param", "l=2", "-o", "r1.json", "--link-out", "l1.json")
+    assert res.exit_code == 0, res.output
+    res = run("anonymize", "nr_table1", "-a", "nr", "--param", "l=2", "-o", "r2.json", "--link-out", "l2.json",
+              "--prior", "r1.json", "--prior-link", "l1.json")
+    assert res.exit_code == 0, res.output
+    res = run("audit", "nr_table1", "r1.json", "r2.json", "--model", "ldiversity", "--param", "l=2", "--json")
+    assert res.exit_code == 0, res.output
+    rep = json.loads(res.output)
+    assert rep["details"]["label_groups"] == [True, True] and rep["details"]["pinned_records"] == 0
