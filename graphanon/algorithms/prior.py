@@ -241,6 +241,7 @@ def reuse_priors(
     base, dist = first.base[rows0], first.distance[rows0]
     thr = np.asarray(first.threshold)[rows0]
     labels = None if first.labels is None else [first.labels[j] for j in rows0]
+    groups = _groups_of(first, rows0)
     for i, (p, r) in enumerate(zip(priors[1:], rows[1:], strict=True), 2):
         rel = p.release
         same = (
@@ -250,6 +251,7 @@ def reuse_priors(
             and np.array_equal(np.asarray(rel.threshold)[r], thr)
             and (labels is None) == (rel.labels is None)
             and (labels is None or [rel.labels[j] for j in r] == labels)
+            and _same_partition(_groups_of(rel, r), groups)
         )
         if not same:
             raise InfeasibleError(
@@ -273,9 +275,24 @@ def reuse_priors(
                 f"record's joint candidates are among its candidates in the prior); ask for {name} <= {have}"
             )
     aligned = NonreciprocalRelease(
-        first.items, base, dist, thr, labels, algorithm=first.algorithm, params=dict(first.params)
+        first.items, base, dist, thr, labels, algorithm=first.algorithm, params=dict(first.params),
+        label_groups=groups,
     )
     return publish(data, aligned, unsafe_secret_seed=unsafe_secret_seed)
+
+
+def _groups_of(release, rows: np.ndarray) -> np.ndarray | None:
+    """The label group of each of ``rows`` (None: the release publishes no label groups)."""
+    groups = getattr(release, "label_groups", None)
+    return None if groups is None else np.asarray(groups, dtype=np.int64)[rows]
+
+
+def _same_partition(a: np.ndarray | None, b: np.ndarray | None) -> bool:
+    """Whether two group numberings of the same rows split them alike (both None: no groups)."""
+    if a is None or b is None:
+        return a is None and b is None
+    pairs = np.unique(np.stack([a, b], axis=1), axis=0)
+    return len(pairs) == len(np.unique(a)) == len(np.unique(b))
 
 
 def data_changed(data, priors) -> bool:
@@ -361,8 +378,13 @@ def _reuse_with_additions(data, prior: Prior, added: np.ndarray, *, k, l, unsafe
         else:
             from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
 
-            # the prior's own l-diverse construction (releases before label groups record flow or greedy-walk)
+            # the prior's own l-diverse construction (releases before label groups record flow or greedy-walk);
+            # label groups: the added records in groups of their own, of the prior's variant
             method = {"l_method": first.params.get("l_method") or "flow"} if pl is not None else {}
+            if method.get("l_method") == "groups":
+                method["diversity"] = first.params.get("diversity", "distinct")
+                if first.params.get("c") is not None:
+                    method["c"] = float(first.params["c"])
             part = anonymize_nonreciprocal(new, k=int(pk) if pk else int(pl), l=None if pl is None else int(pl),
                                            unsafe_secret_seed=unsafe_secret_seed, **method)  # fmt: skip
     except (ParameterError, InfeasibleError) as exc:
@@ -395,8 +417,14 @@ def _reuse_with_additions(data, prior: Prior, added: np.ndarray, *, k, l, unsafe
     if first.labels is not None:
         both = [first.labels[j] for j in r_old] + [part.labels[j] for j in r_new]
         labels = [both[j] for j in order]
+    groups = None  # label groups: the prior's for its records, new groups (numbered after them) for the added
+    old_groups, new_groups = _groups_of(first, r_old), _groups_of(part, r_new)
+    if old_groups is not None:
+        if new_groups is None:  # pragma: no cover - the part is made with the prior's l_method
+            raise InternalError("the added records' release has no label groups")
+        groups = np.concatenate([old_groups, new_groups + int(old_groups.max(initial=-1)) + 1])[order]
     aligned = NonreciprocalRelease(items, base, dist, thr, labels, algorithm=first.algorithm,
-                                   params=dict(first.params))
+                                   params=dict(first.params), label_groups=groups)
     return publish(data, aligned, unsafe_secret_seed=unsafe_secret_seed)
 
 

@@ -54,13 +54,17 @@ from graphanon.errors import GraphanonError
                    "from it -- the composed epsilon of every DP release of INPUT it records (docs/dp.md).")
 @click.option("--budget", type=float, default=None,
               help="With --ledger: exit 1 when the composed epsilon of INPUT's DP releases exceeds B.")
+@click.option("--exact-seconds", type=click.FloatRange(min=0, min_open=True), default=None, metavar="S",
+              help="Several nonreciprocal RELEASEs: time budget of the joint audit's exact step (CP-SAT), default "
+                   "300; past it the records left are reported not proven (exit 1), never satisfied.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Count on Dask: a scheduler address (tcp://host:8786) or local:N for N local workers "
                    "(needs graphanon[dask]; km and transactional models).")
 @relational_options
 @input_options
 def audit(input_, release_paths, model, k, m_value, params, taxonomy, json_out, examples, allow_mismatch, link_paths,
-          ledger, budget, scheduler, relational, qi, qi_hierarchies, categorical, fmt, sep, tid, item, label):
+          ledger, budget, exact_seconds, scheduler, relational, qi, qi_hierarchies, categorical, fmt, sep, tid, item,
+          label):
     """Audit RELEASE against INPUT for a privacy model (exit 1 when violated).
 
     Several releases of INPUT audit the adversary who reads them all (joint audit, see docs/privacy.md,
@@ -88,13 +92,15 @@ def audit(input_, release_paths, model, k, m_value, params, taxonomy, json_out, 
     private = [(path, rel) for path, rel in zip(release_paths, releases, strict=True) if is_dp_release(rel)]
     if budget is not None and ledger is None:
         raise GraphanonError("--budget needs --ledger FILE (the private ledger that records what was spent)")
+    if exact_seconds is not None and len(releases) < 2:
+        raise GraphanonError("--exact-seconds bounds the joint audit of several RELEASEs; give two or more, or drop it")
     if not private:
         if ledger is not None:
             raise GraphanonError("--ledger: no RELEASE is differentially private (none states an epsilon); the "
                                  "ledger accounts DP releases only -- drop it")
         report, notes = _audit_syntactic(data, bundled, releases, release_paths, model, k, m_value, params,
                                          taxonomy, json_out, examples, allow_mismatch, link_paths, scheduler,
-                                         audited=audited)
+                                         exact_seconds, audited=audited)
         _print_report(report, json_out, notes)
         sys.exit(0 if report.satisfied else EXIT_VIOLATED)
     if ledger is None:
@@ -117,7 +123,7 @@ def audit(input_, release_paths, model, k, m_value, params, taxonomy, json_out, 
     if syntactic:
         report, notes = _audit_syntactic(data, bundled, [r for _, r in syntactic], [p for p, _ in syntactic], model,
                                          k, m_value, params, taxonomy, json_out, examples, allow_mismatch,
-                                         link_paths, scheduler)
+                                         link_paths, scheduler, exact_seconds)
     over = budget is not None and accounting.composed > budget + 1e-9
     holds, not_holds = _guarantees(accounting, report, [p for p, _ in syntactic])
     if over:
@@ -196,11 +202,12 @@ def _guarantees(accounting, report, syntactic_paths) -> tuple[list[str], list[st
 
 
 def _audit_syntactic(data, bundled, releases, release_paths, model, k, m_value, params, taxonomy, json_out,
-                     examples, allow_mismatch, link_paths, scheduler, audited=None):
+                     examples, allow_mismatch, link_paths, scheduler, exact_seconds=None, audited=None):
     """The audit of syntactic releases by ``--model`` (one, or jointly): ``(report, notes)``.
 
     ``audited`` is what the model reads as the original (default ``data``): the
-    relational-transaction data for ``--model rt`` with ``--relational``.
+    relational-transaction data for ``--model rt`` with ``--relational``;
+    ``exact_seconds`` bounds the joint audit's exact step.
     """
     from graphanon.privacy.registry import build_model
 
@@ -209,7 +216,7 @@ def _audit_syntactic(data, bundled, releases, release_paths, model, k, m_value, 
                              "hkp, nonreciprocal, ldiversity, ...)")
     if len(releases) > 1 and link_paths and _changing_data(data, link_paths):
         return _audit_changing(data, releases, release_paths, link_paths, model, k, m_value, params, json_out,
-                               examples, allow_mismatch, scheduler), []
+                               examples, allow_mismatch, scheduler, exact_seconds), []
     from graphanon.release.private_link import attach_link, load_private_link
 
     links = [None] * len(releases)
@@ -239,7 +246,7 @@ def _audit_syntactic(data, bundled, releases, release_paths, model, k, m_value, 
         if scheduler is not None:
             raise GraphanonError("--scheduler runs the audit of one release; the joint audit of several runs in "
                                  "one process (drop --scheduler)")
-        joint = JointAudit(privacy_model)
+        joint = JointAudit(privacy_model, **_budget(exact_seconds))
         with progress_bar(show_progress(json_out)) as progress:
             report = joint.audit(data, releases, max_examples=examples, progress=progress, check_data=False)
         return report, notes
@@ -261,8 +268,13 @@ def _changing_data(data, link_paths) -> bool:
     return any(set(getattr(load_private_link(path), "record_ids", ids)) != ids for path in link_paths)
 
 
+def _budget(exact_seconds) -> dict:
+    """``JointAudit``'s ``budget`` for ``--exact-seconds`` (its default when not given)."""
+    return {} if exact_seconds is None else {"budget": float(exact_seconds)}
+
+
 def _audit_changing(data, releases, release_paths, link_paths, model, k, m_value, params, json_out, examples,
-                    allow_mismatch, scheduler):
+                    allow_mismatch, scheduler, exact_seconds=None):
     """The joint audit of releases of changing data: each release's records are INPUT's under its link's ids."""
     from graphanon.privacy.joint import JointAudit
     from graphanon.privacy.registry import build_model
@@ -286,7 +298,7 @@ def _audit_changing(data, releases, release_paths, link_paths, model, k, m_value
     privacy_model = build_model(model, k=k, m=parse_m(m_value), params=parse_param_pairs(params), original=data)
     with progress_bar(show_progress(json_out)) as progress:
         try:
-            report = JointAudit(privacy_model).audit(data, releases, links=links, max_examples=examples,
+            report = JointAudit(privacy_model, **_budget(exact_seconds)).audit(data, releases, links=links, max_examples=examples,
                                                      progress=progress, check_data=not allow_mismatch)
         except GraphanonError as exc:  # name the file of "release i"
             text = str(exc)

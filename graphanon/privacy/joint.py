@@ -48,7 +48,18 @@ then confirmed by a joint world found by CP-SAT (OR-Tools; one model, solved
 until no world uses a pair not yet confirmed) or removed when none exists:
 the sets are then exactly those of the brute-force adversary (the older
 backtracking search, ``solver="search"``, gives the same sets, slower).
-Without exactness the report says so (``details["exact"] = False``).
+Without exactness the report says so (``details["exact"] = False``). The
+exact step stops after ``budget`` seconds (default :data:`EXACT_SECONDS`);
+the records whose label sets are then unsettled and not already shown to
+keep the level by joint worlds found are reported ``records_not_proven``,
+and the report is not satisfied.
+
+**Label groups** (``nr --param l=L``, ``release.label_groups``): the label
+printed on a row is a uniform deal within its group, so a world of such a
+release is a perfect matching that puts on each group's rows records holding
+exactly the group's published label counts (the lemma and its proof:
+:mod:`graphanon.privacy.joint_groups`). The propagation and the exact step
+read a grouped release that way, never by its printed labels.
 
 **Releases of changing data** (records added, removed, sampled between
 releases; ``links=``). Each release was made from its own records, named by
@@ -102,6 +113,8 @@ the first did not; the joint audit says so:
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -110,6 +123,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.errors import DataMismatchError, InternalError, ParameterError
+from graphanon.privacy.joint_groups import (
+    add_grouped_constraints,
+    group_quota,
+    grouped_reach,
+    grouped_step,
+    grouped_world,
+)
 from graphanon.privacy.km import KmAnonymity, TransactionalKAnonymity
 from graphanon.privacy.match_graph import match_classes
 from graphanon.privacy.matchings import k_factor_flow, viable_edges
@@ -123,11 +143,15 @@ if TYPE_CHECKING:
     from graphanon.data import TransactionData
     from graphanon.utils.progress import ProgressCallback
 
-__all__ = ["EXACT_RECORDS", "JointAudit", "SUPPORTED", "audit_joint", "joint_label_sets"]
+__all__ = ["EXACT_RECORDS", "EXACT_SECONDS", "JointAudit", "SUPPORTED", "audit_joint", "joint_label_sets"]
 
 #: ``exact="auto"`` runs the exact step up to this many records (the propagation alone above). On CP-SAT,
 #: two ``nr`` l=3 releases of 1,000 sessions take ~20 s, ``cahd`` l=3 + l=2 ~30 s (benchmarks/joint_exact.py).
 EXACT_RECORDS = 1000
+
+#: Default time budget (seconds) of the exact step. On 400-record ``cahd`` pairs CP-SAT took from seconds to over
+#: ten minutes depending on the secret draw; past the budget the records left are reported "not proven".
+EXACT_SECONDS = 300.0
 
 #: What the joint audit covers, for refusals: model names and the release kinds they read.
 SUPPORTED = (
@@ -153,7 +177,8 @@ def _refuse(what: str) -> ParameterError:
 def audit_joint(model: PrivacyModel, original, releases: Sequence, **kwargs) -> AuditReport:
     """``JointAudit(model).audit(original, releases, **kwargs)`` (see :class:`JointAudit`)."""
     exact = kwargs.pop("exact", "auto")
-    return JointAudit(model, exact=exact).audit(original, releases, **kwargs)
+    budget = kwargs.pop("budget", EXACT_SECONDS)
+    return JointAudit(model, exact=exact, budget=budget).audit(original, releases, **kwargs)
 
 
 class JointAudit:
@@ -173,6 +198,12 @@ class JointAudit:
         worst case) instead of stopping at the propagation fixpoint (which
         may leave labels no joint world gives). ``"auto"``: exact up to
         :data:`EXACT_RECORDS` records.
+    budget : float or None
+        Seconds the exact step may take (default :data:`EXACT_SECONDS`; None:
+        no limit). When they run out, the records whose label set is not
+        settled and not already below the level are counted in
+        ``details["records_not_proven"]`` and the report is not satisfied
+        ("not proven", never "satisfied"); ``details["exact"]`` is False.
 
     See Also
     --------
@@ -202,13 +233,17 @@ class JointAudit:
     information in data privacy. KDD 2008.
     """
 
-    def __init__(self, model: PrivacyModel, *, exact: bool | str = "auto") -> None:
+    def __init__(self, model: PrivacyModel, *, exact: bool | str = "auto",
+                 budget: float | None = EXACT_SECONDS) -> None:  # fmt: skip
         if not isinstance(model, (NonreciprocalKAnonymity, LDiversity, KmAnonymity, TransactionalKAnonymity)):
             raise _refuse(f"the model {getattr(model, 'name', type(model).__name__)!r}")
         if exact not in (True, False, "auto"):
             raise ParameterError(f"exact must be True, False or 'auto', got {exact!r}")
+        if budget is not None and not (isinstance(budget, (int, float)) and budget > 0):
+            raise ParameterError(f"budget must be a positive number of seconds or None, got {budget!r}")
         self.model = model
         self.exact = exact
+        self.budget = None if budget is None else float(budget)
         self.name = f"joint {model.name}"
 
     def audit(
@@ -355,7 +390,8 @@ class JointAudit:
         n = original.n_records
         exact = self.exact is True or (self.exact == "auto" and n <= EXACT_RECORDS)
         per_release, problems = _per_release(singles)
-        state = joint_label_sets(original, releases, exact=exact, progress=progress, members=members)
+        state = joint_label_sets(original, releases, exact=exact, progress=progress, members=members,
+                                 budget=self.budget)
         details = {"releases": len(releases), "per_release": per_release, "exact": state.exact}
         if not state.consistent:
             problems.append({"problem": "no joint world: the releases cannot all be perfect matchings of this data "
@@ -372,11 +408,27 @@ class JointAudit:
         labelled = state.labelled
         if is_l:
             low = n_labels < level
-            unit = "records whose joint candidate label set has fewer than l labels + releases that fail alone"
+            unit = ("records whose joint candidate label set has fewer than l labels + releases that fail alone "
+                    "+ 1 when the exact step's time budget left records not proven")
         else:
             low = cand < level
-            unit = "records with fewer than k joint candidate rows in some release + releases that fail alone"
+            unit = ("records with fewer than k joint candidate rows in some release + releases that fail alone "
+                    "+ 1 when the exact step's time budget left records not proven")
         pinned = (n_labels == 1) if labelled else np.zeros(n, dtype=bool)
+        # the budget ran out: a record whose label set is unsettled and not already below the level is not proven
+        unproven = state.unsettled_records() & ~low
+        if is_l:
+            unproven &= state.proven_labels_per_record() < level
+        if unproven.any():
+            i = int(np.flatnonzero(unproven)[0])
+            problems.append({
+                "problem": f"not proven within the exact step's time budget ({self.budget:g} s): the joint "
+                           "candidate labels of these records are between the labels joint worlds found give "
+                           "them and the labels the propagation leaves",
+                "records_not_proven": int(unproven.sum()),
+                "e.g.": {"record": i, "proven_labels": [state.labels[c] for c in np.flatnonzero(
+                    state.lower[state.record_class[i]])] if state.lower is not None else [],
+                    "possible_labels": state.record_labels(i)}})  # fmt: skip
         violations = int(low.sum()) + len(problems)
         examples = list(problems)
         show = np.flatnonzero(low)
@@ -410,6 +462,10 @@ class JointAudit:
             "labels_couple_releases": labelled,
             "propagation_rounds": state.rounds,
             "record_classes": len(sizes),
+            "records_not_proven": int(unproven.sum()),
+            "exact_budget_seconds": self.budget,
+            "budget_exhausted": state.lower is not None,
+            "label_groups": [getattr(r, "label_groups", None) is not None for r in releases],
         })  # fmt: skip
         return AuditReport(
             model=f"{self.name} over {len(releases)} releases",
@@ -440,8 +496,15 @@ class _ReleaseGraph:
     ea: np.ndarray  # joint record class of each edge
     eb: np.ndarray  # row class of each edge
     row_size: np.ndarray
-    label: np.ndarray | None  # global label code of each edge's row (None: the release has no labels)
+    label: np.ndarray | None  # global label code of each edge's row (None: no labels on rows)
     present: np.ndarray  # per joint record class: its records are in this release's data
+    group: np.ndarray | None = None  # label groups: the group of each edge's row (then label is None)
+    quota: np.ndarray | None = None  # label groups: published label count per (group, global label code)
+
+    @property
+    def labelled(self) -> bool:
+        """Whether the release publishes labels (on its rows, or in label groups)."""
+        return self.label is not None or self.group is not None
 
 
 @dataclass
@@ -470,6 +533,10 @@ class JointLabelSets:
     present : ndarray of bool (n_releases, n_classes)
         Whether the records of the class are in each release's data (all
         True when every release was made from the same data).
+    lower : ndarray of bool (n_classes, n_labels) or None
+        When the exact step's time budget ran out: the pairs confirmed by a
+        joint world so far (``allowed`` is then the propagation's upper
+        bound and ``exact`` False). None otherwise.
     """
 
     record_class: np.ndarray
@@ -482,12 +549,25 @@ class JointLabelSets:
     labelled: bool
     rounds: int
     present: np.ndarray
+    lower: np.ndarray | None = None
 
     def record_sizes(self) -> np.ndarray:
         return self.class_size
 
     def labels_per_record(self) -> np.ndarray:
         return self.allowed.sum(axis=1)[self.record_class].astype(np.int64)
+
+    def unsettled_records(self) -> np.ndarray:
+        """Per record: whether its label set was left between ``lower`` and ``allowed`` (the budget ran out)."""
+        if self.lower is None:
+            return np.zeros(len(self.record_class), dtype=bool)
+        return (self.lower != self.allowed).any(axis=1)[self.record_class]
+
+    def proven_labels_per_record(self) -> np.ndarray:
+        """Per record: the labels some joint world found gives it (``labels_per_record`` when settled)."""
+        if self.lower is None:
+            return self.labels_per_record()
+        return self.lower.sum(axis=1)[self.record_class].astype(np.int64)
 
     def candidates_per_record(self) -> np.ndarray:
         """Per record: the fewest joint candidate rows over the releases it is in."""
@@ -515,7 +595,10 @@ def _release_graphs(original, releases, by_record: bool, members=None):
     cols, mcs = [], []
     for r, m in zip(releases, members, strict=True):
         sub = original if m is None else original.subset(m)
-        mc = match_classes(sub, r, by_label=r.labels is not None)
+        if _grouped(r):  # row classes split by label group (the labels printed on rows tell nothing more)
+            mc = match_classes(sub, _GroupKeyed(r), by_label=True)
+        else:
+            mc = match_classes(sub, r, by_label=r.labels is not None)
         mcs.append(mc)
         if m is None:
             cols.append(mc.record_class.astype(np.int64))
@@ -535,7 +618,7 @@ def _release_graphs(original, releases, by_record: bool, members=None):
     values = set().union(*(set(r.labels) for r in releases if r.labels is not None))
     codes = {x: c for c, x in enumerate(sorted(values, key=str))}
     graphs = []
-    for mc, col in zip(mcs, cols, strict=True):
+    for release, mc, col in zip(releases, mcs, cols, strict=True):
         a_of_joint = col[rep]  # the release's record class of each joint class (-1: not in its data)
         present = a_of_joint >= 0
         inside = np.flatnonzero(present)
@@ -548,11 +631,29 @@ def _release_graphs(original, releases, by_record: bool, members=None):
         ea = order[start]
         eb = np.repeat(mc.edge_row, count)
         label = None
+        if _grouped(release) and mc.row_label is not None and mc.labels is not None:
+            group_of_code = np.asarray(mc.labels, dtype=np.int64)  # the group values by code
+            quota = group_quota(release, codes)[1]
+            graphs.append(_ReleaseGraph(ea, eb, mc.row_size, None, present, group_of_code[mc.row_label[eb]], quota))
+            continue
         if mc.row_label is not None and mc.labels is not None:  # set together (by_label=True)
             global_code = np.array([codes[x] for x in mc.labels], dtype=np.int64)
             label = global_code[mc.row_label[eb]]
         graphs.append(_ReleaseGraph(ea, eb, mc.row_size, label, present))
     return joint, size, graphs, tuple(codes)
+
+
+def _grouped(release) -> bool:
+    return getattr(release, "labels", None) is not None and getattr(release, "label_groups", None) is not None
+
+
+class _GroupKeyed:
+    """A grouped release seen with its label groups in place of its labels (for :func:`match_classes`)."""
+
+    def __init__(self, release) -> None:
+        self.items, self.base, self.distance = release.items, release.base, release.distance
+        self.threshold, self.n_records = release.threshold, release.n_records
+        self.labels = [int(x) for x in release.label_groups]
 
 
 def _propagate(allowed: np.ndarray, size: np.ndarray, graphs, max_rounds: int = 10_000):
@@ -570,6 +671,18 @@ def _propagate(allowed: np.ndarray, size: np.ndarray, graphs, max_rounds: int = 
         rounds += 1
         for r, g in enumerate(graphs):
             if stable[r]:
+                continue
+            if g.group is not None:  # label groups (graphanon.privacy.joint_groups)
+                step = grouped_step(allowed, size, g)
+                if step is None:
+                    return None
+                viable, reach = step
+                candidates[r] = np.bincount(g.ea[viable], weights=g.row_size[g.eb[viable]], minlength=len(size))
+                stable[r] = True
+                if (allowed & ~reach).any():
+                    allowed &= reach
+                    stable = [False] * len(graphs)
+                    stable[r] = True
                 continue
             keep = np.ones(len(g.ea), dtype=bool) if g.label is None else allowed[g.ea, g.label]
             ea, eb = g.ea[keep], g.eb[keep]
@@ -628,7 +741,7 @@ def _viable_graph(allowed: np.ndarray, size: np.ndarray, g: _ReleaseGraph) -> tu
 
 
 def _matching_worlds(allowed: np.ndarray, size: np.ndarray, graphs, confirmed: np.ndarray, *,
-                     stall: int = 3, seed: int = 0) -> np.ndarray:  # fmt: skip
+                     stall: int = 5, seed: int = 0, deadline: float = math.inf) -> np.ndarray:  # fmt: skip
     """Pairs confirmed by joint worlds built from minimum-weight perfect matchings (a cheap first pass).
 
     One attempt: take the labelled releases in a random order; in each, a
@@ -638,20 +751,27 @@ def _matching_worlds(allowed: np.ndarray, size: np.ndarray, graphs, confirmed: n
     fix the labels of its records. Each matching is a real perfect matching
     consistent with the labels fixed before, so a finished attempt is a
     joint world and confirms its pairs. Stops after ``stall`` attempts in a
-    row confirm nothing new. The random draws change only how fast pairs
-    are confirmed, never the sets: what this pass leaves, CP-SAT settles.
+    row confirm nothing new (or ``4 stall`` fail in a row), or at ``deadline`` (``time.monotonic()``). The random draws change only how fast
+    pairs are confirmed, never the sets: what this pass leaves, CP-SAT settles.
     """
     from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
     confirmed = confirmed.copy()
-    labelled = [g for g in graphs if g.label is not None]
+    labelled = [g for g in graphs if g.labelled]
     rng = np.random.default_rng(seed)
-    idle = 0
-    while idle < stall:
+    idle = failed = 0
+    while idle < stall and failed < 4 * stall and time.monotonic() < deadline:
         fixed = np.full(len(size), -1, dtype=np.int64)
         ok = True
         for r in rng.permutation(len(labelled)):
             g = labelled[r]
+            if g.group is not None:  # label groups: a group and a label per record, then rows within groups
+                dealt = grouped_world(allowed, size, g, fixed, confirmed, rng)
+                if dealt is None:
+                    ok = False
+                    break
+                fixed = np.where(dealt >= 0, dealt, fixed)
+                continue
             ea, eb, el = _viable_graph(allowed, size, g)
             fit = (fixed[ea] < 0) | (fixed[ea] == el)
             ea, eb, el = ea[fit], eb[fit], el[fit]
@@ -673,9 +793,10 @@ def _matching_worlds(allowed: np.ndarray, size: np.ndarray, graphs, confirmed: n
                 break
             code = sp.csr_array((el + 1, (pos[ea], row)), shape=W.shape)  # each (record, row) pair once
             fixed[inside[left]] = np.asarray(code[left, right]).reshape(-1).astype(np.int64) - 1
-        if not ok or (fixed < 0).any():
-            idle += 1
+        if not ok or (fixed < 0).any():  # a failed attempt (counted apart: grouped attempts fail more often)
+            failed += 1
             continue
+        failed = 0
         new = ~confirmed[np.arange(len(size)), fixed]
         confirmed[np.arange(len(size)), fixed] = True
         idle = 0 if new.any() else idle + 1
@@ -683,7 +804,7 @@ def _matching_worlds(allowed: np.ndarray, size: np.ndarray, graphs, confirmed: n
 
 
 def _cpsat_exact(allowed: np.ndarray, size: np.ndarray, graphs, *, workers: int = 1, seconds: float = 2.0,
-                 first_pass: bool = True) -> np.ndarray:  # fmt: skip
+                 first_pass: bool = True, budget: float | None = None) -> tuple[np.ndarray, bool]:  # fmt: skip
     """The (record, label) pairs of ``allowed`` some joint world gives, by CP-SAT (records of size 1).
 
     One model: a Boolean per allowed (record, label) pair, exactly one per
@@ -696,9 +817,17 @@ def _cpsat_exact(allowed: np.ndarray, size: np.ndarray, graphs, *, workers: int 
     feasibility when that runs out); each world found confirms its pairs,
     and when none exists the pairs left are in no joint world. With
     ``first_pass``, worlds built from perfect matchings
-    (:func:`_matching_worlds`) confirm most pairs first.
+    (:func:`_matching_worlds`) confirm most pairs first. Grouped releases
+    add their count constraints (:mod:`graphanon.privacy.joint_groups`).
+
+    Returns ``(pairs, settled)``: with ``settled`` the pairs are exactly those
+    of some joint world; when ``budget`` seconds (the whole step, from its
+    start) ran out first, ``settled`` is False and the pairs are those
+    confirmed so far -- a lower bound, ``allowed`` the upper one.
     """
     from ortools.sat.python import cp_model
+
+    deadline = time.monotonic() + (math.inf if budget is None else float(budget))
 
     if (size != 1).any():  # pragma: no cover - exact mode works on single records
         raise InternalError("the exact step works on single records")
@@ -711,6 +840,9 @@ def _cpsat_exact(allowed: np.ndarray, size: np.ndarray, graphs, *, workers: int 
     for c in range(len(size)):
         model.add_exactly_one(x[starts[c] : starts[c + 1]])
     for g in graphs:
+        if g.group is not None:
+            add_grouped_constraints(model, x, var, allowed, size, g)
+            continue
         if g.label is None:
             continue
         ea, eb, el = _viable_graph(allowed, size, g)
@@ -727,34 +859,43 @@ def _cpsat_exact(allowed: np.ndarray, size: np.ndarray, graphs, *, workers: int 
             model.add(sum(y[e] for e in by_b[cut[b] : cut[b + 1]].tolist()) == int(g.row_size[b]))
     confirmed = np.zeros(len(rec), dtype=bool)
     if first_pass:
-        confirmed = _matching_worlds(allowed, size, graphs, np.zeros_like(allowed))[rec, lab]
+        confirmed = _matching_worlds(allowed, size, graphs, np.zeros_like(allowed), deadline=deadline)[rec, lab]
     xs = np.array(x, dtype=object)
+    settled = True
     while not confirmed.all():
+        if time.monotonic() >= deadline:
+            settled = False
+            break
         open_ = xs[~confirmed].tolist()
         model.add_bool_or(open_)  # the open pairs only shrink: every earlier clause is implied
-        model.maximize(sum(open_))
+        model.maximize(cp_model.LinearExpr.sum(open_))
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = workers
-        solver.parameters.max_time_in_seconds = seconds
+        solver.parameters.max_time_in_seconds = max(0.0, min(seconds, deadline - time.monotonic()))
         status = solver.solve(model)
-        if status == cp_model.UNKNOWN:  # no world within the time: plain feasibility, no limit
+        if status == cp_model.UNKNOWN:  # no world within the time: plain feasibility, up to the budget
             model.clear_objective()
             solver = cp_model.CpSolver()
             solver.parameters.num_workers = workers
+            if math.isfinite(deadline):
+                solver.parameters.max_time_in_seconds = max(0.0, deadline - time.monotonic())
             status = solver.solve(model)
         if status == cp_model.INFEASIBLE:
+            break
+        if status == cp_model.UNKNOWN and math.isfinite(deadline):  # the budget ran out
+            settled = False
             break
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):  # pragma: no cover - no limit left
             raise InternalError(f"CP-SAT ended with status {solver.status_name(status)}")
         confirmed |= np.array([solver.boolean_value(v) for v in x], dtype=bool)
     out = np.zeros_like(allowed)
     out[rec[confirmed], lab[confirmed]] = True
-    return out
+    return out, settled
 
 
 def joint_label_sets(
     original, releases: Sequence, *, exact: bool = False, progress=None, members: Sequence | None = None,
-    solver: str = "cp-sat",
+    solver: str = "cp-sat", budget: float | None = None,
 ) -> JointLabelSets:
     """The joint candidate labels and rows of each record over nonreciprocal releases.
 
@@ -777,7 +918,13 @@ def joint_label_sets(
         data holds it, and one label throughout.
     solver : {"cp-sat", "search"}
         The exact step: CP-SAT (OR-Tools; default) or the backtracking
-        search with propagation (kept for comparison).
+        search with propagation (kept for comparison; it does not model
+        label groups and refuses grouped releases).
+    budget : float, optional
+        Seconds the CP-SAT exact step may take (None: no limit). When they
+        run out the pairs not yet confirmed by a joint world are left
+        unsettled: ``lower`` holds the confirmed ones, ``allowed`` the
+        propagation's, and ``exact`` is False.
 
     Returns
     -------
@@ -811,11 +958,16 @@ def joint_label_sets(
         raise ParameterError(f"members has {len(members)} entries for {len(releases)} releases")
     joint, size, graphs, labels = _release_graphs(original, releases, by_record=exact, members=members)
     present = np.stack([g.present for g in graphs]) if graphs else np.zeros((0, len(size)), dtype=bool)
-    labelled = any(g.label is not None for g in graphs)
+    labelled = any(g.labelled for g in graphs)
+    if solver == "search" and any(g.group is not None for g in graphs):
+        raise ParameterError("the backtracking search does not model label groups; use solver='cp-sat'")
     allowed = np.ones((len(size), max(len(labels), 1)), dtype=bool)
     if labelled:  # start from the intersection of the releases' candidate label sets
         for g in graphs:
-            if g.label is not None:
+            if g.group is not None:
+                reach = grouped_reach(g.ea, g.group, g.quota, len(size))
+                allowed &= reach | ~g.present[:, None]
+            elif g.label is not None:
                 seen = np.repeat(~g.present[:, None], allowed.shape[1], axis=1)
                 seen[g.ea, g.label] = True
                 allowed &= seen
@@ -830,7 +982,13 @@ def joint_label_sets(
         if progress is not None:
             progress(1, 2, "joint candidates: exact step")
         if solver == "cp-sat":
-            allowed = _cpsat_exact(allowed, size, graphs)
+            confirmed, settled = _cpsat_exact(allowed, size, graphs, budget=budget)
+            if not settled:  # the budget ran out: keep both bounds, claim nothing exact
+                if progress is not None:
+                    progress(2, 2, "done (time budget reached)")
+                return JointLabelSets(joint, size, allowed, labels, candidates, True, False, labelled, rounds,
+                                      present, confirmed)
+            allowed = confirmed
         else:
             allowed = _search_exact(allowed, size, graphs)
         out = _propagate(allowed, size, graphs)

@@ -10,6 +10,7 @@ ranking adversary stays at 1/l on correlated data; the CLI's params.
 """
 
 import itertools
+import json
 
 import numpy as np
 import pytest
@@ -320,8 +321,34 @@ def test_progress_moves_in_every_stage():
         assert all(v > 0 for v in top.values()), top
 
 
-def test_a_grouped_prior_is_refused_in_one_line():
+def test_a_grouped_prior_is_reused_with_its_groups():
+    """``priors=`` a grouped release of the same data: every record gets its prior row in its prior group, so
+    the joint audit (which reads label groups) finds the pair no more revealing than the prior."""
+    from graphanon.privacy import LDiversity
+    from graphanon.privacy.joint import JointAudit
+
     data = load("nr_table1")
     first = anonymize_nonreciprocal(data, l=2, rng=0)
-    with pytest.raises(ParameterError, match="a prior publishes its labels in label groups"):
-        anonymize_nonreciprocal(data, l=2, priors=first)
+    again = anonymize_nonreciprocal(data, l=2, priors=first)
+    assert again.label_groups is not None and again.params == first.params
+    assert LDiversity(2).audit(data, again).satisfied
+    # the same partition of the records into groups (read through the private links)
+    g1 = np.asarray(first.label_groups)[first.link.rows_for(data)]
+    g2 = np.asarray(again.label_groups)[again.link.rows_for(data)]
+    assert len(set(zip(g1.tolist(), g2.tolist(), strict=True))) == len(set(g1.tolist())) == len(set(g2.tolist()))
+    rep = JointAudit(LDiversity(2), exact=True).audit(data, [first, again])
+    alone = JointAudit(LDiversity(2), exact=True).audit(data, [first, first])
+    assert rep.satisfied and rep.details["records_by_joint_labels"] == alone.details["records_by_joint_labels"]
+
+
+def test_cli_grouped_prior(run):
+    """``anonymize -a nr --param l=2 --prior``: a grouped prior is reused (it used to be refused)."""
+    res = run("anonymize", "nr_table1", "-a", "nr", "--param", "l=2", "-o", "r1.json", "--link-out", "l1.json")
+    assert res.exit_code == 0, res.output
+    res = run("anonymize", "nr_table1", "-a", "nr", "--param", "l=2", "-o", "r2.json", "--link-out", "l2.json",
+              "--prior", "r1.json", "--prior-link", "l1.json")
+    assert res.exit_code == 0, res.output
+    res = run("audit", "nr_table1", "r1.json", "r2.json", "--model", "ldiversity", "--param", "l=2", "--json")
+    assert res.exit_code == 0, res.output
+    rep = json.loads(res.output)
+    assert rep["details"]["label_groups"] == [True, True] and rep["details"]["pinned_records"] == 0

@@ -55,6 +55,48 @@ def test_independent_update_pins_records_and_prior_does_not(grown, method):
     assert again.params == first.params and again.algorithm == first.algorithm
 
 
+@pytest.fixture(scope="module")
+def grown_small():
+    """60 sessions, then the same 60 and 24 more."""
+    full = ebook_sessions(84, 30, seed=5).drop_unused_items()
+    return full.subset(np.arange(60)).drop_unused_items(), full
+
+
+def test_grouped_nr_prior_for_grown_data(grown_small):
+    """A grouped ``nr`` l=3 prior (label groups, the default): its records keep their rows and groups, the added
+    records get groups of their own (each of at least the group size), and the joint audit -- which reads the
+    groups -- counts 0 pinned records; an independent release of the grown data pins some."""
+    old, new = grown_small
+    first = anonymize_nonreciprocal(old, k=3, l=3, order="identity", unsafe_secret_seed=1)
+    assert first.label_groups is not None
+    again = anonymize_nonreciprocal(new, k=3, l=3, priors=first, unsafe_secret_seed=3)
+    assert again.label_groups is not None and again.params == first.params
+    assert LDiversity(3).audit(new, again).satisfied and NonreciprocalKAnonymity(3).audit(new, again).satisfied
+    ids = list(new.record_ids)
+    old_pos = np.array([ids.index(r) for r in old.record_ids])
+    added = np.setdiff1d(np.arange(new.n_records), old_pos)
+    groups = np.asarray(again.label_groups)[again.link.rows_for(new)]
+    assert not set(groups[old_pos].tolist()) & set(groups[added].tolist())  # new groups for the added records
+    sizes = np.bincount(groups[added])
+    assert sizes[sizes > 0].min() >= first.params["label_group_size"]
+    prior_groups = np.asarray(first.label_groups)[first.link.rows_for(old)]
+    assert len(set(zip(prior_groups.tolist(), groups[old_pos].tolist(), strict=True))) == len(set(prior_groups))
+    rep = JointAudit(LDiversity(3), budget=None).audit(new, [first, again], links=[first.link, again.link])
+    assert rep.satisfied and rep.details["exact"] and rep.details["pinned_records"] == 0
+    assert rep.details["label_groups"] == [True, True]
+    independent = anonymize_nonreciprocal(new, k=3, l=3, order="identity", unsafe_secret_seed=2)
+    rep = JointAudit(LDiversity(3), budget=None).audit(new, [first, independent],
+                                                       links=[first.link, independent.link])
+    assert rep.details["exact"] and not rep.satisfied and rep.details["records_below_level"] > 0
+
+
+def test_grouped_prior_refuses_too_few_added_records(grown_small):
+    old, new = grown_small
+    first = anonymize_nonreciprocal(old, k=3, l=3, order="identity", unsafe_secret_seed=1)
+    with pytest.raises(InfeasibleError, match="the 2 added record"):
+        anonymize_nonreciprocal(new.subset(np.arange(62)), k=3, l=3, priors=first)
+
+
 def test_what_cannot_be_made_safe_is_refused(grown):
     old, new = grown
     first = anonymize_cahd(old, l=3)

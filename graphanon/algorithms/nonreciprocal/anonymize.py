@@ -46,7 +46,6 @@ from graphanon.algorithms.nonreciprocal.label_groups import (
     deal_labels,
     group_params,
     grouped_ring,
-    refuse_grouped_priors,
     ring_groups,
 )
 from graphanon.algorithms.nonreciprocal.tsp import TSP_SOLVERS, gray_tsp_order, tsp_budget
@@ -393,7 +392,6 @@ def anonymize_nonreciprocal(
     rows). Ghinita, Tao, Kalnis. ICDE 2008, Sec. IV (CAHD's histogram check).
     """
     if priors is not None:
-        refuse_grouped_priors(priors)
         return reuse_priors(data, priors, k=k if k is not None else l, l=l, unsafe_secret_seed=unsafe_secret_seed)
     n = data.n_records
     if n == 0:

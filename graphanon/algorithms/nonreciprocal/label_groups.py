@@ -62,7 +62,7 @@ from graphanon.errors import ParameterError
 from graphanon.utils.validation import check_diversity_feasible, check_k
 
 __all__ = ["check_l_params", "deal_labels", "group_size_for", "grouped_ring", "label_groups",
-           "refuse_grouped_priors", "ring_groups"]
+           "ring_groups"]
 
 
 def group_size_for(l: int, diversity: str = "distinct", c: float | None = None) -> int:  # noqa: E741
@@ -360,15 +360,3 @@ def group_params(p: int, diversity: str, c: float | None) -> dict:
         if c is not None:
             params["c"] = float(c)
     return params
-
-
-def refuse_grouped_priors(priors) -> None:
-    """Refuse (one line) priors whose labels are published in label groups: reuse does not carry the groups yet."""
-    from graphanon.algorithms.prior import as_priors
-
-    if any(getattr(p.release, "label_groups", None) is not None for p in as_priors(priors)):
-        raise ParameterError(
-            "a prior publishes its labels in label groups (nr --param l=L, the default l_method=groups); "
-            "reusing its rows does not carry the groups yet, so the pair would not compose: publish once, or "
-            "make both releases with --param l_method=flow"
-        )
