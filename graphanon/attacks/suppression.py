@@ -19,8 +19,8 @@ another record, never as ``K(T)`` alone. So the adversary
 1. flags ``T`` when some published row equals ``K(T)`` as a set and no published row
    looks like ``T`` swapped -- ``K(T)`` plus a non-empty set of items of one category other
    than ``T``'s heaviest, none of ``S(T)`` (a single-category *gift*);
-2. flags nothing when the release says that every item was conserved
-   (``moves="swap"``);
+2. does not trust ``moves="swap"`` (every occurrence conserved): a record can hand its source
+   items to another row and receive nothing (``unpaired="splice"`` when no row can give it a gift);
 3. when the file states the data's occurrence count in clear (the fingerprint of
    releases made before issue 30), reads the *deficit* -- stated occurrences minus
    published ones, the number of suppressed occurrences -- and drops a flag
@@ -61,7 +61,11 @@ __all__ = ["lost_items_attack", "lost_records"]
 
 
 def lost_records(original, release, truth) -> np.ndarray:
-    """Per original record: whether its published row lost items and received none (the private truth).
+    """Per original record: whether it lost items (the private truth).
+
+    A record lost items when its published row holds a strict subset of its record and received
+    nothing, or when the method says it removed the record's items (``release.trace.suppressed_records``,
+    in memory only: a record that lost its source items and received a gift, ``unpaired="splice"``).
 
     Parameters
     ----------
@@ -100,7 +104,10 @@ def lost_records(original, release, truth) -> np.ndarray:
     both = np.asarray(X.multiply(Y).sum(axis=1)).reshape(-1)
     got = np.asarray(Y.sum(axis=1)).reshape(-1)
     had = np.asarray(X.sum(axis=1)).reshape(-1)
-    return (got == both) & (both < had)
+    out = (got == both) & (both < had)
+    trace = getattr(release, "trace", None)
+    out[np.asarray(getattr(trace, "suppressed_records", ()), dtype=np.int64)] = True
+    return out
 
 
 def lost_items_attack(
@@ -198,9 +205,7 @@ def lost_items_attack(
         flagged = _not_a_pair(X, source, rows, t, Y, truth)
     elif evidence != "no-gift":
         raise ParameterError(f"evidence must be 'no-gift' or 'exchange', got {evidence!r}")
-    elif release.moves == "swap":  # the file says every occurrence was conserved: no one lost items
-        flagged = np.zeros(len(t), dtype=bool)
-    else:
+    else:  # "moves" is no evidence: a record can hand its items to another row and receive nothing
         keep = ~source
         K = sp.csr_array((np.ones(int(keep.sum()), bool), (rows[keep], X.indices[keep])), shape=X.shape)[t]
         flagged = _rows_in(K, Y)
