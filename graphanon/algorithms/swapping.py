@@ -34,9 +34,12 @@ PartSwap (:func:`anonymize_partswap`, Sec. 4.1-4.3)
     (:func:`_split_hosts`): its row is then, like every swapped row, its record
     minus its heaviest category plus other records' source items, so a row
     equal to a known record minus one category is not the sign of a leftover
-    (:func:`graphanon.attacks.lost_items_attack`). Only a leftover that nothing
-    admits loses its source items, as with ``unpaired="suppress"`` (which
-    suppresses every leftover: an adversary holding the record finds it).
+    (:func:`graphanon.attacks.lost_items_attack`). A leftover that nothing
+    admits receives part of what another swapped row received and hands its
+    source items to a *receiver* row that holds none of them
+    (:mod:`graphanon.algorithms.swap_gifts`); only what no receiver admits is
+    removed. ``unpaired="suppress"`` suppresses every leftover's source items
+    instead: an adversary holding the record finds it.
 FullSwap (:func:`anonymize_fullswap`, Sec. 4.4)
     PartSwap, plus *full swapping* of the records it cannot touch: records
     of length > 1 whose items all lie in one category are paired, by the same
@@ -735,7 +738,9 @@ def anonymize_partswap(data: TransactionData, *, categories: ItemGroups, visit: 
         but an adversary holding the record recognizes its row -- the record minus one category,
         no gift (issue 30; :func:`graphanon.attacks.lost_items_attack`). ``"splice"`` places the
         record in a 3-cycle ``A -> L -> B`` of exchanges or, failing that, as a second receiver of a
-        paired record's source items (module notes); a record nothing admits is suppressed.
+        paired record's source items (module notes); a record nothing admits receives part of what
+        another swapped row received and its source items go to a receiver row that holds none of
+        them (:mod:`graphanon.algorithms.swap_gifts`; removed only when no row can take them).
         With ``spread > 1`` each round splices or hosts its own leftovers, part ``j`` standing
         for the source items. Published in the params.
     rng : None, int or numpy.random.Generator
@@ -968,8 +973,8 @@ _VISIT = Parameter("visit", str, "random", "visiting order and tie-break of the 
 _SPREAD = Parameter("spread", int, 1, "partners per record: source items dealt into this many parts, one partner "
                     "each (mitigates the partner-tendency attack)")
 _UNPAIRED = Parameter("unpaired", str, "splice", "a record no partner is left for: splice (it joins an exchange "
-                      "A -> L -> B, or takes part of a paired record's source items; suppressed only when nothing "
-                      "admits it), suppress (its heaviest category's items are removed: an adversary holding the "
+                      "A -> L -> B, or takes part of a paired record's source items; when nothing admits it, it gets "
+                      "part of another row's gift and its source items go to a row that lacks them), suppress (its heaviest category's items are removed: an adversary holding the "
                       "record sees it) or keep (the paper's rule: it keeps its tendency and the audit reports it)")
 
 
