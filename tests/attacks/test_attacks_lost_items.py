@@ -290,3 +290,36 @@ def test_audit_refuses_a_suppressing_release_that_makes_up_occurrences():
 class _Link:
     def __init__(self, rows):
         self.record_of_row = np.asarray(rows)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_source_evidence_against_brute_force(seed):
+    """The holder of T looks for a row holding all of S(T): brute force over rows, on releases of the
+    three rules; the old rule's suppressed records are among the flags, the default loses no one here."""
+    data = _random_data(seed, n=30)
+    tend = tendencies(data, CATS)
+    group_of = {x: CATS.names.index(CATS.group_of(x)) for x in data.items}
+    t = [i for i in range(data.n_records) if tend.heaviest[i] >= 0]
+    for unpaired in ("suppress", "splice"):
+        rel = anonymize_partswap(data, categories=CATS, rng=seed, unpaired=unpaired, unsafe_secret_seed=seed)
+        rows = [set(rel.published_data().record(j)) for j in range(rel.n_records)]
+        res = lost_items_attack(data, rel, categories=CATS, truth=rel.link, evidence="source")
+        brute = [i for i in t if not any({x for x in data.record(i) if group_of[x] == tend.heaviest[i]} <= r
+                                         for r in rows)]
+        assert res.details["flagged"] == len(brute)
+        lost = lost_records(data, rel, rel.link)
+        assert res.details["lost_targets"] == int(lost[t].sum())
+        if brute:
+            assert res.success == pytest.approx(float(lost[brute].mean()))
+
+
+def test_source_evidence_planted():
+    """Record 0 lost its source items {a1, a2} and received c3 (a gift): the no-gift adversary does not
+    flag it, the holder who looks for a row holding {a1, a2} does; records 1 and 2 swapped theirs."""
+    data = from_iterable([["a1", "a2", "b1"], ["b2", "b3", "c1"], ["a3", "a4", "c2"], ["c3"]])
+    X = from_iterable([["b1", "c3"], ["a3", "a4", "c1"], ["b2", "b3", "c2"], ["c3"]], items=data.items).matrix
+    rel = PerturbedRelease.from_matrix(data, X, moves="swap-suppress", algorithm="custom")
+    lost = np.array([True, False, False, False])
+    assert lost_items_attack(data, rel, categories=CATS, truth=np.arange(4), lost=lost).details["flagged"] == 0
+    res = lost_items_attack(data, rel, categories=CATS, truth=np.arange(4), lost=lost, evidence="source")
+    assert res.details["flagged"] == 1 and res.success == 1.0
