@@ -506,7 +506,7 @@ class SwapTrace:
         Records with a tendency; single-category records (FullSwap).
     suppressed_occurrences : int or None
         PartSupp: occurrences removed. PartSwap/FullSwap: occurrences removed from records no
-        partner was left for (``unpaired="suppress"``, or ``"splice"`` when no exchange admits them).
+        partner was left for (``unpaired="suppress"``, or ``"splice"`` when no receiver admits them).
     spliced : tuple of (int, int, int)
         ``unpaired="splice"``: ``(L, A, B)`` per record ``L`` the pairing left alone, spliced into
         the exchange ``A -> B`` (``A`` gives to ``L``, ``L`` to ``B``).
