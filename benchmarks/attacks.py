@@ -576,14 +576,15 @@ def lost_items_rows(quick: bool) -> list[dict]:
                 t_anon = time.perf_counter() - t0
                 tr = rel.trace
                 left = lost_records(data, rel, rel.link)
-                for L, *_ in tr.spliced + tr.hosted:
+                for L, *_ in tr.spliced + tr.hosted + tr.gifted + tr.rehomed:
                     left[L] = True
                 audit = TendencyHiding(cats).audit(data, rel)
                 utility = itemset_metrics(data, rel, (0.002, 0.005))
                 row = {"dataset": name, "records": data.n_records, "categories": spec, "spread": spread, "seed": seed,
                        "unpaired": unpaired, "moves": rel.moves, "seconds_anonymize": round(t_anon, 2),
                        "with_tendency": tr.with_tendency, "pairs": len(tr.partial_pairs),
-                       "spliced": len(tr.spliced), "hosted": len(tr.hosted),
+                       "spliced": len(tr.spliced), "hosted": len(tr.hosted), "gifted": len(tr.gifted),
+                       "rehomed": len(tr.rehomed), "suppressed_records": len(tr.suppressed_records),
                        "suppressed_occurrences": tr.suppressed_occurrences,
                        "lost_records": int(lost_records(data, rel, rel.link).sum()),
                        "kept_tendency": audit.details.get("kept_tendency"), "audit_satisfied": audit.satisfied,
@@ -592,6 +593,8 @@ def lost_items_rows(quick: bool) -> list[dict]:
                     t0 = time.perf_counter()
                     row["no_gift_all"] = lost_items_attack(data, rel, categories=cats, truth=rel.link).to_dict()
                     row["seconds_attack"] = round(time.perf_counter() - t0, 2)
+                    row["source_all"] = lost_items_attack(data, rel, categories=cats, truth=rel.link,
+                                                          evidence="source").to_dict()
                     row["no_gift_1000"] = lost_items_attack(data, rel, categories=cats, truth=rel.link,
                                                             known=1000, rng=seed).to_dict()
                     row["exchange_all"] = lost_items_attack(data, rel, categories=cats, truth=rel.link, lost=left,
@@ -602,7 +605,7 @@ def lost_items_rows(quick: bool) -> list[dict]:
                 rows.append(row)
                 a = row.get("no_gift_all", {})
                 print(f"{name:11s} {spec:17s} spread {spread} seed {seed} {unpaired:8s} {rel.moves:13s} spliced {row['spliced']:4d} "
-                      f"hosted {row['hosted']:4d} lost {row['lost_records']:4d} kept {row['kept_tendency']} "
+                      f"hosted {row['hosted']:4d} gifted {row['gifted']:4d} rehomed {row['rehomed']:4d} lost {row['lost_records']:4d} kept {row['kept_tendency']} "
                       f"no-gift {a.get('success', float('nan')):.3f} vs {a.get('bound', float('nan')):.4f} "
                       f"(flagged {a.get('details', {}).get('flagged')}) Dif {row['dif']:.4f} "
                       f"FI 0.2% {row['fi'][0]['similarity']:.3f}", file=sys.stderr)
@@ -625,16 +628,19 @@ def lost_items_main(quick: bool) -> None:
 
 def lost_items_markdown(doc: dict) -> str:
     """The table of docs/attacks.md, attack (k)."""
-    out = ["| data | categories | spread | seed | unpaired | moves | spliced / hosted | lost | no-gift precision (base rate) "
-           "| recall | exchange, all known (base) | exchange, 10 % known (base) | Dif | FI sim 0.2% | 0.5% |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    out = ["| data | categories | spread | seed | unpaired | moves | spliced / hosted / gifted + rehomed | lost "
+           "| no-gift precision (base rate) "
+           "| recall | source held nowhere (base rate) | exchange, all known (base) | exchange, 10 % known (base) | Dif "
+           "| FI sim 0.2% | 0.5% |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in doc["lost_items"]:
         if r["unpaired"] == "keep":
             continue
-        a, e, e10 = r["no_gift_all"], r["exchange_all"], r["exchange_10pct"]
+        a, e, e10, so = r["no_gift_all"], r["exchange_all"], r["exchange_10pct"], r["source_all"]
         out.append(f"| {r['dataset']} | `{r['categories']}` | {r.get('spread', 1)} | {r['seed']} | {r['unpaired']} | {r['moves']} | "
-                   f"{r['spliced']} / {r['hosted']} | {r['lost_records']} | "
+                   f"{r['spliced']} / {r['hosted']} / {r.get('gifted', 0)} + {r.get('rehomed', 0)} | {r['lost_records']} | "
                    f"{a['success']:.3f} ({a['bound']:.4f}) over {a['details']['flagged']} | {a['details']['recall']:.3f} | "
+                   f"{so['success']:.3f} ({so['bound']:.4f}) over {so['details']['flagged']} | "
                    f"{e['success']:.3f} ({e['bound']:.4f}) | {e10['success']:.3f} ({e10['bound']:.4f}) | "
                    f"{r['dif']:.4f} | {r['fi'][0]['similarity']:.3f} | {r['fi'][1]['similarity']:.3f} |")
     return "\n".join(out)

@@ -34,9 +34,12 @@ PartSwap (:func:`anonymize_partswap`, Sec. 4.1-4.3)
     (:func:`_split_hosts`): its row is then, like every swapped row, its record
     minus its heaviest category plus other records' source items, so a row
     equal to a known record minus one category is not the sign of a leftover
-    (:func:`graphanon.attacks.lost_items_attack`). Only a leftover that nothing
-    admits loses its source items, as with ``unpaired="suppress"`` (which
-    suppresses every leftover: an adversary holding the record finds it).
+    (:func:`graphanon.attacks.lost_items_attack`). A leftover that nothing
+    admits receives part of what another swapped row received and hands its
+    source items to a *receiver* row that holds none of them
+    (:mod:`graphanon.algorithms.swap_gifts`); only what no receiver admits is
+    removed. ``unpaired="suppress"`` suppresses every leftover's source items
+    instead: an adversary holding the record finds it.
 FullSwap (:func:`anonymize_fullswap`, Sec. 4.4)
     PartSwap, plus *full swapping* of the records it cannot touch: records
     of length > 1 whose items all lie in one category are paired, by the same
@@ -81,6 +84,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.algorithms.declaration import MethodDeclaration, Parameter
+from graphanon.algorithms.swap_gifts import give_gifts, place_sources
 from graphanon.errors import InternalError, ParameterError
 from graphanon.release.perturbed import PerturbedRelease, publish_split
 from graphanon.release.publish import publish
@@ -203,27 +207,28 @@ def _move(X: sp.csr_array, dest: np.ndarray) -> sp.csr_array:
     return sp.csr_array((np.ones(out.nnz, bool), out.indices, out.indptr), shape=X.shape)
 
 
-def _hide_what_is_left(data, categories: ItemGroups, tend: Tendency, current: sp.csr_array) -> tuple[sp.csr_array, int]:
+def _hide_what_is_left(data, categories: ItemGroups, tend: Tendency,
+                       current: sp.csr_array) -> tuple[sp.csr_array, int, np.ndarray]:
     """Drop, from each record that still shows its own tendency after the swaps, that category's items.
 
     A record the partner rule could not pair (every candidate shares its tendency or would
     collide) keeps its items, and with them its tendency: the release would break the model
     it is published under (:class:`~graphanon.privacy.TendencyHiding`: no record keeps its
-    tendency). With ``unpaired="suppress"`` (the default) such a record loses the items of its
+    tendency). With ``unpaired="suppress"`` or ``"splice"`` such a record loses the items of its
     heaviest category instead, as PartSupp does; its row then has another heaviest category
-    or none. Returns the matrix and the number of occurrences removed (0 when every record was
-    paired, the usual case).
+    or none. Returns the matrix, the number of occurrences removed (0 when every record was
+    paired, the usual case) and the mask of the records that lost them.
     """
     codes = category_codes(categories, data.items)
     after = Tendency(current, codes, len(categories))
     keeps = (tend.heaviest >= 0) & (after.heaviest == tend.heaviest)
     if not keeps.any():
-        return current, 0
+        return current, 0, keeps
     rows = np.repeat(np.arange(current.shape[0]), np.diff(current.indptr))
     drop = keeps[rows] & (codes[current.indices] == tend.heaviest[rows])
     kept = sp.csr_array((np.ones(int((~drop).sum()), bool), (rows[~drop], current.indices[~drop])),
                         shape=current.shape)
-    return kept, int(drop.sum())
+    return kept, int(drop.sum()), keeps
 
 
 def _splice(X, tend: Tendency, partner: np.ndarray, visit: str, rng) -> tuple[np.ndarray, np.ndarray, list]:
@@ -426,15 +431,61 @@ def _extra_pairs(spliced, hosted) -> set:
             | {(min(L, B), max(L, B)) for L, B, _ in hosted})
 
 
-def _release(data, matrix, tend, categories, unpaired: str, details: dict, params: dict, name: str):
-    """The swapped records as a :class:`PerturbedRelease`, records left with their tendency handled."""
-    removed = 0
+def _release(data, matrix, tend, categories, unpaired: str, details: dict, params: dict, name: str, visit: str,
+             gen):
+    """The swapped records as a :class:`PerturbedRelease`, records left with their tendency handled.
+
+    With ``unpaired="splice"`` a record that still shows its tendency receives part of another
+    row's received items and hands its heaviest category's items to a receiver (:func:`_rehome`):
+    no row is its record minus one category with no gift, and items are removed only where no
+    receiver admits them.
+    """
+    removed, lost = 0, np.zeros(data.n_records, dtype=bool)
     if unpaired in ("splice", "suppress"):
-        matrix, removed = _hide_what_is_left(data, categories, tend, matrix)
+        dropped, removed, lost = _hide_what_is_left(data, categories, tend, matrix)
+        if unpaired == "suppress" or not lost.any():
+            matrix = dropped
+        else:
+            matrix, removed, lost = _rehome(data, matrix, tend, categories, lost, details, visit, gen)
     details["suppressed_occurrences"] = removed
+    details["suppressed_records"] = tuple(np.flatnonzero(lost).tolist())
     params["unpaired"] = unpaired
     moves = "swap-suppress" if removed else "swap"
     return PerturbedRelease.from_matrix(data, matrix, moves=moves, algorithm=name, params=params)
+
+
+def _rehome(data, matrix, tend, categories, left: np.ndarray, details: dict, visit: str, gen):
+    """Records that still show their tendency: a gift from a swapped row, their source items to a receiver.
+
+    :func:`~graphanon.algorithms.swap_gifts.give_gifts` then
+    :func:`~graphanon.algorithms.swap_gifts.place_sources`; returns the matrix, the occurrences
+    removed (those no receiver admitted) and the mask of the records that lost them.
+    """
+    X, codes = data.matrix, category_codes(categories, data.items)
+    order = _visit(np.flatnonzero(left), visit, gen)
+    gifted, gifts = give_gifts(X, matrix, tend.heaviest, codes, len(categories), left, order, gen)
+    out, homes, lost, removed = place_sources(X, gifted, tend.heaviest, codes, left, order, gen)
+    details["gifted"] = tuple((L, R) for L, R, _ in gifts)
+    details["rehomed"] = tuple(homes)
+    extra = {(min(L, N), max(L, N)) for L, N in homes} | _givers(X, matrix, gifts, details["pairs"])
+    details["pairs"] = tuple(sorted(set(details["pairs"]) | extra))
+    return out, removed, lost
+
+
+def _givers(X, before, gifts, pairs) -> set:
+    """``(L, P)`` per gift from ``R``'s row to ``L``: ``P`` a partner of ``R`` that gave one of the items."""
+    partners: dict[int, set[int]] = {}
+    for u, v in pairs:
+        partners.setdefault(u, set()).add(v)
+        partners.setdefault(v, set()).add(u)
+    out = set()
+    for L, R, items in gifts:
+        for P in partners.get(R, ()):
+            gave = np.setdiff1d(X.indices[X.indptr[P] : X.indptr[P + 1]],
+                                before.indices[before.indptr[P] : before.indptr[P + 1]])
+            if np.isin(items, gave).any():
+                out.add((min(L, P), max(L, P)))
+    return out
 
 
 @dataclass(frozen=True)
@@ -455,13 +506,22 @@ class SwapTrace:
         Records with a tendency; single-category records (FullSwap).
     suppressed_occurrences : int or None
         PartSupp: occurrences removed. PartSwap/FullSwap: occurrences removed from records no
-        partner was left for (``unpaired="suppress"``, or ``"splice"`` when no exchange admits them).
+        partner was left for (``unpaired="suppress"``, or ``"splice"`` when no receiver admits them).
     spliced : tuple of (int, int, int)
         ``unpaired="splice"``: ``(L, A, B)`` per record ``L`` the pairing left alone, spliced into
         the exchange ``A -> B`` (``A`` gives to ``L``, ``L`` to ``B``).
     hosted : tuple of (int, int)
         ``unpaired="splice"``: ``(L, B)`` per leftover that no exchange admitted and that
         took part of record ``B``'s source items (giving its own to ``B``).
+    suppressed_records : tuple of int
+        ``unpaired="suppress"`` or ``"splice"``: the records whose source items were removed
+        (the private truth of :func:`graphanon.attacks.lost_items_attack`).
+    gifted : tuple of (int, int)
+        ``unpaired="splice"``: ``(L, R)`` per record ``L`` that nothing placed and that received
+        part of the items record ``R``'s row had received (:func:`~graphanon.algorithms.swap_gifts.give_gifts`).
+    rehomed : tuple of (int, int)
+        ``unpaired="splice"``: ``(L, N)`` per such record whose heaviest category's items went to
+        record ``N``'s row (:func:`~graphanon.algorithms.swap_gifts.place_sources`).
     """
 
     pairs: tuple = ()
@@ -473,6 +533,9 @@ class SwapTrace:
     suppressed_occurrences: int | None = None
     spliced: tuple = field(default=(), repr=False)
     hosted: tuple = field(default=(), repr=False)
+    suppressed_records: tuple = field(default=(), repr=False)
+    gifted: tuple = field(default=(), repr=False)
+    rehomed: tuple = field(default=(), repr=False)
 
 
 def _partial_pairs(X, tend: Tendency, visit: str, rng) -> tuple[np.ndarray, np.ndarray]:
@@ -604,7 +667,7 @@ def _swap(data, categories, *, full: bool, visit, rng, unsafe_secret_seed, progr
     details["pairs"] = tuple(pairs)
     details["pair_similarity"] = sim
     params = {"n_categories": len(categories), "visit": visit}
-    release = _release(data, _move(X, dest), tend, categories, unpaired, details, params, name)
+    release = _release(data, _move(X, dest), tend, categories, unpaired, details, params, name, visit, gen)
     release.trace = SwapTrace(**details)
     report(progress, 3, 3, "done")
     return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
@@ -635,7 +698,7 @@ def _swap_spread(data, categories, X, tend, *, full, visit, gen, spread, unsafe_
     details["pairs"] = tuple(sorted(pairs))
     details["pair_similarity"] = sim
     params = {"n_categories": len(categories), "visit": visit, "spread": spread}
-    release = _release(data, current, tend, categories, unpaired, details, params, name)
+    release = _release(data, current, tend, categories, unpaired, details, params, name, visit, gen)
     release.trace = SwapTrace(**details)
     report(progress, 3, 3, "done")
     return publish(data, release, unsafe_secret_seed=unsafe_secret_seed)
@@ -675,7 +738,9 @@ def anonymize_partswap(data: TransactionData, *, categories: ItemGroups, visit: 
         but an adversary holding the record recognizes its row -- the record minus one category,
         no gift (issue 30; :func:`graphanon.attacks.lost_items_attack`). ``"splice"`` places the
         record in a 3-cycle ``A -> L -> B`` of exchanges or, failing that, as a second receiver of a
-        paired record's source items (module notes); a record nothing admits is suppressed.
+        paired record's source items (module notes); a record nothing admits receives part of what
+        another swapped row received and its source items go to a receiver row that holds none of
+        them (:mod:`graphanon.algorithms.swap_gifts`; removed only when no row can take them).
         With ``spread > 1`` each round splices or hosts its own leftovers, part ``j`` standing
         for the source items. Published in the params.
     rng : None, int or numpy.random.Generator
@@ -908,8 +973,8 @@ _VISIT = Parameter("visit", str, "random", "visiting order and tie-break of the 
 _SPREAD = Parameter("spread", int, 1, "partners per record: source items dealt into this many parts, one partner "
                     "each (mitigates the partner-tendency attack)")
 _UNPAIRED = Parameter("unpaired", str, "splice", "a record no partner is left for: splice (it joins an exchange "
-                      "A -> L -> B, or takes part of a paired record's source items; suppressed only when nothing "
-                      "admits it), suppress (its heaviest category's items are removed: an adversary holding the "
+                      "A -> L -> B, or takes part of a paired record's source items; when nothing admits it, it gets "
+                      "part of another row's gift and its source items go to a row that lacks them), suppress (its heaviest category's items are removed: an adversary holding the "
                       "record sees it) or keep (the paper's rule: it keeps its tendency and the audit reports it)")
 
 

@@ -18,9 +18,11 @@ another record, never as ``K(T)`` alone. So the adversary
 
 1. flags ``T`` when some published row equals ``K(T)`` as a set and no published row
    looks like ``T`` swapped -- ``K(T)`` plus a non-empty set of items of one category other
-   than ``T``'s heaviest, none of ``S(T)`` (a single-category *gift*);
-2. flags nothing when the release says that every item was conserved
-   (``moves="swap"``);
+   than ``T``'s heaviest, none of ``S(T)`` (a single-category *gift*) -- or, with
+   ``evidence="source"``, when no published row holds all of ``S(T)`` (in a pair the partner's
+   row holds them);
+2. does not trust ``moves="swap"`` (every occurrence conserved): a record can hand its source
+   items to another row and receive nothing (``unpaired="splice"`` when no row can give it a gift);
 3. when the file states the data's occurrence count in clear (the fingerprint of
    releases made before issue 30), reads the *deficit* -- stated occurrences minus
    published ones, the number of suppressed occurrences -- and drops a flag
@@ -61,7 +63,11 @@ __all__ = ["lost_items_attack", "lost_records"]
 
 
 def lost_records(original, release, truth) -> np.ndarray:
-    """Per original record: whether its published row lost items and received none (the private truth).
+    """Per original record: whether it lost items (the private truth).
+
+    A record lost items when its published row holds a strict subset of its record and received
+    nothing, or when the method says it removed the record's items (``release.trace.suppressed_records``,
+    in memory only: a record that lost its source items and received a gift, ``unpaired="splice"``).
 
     Parameters
     ----------
@@ -100,7 +106,10 @@ def lost_records(original, release, truth) -> np.ndarray:
     both = np.asarray(X.multiply(Y).sum(axis=1)).reshape(-1)
     got = np.asarray(Y.sum(axis=1)).reshape(-1)
     had = np.asarray(X.sum(axis=1)).reshape(-1)
-    return (got == both) & (both < had)
+    out = (got == both) & (both < had)
+    trace = getattr(release, "trace", None)
+    out[np.asarray(getattr(trace, "suppressed_records", ()), dtype=np.int64)] = True
+    return out
 
 
 def lost_items_attack(
@@ -135,8 +144,11 @@ def lost_items_attack(
         The private truth per record (default: :func:`lost_records`).
     use_counts : bool, default True
         Use the occurrence count the file states in clear, if any (module notes, step 3).
-    evidence : {"no-gift", "exchange"}
-        ``"no-gift"``: the module's adversary. ``"exchange"``: an adversary who has found the rows
+    evidence : {"no-gift", "source", "exchange"}
+        ``"no-gift"``: the module's adversary. ``"source"``: the holder of ``T`` looks for its source
+        items instead -- in a pair they lie together in the partner's row -- and flags ``T`` when no
+        published row holds all of ``S(T)`` (a host's items, dealt between two rows, and parts spread
+        over several partners are flagged too). ``"exchange"``: an adversary who has found the rows
         of the known records (the private link stands for that search: an upper bound) and
         reads who gave to whom among them -- ``T`` gave to ``U`` when ``U``'s row holds an item of
         ``S(T)`` that ``U`` did not have; it flags every known record whose exchange is not one
@@ -196,11 +208,14 @@ def lost_items_attack(
     deficit = _deficit(release, Y) if use_counts else None
     if evidence == "exchange":
         flagged = _not_a_pair(X, source, rows, t, Y, truth)
+    elif evidence == "source":
+        S = sp.csr_array((np.ones(int(source.sum()), bool), (rows[source], X.indices[source])), shape=X.shape)
+        flagged = ~_held_whole(S[t], Y)
+        if deficit is not None:
+            flagged &= n_source[t] <= deficit
     elif evidence != "no-gift":
-        raise ParameterError(f"evidence must be 'no-gift' or 'exchange', got {evidence!r}")
-    elif release.moves == "swap":  # the file says every occurrence was conserved: no one lost items
-        flagged = np.zeros(len(t), dtype=bool)
-    else:
+        raise ParameterError(f"evidence must be 'no-gift', 'source' or 'exchange', got {evidence!r}")
+    else:  # "moves" is no evidence: a record can hand its items to another row and receive nothing
         keep = ~source
         K = sp.csr_array((np.ones(int(keep.sum()), bool), (rows[keep], X.indices[keep])), shape=X.shape)[t]
         flagged = _rows_in(K, Y)
@@ -246,6 +261,19 @@ def _not_a_pair(X, source, rows, t, Y, truth) -> np.ndarray:
     want = np.concatenate([hs, hr], axis=1)  # what its partner must have
     keys = np.unique(np.concatenate([have, want]), axis=0, return_inverse=True)[1].ravel()
     return ~np.isin(keys[len(t):], keys[: len(t)])
+
+
+def _held_whole(S, Y, block: int = 512) -> np.ndarray:
+    """Per row of ``S``: whether some row of ``Y`` holds all of it (one sparse product per block)."""
+    S = sp.csr_array(S, dtype=np.int64)
+    Yt = sp.csr_array(sp.csr_array(Y, dtype=np.int64).T)
+    size = np.diff(S.indptr)
+    out = np.zeros(S.shape[0], dtype=bool)
+    for lo in range(0, S.shape[0], block):
+        hits = sp.csr_array(S[lo : lo + block] @ Yt)
+        r = np.repeat(np.arange(hits.shape[0]), np.diff(hits.indptr))
+        out[lo + np.unique(r[hits.data == size[lo + r]])] = True
+    return out
 
 
 def _swapped_row_exists(K, S, heavy, Y, codes, n_categories: int, block: int = 256) -> np.ndarray:

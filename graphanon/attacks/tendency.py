@@ -292,7 +292,10 @@ def partners_from_link(original, release, truth, *, block: int = 1024) -> list[t
     records that are identical in the data, which may all be named; it is
     what ``graphanon attack --link`` scores the partner-tendency attack with.
     It does not apply to releases made with ``spread > 1``, where a record
-    gives to several partners (the CLI says so and skips the attack).
+    gives to several partners (the CLI says so and skips the attack), and
+    it names only mutual exchanges: the 3-cycles, hosts, gifts and
+    receivers of ``unpaired="splice"`` are in ``release.trace.pairs`` but
+    not read off the link.
 
     Parameters
     ----------

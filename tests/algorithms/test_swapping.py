@@ -96,21 +96,33 @@ def test_table1_partswap_golden():
     # the default, unpaired="splice" (issue 30): every pair holds an A record, so no exchange A -> B avoids
     # category A; 010 (source 1, 3) joins the pair 002 (A) - 004 (C) instead: 004 deals its source
     # {4, 9, 12} between 002 ({9, 12}) and 010 ({4}) and receives {2, 8} and {1, 3}, all of category A.
-    # 008 (source 3, 8) collides with every host (008 holds 4 and 7; the hosts' partners give 3 or 8)
-    # and alone loses its source items. Which of 004's items 010 gets is drawn (010 holds 9: 4 or 12).
+    # 008 (source 3, 8) collides with every host (008 holds 4 and 7; the hosts' partners give 3 or 8), and
+    # every record of another category holds 3 or 8 after the swaps: no receiver, so {3, 8} are removed. But
+    # 008 does not end as "its record minus A": it receives a gift, one of the items another row received
+    # and 008 lacks -- 006's {6} (006 keeps 7) or one of 002's {9, 12} -- so its row looks swapped.
+    # Which of 004's items 010 gets is drawn (010 holds 9: 4 or 12), and so is the donor.
+    donors = set()
     for seed in range(4):
         spliced = anonymize_partswap(data, categories=groups, visit="input", rng=seed, unsafe_secret_seed=3)
         assert spliced.params["unpaired"] == "splice" and spliced.moves == "swap-suppress"
         assert spliced.trace.spliced == () and spliced.trace.hosted == ((9, 3),)
-        assert spliced.trace.suppressed_occurrences == 2
+        assert spliced.trace.suppressed_occurrences == 2 and spliced.trace.suppressed_records == (7,)
+        assert spliced.trace.rehomed == ()
         (x,) = _row_of(spliced, 9) - {"5", "9", "10"}
         assert x in {"4", "12"} and _row_of(spliced, 9) == {"5", "9", "10", x}
         want = {1: {"10", "7"} | ({"4", "9", "12"} - {x}), 3: {"1", "2", "3", "6", "7", "8", "10"},
                 7: {"4", "7", "11"}}
+        ((L, R),) = spliced.trace.gifted
+        assert L == 7 and R in (1, 5)
+        donors.add(R)
+        (y,) = _row_of(spliced, 7) - want[7]
+        assert y in want.get(R, _row_of(rel, R)) - original[R] - original[7]
+        want[7] = want[7] | {y}
+        want[R] = want.get(R, _row_of(rel, R)) - {y}
         for i in range(9):
             assert _row_of(spliced, i) == want.get(i, _row_of(rel, i)), ids[i]
         assert TendencyHiding(groups).audit(data, spliced).satisfied
-    assert TendencyHiding(groups).audit(data, spliced).satisfied
+    assert donors == {1, 5}
 
 
 def test_table1_rules_random_visit():
