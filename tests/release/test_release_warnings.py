@@ -5,24 +5,23 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from graphanon.cli import main
 from graphanon.data import from_iterable
 from graphanon.metrics.caveats import MAX_SUPPRESSION, Advice, release_warnings
 from graphanon.release import GlobalRecoding, PerturbedRelease
 from graphanon.taxonomy import Taxonomy
+from tests.conftest import cli
 
 
 def _run(tmp_path, *args):
-    res = CliRunner().invoke(main, ["anonymize", *map(str, args), "-o", str(tmp_path / "r.json")])
+    res = cli("anonymize", *args, "-o", tmp_path / "r.json")
     assert res.exit_code == 0, res.output
     assert all(len(line) <= 80 for line in res.stderr.splitlines())
     return res.stdout, res.stderr.replace("\n  ", " ")  # each warning on one line again (wrapped at 80 columns)
 
 
 def _json(tmp_path, *args) -> dict:
-    res = CliRunner().invoke(main, ["anonymize", *map(str, args), "-o", str(tmp_path / "r.json"), "--json"])
+    res = cli("anonymize", *args, "-o", tmp_path / "r.json", "--json")
     assert res.exit_code == 0, res.output
     return json.loads(res.stdout)
 
@@ -85,8 +84,7 @@ def test_suppressed_codes_under_a_taxonomy_are_named_with_public_taxonomy_as_the
 
 
 def test_bench_reports_the_warnings():
-    res = CliRunner().invoke(main, ["bench", "liuwang_fig1", "-a", "aa", "-k", "1", "-m", "2", "--queries", "5",
-                                    "--json"])
+    res = cli("bench", "liuwang_fig1", "-a", "aa", "-k", "1", "-m", "2", "--queries", "5", "--json")
     assert res.exit_code == 0, res.output
     assert [w[:9] for w in json.loads(res.stdout)["warnings"]] == ["k=1 prote"]
 
