@@ -114,8 +114,11 @@ def _first_release_where(predicate, seeds=range(5000)):  # the label-preserving 
 
 def test_planted_release_distinct_but_not_entropy():
     """A release that distinct l-diversity accepts and entropy l-diversity must reject."""
+    # seed 1378 is the first of range(5000) that gives one (searching there costs 1,378 x 2 audits, 6.5 s of CPU);
+    # should a change of the audits or the matching make it fail, search range(5000) again and pin the new first
     data, rel = _first_release_where(
-        lambda d, r: LDiversity(2).audit(d, r).satisfied and not EntropyLDiversity(2).audit(d, r).satisfied
+        lambda d, r: LDiversity(2).audit(d, r).satisfied and not EntropyLDiversity(2).audit(d, r).satisfied,
+        seeds=[1378],
     )
     every, viab = brute_distributions(data, rel)
     assert any(not (entropy_ok(a, 2) and entropy_ok(b, 2)) for a, b in zip(every, viab, strict=True))
