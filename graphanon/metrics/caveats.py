@@ -131,10 +131,10 @@ def release_warnings(original: TransactionData, release: Release, *, advice: Adv
     Returns
     -------
     list of ReleaseWarning
-        In the order root/ncp, suppression, suppressed-named, l-ranking, k1, l-all (``ncp`` only when the
-        suppression share is within bounds: heavy suppression alone is named
-        as such). Each message is one line naming a method or parameter that
-        would do better.
+        In the order root/ncp, suppression, suppressed-named, l-ranking, k1,
+        l-all (``ncp`` only when the suppression share is within bounds: heavy
+        suppression alone is named as such). Each message is one line naming
+        a method or parameter that would do better.
 
     Notes
     -----
