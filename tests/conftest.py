@@ -66,18 +66,21 @@ def brute_km_violations(records, k: int, m: int | None) -> set:
     return found
 
 
-def cli(*args):
+def cli(*args, **invoke):
     """``graphanon ARGS`` in-process (click's ``CliRunner``) in the current folder; its ``Result``.
 
     Arguments are turned into text (paths, numbers). Exceptions other than the command line's own
-    exits propagate (a traceback is a test failure). For module-scoped fixtures, where the ``run``
-    fixture cannot be used; a test takes ``run``.
+    exits propagate (a traceback is a test failure). Keywords go to ``CliRunner.invoke`` (``input=``,
+    ``env=``, ``terminal_width=``; ``catch_exceptions=True`` where a test looks at the traceback
+    itself, as the fuzz tests do). For module-scoped fixtures and tests that pass absolute paths;
+    a test that writes files takes ``run``.
     """
     from click.testing import CliRunner
 
     from graphanon.cli import main
 
-    return CliRunner().invoke(main, [str(arg) for arg in args], catch_exceptions=False)
+    invoke.setdefault("catch_exceptions", False)
+    return CliRunner().invoke(main, [str(arg) for arg in args], **invoke)
 
 
 @pytest.fixture

@@ -50,12 +50,14 @@ scikit-learn, estimator tags and ``sklearn/utils/_param_validation.py`` (the sha
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from graphanon.errors import ParameterError
+from graphanon.metrics.caveats import Advice
 from graphanon.utils.declaration import Parameter, parse_bool, parse_texts, parse_true_false
 from graphanon.utils.labels import parse_name_list
 from graphanon.utils.params import StrOptions, check_params, describe
@@ -63,6 +65,7 @@ from graphanon.utils.progress import ProgressCallback
 
 __all__ = [
     "COARSENED_TO_PRIORS",
+    "Advice",
     "GENERAL_OPTIONS",
     "OPTION_FLAGS",
     "REUSES_PRIOR_ROWS",
@@ -244,6 +247,12 @@ class MethodDeclaration:
         ``"module:function"`` writing the release on Dask from a Parquet
         file without the records on the client (``anonymize --scheduler``
         on Parquet); imported only when used.
+    advice : Advice
+        What the release warnings suggest when its release generalizes or
+        suppresses too much, and whether its l-diverse releases deserve the
+        label-ranking warning (:class:`graphanon.metrics.caveats.Advice`;
+        the doors pass :meth:`release_advice` to
+        :func:`~graphanon.metrics.caveats.release_warnings`).
     """
 
     name: str
@@ -265,6 +274,7 @@ class MethodDeclaration:
     verify: bool = False
     prepare: Prepare | None = None
     stream: str | None = None
+    advice: Advice = Advice()
 
     def __post_init__(self) -> None:
         """Refuse params that are not :class:`Parameter` objects, declared twice, or unknown options."""
@@ -282,6 +292,9 @@ class MethodDeclaration:
             raise ValueError(f"algorithm {self.name!r}: audit_params {self.audit_params} are not all declared params")
         if self.priors is not None and not self.priors.startswith(("reuses", "coarsened")):
             raise ValueError(f"algorithm {self.name!r}: priors must start with 'reuses' or 'coarsened'")
+        if not isinstance(self.advice, Advice) or self.advice.public_taxonomy:
+            raise TypeError(f"algorithm {self.name!r}: advice must be an Advice without public_taxonomy (derived "
+                            "from its params)")
 
     # -- what the declaration says -------------------------------------------------------------------------
 
@@ -294,6 +307,13 @@ class MethodDeclaration:
     def reuses_prior_rows(self) -> bool:
         """Whether it composes with a prior by reusing its rows (it needs the prior's private link)."""
         return self.priors is not None and self.priors.startswith("reuses")
+
+    def release_advice(self) -> Advice:
+        """Its :attr:`advice` for :func:`~graphanon.metrics.caveats.release_warnings`, knowing its parameters.
+
+        ``public_taxonomy`` is True when it declares ``--param public_taxonomy``.
+        """
+        return dataclasses.replace(self.advice, public_taxonomy="public_taxonomy" in self.param_names)
 
     def function_constraints(self) -> dict:
         """The declared constraints of the function (argument name -> list of constraints)."""

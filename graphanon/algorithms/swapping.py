@@ -83,7 +83,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.algorithms.declaration import MethodDeclaration, Parameter
+from graphanon.algorithms.declaration import Advice, MethodDeclaration, Parameter
 from graphanon.algorithms.swap_gifts import give_gifts, place_sources
 from graphanon.errors import InternalError, ParameterError
 from graphanon.release.perturbed import PerturbedRelease, publish_split
@@ -999,22 +999,26 @@ def _prepare_randswap(declaration, data, opts, values: dict, kwargs: dict) -> di
     return kwargs
 
 
-def _swap_declaration(name: str, function, summary: str, *, visit: bool) -> MethodDeclaration:
+def _swap_declaration(name: str, function, summary: str, *, visit: bool, less_suppression: str | None = None
+                      ) -> MethodDeclaration:
     params = (_CATEGORIES, _VISIT, _SPREAD, _UNPAIRED) if visit else (_CATEGORIES,)
     return MethodDeclaration(
         name=name, family="swapping", function=function, privacy_model="tendency", summary=summary, params=params,
         audit_params=("categories",),
         published=frozenset({"n_categories", "visit", "spread", "unpaired"} if visit else {"n_categories"}),
         options=("taxonomy", "seed") if visit else ("taxonomy",), prepare=_prepare_categories,
+        advice=Advice(less_suppression=less_suppression),
     )
 
 
 PARTSWAP = _swap_declaration("partswap", anonymize_partswap, "PartSwap: swap each tendency's items with the least "
-                             "similar record (Gunawan & Mambo)", visit=True)
+                             "similar record (Gunawan & Mambo)", visit=True,
+                             less_suppression="fewer categories (--param categories=...), or -a fullswap")
 FULLSWAP = _swap_declaration("fullswap", anonymize_fullswap, "FullSwap: PartSwap plus full swaps of single-category "
-                             "records", visit=True)
+                             "records", visit=True, less_suppression="fewer categories (--param categories=...)")
 PARTSUPP = _swap_declaration("partsupp", anonymize_partsupp, "PartSupp baseline: remove each record's heaviest "
-                             "category", visit=False)
+                             "category", visit=False,
+                             less_suppression="-a partswap (it swaps items between records instead of removing them)")
 SPLITPERSON = _swap_declaration("splitperson", anonymize_splitperson, "SplitPerson baseline: one record per category "
                                 "of each record", visit=False)
 RANDSWAP = MethodDeclaration(

@@ -164,15 +164,17 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
         from graphanon.release.export import export_release
 
         exported = [str(p) for p in export_release(release, export_to, taxonomy=tax)]
-    warnings = _warn(data, release)
+    warnings = _warn(data, release, spec, tax if "taxonomy" in spec.options else None)
     relational_given = {"relational": relational, "qi": qi, "qi_hierarchies": qi_hierarchies} if relational else {}
     _report(spec, input_, release.n_records, elapsed, output, link_out, json_out, release.params,
             {**param_dict, **({"taxonomy": taxonomy} if taxonomy else {}), **relational_given}, exported=exported,
             warnings=warnings)
 
 
-def _warn(data, release) -> list[str]:
+def _warn(data, release, spec, taxonomy) -> list[str]:
     """The release's warnings (:func:`graphanon.metrics.caveats.release_warnings`) on stderr, within 80 columns.
+
+    ``spec`` (the method's declaration) gives the advice; ``taxonomy`` is the one the release was made with.
 
     Each starts with ``graphanon: warning:``; its continuation lines are indented by two spaces.
     """
@@ -180,7 +182,7 @@ def _warn(data, release) -> list[str]:
 
     from graphanon.metrics.caveats import release_warnings
 
-    messages = [w.message for w in release_warnings(data, release)]
+    messages = [w.message for w in release_warnings(data, release, advice=spec.release_advice(), taxonomy=taxonomy)]
     for message in messages:
         click.echo(textwrap.fill(f"graphanon: warning: {message}", 80, subsequent_indent="  ",
                                  break_long_words=False, break_on_hyphens=False), err=True)
@@ -600,5 +602,6 @@ def _bench_one(spec, data, opts, input_, k, m, param_dict, queries, seed, *, sou
         result["metrics"].update(rt_utility(source, release, queries=queries, rng=seed or 0))
     from graphanon.metrics.caveats import release_warnings
 
-    result["warnings"] = [w.message for w in release_warnings(data, release)]
+    result["warnings"] = [w.message for w in release_warnings(data, release, advice=spec.release_advice(),
+                                                              taxonomy=opts.taxonomy)]
     return result

@@ -20,7 +20,7 @@ __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     "graphanon.metrics.nonreciprocal": ("error_rate", "evaluate_nonreciprocal", "query_error"),
     "graphanon.metrics.clustering": ("ggd_per_record", "ggd_total", "ncp_he_naughton", "ncp_lm"),
     "graphanon.metrics.evaluate": ("evaluate_release",),
-    "graphanon.metrics.caveats": ("ReleaseWarning", "release_warnings"),
+    "graphanon.metrics.caveats": ("Advice", "ReleaseWarning", "release_warnings"),
     "graphanon.metrics.meaning": ("METRIC_MEANINGS", "describe_metrics"),
     "graphanon.metrics.itemsets": ("top_k_accuracy", "top_k_itemsets"),
 })

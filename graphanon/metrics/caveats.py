@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from graphanon.data import TransactionData
     from graphanon.release.base import Release
 
-__all__ = ["MAX_NCP", "MAX_SUPPRESSION", "ReleaseWarning", "release_warnings"]
+__all__ = ["MAX_NCP", "MAX_SUPPRESSION", "Advice", "ReleaseWarning", "release_warnings"]
 
 #: A release whose NCP reaches this keeps almost nothing of its items.
 MAX_NCP = 0.9
@@ -43,7 +43,11 @@ MAX_SUPPRESSION = 0.3
 
 @dataclass(frozen=True)
 class ReleaseWarning:
-    """One warning: a short ``code`` (``root``, ``ncp``, ``suppression``, ``synthetic``, ``l-ranking``, ``k1``, ``l-all``) and its one-line ``message``."""
+    """One warning: a ``code`` and its one-line ``message``.
+
+    Codes: ``root``, ``ncp``, ``suppression``, ``suppressed-named``, ``synthetic``, ``l-ranking``, ``k1``,
+    ``l-all``.
+    """
 
     code: str
     message: str
@@ -53,30 +57,54 @@ class ReleaseWarning:
         return self.message
 
 
-_COARSER = {  # method -> what to try when it generalizes (almost) everything
-    "aa": "-a mhghs (it suppresses rare items instead of generalizing every item) or -a coat, or a smaller -m",
-    "hghs": "-a mhghs (it suppresses rare items instead) or -a coat, or a smaller -m",
-    "cut": "a lower cut (--param level=...) or -a mhghs",
-    "mhghs": "a smaller -m or -k, or -a coat (privacy constraints on the itemsets that matter)",
-    "clump": "a smaller -k, or -a partition",
-    "partition": "a smaller -k, or -a clump (local generalization, one copy per item)",
-}
-_LESS_SUPPRESSION = {
-    "mm": "-a aa or -a hghs (they generalize items instead of suppressing them), or a smaller -m",
-    "mhghs": "a smaller -m or -k, or -a coat (it protects only the itemsets you list)",
-    "coat": "-a aa or -a hghs with a taxonomy (they generalize instead), or fewer privacy constraints",
-    "partsupp": "-a partswap (it swaps items between records instead of removing them)",
-    "partswap": "fewer categories (--param categories=...), or -a fullswap",
-    "fullswap": "fewer categories (--param categories=...)",
-}
+@dataclass(frozen=True)
+class Advice:
+    """What a method's release warnings suggest instead, declared by the method (``MethodDeclaration.advice``).
+
+    Metrics sit below the algorithms, so :func:`release_warnings` does not
+    look a method up: its callers pass the advice of the method that made the
+    release (``MethodDeclaration.release_advice()``). A field left None gets
+    the generic suggestion.
+
+    Attributes
+    ----------
+    coarser : str or None
+        What to try when the release generalizes (almost) everything
+        (warnings ``root`` and ``ncp``).
+    less_suppression : str or None
+        What to try when it suppresses or removes too much (``suppression``).
+    label_ranking : str or None
+        Set by a method whose l-diverse releases can carry each record's label
+        on the row nearest its items (labels on the rows, no label groups):
+        the ``l-ranking`` warning is given, with this advice. None: no such
+        warning.
+    public_taxonomy : bool
+        Whether the method takes ``--param public_taxonomy=true`` (derived
+        from its parameters by ``release_advice()``, not declared): the
+        ``suppressed-named`` warning then tells to pass it.
+
+    Examples
+    --------
+    >>> Advice(coarser="a smaller -m").coarser
+    'a smaller -m'
+    """
+
+    coarser: str | None = None
+    less_suppression: str | None = None
+    label_ranking: str | None = None
+    public_taxonomy: bool = False
+
+
+#: The advice given for a release whose method declares none (or is unknown).
+NO_ADVICE = Advice()
 
 
 def _share(numerator: float, denominator: float) -> float:
     return numerator / denominator if denominator else 0.0
 
 
-def release_warnings(original: TransactionData, release: Release, *, max_ncp: float = MAX_NCP,
-                     max_suppression: float = MAX_SUPPRESSION) -> list[ReleaseWarning]:
+def release_warnings(original: TransactionData, release: Release, *, advice: Advice | None = None, taxonomy=None,
+                     max_ncp: float = MAX_NCP, max_suppression: float = MAX_SUPPRESSION) -> list[ReleaseWarning]:
     """The warnings a release deserves on its data (empty when none).
 
     Parameters
@@ -85,6 +113,14 @@ def release_warnings(original: TransactionData, release: Release, *, max_ncp: fl
         The data the release was made from.
     release : Release
         Any release kind.
+    advice : Advice, optional
+        The advice of the method that made ``release`` (its declaration's
+        ``release_advice()``); None: the generic suggestions, and no
+        ``l-ranking`` warning.
+    taxonomy : Taxonomy, optional
+        The taxonomy the release was made with: a global recoding that
+        suppressed items without ``public_taxonomy`` is then flagged
+        (``suppressed-named``).
     max_ncp : float
         A global or local recoding with NCP at least this is flagged (``ncp``;
         ``root`` when every published item is the taxonomy's root).
@@ -95,10 +131,10 @@ def release_warnings(original: TransactionData, release: Release, *, max_ncp: fl
     Returns
     -------
     list of ReleaseWarning
-        In the order root/ncp, suppression, k1, l-all (``ncp`` only when the
-        suppression share is within bounds: heavy suppression alone is named
-        as such). Each message is one line naming a method or parameter that
-        would do better.
+        In the order root/ncp, suppression, suppressed-named, l-ranking, k1,
+        l-all (``ncp`` only when the suppression share is within bounds: heavy
+        suppression alone is named as such). Each message is one line naming
+        a method or parameter that would do better.
 
     Notes
     -----
@@ -107,14 +143,27 @@ def release_warnings(original: TransactionData, release: Release, *, max_ncp: fl
 
     References
     ----------
-    Issue 32 ("Warnings that tell the truth"); docs/metrics.md (NCP).
+    Issue 32 ("Warnings that tell the truth"); docs/metrics.md (NCP);
+    docs/attacks.md, (i) naming the suppressed codes and (j) ranking the
+    candidates.
+
+    Examples
+    --------
+    >>> from graphanon.data import from_iterable
+    >>> from graphanon.taxonomy import Taxonomy
+    >>> data = from_iterable([["a", "b"], ["a", "b"], ["c"]])
+    >>> tax = Taxonomy.from_parent_map({"a": "*", "b": "*", "c": "*"})
+    >>> rel = GlobalRecoding.from_mapping(data, {"a": "a", "b": "b", "c": None}, params={"k": 2, "m": 2})
+    >>> [w.code for w in release_warnings(data, rel, taxonomy=tax, advice=Advice(public_taxonomy=True))]
+    ['suppressed-named']
     """
+    advice = NO_ADVICE if advice is None else advice
     out: list[ReleaseWarning] = []
-    params, name = release.params, release.algorithm
+    params = release.params
     if isinstance(release, GlobalRecoding):
 
         items, universe = release.published_items, release.universe
-        better = _COARSER.get(name, "a smaller -k or -m, or -a mhghs / -a coat")
+        better = advice.coarser or "a smaller -k or -m, or a method that suppresses rare items instead"
         share = suppression_ratio(original, release)
         if items and universe > 1 and all(pi.leaves >= universe for pi in items):
             out.append(ReleaseWarning(
@@ -126,21 +175,23 @@ def release_warnings(original: TransactionData, release: Release, *, max_ncp: fl
                 out.append(ReleaseWarning("ncp", f"NCP {loss:.2f} >= {max_ncp}: the release keeps almost nothing of "
                                                  f"its items; try {better}"))
         if share > max_suppression:
-            fix = _LESS_SUPPRESSION.get(name, "a method that generalizes instead (-a aa, -a hghs) or a smaller -k/-m")
+            fix = advice.less_suppression or "a method that generalizes instead (with a taxonomy) or a smaller -k/-m"
             out.append(ReleaseWarning("suppression", f"{share:.0%} of the item occurrences are suppressed "
                                                      f"(> {max_suppression:.0%}); try {fix}"))
+        if taxonomy is not None and release.n_suppressed and not params.get("public_taxonomy"):
+            out.append(_suppressed_named(release.n_suppressed, advice))
     elif isinstance(release, LocalRecoding):
 
         loss = ncp_lm(original, release)
         if loss >= max_ncp:
-            better = _COARSER.get(name, "a smaller -k")
+            better = advice.coarser or "a smaller -k"
             out.append(ReleaseWarning("ncp", f"NCP {loss:.2f} >= {max_ncp}: the release keeps almost nothing of its "
                                              f"items; try {better}"))
     elif isinstance(release, PerturbedRelease):
         kept = release.records.nnz
         share = 1.0 - _share(kept, original.matrix.nnz)
         if share > max_suppression:
-            fix = _LESS_SUPPRESSION.get(name, "a method that swaps instead of removing (-a partswap)")
+            fix = advice.less_suppression or "a method that swaps items instead of removing them"
             out.append(ReleaseWarning("suppression", f"{share:.0%} of the item occurrences are removed "
                                                      f"(> {max_suppression:.0%}); try {fix}"))
     elif release.kind == "synthetic" and release.n_records < max(1, original.n_records) * (1 - max_suppression):
@@ -149,13 +200,13 @@ def release_warnings(original: TransactionData, release: Release, *, max_ncp: fl
             "synthetic", f"the synthetic dataset has {release.n_records} rows for {original.n_records} records: most "
                          f"partitions' noisy counts fell below the method's thresholds; a larger --epsilon, or a "
                          f"taxonomy of the public universe with fewer children per node, keeps more"))
-    if (name == "nr" and params.get("l") and getattr(release, "labels", None) is not None
-            and getattr(release, "label_groups", None) is None):  # the paper's construction: labels on postimages
+    if (advice.label_ranking and params.get("l") and getattr(release, "labels", None) is not None
+            and getattr(release, "label_groups", None) is None):  # labels on the rows, not in groups
         out.append(ReleaseWarning(
             "l-ranking", f"l={params['l']} holds in the paper's model (uniform possible worlds), not against an "
                          "adversary who compares contents: the row nearest a record's items carries its label more "
-                         "often than 1/l (docs/attacks.md, (j)); publish labels in groups (the default "
-                         "--param l_method=groups) or use -a cahd, and check with graphanon attack"))
+                         f"often than 1/l (docs/attacks.md, (j)); {advice.label_ranking}, and check with "
+                         "graphanon attack"))
     if params.get("k") == 1:
         out.append(ReleaseWarning("k1", "k=1 protects no one: a published row may be a single person's, and nothing "
                                         "bounds what a known item reveals; use -k 2 or more"))
@@ -166,3 +217,15 @@ def release_warnings(original: TransactionData, release: Release, *, max_ncp: fl
                      f"rows must carry every label, the strictest setting, which costs the most; l={n_labels - 1} "
                      "or fewer keeps more (and check that no label stands for a missing value: --missing-label)"))
     return out
+
+
+def _suppressed_named(n_suppressed: int, advice: Advice) -> ReleaseWarning:
+    """The ``suppressed-named`` warning: the file lists what it kept, so the taxonomy's holder reads what it lost."""
+    fix = ("pass --param public_taxonomy=true (it generalizes instead of suppressing, so the file names no code)"
+           if advice.public_taxonomy else "use a method that takes --param public_taxonomy=true (see graphanon "
+           "algorithms), or suppress nothing")
+    what = "1 item is" if n_suppressed == 1 else f"{n_suppressed} items are"
+    return ReleaseWarning(
+        "suppressed-named", f"{what} suppressed and the file lists the items it kept: whoever holds the taxonomy "
+                            "can name the suppressed ones (the leaves no published item covers, ranked by their "
+                            f"frequency elsewhere: docs/attacks.md, (i)); {fix}")

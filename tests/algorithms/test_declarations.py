@@ -163,10 +163,6 @@ EXCEPTIONS = {
                                                 "audit layer sits below the declarations",
     ("graphanon.release.export", "coat"): "the export names the model a COAT release is read with; the release "
                                           "layer sits below the declarations",
-    **{("graphanon.metrics.caveats", name): "the advice per method of the release warnings: metrics sits below "
-                                            "the declarations (to move into a declared `advice=`, issue 31)"
-       for name in ("aa", "hghs", "cut", "mhghs", "clump", "partition", "mm", "coat", "partsupp", "partswap",
-                    "fullswap", "nr")},
     ("graphanon.viz.dp", "cut"): "the column 'cut' of DiffPart's drawn partition tree (a taxonomy cut)",
     **{("graphanon.algorithms.relational.rt", name): "rt's transaction=aa|mhghs|coat runs that method's engine on "
                                                      "each group: the choice is rt's own parameter value"

@@ -18,6 +18,7 @@ from graphanon.release import load_release
 from graphanon.release.ledger import BudgetLedger
 from graphanon.release.synthetic import SyntheticRelease
 from graphanon.taxonomy import Taxonomy
+from tests.conftest import cli
 
 UNIVERSE = [f"i{j}" for j in range(9)]
 
@@ -148,14 +149,6 @@ def test_synthetic_release_refuses_inconsistent_files(tmp_path):
 
 
 # ------------------------------------------------------------------ command line
-def _cli(*args):
-    from click.testing import CliRunner
-
-    from graphanon.cli import main
-
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
 def test_cli_diffpart_ledger_budget_and_refusals(tmp_path):
     records = tmp_path / "d.txt"
     records.write_text("\n".join(["i0,i1"] * 200 + ["i3"] * 50) + "\n")
@@ -163,14 +156,14 @@ def test_cli_diffpart_ledger_budget_and_refusals(tmp_path):
     universe.write_text("\n".join(UNIVERSE) + "\n")
     ledger = tmp_path / "PRIVATE-ledger.json"
     base = ("anonymize", records, "-a", "diffpart", "--universe", universe, "--param", "fanout=3")
-    ok = _cli(*base, "--epsilon", "0.6", "-o", tmp_path / "r1.json", "--ledger", ledger, "--budget", "1")
+    ok = cli(*base, "--epsilon", "0.6", "-o", tmp_path / "r1.json", "--ledger", ledger, "--budget", "1")
     assert ok.exit_code == 0, ok.output
     assert stat.S_IMODE(ledger.stat().st_mode) == 0o600
     doc = json.loads((tmp_path / "r1.json").read_text())
     assert doc["kind"] == "synthetic" and doc["data_fingerprint"] is None and doc["params"]["epsilon"] == 0.6
     # the ledger knows the same records in another order
     (tmp_path / "shuffled.txt").write_text("\n".join(["i3"] * 50 + ["i1,i0"] * 200) + "\n")
-    refused = _cli("anonymize", tmp_path / "shuffled.txt", *base[2:], "--epsilon", "0.5", "-o", tmp_path / "r2.json",
+    refused = cli("anonymize", tmp_path / "shuffled.txt", *base[2:], "--epsilon", "0.5", "-o", tmp_path / "r2.json",
                    "--ledger", ledger, "--budget", "1")
     assert refused.exit_code == 2
     assert "would take the data's total to 1.1; already spent 0.6 on 1 release (diffpart epsilon=0.6" in refused.output
@@ -181,12 +174,12 @@ def test_cli_diffpart_ledger_budget_and_refusals(tmp_path):
         (("--epsilon", "1", "--budget", "2"), "--budget needs --ledger"),
         (("--param", "fanout=3"), "needs --epsilon"),
     ]:
-        res = _cli(*base, *extra, "-o", tmp_path / "x.json")
+        res = cli(*base, *extra, "-o", tmp_path / "x.json")
         assert res.exit_code == 2 and message in res.output, res.output
-    res = _cli("anonymize", records, "-a", "diffpart", "--epsilon", "1", "--taxonomy", "balanced:3", "-o",
+    res = cli("anonymize", records, "-a", "diffpart", "--epsilon", "1", "--taxonomy", "balanced:3", "-o",
                tmp_path / "x.json")
     assert res.exit_code == 2 and "built over the items observed in the data" in res.output
-    res = _cli("anonymize", records, "-a", "diffpart", "--epsilon", "1", "-o", tmp_path / "x.json")
+    res = cli("anonymize", records, "-a", "diffpart", "--epsilon", "1", "-o", tmp_path / "x.json")
     assert res.exit_code == 2 and "needs the public item universe" in res.output
-    res = _cli("anonymize", records, "-a", "randswap", "--epsilon", "1", "-o", tmp_path / "x.json")
+    res = cli("anonymize", records, "-a", "randswap", "--epsilon", "1", "-o", tmp_path / "x.json")
     assert res.exit_code == 2 and "does not use --epsilon" in res.output

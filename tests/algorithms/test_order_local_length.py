@@ -15,18 +15,17 @@ import json
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 from graphanon.algorithms.nonreciprocal import (
     anonymize_nonreciprocal,
     gray_tsp_details,
 )
-from graphanon.cli import main
 from graphanon.datasets import load
 from graphanon.datasets.synthetic import quest
 from graphanon.errors import ParameterError
 from graphanon.metrics import evaluate_nonreciprocal
 from graphanon.privacy import NonreciprocalKAnonymity
+from tests.conftest import cli
 
 
 def _objective(X, path):
@@ -84,12 +83,11 @@ def test_nr_release_audited_and_better_than_the_default_order(seed):
 
 def test_cli_local_length_release_records_the_solver_and_passes_its_audit(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
-    res = runner.invoke(main, ["anonymize", "chess", "-a", "nr", "-k", "3", "--seed", "0",
-                               "--param", "tsp_solver=local-length", "-o", "r.json"])
+    res = cli("anonymize", "chess", "-a", "nr", "-k", "3", "--seed", "0", "--param", "tsp_solver=local-length", "-o",
+              "r.json")
     assert res.exit_code == 0, res.output
     assert json.loads((tmp_path / "r.json").read_text())["params"]["tsp_solver"] == "local-length"
-    res = runner.invoke(main, ["audit", "chess", "r.json", "--model", "nonreciprocal", "-k", "3", "--json"])
+    res = cli("audit", "chess", "r.json", "--model", "nonreciprocal", "-k", "3", "--json")
     assert res.exit_code == 0 and json.loads(res.output)["satisfied"] is True
-    res = runner.invoke(main, ["anonymize", "chess", "-a", "nr", "-k", "3", "--param", "tsp_solver=length", "-o", "x.json"])
+    res = cli("anonymize", "chess", "-a", "nr", "-k", "3", "--param", "tsp_solver=length", "-o", "x.json")
     assert res.exit_code == 2 and "local-length" in res.output

@@ -12,19 +12,18 @@ import json
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 from graphanon.algorithms.nonreciprocal import (
     LOCAL_STEP_LIMIT,
     anonymize_nonreciprocal,
     gray_tsp_details,
 )
-from graphanon.cli import main
 from graphanon.cli.registry import RunOptions, get_algorithm, registered
 from graphanon.data import TransactionData
 from graphanon.datasets import load, load_taxonomy
 from graphanon.errors import ParameterError
 from graphanon.release import GlobalRecoding, LocalRecoding, NonreciprocalRelease, PerturbedRelease
+from tests.conftest import cli
 
 
 def _labelled(data, n_labels: int = 6, seed: int = 0) -> TransactionData:
@@ -174,9 +173,8 @@ def _canonical_file(path) -> bytes:
 
 def test_cli_same_seed_same_release_rows(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
     for out in ("a.json", "b.json"):
-        res = runner.invoke(main, ["anonymize", "chess", "-a", "nr", "-k", "5", "--seed", "3", "-o", out])
+        res = cli("anonymize", "chess", "-a", "nr", "-k", "5", "--seed", "3", "-o", out)
         assert res.exit_code == 0, res.output
     a, b = _canonical_file(tmp_path / "a.json"), _canonical_file(tmp_path / "b.json")
     assert a == b

@@ -20,6 +20,7 @@ from graphanon.metrics.evaluate import evaluate_release
 from graphanon.privacy import KmAnonymity
 from graphanon.release import load_release
 from graphanon.taxonomy import Taxonomy
+from tests.conftest import cli
 
 
 @pytest.fixture(scope="module")
@@ -224,19 +225,16 @@ def test_public_taxonomy_hypothesis(inst):
 
 
 def test_cli_public_taxonomy(tmp_path):
-    from click.testing import CliRunner
-
-    from graphanon.cli import main
 
     out = tmp_path / "r.json"
     args = ["anonymize", "liuwang_fig1", "-a", "hghs", "-k", "2", "-m", "2", "--taxonomy", "liuwang_fig1",
             "--param", "public_taxonomy=true", "-o", str(out)]
-    res = CliRunner().invoke(main, args)
+    res = cli(*args)
     assert res.exit_code == 0, res.output
     rel = load_release(out)
     assert rel.params["public_taxonomy"] is True and rel.n_suppressed == 0
     assert sorted(x for pi in rel.published_items for x in pi.members) == sorted(load_taxonomy("liuwang_fig1").leaves)
-    res = CliRunner().invoke(main, ["audit", "liuwang_fig1", str(out), "--model", "km", "-k", "2", "-m", "2"])
+    res = cli("audit", "liuwang_fig1", out, "--model", "km", "-k", "2", "-m", "2")
     assert res.exit_code == 0 and "satisfied" in res.output
 
 
@@ -283,25 +281,21 @@ def test_aa_and_cut_public_taxonomy(icd9, tmp_path):
 
 
 def test_cli_attack_runs_leaf_naming(tmp_path):
-    from click.testing import CliRunner
-
-    from graphanon.cli import main
     from graphanon.readwrite.long_csv import write_long_csv
 
     data, external, tax = icd9_like(1500, rng=2)
     write_long_csv(data, tmp_path / "d.csv")
     write_long_csv(external, tmp_path / "e.csv")
     (tmp_path / "t.txt").write_text("\n".join(";".join([leaf, *map(str, tax.ancestors(leaf))]) for leaf in tax.leaves))
-    runner = CliRunner()
     for extra, above in (([], True), (["--param", "public_taxonomy=true"], False)):
-        res = runner.invoke(main, ["anonymize", str(tmp_path / "d.csv"), "-a", "hghs", "-k", "5", "-m", "2",
-                                   "--taxonomy", str(tmp_path / "t.txt"), "-o", str(tmp_path / "r.json"), *extra])
+        res = cli("anonymize", tmp_path / "d.csv", "-a", "hghs", "-k", "5", "-m", "2", "--taxonomy",
+                  tmp_path / "t.txt", "-o", tmp_path / "r.json", *extra)
         assert res.exit_code == 0, res.output
-        res = runner.invoke(main, ["attack", str(tmp_path / "d.csv"), str(tmp_path / "r.json"), "--taxonomy",
-                                   str(tmp_path / "t.txt"), "--param", f"external={tmp_path / 'e.csv'}", "--json"])
+        res = cli("attack", tmp_path / "d.csv", tmp_path / "r.json", "--taxonomy", tmp_path / "t.txt", "--param",
+                  f"external={tmp_path / 'e.csv'}", "--json")
         doc = json.loads(res.output)
         (named,) = [a for a in doc["releases"][0]["attacks"] if a["attack"].startswith("leaf-naming")]
         assert (not named["within_bound"]) is above, named
         assert res.exit_code == (1 if above else 0)
-    res = runner.invoke(main, ["attack", str(tmp_path / "d.csv"), str(tmp_path / "r.json"), "--json"])
+    res = cli("attack", tmp_path / "d.csv", tmp_path / "r.json", "--json")
     assert any("leaf-naming: needs" in line for line in json.loads(res.output)["releases"][0]["skipped"])

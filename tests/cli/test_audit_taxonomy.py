@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-from click.testing import CliRunner
-
-from graphanon.cli import EXIT_BAD_INPUT, main
-
-
-def run(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
+from graphanon.cli import EXIT_BAD_INPUT
+from tests.conftest import cli as run
 
 
 def test_taxonomy_level_categories_are_audited(tmp_path):

@@ -6,11 +6,9 @@ import json
 import os
 
 import pytest
-from click.testing import CliRunner
 
 import graphanon.cli.anonymize as cli_anonymize
 import graphanon.cli.draw as cli_draw
-from graphanon.cli import main
 from graphanon.readwrite.files import dumps_json
 
 
@@ -153,8 +151,8 @@ def test_dumps_json_converts_non_finite_numbers_once():
 @pytest.mark.parametrize("content", [b"\r\x00", b"tid,item\r1,a\r2,b\r", b"tid,item\n1," + b"x" * 200_000 + b"\n"])
 def test_csv_with_lone_carriage_returns_or_huge_fields(run, tmp_path, content):
     (tmp_path / "d.csv").write_bytes(content)
-    res = CliRunner().invoke(main, ["anonymize", "d.csv", "-a", "cut", "--taxonomy", "balanced:2",
-                                    "--param", "level=1", "-o", "r.json"])
+    res = run("anonymize", "d.csv", "-a", "cut", "--taxonomy", "balanced:2", "--param", "level=1", "-o", "r.json",
+              catch_exceptions=True)
     assert res.exception is None or isinstance(res.exception, SystemExit), res.exc_info
     if res.exit_code == 2:
         one_line_error(res, "d.csv")
@@ -165,7 +163,7 @@ def test_csv_with_lone_carriage_returns_or_huge_fields(run, tmp_path, content):
 @pytest.mark.parametrize("content", [b"\r,", b"item,level1\rx,A\r", b"item,l1\n" + b"y" * 200_000 + b",A\n"])
 def test_taxonomy_csv_with_lone_carriage_returns_or_huge_fields(run, tmp_path, content):
     (tmp_path / "t.csv").write_bytes(content)
-    res = CliRunner().invoke(main, ["taxonomy", "t.csv", "--json"])
+    res = run("taxonomy", "t.csv", "--json", catch_exceptions=True)
     assert res.exception is None or isinstance(res.exception, SystemExit), res.exc_info
     if res.exit_code == 2:
         one_line_error(res, "t.csv")
@@ -195,7 +193,7 @@ def test_huge_m_is_the_longest_record(run, tmp_path, algorithm):
 
 def test_basket_line_with_a_carriage_return_inside_quotes(run, tmp_path):
     (tmp_path / "b.txt").write_bytes(b'\r""\n')
-    res = CliRunner().invoke(main, ["anonymize", "b.txt", "-a", "cut", "--taxonomy", "balanced:2",
-                                    "--param", "level=1", "-o", "r.json"])
+    res = run("anonymize", "b.txt", "-a", "cut", "--taxonomy", "balanced:2", "--param", "level=1", "-o", "r.json",
+              catch_exceptions=True)
     assert res.exception is None or isinstance(res.exception, SystemExit), res.exc_info
     one_line_error(res)  # a malformed line, or (where a lone CR ends a line) no items at all

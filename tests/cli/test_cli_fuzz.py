@@ -26,11 +26,10 @@ import traceback
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphanon.cli import main
+from tests.conftest import cli
 
 FUZZ = settings(max_examples=120, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
@@ -69,7 +68,7 @@ def run_checked(args: list[str], folder: Path, outputs: tuple[str, ...] = ()):
     previous = signal.signal(signal.SIGALRM, _too_slow)
     signal.alarm(RUN_SECONDS)
     try:
-        result = CliRunner().invoke(main, args, catch_exceptions=True)
+        result = cli(*args, catch_exceptions=True)
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
@@ -172,7 +171,7 @@ def work(tmp_path_factory):
         "nr.json": ["anonymize", "nr_table1", "-a", "nr", "-k", "2", "-o"],
         "coat.json": ["anonymize", "coat_fig1", "-a", "coat", "-k", "2", "-o"],
     }.items():
-        res = CliRunner().invoke(main, args + [str(base / name)], catch_exceptions=False)
+        res = cli(*args, base / name)
         assert res.exit_code == 0, res.output
         releases[name] = (base / name).read_bytes()
     return base, releases

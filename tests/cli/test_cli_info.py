@@ -3,17 +3,12 @@
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from graphanon.cli import main
 from graphanon.cli.registry import registered
 from graphanon.privacy.registry import model_names
+from tests.conftest import cli as invoke
 
 NAMES = sorted(registered())
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, list(args))
 
 
 def test_listing_is_one_line_per_method_and_model_within_80_columns():

@@ -10,19 +10,18 @@ from __future__ import annotations
 import shlex
 
 import pytest
-from click.testing import CliRunner
 
 from graphanon.cli import main
 from graphanon.cli.draw import KINDS
 from graphanon.cli.examples import EXAMPLES
 from graphanon.cli.registry import registered
+from tests.conftest import cli
 
 WIDTH = 80
 
 
 def run(args, **kwargs):
-    return CliRunner().invoke(main, [str(a) for a in args], env={"COLUMNS": str(WIDTH)}, terminal_width=WIDTH,
-                              **kwargs)
+    return cli(*args, env={"COLUMNS": str(WIDTH)}, terminal_width=WIDTH, **kwargs)
 
 
 def too_wide(output: str) -> list[str]:

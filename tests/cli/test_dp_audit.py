@@ -9,17 +9,10 @@ import pytest
 from graphanon.algorithms.dp.diffpart import anonymize_diffpart
 from graphanon.data import from_iterable
 from graphanon.release.ledger import BudgetLedger, is_dp_release
+from tests.conftest import cli
 
 UNIVERSE = list("abcdef")
 RECORDS = [["a", "b"]] * 60 + [["c"]] * 30 + [["d", "e"]] * 20 + [["f"]] * 5
-
-
-def _cli(*args):
-    from click.testing import CliRunner
-
-    from graphanon.cli import main
-
-    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 def _release(tmp_path, name, eps, ledger=None, data=None):
@@ -82,7 +75,7 @@ def files(tmp_path):
 
 def _dp(files, eps, name, ledger=True):
     extra = ("--ledger", files / "PRIVATE-ledger.json") if ledger else ()
-    res = _cli("anonymize", files / "d.txt", "-a", "diffpart", "--epsilon", eps, "--universe", files / "u.txt",
+    res = cli("anonymize", files / "d.txt", "-a", "diffpart", "--epsilon", eps, "--universe", files / "u.txt",
                "--param", "fanout=2", "-o", files / name, *extra)
     assert res.exit_code == 0, res.output
     return files / name
@@ -91,7 +84,7 @@ def _dp(files, eps, name, ledger=True):
 def test_cli_audit_reports_the_composed_epsilon(files):
     r1, r2 = _dp(files, 0.3, "r1.json"), _dp(files, 0.5, "r2.json")
     ledger = files / "PRIVATE-ledger.json"
-    res = _cli("audit", files / "d.txt", r1, r2, "--ledger", ledger)
+    res = cli("audit", files / "d.txt", r1, r2, "--ledger", ledger)
     assert res.exit_code == 0, res.output
     text = " ".join(res.output.split())
     assert "composed epsilon = 0.8 over 2 releases of this data" in text
@@ -99,28 +92,28 @@ def test_cli_audit_reports_the_composed_epsilon(files):
     assert "together 0.8-differentially private" in text and "LOWER BOUND" not in text
     # a release made without the ledger: named as unaccounted, the total a lower bound
     loose = _dp(files, 0.4, "loose.json", ledger=False)
-    res = _cli("audit", files / "d.txt", r1, loose, "--ledger", ledger, "--json")
+    res = cli("audit", files / "d.txt", r1, loose, "--ledger", ledger, "--json")
     assert res.exit_code == 0, res.output
     doc = json.loads(res.output)
     assert doc["dp"]["composed_epsilon"] == pytest.approx(1.2) and doc["dp"]["lower_bound"] is True
     assert [r["status"] for r in doc["dp"]["releases"]] == ["recorded", "unaccounted"]
     assert any("no epsilon can be stated" in line for line in doc["not_guaranteed"])
-    res = _cli("audit", files / "d.txt", r1, loose, "--ledger", ledger)
+    res = cli("audit", files / "d.txt", r1, loose, "--ledger", ledger)
     assert "composed epsilon = at least 1.2" in " ".join(res.output.split())
     assert "UNACCOUNTED: not in the ledger" in res.output
     # --budget: exit 1 past it, naming it
-    res = _cli("audit", files / "d.txt", r1, "--ledger", ledger, "--budget", "0.7")
+    res = cli("audit", files / "d.txt", r1, "--ledger", ledger, "--budget", "0.7")
     assert res.exit_code == 1 and "--budget 0.7: the composed epsilon 0.8 exceeds it" in " ".join(res.output.split())
-    assert _cli("audit", files / "d.txt", r1, "--ledger", ledger, "--budget", "0.8").exit_code == 0
+    assert cli("audit", files / "d.txt", r1, "--ledger", ledger, "--budget", "0.8").exit_code == 0
 
 
 def test_cli_audit_mixing_dp_and_syntactic_releases(files):
     r1 = _dp(files, 0.5, "r1.json")
     ledger = files / "PRIVATE-ledger.json"
-    res = _cli("anonymize", files / "d.txt", "-a", "aa", "-k", "2", "-m", "2", "--taxonomy", "balanced:2", "-o",
+    res = cli("anonymize", files / "d.txt", "-a", "aa", "-k", "2", "-m", "2", "--taxonomy", "balanced:2", "-o",
                files / "aa.json")
     assert res.exit_code == 0, res.output
-    res = _cli("audit", files / "d.txt", r1, files / "aa.json", "--model", "km", "-k", "2", "-m", "2", "--ledger",
+    res = cli("audit", files / "d.txt", r1, files / "aa.json", "--model", "km", "-k", "2", "-m", "2", "--ledger",
                ledger, "--json")
     assert res.exit_code == 0, res.output
     doc = json.loads(res.output)
@@ -130,7 +123,7 @@ def test_cli_audit_mixing_dp_and_syntactic_releases(files):
     assert any("0.5 (composed) on top of what the syntactic releases reveal" in line for line in doc["guaranteed"])
     assert any("NOT epsilon-DP for any epsilon" in line for line in doc["not_guaranteed"])
     # the syntactic release audited at a k it does not meet: exit 1, the DP part still accounted
-    res = _cli("audit", files / "d.txt", r1, files / "aa.json", "--model", "km", "-k", "40", "-m", "2", "--ledger",
+    res = cli("audit", files / "d.txt", r1, files / "aa.json", "--model", "km", "-k", "40", "-m", "2", "--ledger",
                ledger)
     assert res.exit_code == 1 and "VIOLATED" in res.output and "composed epsilon = 0.5" in " ".join(res.output.split())
 
@@ -144,15 +137,15 @@ def test_cli_audit_mixing_dp_and_syntactic_releases(files):
 def test_cli_audit_dp_refusals(files, extra, message):
     r1 = _dp(files, 0.5, "r1.json")
     extra = tuple(str(files / "PRIVATE-ledger.json") if x == "L" else x for x in extra)
-    res = _cli("audit", files / "d.txt", r1, *extra)
+    res = cli("audit", files / "d.txt", r1, *extra)
     assert res.exit_code == 2 and message in res.output, res.output
 
 
 def test_cli_audit_syntactic_only_needs_a_model_and_no_ledger(files):
-    res = _cli("anonymize", files / "d.txt", "-a", "aa", "-k", "2", "-m", "2", "--taxonomy", "balanced:2", "-o",
+    res = cli("anonymize", files / "d.txt", "-a", "aa", "-k", "2", "-m", "2", "--taxonomy", "balanced:2", "-o",
                files / "aa.json")
     assert res.exit_code == 0, res.output
-    res = _cli("audit", files / "d.txt", files / "aa.json")
+    res = cli("audit", files / "d.txt", files / "aa.json")
     assert res.exit_code == 2 and "--model is required" in res.output
-    res = _cli("audit", files / "d.txt", files / "aa.json", "--model", "km", "-k", "2", "--ledger", files / "x.json")
+    res = cli("audit", files / "d.txt", files / "aa.json", "--model", "km", "-k", "2", "--ledger", files / "x.json")
     assert res.exit_code == 2 and "no RELEASE is differentially private" in res.output

@@ -14,7 +14,6 @@ import re
 
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 from graphanon.algorithms import (
     anonymize_clump,
@@ -22,7 +21,6 @@ from graphanon.algorithms import (
     anonymize_nonreciprocal,
     anonymize_randswap,
 )
-from graphanon.cli import main
 from graphanon.data import from_dataframe, from_iterable
 from graphanon.datasets import load, load_constraints, load_taxonomy
 from graphanon.errors import DataFormatError, OutputError
@@ -32,17 +30,6 @@ from graphanon.readwrite.formats import read_any
 from graphanon.readwrite.long_csv import read_long_csv
 from graphanon.taxonomy import Taxonomy
 from graphanon.utils.labels import display_label, display_published
-
-
-@pytest.fixture
-def run(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
-
-    def invoke(*args):
-        return runner.invoke(main, list(args))
-
-    return invoke
 
 
 def one_error_line(result) -> str:

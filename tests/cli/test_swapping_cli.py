@@ -5,15 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
-
-from graphanon.cli import main
 
 
 @pytest.fixture
-def cli(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    return lambda *args: CliRunner().invoke(main, list(args), catch_exceptions=False)
+def cli(run):
+    """The shared ``run`` fixture (``graphanon ARGS`` in a fresh temporary folder)."""
+    return run
 
 
 @pytest.mark.parametrize("method", ["partswap", "fullswap", "partsupp", "splitperson"])
@@ -59,14 +56,13 @@ def test_categories_file_and_randswap(cli, tmp_path):
     (["-a", "randswap", "--param", "categories=random:3"], "unknown --param"),
 ])
 def test_bad_parameters_exit_2(cli, args, message):
-    res = CliRunner().invoke(main, ["anonymize", "swap_table1", *args, "-o", "r.json"])
+    res = cli("anonymize", "swap_table1", *args, "-o", "r.json")
     assert res.exit_code == 2 and message in res.output, res.output
 
 
 def test_audit_model_parameters(cli):
     cli("anonymize", "swap_table1", "-a", "partswap", "--param", "categories=random:3", "-o", "r.json")
-    res = CliRunner().invoke(main, ["audit", "swap_table1", "r.json", "--model", "tendency"])
+    res = cli("audit", "swap_table1", "r.json", "--model", "tendency")
     assert res.exit_code == 2 and "categories" in res.output
-    res = CliRunner().invoke(main, ["audit", "swap_table1", "r.json", "--model", "tendency", "-k", "2",
-                                    "--param", "categories=random:3"])
+    res = cli("audit", "swap_table1", "r.json", "--model", "tendency", "-k", "2", "--param", "categories=random:3")
     assert res.exit_code == 2

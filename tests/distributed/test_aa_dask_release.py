@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,7 +19,6 @@ pytest.importorskip("pyarrow")
 
 from graphanon.algorithms.hierarchy.aa import anonymize_aa  # noqa: E402
 from graphanon.algorithms.hierarchy.aa_dask import write_aa_release  # noqa: E402
-from graphanon.cli import main  # noqa: E402
 from graphanon.data import TransactionData, from_iterable  # noqa: E402
 from graphanon.datasets.synthetic import quest, quest_taxonomy  # noqa: E402
 from graphanon.distributed import Blocks, scatter_blocks  # noqa: E402
@@ -28,6 +26,7 @@ from graphanon.errors import GraphanonError, InfeasibleError, ParameterError  # 
 from graphanon.readwrite.parquet import read_parquet, write_parquet  # noqa: E402
 from graphanon.release import check_same_data, load_release  # noqa: E402
 from graphanon.taxonomy.tree import Taxonomy  # noqa: E402
+from tests.conftest import cli  # noqa: E402
 
 from ..conftest import rows_by_record, small_records  # noqa: E402
 from .test_distributed_parquet import _write_long  # noqa: E402
@@ -120,18 +119,17 @@ def test_cli_streams_and_the_release_passes_the_audit(dask_client, cli_on_test_c
     data = read_parquet(tmp_path / "d.parquet")
     calls = []
     real = aa_dask.write_aa_release
-    runner = CliRunner()
     try:
         aa_dask.write_aa_release = lambda *a, **kw: calls.append(a[1]) or real(*a, **kw)
-        res = runner.invoke(main, ["anonymize", str(tmp_path / "d.parquet"), "-a", "aa", "-k", "4", "-m", "2",
-                                   "--taxonomy", "balanced:4", "--scheduler", "tcp://x:1", "-o",
-                                   str(tmp_path / "r.json"), "--link-out", str(tmp_path / "l.json"), "--json"])
+        res = cli("anonymize", tmp_path / "d.parquet", "-a", "aa", "-k", "4", "-m", "2", "--taxonomy", "balanced:4",
+                  "--scheduler", "tcp://x:1", "-o", tmp_path / "r.json", "--link-out",
+                  tmp_path / "l.json", "--json")
     finally:
         aa_dask.write_aa_release = real
     assert res.exit_code == 0, res.output
     assert calls == [str(tmp_path / "r.json")] and cli_on_test_cluster == ["tcp://x:1"]
-    audit = runner.invoke(main, ["audit", str(tmp_path / "d.parquet"), str(tmp_path / "r.json"), "--model", "km",
-                                 "-k", "4", "-m", "2", "--link", str(tmp_path / "l.json")])
+    audit = cli("audit", tmp_path / "d.parquet", tmp_path / "r.json", "--model", "km", "-k", "4", "-m", "2", "--link",
+                tmp_path / "l.json")
     assert audit.exit_code == 0, audit.output
     assert "satisfied" in audit.output
     from graphanon.release.private_link import attach_link, load_private_link
@@ -157,8 +155,8 @@ def test_cli_streams_and_the_release_passes_the_audit(dask_client, cli_on_test_c
 ])
 def test_cli_errors_are_one_line(dask_client, cli_on_test_cluster, tmp_path, args, message):
     write_parquet(quest(50, rng=1), tmp_path / "d.parquet")
-    res = CliRunner().invoke(main, ["anonymize", str(tmp_path / "d.parquet"), "-a", "aa", "--taxonomy", "balanced:4",
-                                    "--scheduler", "tcp://x:1", "-o", str(tmp_path / "r.json"), *args])
+    res = cli("anonymize", tmp_path / "d.parquet", "-a", "aa", "--taxonomy", "balanced:4", "--scheduler", "tcp://x:1",
+              "-o", tmp_path / "r.json", *args)
     assert res.exit_code == 2, res.output
     line = res.output.strip()
     assert line.startswith("graphanon: error:") and "\n" not in line and message in line
@@ -170,8 +168,8 @@ def test_scattered_record_is_refused_on_one_line(dask_client, cli_on_test_cluste
     import pyarrow.parquet as pq
 
     pq.write_table(pa.table({"tid": ["a", "b", "a"], "item": ["x", "y", "z"]}), tmp_path / "d.parquet")
-    res = CliRunner().invoke(main, ["anonymize", str(tmp_path / "d.parquet"), "-a", "aa", "-k", "1", "--taxonomy",
-                                    "balanced:2", "--scheduler", "tcp://x:1", "-o", str(tmp_path / "r.json")])
+    res = cli("anonymize", tmp_path / "d.parquet", "-a", "aa", "-k", "1", "--taxonomy", "balanced:2", "--scheduler",
+              "tcp://x:1", "-o", tmp_path / "r.json")
     assert res.exit_code == 2 and res.output.startswith("graphanon: error:") and "not together" in res.output
 
 

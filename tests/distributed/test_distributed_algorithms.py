@@ -13,6 +13,7 @@ from graphanon.algorithms import anonymize_aa, anonymize_partition  # noqa: E402
 from graphanon.datasets import load, load_taxonomy  # noqa: E402
 from graphanon.datasets.synthetic import quest, quest_taxonomy  # noqa: E402
 from graphanon.privacy import KmAnonymity, TransactionalKAnonymity  # noqa: E402
+from tests.conftest import cli  # noqa: E402
 
 _SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -49,16 +50,12 @@ def test_aa_on_client_bundled_data_reports_progress(dask_client):
 
 
 def test_cli_anonymize_aa_on_dask_gives_the_one_process_release(cli_on_test_cluster, monkeypatch, tmp_path):
-    from click.testing import CliRunner
-
-    from graphanon.cli import main
     from graphanon.release import load_release
 
     monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
     args = ["anonymize", "groceries", "-a", "aa", "-k", "10", "-m", "2"]
-    assert runner.invoke(main, [*args, "-o", "one.json"]).exit_code == 0
-    result = runner.invoke(main, [*args, "-o", "dask.json", "--scheduler", "local:2"])
+    assert cli(*args, "-o", "one.json").exit_code == 0
+    result = cli(*args, "-o", "dask.json", "--scheduler", "local:2")
     assert result.exit_code == 0, result.output
     assert cli_on_test_cluster == ["local:2"]
     one, dist = load_release("one.json"), load_release("dask.json")
@@ -121,9 +118,6 @@ def test_partition_kernel_defers_and_resumes_to_the_same_groups():
 
 
 def test_partition_on_client_bundled_data_and_cli(dask_client, cli_on_test_cluster, monkeypatch, tmp_path):
-    from click.testing import CliRunner
-
-    from graphanon.cli import main
     from graphanon.release import load_release
 
     data, tax = load("groceries"), load_taxonomy("groceries")
@@ -135,10 +129,9 @@ def test_partition_on_client_bundled_data_and_cli(dask_client, cli_on_test_clust
     assert any(msg == "finishing sub-partitions" for _, _, msg in seen)
     assert TransactionalKAnonymity(4).audit(data, got, client=dask_client).satisfied
     monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
     args = ["anonymize", "groceries", "-a", "partition", "-k", "4"]
-    assert runner.invoke(main, [*args, "-o", "one.json"]).exit_code == 0
-    result = runner.invoke(main, [*args, "-o", "dask.json", "--scheduler", "local:2"])
+    assert cli(*args, "-o", "one.json").exit_code == 0
+    result = cli(*args, "-o", "dask.json", "--scheduler", "local:2")
     assert result.exit_code == 0, result.output
     one, dist = load_release("one.json"), load_release("dask.json")
     rows = [sorted(r.render_record(i) for i in range(r.n_records)) for r in (one, dist)]

@@ -21,6 +21,7 @@ from graphanon.distributed import connect, equal_row_groups, record_supports, re
 from graphanon.errors import ParameterError  # noqa: E402
 from graphanon.privacy import KmAnonymity, TransactionalKAnonymity  # noqa: E402
 from graphanon.release import GlobalRecoding  # noqa: E402
+from tests.conftest import cli  # noqa: E402
 
 from ..conftest import small_records  # noqa: E402
 
@@ -117,25 +118,20 @@ def test_without_dask_the_package_imports_and_says_what_to_install():
 def test_cli_audit_on_dask_prints_the_same_report(cli_on_test_cluster, tmp_path, monkeypatch):
     import json
 
-    from click.testing import CliRunner
-
-    from graphanon.cli import main
 
     used = cli_on_test_cluster
     monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
-    assert runner.invoke(main, ["anonymize", "groceries", "-a", "aa", "-k", "5", "-m", "2", "-o", "rel.json"]).exit_code == 0
+    assert cli("anonymize", "groceries", "-a", "aa", "-k", "5", "-m", "2", "-o", "rel.json").exit_code == 0
     codes = []
     for model in (["km", "-m", "2"], ["km", "-m", "inf"], ["transactional"]):
         args = ["audit", "groceries", "rel.json", "--model", *model, "-k", "10", "--json"]
-        local = runner.invoke(main, args)
-        dist = runner.invoke(main, [*args, "--scheduler", "local:2"])
+        local = cli(*args)
+        dist = cli(*args, "--scheduler", "local:2")
         assert dist.exit_code == local.exit_code and json.loads(dist.output) == json.loads(local.output)
         codes.append(local.exit_code)
     assert codes[-1] == 1  # transactional k=10 of a k^2 release: real violations, reported alike
     assert used == ["local:2"] * 3
-    wrong = runner.invoke(main, ["audit", "groceries", "rel.json", "--model", "nonreciprocal", "-k", "5",
-                                 "--scheduler", "local:2"])
+    wrong = cli("audit", "groceries", "rel.json", "--model", "nonreciprocal", "-k", "5", "--scheduler", "local:2")
     assert wrong.exit_code == 2 and "--scheduler runs the km and transactional audits on Dask" in wrong.output
     assert len(wrong.output.strip().splitlines()) == 1
 

@@ -15,6 +15,7 @@ from graphanon.datasets.synthetic import quest  # noqa: E402
 from graphanon.distributed.tasks import map_ordered  # noqa: E402
 from graphanon.errors import ParameterError  # noqa: E402
 from graphanon.privacy import LDiversity, NonreciprocalKAnonymity  # noqa: E402
+from tests.conftest import cli  # noqa: E402
 
 
 def _slow_square(x):
@@ -94,23 +95,19 @@ def test_cli_anonymize_scheduler_gives_the_one_process_release(cli_on_test_clust
     """``anonymize -a nr --scheduler`` solves the Gray-TSP segments on Dask and publishes the same rows
     (as a multiset: the row order is the secret shuffle); a method without a distributed part refuses it."""
 
-    from click.testing import CliRunner
-
-    from graphanon.cli import main
     from graphanon.release import load_release
 
     used = cli_on_test_cluster
     monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
     args = ["anonymize", "chess", "-a", "nr", "-k", "5", "--seed", "3", "--param", "tsp_step_limit=4000"]
-    assert runner.invoke(main, [*args, "-o", "one.json"]).exit_code == 0
-    result = runner.invoke(main, [*args, "-o", "dask.json", "--scheduler", "local:2"])
+    assert cli(*args, "-o", "one.json").exit_code == 0
+    result = cli(*args, "-o", "dask.json", "--scheduler", "local:2")
     assert result.exit_code == 0, result.output
     assert used == ["local:2"]
     one, dist = load_release("one.json"), load_release("dask.json")
     rows = [sorted(r.render_record(i) for i in range(r.n_records)) for r in (one, dist)]
     assert rows[0] == rows[1]
-    refused = runner.invoke(main, ["anonymize", "groceries", "-a", "mm", "-k", "5", "-m", "2", "-o", "mm.json",
-                                   "--scheduler", "local:2"])
+    refused = cli("anonymize", "groceries", "-a", "mm", "-k", "5", "-m", "2", "-o", "mm.json", "--scheduler",
+                  "local:2")
     assert refused.exit_code == 2 and "does not use --scheduler" in refused.output
     assert used == ["local:2"] and not (tmp_path / "mm.json").exists()

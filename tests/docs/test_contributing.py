@@ -16,7 +16,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,7 +28,6 @@ from graphanon.algorithms.registry import (
     get_declaration,
     register_method,
 )
-from graphanon.cli import main
 from graphanon.cli.registry import registered
 from graphanon.counting.support import item_supports
 from graphanon.data import from_iterable
@@ -41,6 +39,7 @@ from graphanon.release.publish import publish
 from graphanon.study import expand_grid, run_study
 from graphanon.utils.params import COMMON, MEANINGS, K, validate_params
 from graphanon.utils.validation import check_k
+from tests.conftest import cli
 
 CONTRIBUTING = Path(__file__).resolve().parents[2] / "CONTRIBUTING.md"
 
@@ -194,26 +193,23 @@ def test_hypothesis_toy_passes_and_broken_fails_exactly_when_an_item_has_support
 # ---------------------------------------------------------------- step 4: the CLI code path
 def test_cli_runs_the_registered_toy_and_the_audit_tells_them_apart(toy, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
-    res = runner.invoke(main, ["algorithms"])
+    res = cli("algorithms")
     assert res.exit_code == 0 and any(line.split()[:2] == ["minsupp", "km"] for line in res.output.splitlines())
-    res = runner.invoke(main, ["algorithms", "minsupp"])
+    res = cli("algorithms", "minsupp")
     assert res.exit_code == 0 and "tests.docs.test_contributing.anonymize_minsupp" in res.output
-    res = runner.invoke(main, ["anonymize", "liuwang_fig1", "-a", "minsupp", "-m", "1", "-o", "r.json"])
+    res = cli("anonymize", "liuwang_fig1", "-a", "minsupp", "-m", "1", "-o", "r.json")
     assert res.exit_code == 2 and "needs -k K" in res.output
-    res = runner.invoke(main, ["anonymize", "liuwang_fig1", "-a", "minsupp", "-k", "3", "-m", "1", "-o", "r.json"])
+    res = cli("anonymize", "liuwang_fig1", "-a", "minsupp", "-k", "3", "-m", "1", "-o", "r.json")
     assert res.exit_code == 0, res.output
     assert load_release("r.json").params == {"k": 3, "m": 1, "n_suppressed": 8}
-    res = runner.invoke(main, ["audit", "liuwang_fig1", "r.json", "--model", "km", "-k", "3", "-m", "1", "--json"])
+    res = cli("audit", "liuwang_fig1", "r.json", "--model", "km", "-k", "3", "-m", "1", "--json")
     assert res.exit_code == 0 and json.loads(res.output)["satisfied"] is True
-    res = runner.invoke(main, ["anonymize", "liuwang_fig1", "-a", "minsupp_broken", "-k", "3", "-m", "1",
-                               "-o", "b.json"])
+    res = cli("anonymize", "liuwang_fig1", "-a", "minsupp_broken", "-k", "3", "-m", "1", "-o", "b.json")
     assert res.exit_code == 0, res.output
-    res = runner.invoke(main, ["audit", "liuwang_fig1", "b.json", "--model", "km", "-k", "3", "-m", "1", "--json"])
+    res = cli("audit", "liuwang_fig1", "b.json", "--model", "km", "-k", "3", "-m", "1", "--json")
     assert res.exit_code == 1 and json.loads(res.output)["satisfied"] is False
     # options the toy does not read are refused, as for every method
-    res = runner.invoke(main, ["anonymize", "liuwang_fig1", "-a", "minsupp", "-k", "3", "-m", "1", "--seed", "1",
-                               "-o", "s.json"])
+    res = cli("anonymize", "liuwang_fig1", "-a", "minsupp", "-k", "3", "-m", "1", "--seed", "1", "-o", "s.json")
     assert res.exit_code == 2 and "does not use --seed" in res.output
 
 

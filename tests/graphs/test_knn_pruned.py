@@ -157,19 +157,14 @@ def test_clump_default_threads_same_release(monkeypatch):
     assert TransactionalKAnonymity(4).audit(data, auto).satisfied
 
 
-def test_cli_clump_scheduler_gives_the_one_process_release(cli_on_test_cluster, monkeypatch, tmp_path):
+def test_cli_clump_scheduler_gives_the_one_process_release(cli_on_test_cluster, run):
     """``anonymize -a clump --scheduler`` builds the similarity graph on Dask and publishes the same rows."""
-    from click.testing import CliRunner
-
-    from graphanon.cli import main
     from graphanon.release import load_release
 
     used = cli_on_test_cluster
-    monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
     args = ["anonymize", "groceries", "-a", "clump", "-k", "5", "--seed", "2"]
-    assert runner.invoke(main, [*args, "-o", "one.json"]).exit_code == 0
-    result = runner.invoke(main, [*args, "-o", "dask.json", "--scheduler", "local:2"])
+    assert run(*args, "-o", "one.json").exit_code == 0
+    result = run(*args, "-o", "dask.json", "--scheduler", "local:2")
     assert result.exit_code == 0, result.output
     assert used == ["local:2"]
     one, dist = load_release("one.json"), load_release("dask.json")

@@ -8,7 +8,6 @@ import json
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,7 +15,6 @@ from graphanon.algorithms.grouping.partition import anonymize_partition
 from graphanon.algorithms.hierarchy.hghs import anonymize_mhghs
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
 from graphanon.algorithms.swapping import anonymize_randswap
-from graphanon.cli import main
 from graphanon.data import TransactionData, from_iterable
 from graphanon.datasets import load, load_taxonomy
 from graphanon.errors import ParameterError
@@ -26,6 +24,7 @@ from graphanon.privacy.match_graph import nonreciprocal_matches
 from graphanon.privacy.nonreciprocal import LDiversity
 from graphanon.release import GlobalRecoding
 from graphanon.taxonomy import Taxonomy
+from tests.conftest import cli
 
 from ..conftest import brute_support, small_records
 
@@ -219,24 +218,22 @@ def test_bad_parameters():
 
 def test_cli_report(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
-    res = runner.invoke(main, ["report", "liuwang_fig1", "--json"], catch_exceptions=False)
+    res = cli("report", "liuwang_fig1", "--json")
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
     assert doc == json.loads(json.dumps(achieved_privacy(load("liuwang_fig1")).to_dict()))
-    res = runner.invoke(main, ["anonymize", "liuwang_fig1", "-a", "mhghs", "-k", "2", "-m", "2", "-o", "r.json"],
-                        catch_exceptions=False)
+    res = cli("anonymize", "liuwang_fig1", "-a", "mhghs", "-k", "2", "-m", "2", "-o", "r.json")
     assert res.exit_code == 0, res.output
-    res = runner.invoke(main, ["report", "liuwang_fig1", "r.json"], catch_exceptions=False)
+    res = cli("report", "liuwang_fig1", "r.json")
     assert res.exit_code == 0 and "largest k" in res.stdout and "k=100" in res.stdout
-    res = runner.invoke(main, ["anonymize", "nr_table1", "-a", "nr", "-k", "2", "-o", "nr.json"], catch_exceptions=False)
+    res = cli("anonymize", "nr_table1", "-a", "nr", "-k", "2", "-o", "nr.json")
     assert res.exit_code == 0, res.output
-    res = runner.invoke(main, ["report", "nr_table1", "nr.json", "--json"], catch_exceptions=False)
+    res = cli("report", "nr_table1", "nr.json", "--json")
     assert res.exit_code == 0 and json.loads(res.stdout)["nonreciprocal"]["k"] >= 2
-    res = runner.invoke(main, ["report", "nr_table1", "nr.json"], catch_exceptions=False)
+    res = cli("report", "nr_table1", "nr.json")
     assert res.exit_code == 0 and "nonreciprocal release" in res.stdout
     for bad in (["report", "nosuch"], ["report", "liuwang_fig1", "-m", "0"], ["report", "liuwang_fig1", "--k-grid", "a"],
                 ["report", "bms1", "r.json"]):
-        res = runner.invoke(main, bad, catch_exceptions=False)
+        res = cli(*bad)
         lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
         assert res.exit_code == 2 and len(lines) == 1 and lines[0].startswith("graphanon: error:"), (bad, res.output)

@@ -14,9 +14,8 @@ import json
 import traceback
 
 import pytest
-from click.testing import CliRunner
 
-from graphanon.cli import main
+from tests.conftest import cli
 
 RELEASES = {  # name: (dataset, anonymize options)
     "hghs": ("liuwang_fig1", ["-a", "hghs", "-k", "2", "-m", "2"]),
@@ -42,7 +41,7 @@ MODELS = {
 
 
 def invoke(args, folder):
-    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=True)
+    result = cli(*args, catch_exceptions=True)
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         tb = "".join(traceback.format_exception(*result.exc_info))
         raise AssertionError(f"graphanon {' '.join(map(str, args))} raised:\n{tb}")

@@ -21,6 +21,7 @@ from graphanon.privacy import EntropyLDiversity, LDiversity, RecursiveLDiversity
 from graphanon.privacy.diversity import diversity_model
 from graphanon.privacy.registry import build_model
 from graphanon.release import NonreciprocalRelease
+from tests.conftest import cli
 from tests.ebook_sessions import ebook_sessions
 
 
@@ -113,8 +114,11 @@ def _first_release_where(predicate, seeds=range(5000)):  # the label-preserving 
 
 def test_planted_release_distinct_but_not_entropy():
     """A release that distinct l-diversity accepts and entropy l-diversity must reject."""
+    # seed 1378 is the first of range(5000) that gives one (searching there costs 1,378 x 2 audits, 6.5 s of CPU);
+    # should a change of the audits or the matching make it fail, search range(5000) again and pin the new first
     data, rel = _first_release_where(
-        lambda d, r: LDiversity(2).audit(d, r).satisfied and not EntropyLDiversity(2).audit(d, r).satisfied
+        lambda d, r: LDiversity(2).audit(d, r).satisfied and not EntropyLDiversity(2).audit(d, r).satisfied,
+        seeds=[1378],
     )
     every, viab = brute_distributions(data, rel)
     assert any(not (entropy_ok(a, 2) and entropy_ok(b, 2)) for a, b in zip(every, viab, strict=True))
@@ -229,9 +233,6 @@ def test_cahd_variant_errors():
 
 
 def test_cahd_cli_param_and_audit(tmp_path):
-    from click.testing import CliRunner
-
-    from graphanon.cli import main
 
     data = labelled_ebook(300, 80)
     src = tmp_path / "d.csv"
@@ -241,12 +242,12 @@ def test_cahd_cli_param_and_audit(tmp_path):
             for j in data.record_items(i):
                 fh.write(f"t{i},{data.items[j]},{data.labels[i]}\n")
     out = tmp_path / "r.json"
-    res = CliRunner().invoke(main, ["anonymize", str(src), "-a", "cahd", "--label", "label", "--param", "l=3",
-                                    "--param", "diversity=recursive", "--param", "c=1", "-o", str(out), "--json"])
+    res = cli("anonymize", src, "-a", "cahd", "--label", "label", "--param", "l=3", "--param", "diversity=recursive",
+              "--param", "c=1", "-o", out, "--json")
     assert res.exit_code == 0, res.output
     assert "\"diversity\": \"recursive\"" in out.read_text().replace("\"diversity\":\"recursive\"", "\"diversity\": \"recursive\"")
-    res = CliRunner().invoke(main, ["audit", str(src), str(out), "--label", "label", "--model", "recursive-ldiversity",
-                                    "--param", "l=3", "--param", "c=1"])
+    res = cli("audit", src, out, "--label", "label", "--model", "recursive-ldiversity", "--param", "l=3", "--param",
+              "c=1")
     assert res.exit_code == 0, res.output
 
 

@@ -15,12 +15,10 @@ import json
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
-from graphanon.cli import main
 from graphanon.data import from_iterable
 from graphanon.errors import DataMismatchError, ParameterError
 from graphanon.privacy import KmAnonymity, LDiversity, NonreciprocalKAnonymity
@@ -190,13 +188,6 @@ def test_cpsat_and_search_agree_on_the_planted_overlap():
 
 
 # ---------------------------------------------------------------------- command line
-
-
-@pytest.fixture
-def run(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
-    return lambda *args: runner.invoke(main, list(args), catch_exceptions=False)
 
 
 def _write(path, rows):

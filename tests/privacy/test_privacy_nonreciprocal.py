@@ -8,13 +8,11 @@ from functools import cache
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
 from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
-from graphanon.cli import main
 from graphanon.data import TransactionData, from_iterable
 from graphanon.datasets import load
 from graphanon.errors import ParameterError
@@ -22,6 +20,7 @@ from graphanon.privacy import LDiversity, NonreciprocalKAnonymity, nonreciprocal
 from graphanon.privacy.match_graph import expand_edges, match_classes, row_classes
 from graphanon.privacy.matchings import hall_witness, k_factor_flow, ldiverse_flow, viable_edges
 from graphanon.release import NonreciprocalRelease
+from tests.conftest import cli
 
 # --------------------------------------------------------------------------- brute force
 
@@ -472,26 +471,9 @@ def test_cli_audit(tmp_path):
     )
     path = tmp_path / "rel.json"
     rel.save(path)
-    res = CliRunner().invoke(
-        main,
-        [
-            "audit",
-            str(src),
-            str(path),
-            "--model",
-            "nonreciprocal",
-            "-k",
-            "3",
-            "--json",
-            "--format",
-            "basket",
-        ],
-    )
+    res = cli("audit", src, path, "--model", "nonreciprocal", "-k", "3", "--json", "--format", "basket")
     assert res.exit_code == 1, res.output
     out = json.loads(res.output)
     assert out["details"]["min_viable_candidates"] == 2 and not out["satisfied"]
-    res = CliRunner().invoke(
-        main,
-        ["audit", str(src), str(path), "--model", "nonreciprocal", "-k", "2", "--format", "basket"],
-    )
+    res = cli("audit", src, path, "--model", "nonreciprocal", "-k", "2", "--format", "basket")
     assert res.exit_code == 0, res.output

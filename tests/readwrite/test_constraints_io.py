@@ -1,11 +1,9 @@
 """Constraint files: items with spaces, commas and quotes; errors naming file, line and item."""
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphanon.cli import main
 from graphanon.data import from_iterable
 from graphanon.errors import DataFormatError
 from graphanon.readwrite.constraints import parse_constraints, read_constraints, write_constraints
@@ -67,18 +65,14 @@ def test_write_refuses_what_cannot_be_read_back(tmp_path):
     assert not (tmp_path / "c.csv").exists()
 
 
-def test_cli_coat_on_groceries_with_item_names_holding_spaces(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
+def test_cli_coat_on_groceries_with_item_names_holding_spaces(tmp_path, run):
     (tmp_path / "p.csv").write_text("# attacker knowledge\nwhole milk, yogurt\nother vegetables,rolls/buns,soda\n")
-    runner = CliRunner()
-    res = runner.invoke(main, ["anonymize", "groceries", "-a", "coat", "-k", "5", "--param", "privacy=p.csv",
-                               "-o", "g.json"], catch_exceptions=False)
+    res = run("anonymize", "groceries", "-a", "coat", "-k", "5", "--param", "privacy=p.csv", "-o", "g.json")
     assert res.exit_code == 0, res.output
-    res = runner.invoke(main, ["audit", "groceries", "g.json", "--model", "constraints", "-k", "5",
-                               "--param", "privacy=p.csv", "--json"], catch_exceptions=False)
+    res = run("audit", "groceries", "g.json", "--model", "constraints", "-k", "5", "--param", "privacy=p.csv",
+              "--json")
     assert res.exit_code == 0 and '"satisfied": true' in res.output
     assert "2 constraints" in res.output
     # a constraint file is an input too: -o may not overwrite it
-    res = runner.invoke(main, ["anonymize", "groceries", "-a", "coat", "-k", "5", "--param", "privacy=p.csv",
-                               "-o", "p.csv"])
+    res = run("anonymize", "groceries", "-a", "coat", "-k", "5", "--param", "privacy=p.csv", "-o", "p.csv")
     assert res.exit_code == 2 and "input of this command" in res.output

@@ -10,14 +10,13 @@ import pytest
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
-from click.testing import CliRunner  # noqa: E402
 
-from graphanon.cli import main  # noqa: E402
 from graphanon.data import TransactionData, from_iterable  # noqa: E402
 from graphanon.datasets import load  # noqa: E402
 from graphanon.errors import DataFormatError, ParameterError  # noqa: E402
 from graphanon.readwrite.formats import read_any  # noqa: E402
 from graphanon.readwrite.parquet import read_parquet, write_parquet  # noqa: E402
+from tests.conftest import cli  # noqa: E402
 
 
 def _records(data):
@@ -94,12 +93,9 @@ def test_read_any_and_cli(tmp_path, monkeypatch):
     with pytest.raises(ParameterError, match="delimiter"):
         read_any(path, delimiter=",")
     monkeypatch.chdir(tmp_path)
-    runner = CliRunner()
-    res = runner.invoke(main, ["anonymize", str(path), "--format", "parquet", "-a", "mm", "-k", "2", "-m", "2",
-                               "-o", "r.json"], catch_exceptions=False)
+    res = cli("anonymize", path, "--format", "parquet", "-a", "mm", "-k", "2", "-m", "2", "-o", "r.json")
     assert res.exit_code == 0, res.output
-    res = runner.invoke(main, ["audit", str(path), "r.json", "--model", "km", "-k", "2", "-m", "2", "--json"],
-                        catch_exceptions=False)
+    res = cli("audit", path, "r.json", "--model", "km", "-k", "2", "-m", "2", "--json")
     assert res.exit_code == 0, res.output
     assert json.loads(res.output)["satisfied"] is True
 

@@ -8,10 +8,8 @@ import stat
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
-from graphanon.cli import main
 from graphanon.cli.registry import RunOptions, get_algorithm
 from graphanon.data import from_iterable
 from graphanon.datasets import load
@@ -64,10 +62,8 @@ def test_split_link_file_is_0600(tmp_path, open_umask):
     assert np.array_equal(load_split_link(tmp_path / "split.json").record_of_row, rel.link.record_of_row)
 
 
-def test_cli_link_out_is_0600(tmp_path, monkeypatch, open_umask):
-    monkeypatch.chdir(tmp_path)
-    res = CliRunner().invoke(main, ["anonymize", "nr_table1", "-a", "nr", "-k", "2", "-o", "r.json",
-                                    "--link-out", "PRIVATE-link.json"])
+def test_cli_link_out_is_0600(tmp_path, run, open_umask):
+    res = run("anonymize", "nr_table1", "-a", "nr", "-k", "2", "-o", "r.json", "--link-out", "PRIVATE-link.json")
     assert res.exit_code == 0, res.output
     assert _mode(tmp_path / "PRIVATE-link.json") == 0o600
     assert _mode(tmp_path / "r.json") == 0o666

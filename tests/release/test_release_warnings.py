@@ -5,23 +5,23 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from graphanon.cli import main
 from graphanon.data import from_iterable
-from graphanon.metrics.caveats import MAX_SUPPRESSION, release_warnings
+from graphanon.metrics.caveats import MAX_SUPPRESSION, Advice, release_warnings
 from graphanon.release import GlobalRecoding, PerturbedRelease
+from graphanon.taxonomy import Taxonomy
+from tests.conftest import cli
 
 
 def _run(tmp_path, *args):
-    res = CliRunner().invoke(main, ["anonymize", *map(str, args), "-o", str(tmp_path / "r.json")])
+    res = cli("anonymize", *args, "-o", tmp_path / "r.json")
     assert res.exit_code == 0, res.output
     assert all(len(line) <= 80 for line in res.stderr.splitlines())
     return res.stdout, res.stderr.replace("\n  ", " ")  # each warning on one line again (wrapped at 80 columns)
 
 
 def _json(tmp_path, *args) -> dict:
-    res = CliRunner().invoke(main, ["anonymize", *map(str, args), "-o", str(tmp_path / "r.json"), "--json"])
+    res = cli("anonymize", *args, "-o", tmp_path / "r.json", "--json")
     assert res.exit_code == 0, res.output
     return json.loads(res.stdout)
 
@@ -70,19 +70,28 @@ def test_l_equal_to_the_number_of_labels_is_named(tmp_path):
 
 
 def test_a_useful_release_gets_no_warning(tmp_path):
-    out, err = _run(tmp_path, "liuwang_fig1", "-a", "mhghs", "-k", "2", "-m", "2")
+    args = ("liuwang_fig1", "-a", "mhghs", "-k", "2", "-m", "2", "--param", "public_taxonomy=true")
+    out, err = _run(tmp_path, *args)
     assert "warning" not in err
-    assert _json(tmp_path, "liuwang_fig1", "-a", "mhghs", "-k", "2", "-m", "2")["warnings"] == []
+    assert _json(tmp_path, *args)["warnings"] == []
+
+
+def test_suppressed_codes_under_a_taxonomy_are_named_with_public_taxonomy_as_the_fix(tmp_path):
+    """Issue 30 item 4: whoever holds the taxonomy names what the file does not list (docs/attacks.md (i))."""
+    _out, err = _run(tmp_path, "liuwang_fig1", "-a", "mhghs", "-k", "2", "-m", "2")
+    [line] = [x for x in err.splitlines() if "whoever holds the taxonomy" in x]
+    assert line.startswith("graphanon: warning: 1 item is suppressed") and "--param public_taxonomy=true" in line
 
 
 def test_bench_reports_the_warnings():
-    res = CliRunner().invoke(main, ["bench", "liuwang_fig1", "-a", "aa", "-k", "1", "-m", "2", "--queries", "5",
-                                    "--json"])
+    res = cli("bench", "liuwang_fig1", "-a", "aa", "-k", "1", "-m", "2", "--queries", "5", "--json")
     assert res.exit_code == 0, res.output
     assert [w[:9] for w in json.loads(res.stdout)["warnings"]] == ["k=1 prote"]
 
 
 def test_python_checks_planted_releases():
+    from graphanon.algorithms.registry import get_declaration
+
     data = from_iterable([["a", "b"], ["a"], ["c"], ["c", "d"]])
     # NCP 0.9 without the root: a node of 10 of 11 taxonomy leaves
     rel = GlobalRecoding.from_mapping(data, {x: "X" for x in data.items}, leaves={"X": 10}, universe=11,
@@ -99,7 +108,7 @@ def test_python_checks_planted_releases():
     # a perturbed release that removed half the occurrences
     kept = PerturbedRelease(items=["a", "c"], records=[[1, 0], [0, 0], [0, 1], [0, 0]], moves="suppress",
                             algorithm="partsupp")
-    [w] = release_warnings(data, kept)
+    [w] = release_warnings(data, kept, advice=get_declaration("partsupp").release_advice())
     assert w.code == "suppression" and "67% of the item occurrences are removed" in w.message
     assert "-a partswap" in w.message
 
@@ -124,11 +133,56 @@ def test_an_l_diverse_nr_release_warns_of_the_content_ranking_adversary():
     """
     from graphanon.algorithms import anonymize_nonreciprocal
     from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
+    from graphanon.algorithms.registry import get_declaration
     from graphanon.datasets import load
     from graphanon.metrics import release_warnings
 
     data = load("nr_table1")
-    codes = [w.code for w in release_warnings(data, anonymize_nonreciprocal(data, k=2, l=2, l_method="flow"))]
-    assert "l-ranking" in codes
-    assert "l-ranking" not in [w.code for w in release_warnings(data, anonymize_nonreciprocal(data, k=2, l=2))]
-    assert "l-ranking" not in [w.code for w in release_warnings(data, anonymize_cahd(data, l=2))]
+    nr, cahd = get_declaration("nr").release_advice(), get_declaration("cahd").release_advice()
+    flow = anonymize_nonreciprocal(data, k=2, l=2, l_method="flow")
+    [w] = [w for w in release_warnings(data, flow, advice=nr) if w.code == "l-ranking"]
+    assert "--param l_method=groups" in w.message
+    assert "l-ranking" not in [w.code for w in release_warnings(data, flow)]  # the advice declares the risk
+    groups = anonymize_nonreciprocal(data, k=2, l=2)
+    assert "l-ranking" not in [w.code for w in release_warnings(data, groups, advice=nr)]
+    assert "l-ranking" not in [w.code for w in release_warnings(data, anonymize_cahd(data, l=2), advice=cahd)]
+
+
+def _suppressing(params=None):
+    data = from_iterable([["a", "b"], ["a", "b"], ["c"]])
+    rel = GlobalRecoding.from_mapping(data, {"a": "a", "b": "b", "c": None}, algorithm="hghs",
+                                      params={"k": 2, "m": 2, **(params or {})})
+    return data, rel, Taxonomy.from_parent_map({"a": "*", "b": "*", "c": "*"})
+
+
+def test_suppressed_named_needs_a_taxonomy_a_suppression_and_no_public_taxonomy():
+    data, rel, tax = _suppressing()
+    [w] = release_warnings(data, rel, taxonomy=tax, advice=Advice(public_taxonomy=True))
+    assert w.code == "suppressed-named" and "pass --param public_taxonomy=true" in w.message
+    [w] = release_warnings(data, rel, taxonomy=tax)  # a method without the parameter is not told to pass it
+    assert "pass --param" not in w.message and "takes --param public_taxonomy=true" in w.message
+    assert release_warnings(data, rel) == []  # no taxonomy: the flat reading is the suppression warning's
+    data, rel, tax = _suppressing({"public_taxonomy": True})
+    assert release_warnings(data, rel, taxonomy=tax, advice=Advice(public_taxonomy=True)) == []
+    kept = GlobalRecoding.from_mapping(data, {"a": "a", "b": "b", "c": "c"}, algorithm="hghs", params={"k": 1})
+    assert [w.code for w in release_warnings(data, kept, taxonomy=tax)] == ["k1"]
+
+
+def test_the_advice_is_the_declarations():
+    """Each suggestion comes from the method's declaration; an undeclared method gets the generic one."""
+    from graphanon.algorithms.registry import get_declaration
+
+    data = from_iterable([["a", "b"], ["a"], ["c"], ["c", "d"]])
+    two = GlobalRecoding.from_mapping(data, {"a": None, "b": "b", "c": "c", "d": "d"}, params={"k": 2, "m": 1})
+    mm = get_declaration("mm")
+    [w] = release_warnings(data, two, advice=mm.release_advice())
+    assert mm.advice.less_suppression and w.message.endswith(f"try {mm.advice.less_suppression}")
+    [w] = release_warnings(data, two, advice=Advice(less_suppression="planted"))
+    assert w.message.endswith("try planted")
+    [w] = release_warnings(data, two)
+    assert "a method that generalizes instead" in w.message
+    assert get_declaration("hghs").release_advice().public_taxonomy
+    assert not get_declaration("mm").release_advice().public_taxonomy
+    with pytest.raises(TypeError, match="advice must be an Advice"):
+        type(mm)(name="x", family="t", summary="", function=mm.function, privacy_model="km",
+                 advice=Advice(public_taxonomy=True))

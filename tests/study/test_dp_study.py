@@ -10,6 +10,7 @@ from graphanon.errors import ParameterError
 from graphanon.study import execute_run, expand_grid, tidy_table
 from graphanon.study.grid import StudyRun
 from graphanon.study.report import dp_summary_html, headline, study_figures
+from tests.conftest import cli
 
 RECORDS = [["a", "b"]] * 120 + [["c"]] * 60 + [["a", "c", "d"]] * 40 + [["e"]] * 20 + [["b", "f"]] * 10
 
@@ -94,18 +95,10 @@ def test_report_shows_dp_mean_and_spread_and_the_headline_does_not_call_them_vio
     assert "1 of the 8 release(s) made FAIL" in headline(tidy_table(rows))
 
 
-def _cli(*args):
-    from click.testing import CliRunner
-
-    from graphanon.cli import main
-
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
 def test_cli_compare_with_epsilon(files, tmp_path):
     data, universe = files
     out = tmp_path / "study"
-    res = _cli("compare", data, "-a", "aa,diffpart", "-k", "2", "-m", "2", "--taxonomy", "balanced:2",
+    res = cli("compare", data, "-a", "aa,diffpart", "-k", "2", "-m", "2", "--taxonomy", "balanced:2",
                "--epsilon", "1,4", "--universe", universe, "--repeat", "2", "--param", "diffpart.fanout=2",
                "--attack-targets", "0", "--queries", "50", "-j", "1", "-o", out, "--json")
     assert res.exit_code == 0, res.output
@@ -115,7 +108,7 @@ def test_cli_compare_with_epsilon(files, tmp_path):
     assert 'id="fig-utility_vs_epsilon"' in page and "Differentially private runs: mean and spread" in page
     assert "--epsilon 1,4" in page and f"--universe {universe}" in page and "--repeat 2" in page
     # without --epsilon a DP method is refused in one line
-    res = _cli("compare", data, "-a", "diffpart", "-o", tmp_path / "x")
+    res = cli("compare", data, "-a", "diffpart", "-o", tmp_path / "x")
     assert res.exit_code == 2 and "needs --epsilon" in res.output and len(res.output.strip().splitlines()) == 1
 
 

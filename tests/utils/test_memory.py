@@ -16,6 +16,7 @@ from graphanon.datasets import load, load_taxonomy
 from graphanon.errors import MemoryBudgetError, ParameterError
 from graphanon.release.bit_voting import bit_vote
 from graphanon.utils.memory import cost_blocks, parse_memory
+from tests.conftest import cli
 
 
 @pytest.fixture(autouse=True)
@@ -149,15 +150,10 @@ def test_cli_under_an_address_space_limit_exits_2_not_killed(tmp_path):
 
 
 def test_cli_max_memory_option(tmp_path):
-    from click.testing import CliRunner
 
-    from graphanon.cli import main
-
-    runner = CliRunner()
-    res = runner.invoke(main, ["--max-memory", "1M", "anonymize", "liuwang_fig1", "-a", "hghs", "-k", "2",
-                               "-o", str(tmp_path / "r.json")])
+    res = cli("--max-memory", "1M", "anonymize", "liuwang_fig1", "-a", "hghs", "-k", "2", "-o", tmp_path / "r.json")
     assert res.exit_code == 2 and "bound the attacker knowledge" in res.output
-    res = runner.invoke(main, ["--max-memory", "lots", "datasets"])
+    res = cli("--max-memory", "lots", "datasets")
     assert res.exit_code == 2 and "--max-memory" in res.output
 
 

@@ -11,6 +11,7 @@ from graphanon.data import from_iterable
 from graphanon.errors import ParameterError
 from graphanon.release import load_release
 from graphanon.viz.dp import draw_partition_tree, partition_tree, partition_tree_view
+from tests.conftest import cli
 
 UNIVERSE = [f"i{j}" for j in range(12)]
 RECORDS = [["i0", "i1"]] * 400 + [["i3"]] * 300 + [["i4", "i9"]] * 200 + [["i7"]] * 100
@@ -68,26 +69,21 @@ def test_refusals(release):
 
 
 def test_cli_draw_partitions(release, tmp_path):
-    from click.testing import CliRunner
-
-    from graphanon.cli import main
-
     path = tmp_path / "r.json"
     release.save(path)
-    run = CliRunner().invoke
     for name in ("tree.png", "tree.svg", "tree.html"):
-        res = run(main, ["draw", "partitions", str(path), "-o", str(tmp_path / name)])
+        res = cli("draw", "partitions", path, "-o", tmp_path / name)
         assert res.exit_code == 0, res.output
     assert (tmp_path / "tree.png").read_bytes()[:4] == b"\x89PNG"
     page = (tmp_path / "tree.html").read_text()
     assert "DiffPart partition tree implied by r.json" in page and "http" not in page.split("<script>")[0]
-    res = run(main, ["draw", "partitions", str(path), "-o", str(tmp_path / "x.png"), "--taxonomy", "balanced:3"])
+    res = cli("draw", "partitions", path, "-o", tmp_path / "x.png", "--taxonomy", "balanced:3")
     assert res.exit_code == 2 and "drop --taxonomy" in res.output
     (tmp_path / "d.txt").write_text("a,b\na,b\nc\nc\n")
-    res = run(main, ["anonymize", str(tmp_path / "d.txt"), "-a", "aa", "-k", "2", "-m", "2", "--taxonomy",
-                     "balanced:2", "-o", str(tmp_path / "s.json")])
+    res = cli("anonymize", tmp_path / "d.txt", "-a", "aa", "-k", "2", "-m", "2", "--taxonomy",
+                     "balanced:2", "-o", tmp_path / "s.json")
     assert res.exit_code == 0, res.output
-    res = run(main, ["draw", "partitions", str(tmp_path / "s.json"), "-o", str(tmp_path / "x.png")])
+    res = cli("draw", "partitions", tmp_path / "s.json", "-o", tmp_path / "x.png")
     assert res.exit_code == 2 and "give a synthetic (DiffPart) release" in res.output
-    res = run(main, ["draw", "partitions", "--help"])
+    res = cli("draw", "partitions", "--help")
     assert res.exit_code == 0 and "nothing exact" in " ".join(res.output.split())

@@ -13,17 +13,12 @@ import re
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 from graphanon.algorithms import anonymize_mhghs
-from graphanon.cli import main
 from graphanon.datasets import load, load_taxonomy
 from graphanon.viz.taxonomy import draw_taxonomy
 from graphanon.viz.views import classify_cut, cut_of_release, taxonomy_view
-
-
-def run(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
+from tests.conftest import cli as run
 
 
 def first_records(n):

@@ -11,6 +11,7 @@ from graphanon.data import from_iterable
 from graphanon.errors import ParameterError
 from graphanon.release import load_release
 from graphanon.viz.privbasis import draw_pair_graph, pair_graph, pair_graph_view
+from tests.conftest import cli
 
 UNIVERSE = list("abcdefgh")
 RECORDS = [["a", "b", "c"]] * 300 + [["a", "b"]] * 200 + [["c", "d"]] * 150 + [["e"]] * 100 + [["f", "g"]] * 80
@@ -54,24 +55,19 @@ def test_refuses_a_release_of_another_kind():
 
 
 def test_cli_draw_pairs(release, tmp_path):
-    from click.testing import CliRunner
-
-    from graphanon.cli import main
-
     path = tmp_path / "r.json"
     release.save(path)
-    run = CliRunner().invoke
     for name in ("g.png", "g.svg", "g.html"):
-        res = run(main, ["draw", "pairs", str(path), "-o", str(tmp_path / name)])
+        res = cli("draw", "pairs", path, "-o", tmp_path / name)
         assert res.exit_code == 0, res.output
     assert (tmp_path / "g.png").read_bytes()[:4] == b"\x89PNG"
     page = (tmp_path / "g.html").read_text()
     assert "PrivBasis pair graph implied by r.json" in page and "http" not in page.split("<script>")[0]
     (tmp_path / "d.txt").write_text("a,b\na,b\nc\nc\n")
-    res = run(main, ["anonymize", str(tmp_path / "d.txt"), "-a", "aa", "-k", "2", "-m", "2", "--taxonomy",
-                     "balanced:2", "-o", str(tmp_path / "s.json")])
+    res = cli("anonymize", tmp_path / "d.txt", "-a", "aa", "-k", "2", "-m", "2", "--taxonomy",
+                     "balanced:2", "-o", tmp_path / "s.json")
     assert res.exit_code == 0, res.output
-    res = run(main, ["draw", "pairs", str(tmp_path / "s.json"), "-o", str(tmp_path / "x.png")])
+    res = cli("draw", "pairs", tmp_path / "s.json", "-o", tmp_path / "x.png")
     assert res.exit_code == 2 and "give an itemset (PrivBasis) release" in res.output
-    res = run(main, ["draw", "pairs", "--help"])
+    res = cli("draw", "pairs", "--help")
     assert res.exit_code == 0 and "bases are never drawn" in " ".join(res.output.split())

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from graphanon.algorithms.coat.state import CoatState, CoatTrace, MergeStep, RunLog, weight_function
-from graphanon.algorithms.declaration import MethodDeclaration, Parameter
+from graphanon.algorithms.declaration import Advice, MethodDeclaration, Parameter
 from graphanon.counting.support import minimal_infrequent_itemsets
 from graphanon.errors import ParameterError
 from graphanon.release import GlobalRecoding
@@ -402,4 +402,6 @@ COAT = MethodDeclaration(
     audit_params=("privacy", "utility", "s"),
     published=frozenset({"k", "s", "privacy", "utility_blocks", "suppression_penalty"}),
     needs_k=True, prepare=_prepare_coat,
+    advice=Advice(less_suppression="-a aa or -a hghs with a taxonomy (they generalize instead), or fewer privacy "
+                  "constraints"),
 )

@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.algorithms.declaration import MethodDeclaration, Parameter
+from graphanon.algorithms.declaration import Advice, MethodDeclaration, Parameter
 from graphanon.algorithms.grouping.trace import GroupingTrace
 from graphanon.counting.rows import row_classes
 from graphanon.graphs.lcg import NodeIndex, groups_to_lcg
@@ -247,4 +247,5 @@ CLUMP = MethodDeclaration(
     ),
     published=frozenset({"k", "neighbors", "ggd", "ggd_lcg", "ncp_taxonomy"}),
     needs_taxonomy=True, needs_k=True, options=("k", "taxonomy", "seed", "scheduler"),
+    advice=Advice(coarser="a smaller -k, or -a partition"),
 )

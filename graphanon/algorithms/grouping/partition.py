@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.algorithms.declaration import MethodDeclaration
+from graphanon.algorithms.declaration import Advice, MethodDeclaration
 from graphanon.algorithms.grouping._partition_frontier import partition_groups
 from graphanon.algorithms.grouping.trace import GroupingTrace
 from graphanon.distributed.tasks import map_ordered
@@ -270,4 +270,5 @@ PARTITION = MethodDeclaration(
     summary="Partition/LG: top-down local generalization into groups of >= k identical records (He & Naughton 2009)",
     published=frozenset({"k", "ncp_hn", "ncp_taxonomy", "ggd_lcg"}),
     needs_taxonomy=True, needs_k=True, options=("k", "taxonomy", "scheduler"),
+    advice=Advice(coarser="a smaller -k, or -a clump (local generalization, one copy per item)"),
 )

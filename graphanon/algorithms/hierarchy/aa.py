@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphanon.algorithms.declaration import COARSENED_TO_PRIORS, MethodDeclaration
+from graphanon.algorithms.declaration import COARSENED_TO_PRIORS, Advice, MethodDeclaration
 from graphanon.algorithms.hierarchy._aa_counts import BlockCounts, LocalCounts
 from graphanon.algorithms.hierarchy._declared import GLOBAL_COSTS, PUBLIC_TAXONOMY
 from graphanon.algorithms.hierarchy._index import HierarchyIndex
@@ -495,4 +495,6 @@ AA = MethodDeclaration(
                          "priors", "public_taxonomy"}),
     priors=COARSENED_TO_PRIORS, needs_taxonomy=True, needs_k=True, options=("k", "m", "taxonomy", "scheduler"),
     stream="graphanon.algorithms.hierarchy.aa_dask:write_aa_release",
+    advice=Advice(coarser="-a mhghs (it suppresses rare items instead of generalizing every item) or -a coat, or a "
+                  "smaller -m"),
 )

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from graphanon.algorithms.declaration import COARSENED_TO_PRIORS, MethodDeclaration
+from graphanon.algorithms.declaration import COARSENED_TO_PRIORS, Advice, MethodDeclaration
 from graphanon.algorithms.hierarchy._declared import CUT_PARAMS, prepare_cut
 from graphanon.algorithms.prior import as_priors, coarsened_cut
 from graphanon.counting.containment import record_supports
@@ -508,4 +508,5 @@ CUT = MethodDeclaration(
     published=frozenset({"level", "n_suppressed_nodes", "k", "m", "audit", "priors", "ncp", "public_taxonomy"}),
     published_nested={"audit": frozenset({"model", "satisfied", "violations"})},
     priors=COARSENED_TO_PRIORS, needs_taxonomy=True, verify=True, prepare=prepare_cut,
+    advice=Advice(coarser="a lower cut (--param level=...) or -a mhghs"),
 )

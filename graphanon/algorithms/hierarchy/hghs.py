@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphanon.algorithms.declaration import COARSENED_TO_PRIORS, MethodDeclaration
+from graphanon.algorithms.declaration import COARSENED_TO_PRIORS, Advice, MethodDeclaration
 from graphanon.algorithms.hierarchy._declared import GLOBAL_COSTS, PUBLIC_TAXONOMY
 from graphanon.algorithms.hierarchy._index import HierarchyIndex, evaluate_cut
 from graphanon.algorithms.hierarchy._search import HierarchySearch, SearchRound
@@ -444,7 +444,7 @@ def best_suppression(data, *, taxonomy: Taxonomy, cut: Iterable[Hashable], k: in
     }
 
 
-def _hghs_declaration(name: str, function, summary: str) -> MethodDeclaration:
+def _hghs_declaration(name: str, function, summary: str, advice: Advice) -> MethodDeclaration:
     return MethodDeclaration(
         name=name, family="hierarchy", function=function,
         privacy_model="km", summary=summary, params=(PUBLIC_TAXONOMY,),
@@ -453,11 +453,16 @@ def _hghs_declaration(name: str, function, summary: str) -> MethodDeclaration:
         # the rounds publish counts and costs only: the walk (the expanded nodes in order) would rebuild the
         # full cut on the public taxonomy, so it stays in release.trace.search
         published_nested={"rounds": frozenset({"m", "cut_size", "n_suppressed", "cost", "threats"})},
-        priors=COARSENED_TO_PRIORS, needs_taxonomy=True, needs_k=True, options=("k", "m", "taxonomy"),
+        priors=COARSENED_TO_PRIORS, needs_taxonomy=True, needs_k=True, options=("k", "m", "taxonomy"), advice=advice,
     )
 
 
 HGHS = _hghs_declaration("hghs", anonymize_hghs, "HgHs: greedy taxonomy cut + greedy item suppression for "
-                         "k^m-anonymity (Liu & Wang 2010)")
+                         "k^m-anonymity (Liu & Wang 2010)",
+                         Advice(coarser="-a mhghs (it suppresses rare items instead) or -a coat, or a smaller -m"))
 MHGHS = _hghs_declaration("mhghs", anonymize_mhghs, "mHgHs: HgHs in m rounds on shrinking taxonomies (scales to large m "
-                          "and taxonomies)")
+                          "and taxonomies)",
+                          Advice(coarser="a smaller -m or -k, or -a coat (privacy constraints on the itemsets that "
+                                 "matter)",
+                                 less_suppression="a smaller -m or -k, or -a coat (it protects only the itemsets you "
+                                 "list)"))

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.algorithms.declaration import MethodDeclaration, Parameter, parse_name_list
+from graphanon.algorithms.declaration import Advice, MethodDeclaration, Parameter, parse_name_list
 from graphanon.algorithms.hierarchy._declared import GLOBAL_COSTS
 from graphanon.algorithms.hierarchy._index import infrequent_on_columns
 from graphanon.algorithms.hierarchy.cut import HierarchyTrace
@@ -344,4 +344,6 @@ MM = MethodDeclaration(
     ),
     published=frozenset({"k", "m", "p", "h", "private", "n_moles", *GLOBAL_COSTS}),
     needs_k=True, options=("k", "m"), combined_params=True, prepare=_prepare_mm,
+    advice=Advice(less_suppression="-a aa or -a hghs (they generalize items instead of suppressing them), or a "
+                  "smaller -m"),
 )
