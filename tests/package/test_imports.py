@@ -215,8 +215,6 @@ HEAVY_GRAPHANON = {"graphanon.distributed"}
 #: (b) the other function-local imports: (importing module, or a package prefix ending in ".";
 #: imported module) -> why it is inside a function
 LOCAL_IMPORT_REASONS = {
-    ("graphanon.algorithms.nonreciprocal.label_groups", "graphanon.algorithms.prior"): "cycle: the priors module "
-        "re-runs nr on added records, and nr imports the label groups",
     ("graphanon.cli.", "*"): "each command imports its engine when it runs, so `graphanon --help` and "
                              "`graphanon datasets` start with click alone (test_entry_points_stay_light)",
     ("graphanon.readwrite.text", "graphanon.data"): "cycle: graphanon.data re-exports the readers, which build "
