@@ -45,8 +45,8 @@ MAX_SUPPRESSION = 0.3
 class ReleaseWarning:
     """One warning: a ``code`` and its one-line ``message``.
 
-    Codes: ``root``, ``ncp``, ``suppression``, ``suppressed-named``, ``synthetic``, ``l-ranking``, ``k1``,
-    ``l-all``.
+    Codes: ``root``, ``ncp``, ``suppression``, ``suppressed-named``, ``synthetic``, ``l-ranking``,
+    ``l-order``, ``k1``, ``l-all``.
     """
 
     code: str
@@ -131,8 +131,8 @@ def release_warnings(original: TransactionData, release: Release, *, advice: Adv
     Returns
     -------
     list of ReleaseWarning
-        In the order root/ncp, suppression, suppressed-named, l-ranking, k1,
-        l-all (``ncp`` only when the suppression share is within bounds: heavy
+        In the order root/ncp, suppression, suppressed-named, l-ranking,
+        l-order, k1, l-all (``ncp`` only when the suppression share is within bounds: heavy
         suppression alone is named as such). Each message is one line naming
         a method or parameter that would do better.
 
@@ -207,6 +207,13 @@ def release_warnings(original: TransactionData, release: Release, *, advice: Adv
                          "adversary who compares contents: the row nearest a record's items carries its label more "
                          f"often than 1/l (docs/attacks.md, (j)); {advice.label_ranking}, and check with "
                          "graphanon attack"))
+    if params.get("l") and getattr(release, "labels", None) is not None and release.kind == "nonreciprocal":
+        # groups formed along the public order: which rows a group skipped depends on their labels (open)
+        out.append(ReleaseWarning(
+            "l-order", f"l={params['l']} is not kept against an adversary who holds every record's items: the "
+                       "groups are formed along the public record order, and which records a group skipped tells "
+                       "their labels (docs/attacks.md, (j), group skips: 0.51 against 1/3 for nr on e-book "
+                       "sessions); publish without --label if the labels need not be published"))
     if params.get("k") == 1:
         out.append(ReleaseWarning("k1", "k=1 protects no one: a published row may be a single person's, and nothing "
                                         "bounds what a known item reveals; use -k 2 or more"))

@@ -186,3 +186,20 @@ def test_the_advice_is_the_declarations():
     with pytest.raises(TypeError, match="advice must be an Advice"):
         type(mm)(name="x", family="t", summary="", function=mm.function, privacy_model="km",
                  advice=Advice(public_taxonomy=True))
+
+
+def test_l_order_warns_on_every_l_diverse_nonreciprocal_release_with_labels():
+    """Label groups and CAHD's groups are formed along the public order: the warning says so (issue 30,
+    docs/attacks.md, group skips); a k-only release, or one without labels, gets none."""
+    from graphanon.algorithms import anonymize_nonreciprocal
+    from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
+    from graphanon.data import TransactionData
+    from graphanon.datasets import load
+
+    data = load("nr_table1")
+    for rel in (anonymize_nonreciprocal(data, k=2, l=2), anonymize_cahd(data, l=2)):
+        [w] = [w for w in release_warnings(data, rel) if w.code == "l-order"]
+        assert "l=2" in w.message and "group skips" in w.message
+    assert "l-order" not in [w.code for w in release_warnings(data, anonymize_nonreciprocal(data, k=2))]
+    bare = TransactionData(data.matrix, data.items, data.record_ids, None)
+    assert "l-order" not in [w.code for w in release_warnings(bare, anonymize_nonreciprocal(bare, k=2))]
