@@ -5,6 +5,8 @@
 * :func:`first_best`: the candidate the HgHs/mHgHs walk picks and
   :func:`child_cut_deltas`: the cost changes of all its candidates
   (:mod:`graphanon.algorithms.hierarchy._walk`);
+* :func:`set_supports`: the supports of node sets over vertical bitmaps (AA's
+  questions, :func:`graphanon.algorithms.hierarchy._aa_counts.padded_supports`);
 * :func:`incidence`: the node -> threat index of
   :class:`~graphanon.algorithms.hierarchy._index.ThreatSet`; :func:`near_enter`:
   the walk's incidence lists restricted to threats near its cut; :func:`near_relocate`
@@ -21,8 +23,42 @@ import numpy as np
 from numba import njit
 
 import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
+from graphanon.counting._bitset_kernels import popcount64
 
-__all__ = ["child_cut_deltas", "first_best", "greedy_keep", "incidence", "near_add", "near_enter", "near_relocate"]
+__all__ = ["child_cut_deltas", "first_best", "greedy_keep", "incidence", "near_add", "near_enter", "near_relocate",
+           "set_supports"]
+
+
+@njit(cache=True)
+def set_supports(bits, sets, sizes):  # pragma: no cover - compiled
+    """The support of each node set: the popcount of the AND of its members' bitmaps, word by word.
+
+    ``sets[s, :sizes[s]]`` are the members of set ``s`` (rows of ``bits``).
+    No temporary per set (numpy's ``bits[a] & bits[b]`` made two copies of
+    every bitmap row); sets sorted by their first member reuse its row from
+    the cache. O(sum of sizes x words).
+    """
+    out = np.zeros(sets.shape[0], dtype=np.int64)
+    n_words = bits.shape[1]
+    for s in range(sets.shape[0]):
+        size = sizes[s]
+        a = sets[s, 0]
+        total = 0
+        if size == 1:
+            for w in range(n_words):
+                total += popcount64(bits[a, w])
+        elif size == 2:
+            b = sets[s, 1]
+            for w in range(n_words):
+                total += popcount64(bits[a, w] & bits[b, w])
+        else:
+            for w in range(n_words):
+                v = bits[a, w]
+                for j in range(1, size):
+                    v &= bits[sets[s, j], w]
+                total += popcount64(v)
+        out[s] = total
+    return out
 
 
 @njit(cache=True)
