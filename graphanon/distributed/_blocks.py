@@ -37,7 +37,7 @@ def count_round_trips():
     Yields
     ------
     collections.Counter
-        Round trips by kind (``"count"``, ``"scatter"``, ``"rows"``, and the
+        Round trips by kind (``"count"``, ``"scatter"``, ``"rows"``, ``"read"``, and the
         callers' own, such as AA's ``"aa sweep"``); ``sum(c.values())`` is
         the total.
 
