@@ -5,7 +5,7 @@ process into WORK when missing, with ``items.json`` in the generator's item
 order) is anonymized by :func:`graphanon.algorithms.hierarchy.aa_dask.write_aa_release`
 (k=5, m=2, ``quest_taxonomy(fanout=5, rng=0)`` over those items, as
 ``benchmarks/scale.py``'s AA row; ``unsafe_secret_seed=0``) on a
-``LocalCluster`` of 2 single-threaded worker processes, writing the release
+``LocalCluster`` of single-threaded worker processes (2 unless ``--workers``), writing the release
 (and with ``--link`` the private link) into WORK. This process is the client:
 its peak is its exact ``ru_maxrss``; a thread samples its resident set every
 2 ms per stage (stages follow the progress messages) and, every 50 ms, the
@@ -14,10 +14,19 @@ process). ``--check`` then runs ``anonymize_aa`` on ``read_parquet`` of the
 same file in a child process with the same seed and compares the SHA-256 of
 both release files (and links).
 
+``--workers N`` sets the cluster's worker processes (default 2). The client's
+round trips to the workers are counted by kind
+(:func:`graphanon.distributed.count_round_trips`), for the whole run and for
+AA's passes alone (``aa_cut``, whose wall time and client CPU are reported
+too). ``--code DIR`` runs another checkout of ``graphanon`` (a folder holding
+the package, e.g. an older commit's ``git archive``) in the client and the
+workers, to measure before and after a change on the same data.
+
 Usage::
 
     python benchmarks/aa_dask_stream.py 1000000 --work /work/tmp/q6 --link --check \
         --out benchmarks/results/aa_dask_stream.json
+    python benchmarks/aa_dask_stream.py 1000000 --work /work/tmp/q6 --workers 4 --label after
 """
 
 from __future__ import annotations
@@ -121,7 +130,13 @@ def main() -> None:
     ap.add_argument("--link", action="store_true", help="also write the private link")
     ap.add_argument("--check", action="store_true", help="compare with anonymize_aa(...).save() in a child process")
     ap.add_argument("--out", help="append the result to this JSON file")
+    ap.add_argument("--workers", type=int, default=2, help="worker processes of the LocalCluster (default 2)")
+    ap.add_argument("--code", help="a folder holding another graphanon package to run (client and workers)")
+    ap.add_argument("--label", help="a name for the run in the results (e.g. before, after)")
     args = ap.parse_args()
+    if args.code:
+        sys.path.insert(0, str(Path(args.code).resolve()))
+        os.environ["PYTHONPATH"] = str(Path(args.code).resolve())  # the spawned workers import it too
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -135,13 +150,28 @@ def main() -> None:
     t0 = time.perf_counter()
     from dask.distributed import Client, LocalCluster
 
+    import graphanon.algorithms.hierarchy.aa_dask as aa_dask
     from graphanon.algorithms.hierarchy.aa_dask import write_aa_release
     from graphanon.datasets.synthetic import quest_taxonomy
+    from graphanon.distributed import count_round_trips
+
+    passes = {}
+    aa_cut = aa_dask.aa_cut
+
+    def timed_aa_cut(*a, **kw):
+        with count_round_trips() as trips:
+            t, c = time.perf_counter(), time.process_time()
+            out = aa_cut(*a, **kw)
+            passes.update(seconds=round(time.perf_counter() - t, 1), client_cpu_s=round(time.process_time() - c, 1),
+                          round_trips=dict(trips), round_trips_total=sum(trips.values()))
+        return out
+
+    aa_dask.aa_cut = timed_aa_cut
 
     tax = quest_taxonomy(types.SimpleNamespace(items=json.loads((work / "items.json").read_text())), fanout=5, rng=0)
     sampler.mark("imports, taxonomy", t0)
     t0 = time.perf_counter()
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None)
     client = Client(cluster)
     workers = Workers()
     sampler.mark("LocalCluster + Client", t0)
@@ -163,8 +193,9 @@ def main() -> None:
     link = work / "streamed_link.json" if args.link else None
     w_cpu0 = workers.cpu()
     start, cpu = time.perf_counter(), time.process_time()
-    info = write_aa_release(work / "quest.parquet", out, taxonomy=tax, k=5, m=2, client=client, link_out=link,
-                            unsafe_secret_seed=0, progress=progress)
+    with count_round_trips() as trips:
+        info = write_aa_release(work / "quest.parquet", out, taxonomy=tax, k=5, m=2, client=client, link_out=link,
+                                unsafe_secret_seed=0, progress=progress)
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     sampler.mark(stage["name"] or "write_aa_release", stage["t0"])
     w_cpu = workers.cpu() - w_cpu0
@@ -172,6 +203,8 @@ def main() -> None:
     client.close()
     cluster.close()
     result = {
+        "label": args.label, "workers": args.workers, "code": args.code,
+        "round_trips": dict(trips), "round_trips_total": sum(trips.values()), "aa_passes": passes,
         "records": args.records, "k": 5, "m": 2, "taxonomy": "quest_taxonomy(fanout=5, rng=0)",
         "published_items": info["published_items"], "cost": info["params"]["cost"],
         "steps_per_pass": info["params"]["steps_per_pass"],

@@ -24,7 +24,15 @@ rows
     Rows of the blocks brought to the client in a chosen order, a run at a time.
 """
 
-from graphanon.distributed._blocks import Blocks, map_blocks, scatter_blocks, sum_blocks, tree_sum
+from graphanon.distributed._blocks import (
+    Blocks,
+    count_round_trips,
+    map_blocks,
+    round_trip,
+    scatter_blocks,
+    sum_blocks,
+    tree_sum,
+)
 from graphanon.distributed._client import connect, require_dask
 from graphanon.distributed.containment import record_supports
 from graphanon.distributed.groups import equal_row_groups
@@ -35,6 +43,7 @@ from graphanon.distributed.support import minimal_infrequent_itemsets, pair_supp
 __all__ = [
     "Blocks",
     "connect",
+    "count_round_trips",
     "equal_row_groups",
     "map_blocks",
     "minimal_infrequent_itemsets",
@@ -42,6 +51,7 @@ __all__ = [
     "read_parquet_blocks",
     "record_supports",
     "require_dask",
+    "round_trip",
     "scatter_blocks",
     "sum_blocks",
     "take_rows",

@@ -8,6 +8,8 @@ Nothing here imports dask at module level: a :class:`Blocks` is made from a
 
 from __future__ import annotations
 
+from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,7 +19,53 @@ from graphanon.counting.rows import bool_csr
 from graphanon.errors import ParameterError
 from graphanon.utils.progress import ProgressCallback, report
 
-__all__ = ["Blocks", "as_blocks", "map_blocks", "n_blocks", "scatter_blocks", "sum_blocks", "track", "tree", "tree_sum"]
+__all__ = ["Blocks", "as_blocks", "count_round_trips", "gather", "map_blocks", "n_blocks", "round_trip", "scatter_blocks",
+           "sum_blocks", "track", "tree", "tree_sum"]
+
+_COUNTERS: list[Counter] = []  # the counters of the count_round_trips() blocks now open
+
+
+@contextmanager
+def count_round_trips():
+    """Count the client's round trips to the workers inside a ``with`` block, by kind.
+
+    A round trip is one wait of the client for results of the workers (a
+    gather, the total of a tree of additions, one run of rows, a broadcast):
+    what a question costs in latency whatever its size. Every helper of
+    :mod:`graphanon.distributed` that waits reports it (:func:`round_trip`).
+
+    Yields
+    ------
+    collections.Counter
+        Round trips by kind (``"count"``, ``"scatter"``, ``"rows"``, ``"read"``, and the
+        callers' own, such as AA's ``"aa sweep"``); ``sum(c.values())`` is
+        the total.
+
+    Examples
+    --------
+    >>> with count_round_trips() as trips:
+    ...     round_trip("count")
+    >>> dict(trips)
+    {'count': 1}
+    """
+    counter: Counter = Counter()
+    _COUNTERS.append(counter)
+    try:
+        yield counter
+    finally:
+        _COUNTERS.remove(counter)
+
+
+def round_trip(kind: str) -> None:
+    """Report one round trip of kind ``kind`` to the open :func:`count_round_trips` counters."""
+    for counter in _COUNTERS:
+        counter[kind] += 1
+
+
+def gather(client, futures, kind: str = "count"):
+    """``client.gather(futures)``, counted as one round trip of ``kind``."""
+    round_trip(kind)
+    return client.gather(futures)
 
 
 @dataclass(frozen=True, eq=False)
@@ -95,6 +143,7 @@ def scatter_blocks(X, client, n_partitions: int | None = None) -> Blocks:
     n_partitions = n_blocks(client, n_partitions)
     edges = np.linspace(0, X.shape[0], n_partitions + 1).astype(np.int64)
     blocks = [row_view(X, a, b) for a, b in zip(edges[:-1], edges[1:], strict=True)]
+    round_trip("scatter")
     futures = client.scatter(blocks, hash=False)  # fresh keys: equal blocks of an earlier call may be released
     return Blocks(futures, np.diff(edges), X.shape[1])
 
@@ -134,7 +183,11 @@ def _broadcast(client, args: tuple) -> tuple:
 
     Smaller values travel inside the tasks.
     """
-    return tuple(client.scatter(a, broadcast=True, hash=False) if _nbytes(a) > 1 << 20 else a for a in args)
+    out = tuple(client.scatter(a, broadcast=True, hash=False) if _nbytes(a) > 1 << 20 else a for a in args)
+    for a in args:
+        if _nbytes(a) > 1 << 20:
+            round_trip("scatter")
+    return out
 
 
 def _nbytes(a) -> int:
@@ -162,22 +215,22 @@ def map_blocks(blocks: Blocks, client, fn, *args, n_items: int | None = None) ->
 
 
 def sum_blocks(client, futures, fn, *args, small: bool = False, progress: ProgressCallback | None = None,
-               message: str = "counting blocks"):
+               message: str = "counting blocks", kind: str = "count"):
     """``sum over blocks b of fn(b, *args)`` for the block results ``futures`` on the workers.
 
     Tree-reduced on the workers (:func:`tree_sum`), or with ``small`` (a
     result of a few kilobytes, such as a vector of counts) gathered and
     added here: one round trip instead of ``log2(blocks)`` hops, which is
     what a short question costs. Array arguments of over 1 MB are broadcast
-    to the workers once.
+    to the workers once. One round trip of ``kind`` (:func:`count_round_trips`).
     """
     args = _broadcast(client, args)
     parts = [client.submit(fn, b, *args, pure=False) for b in futures]
     if not small:
-        return tree_sum(client, parts, progress, message)
+        return tree_sum(client, parts, progress, message, kind=kind)
     track(parts, progress, message)
     total = None
-    for part in client.gather(parts):
+    for part in gather(client, parts, kind):
         total = part if total is None else total + part
     return total
 
@@ -205,14 +258,17 @@ def tree(client, futures, combine=None):
     return futures[0]
 
 
-def tree_sum(client, futures, progress: ProgressCallback | None = None, message: str = "counting blocks"):
+def tree_sum(client, futures, progress: ProgressCallback | None = None, message: str = "counting blocks",
+             kind: str = "count"):
     """Sum the results of ``futures`` on the workers, pairwise (a tree of additions), and fetch the total.
 
-    The whole tree is submitted at once; with ``progress`` the leaves
-    (``futures``, one per block) are reported as they complete.
+    The whole tree is submitted at once (one round trip of ``kind``); with
+    ``progress`` the leaves (``futures``, one per block) are reported as
+    they complete.
     """
     total = tree(client, list(futures))
     track(futures, progress, message)
+    round_trip(kind)
     return total.result()
 
 

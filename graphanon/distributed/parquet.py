@@ -38,7 +38,7 @@ import operator
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.distributed._blocks import Blocks, n_blocks, track, tree
+from graphanon.distributed._blocks import Blocks, n_blocks, round_trip, track, tree
 from graphanon.errors import DataFormatError
 from graphanon.readwrite.parquet import require_pyarrow, table_form
 from graphanon.utils.labels import natural_key
@@ -236,11 +236,13 @@ def read_parquet_blocks(
     pa, _, _ = require_pyarrow()
     path = str(path)
     wanted = n_blocks(client, n_partitions)
+    round_trip("read")
     form, has_tid, group_rows = client.submit(_layout, path, tid, item, pure=False).result()
     n_groups = len(group_rows)
     scans = [client.submit(_scan, path, g, form, tid, item, has_tid, pure=False) for g in range(n_groups)]
     summaries_f = [client.submit(operator.getitem, s, 0) for s in scans]
     track(summaries_f, progress, "scanning row groups")
+    round_trip("read")
     summaries = client.gather(summaries_f)
     for s in summaries:
         if s["repeated"] is not None:
@@ -251,6 +253,7 @@ def read_parquet_blocks(
             for g in range(n_groups)]
     if has_tid and n_groups:
         owned = [client.submit(_owned, client.submit(operator.getitem, s, 1), cont[g]) for g, s in enumerate(scans)]
+        round_trip("read")
         try:  # only the verdict comes back: the union of all ids stays on a worker
             client.submit(_count, tree(client, owned, _union), pure=False).result()
         except DataFormatError as exc:  # a record found in two places
@@ -258,6 +261,7 @@ def read_parquet_blocks(
     count = min(wanted, max(1, n_groups))
     cuts = np.searchsorted(np.cumsum(group_rows), np.linspace(0, sum(group_rows), count + 1)[1:-1], side="left") + 1
     edges = np.unique(np.r_[0, np.minimum(cuts, n_groups), n_groups]).tolist() if n_groups else [0, 0]
+    round_trip("scatter")
     vocab_f = client.scatter(pa.array(vocab, type=pa.string()), broadcast=True, hash=False)
     futures = []
     for a, b in zip(edges[:-1], edges[1:], strict=True):
@@ -277,6 +281,7 @@ def read_parquet_blocks(
         built = futures
         futures = [client.submit(operator.getitem, f, 0) for f in built]
         ids = [client.submit(operator.getitem, f, 1) for f in built]
+    round_trip("read")
     n_rows = np.array(client.gather(client.map(_n_rows, futures)), dtype=np.int64)
     if record_ids and not has_tid:  # records numbered "1", "2", ... by position, as read_parquet numbers them
         starts = np.r_[0, np.cumsum(n_rows)[:-1]]

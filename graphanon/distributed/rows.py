@@ -24,7 +24,7 @@ from collections.abc import Iterator
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.distributed._blocks import Blocks
+from graphanon.distributed._blocks import Blocks, round_trip
 
 __all__ = ["take_rows"]
 
@@ -91,7 +91,8 @@ def take_rows(blocks: Blocks, client, order: np.ndarray | None = None, fn=None, 
     -----
     Complexity: every selected row crosses the network once; the client holds
     two runs (the one yielded and the next, fetched meanwhile). A run costs
-    one task per block holding some of its rows.
+    one task per block holding some of its rows, and one round trip
+    (``"rows"``, :func:`graphanon.distributed.count_round_trips`).
     """
     offsets = np.r_[0, np.cumsum(blocks.n_rows)].astype(np.int64)
     n = int(offsets[-1]) if order is None else len(order)
@@ -126,5 +127,6 @@ def take_rows(blocks: Blocks, client, order: np.ndarray | None = None, fn=None, 
         nxt = next(starts, None)
         if nxt is not None:
             pending.append(request(nxt))
+        round_trip("rows")
         replies = {blk: (pos, *fut.result()) for blk, (pos, fut) in futures.items()}
         yield _assemble(size, replies)

@@ -24,7 +24,7 @@ import scipy.sparse as sp
 
 from graphanon.counting.support import ItemsetLevel, check_search, rows_in
 from graphanon.counting.support import pair_supports as support_pairs
-from graphanon.distributed._blocks import as_blocks, tree_sum
+from graphanon.distributed._blocks import as_blocks, gather, round_trip, tree_sum
 from graphanon.utils.memory import check_memory
 from graphanon.utils.progress import ProgressCallback
 
@@ -164,7 +164,7 @@ def minimal_infrequent_itemsets(
     viol1, freq1 = present[sup1[present] < k], present[sup1[present] >= k]
     violations = [ItemsetLevel(1, viol1[:, None], sup1[viol1])]
     frequent = [ItemsetLevel(1, freq1[:, None], sup1[freq1])]
-    max_len = max(client.gather(client.map(_max_length, blocks.futures, pure=False)), default=0)
+    max_len = max(gather(client, client.map(_max_length, blocks.futures, pure=False)), default=0)
     m_eff = max_len if m is None else min(m, max_len)
     prev, size = frequent[0].itemsets, 1
     while size < m_eff and len(prev):
@@ -181,6 +181,7 @@ def minimal_infrequent_itemsets(
             cand = _candidates(prev, n_items, what, advice)
             sup = np.zeros(0, dtype=np.int64)
         if size > 2 and len(cand):
+            round_trip("scatter")
             cand_f = client.scatter(cand, broadcast=True, hash=False)
             counts = [client.submit(_count_block, b, cand_f, pure=False) for b in blocks.futures]
             sup = tree_sum(client, counts, progress, f"level {size}: counting {len(cand)} candidates")

@@ -36,6 +36,37 @@ def test_aa_on_client_equals_single_process(dask_client, seed, k, m, parts, fano
     _same_global(got, ref)
 
 
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.integers(0, 10**6), st.integers(2, 6), st.integers(1, 3), st.integers(2, 4))
+def test_aa_sweeps_ask_one_batched_question_each(dask_client, seed, k, m, fanout):
+    """Each sweep counts every set it can ask about in one round trip up front, and asks nothing more."""
+    from graphanon.algorithms.hierarchy import _aa_counts
+    from graphanon.distributed import count_round_trips
+
+    data = quest(600, n_items=80, avg_record_length=6, rng=seed)
+    tax = quest_taxonomy(data, fanout=fanout, rng=seed)
+    made = []
+    init = _aa_counts.BlockCounts.__init__
+
+    def spy(self, *args, **kwargs):
+        made.append(self)
+        init(self, *args, **kwargs)
+
+    ref = anonymize_aa(data, taxonomy=tax, k=k, m=m, unsafe_secret_seed=1)
+    with count_round_trips() as trips, pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_aa_counts.BlockCounts, "__init__", spy)
+        got = anonymize_aa(data, taxonomy=tax, k=k, m=m, unsafe_secret_seed=1, client=dask_client, n_partitions=2)
+    _same_global(got, ref)
+    (counts,) = made
+    assert counts.misses == 0 and trips["aa sweep miss"] == 0
+    recounts, fixes = got.params["recounts"], sum(got.params["steps_per_pass"])
+    passes = len(got.params["steps_per_pass"])
+    assert trips["aa sweep"] <= recounts - passes  # at most one per sweep (each pass's last recount finds nothing)
+    # per recount of pass i <= m: the level-wise search (<= 2i + 1) and the sweep (<= 2 with its broadcast); setup 2
+    assert sum(trips.values()) <= 2 + recounts * (2 * m + 3)
+    assert fixes == 0 or len(counts.keys) > 0
+
+
 def test_aa_on_client_bundled_data_reports_progress(dask_client):
     data, tax = load("groceries"), load_taxonomy("groceries")
     ref = anonymize_aa(data, taxonomy=tax, k=10, m=2, unsafe_secret_seed=3)

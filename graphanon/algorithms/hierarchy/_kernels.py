@@ -5,6 +5,8 @@
 * :func:`first_best`: the candidate the HgHs/mHgHs walk picks and
   :func:`child_cut_deltas`: the cost changes of all its candidates
   (:mod:`graphanon.algorithms.hierarchy._walk`);
+* :func:`set_supports`: the supports of node sets over vertical bitmaps (AA's
+  questions, :func:`graphanon.algorithms.hierarchy._aa_counts.padded_supports`);
 * :func:`incidence`: the node -> threat index of
   :class:`~graphanon.algorithms.hierarchy._index.ThreatSet`; :func:`near_enter`:
   the walk's incidence lists restricted to threats near its cut; :func:`near_relocate`
@@ -21,8 +23,46 @@ import numpy as np
 from numba import njit
 
 import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every kernel's source)
+from graphanon.counting._bitset_kernels import popcount64
 
-__all__ = ["child_cut_deltas", "first_best", "greedy_keep", "incidence", "near_add", "near_enter", "near_relocate"]
+__all__ = ["child_cut_deltas", "first_best", "greedy_keep", "incidence", "near_add", "near_enter", "near_relocate",
+           "set_supports"]
+
+
+@njit(cache=True)
+def set_supports(bits, sets, sizes, tile=256):  # pragma: no cover - compiled
+    """The support of each node set: the popcount of the AND of its members' bitmaps.
+
+    ``sets[s, :sizes[s]]`` are the members of set ``s`` (rows of ``bits``).
+    The words are taken ``tile`` at a time, every set per tile: the tiles of
+    all rows (``nodes x tile x 8`` bytes, 2 MB for 1,000 nodes) stay in the
+    cache, so the bitmaps are read from memory once however many sets name a
+    row (set by set, 10^5 pairs over 10^6 records read 17 GB). No temporary
+    per set. O(sum of sizes x words) operations.
+    """
+    out = np.zeros(sets.shape[0], dtype=np.int64)
+    n_words = bits.shape[1]
+    for lo in range(0, n_words, tile):
+        hi = min(n_words, lo + tile)
+        for s in range(sets.shape[0]):
+            size = sizes[s]
+            a = sets[s, 0]
+            total = 0
+            if size == 1:
+                for w in range(lo, hi):
+                    total += popcount64(bits[a, w])
+            elif size == 2:
+                b = sets[s, 1]
+                for w in range(lo, hi):
+                    total += popcount64(bits[a, w] & bits[b, w])
+            else:
+                for w in range(lo, hi):
+                    v = bits[a, w]
+                    for j in range(1, size):
+                        v &= bits[sets[s, j], w]
+                    total += popcount64(v)
+            out[s] += total
+    return out
 
 
 @njit(cache=True)

@@ -105,13 +105,19 @@ def anonymize_aa(
         (records x nodes) matrix and their vertical bitmaps, and every count
         of the run is a sum over blocks: each recount's level-wise search
         (:func:`graphanon.distributed.minimal_infrequent_itemsets` on the
-        cut's columns), the sweep's re-counts of stale violations and the
-        candidate fixes' supports. The client keeps the data, the taxonomy
-        arrays and the cut, never the extended matrix or its bitmaps. The
-        release equals the one-process release.
+        cut's columns), and before each sweep, in one round trip, the
+        supports of every node set the sweep can ask about (its stale
+        violations re-mapped, its candidate fixes:
+        :func:`~graphanon.algorithms.hierarchy._aa_counts.fix_universe`).
+        Round trips of a run: at most ``2 + R (2 m + 3)`` for ``R`` recounts
+        (``params["recounts"]``; ``m``: the last pass), plus one per further
+        2^22 sets when a sweep counts more, whatever the number of fixes
+        (:func:`graphanon.distributed.count_round_trips` counts them). The
+        client keeps the data, the taxonomy arrays and the cut, never the
+        extended matrix or its bitmaps. The release equals the one-process
+        release.
     n_partitions : int, optional
-        With ``client``: record blocks (default one per worker: a sweep asks
-        hundreds of short questions, and each costs one task per block).
+        With ``client``: record blocks (default one per worker).
 
     priors : release, Prior, or a sequence of them, optional
         Earlier global recodings of ``data``: the cut is raised to a function
@@ -330,9 +336,10 @@ def _sweep(index, members, sups, k, counts, owner, step_cost, generalize) -> int
     re-counted (distinct sets once, by bitmaps) in blocks just before the
     scan reaches them, once however often they went stale. ``counts``
     (:mod:`graphanon.algorithms.hierarchy._aa_counts`) does the counting; when it
-    counts all candidate fixes at once (Dask, where a question costs a round
-    trip), the next block's re-count under the cheapest candidate rides along
-    and is used when that candidate is the fix. Returns the number of
+    has ``prefetch`` (Dask, where a question costs a round trip), every set the
+    sweep can ask about is counted before it starts, in one round trip
+    (:func:`~graphanon.algorithms.hierarchy._aa_counts.fix_universe`), and the
+    sweep's questions are answered from those supports. Returns the number of
     generalization steps.
     """
     n_found, width = members.shape
@@ -351,21 +358,18 @@ def _sweep(index, members, sups, k, counts, owner, step_cost, generalize) -> int
         hi = np.searchsorted(inc_node, index.end[np.asarray(fix)], side="left")
         return np.concatenate([inc_item[a:b] for a, b in zip(lo.tolist(), hi.tolist(), strict=True)])
 
+    if counts.prefetch is not None:  # every set the sweep can count, in one round trip (Dask)
+        counts.prefetch(owner, members)
     steps = 0
     pos = 0
     block = 256
-    ahead = None  # (pos, stop, supports): the re-count of the next block, counted with the last fix
     while pos < n_found:
         stop = min(n_found, pos + block)
         redo = pos + np.flatnonzero(stale[pos:stop])
         if len(redo):
-            if ahead is not None and ahead[:2] == (pos, stop):
-                new_sup = ahead[2]
-            else:
-                new_sup = _set_supports(counts, _mapped(owner, members[redo], sentinel), sentinel)
+            new_sup = _set_supports(counts, _mapped(owner, members[redo], sentinel), sentinel)
             need[redo] = (new_sup > 0) & (new_sup < k)
             stale[redo] = False
-        ahead = None
         hits = np.flatnonzero(need[pos:stop])
         if not len(hits):
             pos = stop
@@ -381,24 +385,7 @@ def _sweep(index, members, sups, k, counts, owner, step_cost, generalize) -> int
                 f"record(s) are non-empty, so "
                 f"even the root {index.nodes[0]!r} has support below k; lower k"
             )
-        tops = _fix_candidates(index, cur, step_cost)
-        if counts.batch is None:  # one question: every candidate, and the next block's re-count under tops[0]
-            nxt, stop2 = j + 1, min(n_found, j + 1 + block)
-            moved = owner.copy()
-            for p in tops[0]:
-                moved[p : index.end[p]] = p
-            window = stale[nxt:stop2].copy()
-            hit = covered(tops[0])
-            window[hit[(hit >= nxt) & (hit < stop2)] - nxt] = True
-            redo2 = nxt + np.flatnonzero(window)
-            sets = _recoded(index, cur, tops, sentinel, width)
-            both = _set_supports(counts, np.concatenate([sets, _mapped(moved, members[redo2], sentinel)]), sentinel)
-            first = _first_fixing(both[: len(tops)], k)
-            fix = [0] if first is None else list(tops[first])
-            if first == 0:
-                ahead = (nxt, stop2, both[len(tops) :])
-        else:
-            fix = _cheapest_fix(index, cur, k, counts, step_cost, tops)
+        fix = _cheapest_fix(index, cur, k, counts, step_cost)
         for p in fix:
             generalize(p)
             steps += 1

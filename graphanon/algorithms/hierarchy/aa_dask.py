@@ -215,6 +215,7 @@ def write_aa_release(
     X = distributed.map_blocks(blocks, client, _canonical)
     n = blocks.n_records
     check_k(k, n)
+    distributed.round_trip("count")
     stats = client.gather([client.submit(_stats, f, blocks.n_items, pure=False) for f in X.futures])
     sup = np.zeros(blocks.n_items, dtype=np.int64)
     for s_b, _ in stats:
@@ -231,6 +232,7 @@ def write_aa_release(
 
     rank, vocabulary = canonical_vocabulary(items)
     report(progress, 0, n, "fingerprint: canonical order of the row hashes")
+    distributed.round_trip("rows")
     parts = client.gather([client.submit(_hashes, f, rank, pure=False) for f in X.futures])
     hashes = np.concatenate([h for h, _ in parts]) if parts else np.zeros((0, 2), dtype=np.uint64)
     lengths = np.concatenate([ln for _, ln in parts]) if parts else np.zeros(0, dtype=np.int32)
@@ -286,6 +288,8 @@ def _id_runs(client, blocks, sep: str) -> Iterator[str]:
     ``json_label`` writes them) and text in the digest, as
     ``TransactionData``'s default ids are written.
     """
+    from graphanon.distributed import round_trip
+
     if blocks.ids is None:
         n = blocks.n_records
         for a in range(0, n, RUN_ROWS):
@@ -295,4 +299,5 @@ def _id_runs(client, blocks, sep: str) -> Iterator[str]:
     for blk, fut in enumerate(blocks.ids):
         size = int(blocks.n_rows[blk])
         for a in range(0, size, RUN_ROWS):
+            round_trip("rows")
             yield client.submit(_ids_json, fut, a, min(size, a + RUN_ROWS), sep, pure=False).result()
