@@ -125,6 +125,7 @@ import scipy.sparse as sp
 from graphanon.errors import DataMismatchError, InternalError, ParameterError
 from graphanon.privacy.joint_groups import (
     add_grouped_constraints,
+    add_matching,
     group_quota,
     grouped_reach,
     grouped_step,
@@ -846,17 +847,9 @@ def _cpsat_exact(allowed: np.ndarray, size: np.ndarray, graphs, *, workers: int 
         if g.label is None:
             continue
         ea, eb, el = _viable_graph(allowed, size, g)
-        y = [model.new_bool_var("") for _ in range(len(ea))]
+        y = add_matching(model, ea, eb, size, g)
         for e, pair in enumerate(var[ea, el].tolist()):
             model.add_implication(y[e], x[pair])
-        by_a = np.argsort(ea, kind="stable")
-        cut = np.searchsorted(ea[by_a], np.arange(len(size) + 1))
-        for c in np.flatnonzero(g.present).tolist():
-            model.add_exactly_one([y[e] for e in by_a[cut[c] : cut[c + 1]].tolist()])
-        by_b = np.argsort(eb, kind="stable")
-        cut = np.searchsorted(eb[by_b], np.arange(len(g.row_size) + 1))
-        for b in range(len(g.row_size)):
-            model.add(sum(y[e] for e in by_b[cut[b] : cut[b + 1]].tolist()) == int(g.row_size[b]))
     confirmed = np.zeros(len(rec), dtype=bool)
     if first_pass:
         confirmed = _matching_worlds(allowed, size, graphs, np.zeros_like(allowed), deadline=deadline)[rec, lab]

@@ -62,7 +62,7 @@ import scipy.sparse as sp
 
 from graphanon.privacy.matchings import k_factor_flow, viable_edges
 
-__all__ = ["add_grouped_constraints", "group_quota", "grouped_reach", "grouped_step", "grouped_world"]
+__all__ = ["add_grouped_constraints", "add_matching", "group_quota", "grouped_reach", "grouped_step", "grouped_world"]
 
 
 def group_quota(release, codes: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -172,6 +172,27 @@ def grouped_step(allowed: np.ndarray, size: np.ndarray, g):
         keep = still
 
 
+def add_matching(model, ea: np.ndarray, eb: np.ndarray, size: np.ndarray, g) -> list:
+    """One CP-SAT variable per edge ``(ea[e], eb[e])`` of release ``g``'s graph, constrained to a matching.
+
+    Every class present in the release takes exactly one edge; every row
+    ``b`` takes exactly ``g.row_size[b]`` (the records it stands for).
+    Returns the edge variables.
+    """
+    from ortools.sat.python import cp_model
+
+    y = [model.new_bool_var("") for _ in range(len(ea))]
+    by_a = np.argsort(ea, kind="stable")
+    cut = np.searchsorted(ea[by_a], np.arange(len(size) + 1))
+    for c in np.flatnonzero(g.present).tolist():
+        model.add_exactly_one([y[e] for e in by_a[cut[c] : cut[c + 1]].tolist()])
+    by_b = np.argsort(eb, kind="stable")
+    cut = np.searchsorted(eb[by_b], np.arange(len(g.row_size) + 1))
+    for b in range(len(g.row_size)):
+        model.add(cp_model.LinearExpr.sum([y[e] for e in by_b[cut[b] : cut[b + 1]].tolist()]) == int(g.row_size[b]))
+    return y
+
+
 def add_grouped_constraints(model, x: list, var: np.ndarray, allowed: np.ndarray, size: np.ndarray, g) -> None:
     """Add one grouped release's joint-world constraints to a CP-SAT model (module docstring).
 
@@ -200,15 +221,7 @@ def add_grouped_constraints(model, x: list, var: np.ndarray, allowed: np.ndarray
         model.add_bool_or([])
         return
     ea, eb, grp = g.ea[viable], g.eb[viable], g.group[viable]
-    y = [model.new_bool_var("") for _ in range(len(ea))]
-    by_a = np.argsort(ea, kind="stable")
-    cut = np.searchsorted(ea[by_a], np.arange(len(size) + 1))
-    for c in np.flatnonzero(g.present).tolist():
-        model.add_exactly_one([y[e] for e in by_a[cut[c] : cut[c + 1]].tolist()])
-    by_b = np.argsort(eb, kind="stable")
-    cut = np.searchsorted(eb[by_b], np.arange(len(g.row_size) + 1))
-    for b in range(len(g.row_size)):
-        model.add(cp_model.LinearExpr.sum([y[e] for e in by_b[cut[b] : cut[b + 1]].tolist()]) == int(g.row_size[b]))
+    y = add_matching(model, ea, eb, size, g)
     pa, pg, inverse, pi, ps = _cells(allowed, ea, grp, g.quota)
     w = [model.new_bool_var("") for _ in range(len(pa))]
     by_p = np.argsort(inverse, kind="stable")

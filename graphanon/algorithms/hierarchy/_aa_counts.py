@@ -39,7 +39,7 @@ from graphanon.algorithms.hierarchy._index import CHUNK_ROWS, extended_matrix
 from graphanon.counting.support import minimal_infrequent_itemsets, sparse_bitmaps
 from graphanon.utils.progress import ProgressCallback
 
-__all__ = ["BlockCounts", "LocalCounts", "compiled_supports", "fix_universe", "padded_supports", "set_keys"]
+__all__ = ["BlockCounts", "LocalCounts", "compiled_supports", "drop_repeats", "fix_universe", "padded_supports", "set_keys"]
 
 #: sets counted per round trip by :meth:`BlockCounts.prefetch` (a reply of 32 MB of int64 per block at most)
 PREFETCH_SETS = 1 << 22
@@ -134,7 +134,17 @@ def _antichains(index, rows: np.ndarray, sentinel: int) -> np.ndarray:
     for x, y in itertools.combinations(range(out.shape[1]), 2):
         a, b = out[:, x], out[:, y]
         keep &= ~((a < b) & (b < end[np.minimum(a, sentinel)]))  # b strictly under a
-    out = out[keep]
+    return drop_repeats(out[keep], sentinel)
+
+
+def drop_repeats(out: np.ndarray, sentinel: int) -> np.ndarray:
+    """Rows of ``out`` (each sorted) with a repeated node replaced by ``sentinel`` and moved to the end, in place.
+
+    Examples
+    --------
+    >>> drop_repeats(np.array([[1, 1, 2], [0, 3, 3]]), 9).tolist()
+    [[1, 2, 9], [0, 3, 9]]
+    """
     if out.shape[1] > 1:
         dup = np.zeros(out.shape, dtype=bool)
         dup[:, 1:] = out[:, 1:] == out[:, :-1]

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from graphanon.algorithms.declaration import COARSENED_TO_PRIORS, Advice, MethodDeclaration
-from graphanon.algorithms.hierarchy._aa_counts import BlockCounts, LocalCounts
+from graphanon.algorithms.hierarchy._aa_counts import BlockCounts, LocalCounts, drop_repeats
 from graphanon.algorithms.hierarchy._declared import GLOBAL_COSTS, PUBLIC_TAXONOMY
 from graphanon.algorithms.hierarchy._index import HierarchyIndex
 from graphanon.algorithms.hierarchy.cut import (
@@ -299,12 +299,7 @@ def _mapped(owner: np.ndarray, members: np.ndarray, sentinel: int) -> np.ndarray
     """
     out = np.where(members >= 0, owner[np.maximum(members, 0)], sentinel)
     out.sort(axis=1)
-    if out.shape[1] > 1:
-        dup = np.zeros(out.shape, dtype=bool)
-        dup[:, 1:] = out[:, 1:] == out[:, :-1]
-        out[dup] = sentinel
-        out.sort(axis=1)
-    return out
+    return drop_repeats(out, sentinel)
 
 
 def _set_supports(counts, sets: np.ndarray, sentinel: int) -> np.ndarray:
