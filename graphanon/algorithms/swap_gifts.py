@@ -15,8 +15,10 @@ them source items of one or more givers ``P`` of category ``c``). ``L``'s
 row becomes ``K(L)`` plus items of one category other than ``h(L)``, none of
 ``S(L)`` -- what a swapped row looks like to a holder of ``L`` -- and ``R``'s
 row keeps at least one received item of ``c``, so it looks swapped too.
-Occurrences are only moved (the removed ones are ``S(L)``, as before); the
-release still says ``"moves": "swap-suppress"`` and no count.
+:func:`place_sources` then moves what ``L`` still holds of ``h(L)`` to one
+*receiver* row instead of removing it. Occurrences are only moved; only
+what no receiver admits is removed, and the release then says
+``"moves": "swap-suppress"`` (else ``"swap"``), never a count.
 
 Admissible donor ``R`` for ``L``: ``R != L``; ``R`` is not itself suppressed;
 ``R``'s row holds no item of ``h(R)`` (so removing a received item cannot
