@@ -69,6 +69,7 @@ def draw_swap_pair(data, release, categories, pair=None, *, axes=None):
     after = [_weights(_published_rows(data, release, i), codes, len(names)) for i in pair]
     shown = np.flatnonzero(sum(before) + sum(after))
     x = np.arange(len(shown))
+    top = max(float(max(v[shown].max() for v in before + after)), 1.0)
     for ax, i, b, a in zip(axes, pair, before, after):
         length = int(b.sum())
         mtv = length / max(int((b > 0).sum()), 1)
@@ -78,7 +79,8 @@ def draw_swap_pair(data, release, categories, pair=None, *, axes=None):
         ax.set_xticks(x, [names[c] for c in shown], rotation=45 if len(shown) > 8 else 0)
         ax.set_title(f"record {data.record_ids[i]}")
         ax.set_ylabel("items in category (WR)")
-        ax.legend(fontsize=8)
+        ax.set_ylim(0, top * 1.4)  # headroom: the legend sits above every bar, never on one
+        ax.legend(fontsize=8, loc="upper center", ncol=3, handlelength=1.5, columnspacing=1.0)
     fig.suptitle("a swap pair: category weights before and after")
     fig.tight_layout()
     return fig
