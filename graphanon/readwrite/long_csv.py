@@ -18,7 +18,14 @@ from typing import TYPE_CHECKING
 from graphanon.errors import DataFormatError
 from graphanon.readwrite.files import atomic_write
 from graphanon.readwrite.missing import resolve_missing_labels
-from graphanon.readwrite.text import FIMI_TOKEN, check_delimiter, read_all, say_option, split_lines
+from graphanon.readwrite.text import (
+    FIMI_TOKEN,
+    check_delimiter,
+    csv_header,
+    read_all,
+    say_option,
+    split_lines,
+)
 
 if TYPE_CHECKING:
     from graphanon.data import TransactionData  # data imports these readers: for the checker only
@@ -44,12 +51,7 @@ def parse_long_csv(
 
     field_delimiter = check_delimiter(delimiter, option_names) or ","
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=field_delimiter)
-    try:
-        header = [h.strip() for h in next(reader)]
-    except StopIteration:
-        raise DataFormatError(f"{source}: empty file (expected a header row with {tid!r} and {item!r})") from None
-    except csv.Error as exc:
-        raise DataFormatError(f"{source}, line 1: not CSV ({exc})") from None
+    header = csv_header(reader, source, f"{tid!r} and {item!r}")
     for col, arg in ((tid, "tid"), (item, "item"), (label, "label")):
         if col is not None and col not in header:
             hint = f"name the column with {say_option(option_names, arg, 'COLUMN')}"

@@ -7,6 +7,7 @@ how error messages name an argument, and the vectorized build of a
 
 from __future__ import annotations
 
+import csv
 import gzip
 import io
 import os
@@ -68,6 +69,25 @@ def read_all(path: str | os.PathLike) -> str:
     except (OSError, EOFError) as exc:
         raise DataFormatError(f"{path}: cannot be read ({exc})") from None
 
+
+
+def csv_header(reader, source: str, expected: str) -> list[str]:
+    r"""The stripped header row of a ``csv.reader``; an empty or non-CSV file is a one-line error.
+
+    ``expected`` says what the header should hold (for the message).
+
+    Examples
+    --------
+    >>> import csv, io
+    >>> csv_header(csv.reader(io.StringIO("tid, item\n1,a\n")), "x.csv", "tid and item")
+    ['tid', 'item']
+    """
+    try:
+        return [h.strip() for h in next(reader)]
+    except StopIteration:
+        raise DataFormatError(f"{source}: empty file (expected a header row with {expected})") from None
+    except csv.Error as exc:
+        raise DataFormatError(f"{source}, line 1: not CSV ({exc})") from None
 
 def split_lines(text: str) -> list[str]:
     """Lines of a record-per-line file, one per record.

@@ -42,7 +42,7 @@ import numpy as np
 from graphanon.data import TransactionData, from_iterable
 from graphanon.errors import DataFormatError, ParameterError
 from graphanon.readwrite.missing import NA_LABELS
-from graphanon.readwrite.text import read_all
+from graphanon.readwrite.text import csv_header, read_all
 from graphanon.relational.hierarchy import AttributeHierarchy
 
 __all__ = ["RTData", "RelationalTable", "join_relational", "read_relational_csv", "read_rt_table"]
@@ -142,12 +142,7 @@ def _read_csv_rows(path, delimiter: str) -> tuple[list[str], list[tuple[int, lis
     source = str(path)
     text = read_all(path)
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    try:
-        header = [h.strip() for h in next(reader)]
-    except StopIteration:
-        raise DataFormatError(f"{source}: empty file (expected a header row with the record id and columns)") from None
-    except csv.Error as exc:
-        raise DataFormatError(f"{source}, line 1: not CSV ({exc})") from None
+    header = csv_header(reader, source, "the record id and columns")
     rows = []
     try:
         for row in reader:
