@@ -41,6 +41,10 @@ attack                adversary knows                            bound
 :func:`completion_attack` every record but the target's and the    what the rows
                       file; tests guesses of the missing record  alone allow
                       against the data fingerprint and counts
+:func:`group_skip_attack` every record's items and the public      1/l
+                      order; reads labels from the groups formed
+                      earlier that skipped the target (label
+                      groups, CAHD); heuristic or exact posterior
 ===================== ========================================== ==================
 
 Candidates are the published rows an adversary cannot rule out
@@ -72,6 +76,7 @@ from graphanon.attacks.completion import (
     completion_guesses,
     file_oracle,
 )
+from graphanon.attacks.group_skips import group_skip_attack
 from graphanon.attacks.itemlink import known_items, m_item_linkage
 from graphanon.attacks.known_labels import feasible_edges, known_label_attack, same_seed_attack
 from graphanon.attacks.label_linkage import known_label_linkage
@@ -96,6 +101,7 @@ __all__ = [
     "completion_guesses",
     "feasible_edges",
     "file_oracle",
+    "group_skip_attack",
     "guess_rows",
     "known_items",
     "known_label_attack",
