@@ -363,6 +363,12 @@ def group_skip_attack(original, release, *, truth=None, method: str = "heuristic
     perm, order_source = public_order(original, release, order=order, seed=seed)
     C = candidates if candidates is not None else candidate_sets(original, release)
     group, revealed = record_groups(original, release, row_group, truth, C)
+    from graphanon.attacks.group_skips_exact import check_reproduces
+
+    if not check_reproduces(original, release, perm, group, procedure):
+        raise ParameterError(f"the public grouping re-run along this order ({order_source}) on the true labels does "
+                             "not give the release's groups: the order, or the seed it was recomputed from, is not the "
+                             "release's")
     (orig_code, pub_code), n_labels = label_codes(original.labels, pub_labels)
     n_groups = int(row_group.max(initial=-1)) + 1
     counts = np.zeros((n_groups, n_labels))

@@ -59,7 +59,7 @@ RT_TARGETS = 5000
 
 
 def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=None, seed=0, taxonomy=None,
-                external=None, rt_data=None) -> tuple[list, list]:
+                external=None, rt_data=None, structure_seed=None) -> tuple[list, list]:
     """The attacks of :mod:`graphanon.attacks` that apply to ``release``.
 
     Parameters
@@ -89,6 +89,11 @@ def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=
         :func:`~graphanon.attacks.rt_linkage` (the adversary knows a target's
         QI values and ``m`` of its items), on every record up to
         :data:`RT_TARGETS`, else on that many drawn by ``seed``.
+    structure_seed : int, optional
+        The seed the release was made with (``anonymize --seed``): the
+        group-skip adversary recomputes a Gray-TSP order from it
+        (:func:`~graphanon.attacks.group_skip_attack`; releases whose labels sit
+        in groups formed along an order).
 
     Returns
     -------
@@ -149,6 +154,7 @@ def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=
             results.append(label_inference(data, release, strategy=strategy, candidates=C))
         if kind != "global_recoding":
             results.append(ranking_label_inference(data, release, score="best", candidates=C))
+            results.extend(_group_skips(data, release, link, C, structure_seed, skipped))
         if known_labels is not None and link is not None:
             results.append(known_label_linkage(data, release, truth=link, known=known_labels, rng=seed,
                                                candidates=C))
@@ -166,6 +172,30 @@ def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=
             taxonomy.check_covers(data.items)
             results.append(leaf_naming(release, taxonomy, external, truth=release.suppressed_items(data)))
     return [with_baseline(r, data, release) for r in results], skipped
+
+
+def _group_skips(data, release, link, C, structure_seed, skipped: list) -> list:
+    """The group-skip adversary's heuristic, for releases whose label groups follow an order; else a skipped line."""
+    from graphanon.attacks.group_skips import group_skip_attack, public_groups, public_order
+
+    try:
+        public_groups(release)
+    except ParameterError:
+        return []  # labels not published in groups formed by their labels: nothing to skip
+    try:
+        order, source = public_order(data, release, seed=structure_seed)
+    except ParameterError:
+        order_kind = (getattr(release, "params", None) or {}).get("order")
+        skipped.append(f"group-skips: the record order the groups were formed along (order={order_kind}) is not "
+                       "recomputed without the release's structure seed: give its anonymize --seed as --param "
+                       "structure-seed=S")
+        return []
+    if link is None:
+        skipped.append("group-skips: only the records whose candidate rows lie in one group are targeted; the "
+                       "private link (--link) gives the others' groups (the strongest adversary)")
+    result = group_skip_attack(data, release, truth=link, order=order, candidates=C)
+    result.details["order_source"] = source  # the order was had once, here: "trace" or "recomputed"
+    return [result]
 
 
 def _rt_attacks(data, release, rt_data, *, link, m, seed) -> tuple[list, list]:
@@ -204,7 +234,8 @@ def _below_k(attack: dict) -> int:
               help="Items the m-item adversary knows of each target.")
 @click.option("--param", "params", multiple=True,
               help="categories=random:N[:SEED] | taxonomy-level:D | FILE for swapping releases; external=FILE: "
-                   "another sample of the population (read as DATA) for the leaf-naming attack.")
+                   "another sample of the population (read as DATA) for the leaf-naming attack; structure-seed=S: "
+                   "the release's anonymize --seed (the group-skip adversary recomputes its Gray-TSP order).")
 @click.option("--taxonomy", default=None, help="Taxonomy for categories=taxonomy-level:D, and the public taxonomy of "
                                                "the leaf-naming attack.")
 @click.option("--seed", default=0, show_default=True, type=SEED, help="Draws known items and known-label targets.")
@@ -227,9 +258,16 @@ def attack(input_, release_paths, link_paths, known_labels, m_items, params, tax
         raise ParameterError(f"{len(link_paths)} --link for {len(release_paths)} releases: give one per release, "
                              "in the order of the releases, or none")
     param_dict = parse_param_pairs(params)
-    unknown = sorted(set(param_dict) - {"categories", "external"})
+    unknown = sorted(set(param_dict) - {"categories", "external", "structure-seed"})
     if unknown:
-        raise ParameterError(f"unknown --param {', '.join(unknown)}; attack takes: categories, external")
+        raise ParameterError(f"unknown --param {', '.join(unknown)}; attack takes: categories, external, "
+                             "structure-seed")
+    structure_seed = None
+    if "structure-seed" in param_dict:
+        text = param_dict["structure-seed"]
+        if not text.isdigit():
+            raise ParameterError(f"--param structure-seed={text!r}: give the whole number passed to anonymize --seed")
+        structure_seed = int(text)
     data, bundled = read_input(input_, fmt, sep, tid, item, label)
     rt_data = read_relational(data, relational, qi, qi_hierarchies, categorical)
     categories = None
@@ -247,7 +285,7 @@ def attack(input_, release_paths, link_paths, known_labels, m_items, params, tax
         note = None if allow_mismatch else check_data(data, release, link=link, name=str(path))
         results, skipped = run_attacks(data, release, link=link, known_labels=known_labels, m=m_items,
                                        categories=categories, seed=seed, taxonomy=public_tax, external=external,
-                                       rt_data=rt_data)
+                                       rt_data=rt_data, structure_seed=structure_seed)
         attacks = [r.to_dict() for r in results]
         for a in attacks:  # the (k, k^m) bound holds per target: one target below k breaks it
             a["within_bound"] = a["within_bound"] and not _below_k(a)

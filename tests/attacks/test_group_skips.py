@@ -227,3 +227,14 @@ def test_refusals_are_one_line():
         group_skip_attack(data, drawn, truth=rel.link, method="exact")
     with pytest.raises(ParameterError, match="max_worlds=10"):
         group_skip_attack(data, rel, truth=rel.link, method="exact", max_worlds=10)
+
+
+def test_a_wrong_order_is_refused_not_read():
+    data = ebook_sessions(120, 60, seed=2)
+    rel = anonymize_nonreciprocal(data, k=3, l=3, rng=4, unsafe_secret_seed=1)
+    loaded = copy.copy(rel)
+    loaded.trace = None
+    with pytest.raises(ParameterError, match="not the release's"):
+        group_skip_attack(data, loaded, truth=rel.link, seed=5)
+    with pytest.raises(ParameterError, match="not the release's"):
+        group_skip_attack(data, rel, truth=rel.link, order=np.arange(120)[::-1])

@@ -30,7 +30,8 @@ def test_table_with_link_and_known_labels(cahd_files):
     rows = [r for r in (line.split() for line in lines[2:]) if len(r) > 2 and r[-2] in ("within", "ABOVE")]
     names = [r[0] for r in rows]
     assert names == ["row-linkage/position", "row-linkage/id", "m-item-linkage/m=2", "label-inference/candidates",
-                     "label-inference/position", "label-inference/id", "label-ranking/best", "known-label-linkage"]
+                     "label-inference/position", "label-inference/id", "label-ranking/best", "group-skips/heuristic",
+                     "known-label-linkage"]
     # the known label pins every target's row among its group of two (bound 1/2, margin 1/2 on 6 targets);
     # without the items, a random row of the target's label is right half the time (2 rows per label)
     known = rows[names.index("known-label-linkage")]
@@ -56,7 +57,7 @@ def test_json_without_link_runs_what_needs_no_truth(cahd_files):
     first = doc["releases"][0]
     assert [a["attack"] for a in first["attacks"]] == ["m-item-linkage/m=2/expected", "label-inference/candidates",
                                                        "label-inference/position", "label-inference/id",
-                                                       "label-ranking/best"]
+                                                       "label-ranking/best", "group-skips/heuristic"]
     ranking = first["attacks"][4]
     assert ranking["details"]["score"] in ranking["details"]["per_score"] and len(ranking["details"]["per_score"]) == 14
     assert any("--link" in s for s in first["skipped"])
@@ -174,3 +175,33 @@ def test_cli_partner_tendency_equals_the_python_attack(tmp_path):
     (got,) = json.loads(res.output)["releases"][0]["attacks"]
     want = partner_tendency(data, release, categories=cats, partners=release.trace.pairs, truth=release.link)
     assert got["success"] == pytest.approx(want.success, abs=1e-6) and got["n_targets"] == want.n_targets
+
+
+def test_group_skips_beside_the_label_attacks_of_an_nr_release(tmp_path):
+    """The group-skip adversary needs the order the label groups were formed along: recomputed from the structure
+    seed (--param structure-seed), refused with a one-line reason without it, and its JSON next to the others."""
+    from tests.ebook_sessions import ebook_sessions
+
+    data = ebook_sessions(300, 100, seed=0)
+    from graphanon.readwrite.long_csv import write_long_csv
+
+    path = tmp_path / "e.csv"
+    write_long_csv(data, path)
+    rel, link = tmp_path / "n.json", tmp_path / "n.link.json"
+    args = [path, "--label", "label"]
+    res = run("anonymize", *args, "-a", "nr", "-k", 3, "--param", "l=3", "--seed", 1, "-o", rel, "--link-out", link)
+    assert res.exit_code == 0, res.output
+    res = run("attack", *args, rel, "--link", link)
+    assert "not run: group-skips" in res.output and "structure-seed" in res.output
+    res = run("attack", *args, rel, "--link", link, "--param", "structure-seed=1", "--json")
+    doc = json.loads(res.output)
+    names = [a["attack"] for a in doc["releases"][0]["attacks"]]
+    assert names.index("group-skips/heuristic") == names.index("label-ranking/best") + 1
+    skips = doc["releases"][0]["attacks"][names.index("group-skips/heuristic")]
+    assert skips["bound_kind"] == "1/l" and skips["details"]["order_source"] == "recomputed"
+    assert skips["details"]["group_from_link"] + skips["details"]["group_from_candidates"] == 300
+    assert res.exit_code == (0 if doc["above_bound"] == 0 else EXIT_VIOLATED)
+    res = run("attack", *args, rel, "--link", link, "--param", "structure-seed=2")
+    assert res.exit_code == EXIT_BAD_INPUT and "not the release's" in res.output
+    res = run("attack", *args, rel, "--param", "structure-seed=x")
+    assert res.exit_code == EXIT_BAD_INPUT and "structure-seed" in res.output
