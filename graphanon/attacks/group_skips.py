@@ -97,10 +97,10 @@ def public_groups(release) -> tuple[np.ndarray, str]:
         Group of each row, ``0..G-1``: the file's ``label_groups``, or for
         CAHD the classes of rows publishing one content (two groups of one
         content form one class).
-    procedure : {"order", "random", "cahd"}
+    procedure : {"order", "random", "scan"}
         ``"order"``: label groups formed along the order; ``"random"``: label
         groups the release says were drawn at random (``grouping=random``);
-        ``"cahd"``: CAHD's scan.
+        ``"scan"``: CAHD's scan.
 
     Raises
     ------
@@ -113,7 +113,7 @@ def public_groups(release) -> tuple[np.ndarray, str]:
         return np.asarray(groups, dtype=np.int64), ("random" if grouping == "random" else "order")
     if _is_cahd(release):
         _, inverse = np.unique(row_signatures(release), axis=0, return_inverse=True)
-        return inverse.reshape(-1).astype(np.int64), "cahd"
+        return inverse.reshape(-1).astype(np.int64), "scan"
     raise ParameterError(
         f"the group-skip attack reads releases whose labels sit in groups formed by their labels (label groups, "
         f"or CAHD's groups); this {getattr(release, 'algorithm', type(release).__name__)} release has neither"
@@ -344,7 +344,7 @@ def group_skip_attack(original, release, *, truth=None, method: str = "heuristic
     >>> rel = anonymize_cahd(data, l=2, unsafe_secret_seed=0)
     >>> res = group_skip_attack(data, rel, truth=rel.link)
     >>> res.attack, res.bound, res.details["procedure"]
-    ('group-skips/heuristic', 0.5, 'cahd')
+    ('group-skips/heuristic', 0.5, 'scan')
     >>> exact = group_skip_attack(data, rel, truth=rel.link, method="exact")
     >>> exact.details["consistent_worlds"] >= 1
     True

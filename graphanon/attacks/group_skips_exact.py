@@ -108,7 +108,7 @@ def check_reproduces(original, release, order: np.ndarray, group: np.ndarray, pr
         return True
     rerun = _procedure(original, release, np.asarray(order, dtype=np.int64), procedure, group, apart=False)
     again = rerun(list(original.labels))
-    if procedure == "cahd":
+    if procedure == "scan":
         pairs = np.unique(np.column_stack([again, group]), axis=0)
         return len(pairs) == len(np.unique(again))
     return bool(np.array_equal(canonical_partition(again), canonical_partition(group)))
@@ -132,7 +132,7 @@ def exact_posterior(original, release, order: np.ndarray, group: np.ndarray, cou
         Each group's published label counts (label codes ``0..L-1``).
     value_of : dict
         Label code -> label value (what the procedure is run on).
-    procedure : {"order", "cahd", "random"}
+    procedure : {"order", "scan", "random"}
         :func:`~graphanon.attacks.group_skips.public_groups`.
     max_worlds : int
         Most arrangements enumerated.
