@@ -190,10 +190,14 @@ def _group_skips(data, release, link, C, structure_seed, skipped: list) -> list:
                        "recomputed without the release's structure seed: give its anonymize --seed as --param "
                        "structure-seed=S")
         return []
+    try:
+        result = group_skip_attack(data, release, truth=link, order=order, candidates=C)
+    except ParameterError as e:  # the grouping re-run along this order does not give the release's groups
+        skipped.append(f"group-skips: {e} (a wrong --param structure-seed, or groups not formed along the order)")
+        return []
     if link is None:
         skipped.append("group-skips: only the records whose candidate rows lie in one group are targeted; the "
                        "private link (--link) gives the others' groups (the strongest adversary)")
-    result = group_skip_attack(data, release, truth=link, order=order, candidates=C)
     result.details["order_source"] = source  # the order was had once, here: "trace" or "recomputed"
     return [result]
 
