@@ -56,14 +56,19 @@ from tests.patients import patients  # noqa: E402
 L = 3
 
 
+def _grouping_parameter():
+    """nr's declared ``grouping`` parameter, or None (read from the declaration at run time)."""
+    return next((p for p in get_declaration("nr").params if p.name == "grouping"), None)
+
+
 def groupings() -> list[str | None]:
     """``[None]`` (nr's one grouping), or ``["order", "random"]`` when nr declares a ``grouping`` parameter."""
-    declared = {p.name for p in get_declaration("nr").params}
-    return ["order", "random"] if "grouping" in declared else [None]
+    return [None] if _grouping_parameter() is None else ["order", "random"]
 
 
 def nr_release(data, grouping):
-    extra = {} if grouping is None else {"grouping": grouping}
+    param = _grouping_parameter()
+    extra = {} if grouping is None or param is None else {param.target: param.parse(grouping)}
     return anonymize_nonreciprocal(data, k=3, l=L, rng=1, unsafe_secret_seed=5, **extra)
 
 
@@ -85,7 +90,7 @@ def exact_rows(n: int, samples: int, methods) -> list[dict]:
     """The exact posterior next to the heuristic on ``samples`` e-book samples of ``n`` records each."""
     out = []
     for method, make in methods:
-        per_target = {"heuristic": [], "exact": []}
+        per_target: dict[str, list[float]] = {"heuristic": [], "exact": []}
         pinned = {"heuristic": [0, 0], "exact": [0, 0]}
         worlds, consistent, used, seconds = [], [], 0, 0.0
         seed = 0
