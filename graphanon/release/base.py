@@ -42,7 +42,7 @@ from graphanon.readwrite.files import IntRows, JsonPieces, iter_json_document, w
 from graphanon.release.fingerprint import (
     COUNT_KEYS,
     FINGERPRINT_KEYS,
-    FINGERPRINT_SCHEME,
+    KEYED_SCHEMES,
     LEGACY_FINGERPRINT_KEYS,
     is_legacy,
 )
@@ -519,8 +519,8 @@ def _check_fingerprint(fp, *, legacy: bool = False) -> dict | None:
         raise ReleaseFormatError(f"data_fingerprint {' and '.join(hexes)} must be lower-case hexadecimal text")
     if legacy and not all(isinstance(fp[key], int) and not isinstance(fp[key], bool) for key in COUNT_KEYS):
         raise ReleaseFormatError("data_fingerprint counts must be whole numbers")
-    if not legacy and fp["scheme"] != FINGERPRINT_SCHEME:
-        raise ReleaseFormatError(f"data_fingerprint scheme {fp['scheme']!r} is unknown; {FINGERPRINT_SCHEME!r} expected")
+    if not legacy and fp["scheme"] not in KEYED_SCHEMES:
+        raise ReleaseFormatError(f"data_fingerprint scheme {fp['scheme']!r} is unknown; one of {list(KEYED_SCHEMES)} expected")
     return {key: fp[key] for key in keys}
 
 

@@ -3,10 +3,13 @@
 A release records a **keyed digest** of its original data so that ``audit``,
 ``evaluate``, the joint audit and ``--prior`` can refuse to compare it with
 other data (a shuffled copy is the same data; another dataset of the same
-size, or one changed record, is not). The digest is HMAC-SHA256 over the
-canonical multiset of records -- each record as the sorted list of its item
-labels (as text), the records sorted -- together with the item vocabulary
-and the counts, under a 256-bit key drawn for each release.
+size, or one changed record, is not). The digest (scheme ``mset-blake2b``,
+:mod:`graphanon.release.multiset_hash`) is HMAC-SHA256 of the counts, the
+item vocabulary and a keyed multiset hash of the records -- each record as
+the set of its item labels (as text) -- under a 256-bit key drawn for each
+release. The multiset hash is a sum of one keyed hash per record, so it is
+computed without sorting the records, and where they are (Dask workers sum
+their blocks; :func:`fingerprint_from_sums` adds the sums).
 
 Only ``{"scheme", "digest"}`` is published. The **key** and the **counts**
 (records, items, occurrences) live on the private side: the private link
@@ -14,6 +17,11 @@ Only ``{"scheme", "digest"}`` is published. The **key** and the **counts**
 a pseudorandom string: an adversary who knows every record but the target's
 cannot test a guess of the data against it (docs/privacy.md, "The data
 fingerprint"). With the link, :func:`check_same_data` verifies the data.
+
+Releases written before 2026-11-28 carry scheme ``hmac-sha256``: HMAC-SHA256
+over the canonical records in one sorted stream (:func:`fingerprint_from_parts`).
+They load and are verified under that scheme (``data_fingerprint(...,
+scheme="hmac-sha256")``); it is never written any more.
 
 Releases of format ``graphanon-release/2`` published a *salted* digest with
 its salt and the counts in clear -- an oracle for exactly that adversary
@@ -31,8 +39,8 @@ Examples
 True
 >>> data_fingerprint(a, key=key) == data_fingerprint(a, key="01" * 32)
 False
->>> sorted(data_fingerprint(a, key=key))            # no counts, no key
-['digest', 'scheme']
+>>> sorted(data_fingerprint(a, key=key).items())[1]  # no counts, no key
+('scheme', 'mset-blake2b')
 """
 
 from __future__ import annotations
@@ -47,17 +55,23 @@ import scipy.sparse as sp
 
 from graphanon.counting.rows import canonical_row_order, row_hashes
 from graphanon.errors import DataMismatchError, ReleaseFormatError
+from graphanon.release.multiset_hash import MSET_SCHEME, finish, multiset_sum, record_key
 
 __all__ = [
-    "COUNT_KEYS", "FINGERPRINT_KEYS", "FINGERPRINT_SCHEME", "LEGACY_FINGERPRINT_KEYS", "UNVERIFIED_NOTE",
-    "canonical_rows", "canonical_vocabulary", "check_same_data", "data_counts", "data_fingerprint",
-    "fingerprint_from_parts", "is_legacy", "json_strings", "legacy_fingerprint", "new_data_key",
+    "COUNT_KEYS", "FINGERPRINT_KEYS", "FINGERPRINT_SCHEME", "HMAC_SCHEME", "KEYED_SCHEMES",
+    "LEGACY_FINGERPRINT_KEYS", "UNVERIFIED_NOTE", "canonical_rows", "canonical_vocabulary", "check_same_data",
+    "data_counts", "data_fingerprint", "fingerprint_from_parts", "fingerprint_from_sums", "is_legacy", "json_strings", "legacy_fingerprint", "new_data_key",
     "ordered_digest", "ordered_digest_from_parts", "same_fingerprint",
 ]
 
 #: The published fingerprint: the scheme and the keyed digest, nothing else.
 FINGERPRINT_KEYS = ("scheme", "digest")
-FINGERPRINT_SCHEME = "hmac-sha256"
+#: The scheme every new release writes: the keyed multiset hash (:mod:`graphanon.release.multiset_hash`).
+FINGERPRINT_SCHEME = MSET_SCHEME
+#: The scheme of releases written before 2026-11-28 (HMAC-SHA256 of the sorted records): read and verified.
+HMAC_SCHEME = "hmac-sha256"
+#: The keyed schemes a ``graphanon-release/3`` file may carry.
+KEYED_SCHEMES = (FINGERPRINT_SCHEME, HMAC_SCHEME)
 #: The private counts the link keeps beside the key (for a mismatch message that says what differs).
 COUNT_KEYS = ("records", "items", "occurrences")
 #: What ``graphanon-release/2`` files published: the salt and the counts in clear.
@@ -84,7 +98,7 @@ def new_data_key(gen) -> str:
     return gen.bytes(_KEY_BYTES).hex()
 
 
-def data_fingerprint(data, *, key: str) -> dict:
+def data_fingerprint(data, *, key: str, scheme: str = FINGERPRINT_SCHEME) -> dict:
     """The keyed, order-independent fingerprint of ``data`` (what a release publishes).
 
     Parameters
@@ -92,24 +106,88 @@ def data_fingerprint(data, *, key: str) -> dict:
     data : TransactionData
     key : str
         Hexadecimal key (:func:`new_data_key`); private, kept in the release's link.
+    scheme : str
+        :data:`FINGERPRINT_SCHEME` (what releases write), or :data:`HMAC_SCHEME`
+        to verify a release written before it.
 
     Returns
     -------
     dict
-        ``{"scheme": "hmac-sha256", "digest": hex}``.
+        ``{"scheme": scheme, "digest": hex}``.
 
     Notes
     -----
-    Complexity: O(occurrences + n log n + d log d): canonical item ranks, rows sorted by
-    a vectorized set hash, one HMAC-SHA256 pass over the canonical arrays.
+    Complexity: O(occurrences + n log n + d log d). ``mset-blake2b``: canonical
+    item ranks, one keyed BLAKE2b per record summed modulo 2^256
+    (:func:`graphanon.release.multiset_hash.multiset_sum`), one HMAC-SHA256
+    of the counts, the sum and the vocabulary. ``hmac-sha256``: rows sorted
+    by a vectorized set hash, one HMAC-SHA256 pass over the canonical arrays.
 
     References
     ----------
+    Clarke, Devadas, van Dijk, Gassend, Suh. Incremental multiset hash
+    functions. ASIACRYPT 2003 (MSet-Add-Hash).
     Bellare, Canetti, Krawczyk. Keying hash functions for message authentication.
     CRYPTO 1996 (HMAC; a pseudorandom function under a secret key).
     """
-    fp, _ = fingerprint_from_parts(key=key, **_parts(data))
+    if scheme == HMAC_SCHEME:
+        fp, _ = fingerprint_from_parts(key=key, **_parts(data))
+        return fp
+    if scheme != FINGERPRINT_SCHEME:
+        raise ReleaseFormatError(f"data_fingerprint scheme {scheme!r} is unknown; one of {list(KEYED_SCHEMES)} expected")
+    rank, vocabulary = canonical_vocabulary(data.items)
+    X = sp.csr_array(data.matrix)
+    fp, _ = fingerprint_from_sums(key=key, shape=X.shape, vocabulary=vocabulary, nnz=int(X.indptr[-1]),
+                                  sums=[multiset_sum(X, rank, record_key(key))])
     return fp
+
+
+def fingerprint_from_sums(*, key: str, shape: tuple[int, int], vocabulary: list[str], nnz: int, sums
+                          ) -> tuple[dict, dict]:
+    """:func:`data_fingerprint` and :func:`data_counts` of records summed in blocks where they are.
+
+    Parameters
+    ----------
+    key : str
+        Hexadecimal key.
+    shape : (int, int)
+        Records and items.
+    vocabulary : list of str
+        The item labels as text, sorted (:func:`canonical_vocabulary`).
+    nnz : int
+        Item occurrences.
+    sums : iterable of int
+        :func:`graphanon.release.multiset_hash.multiset_sum` of each block of
+        records (any partition of the records, in any order), under
+        ``record_key(key)`` and the ranks of :func:`canonical_vocabulary`.
+
+    Returns
+    -------
+    fingerprint : dict
+        As :func:`data_fingerprint`; equal to it for the same records.
+    counts : dict
+        As :func:`data_counts` (private).
+
+    Notes
+    -----
+    What a writer uses when the records are on Dask workers: each worker
+    sums its block's record hashes, and the client adds one number per
+    block -- its work does not depend on the number of records.
+
+    Examples
+    --------
+    >>> from graphanon.data import from_iterable
+    >>> from graphanon.release.multiset_hash import multiset_sum, record_key
+    >>> data, key = from_iterable([["a"], ["a", "b"], ["c"]]), "5a" * 32
+    >>> rank, vocabulary = canonical_vocabulary(data.items)
+    >>> sums = [multiset_sum(data.matrix[rows], rank, record_key(key)) for rows in ([0, 2], [1])]
+    >>> fp, counts = fingerprint_from_sums(key=key, shape=(3, 3), vocabulary=vocabulary, nnz=4, sums=sums)
+    >>> fp == data_fingerprint(data, key=key), counts["occurrences"]
+    (True, 4)
+    """
+    digest = finish(key, shape, nnz, vocabulary, sum(int(s) for s in sums))
+    counts = {"records": int(shape[0]), "items": int(shape[1]), "occurrences": int(nnz)}
+    return {"scheme": FINGERPRINT_SCHEME, "digest": digest}, counts
 
 
 def data_counts(data) -> dict:
@@ -157,7 +235,7 @@ def _parts(data) -> dict:
 
 def fingerprint_from_parts(*, key: str, shape: tuple[int, int], vocabulary: list[str], lengths, rows
                            ) -> tuple[dict, dict]:
-    """:func:`data_fingerprint` and :func:`data_counts` of records given in pieces, in their canonical order.
+    """The ``hmac-sha256`` fingerprint (releases before 2026-11-28) and the counts of records given in pieces.
 
     Parameters
     ----------
@@ -184,14 +262,13 @@ def fingerprint_from_parts(*, key: str, shape: tuple[int, int], vocabulary: list
 
     Notes
     -----
-    What a writer uses when the records are on Dask workers: it gathers
-    the per-row hashes (16 bytes a record), sorts them, and streams the
-    records in that order; HMAC-SHA256 fed in pieces equals HMAC-SHA256 of
-    their concatenation.
+    Kept to verify releases written under that scheme (the records in one
+    sorted stream; HMAC-SHA256 fed in pieces equals HMAC-SHA256 of their
+    concatenation); new releases use :func:`fingerprint_from_sums`.
     """
     h, nnz = _hasher(_KEYED_DOMAIN, _keyed(key), shape, vocabulary, lengths, rows)
     counts = {"records": int(shape[0]), "items": int(shape[1]), "occurrences": nnz}
-    return {"scheme": FINGERPRINT_SCHEME, "digest": h.hexdigest()}, counts
+    return {"scheme": HMAC_SCHEME, "digest": h.hexdigest()}, counts
 
 
 def ordered_digest(data, *, key: str, legacy: bool = False) -> str:
@@ -464,7 +541,7 @@ def check_same_data(original, release, *, link=None) -> bool:
             "the private link was not made with this release (their data fingerprints differ); use the link "
             "file written together with this release"
         )
-    if data_fingerprint(original, key=key)["digest"] != fp["digest"]:
+    if data_fingerprint(original, key=key, scheme=fp["scheme"])["digest"] != fp["digest"]:
         theirs = getattr(link, "counts", None)
         mine = data_counts(original)
         if theirs is None:

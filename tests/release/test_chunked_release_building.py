@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import graphanon.release.fingerprint as fingerprint
+import graphanon.release.multiset_hash as multiset_hash
 from graphanon.counting.rows import _weights, canonical_row_order, row_hashes
 from graphanon.counting.support import generalize_matrix
 from graphanon.data import from_iterable
@@ -79,15 +80,18 @@ def test_digests_do_not_depend_on_the_run_length(records, chunk, ids):
     data = from_iterable(records, record_ids=rid)
     key = "ab12" * 8
     want, old_want = _whole_digests(data, key), _whole_digests(data, "ab12", keyed=False)
-    old = fingerprint._CHUNK_ROWS
-    fingerprint._CHUNK_ROWS = chunk
+    mset_want = fingerprint.data_fingerprint(data, key=key)
+    old, old_mset = fingerprint._CHUNK_ROWS, multiset_hash._CHUNK_ROWS
+    fingerprint._CHUNK_ROWS = multiset_hash._CHUNK_ROWS = chunk
     try:
-        got = (fingerprint.data_fingerprint(data, key=key)["digest"], fingerprint.ordered_digest(data, key=key))
+        got = (fingerprint.data_fingerprint(data, key=key, scheme="hmac-sha256")["digest"],
+               fingerprint.ordered_digest(data, key=key))
         old_got = (fingerprint.legacy_fingerprint(data, salt="ab12")["digest"],
                    fingerprint.ordered_digest(data, key="ab12", legacy=True))
+        mset_got = fingerprint.data_fingerprint(data, key=key)
     finally:
-        fingerprint._CHUNK_ROWS = old
-    assert got == want and old_got == old_want
+        fingerprint._CHUNK_ROWS, multiset_hash._CHUNK_ROWS = old, old_mset
+    assert got == want and old_got == old_want and mset_got == mset_want
 
 
 @settings(max_examples=60, deadline=None)
@@ -105,7 +109,8 @@ def test_bundled_digests_equal_the_whole_array_formula(chunk):
     old = fingerprint._CHUNK_ROWS
     fingerprint._CHUNK_ROWS = chunk
     try:
-        got = (fingerprint.data_fingerprint(data, key=key)["digest"], fingerprint.ordered_digest(data, key=key))
+        got = (fingerprint.data_fingerprint(data, key=key, scheme="hmac-sha256")["digest"],
+               fingerprint.ordered_digest(data, key=key))
     finally:
         fingerprint._CHUNK_ROWS = old
     assert got == want

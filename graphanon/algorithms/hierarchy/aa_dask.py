@@ -14,19 +14,19 @@ records kept on the workers from the start:
 3. the secret row order and fingerprint key are drawn as
    :func:`~graphanon.release.publish.publish` draws them
    (:func:`~graphanon.release.publish.secret_shuffle`);
-4. the fingerprint's canonical order comes from the per-row hashes the
-   workers compute (16 bytes a record, plus the lengths), sorted on the
-   client; HMAC-SHA256 is fed with the canonical records fetched a run at a
-   time in that order (:func:`graphanon.distributed.rows.take_rows`);
+4. the fingerprint is a keyed multiset hash (:mod:`graphanon.release.multiset_hash`):
+   each worker sums the keyed hashes of its block's records (under the
+   record key, never the release's key) and returns one 256-bit number;
+   the client adds one number per block and finishes the digest
+   (:func:`~graphanon.release.fingerprint.fingerprint_from_sums`);
 5. each block is recoded by the cut on its worker, and the published rows
    are fetched a run at a time in the secret order and written
    (:meth:`~graphanon.release.Release.save_rows`);
 6. with ``link_out``, the private link's ordered digest and file are made
    the same way (the record ids come from the workers too).
 
-The client holds the permutation (8 bytes a record), the canonical order and
-hashes (about 45 bytes a record, while the fingerprint is made) and two runs
-of rows; never the records.
+The client holds the permutation (8 bytes a record) and two runs of rows
+(with ``link_out``, the record lengths too); never the records.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ import scipy.sparse as sp
 from graphanon.algorithms.hierarchy._aa_counts import BlockCounts
 from graphanon.algorithms.hierarchy._index import HierarchyIndex
 from graphanon.algorithms.hierarchy.aa import aa_cut, aa_recoding
-from graphanon.counting.rows import bool_csr, row_hashes
+from graphanon.counting.rows import bool_csr
 from graphanon.counting.support import generalize_matrix
 from graphanon.data import TransactionData
 from graphanon.errors import ParameterError
@@ -49,11 +49,12 @@ from graphanon.readwrite.files import IntRows
 from graphanon.release.fingerprint import (
     canonical_rows,
     canonical_vocabulary,
-    fingerprint_from_parts,
+    fingerprint_from_sums,
     json_strings,
     ordered_digest_from_parts,
 )
 from graphanon.release.link import save_link_runs
+from graphanon.release.multiset_hash import multiset_sum, record_key
 from graphanon.release.publish import secret_shuffle
 from graphanon.taxonomy.tree import Taxonomy
 from graphanon.utils.params import COMMON, MEANINGS, K, M, validate_params
@@ -90,9 +91,9 @@ def _stats(X, n_items: int) -> tuple[np.ndarray, np.ndarray]:
     return np.bincount(X.indices, minlength=n_items).astype(np.int64), np.array([np.diff(X.indptr).max(initial=0)])
 
 
-def _hashes(X, rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A block's row hashes with items renamed by label rank, and its row lengths (the canonical sort keys)."""
-    return row_hashes(X, relabel=rank), np.diff(X.indptr).astype(np.int32)
+def _lengths(X) -> np.ndarray:
+    """A block's record lengths."""
+    return np.diff(X.indptr).astype(np.int32)
 
 
 def _published(X, code: np.ndarray, n_published: int) -> sp.csr_array:
@@ -175,12 +176,12 @@ def write_aa_release(
     Notes
     -----
     Complexity: AA's counting as ``anonymize_aa(client=)``; then one
-    pass over the records for the hashes, and each record crosses the
-    network once for the fingerprint, once for the release (and twice for
+    pass over the records on the workers for the fingerprint (one keyed
+    hash per record; the client receives one 256-bit sum per block), and
+    each record crosses the network once for the release (and twice for
     the link: its digest and its ids). Client memory: the permutation and
-    the row-of-record link (8 bytes a record each), the hashes, lengths and
-    canonical order while the fingerprint is made (about 45 bytes a
-    record), and two runs of :data:`RUN_ROWS` rows.
+    the row-of-record link (8 bytes a record each), the record lengths with
+    the link (4 bytes a record), and two runs of :data:`RUN_ROWS` rows.
 
     Examples
     --------
@@ -231,20 +232,13 @@ def write_aa_release(
     order, key = secret_shuffle(n, unsafe_secret_seed=unsafe_secret_seed)
 
     rank, vocabulary = canonical_vocabulary(items)
-    report(progress, 0, n, "fingerprint: canonical order of the row hashes")
+    report(progress, 0, n, "fingerprint: keyed multiset hash on the workers")
     distributed.round_trip("rows")
-    parts = client.gather([client.submit(_hashes, f, rank, pure=False) for f in X.futures])
-    hashes = np.concatenate([h for h, _ in parts]) if parts else np.zeros((0, 2), dtype=np.uint64)
-    lengths = np.concatenate([ln for _, ln in parts]) if parts else np.zeros(0, dtype=np.int32)
-    del parts
-    canonical = np.lexsort((lengths, hashes[:, 1], hashes[:, 0]))
-    del hashes
-    fp, data_counts = fingerprint_from_parts(
-        key=key, shape=(n, blocks.n_items), vocabulary=vocabulary,
-        lengths=(lengths[canonical[a : a + RUN_ROWS]] for a in range(0, n, RUN_ROWS)),
-        rows=_indices(_runs(distributed.take_rows(X, client, canonical, canonical_rows, rank, chunk=RUN_ROWS),
-                            n, progress, "fingerprint")))
-    del canonical
+    rkey = record_key(key)
+    sums = client.gather([client.submit(multiset_sum, f, rank, rkey, pure=False) for f in X.futures])
+    fp, data_counts = fingerprint_from_sums(key=key, shape=(n, blocks.n_items), vocabulary=vocabulary,
+                                            nnz=int(sup.sum()), sums=sums)
+    report(progress, n, n, "fingerprint: keyed multiset hash on the workers")
     release.fingerprint = fp
     code = release.code_for(counted)
     G = distributed.map_blocks(X, client, _published, code, release.n_published_items,
@@ -253,6 +247,9 @@ def write_aa_release(
     release.save_rows(output, n_records=n, rows=(IntRows(np.r_[0, np.cumsum(ln)], v) for ln, v in rows))
     del G
     if link_out is not None:
+        distributed.round_trip("rows")
+        parts = client.gather([client.submit(_lengths, f, pure=False) for f in X.futures])
+        lengths = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
         row_of_record = np.empty(n, dtype=np.int64)
         row_of_record[order] = np.arange(n)
         del order
