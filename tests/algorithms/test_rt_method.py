@@ -95,7 +95,7 @@ def test_golden_without_merging():
     # AA (k=2, m=1) per cluster: b1 (once in {r0,r1}) lifts to ROOT (B still once), so does b1 in {r2,r3}
     # and a1 in {r4,r5}; {b1}, {b2} in {r6,r7} meet at B.
     rt = golden_data()
-    rel = anonymize_rt(rt, k=2, m=1, taxonomy=TAX, merge="none", unsafe_secret_seed=1)
+    rel = anonymize_rt(rt, k=2, m=1, taxonomy=TAX, transaction="aa", merge="none", unsafe_secret_seed=1)
     assert rows_of(rel, rt) == [
         (("[20-24]", "F"), ["ROOT"]), (("[20-24]", "F"), ["ROOT"]),
         (("[25-29]", "M"), ["ROOT"]), (("[25-29]", "M"), ["ROOT"]),
@@ -112,7 +112,8 @@ def test_golden_with_rmerge_r():
     # delta=0.3 leaves 16 * 0.3 - 32/79 for merging: {r2,r3,r6,r7} become (*, M); no other merge fits.
     # AA there (a2, b1 twice, b2 once): b2 -> B takes b1 along.
     rt = golden_data()
-    rel = anonymize_rt(rt, k=2, m=1, taxonomy=TAX, delta=0.3, merge="rmerge_r", unsafe_secret_seed=1)
+    rel = anonymize_rt(rt, k=2, m=1, taxonomy=TAX, transaction="aa", delta=0.3, merge="rmerge_r",
+                       unsafe_secret_seed=1)
     assert rows_of(rel, rt) == [
         (("[20-24]", "F"), ["ROOT"]), (("[20-24]", "F"), ["ROOT"]),
         (("*", "M"), ["B", "a2"]), (("*", "M"), ["a2"]),
@@ -132,8 +133,10 @@ def test_bad_input():
     rt = golden_data()
     with pytest.raises(ParameterError, match="pass graphanon.relational.RTData"):
         anonymize_rt(rt.transactions, k=2, taxonomy=TAX)
+    with pytest.raises(ParameterError, match="transaction='mhghs' generalizes over an item taxonomy"):
+        anonymize_rt(rt, k=2)  # the default
     with pytest.raises(ParameterError, match="transaction='aa' generalizes over an item taxonomy"):
-        anonymize_rt(rt, k=2)
+        anonymize_rt(rt, k=2, transaction="aa")
     with pytest.raises(ParameterError, match="k"):
         anonymize_rt(rt, k=9, taxonomy=TAX)
     with pytest.raises(ParameterError, match="merge"):

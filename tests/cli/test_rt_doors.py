@@ -210,3 +210,28 @@ def test_evaluate_reads_the_table(here):
     res = cli("anonymize", "patients.csv", "-a", "mhghs", "-k", 5, "-m", 2, "--taxonomy", "icd9.txt", "-o", "t.json")
     res = cli("evaluate", "patients.csv", "t.json", *RELATIONAL)
     assert res.exit_code == 2 and "publishes no demographics" in res.output, res.output
+
+
+@pytest.mark.parametrize("param, refused", [
+    ((), "--param transaction=mhghs"),  # the default needs a taxonomy too
+    (("--param", "transaction=aa;mhghs"), "--param transaction=aa"),
+    (("--param", "rt.transaction=mhghs"), "--param transaction=mhghs"),
+])
+def test_compare_refuses_rt_over_a_taxonomy_without_one_before_running(here, tmp_path, param, refused):
+    """``compare -a rt`` with ``transaction=aa|mhghs`` (the default is mhghs) and no taxonomy: one line, exit 2,
+    and no run folder -- it used to plan the runs and report each as failed."""
+    out = tmp_path / "study"
+    res = cli("compare", "patients.csv", *RELATIONAL, "-a", "rt", "-k", 5, "-m", 2, *param, "-o", str(out))
+    assert res.exit_code == 2, res.output
+    assert refused in res.output and "generalizes over an item taxonomy" in res.output
+    assert len(res.output.strip().splitlines()) == 1 and not out.exists()
+
+
+def test_plan_with_coat_or_a_taxonomy_is_not_refused():
+    from graphanon.study import expand_grid
+
+    rt = ("demographics.csv", "age,gender,race", (), "")
+    plan = expand_grid(["rt"], ["patients.csv"], k=[5], m=2, params={"transaction": ["coat"]}, relational=rt)
+    assert [dict(r.params) for r in plan.runs] == [{"transaction": "coat"}]
+    plan = expand_grid(["rt"], ["patients.csv"], k=[5], m=2, taxonomy="icd9.txt", relational=rt)
+    assert [r.taxonomy for r in plan.runs] == ["icd9.txt"]
