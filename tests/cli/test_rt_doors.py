@@ -235,3 +235,21 @@ def test_plan_with_coat_or_a_taxonomy_is_not_refused():
     assert [dict(r.params) for r in plan.runs] == [{"transaction": "coat"}]
     plan = expand_grid(["rt"], ["patients.csv"], k=[5], m=2, taxonomy="icd9.txt", relational=rt)
     assert [r.taxonomy for r in plan.runs] == ["icd9.txt"]
+
+
+def test_anonymize_rt_with_a_public_taxonomy_lists_every_leaf(here):
+    """``--param public_taxonomy=true`` reaches rt through the declaration: the saved file says so, lists every
+    taxonomy leaf in its labels, suppresses nothing, and passes the rt audit."""
+    res = cli("anonymize", "patients.csv", *RELATIONAL, "-a", "rt", "-k", 5, "-m", 2, "--taxonomy", "icd9.txt",
+              "--param", "public_taxonomy=true", "-o", "p.json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads((here / "p.json").read_text())
+    assert doc["params"]["public_taxonomy"] is True and doc["params"]["transaction"] == "mhghs"
+    res = cli("audit", "patients.csv", "p.json", "--model", "rt", "-k", 5, "-m", 2, *RELATIONAL, "--json")
+    assert res.exit_code == 0, res.output
+    from graphanon.release import load_release
+    from graphanon.taxonomy.tree import read_taxonomy
+
+    rel = load_release(here / "p.json")
+    assert rel.n_suppressed == 0
+    assert {str(x) for pi in rel.published_items for x in pi.members} == {str(x) for x in read_taxonomy("icd9.txt").leaves}
