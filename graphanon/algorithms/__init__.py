@@ -25,6 +25,9 @@ __getattr__, __dir__, __all__ = attach(__name__, globals(), {
     "graphanon.algorithms.hierarchy.mm": ("anonymize_mm",),
     "graphanon.algorithms.relational": ("anonymize_rt", "anonymize_rt_naive"),
     "graphanon.algorithms.registry": ("get_method", "method_names", "register_method", "run_method"),
-    "graphanon.algorithms.swapping": ("anonymize_fullswap", "anonymize_partsupp", "anonymize_partswap",
-                                      "anonymize_randswap", "anonymize_splitperson"),
+    "graphanon.algorithms.swapping.fullswap": ("anonymize_fullswap",),
+    "graphanon.algorithms.swapping.partsupp": ("anonymize_partsupp",),
+    "graphanon.algorithms.swapping.partswap": ("anonymize_partswap",),
+    "graphanon.algorithms.swapping.randswap": ("anonymize_randswap",),
+    "graphanon.algorithms.swapping.splitperson": ("anonymize_splitperson",),
 })

@@ -220,6 +220,10 @@ class MethodDeclaration:
         refinement); None: it refuses priors.
     needs_taxonomy : bool
         Whether it cannot run without a taxonomy (bundled ones count).
+    taxonomy_values : dict of str -> frozenset
+        Parameter values that need a taxonomy (``rt``'s ``transaction`` ``aa`` and ``mhghs``), a
+        parameter's default included: :meth:`taxonomy_asked_by` names them, so that a plan
+        (``graphanon compare``) refuses such a run without a taxonomy before anything runs.
     needs_labels : bool
         Whether it cannot run on records without sensitive labels.
     label_params : tuple of str
@@ -266,6 +270,7 @@ class MethodDeclaration:
     published_nested: dict = field(default_factory=dict)
     priors: str | None = None
     needs_taxonomy: bool = False
+    taxonomy_values: dict = field(default_factory=dict)
     needs_labels: bool = False
     label_params: tuple[str, ...] = ()
     needs_k: bool = False
@@ -288,6 +293,9 @@ class MethodDeclaration:
         if unknown:
             raise ValueError(f"algorithm {self.name!r} reads unknown general options {unknown}; "
                              f"known: {', '.join(OPTION_FLAGS)}")
+        if not set(self.taxonomy_values) <= set(names):
+            raise ValueError(f"algorithm {self.name!r}: taxonomy_values {sorted(self.taxonomy_values)} are not all "
+                             "declared params")
         if not set(self.audit_params) <= set(names):
             raise ValueError(f"algorithm {self.name!r}: audit_params {self.audit_params} are not all declared params")
         if self.priors is not None and not self.priors.startswith(("reuses", "coarsened")):
@@ -307,6 +315,24 @@ class MethodDeclaration:
     def reuses_prior_rows(self) -> bool:
         """Whether it composes with a prior by reusing its rows (it needs the prior's private link)."""
         return self.priors is not None and self.priors.startswith("reuses")
+
+    def taxonomy_asked_by(self, values: dict) -> str | None:
+        """The ``--param name=value`` among the parsed ``values`` that needs a taxonomy, or None.
+
+        Examples
+        --------
+        >>> def f(data, *, engine="a", unsafe_secret_seed=None, progress=None):
+        ...     return data
+        >>> d = MethodDeclaration(name="x", family="t", summary="", function=f, privacy_model="km",
+        ...                       params=(Parameter("engine", str, "a", "e"),),
+        ...                       taxonomy_values={"engine": frozenset({"a"})})
+        >>> d.taxonomy_asked_by(d.parse_params({})), d.taxonomy_asked_by(d.parse_params({"engine": "b"}))
+        ('--param engine=a', None)
+        """
+        for name, needing in self.taxonomy_values.items():
+            if values.get(name) in needing:
+                return f"--param {name}={values[name]}"
+        return None
 
     def release_advice(self) -> Advice:
         """Its :attr:`advice` for :func:`~graphanon.metrics.caveats.release_warnings`, knowing its parameters.

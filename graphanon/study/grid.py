@@ -236,7 +236,8 @@ def expand_grid(
     ------
     ParameterError
         Unknown method or parameter, a parameter text the method's
-        declaration refuses, no methods or datasets, a method that needs a
+        declaration refuses, no methods or datasets, a method (or a
+        parameter value, ``-a rt --param transaction=aa``) that needs a
         taxonomy without one, a method that needs sensitive labels on data
         without them, ``m`` given with no method taking it.
 
@@ -349,7 +350,11 @@ def expand_grid(
                 relational=relational if d.privacy_model == RT_MODEL.name else None,
             )
             # the run's options and --param texts, checked by its declaration before anything runs
-            run_options(d.name, k=run.k, m=run.m, seed=run.seed, params=dict(run.params))
+            spec, opts = run_options(d.name, k=run.k, m=run.m, seed=run.seed, params=dict(run.params))
+            asked = spec.taxonomy_asked_by(spec.parse_params(opts.params)) if run.taxonomy is None else None
+            if asked is not None:
+                raise ParameterError(f"-a {d.name} {asked} generalizes over an item taxonomy and {dataset} has no "
+                                     "bundled one: pass --taxonomy FILE or a bundled name, or choose another value")
             runs.append(run)
     return GridPlan(runs, notes)
 

@@ -95,7 +95,7 @@ def test_golden_without_merging():
     # AA (k=2, m=1) per cluster: b1 (once in {r0,r1}) lifts to ROOT (B still once), so does b1 in {r2,r3}
     # and a1 in {r4,r5}; {b1}, {b2} in {r6,r7} meet at B.
     rt = golden_data()
-    rel = anonymize_rt(rt, k=2, m=1, taxonomy=TAX, merge="none", unsafe_secret_seed=1)
+    rel = anonymize_rt(rt, k=2, m=1, taxonomy=TAX, transaction="aa", merge="none", unsafe_secret_seed=1)
     assert rows_of(rel, rt) == [
         (("[20-24]", "F"), ["ROOT"]), (("[20-24]", "F"), ["ROOT"]),
         (("[25-29]", "M"), ["ROOT"]), (("[25-29]", "M"), ["ROOT"]),
@@ -112,7 +112,8 @@ def test_golden_with_rmerge_r():
     # delta=0.3 leaves 16 * 0.3 - 32/79 for merging: {r2,r3,r6,r7} become (*, M); no other merge fits.
     # AA there (a2, b1 twice, b2 once): b2 -> B takes b1 along.
     rt = golden_data()
-    rel = anonymize_rt(rt, k=2, m=1, taxonomy=TAX, delta=0.3, merge="rmerge_r", unsafe_secret_seed=1)
+    rel = anonymize_rt(rt, k=2, m=1, taxonomy=TAX, transaction="aa", delta=0.3, merge="rmerge_r",
+                       unsafe_secret_seed=1)
     assert rows_of(rel, rt) == [
         (("[20-24]", "F"), ["ROOT"]), (("[20-24]", "F"), ["ROOT"]),
         (("*", "M"), ["B", "a2"]), (("*", "M"), ["a2"]),
@@ -132,8 +133,10 @@ def test_bad_input():
     rt = golden_data()
     with pytest.raises(ParameterError, match="pass graphanon.relational.RTData"):
         anonymize_rt(rt.transactions, k=2, taxonomy=TAX)
+    with pytest.raises(ParameterError, match="transaction='mhghs' generalizes over an item taxonomy"):
+        anonymize_rt(rt, k=2)  # the default
     with pytest.raises(ParameterError, match="transaction='aa' generalizes over an item taxonomy"):
-        anonymize_rt(rt, k=2)
+        anonymize_rt(rt, k=2, transaction="aa")
     with pytest.raises(ParameterError, match="k"):
         anonymize_rt(rt, k=9, taxonomy=TAX)
     with pytest.raises(ParameterError, match="merge"):
@@ -261,3 +264,40 @@ def test_named_but_not_shown_catches_a_planted_name():
                            PublishedItem("c2", ("c2",), 1))
     unused, hidden = named_but_not_shown(rt, rel)
     assert unused == ["c2"] and "c1" in hidden
+
+
+# ---------------------------------------------------------------------- public_taxonomy (issue 30 item 4 for rt)
+def planted_data() -> RTData:
+    """The golden patients, r0 also holding c1: the only C code of the data, once (support 1 < k = 2)."""
+    tx = from_iterable([["a1", "b1", "c1"], ["a1"], ["a2", "b1"], ["a2"], ["b2"], ["b2", "a1"], ["b1"], ["b2"]],
+                       record_ids=[f"r{i}" for i in range(8)])
+    return RTData(tx, golden_data().table)
+
+
+def test_public_taxonomy_names_no_suppressed_code():
+    """Without ``public_taxonomy`` the planted c1 is suppressed and the file lists the codes it kept, so a holder
+    of the taxonomy reads c1 (with c2: the unlisted leaves); with it every label lists all its taxonomy leaves,
+    nothing is suppressed, and the release still meets (k, k^m) by brute force."""
+    from graphanon.attacks.leafnames import release_candidates
+    from graphanon.privacy.consistency import public_taxonomy_problems
+
+    rt = planted_data()
+    plain = anonymize_rt(rt, k=2, m=1, taxonomy=TAX, merge="none", unsafe_secret_seed=1)
+    listed = {str(x) for pi in plain.published_items for x in pi.members}
+    assert plain.n_suppressed >= 1 and "c1" not in listed and "public_taxonomy" not in plain.params
+    assert [x for x, c in zip(TAX.leaves, release_candidates(plain, TAX)) if c] == ["c1", "c2"]
+    public = anonymize_rt(rt, k=2, m=1, taxonomy=TAX, merge="none", public_taxonomy=True, unsafe_secret_seed=1)
+    assert public.params["public_taxonomy"] is True and public.n_suppressed == 0
+    listed = {str(x) for pi in public.published_items for x in pi.members}
+    assert listed == set(TAX.leaves)  # c1 listed with c2 (its node C, or a pool holding it): absent or present alike
+    for pi in public.published_items:  # a label names all its leaves, never only the present ones
+        nodes = str(pi.label).strip("()").split(",")
+        assert set(pi.members) == {leaf for v in nodes for leaf in TAX.leaves_under(v)}, pi
+    assert public_taxonomy_problems(rt.transactions, public) == []
+    assert not brute_force_violations(rt, public, 2, 1) and not published_violations(public, 2, 1)
+
+
+def test_public_taxonomy_refuses_coat():
+    with pytest.raises(ParameterError, match="public_taxonomy=True generalizes over the taxonomy: it takes "
+                                             "transaction='mhghs' or 'aa', not 'coat'"):
+        anonymize_rt(golden_data(), k=2, m=1, taxonomy=TAX, transaction="coat", public_taxonomy=True)

@@ -210,3 +210,46 @@ def test_evaluate_reads_the_table(here):
     res = cli("anonymize", "patients.csv", "-a", "mhghs", "-k", 5, "-m", 2, "--taxonomy", "icd9.txt", "-o", "t.json")
     res = cli("evaluate", "patients.csv", "t.json", *RELATIONAL)
     assert res.exit_code == 2 and "publishes no demographics" in res.output, res.output
+
+
+@pytest.mark.parametrize("param, refused", [
+    ((), "--param transaction=mhghs"),  # the default needs a taxonomy too
+    (("--param", "transaction=aa;mhghs"), "--param transaction=aa"),
+    (("--param", "rt.transaction=mhghs"), "--param transaction=mhghs"),
+])
+def test_compare_refuses_rt_over_a_taxonomy_without_one_before_running(here, tmp_path, param, refused):
+    """``compare -a rt`` with ``transaction=aa|mhghs`` (the default is mhghs) and no taxonomy: one line, exit 2,
+    and no run folder -- it used to plan the runs and report each as failed."""
+    out = tmp_path / "study"
+    res = cli("compare", "patients.csv", *RELATIONAL, "-a", "rt", "-k", 5, "-m", 2, *param, "-o", str(out))
+    assert res.exit_code == 2, res.output
+    assert refused in res.output and "generalizes over an item taxonomy" in res.output
+    assert len(res.output.strip().splitlines()) == 1 and not out.exists()
+
+
+def test_plan_with_coat_or_a_taxonomy_is_not_refused():
+    from graphanon.study import expand_grid
+
+    rt = ("demographics.csv", "age,gender,race", (), "")
+    plan = expand_grid(["rt"], ["patients.csv"], k=[5], m=2, params={"transaction": ["coat"]}, relational=rt)
+    assert [dict(r.params) for r in plan.runs] == [{"transaction": "coat"}]
+    plan = expand_grid(["rt"], ["patients.csv"], k=[5], m=2, taxonomy="icd9.txt", relational=rt)
+    assert [r.taxonomy for r in plan.runs] == ["icd9.txt"]
+
+
+def test_anonymize_rt_with_a_public_taxonomy_lists_every_leaf(here):
+    """``--param public_taxonomy=true`` reaches rt through the declaration: the saved file says so, lists every
+    taxonomy leaf in its labels, suppresses nothing, and passes the rt audit."""
+    res = cli("anonymize", "patients.csv", *RELATIONAL, "-a", "rt", "-k", 5, "-m", 2, "--taxonomy", "icd9.txt",
+              "--param", "public_taxonomy=true", "-o", "p.json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads((here / "p.json").read_text())
+    assert doc["params"]["public_taxonomy"] is True and doc["params"]["transaction"] == "mhghs"
+    res = cli("audit", "patients.csv", "p.json", "--model", "rt", "-k", 5, "-m", 2, *RELATIONAL, "--json")
+    assert res.exit_code == 0, res.output
+    from graphanon.release import load_release
+    from graphanon.taxonomy.tree import read_taxonomy
+
+    rel = load_release(here / "p.json")
+    assert rel.n_suppressed == 0
+    assert {str(x) for pi in rel.published_items for x in pi.members} == {str(x) for x in read_taxonomy("icd9.txt").leaves}

@@ -172,7 +172,7 @@ def test_cli_audit_reports_the_naive_baseline(run, rt_files):
      "-a aa reads transactions only"),
     (("-a", "rt", "-k", "5", "--taxonomy", "tax.txt", "--relational", "demographics.csv"), "needs --qi"),
     (("-a", "rt", "-k", "5", "--relational", "demographics.csv", "--qi", "age"),
-     "transaction='aa' generalizes over an item taxonomy"),
+     "transaction='mhghs' generalizes over an item taxonomy"),
     (("-a", "rt", "-k", "5", "--taxonomy", "tax.txt", "--relational", "demographics.csv", "--qi", "age,zip"),
      "no column 'zip'"),
     (("-a", "rt", "-k", "5", "--taxonomy", "tax.txt", "--relational", "demographics.csv", "--qi", "age",

@@ -59,6 +59,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.algorithms.declaration import MethodDeclaration, Parameter
+from graphanon.algorithms.hierarchy._declared import PUBLIC_TAXONOMY
 from graphanon.algorithms.relational._clusters import cluster_ncp, cluster_nodes, mondrian
 from graphanon.algorithms.relational._merge import MERGE_RULES, merge_clusters
 from graphanon.counting.support import generalize_matrix
@@ -76,6 +77,8 @@ from graphanon.utils.validation import check_k
 __all__ = ["RTTrace", "anonymize_rt", "anonymize_rt_naive"]
 
 TRANSACTION_METHODS = ("aa", "mhghs", "coat")
+#: The transaction methods that generalize over an item taxonomy (refused without one).
+_NEED_TAXONOMY = frozenset({"aa", "mhghs"})
 
 
 @dataclass(frozen=True)
@@ -104,8 +107,12 @@ def _check_data(data) -> RTData:
 
 
 def _transaction_recoding(tx, rows: np.ndarray, method: str, taxonomy: Taxonomy | None, k: int,
-                          m: int | None) -> tuple[dict, dict]:
-    """The chosen k^m method run on the records ``rows``: (item -> label or None, label -> (members, leaves))."""
+                          m: int | None, public_taxonomy: bool = False) -> tuple[dict, dict]:
+    """The chosen k^m method run on the records ``rows``: (item -> label or None, label -> (members, leaves)).
+
+    With ``public_taxonomy`` AA and mHgHs generalize instead of suppressing and a label's members are
+    all its taxonomy leaves (:func:`~graphanon.algorithms.hierarchy.cut.public_taxonomy_recoding`).
+    """
     from graphanon.algorithms.coat.engine import anonymize_coat
     from graphanon.algorithms.coat.policies import km_policy
     from graphanon.algorithms.hierarchy.aa import anonymize_aa
@@ -114,9 +121,9 @@ def _transaction_recoding(tx, rows: np.ndarray, method: str, taxonomy: Taxonomy 
     sub = tx.subset(rows)
     try:
         if method == "aa":
-            rel = anonymize_aa(sub, taxonomy=taxonomy, k=k, m=m)
+            rel = anonymize_aa(sub, taxonomy=taxonomy, k=k, m=m, public_taxonomy=public_taxonomy)
         elif method == "mhghs":
-            rel = anonymize_mhghs(sub, taxonomy=taxonomy, k=k, m=m)
+            rel = anonymize_mhghs(sub, taxonomy=taxonomy, k=k, m=m, public_taxonomy=public_taxonomy)
         else:
             longest = int(np.diff(sub.matrix.indptr).max()) if sub.n_records else 1
             rel = anonymize_coat(sub, privacy=km_policy(max(m or longest, 1)), k=k, s=1.0, weights=taxonomy)
@@ -134,14 +141,18 @@ def _group_rows(group: np.ndarray, n_groups: int) -> list[np.ndarray]:
 
 
 def _build_release(data: RTData, group: np.ndarray, nodes: np.ndarray, recodings: list[tuple[dict, dict]],
-                   *, universe: int, algorithm: str, params: dict) -> RelationalRelease:
+                   *, universe: int, algorithm: str, params: dict, public_taxonomy: bool = False
+                   ) -> RelationalRelease:
     """The row-aligned release: group ``g``'s rows get ``nodes[g]`` and its recoding ``recodings[g]``.
 
     A label is published only when some row holds it, and it lists as its
     members only the items some record of a group where it stands for them
     holds (so that every named item is shown by a row): a group's recoding
     also maps items the group does not hold, and naming those would name
-    items that are suppressed in every group that holds them.
+    items that are suppressed in every group that holds them. With
+    ``public_taxonomy`` a label lists every taxonomy leaf under it instead
+    (the recodings' own members), present in the data or not, so the file
+    tells no code of the data from an absent one.
     """
     tx = data.transactions
     hs = [data.hierarchies[c] for c in data.qi]
@@ -172,8 +183,12 @@ def _build_release(data: RTData, group: np.ndarray, nodes: np.ndarray, recodings
     new_index = np.full(len(every) + 1, -1, dtype=np.int64)  # old label -> published position (-1: none)
     new_index[used] = np.arange(len(used))
     published = []
+    every_members = {str(label): lm for _, info in recodings for label, (lm, _) in info.items()}
     for p, j in enumerate(used.tolist()):
-        members = tuple(sorted(str(tx.items[x]) for x in shown_item[bounds[p]: bounds[p + 1]].tolist()))
+        if public_taxonomy:  # every leaf of the node(s): the recodings' members
+            members = tuple(sorted(str(x) for x in every_members[every[j]]))
+        else:
+            members = tuple(sorted(str(tx.items[x]) for x in shown_item[bounds[p]: bounds[p + 1]].tolist()))
         published.append(PublishedItem(every[j], members, max(int(leaves[j]), len(members))))
     parts, order = [], []
     for g, rows in enumerate(rows_of):
@@ -190,13 +205,14 @@ def _build_release(data: RTData, group: np.ndarray, nodes: np.ndarray, recodings
 
 
 def _check_method(transaction: str, taxonomy: Taxonomy | None) -> None:
-    if transaction in ("aa", "mhghs") and taxonomy is None:
+    if transaction in _NEED_TAXONOMY and taxonomy is None:
         raise ParameterError(f"transaction={transaction!r} generalizes over an item taxonomy: pass taxonomy= "
                              "(--taxonomy FILE), or use transaction='coat'")
 
 
 @validate_params({"k": K, "m": M, "taxonomy": [None, Taxonomy], **COMMON,
-                  "transaction": [StrOptions(TRANSACTION_METHODS)], "delta": [Interval(Real, 0, 1)], "merge": [StrOptions(MERGE_RULES)]},
+                  "transaction": [StrOptions(TRANSACTION_METHODS)], "delta": [Interval(Real, 0, 1)],
+                  "merge": [StrOptions(MERGE_RULES)], "public_taxonomy": ["boolean"]},
                  meanings={**MEANINGS, "delta": "the largest relational information loss (mean NCP over records "
                            "and QIs) merging may reach, in [0, 1]"})
 @fill_doc(secret='the row shuffle')
@@ -206,9 +222,10 @@ def anonymize_rt(
     k: int,
     m: int | None = 2,
     taxonomy: Taxonomy | None = None,
-    transaction: str = "aa",
+    transaction: str = "mhghs",
     delta: float = 0.5,
     merge: str = "rmerge_r",
+    public_taxonomy: bool = False,
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
 ) -> RelationalRelease:
@@ -227,13 +244,26 @@ def anonymize_rt(
     taxonomy : Taxonomy, optional
         The item taxonomy (required by ``aa`` and ``mhghs``; ``coat`` uses it
         for its merge weights).
-    transaction : {"aa", "mhghs", "coat"}
-        The k^m method run on each group's transactions.
+    transaction : {"mhghs", "aa", "coat"}, default "mhghs"
+        The k^m method run on each group's transactions. ``aa`` (the default before
+        2026-11-28) lifts every item to the taxonomy's root on a group of a few times ``k``
+        sparse records: on the synthetic patients (3,000 and 300, seed 1; k = 2, 5, 10; m = 2)
+        every published item was the root (item NCP 1.0), where ``mhghs`` kept item NCP at
+        0.19-0.44 on 3,000 patients and 0.41-0.75 on 300 (suppressed items counted as 1;
+        ``docs/relational.md``).
     delta : float
         Bound on the relational information loss (mean NCP), in [0, 1]: merging
         stops before exceeding it.
     merge : {"rmerge_r", "rmerge_t", "rtmerge", "none"}
         The bounding method (module notes of ``_merge``).
+    public_taxonomy : bool
+        The item taxonomy is public (e.g. ICD-9): each group's AA or mHgHs generalizes instead of
+        suppressing, and each published label lists every taxonomy leaf under it, so the file names
+        no code of the data (``docs/privacy.md``; ``docs/attacks.md``, (i) leaf naming). Without it,
+        a label lists the codes rows hold, and a holder of the taxonomy reads which codes were
+        suppressed. Needs ``transaction="mhghs"`` or ``"aa"``. A group with fewer than ``k``
+        non-empty transactions still publishes no items (counted in ``n_suppressed``); its codes
+        are listed by the other groups' labels, which cover every leaf. Published in the params.
     %(unsafe_secret_seed)s
     progress : callable(done, total, message), optional
         Called once per group anonymized.
@@ -279,6 +309,9 @@ def anonymize_rt(
     data = _check_data(data)
     k = check_k(k, data.n_records)
     _check_method(transaction, taxonomy)
+    if public_taxonomy and transaction not in _NEED_TAXONOMY:
+        raise ParameterError(f"public_taxonomy=True generalizes over the taxonomy: it takes transaction='mhghs' or "
+                             f"'aa', not {transaction!r}")
     if taxonomy is not None:
         taxonomy.check_covers(data.transactions.items)
     hs = [data.hierarchies[c] for c in data.qi]
@@ -298,15 +331,16 @@ def anonymize_rt(
     gnodes = cluster_nodes(codes, group, n_groups, hs)
     recodings = []
     for g, rows in enumerate(_group_rows(group, n_groups)):
-        recodings.append(_transaction_recoding(data.transactions, rows, transaction, taxonomy, k, m))
+        recodings.append(_transaction_recoding(data.transactions, rows, transaction, taxonomy, k, m, public_taxonomy))
         if progress:
             progress(g + 1, n_groups, "transactions per group")
     gsizes = np.bincount(group, minlength=n_groups)
     ril = float((gsizes * cluster_ncp(gnodes, hs)).sum() / (data.n_records * len(hs)))
     params = {"k": k, "m": m, "transaction": transaction, "delta": float(delta), "merge": merge,
-              "groups": n_groups, "ril": ril}
+              "groups": n_groups, "ril": ril, **({"public_taxonomy": True} if public_taxonomy else {})}
     universe = len(taxonomy.leaves) if taxonomy is not None else data.transactions.n_items
-    rel = _build_release(data, group, gnodes, recodings, universe=universe, algorithm="rt", params=params)
+    rel = _build_release(data, group, gnodes, recodings, universe=universe, algorithm="rt", params=params,
+                         public_taxonomy=public_taxonomy)
     rel = publish(data.transactions, rel, unsafe_secret_seed=unsafe_secret_seed)
     rel.trace = RTTrace(group, {**stats, "groups": n_groups, "ril": ril})
     return rel
@@ -321,7 +355,7 @@ def anonymize_rt_naive(
     k: int,
     m: int | None = 2,
     taxonomy: Taxonomy | None = None,
-    transaction: str = "aa",
+    transaction: str = "mhghs",
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
 ) -> RelationalRelease:
@@ -378,8 +412,9 @@ def anonymize_rt_naive(
     return publish(data.transactions, rel, unsafe_secret_seed=unsafe_secret_seed)
 
 
-_TRANSACTION = Parameter("transaction", str, "aa", "the k^m method run on each group's transactions: aa, mhghs "
-                         "(both need --taxonomy) or coat")
+_TRANSACTION = Parameter("transaction", str, "mhghs", "the k^m method run on each group's transactions: mhghs "
+                         "(the default), aa (both need --taxonomy; aa lifts every item to the root on small "
+                         "groups) or coat")
 
 RT = MethodDeclaration(
     name="rt", family="relational", function=anonymize_rt, privacy_model="rt",
@@ -387,13 +422,14 @@ RT = MethodDeclaration(
             "k^m-anonymized per group (Poulis et al. 2013; needs --relational FILE --qi COLUMNS)",
     params=(
         _TRANSACTION,
+        PUBLIC_TAXONOMY,
         Parameter("delta", float, 0.5, "largest relational information loss (mean NCP over records and QIs, 0..1) "
                   "the merging of clusters may reach"),
         Parameter("merge", str, "rmerge_r", "how clusters are merged: rmerge_r (relationally closest), rmerge_t "
                   "(transactionally closest), rtmerge (both ranks), none"),
     ),
-    published=frozenset({"k", "m", "transaction", "delta", "merge", "groups", "ril"}),
-    needs_k=True, options=("k", "m", "taxonomy"),
+    published=frozenset({"k", "m", "transaction", "delta", "merge", "groups", "ril", "public_taxonomy"}),
+    taxonomy_values={"transaction": _NEED_TAXONOMY}, needs_k=True, options=("k", "m", "taxonomy"),
 )
 RT_NAIVE = MethodDeclaration(
     name="rt-naive", family="relational", function=anonymize_rt_naive, privacy_model="rt",
@@ -401,5 +437,5 @@ RT_NAIVE = MethodDeclaration(
             "shows why rt is needed; needs --relational FILE --qi COLUMNS)",
     params=(_TRANSACTION,),
     published=frozenset({"k", "m", "transaction", "groups"}),
-    needs_k=True, options=("k", "m", "taxonomy"),
+    taxonomy_values={"transaction": _NEED_TAXONOMY}, needs_k=True, options=("k", "m", "taxonomy"),
 )
