@@ -213,3 +213,20 @@ def test_golden_release_records_its_grouping():
     data = load("nr_table1")
     assert anonymize_nonreciprocal(data, l=2).params["grouping"] == "random"
     assert "grouping" not in anonymize_nonreciprocal(data, k=2).params
+
+
+@pytest.mark.parametrize("grouping", ["random", "order"])
+def test_added_records_of_grown_data_are_grouped_as_the_prior(grouping, monkeypatch):
+    """``priors=`` on grown data: the added records' groups are made the way the prior's were (its ``grouping``)."""
+    from graphanon.algorithms.nonreciprocal import anonymize as module
+    from tests.ebook_sessions import ebook_sessions
+
+    full = ebook_sessions(84, 30, seed=5).drop_unused_items()
+    old = full.subset(np.arange(60)).drop_unused_items()
+    first = anonymize_nonreciprocal(old, k=3, l=3, order="identity", grouping=grouping, unsafe_secret_seed=1)
+    calls = []
+    drawn = module.random_label_groups
+    monkeypatch.setattr(module, "random_label_groups", lambda *a: calls.append(1) or drawn(*a))
+    again = anonymize_nonreciprocal(full, k=3, l=3, priors=first, unsafe_secret_seed=3)
+    assert again.params["grouping"] == grouping and bool(calls) == (grouping == "random")
+    assert diversity_model(3).audit(full, again).satisfied
