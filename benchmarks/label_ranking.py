@@ -6,8 +6,10 @@ codes (tests/patients.py: 3,000 patients over 400 codes, seed 0; ``--quick``:
 the default, and Gray), every extraction (closed-walk, backtracking) and
 every l_method; ``cahd`` l=3 distinct, entropy and recursive c=2 (c=1 needs
 groups of 4 distinct labels, which a label on 32% of the records does not
-allow). ``nr`` with label groups (the default ``l_method=groups``: one k=3 ring per group,
-labels published in groups) for every variant (distinct, entropy, recursive
+allow). ``nr`` with label groups (the default ``l_method=groups``; ``--grouping random``, the
+default: groups drawn in secret, the k=3 ring over the whole order, results suffix ``_random``;
+``--grouping order``: groups formed along the order, one k=3 ring per group, the files without
+that suffix) for every variant (distinct, entropy, recursive
 c=2) and extraction; the paper's construction (``l_method=flow|greedy-walk``,
 both orders) only with ``--paper`` (results ``label_ranking_paper.json``);
 ``--c1``: only recursive (1, 3)-diversity, groups of 4 distinct labels
@@ -32,7 +34,8 @@ their majority label; compared with the link-free reference of
 ``--data ebook``: the same on e-book-like sessions (tests/ebook_sessions.py,
 3,000 sessions over 300 titles, 6 labels; ``label_ranking_ebook.json``).
 
-Usage: ``python benchmarks/label_ranking.py [--quick] [--data patients|ebook] [--paper] [--c1] [--ring] [--no-save]``.
+Usage: ``python benchmarks/label_ranking.py [--quick] [--data patients|ebook] [--grouping random|order]
+[--paper] [--c1] [--ring] [--no-save]``.
 """
 
 from __future__ import annotations
@@ -73,14 +76,15 @@ VARIANTS = (("distinct", {}), ("entropy", {"diversity": "entropy"}), ("recursive
 C1 = (("recursive c=1", {"diversity": "recursive", "c": 1}),)
 
 
-def releases(data, paper: bool = False, variants=VARIANTS):
+def releases(data, paper: bool = False, variants=VARIANTS, grouping: str = "random"):
     """(name, audit model, thunk) of every release attacked."""
     out = []
     for vname, kw in variants:
         model = diversity_model(L, kw.get("diversity", "distinct"), kw.get("c"))
         for extraction in ("closed-walk", "backtracking"):
-            out.append((f"nr l=3 groups {vname} {extraction}", model,
-                        lambda e=extraction, kw=kw: anonymize_nonreciprocal(data, l=L, extraction=e, rng=1, **kw)))
+            out.append((f"nr l=3 groups ({grouping}) {vname} {extraction}", model,
+                        lambda e=extraction, kw=kw: anonymize_nonreciprocal(data, l=L, extraction=e, rng=1,
+                                                                            grouping=grouping, **kw)))
     if paper:
         for order in ("gray-tsp", "gray"):
             for method in ("flow", "greedy-walk"):
@@ -152,6 +156,8 @@ def main() -> None:
                     help="also the paper's construction (l_method=flow|greedy-walk, both orders and extractions)")
     ap.add_argument("--c1", action="store_true",
                     help="only recursive (1, 3)-diversity (groups of 4 distinct labels; results suffix _c1)")
+    ap.add_argument("--grouping", choices=("random", "order"), default="random",
+                    help="nr's label groups: drawn in secret (default; results suffix _random) or along the order")
     ap.add_argument("--no-save", action="store_true")
     args = ap.parse_args()
     if args.ring:
@@ -165,7 +171,8 @@ def main() -> None:
         data = patients(n, seed=0)
         what = f"tests/patients.py: {n} patients, 400 codes, 5 skewed labels correlated with the codes, seed 0"
     rows = []
-    for name, model, make in releases(data, paper=args.paper, variants=C1 if args.c1 else VARIANTS):
+    for name, model, make in releases(data, paper=args.paper, variants=C1 if args.c1 else VARIANTS,
+                                      grouping=args.grouping):
         start = time.perf_counter()
         rel = make()
         seconds = time.perf_counter() - start
@@ -199,7 +206,7 @@ def main() -> None:
         "rows": rows,
     }
     suffix = ("_ebook" if args.data == "ebook" else "") + ("_quick" if args.quick else "") + (
-        "_paper" if args.paper else "") + ("_c1" if args.c1 else "")
+        "_paper" if args.paper else "") + ("_c1" if args.c1 else "") + ("_random" if args.grouping == "random" else "")
     print_and_save(doc, "label_ranking" + suffix, save=not args.no_save)
 
 

@@ -383,6 +383,7 @@ def _reuse_with_additions(data, prior: Prior, added: np.ndarray, *, k, l, unsafe
             method = {"l_method": first.params.get("l_method") or "flow"} if pl is not None else {}
             if method.get("l_method") == "groups":
                 method["diversity"] = first.params.get("diversity", "distinct")
+                method["grouping"] = first.params.get("grouping", "order")  # files before it: along the order
                 if first.params.get("c") is not None:
                     method["c"] = float(first.params["c"])
             part = anonymize_nonreciprocal(new, k=int(pk) if pk else int(pl), l=None if pl is None else int(pl),

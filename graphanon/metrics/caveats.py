@@ -207,13 +207,16 @@ def release_warnings(original: TransactionData, release: Release, *, advice: Adv
                          "adversary who compares contents: the row nearest a record's items carries its label more "
                          f"often than 1/l (docs/attacks.md, (j)); {advice.label_ranking}, and check with "
                          "graphanon attack"))
-    if params.get("l") and getattr(release, "labels", None) is not None and release.kind == "nonreciprocal":
-        # groups formed along the public order: which rows a group skipped depends on their labels (open)
+    if (params.get("l") and getattr(release, "labels", None) is not None and release.kind == "nonreciprocal"
+            and params.get("grouping", "order") == "order" and params.get("l_method") in (None, "groups")):
+        # groups formed along the public order (nr's grouping=order, and files made before it was recorded;
+        # CAHD's groups, which publish no grouping): which rows a group skipped depends on their labels
         out.append(ReleaseWarning(
             "l-order", f"l={params['l']} is not kept against an adversary who holds every record's items: the "
                        "groups are formed along the public record order, and which records a group skipped tells "
-                       "their labels (docs/attacks.md, (j), group skips: 0.51 against 1/3 for nr on e-book "
-                       "sessions); publish without --label if the labels need not be published"))
+                       "their labels (docs/attacks.md, (j), group skips: 0.51 against 1/3 for nr's grouping=order "
+                       "on e-book sessions); use nr's label groups drawn in secret (--param l=L, the default "
+                       "grouping=random), or publish without --label"))
     if params.get("k") == 1:
         out.append(ReleaseWarning("k1", "k=1 protects no one: a published row may be a single person's, and nothing "
                                         "bounds what a known item reveals; use -k 2 or more"))

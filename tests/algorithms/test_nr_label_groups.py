@@ -1,7 +1,9 @@
 """nr with l publishes its labels in label groups (issue 30, item 1; l_method="groups", the default).
 
-The label groups are formed first; the generalization graph is one k-regular ring per group, and
-the labels are published per group, dealt by a secret shuffle.
+The label groups are drawn in secret (grouping="random", the default: the graph is the k-anonymous ring
+over the whole order) or formed along the order (grouping="order": one k-regular ring per group); the
+labels are published per group, dealt by a secret shuffle (tests/algorithms/test_nr_random_groups.py: the
+grouping's likelihood against brute force).
 Checked: the golden table, bundled data with skewed labels and hypothesis inputs pass every variant's
 audit with and without the private link; the grouped audit against brute force (explicit possible
 worlds, every perfect matching) on tiny data; planted broken releases (a group with a label over
@@ -51,16 +53,29 @@ def groups_of(rel):
     return [np.flatnonzero(rel.label_groups == g) for g in range(int(rel.label_groups.max()) + 1)]
 
 
-def test_golden_table():
+def assert_graph(data, rel, k, grouping):
+    """``order``: one ring per label group; ``random``: the k-anonymous ring over the whole order."""
+    if grouping == "order":
+        assert_rings_inside_groups(data, rel, k)
+        return
+    order = rel.trace.order
+    expected = np.empty((data.n_records, k), dtype=np.int64)
+    expected[order] = order[(np.arange(len(order))[:, None] + np.arange(k)[None, :]) % len(order)]
+    assert rel.trace.graph.successors.tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("grouping", ["random", "order"])
+def test_golden_table(grouping):
     data = load("nr_table1")
-    rel = anonymize_nonreciprocal(data, l=2, rng=0)
+    rel = anonymize_nonreciprocal(data, l=2, rng=0, grouping=grouping)
     assert rel.params["l_method"] == "groups" and rel.params["label_group_size"] == 2
+    assert rel.params["grouping"] == grouping
     assert sorted(map(str, rel.labels)) == sorted(map(str, data.labels))
     for g in groups_of(rel):  # CAHD groups of two distinct labels
         assert len(g) >= 2 and len({rel.labels[j] for j in g}) == len(g)
     audits(data, rel, 2)
     assert "drawn from label group" in rel.render_record(0)
-    assert_rings_inside_groups(data, rel, 2)
+    assert_graph(data, rel, 2, grouping)
 
 
 def assert_rings_inside_groups(data, rel, k):
@@ -91,22 +106,23 @@ def test_saved_file_keeps_the_groups(tmp_path):
 
 
 @pytest.mark.parametrize("diversity,c", VARIANTS)
-@pytest.mark.parametrize("k", [None, 5])
-def test_bundled_data_with_skewed_labels(diversity, c, k):
+@pytest.mark.parametrize("k,grouping", [(None, "random"), (5, "random"), (5, "order")])
+def test_bundled_data_with_skewed_labels(diversity, c, k, grouping):
     base = load("chess")
     n = 400
     rng = np.random.default_rng(0)
     labels = [f"s{v}" for v in rng.choice(5, size=n, p=[0.3, 0.3, 0.2, 0.1, 0.1])]
     data = TransactionData(base.matrix[:n].copy(), base.items, base.record_ids[:n], labels)
-    rel = anonymize_nonreciprocal(data, l=3, k=k, diversity=diversity, c=c, order="gray", rng=1)
+    rel = anonymize_nonreciprocal(data, l=3, k=k, diversity=diversity, c=c, order="gray", rng=1, grouping=grouping)
     assert rel.params["k"] == (k or 3)
     audits(data, rel, 3, diversity, c, k=k)
-    assert_rings_inside_groups(data, rel, k or 3)  # k=5 > p: groups merged to 5 or more rows
+    assert_graph(data, rel, k or 3, grouping)  # order, k=5 > p: groups merged to 5 or more rows
 
 
 @settings(max_examples=25, deadline=None)
-@given(data=st.data(), l=st.integers(2, 4), m=st.integers(1, 6), variant=st.sampled_from(VARIANTS))
-def test_hypothesis_releases_pass_audits(data, l, m, variant):  # noqa: E741
+@given(data=st.data(), l=st.integers(2, 4), m=st.integers(1, 6), variant=st.sampled_from(VARIANTS),
+       grouping=st.sampled_from(["random", "order"]))
+def test_hypothesis_releases_pass_audits(data, l, m, variant, grouping):  # noqa: E741
     diversity, c = variant
     n = l * m + data.draw(st.integers(0, l - 1))
     labels = feasible_labels(data.draw, n, l)
@@ -115,12 +131,13 @@ def test_hypothesis_releases_pass_audits(data, l, m, variant):  # noqa: E741
     d = from_iterable([[f"i{j}" for j in np.flatnonzero(r)] for r in X], items=[f"i{j}" for j in range(6)],
                       labels=labels)
     try:
-        rel = anonymize_nonreciprocal(d, l=l, diversity=diversity, c=c, order="gray", rng=int(rng.integers(1000)))
+        rel = anonymize_nonreciprocal(d, l=l, diversity=diversity, c=c, order="gray", rng=int(rng.integers(1000)),
+                                      grouping=grouping)
     except ParameterError as exc:  # recursive (c,l) the table itself cannot meet: refused up front
         assert diversity == "recursive", str(exc)
         return
     audits(d, rel, l, diversity, c)
-    assert_rings_inside_groups(d, rel, l)
+    assert_graph(d, rel, l, grouping)
 
 
 def _brute(data, rel):

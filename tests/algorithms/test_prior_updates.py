@@ -68,7 +68,8 @@ def grown_small():
 def test_grouped_nr_prior_for_grown_data(grown_small):
     """A grouped ``nr`` l=3 prior (label groups, the default): its records keep their rows and groups, the added
     records get groups of their own (each of at least the group size), and the joint audit -- which reads the
-    groups -- counts 0 pinned records; an independent release of the grown data pins some."""
+    groups -- counts 0 pinned records; an independent release of the grown data pins some (shown with groups
+    formed along the order, grouping=order, in both releases)."""
     old, new = grown_small
     first = anonymize_nonreciprocal(old, k=3, l=3, order="identity", unsafe_secret_seed=1)
     assert first.label_groups is not None
@@ -87,9 +88,10 @@ def test_grouped_nr_prior_for_grown_data(grown_small):
     rep = JointAudit(LDiversity(3), budget=None).audit(new, [first, again], links=[first.link, again.link])
     assert rep.satisfied and rep.details["exact"] and rep.details["pinned_records"] == 0
     assert rep.details["label_groups"] == [True, True]
-    independent = anonymize_nonreciprocal(new, k=3, l=3, order="identity", unsafe_secret_seed=2)
-    rep = JointAudit(LDiversity(3), budget=None).audit(new, [first, independent],
-                                                       links=[first.link, independent.link])
+    ordered = anonymize_nonreciprocal(old, k=3, l=3, order="identity", grouping="order", unsafe_secret_seed=1)
+    independent = anonymize_nonreciprocal(new, k=3, l=3, order="identity", grouping="order", unsafe_secret_seed=2)
+    rep = JointAudit(LDiversity(3), budget=None).audit(new, [ordered, independent],
+                                                       links=[ordered.link, independent.link])
     assert rep.details["exact"] and not rep.satisfied and rep.details["records_below_level"] > 0
 
 

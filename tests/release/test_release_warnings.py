@@ -188,18 +188,26 @@ def test_the_advice_is_the_declarations():
                  advice=Advice(public_taxonomy=True))
 
 
-def test_l_order_warns_on_every_l_diverse_nonreciprocal_release_with_labels():
-    """Label groups and CAHD's groups are formed along the public order: the warning says so (issue 30,
-    docs/attacks.md, group skips); a k-only release, or one without labels, gets none."""
+def test_l_order_warns_only_on_groups_formed_along_the_order():
+    """nr's grouping=order and CAHD's groups are formed along the public order: the warning says so (issue 30,
+    docs/attacks.md, group skips); nr's default groups drawn in secret, the paper's l_method=flow, a k-only
+    release and one without labels get none; a file made before ``grouping`` was recorded gets it."""
     from graphanon.algorithms import anonymize_nonreciprocal
     from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
     from graphanon.data import TransactionData
     from graphanon.datasets import load
 
     data = load("nr_table1")
-    for rel in (anonymize_nonreciprocal(data, k=2, l=2), anonymize_cahd(data, l=2)):
+    for rel in (anonymize_nonreciprocal(data, k=2, l=2, grouping="order"), anonymize_cahd(data, l=2)):
         [w] = [w for w in release_warnings(data, rel) if w.code == "l-order"]
-        assert "l=2" in w.message and "group skips" in w.message
+        assert "l=2" in w.message and "group skips" in w.message and "grouping=random" in w.message
+    secret = anonymize_nonreciprocal(data, k=2, l=2)
+    assert secret.params["grouping"] == "random"
+    assert "l-order" not in [w.code for w in release_warnings(data, secret)]
+    del secret.params["grouping"]  # an older file: its groups were formed along the order
+    assert "l-order" in [w.code for w in release_warnings(data, secret)]
+    flow = anonymize_nonreciprocal(data, l=2, l_method="flow")
+    assert "l-order" not in [w.code for w in release_warnings(data, flow)]
     assert "l-order" not in [w.code for w in release_warnings(data, anonymize_nonreciprocal(data, k=2))]
     bare = TransactionData(data.matrix, data.items, data.record_ids, None)
     assert "l-order" not in [w.code for w in release_warnings(bare, anonymize_nonreciprocal(bare, k=2))]

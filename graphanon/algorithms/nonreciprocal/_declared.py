@@ -30,6 +30,9 @@ NR_PARAMS = (
     Parameter("l_method", str, "groups", "with l: groups (default: labels published apart from the k-anonymous "
               "rows, in groups of l distinct labels), or the paper's l-diverse graph, flow or greedy-walk "
               "(labels on postimages: l-diverse under uniform possible worlds only)"),
+    Parameter("grouping", str, "random", "label groups (l_method=groups): random (default: drawn in secret from "
+              "the label counts, Anatomy; the rows are those of -k K alone) or order (formed along the record "
+              "order, one ring per group: closer labels, but which records a group skipped tells their labels)"),
     Parameter("diversity", str, "distinct", "l-diversity variant of the label groups: distinct, entropy or "
               "recursive (l_method=groups)"),
     Parameter("c", float, None, "recursive (c,l)-diversity constant (diversity=recursive)"),
@@ -62,6 +65,8 @@ def prepare_nr(declaration, data, opts, values: dict, kwargs: dict) -> dict:
         )
     if "l_method" in opts.params and "l" not in opts.params:
         raise ParameterError("--param l_method only applies with --param l=L (l-diversity)")
+    if "grouping" in opts.params and ("l" not in opts.params or values["l_method"] != "groups"):
+        raise ParameterError("--param grouping only applies to label groups: --param l=L with l_method=groups")
     if values["l"] is not None:
         opts.require_labels(data, f"--param l={values['l']}")
     elif getattr(data, "labels", None) is not None:

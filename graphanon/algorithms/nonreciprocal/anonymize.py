@@ -1,10 +1,11 @@
 """Nonreciprocal recoding: k-anonymity and l-diversity by k-regular generalization graphs.
 
 Pipeline (Xue et al., Sec. 4): (1) a cyclic record order (Gray or Gray-TSP);
-(2) a generalization graph -- the k-regular ring over the order (for
-l-diversity by label groups, the default, one such ring inside each label
-group formed along the order; the labels are then published apart from the
-rows, :mod:`.label_groups`), or, with the paper's
+(2) a generalization graph -- the k-regular ring over the order (with
+l-diversity by label groups, the default, the labels are published apart
+from the rows in groups drawn in secret, :mod:`.random_groups`; with
+``grouping="order"`` the groups are formed along the order and the graph is
+one ring inside each, :mod:`.label_groups`), or, with the paper's
 ``l_method="flow"`` / ``"greedy-walk"``, an l-regular graph whose every
 record's ``l`` published records carry distinct labels (a min-cost such
 graph by min-cost flow, or the paper's greedy label-aware walks on the
@@ -48,6 +49,7 @@ from graphanon.algorithms.nonreciprocal.label_groups import (
     grouped_ring,
     ring_groups,
 )
+from graphanon.algorithms.nonreciprocal.random_groups import random_label_groups
 from graphanon.algorithms.nonreciprocal.tsp import TSP_SOLVERS, gray_tsp_order, tsp_budget
 from graphanon.algorithms.prior import reuse_priors
 from graphanon.errors import ParameterError
@@ -79,8 +81,10 @@ if TYPE_CHECKING:
 
 #: ``l_method`` values: label groups (the default), or the paper's l-diverse graphs (Fig. 4b labelling)
 L_METHODS = ("groups", "flow", "greedy-walk")
+#: ``grouping`` values of label groups: drawn in secret (the default), or formed along the order
+GROUPINGS = ("random", "order")
 
-__all__ = ["L_METHODS", "NonreciprocalTrace", "anonymize_nonreciprocal", "members_matrix", "record_order", "tsp_budget"]
+__all__ = ["GROUPINGS", "L_METHODS", "NonreciprocalTrace", "anonymize_nonreciprocal", "members_matrix", "record_order", "tsp_budget"]
 
 _BYTES_PER_EDGE = 160  # graph, assignments, members matrix and bit-vote edge arrays (measured: chess, k = n)
 _BYTES_PER_VOTE = 8  # bit vote's distance rows, per occurrence and assignment (int32 item + bool; 2 x 10^5 records, k = 5)
@@ -210,7 +214,7 @@ def members_matrix(assignments: np.ndarray, n: int) -> sp.csr_array:
      "tsp_time_limit": [Interval(Real, 0, None, closed="neither"), None],
      "tsp_step_limit": [Interval(Integral, 1, None), None], "tsp_solver": [StrOptions(TSP_SOLVERS)],
      "extraction": [StrOptions(("closed-walk", "backtracking"))],
-     "l_method": [StrOptions(L_METHODS)], "diversity": [StrOptions(DIVERSITY_VARIANTS)],
+     "l_method": [StrOptions(L_METHODS)], "grouping": [StrOptions(GROUPINGS)], "diversity": [StrOptions(DIVERSITY_VARIANTS)],
      "c": [Interval(Real, 0, None, closed="neither"), None],
      "rng": RNG, **COMMON, "client": NO_VALIDATION, "priors": NO_VALIDATION},
     meanings={**MEANINGS, "l": "distinct sensitive labels among each record's candidates",
@@ -232,6 +236,7 @@ def anonymize_nonreciprocal(
     tsp_solver: str = "local-length",
     extraction: str = "closed-walk",
     l_method: str = "groups",
+    grouping: str = "random",
     diversity: str = "distinct",
     c: float | None = None,
     rng: RandomLike = None,
@@ -281,23 +286,28 @@ def anonymize_nonreciprocal(
     l_method : {"groups", "flow", "greedy-walk"}
         With ``l``: how the labels are published.
         ``"groups"`` (default): the records are partitioned into label
-        groups formed along the order under CAHD's histogram check, with
-        ``p`` or more pairwise distinct labels (merged while below ``k``
-        records); the generalization graph is one k-regular ring per group
-        (extraction and bit voting as in the k-anonymous pipeline), so a
-        record's graph candidates are its own group's rows; the labels are
-        published apart from the rows, Anatomy-style, dealt to each group's
-        rows by a secret uniform shuffle (``release.label_groups``;
-        :mod:`~graphanon.algorithms.nonreciprocal.label_groups`). An
-        adversary who picks any row for a target, by any function of the
-        published rows, reads its label with probability at most ``1/l``
-        (``docs/attacks.md``, (j)). ``"flow"`` and ``"greedy-walk"``: the
+        groups of ``p`` or more pairwise distinct labels (see ``grouping``);
+        the labels are published apart from the rows, Anatomy-style, dealt
+        to each group's rows by a secret uniform shuffle
+        (``release.label_groups``). An adversary who picks any row for a
+        target, by any function of the published rows, reads its label with
+        probability at most ``1/l`` (``docs/attacks.md``, (j)). ``"flow"`` and ``"greedy-walk"``: the
         paper's construction (Xue et al., Fig. 4b), an l-regular l-diverse
         generalization graph (min-cost flow, or Algorithm 2 ``greedyPick``;
         :func:`~graphanon.algorithms.nonreciprocal.greedy_diverse_assignments`)
         whose rows carry the label of the record whose own postimage they
         are: l-diverse under uniform possible worlds only, the row nearest a
         record names its label more often than ``1/l`` (caveat ``l-ranking``).
+    grouping : {"random", "order"}, default "random"
+        Label groups only. ``"random"``: Anatomy's secret selection
+        (:func:`~graphanon.algorithms.nonreciprocal.random_groups.random_label_groups`),
+        the graph the k-anonymous ring over the whole order (the rows are
+        those of ``k`` alone with the same ``rng``); the grouping's
+        likelihood is the same for every labelling giving each group its
+        multiset. ``"order"``: groups formed along the order, merged while
+        below ``k`` records, one ring per group (more label-to-content
+        association; which records a group skipped tells their labels to an
+        adversary holding every record's items: warning ``l-order``).
     diversity : {"distinct", "entropy", "recursive"}, default "distinct"
         The l-diversity variant of the label groups (``l_method="groups"``
         only): every group, and so every mixture of groups a record's
@@ -419,16 +429,25 @@ def anonymize_nonreciprocal(
         "l_method": l_method if l is not None else None, "min_segment": min_segment, "max_segment": max_segment,
     }
     if p is not None:  # label groups (l with l_method="groups")
-        params.update(group_params(p, diversity, c))
+        params.update(group_params(p, diversity, c), grouping=grouping)
     if isinstance(order, str) and order == "gray-tsp":  # the budget used: the same fields, seeded or not
         params["tsp_time_limit"], params["tsp_step_limit"] = tsp_budget(
             tsp_time_limit, tsp_step_limit, tsp_solver
         )
         params["tsp_solver"] = tsp_solver  # always recorded (releases made before it was recorded used "ortools")
     record_groups = None
-    if p is not None:
-        # label groups first, along the order; then one ring per group, so a record's graph
-        # candidates are its own group's rows (docs/attacks.md, (j))
+    # The graph is public structure; its decomposition into k disjoint matchings is secret: drawn
+    # from OS entropy, so every edge is the true link with probability exactly 1/k for a seed holder.
+    secret = secret_generator(unsafe_secret_seed)
+    if p is not None and grouping == "random":
+        # groups drawn in secret from the label counts (Anatomy), the k-anonymous ring (docs/attacks.md, (j))
+        report(progress, 0, 1, f"label groups of {p} distinct labels")
+        record_groups = random_label_groups(data.labels, p, secret)
+        report(progress, 1, 1, f"label groups of {p} distinct labels")
+        graph = GeneralizationGraph.ring(perm, k, data.record_ids)
+        greedy = None
+    elif p is not None:
+        # groups along the order, then one ring per group, so a record's graph candidates are its group's rows
         report(progress, 0, 1, f"label groups of {p} distinct labels")
         record_groups = ring_groups(data.labels, p, k, perm)
         report(progress, 1, 1, f"label groups of {p} distinct labels")
@@ -445,9 +464,6 @@ def anonymize_nonreciprocal(
             data.matrix, data.labels, l, perm, rng=rng, method=l_method, progress=progress
         )
         graph = GeneralizationGraph.from_assignments(greedy, data.record_ids)
-    # The graph is public structure; its decomposition into k disjoint matchings is secret: drawn
-    # from OS entropy, so every edge is the true link with probability exactly 1/k for a seed holder.
-    secret = secret_generator(unsafe_secret_seed)
     # numba (the extraction kernels, bit voting): loaded by the run, not by reading the declaration
     from graphanon.algorithms.nonreciprocal.extraction import extract_assignments
     from graphanon.release.nonreciprocal import NonreciprocalRelease
@@ -477,11 +493,11 @@ def anonymize_nonreciprocal(
 NR = MethodDeclaration(
     name="nr", family="nonreciprocal", function=anonymize_nonreciprocal, privacy_model="nonreciprocal",
     summary="nonreciprocal recoding: k-regular ring over the Gray-TSP order, closed-walk assignments, "
-    "bit voting (--param l=L for l-diversity: labels in groups, diversity=distinct|entropy|recursive, c=C; "
+    "bit voting (--param l=L for l-diversity: labels in groups, grouping=random|order, diversity=distinct|entropy|recursive, c=C; "
     "l_method=flow|greedy-walk: the paper's; order=gray-tsp|gray|identity; "
     "extraction=closed-walk|backtracking)",
     params=NR_PARAMS,
-    published=frozenset({"k", "l", "l_method", "label_group_size", "diversity", "c", "order", "extraction",
+    published=frozenset({"k", "l", "l_method", "label_group_size", "grouping", "diversity", "c", "order", "extraction",
                          *(p.name for p in TSP_PARAMS)}),
     priors=REUSES_PRIOR_ROWS, label_params=("l",), options=("k", "seed", "scheduler"), prepare=prepare_nr,
     # l_method=flow|greedy-walk puts each label on its record's postimage row: the content-ranking adversary

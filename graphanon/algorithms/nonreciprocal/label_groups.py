@@ -1,7 +1,11 @@
 """Label groups: the sensitive labels of an l-diverse ``nr`` release published apart from its rows.
 
 The labels of ``nr --param l=L`` (default ``l_method="groups"``) are
-published Anatomy-style, apart from the rows: the records are first
+published Anatomy-style, apart from the rows. By default the groups are
+drawn in secret (``grouping="random"``, :mod:`.random_groups`); this module
+holds what both groupings share (:func:`group_size_for`,
+:func:`deal_labels`, :func:`check_l_params`) and ``grouping="order"``, the
+former default, described here: the records are first
 partitioned into **label groups** formed along the record order, under
 CAHD's histogram check (:func:`label_groups`), so that every group holds
 ``p`` or more pairwise distinct labels, and groups smaller than ``k`` are
@@ -12,6 +16,11 @@ bit voting, as in the k-anonymous pipeline, but every record's graph
 candidates are rows of its own group. The labels of a group are dealt to
 its rows by a secret uniform shuffle. The release says so in its
 ``label_groups`` field: a row's label is a draw from its group.
+
+What ``grouping="order"`` does not hide (``docs/attacks.md``, (j), group
+skips): membership is a function of the public order and the labels, so an
+adversary holding every record's items reads labels from which records a
+group skipped; :mod:`.random_groups` removes that.
 
 Why rings inside the groups (``docs/attacks.md``, (j)): with one ring over
 the whole order, a record's candidate rows spanned two or three groups of
