@@ -151,3 +151,25 @@ def cli_on_test_cluster(dask_client, monkeypatch):
 
     monkeypatch.setattr(graphanon.distributed, "connect", fake_connect)
     return used
+
+
+def pytest_collection_modifyitems(config, items):
+    """Deselect ``tests/docs/test_notebooks_figures.py``'s execution of a notebook that nbmake also runs
+    in this session (``--nbmake ... notebooks``, the README's command): ``notebooks/conftest.py``
+    checks the figures of nbmake's execution instead, so each notebook runs once, not twice."""
+    from pathlib import Path
+
+    by_nbmake = {Path(str(item.path)).resolve() for item in items if getattr(item, "nbmake", False)}
+    if not by_nbmake:
+        return
+    left, kept = [], []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        path = callspec.params.get("path") if callspec is not None else None
+        if getattr(item, "originalname", None) == "test_notebook_drawings_show_inline" and path in by_nbmake:
+            left.append(item)
+        else:
+            kept.append(item)
+    if left:
+        config.hook.pytest_deselected(items=left)
+        items[:] = kept

@@ -9,9 +9,14 @@ the data (bars, markers, line vertices) or over a title.
 from matplotlib.colors import to_hex, to_rgba
 
 
-def overlapping_labels(ax, tolerance: float = 0.5) -> list:
-    """Pairs of non-empty texts of ``ax`` whose rendered boxes overlap by more than ``tolerance`` pixels."""
-    ax.figure.canvas.draw()
+def overlapping_labels(ax, tolerance: float = 0.5, *, drawn: bool = False) -> list:
+    """Pairs of non-empty texts of ``ax`` whose rendered boxes overlap by more than ``tolerance`` pixels.
+
+    Each check draws the figure first unless ``drawn`` says it was just drawn (``figure_problems``
+    draws once for all its checks, which only read the figure).
+    """
+    if not drawn:
+        ax.figure.canvas.draw()
     renderer = ax.figure.canvas.get_renderer()
     boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in ax.texts if t.get_text().strip()]
     return [(a, b) for i, (a, ba) in enumerate(boxes) for b, bb in boxes[i + 1:] if _overlap(ba, bb, tolerance)]
@@ -130,9 +135,10 @@ def _data_boxes_and_points(ax, renderer):
     return boxes, (np.concatenate(points) if points else np.empty((0, 2)))
 
 
-def legends_over_data(fig, tolerance: float = 1.0) -> list:
+def legends_over_data(fig, tolerance: float = 1.0, *, drawn: bool = False) -> list:
     """Legends covering a bar, a marker or a line vertex of their axes, or any title: as sentences."""
-    fig.canvas.draw()
+    if not drawn:
+        fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     problems = []
     titles = [(t.get_text(), t.get_window_extent(renderer)) for t in _titles(fig)]
@@ -153,13 +159,14 @@ def legends_over_data(fig, tolerance: float = 1.0) -> list:
     return problems
 
 
-def overlapping_nodes(ax, tolerance: float = 0.5) -> list:
+def overlapping_nodes(ax, tolerance: float = 0.5, *, drawn: bool = False) -> list:
     """Pairs (collection, i, j) of scatter markers (graph nodes) of ``ax`` whose discs overlap by more
     than ``tolerance`` pixels, the disc of a marker being ``sqrt(size)`` points wide."""
     import numpy as np
     from matplotlib.collections import PathCollection
 
-    ax.figure.canvas.draw()
+    if not drawn:
+        ax.figure.canvas.draw()
     px_per_pt = ax.figure.dpi / 72
     found = []
     for c, coll in enumerate(a for a in ax.collections if isinstance(a, PathCollection) and a.get_visible()):
@@ -175,7 +182,7 @@ def overlapping_nodes(ax, tolerance: float = 0.5) -> list:
     return found
 
 
-def hidden_series(ax, tolerance: float = 1.0) -> list:
+def hidden_series(ax, tolerance: float = 1.0, *, drawn: bool = False) -> list:
     """Labelled lines of ``ax`` drawn entirely under a later one: (hidden, by) label pairs.
 
     A line is hidden when each of its vertices lies within ``tolerance`` pixels of a vertex of
@@ -186,7 +193,8 @@ def hidden_series(ax, tolerance: float = 1.0) -> list:
     from matplotlib.colors import to_rgba
     from matplotlib.lines import Line2D
 
-    ax.figure.canvas.draw()
+    if not drawn:
+        ax.figure.canvas.draw()
     lines = [a for a in ax.get_lines() if isinstance(a, Line2D) and a.get_visible()
              and not str(a.get_label()).startswith("_") and len(a.get_xdata())]
     found = []
@@ -210,11 +218,14 @@ def figure_problems(fig, tolerance: float = 1.0, *, nodes: bool = False) -> list
     legend over its axes' bars, markers or line vertices, or over a title; a labelled series drawn
     entirely under another; with ``nodes``, graph
     nodes (scatter markers) overlapping each other.
+
+    The figure is drawn once and every check reads that drawing (the checks change nothing; they
+    drew the figure again each, 2 + 2 x axes draws, most of the cost of the drawing tests).
     """
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     problems = [f"{ax.get_title()!r}: {a!r} overlaps {b!r}" for ax in fig.axes
-                for a, b in overlapping_labels(ax, tolerance)]
+                for a, b in overlapping_labels(ax, tolerance, drawn=True)]
     titles = _titles(fig)
     boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in titles]
     problems += [f"title {a!r} overlaps title {b!r}" for i, (a, ba) in enumerate(boxes)
@@ -232,10 +243,10 @@ def figure_problems(fig, tolerance: float = 1.0, *, nodes: bool = False) -> list
                 box.x1 > whole.x1 + tolerance or box.y1 > whole.y1 + tolerance:
             problems.append(f"text {text.get_text()!r} leaves the figure")
     problems += [f"colour {c} has no legend entry" for c in sorted(unexplained_colours(fig))]
-    problems += legends_over_data(fig, tolerance)
+    problems += legends_over_data(fig, tolerance, drawn=True)
     problems += [f"{ax.get_title()!r}: series {a!r} is hidden under {b!r}" for ax in fig.axes
-                 for a, b in hidden_series(ax, tolerance)]
+                 for a, b in hidden_series(ax, tolerance, drawn=True)]
     if nodes:
         problems += [f"{ax.get_title()!r}: nodes {i} and {j} overlap" for ax in fig.axes
-                     for _, i, j in overlapping_nodes(ax, tolerance)]
+                     for _, i, j in overlapping_nodes(ax, tolerance, drawn=True)]
     return problems

@@ -4,6 +4,11 @@ Each notebook is executed by a real Jupyter kernel (nbclient, as nbmake does) up
 drawing cell -- the later cells run the large benchmarks and draw nothing -- and every cell that
 calls a ``draw_*`` function must produce an ``image/png`` output. Notebooks are stored with their
 outputs stripped (see notebooks/README.md), so this is what a reader running them sees.
+
+When the same session also runs the notebooks with nbmake (the README's command:
+``--nbmake ... notebooks``), ``notebooks/conftest.py`` applies the same check to nbmake's
+execution of each notebook and ``tests/conftest.py`` deselects this file's execution of it: each
+notebook runs once instead of twice (docs/testing.md).
 """
 
 import os
@@ -26,6 +31,15 @@ def _drawing_cells(nb) -> list[int]:
     return [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and _CALL.search(c.source)]
 
 
+def cells_without_image(nb, name: str) -> list[str]:
+    """The drawing cells of the executed notebook ``nb`` that show no ``image/png``, as sentences.
+
+    Also called by ``notebooks/conftest.py`` on nbmake's execution of each notebook.
+    """
+    return [f"{name} cell {i} draws but shows no image:\n{nb.cells[i].source}" for i in _drawing_cells(nb)
+            if "image/png" not in [mime for out in nb.cells[i].outputs for mime in out.get("data", {})]]
+
+
 def test_every_notebook_is_checked():
     assert {p.name for p in NOTEBOOKS} >= {"coat.ipynb", "getting_started.ipynb", "hierarchy_recoding.ipynb",
                                            "nonreciprocal.ipynb"}
@@ -46,11 +60,10 @@ def test_notebook_drawings_show_inline(path, monkeypatch):
     nb.cells = nb.cells[: drawing[-1] + 1]
     monkeypatch.delenv("MPLBACKEND", raising=False)  # MPLBACKEND=Agg would hide inline figures (CI must not set it)
     NotebookClient(nb, kernel_name="python3", timeout=300, resources={"metadata": {"path": str(path.parent)}}).execute()
-    images = {}
-    for i in drawing:
-        kinds = [mime for out in nb.cells[i].outputs for mime in out.get("data", {})]
-        assert "image/png" in kinds, f"{path.name} cell {i} draws but shows no image:\n{nb.cells[i].source}"
-        images[i] = [out["data"]["image/png"] for out in nb.cells[i].outputs if "image/png" in out.get("data", {})]
+    problems = cells_without_image(nb, path.name)
+    assert problems == [], "\n".join(problems)
+    images = {i: [out["data"]["image/png"] for out in nb.cells[i].outputs if "image/png" in out.get("data", {})]
+              for i in drawing}
     if os.environ.get("GRAPHANON_NOTEBOOK_IMAGES"):  # to look at the figures: write them as PNG files
         import base64
 
