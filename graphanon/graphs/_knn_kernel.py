@@ -34,7 +34,7 @@ of integers below ``2**26`` never round to one double, so the order is that
 of the floats. A list is scanned one *run* of equal lengths at a time (its
 bound is the run's), the side of the larger bound first; a candidate's
 shared items are counted only up to the query's last item (both item lists
-are sorted). Both changes keep the visited records and the result, and
+are sorted). These changes keep the visited records and the result, and
 remove per-entry divisions and branches (measured in ``docs/performance.md``).
 
 References
