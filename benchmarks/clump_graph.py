@@ -17,6 +17,12 @@ peak RSS (``os.wait4``). Then one whole-process run per tree of
 ``python -m graphanon anonymize bms1 -a clump -k 10 --taxonomy balanced:5``
 (wall and CPU seconds and peak RSS of the run of best wall, of ``--repeat``).
 
+With ``--knn-only`` each child times only the exact kNN search Clump runs
+(``RecordSimilarityGraph.knn`` with ``neighbors=50`` on the records left
+after the identical-record groups, one thread): its CPU seconds (the
+thread's, best of ``--repeat``), its wall seconds, and a SHA-256 of the
+graph (the trees must agree on it); no Clump call and no CLI run.
+
 Before the cases, one throwaway child per tree fills its numba cache, so no
 measured child compiles. The load average is recorded with every case: the
 machine is shared.
@@ -24,6 +30,8 @@ machine is shared.
 Usage::
 
     python benchmarks/clump_graph.py --tree before=/tmp/clump_old --tree after=. [--repeat 3] [--out clump_graph.json]
+    python benchmarks/clump_graph.py --knn-only --tree before=/tmp/clump_old --tree after=. --cases bms1:10 \
+        --out clump_knn.json
 """
 
 from __future__ import annotations
@@ -117,9 +125,37 @@ def child(name: str, k: int, repeat: int, n_jobs: int) -> dict:
     }
 
 
-def run_child(tree: str, name: str, k: int, repeat: int, n_jobs: int) -> dict:
+def child_knn(name: str, k: int, repeat: int) -> dict:
+    """Only the kNN search of Clump (k = ``k``) on ``name``: thread CPU and wall seconds, best of ``repeat``."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    import graphanon
+    from graphanon.algorithms.grouping.clump import _identical_groups
+    from graphanon.datasets import load
+    from graphanon.graphs.similarity import RecordSimilarityGraph
+
+    data = load(name)
+    group = _identical_groups(data.matrix, k)[0]
+    free = np.flatnonzero(group < 0)
+    X = sp.csr_array(sp.diags_array((group < 0).astype(np.float64)) @ data.matrix)
+    RecordSimilarityGraph.knn(X, 50, rows=free[:300], n_jobs=1)  # load the kernel
+    best_cpu = best_wall = 1e9
+    for _ in range(repeat):
+        t, c = time.perf_counter(), time.thread_time()
+        g = RecordSimilarityGraph.knn(X, 50, rows=free, n_jobs=1)
+        best_cpu = min(best_cpu, time.thread_time() - c)
+        best_wall = min(best_wall, time.perf_counter() - t)
+    M = g.matrix
+    return {"path": str(Path(graphanon.__file__).parent.parent), "query_rows": int(len(free)),
+            "graph_entries": int(M.nnz), "knn_cpu": round(best_cpu, 3), "knn_wall": round(best_wall, 3),
+            "graph_sha": _digest(M.indptr.astype("int64"), M.indices.astype("int64"), M.data.astype("float64"))}
+
+
+def run_child(tree: str, name: str, k: int, repeat: int, n_jobs: int, knn_only: bool = False) -> dict:
     env = {**os.environ, "PYTHONPATH": str(Path(tree).resolve())}
-    proc = subprocess.Popen([sys.executable, __file__, "--child", name, str(k), str(repeat), str(n_jobs)],
+    proc = subprocess.Popen([sys.executable, __file__, "--child-knn" if knn_only else "--child", name, str(k),
+                             str(repeat), str(n_jobs)],
                             env=env, stdout=subprocess.PIPE, text=True)
     out = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
@@ -158,17 +194,34 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--cases", default=",".join(f"{n}:{k}" for n, k in CASES))
     ap.add_argument("--out", default="clump_graph.json")
+    ap.add_argument("--knn-only", action="store_true", help="time only the kNN search (one thread) in each tree")
     ap.add_argument("--child", nargs=4, metavar=("DATA", "K", "REPEAT", "N_JOBS"), help=argparse.SUPPRESS)
+    ap.add_argument("--child-knn", nargs=4, metavar=("DATA", "K", "REPEAT", "N_JOBS"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         name, k, repeat, n_jobs = args.child
         print(json.dumps(child(name, int(k), int(repeat), int(n_jobs))))
+        return
+    if args.child_knn:
+        name, k, repeat, _ = args.child_knn
+        print(json.dumps(child_knn(name, int(k), int(repeat))))
         return
     trees = dict(t.split("=", 1) for t in args.tree) or {"after": "."}
     cases = [(c.split(":")[0], int(c.split(":")[1])) for c in args.cases.split(",")]
     for tree in trees.values():  # fill each tree's numba cache first: no child below compiles
         run_child(tree, "groceries", 2, 1, 1)
     rows = []
+    if args.knn_only:  # alternate the trees, case by case
+        for name, k in cases:
+            for label, tree in trees.items():
+                row = {"data": name, "k": k, "tree": label, "load": os.getloadavg()[0],
+                       **run_child(tree, name, k, args.repeat, 1, knn_only=True)}
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+        result = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}, "repeat": args.repeat,
+                  "knn_only": True, "neighbors": 50, "cases": rows, "load_end": os.getloadavg()[0]}
+        (Path(__file__).parent / "results" / args.out).write_text(json.dumps(result, indent=1) + "\n")
+        return
     for name, k in cases:
         for label, tree in trees.items():
             for n_jobs in (1, 2) if label == list(trees)[-1] else (1,):

@@ -26,6 +26,17 @@ A candidate is skipped only when its bound is strictly below ``t`` (or equal
 to it with a higher index than the worst kept one), so the result is the
 exact top-``k`` of the full sparse product ``X @ X.T``, ties included.
 
+Similarities and bounds are fractions of small integers (shared items over
+the union's size) and are compared by cross-multiplication, never divided in
+the search (the output similarities are divided once, at the end, by the
+same expression as before: the same floats). Exact: two distinct fractions
+of integers below ``2**26`` never round to one double, so the order is that
+of the floats. A list is scanned one *run* of equal lengths at a time (its
+bound is the run's), the side of the larger bound first; a candidate's
+shared items are counted only up to the query's last item (both item lists
+are sorted). These changes keep the visited records and the result, and
+remove per-entry divisions and branches (measured in ``docs/performance.md``).
+
 References
 ----------
 Bayardo, Ma, Srikant. Scaling up all pairs similarity search. WWW 2007
@@ -43,19 +54,25 @@ import graphanon.utils.numba_cache  # noqa: F401 (kernel caches keyed by every k
 
 
 @numba.njit(cache=True, inline="always")
-def _worse(s1, c1, s2, c2):  # pragma: no cover - compiled
-    """Is candidate (s1, c1) worse than (s2, c2): lower similarity, then higher index."""
-    return s1 < s2 or (s1 == s2 and c1 > c2)
+def _worse(i1, u1, c1, i2, u2, c2):  # pragma: no cover - compiled
+    """Is candidate ``i1 / u1`` (record ``c1``) worse than ``i2 / u2`` (record ``c2``): lower similarity, then higher index.
+
+    Similarities are compared as fractions (intersection over union), by
+    cross-multiplication: exact, and no division in the search.
+    """
+    a = i1 * u2
+    b = i2 * u1
+    return a < b or (a == b and c1 > c2)
 
 
 @numba.njit(cache=True)
-def _heap_push(hs, hc, size, k, s, c):  # pragma: no cover - compiled
-    """Offer (s, c) to the min-heap of the ``k`` best (root: the worst kept); returns the new size."""
+def _heap_push(hi, hu, hc, size, k, s_i, s_u, c):  # pragma: no cover - compiled
+    """Offer ``s_i / s_u`` (record ``c``) to the min-heap of the ``k`` best (root: the worst kept); returns the new size."""
     if size < k:
         pos = size
         size += 1
     else:
-        if not _worse(hs[0], hc[0], s, c):
+        if not _worse(hi[0], hu[0], hc[0], s_i, s_u, c):
             return size
         # replace the root and sift down
         pos = 0
@@ -63,55 +80,33 @@ def _heap_push(hs, hc, size, k, s, c):  # pragma: no cover - compiled
             child = 2 * pos + 1
             if child >= size:
                 break
-            if child + 1 < size and _worse(hs[child + 1], hc[child + 1], hs[child], hc[child]):
+            if child + 1 < size and _worse(hi[child + 1], hu[child + 1], hc[child + 1], hi[child], hu[child], hc[child]):
                 child += 1
-            if _worse(hs[child], hc[child], s, c):
-                hs[pos] = hs[child]
+            if _worse(hi[child], hu[child], hc[child], s_i, s_u, c):
+                hi[pos] = hi[child]
+                hu[pos] = hu[child]
                 hc[pos] = hc[child]
                 pos = child
             else:
                 break
-        hs[pos] = s
+        hi[pos] = s_i
+        hu[pos] = s_u
         hc[pos] = c
         return size
     # sift up
     while pos > 0:
         parent = (pos - 1) // 2
-        if _worse(s, c, hs[parent], hc[parent]):
-            hs[pos] = hs[parent]
+        if _worse(s_i, s_u, c, hi[parent], hu[parent], hc[parent]):
+            hi[pos] = hi[parent]
+            hu[pos] = hu[parent]
             hc[pos] = hc[parent]
             pos = parent
         else:
             break
-    hs[pos] = s
+    hi[pos] = s_i
+    hu[pos] = s_u
     hc[pos] = c
     return size
-
-
-@numba.njit(cache=True, inline="always")
-def _bound(m, L, length):  # pragma: no cover - compiled
-    """Largest similarity of a record of ``length`` items sharing at most ``m`` of the query's ``L`` items."""
-    a = m if m < length else length
-    return a / (L + length - a)
-
-
-@numba.njit(cache=True)
-def _intersection(x_ptr, x_idx, r, b):  # pragma: no cover - compiled
-    """``|x_r & x_b|`` by a merge of the two sorted item lists."""
-    p, pe = x_ptr[r], x_ptr[r + 1]
-    q, qe = x_ptr[b], x_ptr[b + 1]
-    n = 0
-    while p < pe and q < qe:
-        u, v = x_idx[p], x_idx[q]
-        if u == v:
-            n += 1
-            p += 1
-            q += 1
-        elif u < v:
-            p += 1
-        else:
-            q += 1
-    return n
 
 
 @numba.njit(cache=True, nogil=True)
@@ -121,13 +116,18 @@ def knn_fill(x_ptr, x_idx, p_ptr, p_rec, p_len, p_after, p_start, rows, k, count
     Returns the slots filled (``counts.sum()``), from the start of ``cols`` and
     ``sims``; threads fill disjoint slices of one output (no per-block arrays
     to join).
+
+    The ``k``-th similarity so far is held as the fraction ``ti / tu`` of the
+    heap's root (record ``tc``), valid once ``full``; every bound is compared
+    with it by cross-multiplication.
     """
     n = len(x_ptr) - 1
     n_items = len(p_ptr) - 1
     n_rows = len(rows)
     stamp = np.full(n, -1, dtype=np.int32)
     mark = np.full(n_items, -1, dtype=np.int32)
-    hs = np.empty(k, dtype=np.float64)
+    hi = np.empty(k, dtype=np.int64)
+    hu = np.empty(k, dtype=np.int64)
     hc = np.empty(k, dtype=np.int64)
     filled = 0
     for i in range(n_rows):
@@ -137,14 +137,19 @@ def knn_fill(x_ptr, x_idx, p_ptr, p_rec, p_len, p_after, p_start, rows, k, count
         stamp[r] = i
         for q in range(x_ptr[r], x_ptr[r + 1]):
             mark[x_idx[q]] = i
+        last = x_idx[x_ptr[r + 1] - 1] if L > 0 else -1
+        ti = 0
+        tu = 1
+        tc = -1
+        full = False
         for p in range(L):
             m = L - p
-            if size == k and m / L < hs[0]:
-                break
+            if full and m * tu < ti * L:
+                break  # prefix bound: no unseen record can enter
             x = x_idx[x_ptr[r] + p]
-            lo, hi = p_ptr[x], p_ptr[x + 1]
+            lo, hi_ = p_ptr[x], p_ptr[x + 1]
             # first entry of length >= m
-            a, b = lo, hi
+            a, b = lo, hi_
             while a < b:
                 mid = (a + b) // 2
                 if p_len[mid] < m:
@@ -152,55 +157,118 @@ def knn_fill(x_ptr, x_idx, p_ptr, p_rec, p_len, p_after, p_start, rows, k, count
                 else:
                     b = mid
             up, down = a, a - 1
-            up_open, down_open = up < hi, down >= lo
+            up_open, down_open = up < hi_, down >= lo
             while up_open or down_open:
-                bu = _bound(m, L, p_len[up]) if up_open else -1.0
-                bd = _bound(m, L, p_len[down]) if down_open else -1.0
-                if bu >= bd:
-                    e = up
-                    c = p_rec[up]
-                    if size == k and (bu < hs[0] or (bu == hs[0] and c > hc[0])):
-                        up_open = False  # every later entry here is no better
+                # the next run of one length on the side of the larger bound: m / (L + l - m) above, l / L below
+                go_up = up_open
+                if up_open and down_open:
+                    go_up = m * L >= p_len[down] * (L + p_len[up] - m)
+                if go_up:
+                    lc = p_len[up]
+                    bd = L + lc - m
+                    if full and m * tu < ti * bd:
+                        up_open = False
                         continue
-                    up += 1
-                    up_open = up < hi
+                    e = up
+                    while e < hi_ and p_len[e] == lc:
+                        c = p_rec[e]
+                        after = p_after[e]
+                        if full:
+                            lhs = m * tu
+                            rhs = ti * bd
+                            if lhs < rhs or (lhs == rhs and c > tc):
+                                up_open = False  # this run's later records and every longer run are no better
+                                break
+                            # positional bound: an unseen c shares at most x and its items after x
+                            cap = 1 + (m - 1 if m - 1 < after else after)
+                            lhs = cap * tu
+                            rhs = ti * (L + lc - cap)
+                            if lhs < rhs or (lhs == rhs and c > tc):
+                                e += 1
+                                continue
+                        e += 1
+                        if stamp[c] == i:
+                            continue
+                        stamp[c] = i
+                        inter = 1
+                        stop = p_start[e - 1] + lc
+                        for q in range(stop - after, stop):
+                            v = x_idx[q]
+                            if v > last:
+                                break  # r's items are all passed (both lists sorted)
+                            if mark[v] == i:
+                                inter += 1
+                        un = L + lc - inter
+                        if full:
+                            lhs = inter * tu
+                            rhs = ti * un
+                            if lhs < rhs or (lhs == rhs and c > tc):
+                                continue
+                        size = _heap_push(hi, hu, hc, size, k, inter, un, c)
+                        if size == k:
+                            full = True
+                            ti = hi[0]
+                            tu = hu[0]
+                            tc = hc[0]
+                    if up_open:
+                        up = e
+                        up_open = up < hi_
                 else:
-                    e = down
-                    c = p_rec[down]
-                    if size == k and bd < hs[0]:
+                    lc = p_len[down]
+                    if full and lc * tu < ti * L:
                         down_open = False
                         continue
-                    down -= 1
-                    down_open = down >= lo
-                lc = p_len[e]
-                if size == k:
-                    # positional bound (from the list alone, before touching c's record): an unseen c
-                    # holds none of r's rarer items, so it shares at most x and the items after x on
-                    # both sides. A seen c is skipped either way; one skipped earlier by a bound
-                    # cannot enter, so a bound that is too low for it does no harm.
-                    after = p_after[e]
-                    cap = 1 + (m - 1 if m - 1 < after else after)
-                    ub = cap / (L + lc - cap)
-                    if ub < hs[0] or (ub == hs[0] and c > hc[0]):
-                        continue
-                if stamp[c] == i:
-                    continue
-                stamp[c] = i
-                # c holds x; an unseen c that can still enter holds none of r's rarer items, so only
-                # its items after x can be shared (one skipped earlier by a bound is undercounted,
-                # which keeps it out as the bound did)
-                inter = 1
-                stop = p_start[e] + lc
-                for q in range(stop - p_after[e], stop):
-                    if mark[x_idx[q]] == i:
-                        inter += 1
-                size = _heap_push(hs, hc, size, k, inter / (L + lc - inter), c)
+                    e = down
+                    while e >= lo and p_len[e] == lc:
+                        c = p_rec[e]
+                        after = p_after[e]
+                        if full:
+                            if lc * tu < ti * L:
+                                down_open = False  # records come by decreasing index here: only a strict stop
+                                break
+                            cap = 1 + (m - 1 if m - 1 < after else after)
+                            lhs = cap * tu
+                            rhs = ti * (L + lc - cap)
+                            if lhs < rhs or (lhs == rhs and c > tc):
+                                e -= 1
+                                continue
+                        e -= 1
+                        if stamp[c] == i:
+                            continue
+                        stamp[c] = i
+                        # c holds x; an unseen c that can still enter holds none of r's rarer items, so only
+                        # its items after x can be shared (one skipped earlier by a bound is undercounted,
+                        # which keeps it out as the bound did)
+                        inter = 1
+                        stop = p_start[e + 1] + lc
+                        for q in range(stop - after, stop):
+                            v = x_idx[q]
+                            if v > last:
+                                break
+                            if mark[v] == i:
+                                inter += 1
+                        un = L + lc - inter
+                        if full:
+                            lhs = inter * tu
+                            rhs = ti * un
+                            if lhs < rhs or (lhs == rhs and c > tc):
+                                continue
+                        size = _heap_push(hi, hu, hc, size, k, inter, un, c)
+                        if size == k:
+                            full = True
+                            ti = hi[0]
+                            tu = hu[0]
+                            tc = hc[0]
+                    if down_open:
+                        down = e
+                        down_open = down >= lo
         counts[i] = size
         # the row's neighbours by increasing record index (CSR order): insertion sort of the heap
         base = filled
         filled += size
         for t in range(size):
-            c, v = hc[t], hs[t]
+            c = hc[t]
+            v = hi[t] / hu[t]
             pos = base + t
             while pos > base and cols[pos - 1] > c:
                 cols[pos] = cols[pos - 1]

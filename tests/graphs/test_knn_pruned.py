@@ -63,6 +63,47 @@ def test_knn_equals_product_top_k(seed, n, d, k, some_rows):
     assert g.matrix.has_sorted_indices and np.all(np.diff(g.matrix.indptr) <= k)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10**6), st.integers(2, 70), st.integers(1, 9), st.integers(1, 8), st.integers(1, 25))
+def test_knn_many_identical_records_equal_product_top_k(seed, n, d, distinct, k):
+    """Few distinct records, many copies of each: classes larger and smaller than ``k``, so the
+    ``k``-th similarity is shared by many records and the ties go by index (the runs' stops)."""
+    rng = np.random.default_rng(seed)
+    pool = rng.random((distinct, d)) < rng.uniform(0.2, 0.8)
+    X = sp.csr_array(pool[rng.integers(0, distinct, n)])
+    np.testing.assert_array_equal(RecordSimilarityGraph.knn(X, k).matrix.toarray(), product_top_k(X, k))
+
+
+def test_knn_equal_fractions_tie_by_index():
+    """200/1000 and 120/600 are one similarity: the lower record index wins, whichever fraction it
+    has; 201/1000 is above both (similarities are compared as fractions, by cross-multiplication)."""
+    q = np.arange(600)
+    a = np.r_[np.arange(200), np.arange(600, 1000)]  # 200 shared, union 1000
+    b = np.arange(120)  # 120 shared, union 600
+    c = np.r_[np.arange(201), np.arange(1000, 1400)]  # 201 shared, union 1000: 201/1000
+    for rows, want in (([q, a, b], [1, 2]), ([q, b, a], [1, 2]), ([q, a, b, c], [3, 1])):
+        X = sp.csr_array((np.ones(sum(map(len, rows))), np.concatenate(rows),
+                          np.r_[0, np.cumsum([len(r) for r in rows])]), shape=(len(rows), 1400))
+        g = RecordSimilarityGraph.knn(X, 2, rows=[0])
+        np.testing.assert_array_equal(g.matrix.toarray(), product_top_k(X, 2, [0]))
+        assert sorted(g.neighbors(0)[0].tolist()) == sorted(want)
+        assert RecordSimilarityGraph.knn(X, 1, rows=[0]).neighbors(0)[0].tolist() == [want[0]]
+
+
+def test_knn_clump_setting_on_bms1_equals_product():
+    """As Clump calls it: the identical-record groups' rows emptied, only the others queried, k = 50."""
+    from graphanon.algorithms.grouping.clump import _identical_groups
+
+    X = load("bms1").matrix[:1500]
+    group = _identical_groups(X, 3)[0]
+    free = np.flatnonzero(group < 0)
+    Xf = sp.csr_array(sp.diags_array((group < 0).astype(np.float64)) @ X)
+    want = product_top_k(Xf, 50, free)
+    for n_jobs in (1, 2):
+        got = RecordSimilarityGraph.knn(Xf, 50, rows=free, n_jobs=n_jobs)
+        np.testing.assert_array_equal(got.matrix.toarray(), want)
+
+
 def test_knn_bundled_subsets_equal_product_and_threads():
     for name, n, k in (("bms1", 1500, 50), ("chess", 300, 20), ("groceries", 1200, 10)):
         X = load(name).matrix[:n]
