@@ -45,6 +45,10 @@ attack                adversary knows                            bound
                       order; reads labels from the groups formed
                       earlier that skipped the target (label
                       groups, CAHD); heuristic or exact posterior
+:func:`holdout_label_inference` the population's content-label     the same vote on
+                      tendency; majority label of a member's      non-members (k
+                      candidates against a non-member's k         nearest rows)
+                      nearest rows
 ===================== ========================================== ==================
 
 Candidates are the published rows an adversary cannot rule out
@@ -77,6 +81,7 @@ from graphanon.attacks.completion import (
     file_oracle,
 )
 from graphanon.attacks.group_skips import group_skip_attack
+from graphanon.attacks.holdout import holdout_label_inference
 from graphanon.attacks.itemlink import known_items, m_item_linkage
 from graphanon.attacks.known_labels import feasible_edges, known_label_attack, same_seed_attack
 from graphanon.attacks.label_linkage import known_label_linkage
@@ -103,6 +108,7 @@ __all__ = [
     "file_oracle",
     "group_skip_attack",
     "guess_rows",
+    "holdout_label_inference",
     "known_items",
     "known_label_attack",
     "known_label_linkage",
