@@ -32,10 +32,7 @@ Usage::
     python benchmarks/job_floor.py --markdown    # also print the table of docs/performance.md
     python benchmarks/job_floor.py --save-as job_floor_mine   # results/job_floor_mine.json
 
-Results: ``benchmarks/results/job_floor.json`` (``--save-as NAME``: ``NAME.json``). numba's share is
-measured twice: the floor importing numba against the floor (``numba_share``), and the same two
-processes ending as graphanon's command line ends them, flushed and then ``os._exit`` with no
-interpreter teardown (``numba_share_exit``, ``graphanon.cli._app.exit_without_teardown``).
+Results: ``benchmarks/results/job_floor.json`` (``--save-as NAME``: ``NAME.json``).
 """
 
 from __future__ import annotations
@@ -87,9 +84,6 @@ rows = np.repeat(np.arange(len(lines)), lengths)
 m = sp.csr_array((np.ones(len(cols), dtype=bool), (rows, cols)), shape=(len(lines), len(items)))
 assert m.shape == (59602, 497), m.shape
 """
-
-#: how graphanon's command line ends its process (graphanon.cli._app.exit_without_teardown): no teardown
-EXIT = "import os, sys\nsys.stdout.flush()\nos._exit(0)\n"
 
 #: the algorithm alone, in a fresh process: load first, then time and measure the adapter call only
 ALGORITHM_ONLY = """
@@ -238,11 +232,6 @@ def main(argv=None) -> dict:
     # numba's share of a job that loads it: the same floor process importing numba too
     doc["floor_numba"] = best([sys.executable, "-c", FLOOR_LOAD + "import numba\n", bms1], runs, 1)
     doc["numba_share"] = {key: round(doc["floor_numba"][key] - doc["floor"][key], 4) for key in ("wall_s", "cpu_s", "peak_mib")}
-    # the same two floors ending as graphanon's command line ends (flush, os._exit: no interpreter teardown)
-    doc["floor_exit"] = best([sys.executable, "-c", FLOOR_LOAD + EXIT, bms1], runs, 1)
-    doc["floor_numba_exit"] = best([sys.executable, "-c", FLOOR_LOAD + "import numba\n" + EXIT, bms1], runs, 1)
-    doc["numba_share_exit"] = {key: round(doc["floor_numba_exit"][key] - doc["floor_exit"][key], 4)
-                               for key in ("wall_s", "cpu_s", "peak_mib")}
     rows = []
     with tempfile.TemporaryDirectory(prefix="graphanon-floor-") as tmp:
         for job in jobs:
@@ -277,10 +266,7 @@ def markdown_table(doc: dict) -> str:
            f"(best of {doc['runs']}, load {doc['load_start']}-{doc['load_end']})."
            + (f" The same floor importing numba: +{doc['numba_share']['wall_s']:.2f} s wall, "
               f"+{doc['numba_share']['cpu_s']:.2f} s CPU, +{doc['numba_share']['peak_mib']:.0f} MiB (numba's share of a job "
-              "that loads it)." if "numba_share" in doc else "")
-           + (f" Both floors ending without the interpreter's teardown, as graphanon's command line does: numba's "
-              f"share +{doc['numba_share_exit']['wall_s']:.2f} s wall, +{doc['numba_share_exit']['cpu_s']:.2f} s CPU."
-              if "numba_share_exit" in doc else ""), "",
+              "that loads it)." if "numba_share" in doc else ""), "",
            "| job | wall (s) | algorithm (s) | bound 1.5 floor + alg (s) | within | CPU (s) | CPU bound (s) | "
            "within | peak (MiB) | algorithm (MiB) | bound (MiB) | within | numba | load |", "|" + "---|" * 14]
     for r in doc["jobs"]:

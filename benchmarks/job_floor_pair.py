@@ -6,10 +6,8 @@ This script measures the same ``graphanon anonymize bms1 -a METHOD`` jobs
 (:data:`benchmarks.job_floor.JOBS`) of two graphanon trees in turn -- before,
 after, before, after, ... -- each a fresh process with that tree first on
 ``PYTHONPATH``, after one warm-up of each, so both see the same load. With
-``--floor`` it adds the floor process (``benchmarks/job_floor.py``), the floor
-importing numba, and both ending as graphanon's command line does (flush,
-``os._exit``: no interpreter teardown), so numba's share of a job can be
-stated with and without teardown.
+``--floor`` it adds the floor process (``benchmarks/job_floor.py``) and the floor
+importing numba (numba's share, measured in the same turns).
 
 Usage::
 
@@ -33,7 +31,7 @@ if str(ROOT) not in sys.path:
 
 from benchmarks._child import measure_child  # noqa: E402
 from benchmarks._common import child_env, print_and_save  # noqa: E402
-from benchmarks.job_floor import EXIT, FLOOR_LOAD, JOBS, command_text, job_argv  # noqa: E402
+from benchmarks.job_floor import FLOOR_LOAD, JOBS, command_text, job_argv  # noqa: E402
 
 
 def summary(samples: list[dict]) -> dict:
@@ -57,7 +55,7 @@ def main(argv=None) -> dict:
     ap.add_argument("--after", type=Path, default=ROOT, help="default: this checkout")
     ap.add_argument("--methods", required=True, help="comma-separated jobs of benchmarks/job_floor.py")
     ap.add_argument("--runs", type=int, default=8)
-    ap.add_argument("--floor", action="store_true", help="also the floor processes, with and without teardown")
+    ap.add_argument("--floor", action="store_true", help="also the floor, and the floor importing numba")
     ap.add_argument("--save-as", default="job_floor_pair", metavar="NAME")
     ap.add_argument("--no-save", action="store_true")
     args = ap.parse_args(argv)
@@ -78,8 +76,7 @@ def main(argv=None) -> dict:
                                                 child_env(PYTHONPATH=str(tree)))
     if args.floor:
         bms1 = str(ROOT / "graphanon" / "datasets" / "data" / "bms1.dat.gz")
-        for label, code in (("floor", FLOOR_LOAD), ("floor_numba", FLOOR_LOAD + "import numba\n"),
-                            ("floor_exit", FLOOR_LOAD + EXIT), ("floor_numba_exit", FLOOR_LOAD + "import numba\n" + EXIT)):
+        for label, code in (("floor", FLOOR_LOAD), ("floor_numba", FLOOR_LOAD + "import numba\n")):
             commands[label] = ([sys.executable, "-c", code, bms1], child_env())
     doc: dict = {"benchmark": "job_floor_pair", "runs": args.runs, "nproc": os.cpu_count(),
                  "trees": {k: str(v) for k, v in trees.items()}, "load_start": round(os.getloadavg()[0], 2),
@@ -99,8 +96,6 @@ def main(argv=None) -> dict:
         r = doc["results"]
         doc["numba_share"] = {f"{m}_{s}": round(r["floor_numba"][f"{m}_{s}"] - r["floor"][f"{m}_{s}"], 3)
                               for m in ("cpu", "wall") for s in ("min", "median")}
-        doc["numba_share_exit"] = {f"{m}_{s}": round(r["floor_numba_exit"][f"{m}_{s}"] - r["floor_exit"][f"{m}_{s}"], 3)
-                                   for m in ("cpu", "wall") for s in ("min", "median")}
     doc["load_end"] = round(os.getloadavg()[0], 2)
     print_and_save(doc, args.save_as, save=not args.no_save)
     return doc
