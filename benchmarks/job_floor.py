@@ -30,8 +30,9 @@ Usage::
     python benchmarks/job_floor.py               # all jobs, best of 3
     python benchmarks/job_floor.py --quick       # best of 1
     python benchmarks/job_floor.py --markdown    # also print the table of docs/performance.md
+    python benchmarks/job_floor.py --save-as job_floor_mine   # results/job_floor_mine.json
 
-Results: ``benchmarks/results/job_floor.json``.
+Results: ``benchmarks/results/job_floor.json`` (``--save-as NAME``: ``NAME.json``).
 """
 
 from __future__ import annotations
@@ -209,6 +210,8 @@ def main(argv=None) -> dict:
     ap.add_argument("--methods", help="comma-separated subset of the jobs")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--no-save", action="store_true")
+    ap.add_argument("--save-as", default="job_floor", metavar="NAME",
+                    help="write benchmarks/results/NAME.json (default job_floor)")
     ap.add_argument("--table", type=Path, help="only print the markdown table of an earlier results file")
     args = ap.parse_args(argv)
     if args.table:
@@ -244,12 +247,12 @@ def main(argv=None) -> dict:
             rows.append(row)
             doc["jobs"] = rows  # saved after every job, so an interrupted run keeps what it measured
             if not args.no_save:
-                (RESULTS / "job_floor.json").write_text(json.dumps(doc, indent=2) + "\n")
+                (RESULTS / f"{args.save_as}.json").write_text(json.dumps(doc, indent=2) + "\n")
             print(json.dumps({job[0]: [row["job_wall_s"], row["wall_bound_s"], row["job_peak_mib"],
                                        row["peak_bound_mib"]], "load": row["load_after"]}), file=sys.stderr)
     doc["jobs"] = rows
     doc["load_end"] = round(os.getloadavg()[0], 2)
-    print_and_save(doc, "job_floor", save=not args.no_save)
+    print_and_save(doc, args.save_as, save=not args.no_save)
     if args.markdown:
         print(markdown_table(doc))
     return doc
