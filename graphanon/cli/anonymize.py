@@ -172,7 +172,10 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
 
 
 def _warn(data, release, spec, taxonomy) -> list[str]:
-    """The release's warnings (:func:`graphanon.metrics.caveats.release_warnings`) on stderr, within 80 columns.
+    """The release's warnings on stderr, within 80 columns.
+
+    :func:`graphanon.metrics.caveats.release_warnings`, then the majority-label check of an l-diverse
+    release (:func:`graphanon.cli._label_check.label_majority_warning`).
 
     ``spec`` (the method's declaration) gives the advice; ``taxonomy`` is the one the release was made with.
 
@@ -182,7 +185,11 @@ def _warn(data, release, spec, taxonomy) -> list[str]:
 
     from graphanon.metrics.caveats import release_warnings
 
+    from graphanon.cli._label_check import label_majority_warning
+
     messages = [w.message for w in release_warnings(data, release, advice=spec.release_advice(), taxonomy=taxonomy)]
+    if (majority := label_majority_warning(data, release)) is not None:
+        messages.append(majority)
     for message in messages:
         click.echo(textwrap.fill(f"graphanon: warning: {message}", 80, subsequent_indent="  ",
                                  break_long_words=False, break_on_hyphens=False), err=True)
@@ -602,6 +609,10 @@ def _bench_one(spec, data, opts, input_, k, m, param_dict, queries, seed, *, sou
         result["metrics"].update(rt_utility(source, release, queries=queries, rng=seed or 0))
     from graphanon.metrics.caveats import release_warnings
 
+    from graphanon.cli._label_check import label_majority_warning
+
     result["warnings"] = [w.message for w in release_warnings(data, release, advice=spec.release_advice(),
                                                               taxonomy=opts.taxonomy)]
+    if (majority := label_majority_warning(data, release)) is not None:
+        result["warnings"].append(majority)
     return result

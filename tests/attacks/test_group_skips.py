@@ -97,7 +97,7 @@ def _map_success(post: np.ndarray, labels: list) -> float:
 
 def _planted_release(labels: str):
     data = from_iterable([[f"i{j}"] for j in range(len(labels))], labels=list(labels))
-    rel = anonymize_nonreciprocal(data, k=3, l=3, order="identity", rng=0, unsafe_secret_seed=1)
+    rel = anonymize_nonreciprocal(data, k=3, l=3, grouping="order", order="identity", rng=0, unsafe_secret_seed=1)
     return data, rel
 
 
@@ -166,7 +166,7 @@ def test_the_heuristic_does_no_better_than_the_exact_posterior_over_the_consiste
 
 def test_the_attack_beats_its_bound_on_an_order_grouped_release():
     data = ebook_sessions(600, 100, seed=0)
-    rel = anonymize_nonreciprocal(data, k=3, l=3, order="gray", rng=1, unsafe_secret_seed=5)
+    rel = anonymize_nonreciprocal(data, k=3, l=3, grouping="order", order="gray", rng=1, unsafe_secret_seed=5)
     res = group_skip_attack(data, rel, truth=rel.link)
     assert res.details["procedure"] == "order" and res.details["order_source"] == "trace"
     assert res.baseline == pytest.approx(1 / 3)  # the uniform reading of the own group is exactly 1/l
@@ -180,7 +180,7 @@ def test_the_attack_beats_its_bound_on_an_order_grouped_release():
 
 def test_without_the_link_only_records_whose_candidates_show_their_group_are_targeted():
     data = ebook_sessions(300, 100, seed=0)
-    rel = anonymize_nonreciprocal(data, k=3, l=3, order="gray", rng=1, unsafe_secret_seed=5)
+    rel = anonymize_nonreciprocal(data, k=3, l=3, grouping="order", order="gray", rng=1, unsafe_secret_seed=5)
     res = group_skip_attack(data, rel)
     assert res.n_targets == res.details["group_from_candidates"] < 300
     assert res.details["group_unknown"] == 300 - res.n_targets and res.details["group_from_link"] == 0
@@ -201,7 +201,7 @@ def test_runs_on_a_cahd_release():
 
 def test_the_gray_tsp_order_is_recomputed_from_the_structure_seed():
     data = ebook_sessions(80, 40, seed=1)
-    rel = anonymize_nonreciprocal(data, k=3, l=3, rng=7, unsafe_secret_seed=1)
+    rel = anonymize_nonreciprocal(data, k=3, l=3, grouping="order", rng=7, unsafe_secret_seed=1)
     loaded = copy.copy(rel)
     loaded.trace = None
     assert np.array_equal(public_order(data, loaded, seed=7)[0], rel.trace.order)
@@ -231,7 +231,7 @@ def test_refusals_are_one_line():
 
 def test_a_wrong_order_is_refused_not_read():
     data = ebook_sessions(120, 60, seed=2)
-    rel = anonymize_nonreciprocal(data, k=3, l=3, rng=4, unsafe_secret_seed=1)
+    rel = anonymize_nonreciprocal(data, k=3, l=3, grouping="order", rng=4, unsafe_secret_seed=1)
     loaded = copy.copy(rel)
     loaded.trace = None
     with pytest.raises(ParameterError, match="not the release's"):
