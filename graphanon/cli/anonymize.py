@@ -183,9 +183,8 @@ def _warn(data, release, spec, taxonomy) -> list[str]:
     """
     import textwrap
 
-    from graphanon.metrics.caveats import release_warnings
-
     from graphanon.cli._label_check import label_majority_warning
+    from graphanon.metrics.caveats import release_warnings
 
     messages = [w.message for w in release_warnings(data, release, advice=spec.release_advice(), taxonomy=taxonomy)]
     if (majority := label_majority_warning(data, release)) is not None:
@@ -607,9 +606,8 @@ def _bench_one(spec, data, opts, input_, k, m, param_dict, queries, seed, *, sou
         from graphanon.metrics.rtviews import rt_utility
 
         result["metrics"].update(rt_utility(source, release, queries=queries, rng=seed or 0))
-    from graphanon.metrics.caveats import release_warnings
-
     from graphanon.cli._label_check import label_majority_warning
+    from graphanon.metrics.caveats import release_warnings
 
     result["warnings"] = [w.message for w in release_warnings(data, release, advice=spec.release_advice(),
                                                               taxonomy=opts.taxonomy)]
