@@ -67,10 +67,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphanon.algorithms.nonreciprocal.gray import gray_order
 from graphanon.attacks.candidates import candidate_sets, label_codes, row_signatures
 from graphanon.attacks.linkage import model_level
 from graphanon.attacks.result import chernoff_margin, make_result, resolve_targets, truth_rows
 from graphanon.errors import ParameterError
+from graphanon.utils.randomness import check_random_state
+from graphanon.utils.validation import check_order
 
 __all__ = ["group_skip_attack", "public_groups", "public_order", "skip_heuristic"]
 
@@ -145,16 +148,12 @@ def public_order(original, release, *, order=None, seed=None) -> tuple[np.ndarra
         ``order=``), a Gray-TSP order without ``seed``, or one searched on a
         wall-clock budget (not reproducible).
     """
-    from graphanon.utils.validation import check_order
-
     n = original.n_records
     if order is not None:
         return check_order(order, n), "given"
     traced = getattr(getattr(release, "trace", None), "order", None)
     if traced is not None:
         return check_order(traced, n), "trace"
-    from graphanon.algorithms.nonreciprocal.gray import gray_order
-
     if _is_cahd(release):
         return check_order(gray_order(original.matrix), n), "recomputed"
     params = getattr(release, "params", None) or {}
@@ -165,8 +164,6 @@ def public_order(original, release, *, order=None, seed=None) -> tuple[np.ndarra
         return record_order(original, kind), "recomputed"
     if kind == "gray-tsp" and seed is not None and params.get("tsp_time_limit") is None:
         from graphanon.algorithms.nonreciprocal.anonymize import record_order
-        from graphanon.utils.randomness import check_random_state
-
         tsp_seed = int(check_random_state(seed).integers(2**31 - 1))  # as the anonymizer draws it
         solver = {"tsp_solver": params["tsp_solver"]} if "tsp_solver" in params else {}
         perm = record_order(original, kind, min_segment=params.get("min_segment", 300),

@@ -29,6 +29,8 @@ import math
 
 import numpy as np
 
+from graphanon.algorithms.nonreciprocal.cahd_groups import cahd_groups
+from graphanon.algorithms.nonreciprocal.label_groups import ring_groups
 from graphanon.errors import ParameterError
 
 __all__ = ["canonical_partition", "check_reproduces", "exact_posterior"]
@@ -66,15 +68,11 @@ def _procedure(original, release, order: np.ndarray, procedure: str, group: np.n
         raise ParameterError("the exact posterior re-runs the public grouping along the order; this release's groups "
                              "were drawn at random (grouping=random), so there is no public procedure to re-run")
     if procedure == "order":
-        from graphanon.algorithms.nonreciprocal.label_groups import ring_groups
-
         p, k = params.get("label_group_size"), params.get("k")
         if not isinstance(p, int) or not isinstance(k, int):
             raise ParameterError("the release does not publish label_group_size and k: the order grouping cannot be "
                                  "re-run")
         return lambda labels: ring_groups(labels, p, k, order)
-    from graphanon.algorithms.nonreciprocal.cahd_groups import cahd_groups
-
     size, alpha = params.get("group_size", params.get("l")), params.get("alpha", 3)
     if not isinstance(size, int):
         raise ParameterError("the release does not publish its group size: CAHD's grouping cannot be re-run")
