@@ -180,7 +180,8 @@ def exact_posterior(original, release, order: np.ndarray, group: np.ndarray, cou
     if worlds > max_worlds:
         raise ParameterError(f"the exact group-skip posterior would enumerate {worlds:,} labellings (the product over "
                              f"the {n_groups} groups of their label arrangements), above max_worlds={max_worlds:,}; "
-                             "use method='heuristic', or fewer records")
+                             "use the heuristic reading (method='heuristic'; on the command line, leave out "
+                             "--param exact=true), or fewer records")
     rerun = _procedure(original, release, np.asarray(order, dtype=np.int64), procedure, group)
     target = canonical_partition(group)
     members = [np.flatnonzero(group == g) for g in range(n_groups)]

@@ -59,7 +59,7 @@ RT_TARGETS = 5000
 
 
 def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=None, seed=0, taxonomy=None,
-                external=None, rt_data=None, structure_seed=None) -> tuple[list, list]:
+                external=None, rt_data=None, structure_seed=None, exact_group_skips=False) -> tuple[list, list]:
     """The attacks of :mod:`graphanon.attacks` that apply to ``release``.
 
     Parameters
@@ -94,6 +94,11 @@ def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=
         group-skip adversary recomputes a Gray-TSP order from it
         (:func:`~graphanon.attacks.group_skip_attack`; releases whose labels sit
         in groups formed along an order).
+    exact_group_skips : bool
+        Also run the group-skip adversary's exact posterior
+        (``group-skips/exact``, ``method="exact"``) next to its heuristic; it
+        needs every record's group (the link, unless the candidate rows show
+        them all) and refuses above 200,000 labellings (``ParameterError``).
 
     Returns
     -------
@@ -154,7 +159,7 @@ def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=
             results.append(label_inference(data, release, strategy=strategy, candidates=C))
         if kind != "global_recoding":
             results.append(ranking_label_inference(data, release, score="best", candidates=C))
-            results.extend(_group_skips(data, release, link, C, structure_seed, skipped))
+            results.extend(_group_skips(data, release, link, C, structure_seed, skipped, exact_group_skips))
         if known_labels is not None and link is not None:
             results.append(known_label_linkage(data, release, truth=link, known=known_labels, rng=seed,
                                                candidates=C))
@@ -174,13 +179,18 @@ def run_attacks(data, release, *, link=None, known_labels=None, m=2, categories=
     return [with_baseline(r, data, release) for r in results], skipped
 
 
-def _group_skips(data, release, link, C, structure_seed, skipped: list) -> list:
-    """The group-skip adversary's heuristic, for releases whose label groups follow an order; else a skipped line."""
+def _group_skips(data, release, link, C, structure_seed, skipped: list, exact: bool = False) -> list:
+    """The group-skip adversary for releases whose label groups follow an order; else a skipped line.
+
+    The heuristic, and with ``exact`` the exact posterior next to it (a one-line refusal when it cannot run).
+    """
     from graphanon.attacks.group_skips import group_skip_attack, public_groups, public_order
 
     try:
         public_groups(release)
     except ParameterError:
+        if exact:
+            skipped.append("group-skips/exact: the release publishes no labels in groups formed along an order")
         return []  # labels not published in groups formed by their labels: nothing to skip
     try:
         order, source = public_order(data, release, seed=structure_seed)
@@ -199,7 +209,19 @@ def _group_skips(data, release, link, C, structure_seed, skipped: list) -> list:
         skipped.append("group-skips: only the records whose candidate rows lie in one group are targeted; the "
                        "private link (--link) gives the others' groups (the strongest adversary)")
     result.details["order_source"] = source  # the order was had once, here: "trace" or "recomputed"
-    return [result]
+    if not exact:
+        return [result]
+    unknown = result.details["group_unknown"]
+    if unknown:
+        raise ParameterError(f"--param exact=true: the exact group-skip posterior needs every record's group, and "
+                             f"{unknown} records' candidate rows span several groups: give the release's private "
+                             "link (--link)")
+    try:
+        posterior = group_skip_attack(data, release, truth=link, order=order, candidates=C, method="exact")
+    except ParameterError as e:  # above the 200,000 labellings it enumerates at the most
+        raise ParameterError(f"--param exact=true: {e}") from None
+    posterior.details["order_source"] = source
+    return [result, posterior]
 
 
 def _rt_attacks(data, release, rt_data, *, link, m, seed) -> tuple[list, list]:
@@ -239,7 +261,9 @@ def _below_k(attack: dict) -> int:
 @click.option("--param", "params", multiple=True,
               help="categories=random:N[:SEED] | taxonomy-level:D | FILE for swapping releases; external=FILE: "
                    "another sample of the population (read as DATA) for the leaf-naming attack; structure-seed=S: "
-                   "the release's anonymize --seed (the group-skip adversary recomputes its Gray-TSP order).")
+                   "the release's anonymize --seed (the group-skip adversary recomputes its Gray-TSP order); "
+                   "exact=true: the group-skip adversary's exact posterior too (small data: at most 200,000 "
+                   "labellings).")
 @click.option("--taxonomy", default=None, help="Taxonomy for categories=taxonomy-level:D, and the public taxonomy of "
                                                "the leaf-naming attack.")
 @click.option("--seed", default=0, show_default=True, type=SEED, help="Draws known items and known-label targets.")
@@ -262,10 +286,14 @@ def attack(input_, release_paths, link_paths, known_labels, m_items, params, tax
         raise ParameterError(f"{len(link_paths)} --link for {len(release_paths)} releases: give one per release, "
                              "in the order of the releases, or none")
     param_dict = parse_param_pairs(params)
-    unknown = sorted(set(param_dict) - {"categories", "external", "structure-seed"})
+    unknown = sorted(set(param_dict) - {"categories", "exact", "external", "structure-seed"})
     if unknown:
-        raise ParameterError(f"unknown --param {', '.join(unknown)}; attack takes: categories, external, "
+        raise ParameterError(f"unknown --param {', '.join(unknown)}; attack takes: categories, exact, external, "
                              "structure-seed")
+    exact = param_dict.get("exact", "false").lower()
+    if exact not in ("true", "false"):
+        raise ParameterError(f"--param exact={param_dict['exact']!r}: give true (the group-skip adversary's exact "
+                             "posterior next to its heuristic) or false")
     structure_seed = None
     if "structure-seed" in param_dict:
         text = param_dict["structure-seed"]
@@ -289,7 +317,8 @@ def attack(input_, release_paths, link_paths, known_labels, m_items, params, tax
         note = None if allow_mismatch else check_data(data, release, link=link, name=str(path))
         results, skipped = run_attacks(data, release, link=link, known_labels=known_labels, m=m_items,
                                        categories=categories, seed=seed, taxonomy=public_tax, external=external,
-                                       rt_data=rt_data, structure_seed=structure_seed)
+                                       rt_data=rt_data, structure_seed=structure_seed,
+                                       exact_group_skips=exact == "true")
         attacks = [r.to_dict() for r in results]
         for a in attacks:  # the (k, k^m) bound holds per target: one target below k breaks it
             a["within_bound"] = a["within_bound"] and not _below_k(a)
@@ -347,6 +376,12 @@ def _print_table(out: list[dict], width: int = 80) -> None:
                 click.echo(textwrap.fill(f"{a['attack']}: {d['records_below_k']} of {a['n_targets']} targets have "
                                          f"fewer than k={d['k']} candidate rows ({first}, ...)", width - 1,
                                          initial_indent="  ", subsequent_indent="    "))
+        if any(a["attack"] == "group-skips/heuristic" for a in entry["attacks"]) and not any(
+                a["attack"] == "group-skips/exact" for a in entry["attacks"]):
+            click.echo(textwrap.fill("group-skips/heuristic is a lower bound on what the label groups leak; the "
+                                     "exact posterior (uniform over the labellings that reproduce the groups): "
+                                     "--param exact=true, refused above 200,000 labellings", width - 1,
+                                     initial_indent="  ", subsequent_indent="    "))
         for note, number in notes.items():
             click.echo(textwrap.fill(note, width - 1, initial_indent=f"  [{number}] ",
                                      subsequent_indent=" " * (len(str(number)) + 5)))

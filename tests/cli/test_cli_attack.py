@@ -207,3 +207,38 @@ def test_group_skips_beside_the_label_attacks_of_an_nr_release(tmp_path):
     assert "group-skips/heuristic" not in res.output
     res = run("attack", *args, rel, "--param", "structure-seed=x")
     assert res.exit_code == EXIT_BAD_INPUT and "structure-seed" in res.output
+
+
+def test_group_skips_exact_on_request(cahd_files, tmp_path):
+    """--param exact=true adds the exact posterior next to the heuristic; the text says how to ask for it; the
+    enumeration's 200,000-labelling limit and a bad value are refused in one line."""
+    from graphanon.attacks import group_skip_attack
+    from graphanon.release import load_link, load_release
+
+    rel, link = cahd_files
+    res = run("attack", "nr_table1", rel, "--link", link)
+    assert "--param exact=true" in res.output and "group-skips/exact" not in res.output
+    res = run("attack", "nr_table1", rel, "--link", link, "--param", "exact=true", "--json")
+    assert res.exit_code in (0, EXIT_VIOLATED), res.output
+    by_name = {a["attack"]: a for a in json.loads(res.output)["releases"][0]["attacks"]}
+    got = by_name["group-skips/exact"]
+    want = group_skip_attack(load("nr_table1"), load_release(rel), truth=load_link(link), method="exact")
+    assert got["success"] == pytest.approx(want.success) and got["details"]["worlds"] == want.details["worlds"]
+    assert got["details"]["consistent_worlds"] >= 1 and "group-skips/heuristic" in by_name
+    res = run("attack", "nr_table1", rel, "--link", link, "--param", "exact=true")
+    assert "group-skips/exact" in res.output and "lower bound" not in res.output
+    res = run("attack", "nr_table1", rel, "--param", "exact=maybe")
+    assert res.exit_code == EXIT_BAD_INPUT and "exact=" in res.output
+    # 300 e-book sessions in label groups along the order: far more labellings than the exact reading enumerates
+    from graphanon.readwrite.long_csv import write_long_csv
+    from tests.ebook_sessions import ebook_sessions
+
+    path = tmp_path / "e.csv"
+    write_long_csv(ebook_sessions(300, 100, seed=0), path)
+    big, big_link = tmp_path / "n.json", tmp_path / "n.link.json"
+    args = [path, "--label", "label"]
+    assert run("anonymize", *args, "-a", "cahd", "--param", "l=3", "-o", big, "--link-out", big_link).exit_code == 0
+    res = run("attack", *args, big, "--link", big_link, "--param", "exact=true")
+    assert res.exit_code == EXIT_BAD_INPUT
+    assert "exact=true" in res.output and "would enumerate" in res.output and "200,000" in res.output
+    assert len(res.output.strip().splitlines()) == 1
