@@ -21,24 +21,17 @@ Releases (each made ``--draws`` times, 6 by default, with
 ``nr -k 3 --param l=3 --param grouping=order``, and ``cahd`` l=3, for
 reference.
 
-Adversaries, each guessing the most frequent label (ties split; a row of a
-label group weighs each label by its share in the group, as
-:func:`~graphanon.attacks.label_inference` does):
-
-``member_candidates``
-    Members, over their candidate rows (exactly ``label_inference``'s
-    ``majority_success``).
-``member_nearest`` / ``nonmember_nearest``
-    Over the ``k = 3`` rows nearest to the person's items by Hamming
-    distance to the row's published base (the ranking attack's ``hamming``
-    score, :mod:`graphanon.attacks.ranking`), taken over **all** rows (a
-    non-member has no candidate set; ties at the k-th distance broken by a
-    seeded draw). Same definition for both, so the comparison is like for
-    like.
-``nonmember_candidates_like``
-    Non-members over the rows they match as candidates would (rows whose
-    bit-voting rule they satisfy); those with no matching row fall back to
-    the nearest rows. Reported with the share that matched.
+Adversaries: those of :func:`graphanon.attacks.holdout_label_inference`
+(this benchmark calls it with the draws of each release kind), each guessing
+the most frequent label (ties split; a row of a label group weighs each
+label by its share in the group): ``member_candidates`` (members over their
+candidate rows, ``label_inference``'s ``majority_success``),
+``member_nearest`` / ``nonmember_nearest`` (the ``k`` rows nearest to the
+person's items by Hamming distance to the row's published base, over all
+rows, for members and non-members alike; ties broken by the adversary's
+seeded coin, ``seed + draw``) and ``nonmember_candidates_like``
+(non-members over the rows whose bit-voting rule they satisfy, falling back
+to the nearest rows; reported with the share that matched).
 
 Reported per release kind: the success of each adversary pooled over the
 draws (a person's success averaged over the draws, then over persons), the
@@ -69,80 +62,24 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
-import scipy.sparse as sp  # noqa: E402
 
 from benchmarks._common import print_and_save  # noqa: E402
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal  # noqa: E402
 from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd  # noqa: E402
-from graphanon.attacks import candidate_sets  # noqa: E402
-from graphanon.attacks.candidates import label_codes  # noqa: E402
+from graphanon.attacks import holdout_label_inference  # noqa: E402
 from tests.ebook_sessions import ebook_sessions  # noqa: E402
 from tests.patients import patients  # noqa: E402
 
 K = 3
 L = 3
 NON_MEMBERS = 1000
-Z95 = 1.959964
+SEED = 100  # the adversary's tie-break coin for draw 0 (draw i: SEED + i)
 
 
-def in_columns(data, items) -> sp.csr_array:
-    """``data``'s records over the column order ``items`` (items not in ``items`` dropped), as int64 0/1."""
-    index = {x: j for j, x in enumerate(items)}
-    cols = np.array([index.get(x, -1) for x in data.items], dtype=np.int64)
-    coo = sp.csr_array(data.matrix).tocoo()
-    keep = (cols[coo.col] >= 0) & (coo.data != 0)
-    X = sp.csr_array((np.ones(int(keep.sum()), dtype=np.int64), (coo.row[keep], cols[coo.col[keep]])),
-                     shape=(data.n_records, len(items)))
-    X.sum_duplicates()
-    X.data[:] = 1
-    return X
-
-
-def majority_hit(votes: np.ndarray, truth: np.ndarray) -> np.ndarray:
-    """Per person, the chance a most-voted label (ties split uniformly) is ``truth``."""
-    top = votes >= votes.max(axis=1, keepdims=True) - 1e-9
-    top &= votes > 0
-    hit = top[np.arange(len(truth)), truth]
-    return np.where(hit, 1.0 / np.maximum(top.sum(axis=1), 1), 0.0)
-
-
-def nearest_votes(X: sp.csr_array, rel, W: np.ndarray, rng, k: int = K) -> np.ndarray:
-    """Label votes of the ``k`` rows nearest to each person (Hamming distance to the row's base, over all rows)."""
-    B = sp.csr_array(rel.base).astype(np.int64)
-    overlap = (X @ B.T).toarray()
-    dist = np.diff(X.indptr)[:, None] + np.diff(B.indptr)[None, :] - 2 * overlap
-    noisy = dist + 0.5 * rng.random(dist.shape)  # seeded tie-break below one unit of distance
-    idx = np.argpartition(noisy, k - 1, axis=1)[:, :k]
-    return W[idx].sum(axis=1)
-
-
-def matching_votes(data, rel, W: np.ndarray):
-    """Label votes over the rows whose bit-voting rule a person satisfies; and whether any matched.
-
-    The rule of :func:`~graphanon.attacks.candidate_sets`: equal to the row's base outside its distance
-    positions, within ``threshold`` flips on them (an item the release lacks matches no row).
-    """
-    X = in_columns(data, rel.items)
-    known = set(rel.items)
-    absent = np.array([x not in known for x in data.items], dtype=np.int64)
-    lacks = (sp.csr_array(data.matrix) != 0).astype(np.int64) @ absent > 0
-    B = sp.csr_array(rel.base).astype(np.int64)
-    D = sp.csr_array(rel.distance).astype(np.int64)
-    D.data[:] = 1
-    nD = sp.csr_array(1 - D.toarray())
-    BD, Bout = sp.csr_array(B.multiply(D)), sp.csr_array(B.multiply(nD))
-    flips = (X @ D.T).toarray() + np.diff(BD.indptr)[None, :] - 2 * (X @ BD.T).toarray()
-    out_diff = (X @ nD.T).toarray() + np.diff(Bout.indptr)[None, :] - 2 * (X @ Bout.T).toarray()
-    match = (out_diff == 0) & (flips <= np.asarray(rel.threshold)[None, :]) & ~lacks[:, None]
-    return match.astype(float) @ W, match.any(axis=1)
-
-
-def welch(a: np.ndarray, b: np.ndarray) -> dict:
-    """Mean difference ``a - b`` with a two-sample 95% normal interval (Welch's standard error)."""
-    d = float(a.mean() - b.mean())
-    se = float(np.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b)))
-    return {"difference": round(d, 4), "ci95": [round(d - Z95 * se, 4), round(d + Z95 * se, 4)],
-            "se": round(se, 5)}
+def interval(details: dict, name: str) -> dict:
+    """A difference of :func:`holdout_label_inference` with its 95% interval, rounded for the JSON."""
+    lo, hi = details[name.removesuffix("difference") + "ci95"]
+    return {"difference": round(details[name], 4), "ci95": [round(lo, 4), round(hi, 4)]}
 
 
 def kinds(data, k: int = K):
@@ -177,52 +114,29 @@ def main() -> None:
     rows = []
     for name, make in kinds(data, args.k):
         start = time.perf_counter()
-        acc = {key: np.zeros(m) for key, m in (("member_candidates", n), ("member_nearest", n),
-                                                ("nonmember_nearest", NON_MEMBERS),
-                                                ("nonmember_candidates_like", NON_MEMBERS),
-                                                ("member_mode", n), ("nonmember_mode", NON_MEMBERS))}
-        matched = 0.0
-        for s in range(args.draws):
-            rel = make(s)
-            (m_code, o_code, pub), n_labels = label_codes(data.labels, others.labels, rel.labels)
-            W = rel.group_label_shares(pub, n_labels).toarray()
-            C = candidate_sets(data, rel)
-            acc["member_candidates"] += majority_hit(C.label_weights(np.arange(n), sp.csr_array(W)).toarray(),
-                                                     m_code)
-            rng = np.random.default_rng(100 + s)
-            Xm, Xo = in_columns(data, rel.items), in_columns(others, rel.items)
-            acc["member_nearest"] += majority_hit(nearest_votes(Xm, rel, W, rng, args.k), m_code)
-            near_o = nearest_votes(Xo, rel, W, rng, args.k)
-            acc["nonmember_nearest"] += majority_hit(near_o, o_code)
-            votes, any_match = matching_votes(others, rel, W)
-            acc["nonmember_candidates_like"] += majority_hit(np.where(any_match[:, None], votes, near_o), o_code)
-            matched += float(any_match.mean()) / args.draws
-            mode = int(np.argmax(np.bincount(pub, minlength=n_labels)))
-            acc["member_mode"] += (m_code == mode)
-            acc["nonmember_mode"] += (o_code == mode)
-        per = {key: v / args.draws for key, v in acc.items()}
+        res = holdout_label_inference(data, [make(s) for s in range(args.draws)], others, k=args.k, seed=SEED)
+        d = res.details
+        keys = ("member_candidates", "member_nearest", "nonmember_nearest", "nonmember_candidates_like",
+                "mode_members", "mode_nonmembers", "nonmembers_matching_a_row")
         rows.append({
             "release": name,
-            "draws": args.draws,
+            "draws": d["draws"],
             "seconds": round(time.perf_counter() - start, 1),
-            **{key: round(float(v.mean()), 4) for key, v in per.items()},
-            "nonmembers_matching_a_row": round(matched, 4),
-            "nearest_member_minus_nonmember": welch(per["member_nearest"], per["nonmember_nearest"]),
-            "candidates_member_minus_nonmember_like": welch(per["member_candidates"],
-                                                            per["nonmember_candidates_like"]),
-            "candidates_member_minus_nonmember_nearest": welch(per["member_candidates"], per["nonmember_nearest"]),
+            **{key: round(d[key], 4) for key in keys},
+            "nearest_member_minus_nonmember": interval(d, "nearest_raw_difference"),
+            "candidates_member_minus_nonmember_like": interval(d, "like_difference"),
+            "candidates_member_minus_nonmember_nearest": interval(d, "raw_difference"),
             # each person's success minus the mode's hit on that person: removes the samples' label make-up
-            "nearest_excess_over_mode_member_minus_nonmember": welch(per["member_nearest"] - per["member_mode"],
-                                                                     per["nonmember_nearest"] - per["nonmember_mode"]),
-            "candidates_excess_over_mode_member_minus_nonmember_nearest": welch(
-                per["member_candidates"] - per["member_mode"], per["nonmember_nearest"] - per["nonmember_mode"]),
+            "nearest_excess_over_mode_member_minus_nonmember": interval(d, "nearest_difference"),
+            "candidates_excess_over_mode_member_minus_nonmember_nearest": interval(d, "difference"),
         })
-        print(name, {key: rows[-1][key] for key in per}, file=sys.stderr)
+        print(name, {key: rows[-1][key] for key in keys}, file=sys.stderr)
     doc = {
         "question": "majority label adversary: members against non-members of the same population (issue 30)",
         "data": what,
         "non_members": f"the next {NON_MEMBERS} records of the same generator call (i.i.d.)",
         "k_nearest": args.k,
+        "adversary_seed": SEED,
         "l": L,
         "bound": round(1 / L, 4),
         "load_average": [round(x, 2) for x in os.getloadavg()],

@@ -26,6 +26,7 @@ from graphanon.attacks.candidates import candidate_sets, label_codes
 from graphanon.attacks.linkage import model_level
 from graphanon.attacks.result import AttackResult, make_result
 from graphanon.errors import ParameterError
+from graphanon.privacy.match_graph import nonreciprocal_matches
 
 __all__ = ["holdout_label_inference"]
 
@@ -79,6 +80,46 @@ def _welch(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
     return d, d - _Z95 * se, d + _Z95 * se
 
 
+def _release_list(release) -> list:
+    """``release`` as a non-empty list of bit-voting releases with labels (one, or several draws)."""
+    releases = list(release) if isinstance(release, (list, tuple)) else [release]
+    if not releases:
+        raise ParameterError("holdout label inference needs at least one release")
+    for rel in releases:
+        if getattr(rel, "labels", None) is None:
+            raise ParameterError("this release publishes no sensitive labels; there is nothing to infer")
+        if not all(hasattr(rel, a) for a in ("base", "distance", "threshold", "items")):
+            raise ParameterError(
+                f"holdout label inference reads bit-voting releases (nr, cahd); got a "
+                f"{getattr(rel, 'kind', type(rel).__name__)} release"
+            )
+    return releases
+
+
+def _draw_hits(original, release, others, k: int, seed: int) -> dict[str, np.ndarray]:
+    """Per person, each adversary's success on one release (see :func:`holdout_label_inference`)."""
+    (m_code, o_code, pub), n_labels = label_codes(original.labels, others.labels, release.labels)
+    W = release.group_label_shares(pub, n_labels).toarray()
+    n, n_rows = original.n_records, release.base.shape[0]
+    C = candidate_sets(original, release)
+    base = sp.csr_array(release.base).astype(np.int64)
+    other_votes = _nearest_votes(_in_columns(others, release.items), base, W, k, seed)
+    o, p, _unknown = nonreciprocal_matches(others, release)
+    like = sp.csr_array((np.ones(len(o)), (o, p)), shape=(others.n_records, n_rows)) @ W
+    matched = np.bincount(o, minlength=others.n_records) > 0
+    mode = int(np.argmax(np.bincount(pub, minlength=n_labels)))
+    return {
+        "member_candidates": _majority_hit(C.label_weights(np.arange(n), sp.csr_array(W)).toarray(), m_code),
+        "member_nearest": _majority_hit(_nearest_votes(_in_columns(original, release.items), base, W, k, seed),
+                                        m_code),
+        "nonmember_nearest": _majority_hit(other_votes, o_code),
+        "nonmember_candidates_like": _majority_hit(np.where(matched[:, None], like, other_votes), o_code),
+        "nonmember_matched": matched.astype(float),
+        "mode_members": (m_code == mode).astype(float),
+        "mode_nonmembers": (o_code == mode).astype(float),
+    }
+
+
 def holdout_label_inference(
     original,
     release,
@@ -94,16 +135,20 @@ def holdout_label_inference(
     ----------
     original : TransactionData
         The data the release was made from, with its sensitive labels (the members).
-    release : NonreciprocalRelease
-        A bit-voting release (``nr``, ``cahd``) with published labels.
+    release : NonreciprocalRelease or sequence of them
+        A bit-voting release (``nr``, ``cahd``) with published labels; or
+        several releases of ``original`` (draws of one method with different
+        secret seeds), over which each person's success is averaged before
+        the two samples are compared.
     others : TransactionData
         Non-members with labels, drawn from the same population as
         ``original`` (i.i.d.; e.g. a held-out part of one sample).
     k : int, optional
-        Rows counted for the nearest-rows vote; default the release's
+        Rows counted for the nearest-rows vote; default the (first) release's
         published ``k``, else its ``l``, else 3.
     seed : int, default 0
-        Tie-breaks at the k-th distance (the adversary's own coin).
+        Tie-breaks at the k-th distance (the adversary's own coin); draw ``i``
+        of several releases uses ``seed + i``.
     confidence : float, default 0.999
         Of the one-sided margin of the member success over the reference.
 
@@ -114,12 +159,20 @@ def holdout_label_inference(
         rows (``label_inference``'s ``majority_success``); ``bound``: the
         non-members' success with the k nearest rows (the population
         inference reference). ``details``: ``member_candidates``,
-        ``member_nearest``, ``nonmember_nearest``, ``mode_members``,
-        ``mode_nonmembers`` (hits of the most common published label), and
-        ``difference``/``ci95`` (members' candidate vote minus non-members'
-        nearest vote, each person's most-common-label hit subtracted, with a
-        two-sample 95% interval), ``nearest_difference``/``nearest_ci95``
-        (the like-for-like k-nearest vote on both sides, same subtraction), ``k``.
+        ``member_nearest``, ``nonmember_nearest``,
+        ``nonmember_candidates_like`` (non-members voting over the rows whose
+        bit-voting rule they satisfy, as a member's candidate rows are found;
+        one that matches no row falls back to its k nearest),
+        ``nonmembers_matching_a_row`` (the share that matched some row),
+        ``mode_members``, ``mode_nonmembers`` (hits of the most common
+        published label); differences with their two-sample 95% intervals,
+        ``X`` and ``X_ci95``: ``difference`` (members' candidate vote minus
+        non-members' nearest vote, each person's most-common-label hit
+        subtracted), ``nearest_difference`` (the like-for-like k-nearest vote
+        on both sides, same subtraction), ``raw_difference`` and
+        ``nearest_raw_difference`` (the same two without the subtraction),
+        ``like_difference`` (members' candidate vote minus non-members'
+        candidate-like vote, no subtraction); ``k`` and ``draws``.
 
     Raises
     ------
@@ -134,8 +187,11 @@ def holdout_label_inference(
     all rows; a row of a label group votes with its group's label shares,
     as in :func:`~graphanon.attacks.labels.label_inference`. Subtracting
     each person's most-common-label hit removes the chance difference in the
-    two samples' label make-up. Complexity: that of :func:`candidate_sets`,
-    then O((n + n_others) x rows) distances, in blocks of 2,048 persons.
+    two samples' label make-up. The candidate-like rows of a non-member are
+    :func:`~graphanon.privacy.match_graph.nonreciprocal_matches` of the
+    non-members against the release. Complexity per release: that of
+    :func:`candidate_sets` for the members and the non-members, then
+    O((n + n_others) x rows) distances, in blocks of 2,048 persons.
 
     References
     ----------
@@ -148,52 +204,35 @@ def holdout_label_inference(
     >>> data = load("nr_table1")
     >>> rel = anonymize_cahd(data, l=3, unsafe_secret_seed=0)
     >>> res = holdout_label_inference(data, rel, data)   # the members as their own hold-out
-    >>> res.attack, res.details["nearest_difference"]
-    ('label-holdout', 0.0)
+    >>> res.attack, res.details["nearest_difference"], res.details["nonmembers_matching_a_row"]
+    ('label-holdout', 0.0, 1.0)
     """
     for what, d in (("data", original), ("non-members", others)):
         if d.labels is None:
             raise ParameterError(f"holdout label inference needs the sensitive labels of the {what}; it has none")
-    pub_labels = getattr(release, "labels", None)
-    if pub_labels is None:
-        raise ParameterError("this release publishes no sensitive labels; there is nothing to infer")
-    if not all(hasattr(release, a) for a in ("base", "distance", "threshold", "items")):
-        raise ParameterError(
-            f"holdout label inference reads bit-voting releases (nr, cahd); got a "
-            f"{getattr(release, 'kind', type(release).__name__)} release"
-        )
-    k = model_level(release, k, ("k", "l"), "k") or 3
-    n_rows = release.base.shape[0]
+    releases = _release_list(release)
+    k = model_level(releases[0], k, ("k", "l"), "k") or 3
+    n_rows = min(rel.base.shape[0] for rel in releases)
     if not 1 <= k <= n_rows:
         raise ParameterError(f"k must be between 1 and the release's {n_rows} rows, got {k}")
-    (m_code, o_code, pub), n_labels = label_codes(original.labels, others.labels, pub_labels)
-    W = release.group_label_shares(pub, n_labels).toarray()
-    n = original.n_records
-    C = candidate_sets(original, release)
-    member_cand = _majority_hit(C.label_weights(np.arange(n), sp.csr_array(W)).toarray(), m_code)
-    base = sp.csr_array(release.base).astype(np.int64)
-    member_near = _majority_hit(_nearest_votes(_in_columns(original, release.items), base, W, k, seed), m_code)
-    other_near = _majority_hit(_nearest_votes(_in_columns(others, release.items), base, W, k, seed), o_code)
-    mode = int(np.argmax(np.bincount(pub, minlength=n_labels)))
-    m_mode, o_mode = (m_code == mode).astype(float), (o_code == mode).astype(float)
-    diff, lo, hi = _welch(member_cand - m_mode, other_near - o_mode)
-    ndiff, nlo, nhi = _welch(member_near - m_mode, other_near - o_mode)
+    draws = [_draw_hits(original, rel, others, k, seed + i) for i, rel in enumerate(releases)]
+    per = {key: np.mean([d[key] for d in draws], axis=0) for key in draws[0]}
+    mc, mn, on = per["member_candidates"], per["member_nearest"], per["nonmember_nearest"]
+    m_mode, o_mode = per["mode_members"], per["mode_nonmembers"]
+    details: dict = {key: float(v.mean()) for key, v in per.items() if key != "nonmember_matched"}
+    details["nonmembers_matching_a_row"] = float(per["nonmember_matched"].mean())
+    for name, a, b in (("difference", mc - m_mode, on - o_mode), ("nearest_difference", mn - m_mode, on - o_mode),
+                       ("raw_difference", mc, on), ("nearest_raw_difference", mn, on),
+                       ("like_difference", mc, per["nonmember_candidates_like"])):
+        diff, lo, hi = _welch(a, b)
+        details[name] = diff
+        details[name.removesuffix("difference") + "ci95"] = (lo, hi)
+    details.update(k=k, draws=len(releases))
     return make_result(
         "label-holdout",
-        member_cand,
-        float(other_near.mean()),
+        mc,
+        float(on.mean()),
         "reference: non-members' majority label over their k nearest rows (population inference)",
         confidence,
-        {
-            "member_candidates": float(member_cand.mean()),
-            "member_nearest": float(member_near.mean()),
-            "nonmember_nearest": float(other_near.mean()),
-            "mode_members": float(m_mode.mean()),
-            "mode_nonmembers": float(o_mode.mean()),
-            "difference": diff,
-            "ci95": (lo, hi),
-            "nearest_difference": ndiff,
-            "nearest_ci95": (nlo, nhi),
-            "k": k,
-        },
+        details,
     )

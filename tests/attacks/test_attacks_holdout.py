@@ -37,6 +37,25 @@ def test_members_as_their_own_holdout_differ_by_nothing(population):
     res = holdout_label_inference(data, rel, data.subset(np.arange(data.n_records)))
     assert res.details["member_nearest"] == res.details["nonmember_nearest"]
     assert res.details["nearest_difference"] == 0.0
+    # matched as candidates would be, the members are their own candidate sets: every one matches its own row
+    assert res.details["nonmembers_matching_a_row"] == 1.0
+    assert res.details["nonmember_candidates_like"] == pytest.approx(res.details["member_candidates"])
+    assert res.details["like_difference"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_several_draws_are_pooled_per_person(population):
+    # a list of releases of the same data: each person's success averaged over them (draw i: seed + i)
+    data, others, rel = population
+    other = anonymize_nonreciprocal(data, k=3, l=3, rng=1, unsafe_secret_seed=1)
+    pooled = holdout_label_inference(data, [rel, other], others, seed=5)
+    one, two = holdout_label_inference(data, rel, others, seed=5), holdout_label_inference(data, other, others, seed=6)
+    assert pooled.details["draws"] == 2 and pooled.n_targets == data.n_records
+    for key in ("member_candidates", "member_nearest", "nonmember_nearest", "nonmember_candidates_like",
+                "nonmembers_matching_a_row", "raw_difference", "nearest_raw_difference", "like_difference"):
+        assert pooled.details[key] == pytest.approx((one.details[key] + two.details[key]) / 2), key
+    assert pooled.success == pytest.approx((one.success + two.success) / 2)
+    lo, hi = pooled.details["raw_ci95"]
+    assert lo < pooled.details["raw_difference"] < hi
 
 
 def test_planted_release_that_names_its_members_is_caught(population):
@@ -61,3 +80,5 @@ def test_refusals(population):
         holdout_label_inference(plain, GlobalRecoding.from_mapping(plain, {"a": "(a,b)", "b": "(a,b)"}), plain)
     with pytest.raises(ParameterError, match="between 1"):
         holdout_label_inference(data, rel, others, k=10_000)
+    with pytest.raises(ParameterError, match="at least one release"):
+        holdout_label_inference(data, [], others)
