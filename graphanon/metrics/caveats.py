@@ -118,9 +118,9 @@ def release_warnings(original: TransactionData, release: Release, *, advice: Adv
         ``release_advice()``); None: the generic suggestions, and no
         ``l-ranking`` warning.
     taxonomy : Taxonomy, optional
-        The taxonomy the release was made with: a global recoding that
-        suppressed items without ``public_taxonomy`` is then flagged
-        (``suppressed-named``).
+        The taxonomy the release was made with: a global recoding, or a
+        relational-transaction release (``rt``), that suppressed items
+        without ``public_taxonomy`` is then flagged (``suppressed-named``).
     max_ncp : float
         A global or local recoding with NCP at least this is flagged (``ncp``;
         ``root`` when every published item is the taxonomy's root).
@@ -194,6 +194,10 @@ def release_warnings(original: TransactionData, release: Release, *, advice: Adv
             fix = advice.less_suppression or "a method that swaps items instead of removing them"
             out.append(ReleaseWarning("suppression", f"{share:.0%} of the item occurrences are removed "
                                                      f"(> {max_suppression:.0%}); try {fix}"))
+    elif release.kind == "relational":
+        # rt: each group's items recoded alone; a label lists only the codes rows hold unless public_taxonomy
+        if taxonomy is not None and release.n_suppressed and not params.get("public_taxonomy"):
+            out.append(_suppressed_named(release.n_suppressed, advice, in_groups=True))
     elif release.kind == "synthetic" and release.n_records < max(1, original.n_records) * (1 - max_suppression):
         # the custodian's message, never the file's: it compares with the exact number of records
         out.append(ReleaseWarning(
@@ -229,13 +233,20 @@ def release_warnings(original: TransactionData, release: Release, *, advice: Adv
     return out
 
 
-def _suppressed_named(n_suppressed: int, advice: Advice) -> ReleaseWarning:
-    """The ``suppressed-named`` warning: the file lists what it kept, so the taxonomy's holder reads what it lost."""
-    fix = ("pass --param public_taxonomy=true (it generalizes instead of suppressing, so the file names no code)"
-           if advice.public_taxonomy else "use a method that takes --param public_taxonomy=true (see graphanon "
-           "algorithms), or suppress nothing")
+def _suppressed_named(n_suppressed: int, advice: Advice, *, in_groups: bool = False) -> ReleaseWarning:
+    """The ``suppressed-named`` warning: the file lists what it kept, so the taxonomy's holder reads what it lost.
+
+    ``in_groups``: a relational-transaction release, whose groups recode their items apart: the count is of
+    items suppressed in some group, and ``public_taxonomy`` goes with the transaction methods that take it.
+    """
+    if advice.public_taxonomy:
+        needs = " with --param transaction=mhghs or aa" if in_groups else ""
+        fix = f"pass --param public_taxonomy=true{needs} (it generalizes instead of suppressing, so the file names no code)"
+    else:
+        fix = "use a method that takes --param public_taxonomy=true (see graphanon algorithms), or suppress nothing"
     what = "1 item is" if n_suppressed == 1 else f"{n_suppressed} items are"
+    where = " in some group" if in_groups else ""
     return ReleaseWarning(
-        "suppressed-named", f"{what} suppressed and the file lists the items it kept: whoever holds the taxonomy "
-                            "can name the suppressed ones (the leaves no published item covers, ranked by their "
+        "suppressed-named", f"{what} suppressed{where} and the file lists the items it kept: whoever holds the "
+                            "taxonomy can name the suppressed ones (the leaves no published item covers, ranked by their "
                             f"frequency elsewhere: docs/attacks.md, (i)); {fix}")

@@ -24,6 +24,7 @@ def folder(tmp_path_factory):
                       "icd9.txt", "--param", "transaction=mhghs", "-o", f"{name}.json", "--link-out",
                       f"{name}.link.json")
             assert res.exit_code == 0, res.output
+            (path / f"{name}.err").write_text(res.stderr)  # the warnings
     return path
 
 
@@ -243,6 +244,7 @@ def test_anonymize_rt_with_a_public_taxonomy_lists_every_leaf(here):
     res = cli("anonymize", "patients.csv", *RELATIONAL, "-a", "rt", "-k", 5, "-m", 2, "--taxonomy", "icd9.txt",
               "--param", "public_taxonomy=true", "-o", "p.json")
     assert res.exit_code == 0, res.output
+    assert "suppressed in some group" not in res.stderr  # a public taxonomy names no code: no warning
     doc = json.loads((here / "p.json").read_text())
     assert doc["params"]["public_taxonomy"] is True and doc["params"]["transaction"] == "mhghs"
     res = cli("audit", "patients.csv", "p.json", "--model", "rt", "-k", 5, "-m", 2, *RELATIONAL, "--json")
@@ -253,3 +255,19 @@ def test_anonymize_rt_with_a_public_taxonomy_lists_every_leaf(here):
     rel = load_release(here / "p.json")
     assert rel.n_suppressed == 0
     assert {str(x) for pi in rel.published_items for x in pi.members} == {str(x) for x in read_taxonomy("icd9.txt").leaves}
+
+
+def test_anonymize_rt_warns_that_its_suppressed_codes_are_named(here):
+    """rt suppresses items in its groups under a taxonomy that is not public, and its labels list the codes the
+    rows hold: the suppressed-named warning of the global recodings, with rt's own count and advice; rt-naive,
+    which takes no public_taxonomy, is told to use a method that does."""
+    from graphanon.release import load_release
+
+    n = load_release(here / "r.json").n_suppressed
+    assert n > 0
+    err = " ".join((here / "r.err").read_text().split())
+    assert (f"graphanon: warning: {n} items are suppressed in some group and the file lists the items it kept: "
+            "whoever holds the taxonomy can name the suppressed ones") in err
+    assert "pass --param public_taxonomy=true with --param transaction=mhghs or aa" in err
+    naive = " ".join((here / "n.err").read_text().split())
+    assert "suppressed in some group" in naive and "use a method that takes --param public_taxonomy=true" in naive
