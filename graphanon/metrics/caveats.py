@@ -28,6 +28,7 @@ from graphanon.metrics.loss import ncp_taxonomy, suppression_ratio
 from graphanon.release.global_recoding import GlobalRecoding
 from graphanon.release.local_recoding import LocalRecoding
 from graphanon.release.perturbed import PerturbedRelease
+from graphanon.release.relational import RelationalRelease
 
 if TYPE_CHECKING:
     from graphanon.data import TransactionData
@@ -194,7 +195,7 @@ def release_warnings(original: TransactionData, release: Release, *, advice: Adv
             fix = advice.less_suppression or "a method that swaps items instead of removing them"
             out.append(ReleaseWarning("suppression", f"{share:.0%} of the item occurrences are removed "
                                                      f"(> {max_suppression:.0%}); try {fix}"))
-    elif release.kind == "relational":
+    elif isinstance(release, RelationalRelease):
         # rt: each group's items recoded alone; a label lists only the codes rows hold unless public_taxonomy
         if taxonomy is not None and release.n_suppressed and not params.get("public_taxonomy"):
             out.append(_suppressed_named(release.n_suppressed, advice, in_groups=True))
