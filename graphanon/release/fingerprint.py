@@ -186,8 +186,12 @@ def fingerprint_from_sums(*, key: str, shape: tuple[int, int], vocabulary: list[
     (True, 4)
     """
     digest = finish(key, shape, nnz, vocabulary, sum(int(s) for s in sums))
-    counts = {"records": int(shape[0]), "items": int(shape[1]), "occurrences": int(nnz)}
-    return {"scheme": FINGERPRINT_SCHEME, "digest": digest}, counts
+    return {"scheme": FINGERPRINT_SCHEME, "digest": digest}, _count_dict(shape, nnz)
+
+
+def _count_dict(shape: tuple[int, int], nnz: int) -> dict:
+    """The private counts (:data:`COUNT_KEYS`) of records of ``shape`` holding ``nnz`` item occurrences."""
+    return {"records": int(shape[0]), "items": int(shape[1]), "occurrences": int(nnz)}
 
 
 def data_counts(data) -> dict:
@@ -199,7 +203,7 @@ def data_counts(data) -> dict:
     >>> data_counts(from_iterable([["a"], ["a", "b"]]))
     {'records': 2, 'items': 2, 'occurrences': 3}
     """
-    return {"records": int(data.n_records), "items": int(len(data.items)), "occurrences": int(data.matrix.nnz)}
+    return _count_dict((data.n_records, len(data.items)), data.matrix.nnz)
 
 
 def legacy_fingerprint(data, *, salt: str) -> dict:
@@ -221,9 +225,7 @@ def legacy_fingerprint(data, *, salt: str) -> dict:
     """
     parts = _parts(data)
     h, nnz = _hasher(_DOMAIN, _salted(salt), parts["shape"], parts["vocabulary"], parts["lengths"], parts["rows"])
-    shape = parts["shape"]
-    return {"salt": salt, "digest": h.hexdigest(), "records": int(shape[0]), "items": int(shape[1]),
-            "occurrences": nnz}
+    return {"salt": salt, "digest": h.hexdigest(), **_count_dict(parts["shape"], nnz)}
 
 
 def _parts(data) -> dict:
@@ -239,12 +241,8 @@ def fingerprint_from_parts(*, key: str, shape: tuple[int, int], vocabulary: list
 
     Parameters
     ----------
-    key : str
-        Hexadecimal key.
-    shape : (int, int)
-        Records and items.
-    vocabulary : list of str
-        The item labels as text, sorted (:func:`canonical_vocabulary`).
+    key, shape, vocabulary :
+        As for :func:`fingerprint_from_sums`.
     lengths : iterable of int arrays
         The record lengths in canonical order (rows sorted by
         :func:`graphanon.counting.rows.row_hashes` of the records renamed
@@ -255,10 +253,8 @@ def fingerprint_from_parts(*, key: str, shape: tuple[int, int], vocabulary: list
 
     Returns
     -------
-    fingerprint : dict
-        As :func:`data_fingerprint`; equal to it for the same records.
-    counts : dict
-        As :func:`data_counts` (private).
+    fingerprint, counts : dict
+        As for :func:`fingerprint_from_sums`, under this scheme.
 
     Notes
     -----
@@ -267,8 +263,7 @@ def fingerprint_from_parts(*, key: str, shape: tuple[int, int], vocabulary: list
     concatenation); new releases use :func:`fingerprint_from_sums`.
     """
     h, nnz = _hasher(_KEYED_DOMAIN, _keyed(key), shape, vocabulary, lengths, rows)
-    counts = {"records": int(shape[0]), "items": int(shape[1]), "occurrences": nnz}
-    return {"scheme": HMAC_SCHEME, "digest": h.hexdigest()}, counts
+    return {"scheme": HMAC_SCHEME, "digest": h.hexdigest()}, _count_dict(shape, nnz)
 
 
 def ordered_digest(data, *, key: str, legacy: bool = False) -> str:
@@ -461,6 +456,17 @@ def _counts(fp: dict) -> str:
     return f"{fp['records']} records, {fp['items']} items, {fp['occurrences']} item occurrences"
 
 
+def _mismatch(theirs: dict | None, mine: dict) -> DataMismatchError:
+    """The error for data whose digest differs: what the counts say (``theirs``: the release's, None unknown)."""
+    if theirs is None:
+        said = "other records"
+    elif all(theirs[key] == mine[key] for key in COUNT_KEYS):
+        said = f"same counts ({_counts(mine)}) but different records"
+    else:
+        said = f"it was made from {_counts(theirs)}, the data has {_counts(mine)}"
+    return DataMismatchError(f"the release was not made from this data: {said}; {_ADVICE}")
+
+
 _ADVICE = "audit or evaluate a release against the data it was made from (or pass --allow-mismatch)"
 
 
@@ -542,15 +548,7 @@ def check_same_data(original, release, *, link=None) -> bool:
             "file written together with this release"
         )
     if data_fingerprint(original, key=key, scheme=fp["scheme"])["digest"] != fp["digest"]:
-        theirs = getattr(link, "counts", None)
-        mine = data_counts(original)
-        if theirs is None:
-            said = "other records"
-        elif theirs == mine:
-            said = f"same counts ({_counts(mine)}) but different records"
-        else:
-            said = f"it was made from {_counts(theirs)}, the data has {_counts(mine)}"
-        raise DataMismatchError(f"the release was not made from this data: {said}; {_ADVICE}")
+        raise _mismatch(getattr(link, "counts", None), data_counts(original))
     return True
 
 
@@ -576,13 +574,6 @@ def _check_legacy(original, fp: dict) -> bool:
     if missing:
         raise ReleaseFormatError(f"the release's data fingerprint has no {missing[0]!r} field")
     mine = legacy_fingerprint(original, salt=fp["salt"])
-    if any(mine[key] != fp[key] for key in COUNT_KEYS):
-        raise DataMismatchError(
-            f"the release was not made from this data: it was made from {_counts(fp)}, the data has "
-            f"{_counts(mine)}; {_ADVICE}"
-        )
-    if mine["digest"] != fp["digest"]:
-        raise DataMismatchError(
-            f"the release was not made from this data: same counts ({_counts(mine)}) but different records; {_ADVICE}"
-        )
+    if mine["digest"] != fp["digest"] or any(mine[key] != fp[key] for key in COUNT_KEYS):
+        raise _mismatch(fp, mine)
     return True
