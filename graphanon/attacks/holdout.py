@@ -24,7 +24,7 @@ import scipy.sparse as sp
 
 from graphanon.attacks.candidates import candidate_sets, label_codes
 from graphanon.attacks.linkage import model_level
-from graphanon.attacks.result import AttackResult, make_result
+from graphanon.attacks.result import AttackResult, majority_hit, make_result
 from graphanon.errors import ParameterError
 from graphanon.privacy.match_graph import nonreciprocal_matches
 
@@ -32,6 +32,7 @@ __all__ = ["holdout_label_inference"]
 
 _Z95 = 1.959963984540054
 _BLOCK = 2048  # persons per block of the dense distance matrix
+_TIE = 1e-9  # votes (sums of label shares) this close to the largest tie with it
 
 
 def _in_columns(data, items) -> sp.csr_array:
@@ -45,13 +46,6 @@ def _in_columns(data, items) -> sp.csr_array:
     X.sum_duplicates()
     X.data[:] = 1
     return X
-
-
-def _majority_hit(votes: np.ndarray, truth: np.ndarray) -> np.ndarray:
-    """Per person, the chance that a most-voted label (ties split uniformly) is ``truth``."""
-    top = (votes >= votes.max(axis=1, keepdims=True) - 1e-9) & (votes > 0)
-    hit = top[np.arange(len(truth)), truth]
-    return np.where(hit, 1.0 / np.maximum(top.sum(axis=1), 1), 0.0)
 
 
 def _nearest_votes(X: sp.csr_array, base: sp.csr_array, W: np.ndarray, k: int, seed: int) -> np.ndarray:
@@ -108,12 +102,13 @@ def _draw_hits(original, release, others, k: int, seed: int) -> dict[str, np.nda
     like = sp.csr_array((np.ones(len(o)), (o, p)), shape=(others.n_records, n_rows)) @ W
     matched = np.bincount(o, minlength=others.n_records) > 0
     mode = int(np.argmax(np.bincount(pub, minlength=n_labels)))
+    member_votes = C.label_weights(np.arange(n), sp.csr_array(W)).toarray()
+    member_near = _nearest_votes(_in_columns(original, release.items), base, W, k, seed)
     return {
-        "member_candidates": _majority_hit(C.label_weights(np.arange(n), sp.csr_array(W)).toarray(), m_code),
-        "member_nearest": _majority_hit(_nearest_votes(_in_columns(original, release.items), base, W, k, seed),
-                                        m_code),
-        "nonmember_nearest": _majority_hit(other_votes, o_code),
-        "nonmember_candidates_like": _majority_hit(np.where(matched[:, None], like, other_votes), o_code),
+        "member_candidates": majority_hit(member_votes, m_code, tol=_TIE),
+        "member_nearest": majority_hit(member_near, m_code, tol=_TIE),
+        "nonmember_nearest": majority_hit(other_votes, o_code, tol=_TIE),
+        "nonmember_candidates_like": majority_hit(np.where(matched[:, None], like, other_votes), o_code, tol=_TIE),
         "nonmember_matched": matched.astype(float),
         "mode_members": (m_code == mode).astype(float),
         "mode_nonmembers": (o_code == mode).astype(float),

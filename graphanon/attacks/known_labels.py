@@ -56,6 +56,7 @@ from graphanon.attacks.linkage import linkage_bound
 from graphanon.attacks.result import (
     AttackResult,
     check_release_size,
+    majority_hit,
     make_result,
     resolve_targets,
     truth_rows,
@@ -168,16 +169,6 @@ def feasible_edges(o, p, n, allowed=None) -> np.ndarray:
     G = sp.csr_array((np.ones(len(src), dtype=np.int8), (src, dst)), shape=(2 * n, 2 * n))
     _, comp = connected_components(G, directed=True, connection="strong")
     return keep & (in_match | (comp[o] == comp[n + p]))
-
-
-def _majority_success(dist: np.ndarray, true_code: np.ndarray) -> np.ndarray:
-    """Success of guessing the most likely label of each row of ``dist`` (ties split uniformly)."""
-    if dist.shape[0] == 0:
-        return np.zeros(0)
-    best = dist.max(axis=1, keepdims=True)
-    at_max = (dist >= best - 1e-12) & (best > 0)
-    hit = at_max[np.arange(len(true_code)), true_code]
-    return np.where(hit, 1.0 / np.maximum(at_max.sum(axis=1), 1), 0.0)
 
 
 def _graph_guesses(C, n, pub_code, n_labels, allowed=None):
@@ -320,7 +311,7 @@ def known_label_attack(
                 per_hypothesis = np.where(hit, 1.0 / np.maximum(cls.size[c], 1), 0.0)
                 details["surviving_success"] = [round(float(x), 4) for x in per_hypothesis.mean(axis=1)]
                 row_per = per_hypothesis.mean(axis=0)
-                label_per = _majority_success(cls.label_dist[c].mean(axis=0), orig_code[t])
+                label_per = majority_hit(cls.label_dist[c].mean(axis=0), orig_code[t])
     if row_per is None:
         allowed = np.ones(len(C._o), dtype=bool)
         if travel:  # a known person's row carries their label: keep only such candidate rows
@@ -333,7 +324,7 @@ def known_label_attack(
         truth_keys = t * n + rows_true[t]
         has = np.isin(truth_keys, keys)
         row_per = np.where(has, 1.0 / np.maximum(counts[t], 1), 0.0)
-        label_per = _majority_success(dist[t], orig_code[t])
+        label_per = majority_hit(dist[t], orig_code[t])
         details["used"] = "match-graph"
     else:
         details["used"] = "seed"
@@ -436,7 +427,7 @@ def same_seed_attack(
                     both = c1.label_dist[ca] * has2[cb]
                     dist += both / np.maximum(both.sum(axis=1, keepdims=True), 1e-300)
                 row_per = row_acc / len(pairs)
-                label_per = _majority_success(dist / len(pairs), orig_code[t])
+                label_per = majority_hit(dist / len(pairs), orig_code[t])
     if row_per is None:
         # each record's candidate labels in release 2; keep release-1 candidates whose label is among them
         L2 = C2.label_counts(np.arange(n), code2, n_labels)
@@ -449,7 +440,7 @@ def same_seed_attack(
         dist = np.asarray(D.todense())
         has = np.isin(t * n + rows_true[t], o[keep] * n + p[keep])
         row_per = np.where(has, 1.0 / np.maximum(counts[t], 1), 0.0)
-        label_per = _majority_success(dist[t], orig_code[t])
+        label_per = majority_hit(dist[t], orig_code[t])
         details["pinned"] = int(((dist[t] > 0).sum(axis=1) == 1).sum())
         details["used"] = "label-intersection"
     else:

@@ -14,7 +14,7 @@ from graphanon.errors import ParameterError
 from graphanon.utils.randomness import check_random_state
 
 __all__ = [
-    "AttackResult", "attack_targets", "chernoff_margin", "check_release_size", "majority_label_baseline",
+    "AttackResult", "attack_targets", "chernoff_margin", "check_release_size", "majority_hit", "majority_label_baseline",
     "random_row_baseline", "resolve_targets", "truth_rows", "with_baseline",
 ]
 
@@ -179,6 +179,41 @@ def make_result(attack, per_target, bound, bound_kind, confidence, details=None,
         baseline=None if baseline is None else float(baseline),
         baseline_kind=baseline_kind,
     )
+
+
+def majority_hit(dist: np.ndarray, truth: np.ndarray, *, tol: float = 1e-12) -> np.ndarray:
+    """Per target, the chance that guessing a most likely label of its row of ``dist`` gives ``truth``.
+
+    Parameters
+    ----------
+    dist : array, shape (targets, labels)
+        Each target's label votes, counts or posterior (non-negative).
+    truth : array of int
+        Each target's true label code (a column of ``dist``).
+    tol : float
+        Labels within ``tol`` of the row's maximum count as tied with it.
+
+    Returns
+    -------
+    array of float
+        ``1/t`` when the true label is among the ``t`` labels at the maximum
+        (ties split uniformly), else 0; 0 for a row without any vote.
+
+    Notes
+    -----
+    Complexity: O(targets x labels).
+
+    Examples
+    --------
+    >>> majority_hit(np.array([[2.0, 1.0], [1.0, 1.0], [0.0, 0.0]]), np.array([0, 1, 0])).tolist()
+    [1.0, 0.5, 0.0]
+    """
+    if dist.shape[0] == 0:
+        return np.zeros(0)
+    best = dist.max(axis=1, keepdims=True)
+    at_max = (dist >= best - tol) & (best > 0)
+    hit = at_max[np.arange(len(truth)), truth]
+    return np.where(hit, 1.0 / np.maximum(at_max.sum(axis=1), 1), 0.0)
 
 
 def majority_label_baseline(labels, targets=None) -> float:
