@@ -473,13 +473,9 @@ class MethodDeclaration:
     def check_options(self, opts: RunOptions) -> None:
         """Refuse ignored general options, unknown or unconvertible ``--param`` texts and missing :attr:`required` ones.
 
-        All raise :class:`ParameterError`.
+        All raise :class:`ParameterError`; what was typed wrong is refused before what is missing.
         """
         values = self.parse_params(opts.params)
-        if (missing := self.missing_required(values, opts)) is not None:
-            raise ParameterError(missing)
-        if self.needs_k and "k" in self.options:
-            opts.required_k(self.name)
         if "epsilon" in self.options and opts.is_given("seed"):
             raise ParameterError(
                 f"algorithm {self.name!r} is differentially private: --seed would make its noise reproducible "
@@ -496,6 +492,11 @@ class MethodDeclaration:
             raise ParameterError(
                 f"algorithm {self.name!r} does not use {what}{note}; drop {'it' if len(extra) == 1 else 'them'}"
             )
+        # what was typed wrong first, then what is missing
+        if (missing := self.missing_required(values, opts)) is not None:
+            raise ParameterError(missing)
+        if self.needs_k and "k" in self.options:
+            opts.required_k(self.name)
 
     def arguments(self, data, opts: RunOptions, values: dict) -> dict:
         """The function's keywords for a run: general options, parsed parameters, then ``prepare``.
