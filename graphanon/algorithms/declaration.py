@@ -72,6 +72,7 @@ __all__ = [
     "TRAILING_KEYWORDS",
     "MethodDeclaration",
     "Parameter",
+    "Required",
     "RunOptions",
     "parse_bool",
     "parse_name_list",
@@ -93,6 +94,33 @@ REUSES_PRIOR_ROWS = "reuses the prior's rows (needs its private link)"
 COARSENED_TO_PRIORS = "coarsened to the priors' common refinement"
 #: The keywords every method's function ends with, in this order (``tests/algorithms/test_common.py`` checks it).
 TRAILING_KEYWORDS = ("rng", "unsafe_secret_seed", "progress", "client", "priors")
+
+
+@dataclass(frozen=True)
+class Required:
+    """One thing a method cannot run without: one of ``names`` (``--param`` names or general options).
+
+    Attributes
+    ----------
+    names : tuple of str
+        The alternatives: ``("cut", "level")`` is "``--param cut`` or ``--param
+        level``"; a name that is not one of the method's ``--param`` names is a
+        general option it reads (``"k"``: ``-k``).
+    example : str
+        A ``--param name=value`` text (or an option, ``-k 3``) that runs on
+        bundled data, shown in the refusal.
+    forms : str
+        What the values look like, for the refusal (``"random:N[:SEED], ..."``).
+
+    Examples
+    --------
+    >>> Required(("cut", "level"), "level=1").names
+    ('cut', 'level')
+    """
+
+    names: tuple[str, ...]
+    example: str
+    forms: str = ""
 
 
 @dataclass
@@ -230,6 +258,12 @@ class MethodDeclaration:
         The parameters that, when given, need sensitive labels (``nr``'s ``l``).
     needs_k : bool
         Whether it cannot run without ``-k`` (refused in one line naming the method).
+    required : tuple of Required
+        The ``--param`` values (or general options) it cannot run without,
+        each with its alternatives (``cut``: ``cut`` or ``level``): every door
+        refuses a run that lacks one before anything runs
+        (:meth:`missing_required`), ``graphanon compare`` at planning, naming
+        the parameter and an example.
     options : tuple of str
         The general options it reads (:data:`GENERAL_OPTIONS`); the others
         are refused when given (an ignored option would make a release look
@@ -274,6 +308,7 @@ class MethodDeclaration:
     needs_labels: bool = False
     label_params: tuple[str, ...] = ()
     needs_k: bool = False
+    required: tuple[Required, ...] = ()
     options: tuple[str, ...] = ("k", "m", "taxonomy")
     combined_params: bool = False
     verify: bool = False
@@ -296,6 +331,12 @@ class MethodDeclaration:
         if not set(self.taxonomy_values) <= set(names):
             raise ValueError(f"algorithm {self.name!r}: taxonomy_values {sorted(self.taxonomy_values)} are not all "
                              "declared params")
+        for need in self.required:
+            unknown = [n for n in need.names if n not in names and n not in self.options]
+            defaulted = [p.name for p in self.params if p.name in need.names and p.default is not None]
+            if not isinstance(need, Required) or not need.names or unknown or defaulted:
+                raise ValueError(f"algorithm {self.name!r}: required {need!r} must be Required naming declared "
+                                 "params without a default, or general options it reads")
         if not set(self.audit_params) <= set(names):
             raise ValueError(f"algorithm {self.name!r}: audit_params {self.audit_params} are not all declared params")
         if self.priors is not None and not self.priors.startswith(("reuses", "coarsened")):
@@ -333,6 +374,38 @@ class MethodDeclaration:
             if values.get(name) in needing:
                 return f"--param {name}={values[name]}"
         return None
+
+    def missing_required(self, values: dict, opts: RunOptions | None = None, *, prefix: str = "") -> str | None:
+        """The refusal of a run whose parsed ``values`` (and ``opts``) lack a :attr:`required` one, or None.
+
+        One line naming the method, each alternative and the example
+        (``prefix`` before the example's name: ``cut.`` for ``graphanon compare``'s ``--param cut.level=1``).
+
+        Examples
+        --------
+        >>> from graphanon.algorithms.registry import get_declaration
+        >>> cut = get_declaration("cut")
+        >>> cut.missing_required(cut.parse_params({})).split(";")
+        ["algorithm 'cut' needs --param cut or --param level (the cut's nodes, or its depth)", ' for example --param level=1']
+        >>> cut.missing_required(cut.parse_params({"level": "1"})) is None
+        True
+        """
+        for need, text in zip(self.required, self.required_texts(prefix=prefix)):
+            given = [n for n in need.names if (values.get(n) if n in self.param_names else
+                                               getattr(opts, _OPTION_ARGUMENTS[n][0], None)) is not None]
+            if not given:
+                return f"algorithm {self.name!r} needs {text}"
+        return None
+
+    def required_texts(self, *, prefix: str = "") -> list[str]:
+        """Each of :attr:`required` in words, with its example (``graphanon algorithms NAME`` lists them)."""
+        out = []
+        for need in self.required:
+            flags = " or ".join(f"--param {n}" if n in self.param_names else OPTION_FLAGS[n] for n in need.names)
+            forms = f" ({need.forms})" if need.forms else ""
+            example = need.example if need.example.startswith("-") else f"--param {prefix}{need.example}"
+            out.append(f"{flags}{forms}; for example {example}")
+        return out
 
     def release_advice(self) -> Advice:
         """Its :attr:`advice` for :func:`~graphanon.metrics.caveats.release_warnings`, knowing its parameters.
@@ -398,11 +471,11 @@ class MethodDeclaration:
     # -- the one way to run a method by name ----------------------------------------------------------------
 
     def check_options(self, opts: RunOptions) -> None:
-        """Refuse general options this method would ignore, and unknown or unconvertible ``--param`` texts.
+        """Refuse ignored general options, unknown or unconvertible ``--param`` texts and missing :attr:`required` ones.
 
-        Both raise :class:`ParameterError`.
+        All raise :class:`ParameterError`; what was typed wrong is refused before what is missing.
         """
-        self.parse_params(opts.params)
+        values = self.parse_params(opts.params)
         if "epsilon" in self.options and opts.is_given("seed"):
             raise ParameterError(
                 f"algorithm {self.name!r} is differentially private: --seed would make its noise reproducible "
@@ -419,6 +492,11 @@ class MethodDeclaration:
             raise ParameterError(
                 f"algorithm {self.name!r} does not use {what}{note}; drop {'it' if len(extra) == 1 else 'them'}"
             )
+        # what was typed wrong first, then what is missing
+        if (missing := self.missing_required(values, opts)) is not None:
+            raise ParameterError(missing)
+        if self.needs_k and "k" in self.options:
+            opts.required_k(self.name)
 
     def arguments(self, data, opts: RunOptions, values: dict) -> dict:
         """The function's keywords for a run: general options, parsed parameters, then ``prepare``.
@@ -462,6 +540,8 @@ class MethodDeclaration:
         release (the command line then audits it).
         """
         values = self.parse_params(opts.params)
+        if (missing := self.missing_required(values, opts)) is not None:
+            raise ParameterError(missing)
         release = self.function(data, **self.arguments(data, opts, values))
         if self.verify and opts.k is not None:
             release.params.update(k=opts.k, m=opts.m)

@@ -49,6 +49,9 @@ attack                adversary knows                            bound
                       tendency; majority label of a member's      non-members (k
                       candidates against a non-member's k         nearest rows)
                       nearest rows
+:func:`label_majority_check` as :func:`label_inference`, on a     1/l
+                      release that promises l (``anonymize``'s
+                      warning, the study's label columns)
 ===================== ========================================== ==================
 
 Candidates are the published rows an adversary cannot rule out
@@ -85,6 +88,7 @@ from graphanon.attacks.holdout import holdout_label_inference
 from graphanon.attacks.itemlink import known_items, m_item_linkage
 from graphanon.attacks.known_labels import feasible_edges, known_label_attack, same_seed_attack
 from graphanon.attacks.label_linkage import known_label_linkage
+from graphanon.attacks.label_majority import label_majority_check
 from graphanon.attacks.labels import label_inference
 from graphanon.attacks.leafnames import leaf_naming
 from graphanon.attacks.linkage import guess_rows, row_linkage
@@ -113,6 +117,7 @@ __all__ = [
     "known_label_attack",
     "known_label_linkage",
     "label_inference",
+    "label_majority_check",
     "leaf_naming",
     "lost_items_attack",
     "lost_records",

@@ -175,7 +175,7 @@ def _warn(data, release, spec, taxonomy) -> list[str]:
     """The release's warnings on stderr, within 80 columns.
 
     :func:`graphanon.metrics.caveats.release_warnings`, then the majority-label check of an l-diverse
-    release (:func:`graphanon.cli._label_check.label_majority_warning`).
+    release (:func:`graphanon.attacks.label_majority.label_majority_warning`).
 
     ``spec`` (the method's declaration) gives the advice; ``taxonomy`` is the one the release was made with.
 
@@ -183,7 +183,7 @@ def _warn(data, release, spec, taxonomy) -> list[str]:
     """
     import textwrap
 
-    from graphanon.cli._label_check import label_majority_warning
+    from graphanon.attacks.label_majority import label_majority_warning
     from graphanon.metrics.caveats import release_warnings
 
     messages = [w.message for w in release_warnings(data, release, advice=spec.release_advice(), taxonomy=taxonomy)]
@@ -606,7 +606,7 @@ def _bench_one(spec, data, opts, input_, k, m, param_dict, queries, seed, *, sou
         from graphanon.metrics.rtviews import rt_utility
 
         result["metrics"].update(rt_utility(source, release, queries=queries, rng=seed or 0))
-    from graphanon.cli._label_check import label_majority_warning
+    from graphanon.attacks.label_majority import label_majority_warning
     from graphanon.metrics.caveats import release_warnings
 
     result["warnings"] = [w.message for w in release_warnings(data, release, advice=spec.release_advice(),

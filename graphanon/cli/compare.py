@@ -95,7 +95,8 @@ def _command(datasets, *, algorithms, k, m, taxonomy, params, seed, queries, att
 @main.command()
 @click.argument("datasets", nargs=-1, required=True, metavar="DATASET...")
 @click.option("-a", "--algorithm", "algorithms", multiple=True, required=True,
-              help="Methods, comma-separated or repeated (aa,mhghs,coat).")
+              help="Methods, comma-separated or repeated (aa,mhghs,coat), or all: every method, those the options "
+                   "or data cannot run skipped with the reason (a named one is refused before anything runs).")
 @click.option("-k", "k_values", multiple=True, help="Values of k, comma-separated (2,5,10,25).")
 @click.option("-m", "m_values", multiple=True, help="Values of m (numbers or inf), comma-separated; given "
                                                      "only to methods that take m.")
@@ -150,6 +151,18 @@ def compare(datasets, algorithms, k_values, m_values, taxonomy, params, epsilon_
     demographics-plus-items linkage (attack_below_k: targets left fewer than
     k rows).
 
+    A method named with -a that cannot run (a required --param missing,
+    labels or a taxonomy the data lack) is refused before anything runs, one
+    clause per method naming what it needs and an example. With -a all, such
+    methods are skipped instead: the terminal, --json (skipped) and the report
+    say which and why, and the headline counts them.
+
+    Every l-diverse release (one that promises l) is attacked by the
+    majority-label adversary, as anonymize does: its success, bound 1/l and
+    verdict are columns (label_success, label_bound, label_within_bound),
+    and the headline says on how many it reads labels above 1/l + margin
+    (the release still meets its model: the exit status is not changed).
+
     Exit status: 0 when every run made a release that meets its model; 1 when
     a release fails its model's audit; 3 when a run failed (its error is in
     the headline, on the terminal and in the report); 2 on bad input. When
@@ -185,6 +198,8 @@ def compare(datasets, algorithms, k_values, m_values, taxonomy, params, epsilon_
     if not json_out:
         for note in plan.notes:
             click.echo(f"note: {note}", err=True)
+        for line in plan.skipped:
+            click.echo(f"skipped: {line}", err=True)
     start = time.perf_counter()
     existed = os.path.isdir(output)
     with progress_bar(show_progress(json_out)) as progress:
@@ -201,18 +216,22 @@ def compare(datasets, algorithms, k_values, m_values, taxonomy, params, epsilon_
         _remove_if_empty(store)
         if not existed:
             _remove_if_empty(output)
-        click.echo(f"graphanon: error: {' '.join(('every run failed, nothing written: ' + headline(table)).split())}",
+        text = "every run failed, nothing written: " + headline(table, skipped=plan.skipped)
+        click.echo(f"graphanon: error: {' '.join(text.split())}",
                    err=True)
         sys.exit(EXIT_RUN_FAILED)
-    written = write_outputs(table, output, command=command, notes=plan.notes)
+    written = write_outputs(table, output, command=command, notes=plan.notes, skipped=plan.skipped)
     seconds = time.perf_counter() - start
     failed = table[~ok]
     private = table["epsilon"].notna()  # DP runs: accounted by epsilon, not audited
     violated = table[ok & ~private & ~table["audit_satisfied"].fillna(False).astype(bool)]
+    checked = table[ok & table["label_within_bound"].notna()]  # l-diverse releases: the majority-label adversary
+    above = checked[~checked["label_within_bound"].astype(bool)]
     summary = {"runs": len(table), "finished": int(ok.sum()), "failed": len(failed),
                "reused": int(table["reused"].fillna(False).astype(bool).sum()),
-               "audits_satisfied": bool(violated.empty and ok.any()), "headline": headline(table),
-               "seconds": round(seconds, 3), "notes": plan.notes,
+               "audits_satisfied": bool(violated.empty and ok.any()), "headline": headline(table, skipped=plan.skipped),
+               "seconds": round(seconds, 3), "notes": plan.notes, "skipped": plan.skipped,
+               "label_majority": {"checked": len(checked), "above_bound": [run_label(row) for _, row in above.iterrows()]},
                "outputs": {kind: str(path) for kind, path in written.items()},
                "errors": [f"{run_label(row)}: {row['error']}" for _, row in failed.iterrows()]}
     if json_out:

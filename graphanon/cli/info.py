@@ -144,6 +144,8 @@ def algorithm_details(spec) -> list[str]:
         tax_text = "not used"
     lines += wrapped("taxonomy", tax_text)
     lines += wrapped("options", " ".join(OPTION_FLAGS[o] for o in spec.options) or "none")
+    for text in spec.required_texts():  # what it cannot run without (refused before anything runs)
+        lines += wrapped("required", text)
     if spec.params:
         lines.append("--param")
         for d in spec.describe_params():
@@ -179,7 +181,7 @@ def algorithms(name: str | None, json_out: bool) -> None:
             func = public_function(spec)
             echo_json({"name": spec.name, "summary": spec.summary, "model": spec.privacy_model,
                        "taxonomy": spec.needs_taxonomy, "options": list(spec.options),
-                       "param_details": spec.describe_params(),
+                       "required": spec.required_texts(), "param_details": spec.describe_params(),
                        "function": None if func is None else _python_name(func),
                        "paper": "" if func is None else references(func)})
             return
@@ -187,7 +189,7 @@ def algorithms(name: str | None, json_out: bool) -> None:
         return
     rows = [{"name": spec.name, "summary": spec.summary, "model": spec.privacy_model,
              "taxonomy": spec.needs_taxonomy, "options": list(spec.options), "params": list(spec.param_names),
-             "param_details": spec.describe_params()}
+             "required": spec.required_texts(), "param_details": spec.describe_params()}
             for spec in sorted(registered().values(), key=lambda spec: spec.name)]
     models = model_names()
     if json_out:

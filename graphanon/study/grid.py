@@ -8,7 +8,10 @@ here, before anything runs -- never by trial: every run's options and
 ``--param`` texts are checked by its declaration, a method that needs
 sensitive labels is refused on data without them, and a method that needs a
 taxonomy gets ``--taxonomy`` or, as ``graphanon anonymize`` does, the
-dataset's bundled one.
+dataset's bundled one, and a run that lacks a ``--param`` its method declares
+``required`` (``cut``'s ``cut`` or ``level``, the swaps' ``categories``) is
+refused. ``-a all`` (:data:`ALL_METHODS`) skips, with the reason, every method
+that the options cannot run, instead of refusing the study.
 """
 
 from __future__ import annotations
@@ -20,11 +23,17 @@ from importlib.metadata import PackageNotFoundError, version
 from itertools import product
 from pathlib import Path
 
+from graphanon.algorithms.declaration import RunOptions
+from graphanon.algorithms.registry import get_declaration, method_names
 from graphanon.errors import ParameterError
 from graphanon.privacy.rt import RT_MODEL
 from graphanon.study._run import method_declarations, run_options
 
-__all__ = ["GridPlan", "StudyRun", "WorkloadSpec", "expand_grid"]
+__all__ = ["ALL_METHODS", "GridPlan", "StudyRun", "WorkloadSpec", "expand_grid"]
+
+#: ``-a all``: every registered method; one that these options cannot run is skipped with its reason
+#: (:attr:`GridPlan.skipped`), where a method named on its own is refused before anything runs.
+ALL_METHODS = "all"
 
 
 def _package_version() -> str:
@@ -139,10 +148,33 @@ class StudyRun:
 
 @dataclass
 class GridPlan:
-    """The runs of a study and what the expansion left out for which method, and why."""
+    """The runs of a study and what the expansion left out for which method, and why.
+
+    Attributes
+    ----------
+    runs : list of StudyRun
+    notes : list of str
+        One line per option a method was not given.
+    skipped : list of str
+        ``-a all`` only: one line per method (or method on a dataset) that was not run, and why (the
+        refusal it would have met when named: a required ``--param``, labels, a taxonomy, ``--epsilon``).
+    """
 
     runs: list
     notes: list
+    skipped: list = field(default_factory=list)
+
+
+def _reason(name: str, error) -> str:
+    """A refusal of method ``name`` without the words naming it (a skipped line starts with the name).
+
+    >>> _reason("cut", "-a cut: algorithm 'cut' needs --param level")
+    'needs --param level'
+    """
+    text = str(error)
+    for start in (f"-a {name}: ", f"algorithm {name!r} ", f"-a {name} ", f"{name} "):
+        text = text[len(start):] if text.startswith(start) else text
+    return text
 
 
 def _values(values) -> list:
@@ -179,7 +211,9 @@ def expand_grid(
     Parameters
     ----------
     methods : sequence of str
-        Registered method names.
+        Registered method names, or :data:`ALL_METHODS` (``"all"``): every
+        registered method, those these options cannot run skipped with their
+        reason (:attr:`GridPlan.skipped`) instead of refused.
     datasets : sequence of str
         Bundled dataset names (or data files the study reads).
     k, m : int or sequence of int, optional
@@ -230,7 +264,8 @@ def expand_grid(
     -------
     GridPlan
         ``runs`` in method, dataset, parameter order; ``notes`` one line per
-        option a method was not given.
+        option a method was not given; ``skipped`` (``"all"`` only) one line
+        per method left out, and why.
 
     Raises
     ------
@@ -239,7 +274,12 @@ def expand_grid(
         declaration refuses, no methods or datasets, a method (or a
         parameter value, ``-a rt --param transaction=aa``) that needs a
         taxonomy without one, a method that needs sensitive labels on data
-        without them, ``m`` given with no method taking it.
+        without them, ``m`` given with no method taking it, a declared
+        required ``--param`` not given (``-a cut`` without ``cut`` or
+        ``level``). Every named method that cannot run is refused in the same
+        error, one clause each (separated by ``|``), naming what it needs and
+        an example. With ``"all"``, those are skipped instead; refused only
+        when no method can run.
 
     Examples
     --------
@@ -248,6 +288,15 @@ def expand_grid(
     [('aa', 2, 2), ('aa', 5, 2), ('partition', 2, None), ('partition', 5, None)]
     >>> plan.notes
     ['partition: takes no -m; run without it']
+
+    A method that lacks a required ``--param`` is refused before anything runs; with ``"all"`` it is skipped:
+
+    >>> expand_grid(["cut"], ["groceries"], k=2)
+    Traceback (most recent call last):
+    ...
+    graphanon.errors.ParameterError: -a cut: algorithm 'cut' needs --param cut or --param level (the cut's nodes, or its depth); for example --param cut.level=1
+    >>> [line for line in expand_grid("all", ["groceries"], k=2, m=1).skipped if line.startswith("cut")]
+    ["cut: needs --param cut or --param level (the cut's nodes, or its depth); for example --param cut.level=1"]
 
     A DP method runs once per epsilon and repetition, beside the k grid:
 
@@ -259,6 +308,9 @@ def expand_grid(
     methods, datasets = _values(methods), _values(datasets)
     if methods == [None] or datasets == [None]:
         raise ParameterError("a study needs at least one method (-a) and one dataset")
+    every = ALL_METHODS in methods  # every registered method: those the options cannot run are skipped, not refused
+    if every:
+        methods = method_names()
     workload = workload or WorkloadSpec()
     decls = {name: method_declarations(name) for name in methods}
     ks, ms = _values(k), _values(m)
@@ -276,11 +328,18 @@ def expand_grid(
         raise ParameterError(f"-m: none of {', '.join(decls)} takes m; drop it")
     if ks != [None] and not any("k" in d.options for d in decls.values()):
         raise ParameterError(f"-k: none of {', '.join(decls)} takes k; drop it")
-    from graphanon.study.execute import bundled_taxonomy, load_dataset
-
     runs, notes = [], []
     private = [d.name for d in decls.values() if d.privacy_model == "dp"]
     epsilons = [float(e) for e in _values(epsilon) if e is not None]
+    relational_methods = [d.name for d in decls.values() if d.privacy_model == RT_MODEL.name]
+    unplanned = {}  # -a all: the methods these options cannot run at all, and why
+    if every and not epsilons:
+        unplanned.update(dict.fromkeys(private, "differentially private: needs --epsilon E1,E2,..."))
+        private = []
+    if every and relational is None:
+        unplanned.update(dict.fromkeys(relational_methods, "anonymizes relational-transaction data: needs "
+                                                            "--relational FILE --qi COLUMNS"))
+        relational_methods = []
     if private and not epsilons:  # a DP run needs its epsilon
         raise ParameterError(f"-a {private[0]}: a differentially private method needs --epsilon E1,E2,... (its "
                              "privacy loss, a grid axis beside -k), or drop it")
@@ -293,7 +352,6 @@ def expand_grid(
         raise ParameterError(f"--repeat must be a whole number >= 1, got {repeat!r}")
     if universe is not None and not private:
         raise ParameterError(f"--universe: none of {', '.join(decls)} is differentially private; drop it")
-    relational_methods = [d.name for d in decls.values() if d.privacy_model == RT_MODEL.name]
     if relational_methods and relational is None:
         raise ParameterError(f"-a {relational_methods[0]} anonymizes relational-transaction data: give --relational "
                              "FILE --qi COLUMNS (the table joined by record id with the dataset)")
@@ -304,59 +362,43 @@ def expand_grid(
         relational = (str(relational[0]), str(relational[1]), tuple(relational[2]), str(relational[3] or ""))
         notes += [f"{d.name}: reads transactions only; run on the items without --relational" for d in decls.values()
                   if d.privacy_model != RT_MODEL.name]
+    skipped: list[str] = []
+    refused: list[str] = []
     for d in decls.values():
-        if d.privacy_model == "dp":
-            dropped = [flag for flag, vals in (("-k", ks), ("-m", ms)) if vals != [None]]
-            if dropped:
-                notes.append(f"{d.name}: takes no {' or '.join(dropped)}; runs once per --epsilon instead")
-            runs += _dp_runs(d, datasets, epsilons, universe, taxonomy, int(repeat), raw, workload, notes)
+        if every and d.name in unplanned:  # -a all: a method the options cannot run is skipped, with its reason
+            skipped.append(f"{d.name}: {unplanned[d.name]}")
             continue
-        # a method reading a taxonomy gets --taxonomy, else the dataset's bundled one (as anonymize gives it)
-        taxonomies = {dataset: taxonomy if taxonomy is not None else bundled_taxonomy(dataset)
-                      for dataset in datasets} if "taxonomy" in d.options else dict.fromkeys(datasets)
-        without = [dataset for dataset, tax in taxonomies.items() if tax is None]
-        if d.needs_taxonomy and without:
-            raise ParameterError(f"{d.name} needs a taxonomy and {without[0]} has no bundled one: pass --taxonomy "
-                                 "FILE, balanced:FANOUT or a bundled name")
-        dropped = [flag for flag, opt, vals in (("-k", "k", ks), ("-m", "m", ms)) if vals != [None]
-                   and opt not in d.options]
-        if dropped:
-            notes.append(f"{d.name}: takes no {' or '.join(dropped)}; run without {'it' if len(dropped) == 1 else 'them'}")
-        if taxonomy is not None and "taxonomy" not in d.options:
-            notes.append(f"{d.name}: reads no taxonomy; run without it")
-        elif taxonomy is not None and not d.needs_taxonomy:
-            notes.append(f"{d.name}: does not need --taxonomy; given, it is read only where its --param asks "
-                         "(see graphanon algorithms)")
-        own = {}
-        for name, values in raw.items():
-            method, _, pname = name.rpartition(".")
-            if pname in d.params and method in ("", d.name):
-                own[pname] = values
-        pnames = sorted(own)
-        needs_labels = d.missing_labels(pnames)
-        if needs_labels is not None:
-            for dataset in datasets:
-                if load_dataset(dataset).labels is None:
-                    raise ParameterError(
-                        f"{needs_labels} needs sensitive labels (l-diversity) and {dataset} has none: choose "
-                        f"labelled data (`graphanon datasets` lists which have labels) or drop {d.name}")
-        for dataset, kv, mv, *pvals in product(datasets, ks if "k" in d.options else [None],
-                                               ms if "m" in d.options else [None], *(own[p] for p in pnames)):
-            run = StudyRun(
-                dataset=dataset, method=d.name, k=kv, m=mv, taxonomy=taxonomies[dataset],
-                seed=seed if "seed" in d.options else None,
-                params=tuple((p, str(v)) for p, v in zip(pnames, pvals)),
-                workload=workload, attack_targets=attack_targets,
-                relational=relational if d.privacy_model == RT_MODEL.name else None,
-            )
-            # the run's options and --param texts, checked by its declaration before anything runs
-            spec, opts = run_options(d.name, k=run.k, m=run.m, seed=run.seed, params=dict(run.params))
-            asked = spec.taxonomy_asked_by(spec.parse_params(opts.params)) if run.taxonomy is None else None
-            if asked is not None:
-                raise ParameterError(f"-a {d.name} {asked} generalizes over an item taxonomy and {dataset} has no "
-                                     "bundled one: pass --taxonomy FILE or a bundled name, or choose another value")
-            runs.append(run)
-    return GridPlan(runs, notes)
+        own_notes: list[str] = []
+        try:
+            if d.privacy_model == "dp":
+                dropped = [flag for flag, vals in (("-k", ks), ("-m", ms)) if vals != [None]]
+                if dropped:
+                    own_notes.append(f"{d.name}: takes no {' or '.join(dropped)}; runs once per --epsilon instead")
+                own = _dp_runs(d, datasets, epsilons, universe, taxonomy, int(repeat), raw, workload, own_notes)
+            elif not every:
+                own = _method_runs(d, datasets, ks, ms, raw, taxonomy, seed, workload, attack_targets, relational,
+                                   own_notes)
+            else:  # dataset by dataset: a method may run on labelled data and be skipped on the rest
+                own, reasons = [], {}
+                for dataset in datasets:
+                    try:
+                        own += _method_runs(d, [dataset], ks, ms, raw, taxonomy, seed, workload, attack_targets,
+                                            relational, own_notes)
+                    except ParameterError as exc:
+                        reasons[dataset] = str(exc)
+                if reasons and len(reasons) == len(datasets) and len(set(reasons.values())) == 1:
+                    raise ParameterError(next(iter(reasons.values())))
+                skipped += [f"{d.name} on {dataset}: {_reason(d.name, why)}" for dataset, why in reasons.items()]
+        except ParameterError as exc:
+            (skipped if every else refused).append(f"{d.name}: {_reason(d.name, exc)}" if every else str(exc))
+            continue
+        runs += own
+        notes += [note for note in dict.fromkeys(own_notes)]
+    if refused:  # every method that cannot run, one clause each, before anything runs
+        raise ParameterError(" | ".join(refused))
+    if not runs:
+        raise ParameterError(f"no method can run with these options: {'; '.join(skipped)}")
+    return GridPlan(runs, notes, skipped)
 
 
 def _dp_runs(d, datasets, epsilons, universe, taxonomy, repeat, raw, workload, notes) -> list:
@@ -392,4 +434,72 @@ def _dp_runs(d, datasets, epsilons, universe, taxonomy, repeat, raw, workload, n
                                      repeat=rep, params=tuple((p, str(v)) for p, v in zip(pnames, pvals)),
                                      workload=workload, attack_targets=0))
         run_options(d.name, taxonomy=given, params=dict(runs[-1].params))
+    return runs
+
+
+def _method_runs(d, datasets, ks, ms, raw, taxonomy, seed, workload, attack_targets, relational, notes) -> list:
+    """The runs of syntactic method ``d`` on ``datasets`` (notes appended to ``notes``).
+
+    Raises :class:`~graphanon.errors.ParameterError` when ``d`` cannot run on one of them: a taxonomy or labels
+    it needs and the data lack, a :attr:`~graphanon.algorithms.declaration.MethodDeclaration.required`
+    ``--param`` not given, an option or text its declaration refuses.
+    """
+    from graphanon.study.execute import bundled_taxonomy, load_dataset
+
+    runs = []
+    # a method reading a taxonomy gets --taxonomy, else the dataset's bundled one (as anonymize gives it)
+    taxonomies = {dataset: taxonomy if taxonomy is not None else bundled_taxonomy(dataset)
+                  for dataset in datasets} if "taxonomy" in d.options else dict.fromkeys(datasets)
+    without = [dataset for dataset, tax in taxonomies.items() if tax is None]
+    if d.needs_taxonomy and without:
+        raise ParameterError(f"{d.name} needs a taxonomy and {without[0]} has no bundled one: pass --taxonomy "
+                             "FILE, balanced:FANOUT or a bundled name")
+    dropped = [flag for flag, opt, vals in (("-k", "k", ks), ("-m", "m", ms)) if vals != [None]
+               and opt not in d.options]
+    if dropped:
+        notes.append(f"{d.name}: takes no {' or '.join(dropped)}; run without {'it' if len(dropped) == 1 else 'them'}")
+    if taxonomy is not None and "taxonomy" not in d.options:
+        notes.append(f"{d.name}: reads no taxonomy; run without it")
+    elif taxonomy is not None and not d.needs_taxonomy:
+        notes.append(f"{d.name}: does not need --taxonomy; given, it is read only where its --param asks "
+                     "(see graphanon algorithms)")
+    own = {}
+    for name, values in raw.items():
+        method, _, pname = name.rpartition(".")
+        if pname in d.params and method in ("", d.name):
+            own[pname] = values
+    pnames = sorted(own)
+    needs_labels = d.missing_labels(pnames)
+    if needs_labels is not None:
+        for dataset in datasets:
+            if load_dataset(dataset).labels is None:
+                raise ParameterError(
+                    f"{needs_labels} needs sensitive labels (l-diversity) and {dataset} has none: choose "
+                    f"labelled data (`graphanon datasets` lists which have labels) or drop {d.name}")
+    for dataset, kv, mv, *pvals in product(datasets, ks if "k" in d.options else [None],
+                                           ms if "m" in d.options else [None], *(own[p] for p in pnames)):
+        run = StudyRun(
+            dataset=dataset, method=d.name, k=kv, m=mv, taxonomy=taxonomies[dataset],
+            seed=seed if "seed" in d.options else None,
+            params=tuple((p, str(v)) for p, v in zip(pnames, pvals)),
+            workload=workload, attack_targets=attack_targets,
+            relational=relational if d.privacy_model == RT_MODEL.name else None,
+        )
+        # a required --param missing, in this command's words (--param cut.level=1), then the run's options and
+        # --param texts, checked by its declaration before anything runs
+        declaration = get_declaration(d.name)
+        try:
+            values = declaration.parse_params(dict(run.params))
+        except ParameterError:
+            values = None  # run_options refuses the text, naming the method
+        missing = None if values is None else declaration.missing_required(values, RunOptions(k=run.k),
+                                                                            prefix=f"{d.name}.")
+        if missing is not None:
+            raise ParameterError(f"-a {d.name}: {missing}")
+        spec, opts = run_options(d.name, k=run.k, m=run.m, seed=run.seed, params=dict(run.params))
+        asked = spec.taxonomy_asked_by(spec.parse_params(opts.params)) if run.taxonomy is None else None
+        if asked is not None:
+            raise ParameterError(f"-a {d.name} {asked} generalizes over an item taxonomy and {dataset} has no "
+                                 "bundled one: pass --taxonomy FILE or a bundled name, or choose another value")
+        runs.append(run)
     return runs

@@ -40,8 +40,8 @@ DP_FIGURES = {
 SHOWN = ("dataset", "method", "k", "m", "epsilon", "repeat", "params", "status", "audit_model", "audit_satisfied", "audit_violations",
          "wall_seconds", "cpu_seconds", "peak_memory_mb", "ncp", "ul", "ggd", "suppression_ratio",
          "avg_relative_error", "rt_gcp", "rt_query_error", "error_rate", "query_error", "fi_similarity", "dif",
-         "topk_precision", "topk_recall", "topk_f", "attack_success", "attack_bound", "attack_below_k", "reused",
-         "error")
+         "topk_precision", "topk_recall", "topk_f", "attack_success", "attack_bound", "attack_below_k",
+         "label_success", "label_bound", "label_margin", "label_within_bound", "reused", "error")
 
 _SORT_JS = """
 document.querySelectorAll('table.sortable th').forEach(function (th, col) {
@@ -187,12 +187,13 @@ def run_label(row) -> str:
     return " ".join(parts) + f" on {row['dataset']}"
 
 
-def headline(table, *, shown: int = 3) -> str:
+def headline(table, *, shown: int = 3, skipped=()) -> str:
     """The study's verdict in one sentence: failed runs first, then the audits of the releases made.
 
     It never says that every release meets its model when a run made no
     release: a failed run changes the headline (``3 of 18 runs failed:
-    ...``).
+    ...``), and so does a method ``-a all`` skipped (``2 methods skipped
+    (cut, partswap: why in the report)``).
 
     Parameters
     ----------
@@ -200,6 +201,9 @@ def headline(table, *, shown: int = 3) -> str:
         A study's tidy table.
     shown : int
         Failed runs named in the sentence (the others are counted).
+    skipped : sequence of str
+        :attr:`~graphanon.study.grid.GridPlan.skipped`: ``"method: why"`` (or
+        ``"method on dataset: why"``) per method ``-a all`` left out.
 
     Returns
     -------
@@ -214,6 +218,9 @@ def headline(table, *, shown: int = 3) -> str:
     '1 of 2 runs failed: coat k=2 on d (TypeError: no s); the 1 release made meets its model.'
     >>> headline(tidy_table([{"method": "aa", "k": 2, "dataset": "d", "status": "ok", "audit_satisfied": True}]))
     '1 run, none failed; every release meets its model.'
+    >>> headline(tidy_table([{"method": "aa", "k": 2, "dataset": "d", "status": "ok", "audit_satisfied": True}]),
+    ...          skipped=["cut: needs --param cut or --param level"])
+    '1 run, none failed; 1 method skipped (cut: why in the report); the 1 release made meets its model.'
     """
     n = len(table)
     ok = (table["status"] == "ok").to_numpy(bool)
@@ -228,20 +235,48 @@ def headline(table, *, shown: int = 3) -> str:
         first = f"{n_failed} of {n} run{'s' if n != 1 else ''} failed: {'; '.join(named)}{more}"
     else:
         first = f"{n} run{'s' if n != 1 else ''}, none failed"
+    if skipped:  # -a all left methods out: said here, their reasons in the report
+        names = list(dict.fromkeys(line.split(":")[0] for line in skipped))
+        listed = ", ".join(names[:2 * shown]) + (f" and {len(names) - 2 * shown} more" if len(names) > 2 * shown else "")
+        first += f"; {len(names)} method{'s' if len(names) != 1 else ''} skipped ({listed}: why in the report)"
     if not n_ok:
         verdict = "no release was made"
     elif n_violated:
         verdict = f"{n_violated} of the {n_ok} release(s) made FAIL their model's audit"
-    elif n_failed:
+    elif n_failed or skipped:
         verdict = "the 1 release made meets its model" if n_ok == 1 else f"the {n_ok} releases made meet their models"
     else:
         verdict = "every release meets its model"
+    verdict += _label_verdict(table[ok], shown)
     if n_dp:  # a DP release is accounted by its epsilon, not audited
         verdict = verdict.replace("every release meets", "every syntactic release meets")
         verdict = ("no release is audited" if n_dp == n_ok else verdict) + (
             f"; {n_dp} differentially private release{'s are' if n_dp > 1 else ' is'} not audited (no output "
             "proves DP: the mechanism is tested)")
     return f"{first}; {verdict}."
+
+
+def _label_verdict(done, shown: int) -> str:
+    """``; the majority-label adversary ...`` over the l-diverse releases made (empty when there are none).
+
+    An l-diverse release meets its model, yet an adversary who learns from the rows how the labels follow the
+    items may read them above ``1/l`` (docs/attacks.md, (j)): the headline says so whenever it speaks of them.
+    """
+    if "label_within_bound" not in done:
+        return ""
+    checked = done[done["label_within_bound"].notna()]
+    if checked.empty:
+        return ""
+    above = checked[~checked["label_within_bound"].astype(bool)]
+    n = len(checked)
+    if above.empty:
+        return (f"; the majority-label adversary stays within 1/l + margin on "
+                f"{'the' if n == 1 else f'all {n}'} l-diverse release{'s' if n != 1 else ''}")
+    named = [f"{run_label(row)}: {row['label_success']:.4f} > {row['label_bound']:.4f} + {row['label_margin']:.4f}"
+             for _, row in above.head(shown).iterrows()]
+    more = f" and {len(above) - shown} more" if len(above) > shown else ""
+    return (f"; the majority-label adversary reads labels above 1/l + margin on {len(above)} of the {n} l-diverse "
+            f"release{'s' if n != 1 else ''} ({'; '.join(named)}{more}: labels follow the items, a larger k lowers it)")
 
 
 def _cell(name: str, value) -> str:
@@ -255,7 +290,7 @@ def _cell(name: str, value) -> str:
             text = str(value)
             sort = text
     css = "t" if name in ("dataset", "method", "params", "status", "audit_model", "error") else ""
-    if name == "audit_satisfied" and not missing:
+    if name in ("audit_satisfied", "label_within_bound") and not missing:
         css = "yes" if value else "no"
         text = "yes" if value else "NO"
         sort = "1" if value else "0"
@@ -290,7 +325,7 @@ def _versions() -> dict:
 
 
 def render_report(table, images: dict, *, command: str, datasets: dict, notes=(), title: str = "graphanon study",
-                  extra_sections: dict | None = None) -> str:
+                  extra_sections: dict | None = None, skipped=()) -> str:
     """The self-contained HTML report of a study.
 
     Parameters
@@ -309,6 +344,9 @@ def render_report(table, images: dict, *, command: str, datasets: dict, notes=()
     extra_sections : dict of str -> str, optional
         Heading -> HTML of further, optional sections (for instance a risk
         report of the chosen release), appended after the table.
+    skipped : sequence of str
+        The methods ``-a all`` left out, and why (:attr:`GridPlan.skipped`):
+        counted in the headline, listed in a section of their own.
 
     Returns
     -------
@@ -331,7 +369,7 @@ def render_report(table, images: dict, *, command: str, datasets: dict, notes=()
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
-        f'<p class="summary"><b>{html.escape(headline(table))}</b> {int(ok.sum())} of {len(table)} finished, '
+        f'<p class="summary"><b>{html.escape(headline(table, skipped=skipped))}</b> {int(ok.sum())} of {len(table)} finished, '
         f"{n_reused} reused from earlier studies.</p>",
         "<h2>Command</h2>", f"<pre>{html.escape(command)}</pre>",
         f"<p>Made {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} with "
@@ -349,6 +387,11 @@ def render_report(table, images: dict, *, command: str, datasets: dict, notes=()
                      "rows in the table are marked.</p><ul>"
                      + "".join(f"<li><b>{html.escape(run_label(row))}</b>: <code>{html.escape(str(row['error']))}"
                                "</code></li>" for _, row in failed.iterrows()) + "</ul>")
+    if skipped:
+        parts.append(f'<h2 id="skipped">Skipped methods ({len(skipped)})</h2><p><code>-a all</code> asked for every '
+                     "method; these could not run with the study's options or data and were left out before "
+                     "anything ran (named on their own, they are refused with the same reason):</p><ul>"
+                     + "".join(f"<li>{html.escape(line)}</li>" for line in skipped) + "</ul>")
     if notes:
         parts.append("<h2>Left out by the grid</h2><ul>"
                      + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul>")
@@ -366,6 +409,15 @@ def render_report(table, images: dict, *, command: str, datasets: dict, notes=()
                  "(memory_method rss; tracemalloc where /proc is missing). "
                  "The attack is full-record row linkage against the in-memory private link, next to its "
                  "bound.</p>")
+    if "label_within_bound" in table and table["label_within_bound"].notna().any():
+        parts.append("<p>l-diverse runs (a release that promises l): <code>label_success</code> is the share of "
+                     "records whose own label is the majority label of their candidate rows (attack (b), the "
+                     "adversary who learns from the rows how labels follow the items), next to its bound 1/l "
+                     "(<code>label_bound</code>) and sampling margin; <code>label_within_bound</code> is NO where "
+                     "it reads labels above 1/l + margin. The release still meets l-diversity, which bounds the "
+                     "posterior only for an adversary without that knowledge (docs/attacks.md, (j)); "
+                     "<code>graphanon anonymize</code> warns on the same measurement, and a larger k lowers "
+                     "it.</p>")
     if "rt_gcp" in table and table["rt_gcp"].notna().any():
         parts.append("<p>Relational-transaction runs: <code>rt_gcp</code> is the mean NCP of the published "
                      "quasi-identifier values (GCP, 0 = exact, 1 = all suppressed), <code>rt_query_error</code> the "
@@ -384,7 +436,7 @@ def render_report(table, images: dict, *, command: str, datasets: dict, notes=()
 
 
 def write_outputs(table, folder, *, command: str, notes=(), title: str = "graphanon study",
-                  extra_sections: dict | None = None) -> dict:
+                  extra_sections: dict | None = None, skipped=()) -> dict:
     """Write ``results.csv``, ``results.parquet``, one PNG per figure and ``report.html`` into ``folder``.
 
     Parameters
@@ -400,6 +452,8 @@ def write_outputs(table, folder, *, command: str, notes=(), title: str = "grapha
     title : str
     extra_sections : dict of str -> str, optional
         Further HTML sections for the report (see :func:`render_report`).
+    skipped : sequence of str
+        The methods ``-a all`` left out, and why (:attr:`GridPlan.skipped`).
 
     Returns
     -------
@@ -432,5 +486,6 @@ def write_outputs(table, folder, *, command: str, notes=(), title: str = "grapha
     for name in dict.fromkeys(table["dataset"].dropna()):
         datasets[name] = load_dataset(name).summary()
     atomic_write(written["report"], render_report(table, images, command=command, datasets=datasets,
-                                                  notes=notes, title=title, extra_sections=extra_sections))
+                                                  notes=notes, title=title, extra_sections=extra_sections,
+                                                  skipped=skipped))
     return written

@@ -29,7 +29,10 @@ COLUMNS = {
     "audit_model": "string", "audit_satisfied": "boolean", "audit_violations": "Int64",
     **{name: "float64" for name in METRIC_COLUMNS},
     "attack_success": "float64", "attack_bound": "float64", "attack_bound_kind": "string",
-    "attack_within_bound": "boolean", "attack_below_k": "Int64", "reused": "boolean", "key": "string",
+    "attack_within_bound": "boolean", "attack_below_k": "Int64",
+    # the majority-label adversary on an l-diverse release (graphanon.attacks.label_majority_check)
+    "label_success": "float64", "label_bound": "float64", "label_margin": "float64", "label_within_bound": "boolean",
+    "reused": "boolean", "key": "string",
 }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
-from graphanon.cli._label_check import label_majority_warning
+from graphanon.attacks.label_majority import label_majority_warning
 from graphanon.data import from_iterable
 
 

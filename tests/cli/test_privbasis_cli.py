@@ -57,7 +57,7 @@ def test_cli_privbasis_anonymize_evaluate_export_and_refusals(run, tmp_path):
     assert audit.exit_code == 2 and "is differentially private" in audit.output and "--ledger" in audit.output
     for extra, message in [
         (("--param", "k=5", "--seed", "3"), "--seed would make its noise reproducible"),
-        ((), "needs --param k=K"),
+        ((), "needs --param k (the number of itemsets to release); for example --param k=100"),
         (("--param", "k=5", "--link-out", "l.json"), "has no private link"),
         (("--param", "k=0"), "k"),
     ]:

@@ -116,7 +116,7 @@ from numbers import Real
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.algorithms.declaration import MethodDeclaration, Parameter
+from graphanon.algorithms.declaration import MethodDeclaration, Parameter, Required
 from graphanon.algorithms.dp.diffpart import DP_MODEL, _records_over_universe
 from graphanon.algorithms.dp.noise import check_epsilon, discrete_laplace, noisy_max, noisy_top_k
 from graphanon.counting.support import minimal_infrequent_itemsets
@@ -403,7 +403,7 @@ def _superset_sums(values: np.ndarray, n_b: int) -> np.ndarray:
 
 
 def _prepare_privbasis(declaration, data, opts, values: dict, kwargs: dict) -> dict:
-    """``-a privbasis``: ``--epsilon`` and ``--param k=K`` are needed; the universe is ``--universe`` or a typed ``--taxonomy``.
+    """``-a privbasis``: ``--epsilon`` is needed (``--param k`` is :attr:`required`); the universe is ``--universe`` or a typed ``--taxonomy``.
 
     As for DiffPart, the public item universe is ``--universe FILE`` or the
     leaves of a taxonomy the user typed (a bundled one is used when no
@@ -411,8 +411,6 @@ def _prepare_privbasis(declaration, data, opts, values: dict, kwargs: dict) -> d
     """
     if opts.epsilon is None:
         raise ParameterError("algorithm 'privbasis' needs --epsilon E (the privacy loss of the release, > 0)")
-    if kwargs.get("k") is None:
-        raise ParameterError("algorithm 'privbasis' needs --param k=K (the number of itemsets to release)")
     kwargs["taxonomy"] = opts.taxonomy if opts.universe is None or opts.is_given("taxonomy") else None
     return kwargs
 
@@ -433,5 +431,6 @@ PRIVBASIS = MethodDeclaration(
     # a DP release states epsilon, the mechanism, its settings and the public universe -- no count of the data
     published=frozenset({"epsilon", "mechanism", "neighbouring", "k", "alpha1", "alpha2", "alpha3", "eta",
                          "max_basis", "universe"}),
+    required=(Required(("k",), "k=100", "the number of itemsets to release"),),
     options=("taxonomy", "epsilon", "universe"), prepare=_prepare_privbasis,
 )

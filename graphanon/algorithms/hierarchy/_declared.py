@@ -40,7 +40,9 @@ CUT_PARAMS = (
 
 
 def prepare_cut(declaration, data, opts, values: dict, kwargs: dict) -> dict:
-    """``-a cut``: ``-k`` (with ``-m``) is a claim the command line audits (``verify``); a cut or a level is needed.
+    """``-a cut``: ``-k`` (with ``-m``) is a claim the command line audits (``verify``).
+
+    A cut or a level is needed: the declaration's ``required``, checked before this hook runs.
 
     Without ``-k`` the release claims nothing, so ``-m`` and ``--param force`` are refused.
     """
@@ -52,7 +54,5 @@ def prepare_cut(declaration, data, opts, values: dict, kwargs: dict) -> dict:
         if "force" in opts.params:
             raise ParameterError("--param force only applies with -k K (it publishes a release that fails its k^m "
                                  "audit)")
-    if values["cut"] is None and values["level"] is None:
-        raise ParameterError("algorithm 'cut' needs --param cut=NODE,NODE,... or --param level=DEPTH")
     return kwargs
 

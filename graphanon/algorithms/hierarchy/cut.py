@@ -21,7 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from graphanon.algorithms.declaration import COARSENED_TO_PRIORS, Advice, MethodDeclaration
+from graphanon.algorithms.declaration import (
+    COARSENED_TO_PRIORS,
+    Advice,
+    MethodDeclaration,
+    Required,
+)
 from graphanon.algorithms.hierarchy._declared import CUT_PARAMS, prepare_cut
 from graphanon.algorithms.prior import as_priors, coarsened_cut
 from graphanon.counting.containment import record_supports
@@ -508,5 +513,6 @@ CUT = MethodDeclaration(
     published=frozenset({"level", "n_suppressed_nodes", "k", "m", "audit", "priors", "ncp", "public_taxonomy"}),
     published_nested={"audit": frozenset({"model", "satisfied", "violations"})},
     priors=COARSENED_TO_PRIORS, needs_taxonomy=True, verify=True, prepare=prepare_cut,
+    required=(Required(("cut", "level"), "level=1", "the cut's nodes, or its depth"),),
     advice=Advice(coarser="a lower cut (--param level=...) or -a mhghs"),
 )

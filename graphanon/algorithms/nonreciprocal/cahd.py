@@ -27,7 +27,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.algorithms.declaration import REUSES_PRIOR_ROWS, MethodDeclaration, Parameter
+from graphanon.algorithms.declaration import (
+    REUSES_PRIOR_ROWS,
+    MethodDeclaration,
+    Parameter,
+    Required,
+)
 from graphanon.algorithms.nonreciprocal.cahd_groups import cahd_groups
 from graphanon.algorithms.prior import reuse_priors
 from graphanon.errors import InfeasibleError, ParameterError
@@ -300,9 +305,7 @@ def anonymize_cahd(
 
 def _prepare_cahd(declaration, data, opts, values: dict, kwargs: dict) -> dict:
     """``-a cahd``: ``l`` defaults to ``-k``; the records need sensitive labels."""
-    l = opts.k if values["l"] is None else values["l"]  # noqa: E741
-    if l is None:
-        raise ParameterError("algorithm 'cahd' needs --param l=L (or -k L)")
+    l = opts.k if values["l"] is None else values["l"]  # noqa: E741  (one of them: ``required``)
     opts.require_labels(data, f"-a cahd --param l={l}" if values["l"] is not None else f"-a cahd -k {l}")
     kwargs["l"] = l
     return kwargs
@@ -322,4 +325,5 @@ CAHD = MethodDeclaration(
     audit_params=("l", "diversity", "c"),
     published=frozenset({"k", "l", "alpha", "group_size", "diversity", "c"}),
     priors=REUSES_PRIOR_ROWS, needs_labels=True, options=("k",), prepare=_prepare_cahd,
+    required=(Required(("l", "k"), "l=2", "groups of l distinct sensitive labels"),),
 )

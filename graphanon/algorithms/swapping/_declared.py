@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from numbers import Integral
 
-from graphanon.algorithms.declaration import Advice, MethodDeclaration, Parameter
+from graphanon.algorithms.declaration import Advice, MethodDeclaration, Parameter, Required
 from graphanon.errors import ParameterError
 from graphanon.taxonomy.categories import parse_categories
 from graphanon.taxonomy.tree import ItemGroups
@@ -25,6 +25,9 @@ _PAIR_CONSTRAINTS = {"categories": [ItemGroups], "rng": RNG, **COMMON, "visit": 
 
 _CATEGORIES = Parameter("categories", str, None, "random:N[:SEED], taxonomy-level:DEPTH or an item,category CSV "
                         "file", argument=None)
+#: The swaps cannot run without their categories (refused before anything runs, on every door).
+_NEEDS_CATEGORIES = Required(("categories",), "categories=random:3",
+                             "random:N[:SEED], taxonomy-level:DEPTH or an item,category CSV file")
 _VISIT = Parameter("visit", str, "random", "visiting order and tie-break of the partner search")
 _SPREAD = Parameter("spread", int, 1, "partners per record: source items dealt into this many parts, one partner "
                     "each (mitigates the partner-tendency attack)")
@@ -41,10 +44,6 @@ def _prepare_categories(declaration, data, opts, values: dict, kwargs: dict) -> 
         raise ParameterError(f"{name} takes no -k or -m: it hides tendencies, it does not count records")
     if opts.is_given("taxonomy") and not str(spec or "").startswith("taxonomy-level:"):
         raise ParameterError(f"{name} reads --taxonomy only for categories=taxonomy-level:DEPTH; drop it")
-    if spec is None:
-        raise ParameterError(
-            f"{name} needs --param categories=random:N[:SEED], taxonomy-level:DEPTH or an item,category CSV file"
-        )
     kwargs["categories"] = parse_categories(spec, data, opts.taxonomy)
     return kwargs
 
@@ -58,6 +57,7 @@ def _swap_declaration(name: str, function, summary: str, *, visit: bool, less_su
         audit_params=("categories",),
         published=frozenset({"n_categories", "visit", "spread", "unpaired"} if visit else {"n_categories"}),
         options=("taxonomy", "seed") if visit else ("taxonomy",), prepare=_prepare_categories,
+        required=(_NEEDS_CATEGORIES,),
         advice=Advice(less_suppression=less_suppression),
     )
 
