@@ -171,6 +171,17 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
             warnings=warnings)
 
 
+def _majority_warning(data, release) -> str | None:
+    """:func:`graphanon.attacks.label_majority.label_majority_warning` for a release that publishes labels and
+    promises ``l``; None for any other, without importing :mod:`graphanon.attacks` (whose kernels load numba)."""
+    if getattr(release, "labels", None) is None or (getattr(release, "params", None) or {}).get("l") is None:
+        return None
+    # the attacks package loads numba's kernels: only an l-diverse release pays for it
+    from graphanon.attacks.label_majority import label_majority_warning
+
+    return label_majority_warning(data, release)
+
+
 def _warn(data, release, spec, taxonomy) -> list[str]:
     """The release's warnings on stderr, within 80 columns.
 
@@ -183,11 +194,10 @@ def _warn(data, release, spec, taxonomy) -> list[str]:
     """
     import textwrap
 
-    from graphanon.attacks.label_majority import label_majority_warning
     from graphanon.metrics.caveats import release_warnings
 
     messages = [w.message for w in release_warnings(data, release, advice=spec.release_advice(), taxonomy=taxonomy)]
-    if (majority := label_majority_warning(data, release)) is not None:
+    if (majority := _majority_warning(data, release)) is not None:
         messages.append(majority)
     for message in messages:
         click.echo(textwrap.fill(f"graphanon: warning: {message}", 80, subsequent_indent="  ",
@@ -606,11 +616,10 @@ def _bench_one(spec, data, opts, input_, k, m, param_dict, queries, seed, *, sou
         from graphanon.metrics.rtviews import rt_utility
 
         result["metrics"].update(rt_utility(source, release, queries=queries, rng=seed or 0))
-    from graphanon.attacks.label_majority import label_majority_warning
     from graphanon.metrics.caveats import release_warnings
 
     result["warnings"] = [w.message for w in release_warnings(data, release, advice=spec.release_advice(),
                                                               taxonomy=opts.taxonomy)]
-    if (majority := label_majority_warning(data, release)) is not None:
+    if (majority := _majority_warning(data, release)) is not None:
         result["warnings"].append(majority)
     return result
