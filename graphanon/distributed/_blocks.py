@@ -118,6 +118,7 @@ class Blocks:
 def n_blocks(client, n_partitions: int | None) -> int:
     """``n_partitions`` checked (a whole number >= 1), or twice the workers of ``client`` when None."""
     if n_partitions is None:
+        round_trip("workers")  # a synchronous client asks the scheduler
         return 2 * max(1, len(client.scheduler_info().get("workers", {})))
     if isinstance(n_partitions, bool) or not isinstance(n_partitions, (int, np.integer)) or n_partitions < 1:
         raise ParameterError(f"n_partitions must be a whole number >= 1, got {n_partitions!r}")

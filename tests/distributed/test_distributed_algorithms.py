@@ -12,6 +12,7 @@ pytest.importorskip("dask.distributed")
 from graphanon.algorithms import anonymize_aa, anonymize_partition  # noqa: E402
 from graphanon.datasets import load, load_taxonomy  # noqa: E402
 from graphanon.datasets.synthetic import quest, quest_taxonomy  # noqa: E402
+from graphanon.distributed import count_round_trips  # noqa: E402
 from graphanon.privacy import KmAnonymity, TransactionalKAnonymity  # noqa: E402
 from tests.conftest import cli  # noqa: E402
 
@@ -158,10 +159,13 @@ def test_partition_on_client_bundled_data_and_cli(dask_client, cli_on_test_clust
     data, tax = load("groceries"), load_taxonomy("groceries")
     ref = anonymize_partition(data, taxonomy=tax, k=4, unsafe_secret_seed=2)
     seen = []
-    got = anonymize_partition(data, taxonomy=tax, k=4, unsafe_secret_seed=2, client=dask_client, n_partitions=8,
-                              progress=lambda *a: seen.append(a))
+    with count_round_trips() as trips:
+        got = anonymize_partition(data, taxonomy=tax, k=4, unsafe_secret_seed=2, client=dask_client, n_partitions=8,
+                                  progress=lambda *a: seen.append(a))
     _same_local(got, ref)
-    assert any(msg == "finishing sub-partitions" for _, _, msg in seen)
+    tasks = {total for _, total, msg in seen if msg == "finishing sub-partitions"}
+    assert len(tasks) == 1 and tasks.pop() >= 4  # several tasks of many deferred partitions (splits)...
+    assert dict(trips) == {"scatter": 1, "partition": 1}  # ...sent in one round trip and gathered in one
     assert TransactionalKAnonymity(4).audit(data, got, client=dask_client).satisfied
     monkeypatch.chdir(tmp_path)
     args = ["anonymize", "groceries", "-a", "partition", "-k", "4"]

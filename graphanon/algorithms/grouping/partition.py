@@ -45,7 +45,8 @@ import scipy.sparse as sp
 from graphanon.algorithms.declaration import Advice, MethodDeclaration
 from graphanon.algorithms.grouping._partition_frontier import partition_groups
 from graphanon.algorithms.grouping.trace import GroupingTrace
-from graphanon.distributed.tasks import map_ordered
+from graphanon.distributed._blocks import n_blocks
+from graphanon.distributed.tasks import map_batched
 from graphanon.graphs.lcg import NodeIndex, groups_to_lcg
 from graphanon.release.local_recoding import LocalRecoding, local_recoding_from_counts
 from graphanon.release.publish import publish
@@ -126,8 +127,9 @@ def anonymize_partition(
         Finish the recursion on Dask: the top levels run here until every
         partition has fewer than ``n / n_partitions`` records; those
         partitions are independent, and they are finished on the workers in
-        consecutive batches of about that many records
-        (:func:`graphanon.distributed.tasks.map_ordered`). Their groups are
+        consecutive batches of about that many records, all sent in one
+        round trip and gathered in another
+        (:func:`graphanon.distributed.tasks.map_batched`). Their groups are
         renumbered in the order the whole recursion makes them, so the
         release (and ``release.trace``) equals the one-process one.
     n_partitions : int, optional
@@ -211,15 +213,17 @@ def _groups_on_client(o_ptr, anc, depth, is_leaf, ncp, k: int, *, client, n_part
     The recursion runs here with deferral (:func:`partition_run`); the
     deferred partitions are cut, in order, into tasks of about that many
     records, each the partitions' records, occurrences, cut nodes and frozen
-    lists (:func:`run_deferred`). A deferred partition held one group number
+    lists (:func:`run_deferred`), all scattered in one round trip and
+    gathered in one (:func:`map_batched`): a run waits for the workers three
+    times (the worker count when ``n_partitions`` is None, the scatter, the
+    gather), whatever the number of partitions and splits. A deferred partition held one group number
     (its placeholder); it becomes the run of numbers of the groups it split
     into, and every later number moves up accordingly.
     """
     from graphanon.algorithms.grouping._partition_kernel import partition_run, run_deferred
 
     n = len(o_ptr) - 1
-    if n_partitions is None:
-        n_partitions = 2 * max(1, len(client.scheduler_info().get("workers", {})))
+    n_partitions = n_blocks(client, n_partitions)
     size = -(-n // int(n_partitions))
     cur = np.zeros(o_ptr[n], dtype=np.int64)
     group, rows, deferred, (f_ptr, frozen) = partition_run(
@@ -247,8 +251,8 @@ def _groups_on_client(o_ptr, anc, depth, is_leaf, ncp, k: int, *, client, n_part
     n_tasks = len(cuts) - 1
     extra = np.zeros(len(deferred), dtype=np.int64)  # groups a deferred partition split into, minus 1
     local = np.zeros(n, dtype=np.int64)  # a deferred record's group within its partition
-    results = map_ordered(run_deferred, (task(t) for t in range(n_tasks)), client=client,
-                                      total=n_tasks, progress=progress, message="finishing sub-partitions")
+    results = map_batched(run_deferred, (task(t) for t in range(n_tasks)), client=client, progress=progress,
+                          message="finishing sub-partitions", kind="partition")
     for t, (sub_group, sub_cur) in enumerate(results):
         a, b, recs, _, occ = members(t)
         cur[occ] = sub_cur
