@@ -38,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphanon.counting.containment import contained_counts, distinct_records
-from graphanon.distributed._blocks import as_blocks, track, tree
+from graphanon.distributed._blocks import as_blocks, gather, track, tree
 from graphanon.utils.progress import ProgressCallback
 
 __all__ = ["record_supports"]
@@ -98,6 +98,6 @@ def record_supports(
     counts = [[client.submit(_contained, q, d, pure=False) for d in blocks.futures] for q in indexes]
     distinct = [tree(client, row) for row in counts]
     track([c for row in counts for c in row], progress, "containment counts")
-    parts = client.gather([client.submit(_per_record, q, s) for q, s in zip(indexes, distinct, strict=True)])
+    parts = gather(client, [client.submit(_per_record, q, s) for q, s in zip(indexes, distinct, strict=True)])
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 

@@ -10,7 +10,9 @@ records, the smallest group, and the records in groups smaller than ``k``.
 2. The counters are added as a tree on the workers; the total stays there.
 3. Each block looks its rows up in the total and returns the rows whose
    group is smaller than ``k`` (index and size); one small task returns the
-   number of groups and the smallest.
+   number of groups and the smallest. All of it is submitted at once and
+   gathered in one call: two round trips in all (the scatter and the
+   gather), whatever the number of blocks.
 
 Keys are exact (no hashing), and the counts are integer sums, so the result
 equals the one-process count.
@@ -29,7 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from graphanon.counting.rows import row_keys
-from graphanon.distributed._blocks import n_blocks, track, tree
+from graphanon.distributed._blocks import gather, n_blocks, round_trip, row_view, track, tree
 from graphanon.utils.progress import ProgressCallback
 
 __all__ = ["equal_row_groups"]
@@ -100,12 +102,13 @@ def equal_row_groups(
     """
     X = sp.csr_array(X)
     edges = np.linspace(0, X.shape[0], n_blocks(client, n_partitions) + 1).astype(np.int64)
-    blocks = client.scatter([X[a:b] for a, b in zip(edges[:-1], edges[1:], strict=True)], hash=False)
-    counts = [client.submit(_count, b, with_values) for b in blocks]
+    round_trip("scatter")
+    blocks = client.scatter([row_view(X, a, b) for a, b in zip(edges[:-1], edges[1:], strict=True)], hash=False)
+    counts = [client.submit(_count, b, with_values, pure=False) for b in blocks]
     total = tree(client, counts, _add)
     track(counts, progress, "counting equal records")
-    small = client.gather([client.submit(_small, b, total, k, with_values) for b in blocks])
-    groups, smallest = client.submit(_stats, total).result()
+    *small, (groups, smallest) = gather(client, [*(client.submit(_small, b, total, k, with_values, pure=False)
+                                                   for b in blocks), client.submit(_stats, total, pure=False)])
     rows = np.concatenate([r + a for (r, _), a in zip(small, edges[:-1], strict=True)]).astype(np.int64)
     sizes = np.concatenate([s for _, s in small]).astype(np.int64)
     return int(groups), int(smallest), rows, sizes

@@ -24,7 +24,7 @@ import scipy.sparse as sp
 
 from graphanon.counting.support import ItemsetLevel, check_search, rows_in
 from graphanon.counting.support import pair_supports as support_pairs
-from graphanon.distributed._blocks import as_blocks, gather, round_trip, tree_sum
+from graphanon.distributed._blocks import as_blocks, gather, sum_blocks, track, tree, tree_sum
 from graphanon.utils.memory import check_memory
 from graphanon.utils.progress import ProgressCallback
 
@@ -153,25 +153,39 @@ def minimal_infrequent_itemsets(
     candidates holding them); the candidates themselves are made on the
     client, O(frequent itemsets of the previous level^2) in the worst case
     per prefix group.
+
+    Round trips (:func:`graphanon.distributed.count_round_trips`): one for
+    levels 1 and 2 together (the item supports, the longest record and the
+    pair supports are tree-reduced on the workers and gathered in one call),
+    then one per level above 2 (its candidates travel inside the tasks, or
+    are broadcast first, one more, when over 1 MB), plus the scatter of a
+    matrix: at most ``1 + 2 (m - 2) + 1`` for ``m >= 2``, whatever the number of blocks.
     """
     check_search(k, m)
     blocks = as_blocks(X, client, n_partitions)
     n_items = blocks.n_items
     what = what or f"the itemset search (k={k}, m={'inf' if m is None else m})"
     advice = advice or "bound the attacker knowledge, e.g. m={m} (CLI: -m {m})"
-    sup1 = tree_sum(client, client.map(_items_block, blocks.futures, pure=False), progress, "level 1: counting items")
+    # one question for levels 1 and 2: the item supports, the longest record and (when the search can reach
+    # level 2) the pair supports, each tree-reduced on the workers, gathered together
+    items = client.map(_items_block, blocks.futures, pure=False)
+    asks = [tree(client, items), tree(client, client.map(_max_length, blocks.futures, pure=False), max)]
+    pairs = client.map(_pairs_block, blocks.futures, pure=False) if m is None or m >= 2 else []
+    if pairs:
+        asks.append(tree(client, pairs))
+    track(items + pairs, progress, "levels 1-2: counting items and pairs")
+    sup1, max_len, *S_all = gather(client, asks)
     present = np.flatnonzero(sup1 > 0)
     viol1, freq1 = present[sup1[present] < k], present[sup1[present] >= k]
     violations = [ItemsetLevel(1, viol1[:, None], sup1[viol1])]
     frequent = [ItemsetLevel(1, freq1[:, None], sup1[freq1])]
-    max_len = max(gather(client, client.map(_max_length, blocks.futures, pure=False)), default=0)
+    max_len = int(max_len)
     m_eff = max_len if m is None else min(m, max_len)
     prev, size = frequent[0].itemsets, 1
     while size < m_eff and len(prev):
         size += 1
         if size == 2:  # the pair supports of the frequent items, tree-reduced over the blocks
-            S = tree_sum(client, client.map(_pairs_block, blocks.futures, pure=False), progress, "level 2: counting pairs")
-            S = sp.csr_array(S)[freq1][:, freq1]
+            S = sp.csr_array(S_all[0])[freq1][:, freq1]
             S = sp.triu(S, k=1).tocsr()
             S.sort_indices()
             S = S.tocoo()
@@ -180,11 +194,9 @@ def minimal_infrequent_itemsets(
         else:
             cand = _candidates(prev, n_items, what, advice)
             sup = np.zeros(0, dtype=np.int64)
-        if size > 2 and len(cand):
-            round_trip("scatter")
-            cand_f = client.scatter(cand, broadcast=True, hash=False)
-            counts = [client.submit(_count_block, b, cand_f, pure=False) for b in blocks.futures]
-            sup = tree_sum(client, counts, progress, f"level {size}: counting {len(cand)} candidates")
+        if size > 2 and len(cand):  # one round trip a level (and a broadcast first when over 1 MB)
+            sup = sum_blocks(client, blocks.futures, _count_block, cand, progress=progress,
+                             message=f"level {size}: counting {len(cand)} candidates")
         pos = sup > 0
         cand, sup = cand[pos], sup[pos]
         is_viol = sup < k

@@ -171,3 +171,24 @@ def test_transactional_audit_of_local_recodings_equal(dask_client):
         local = TransactionalKAnonymity(k).audit(data, release).to_dict()
         assert TransactionalKAnonymity(k).audit(data, release, client=dask_client).to_dict() == local
     assert local["violations"] > 0  # k=12 > the groups' size 3: the report lists real violations
+
+
+@pytest.mark.parametrize("parts", [2, 7])
+def test_audits_round_trips_do_not_grow_with_blocks(dask_client, parts):
+    """The k^m search asks one question for levels 1-2 and one per higher level; the k^infinity and the
+    transactional audits one each; a scatter of the blocks before each: the same counts for 2 and 7 blocks."""
+    from graphanon.distributed import count_round_trips, minimal_infrequent_itemsets
+
+    data = load("bms1").subset(np.arange(0, 59602, 16))
+    X = _coarsened(data, 4).records
+    for m, levels in ((1, 1), (2, 1), (3, 2), (4, 3)):
+        with count_round_trips() as trips:
+            viol, _ = minimal_infrequent_itemsets(X, 5, m, client=dask_client, n_partitions=parts)
+        assert dict(trips) == {"scatter": 1, "count": levels}, (m, dict(trips))
+        assert len(viol) == m and len(viol[-1]) > 0  # every level was reached and counted
+    with count_round_trips() as trips:
+        record_supports(X, client=dask_client, n_partitions=parts)
+    assert dict(trips) == {"scatter": 1, "count": 1}
+    with count_round_trips() as trips:
+        equal_row_groups(X, 5, client=dask_client, n_partitions=parts)
+    assert dict(trips) == {"scatter": 1, "count": 1}
