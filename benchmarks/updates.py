@@ -8,7 +8,10 @@ join later (one record id per person). For ``cahd`` l=3 and ``nr`` k=3 l=3
 * D and D + added, made independently;
 * D and D less the first ``--removed`` people, made independently;
 * D and D + added with ``priors=`` the first (docs/updates.md), and the
-  refusal of ``priors=`` for the shrunk data.
+  refusal of ``priors=`` for the shrunk data;
+* D twice: made independently (``nr`` with the same structure seed, so the
+  same rows, its label groups drawn anew in secret), and made again with
+  ``priors=`` the first (``--same``, on by default).
 
 Each pair is audited by :class:`graphanon.privacy.joint.JointAudit` with
 both private links (records matched by id; only the ids are read):
@@ -17,7 +20,7 @@ records pinned to one label, below l, and whether the audit was exact
 lower bounds of what an exact adversary pins).
 
 Usage: ``python benchmarks/updates.py [--sessions 3000] [--titles 300] [--added 100] [--removed 30]
-[--methods cahd,nr]``; prints one JSON line per pair and writes ``benchmarks/results/updates.json``.
+[--methods cahd,nr] [--no-same]``; prints one JSON line per pair and writes ``benchmarks/results/updates.json``.
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ def audit(name: str, union, first, second) -> dict:
         "pinned": rep.details["pinned_records"],
         "below_l": rep.details["records_below_level"],
         "exact": rep.details["exact"],
+        "distinct_releases": rep.details["distinct_releases"],
         "audit_seconds": round(time.perf_counter() - start, 2),
     }
     print(json.dumps(row), flush=True)
@@ -72,6 +76,8 @@ def main() -> None:
     ap.add_argument("--added", type=int, default=100)
     ap.add_argument("--removed", type=int, default=30)
     ap.add_argument("--methods", default="cahd,nr")
+    ap.add_argument("--same", action=argparse.BooleanOptionalAction, default=True,
+                    help="also the same data published twice (independently, and with priors=)")
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "updates.json"))
     args = ap.parse_args()
     full = ebook_sessions(args.sessions + args.added, args.titles, seed=1).drop_unused_items()
@@ -94,6 +100,15 @@ def main() -> None:
             refusal = str(exc)
         rows.append({"releases": f"{method} l=3: D less {args.removed}, priors= the first", "refused": refusal})
         print(json.dumps(rows[-1]), flush=True)
+        if args.same:  # the same data twice: independent runs (nr: same structure seed), then priors=
+            seed = {} if method == "cahd" else {"rng": 1}
+            first = make(method, old, **seed)
+            rows.append(audit(f"{method} l=3: D twice, independent", old, first, make(method, old, **seed)))
+            start = time.perf_counter()
+            again = make(method, old, priors=first)
+            made = round(time.perf_counter() - start, 2)
+            rows.append(audit(f"{method} l=3: D twice, priors= the first", old, first, again))
+            rows[-1]["make_seconds"] = made
     Path(args.out).write_text(json.dumps({"sessions": args.sessions, "titles": args.titles, "added": args.added,
                                           "removed": args.removed, "rows": rows}, indent=1) + "\n")
 

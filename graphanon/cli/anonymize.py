@@ -167,7 +167,8 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
     warnings = _warn(data, release, spec, tax if "taxonomy" in spec.options else None)
     relational_given = {"relational": relational, "qi": qi, "qi_hierarchies": qi_hierarchies} if relational else {}
     _report(spec, input_, release.n_records, elapsed, output, link_out, json_out, release.params,
-            {**param_dict, **({"taxonomy": taxonomy} if taxonomy else {}), **relational_given}, exported=exported,
+            {**param_dict, **({"taxonomy": taxonomy} if taxonomy else {}), **relational_given,
+             **({"prior": list(prior_paths)} if prior_paths else {})}, exported=exported,
             warnings=warnings)
 
 
@@ -307,6 +308,12 @@ def audit_command(model: str, input_: str, output, params: dict | None, given: d
     return model, line
 
 
+def _secret_groups(params: dict | None) -> bool:
+    """Whether a release drew its label groups in secret (``nr`` l-diverse, grouping=random): anew on every run."""
+    params = params or {}
+    return bool(params.get("l")) and params.get("l_method") == "groups" and params.get("grouping") == "random"
+
+
 def _report(spec, input_, n_records: int, elapsed: float, output, link_out, json_out: bool,
             params: dict | None = None, given: dict | None = None, *,
             exported: tuple[str, ...] | list[str] = (), warnings: tuple[str, ...] | list[str] = ()) -> None:
@@ -338,6 +345,9 @@ def _report(spec, input_, n_records: int, elapsed: float, output, link_out, json
                 click.echo(line)
         if link_out is not None:
             click.echo(f"private link (never publish it) -> {link_out}")
+        if _secret_groups(params) and not (given or {}).get("prior"):
+            click.echo(f"publishing this data again? add --prior {output} --prior-link {link_out or 'LINK'} "
+                       "(two independent releases pin labels)")
 
 
 def _streams(spec, input_, fmt, scheduler, prior_paths, label) -> bool:

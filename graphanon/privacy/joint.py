@@ -48,6 +48,12 @@ then confirmed by a joint world found by CP-SAT (OR-Tools; one model, solved
 until no world uses a pair not yet confirmed) or removed when none exists:
 the sets are then exactly those of the brute-force adversary (the older
 backtracking search, ``solver="search"``, gives the same sets, slower).
+Releases *alike* an earlier one -- the same rows, printed labels or label
+groups up to row order, as a release made with ``--prior`` on identical
+data -- are one release to the adversary and are not read again; when one
+labelled release is left, the propagation is exact and no exact step runs
+(the lemma and its proof: :mod:`graphanon.privacy.joint_same`;
+``details["distinct_releases"]``).
 Without exactness the report says so (``details["exact"] = False``). The
 exact step stops after ``budget`` seconds (default :data:`EXACT_SECONDS`);
 the records whose label sets are then unsettled and not already shown to
@@ -131,6 +137,7 @@ from graphanon.privacy.joint_groups import (
     grouped_step,
     grouped_world,
 )
+from graphanon.privacy.joint_same import alike_releases
 from graphanon.privacy.km import KmAnonymity, TransactionalKAnonymity
 from graphanon.privacy.match_graph import match_classes
 from graphanon.privacy.matchings import k_factor_flow, viable_edges
@@ -467,6 +474,8 @@ class JointAudit:
             "exact_budget_seconds": self.budget,
             "budget_exhausted": state.lower is not None,
             "label_groups": [getattr(r, "label_groups", None) is not None for r in releases],
+            "alike_releases": [] if state.alike is None else [int(a) + 1 for a in state.alike],
+            "distinct_releases": len(releases) if state.alike is None else int(len(np.unique(state.alike))),
         })  # fmt: skip
         return AuditReport(
             model=f"{self.name} over {len(releases)} releases",
@@ -538,6 +547,10 @@ class JointLabelSets:
         When the exact step's time budget ran out: the pairs confirmed by a
         joint world so far (``allowed`` is then the propagation's upper
         bound and ``exact`` False). None otherwise.
+    alike : ndarray of int (n_releases,) or None
+        Per release, the first release it is alike (itself when none is):
+        alike releases are one release to the adversary and only the first
+        is read (:mod:`graphanon.privacy.joint_same`).
     """
 
     record_class: np.ndarray
@@ -551,6 +564,7 @@ class JointLabelSets:
     rounds: int
     present: np.ndarray
     lower: np.ndarray | None = None
+    alike: np.ndarray | None = None
 
     def record_sizes(self) -> np.ndarray:
         return self.class_size
@@ -901,7 +915,11 @@ def joint_label_sets(
         Work on single records and confirm every remaining (record, label)
         pair by a joint world: the sets are then exactly the labels each
         record takes in some joint world. Otherwise stop at the propagation
-        fixpoint on classes of identical records (a superset).
+        fixpoint on classes of identical records (a superset). When the
+        releases left after dropping those alike an earlier one
+        (:func:`~graphanon.privacy.joint_same.alike_releases`) hold at most
+        one labelled release, the propagation is exact and the result says
+        ``exact`` whatever was asked.
     progress : callable(done, total, message), optional
     members : sequence, optional
         One entry per release: the positions in ``original`` of the records
@@ -949,8 +967,16 @@ def joint_label_sets(
         raise ParameterError(f"solver must be 'cp-sat' or 'search', got {solver!r}")
     if members is not None and len(members) != len(releases):
         raise ParameterError(f"members has {len(members)} entries for {len(releases)} releases")
-    joint, size, graphs, labels = _release_graphs(original, releases, by_record=exact, members=members)
-    present = np.stack([g.present for g in graphs]) if graphs else np.zeros((0, len(size)), dtype=bool)
+    # releases alike another (one release to the adversary: graphanon.privacy.joint_same) add nothing to it
+    alike = alike_releases(releases, members)
+    keep = np.flatnonzero(alike == np.arange(len(releases))).tolist()
+    # at most one labelled release left: the propagation's sets are already those of its worlds
+    single = sum(releases[r].labels is not None for r in keep) <= 1
+    joint, size, graphs, labels = _release_graphs(
+        original, [releases[r] for r in keep], by_record=exact and not single,
+        members=None if members is None else [members[r] for r in keep])  # fmt: skip
+    read = np.searchsorted(np.asarray(keep, dtype=np.int64), alike)  # per release, its graph
+    present = np.stack([graphs[r].present for r in read]) if graphs else np.zeros((0, len(size)), dtype=bool)
     labelled = any(g.labelled for g in graphs)
     if solver == "search" and any(g.group is not None for g in graphs):
         raise ParameterError("the backtracking search does not model label groups; use solver='cp-sat'")
@@ -968,9 +994,17 @@ def joint_label_sets(
         progress(0, 2, "joint candidates: propagation")
     out = _propagate(allowed, size, graphs)
     if out is None:
-        empty = np.zeros((len(graphs), len(size)), dtype=np.int64)
-        return JointLabelSets(joint, size, np.zeros_like(allowed), labels, empty, False, exact, labelled, 0, present)
+        empty = np.zeros((len(releases), len(size)), dtype=np.int64)
+        return JointLabelSets(joint, size, np.zeros_like(allowed), labels, empty, False, exact, labelled, 0, present,
+                              alike=alike)
     allowed, candidates, rounds = out
+    if single:  # exact without the exact step
+        if not labelled:
+            allowed = np.zeros((len(size), 0), dtype=bool)
+        if progress is not None:
+            progress(2, 2, "done (releases alike: the propagation is exact)")
+        return JointLabelSets(joint, size, allowed, labels, candidates[read], True, True, labelled, rounds, present,
+                              alike=alike)
     if exact and labelled:
         if progress is not None:
             progress(1, 2, "joint candidates: exact step")
@@ -979,8 +1013,8 @@ def joint_label_sets(
             if not settled:  # the budget ran out: keep both bounds, claim nothing exact
                 if progress is not None:
                     progress(2, 2, "done (time budget reached)")
-                return JointLabelSets(joint, size, allowed, labels, candidates, True, False, labelled, rounds,
-                                      present, confirmed)
+                return JointLabelSets(joint, size, allowed, labels, candidates[read], True, False, labelled, rounds,
+                                      present, confirmed, alike=alike)
             allowed = confirmed
         else:
             allowed = _search_exact(allowed, size, graphs)
@@ -992,7 +1026,8 @@ def joint_label_sets(
         allowed = np.zeros((len(size), 0), dtype=bool)
     if progress is not None:
         progress(2, 2, "done")
-    return JointLabelSets(joint, size, allowed, labels, candidates, True, exact, labelled, rounds, present)
+    return JointLabelSets(joint, size, allowed, labels, candidates[read], True, exact, labelled, rounds, present,
+                          alike=alike)
 
 
 def _search_exact(allowed: np.ndarray, size: np.ndarray, graphs) -> np.ndarray:

@@ -72,7 +72,7 @@ def test_grouped_nr_prior_for_grown_data(grown_small):
     formed along the order, grouping=order, in both releases)."""
     old, new = grown_small
     first = anonymize_nonreciprocal(old, k=3, l=3, order="identity", unsafe_secret_seed=1)
-    assert first.label_groups is not None
+    assert first.label_groups is not None and first.params["grouping"] == "random"  # secret groups, the default
     again = anonymize_nonreciprocal(new, k=3, l=3, priors=first, unsafe_secret_seed=3)
     assert again.label_groups is not None and again.params == first.params
     assert LDiversity(3).audit(new, again).satisfied and NonreciprocalKAnonymity(3).audit(new, again).satisfied

@@ -31,7 +31,8 @@ NR_PARAMS = (
               "rows, in groups of l distinct labels), or the paper's l-diverse graph, flow or greedy-walk "
               "(labels on postimages: l-diverse under uniform possible worlds only)"),
     Parameter("grouping", str, "random", "label groups (l_method=groups): random (default: drawn in secret from "
-              "the label counts, Anatomy; the rows are those of -k K alone) or order (formed along the record "
+              "the label counts, anew on every run, Anatomy; the rows are those of -k K alone; to publish the "
+              "same data again, give this release as --prior, since two independent draws pin labels) or order (formed along the record "
               "order, one ring per group: closer labels, but which records a group skipped tells their labels)"),
     Parameter("diversity", str, "distinct", "l-diversity variant of the label groups: distinct, entropy or "
               "recursive (l_method=groups)"),
