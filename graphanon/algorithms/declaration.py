@@ -111,6 +111,10 @@ class Required:
         bundled data, shown in the refusal.
     forms : str
         What the values look like, for the refusal (``"random:N[:SEED], ..."``).
+    for_audit : bool
+        Needed only to audit the release (its model reads it): ``anonymize``
+        makes the release without it; the doors that audit every release
+        (``bench``, ``compare``, a study) refuse before anything runs.
 
     Examples
     --------
@@ -121,6 +125,7 @@ class Required:
     names: tuple[str, ...]
     example: str
     forms: str = ""
+    for_audit: bool = False
 
 
 @dataclass
@@ -256,6 +261,10 @@ class MethodDeclaration:
         Whether it cannot run on records without sensitive labels.
     label_params : tuple of str
         The parameters that, when given, need sensitive labels (``nr``'s ``l``).
+    secret_structure_with_labels : bool
+        Whether, on labelled data without any of ``label_params``, its
+        structure must stay secret: ``--seed`` is refused (its ``prepare``
+        says why) and a plan (``graphanon compare``, a study) runs it unseeded.
     needs_k : bool
         Whether it cannot run without ``-k`` (refused in one line naming the method).
     required : tuple of Required
@@ -307,6 +316,7 @@ class MethodDeclaration:
     taxonomy_values: dict = field(default_factory=dict)
     needs_labels: bool = False
     label_params: tuple[str, ...] = ()
+    secret_structure_with_labels: bool = False
     needs_k: bool = False
     required: tuple[Required, ...] = ()
     options: tuple[str, ...] = ("k", "m", "taxonomy")
@@ -375,11 +385,13 @@ class MethodDeclaration:
                 return f"--param {name}={values[name]}"
         return None
 
-    def missing_required(self, values: dict, opts: RunOptions | None = None, *, prefix: str = "") -> str | None:
+    def missing_required(self, values: dict, opts: RunOptions | None = None, *, prefix: str = "",
+                         audit: bool = False) -> str | None:
         """The refusal of a run whose parsed ``values`` (and ``opts``) lack a :attr:`required` one, or None.
 
         One line naming the method, each alternative and the example
         (``prefix`` before the example's name: ``cut.`` for ``graphanon compare``'s ``--param cut.level=1``).
+        ``audit``: the run's release is audited, so a :attr:`Required.for_audit` one is required too.
 
         Examples
         --------
@@ -391,6 +403,8 @@ class MethodDeclaration:
         True
         """
         for need, text in zip(self.required, self.required_texts(prefix=prefix)):
+            if need.for_audit and not audit:
+                continue
             given = [n for n in need.names if (values.get(n) if n in self.param_names else
                                                getattr(opts, _OPTION_ARGUMENTS[n][0], None)) is not None]
             if not given:
@@ -470,10 +484,11 @@ class MethodDeclaration:
 
     # -- the one way to run a method by name ----------------------------------------------------------------
 
-    def check_options(self, opts: RunOptions) -> None:
+    def check_options(self, opts: RunOptions, *, audit: bool = False) -> None:
         """Refuse ignored general options, unknown or unconvertible ``--param`` texts and missing :attr:`required` ones.
 
-        All raise :class:`ParameterError`; what was typed wrong is refused before what is missing.
+        All raise :class:`ParameterError`; what was typed wrong is refused before what is missing. ``audit``: the
+        release will be audited (``bench``, ``compare``, a study), so :attr:`Required.for_audit` ones count too.
         """
         values = self.parse_params(opts.params)
         if "epsilon" in self.options and opts.is_given("seed"):
@@ -493,7 +508,7 @@ class MethodDeclaration:
                 f"algorithm {self.name!r} does not use {what}{note}; drop {'it' if len(extra) == 1 else 'them'}"
             )
         # what was typed wrong first, then what is missing
-        if (missing := self.missing_required(values, opts)) is not None:
+        if (missing := self.missing_required(values, opts, audit=audit)) is not None:
             raise ParameterError(missing)
         if self.needs_k and "k" in self.options:
             opts.required_k(self.name)

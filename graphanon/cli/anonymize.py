@@ -173,8 +173,11 @@ def anonymize(input_, algorithm, k, m_value, taxonomy, seed, params, output, lin
 
 
 def _majority_warning(data, release) -> str | None:
-    """:func:`graphanon.attacks.label_majority.label_majority_warning` for a release that publishes labels and
-    promises ``l``; None for any other, without importing :mod:`graphanon.attacks` (whose kernels load numba)."""
+    """The majority-label warning of a release that publishes labels and promises ``l``; None for any other.
+
+    :func:`graphanon.attacks.label_majority.label_majority_warning`, imported only then: :mod:`graphanon.attacks`
+    loads numba's kernels.
+    """
     if getattr(release, "labels", None) is None or (getattr(release, "params", None) or {}).get("l") is None:
         return None
     # the attacks package loads numba's kernels: only an l-diverse release pays for it
@@ -571,7 +574,7 @@ def bench(input_, algorithms, k, m_value, taxonomy, seed, params, queries, json_
                           taxonomy=tax if "taxonomy" in reads or taxonomy is None else None,
                           seed=run_seed, params=own, given=given)
         try:
-            spec.check_options(opts)
+            spec.check_options(opts, audit=True)  # bench audits every release
         except GraphanonError as exc:
             raise type(exc)(f"{exc}" if len(names) == 1 else f"-a {spec.name}: {exc}") from None
         planned.append((spec, opts))

@@ -61,6 +61,7 @@ class MethodDeclaration:
     needs_taxonomy: bool
     needs_labels: bool = False
     label_params: tuple = ()
+    secret_structure_with_labels: bool = False
 
     def missing_labels(self, given_params) -> str | None:
         """What needs labels among this method and ``given_params`` (names), or None when nothing does."""
@@ -103,11 +104,12 @@ def method_declarations(name: str) -> MethodDeclaration:
         needs_taxonomy=spec.needs_taxonomy,
         needs_labels=spec.needs_labels,
         label_params=tuple(spec.label_params),
+        secret_structure_with_labels=spec.secret_structure_with_labels,
     )
 
 
 def run_options(name: str, *, k=None, m=None, taxonomy=None, seed=None, params=None, progress=None,
-                unsafe_secret_seed=None, taxonomy_given: bool = True):
+                unsafe_secret_seed=None, taxonomy_given: bool = True, audit: bool = False):
     """The :class:`~graphanon.algorithms.declaration.RunOptions` of a run, checked as ``anonymize`` checks them.
 
     Options left at None are not given; a given option the method does not
@@ -125,6 +127,9 @@ def run_options(name: str, *, k=None, m=None, taxonomy=None, seed=None, params=N
         As for :func:`run_method`.
     taxonomy_given : bool
         Whether ``taxonomy`` counts as typed (``--taxonomy``) or as bundled.
+    audit : bool
+        The release will be audited (a study): a parameter only its audit
+        model reads (``Required.for_audit``) is required too.
 
     Returns
     -------
@@ -149,7 +154,7 @@ def run_options(name: str, *, k=None, m=None, taxonomy=None, seed=None, params=N
     opts = RunOptions(k=k, m=m, taxonomy=taxonomy, seed=seed, params={n: str(v) for n, v in (params or {}).items()},
                       progress=progress, given=frozenset(given), unsafe_secret_seed=unsafe_secret_seed)
     try:
-        spec.check_options(opts)
+        spec.check_options(opts, audit=audit)
     except ParameterError as exc:
         raise ParameterError(f"-a {name}: {exc}") from None
     return spec, opts

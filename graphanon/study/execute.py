@@ -258,7 +258,7 @@ def _measure(run) -> dict:
     params = dict(run.params)
     # the command line's own call (AlgorithmSpec.run), with its declared defaults; a taxonomy a method can do
     # without is passed as anonymize passes a bundled one (read only where its parameters ask)
-    spec, opts = run_options(run.method, k=run.k, m=run.m, taxonomy=tax, seed=run.seed, params=params,
+    spec, opts = run_options(run.method, k=run.k, m=run.m, taxonomy=tax, seed=run.seed, params=params, audit=True,
                              taxonomy_given=decl.needs_taxonomy)
     dp = decl.privacy_model == "dp"
     if dp:  # the DP options anonymize passes: --epsilon, and --universe (a taxonomy given wins, as on the CLI)

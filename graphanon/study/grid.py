@@ -476,11 +476,19 @@ def _method_runs(d, datasets, ks, ms, raw, taxonomy, seed, workload, attack_targ
                 raise ParameterError(
                     f"{needs_labels} needs sensitive labels (l-diversity) and {dataset} has none: choose "
                     f"labelled data (`graphanon datasets` lists which have labels) or drop {d.name}")
+    # a ring anyone holding the data could rebuild from the seed gives labels away (docs/attacks.md): unseeded
+    unseeded = set()
+    if d.secret_structure_with_labels and seed is not None and "seed" in d.options and \
+            not any(p in pnames for p in d.label_params):
+        unseeded = {dataset for dataset in datasets if load_dataset(dataset).labels is not None}
+        if unseeded:
+            notes.append(f"{d.name}: runs without --seed on labelled {', '.join(sorted(unseeded))} (without "
+                         f"{' or '.join('--param ' + p for p in d.label_params)} its structure must stay secret)")
     for dataset, kv, mv, *pvals in product(datasets, ks if "k" in d.options else [None],
                                            ms if "m" in d.options else [None], *(own[p] for p in pnames)):
         run = StudyRun(
             dataset=dataset, method=d.name, k=kv, m=mv, taxonomy=taxonomies[dataset],
-            seed=seed if "seed" in d.options else None,
+            seed=seed if "seed" in d.options and dataset not in unseeded else None,
             params=tuple((p, str(v)) for p, v in zip(pnames, pvals)),
             workload=workload, attack_targets=attack_targets,
             relational=relational if d.privacy_model == RT_MODEL.name else None,
@@ -492,11 +500,11 @@ def _method_runs(d, datasets, ks, ms, raw, taxonomy, seed, workload, attack_targ
             values = declaration.parse_params(dict(run.params))
         except ParameterError:
             values = None  # run_options refuses the text, naming the method
-        missing = None if values is None else declaration.missing_required(values, RunOptions(k=run.k),
+        missing = None if values is None else declaration.missing_required(values, RunOptions(k=run.k), audit=True,
                                                                             prefix=f"{d.name}.")
         if missing is not None:
             raise ParameterError(f"-a {d.name}: {missing}")
-        spec, opts = run_options(d.name, k=run.k, m=run.m, seed=run.seed, params=dict(run.params))
+        spec, opts = run_options(d.name, k=run.k, m=run.m, seed=run.seed, params=dict(run.params), audit=True)
         asked = spec.taxonomy_asked_by(spec.parse_params(opts.params)) if run.taxonomy is None else None
         if asked is not None:
             raise ParameterError(f"-a {d.name} {asked} generalizes over an item taxonomy and {dataset} has no "

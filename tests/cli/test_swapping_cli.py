@@ -53,11 +53,21 @@ def test_categories_file_and_randswap(cli, tmp_path):
     (["-a", "partswap", "--param", "categories=taxonomy-level:1"], "taxonomy"),
     (["-a", "partswap", "--param", "categories=random:3", "--param", "visit=sideways"], "visit"),
     (["-a", "partsupp", "--param", "categories=random:3", "--param", "visit=input"], "unknown --param"),
-    (["-a", "randswap", "--param", "categories=random:3"], "unknown --param"),
+    (["-a", "randswap", "--param", "categories=nonsense"], "categories='nonsense'"),
 ])
 def test_bad_parameters_exit_2(cli, args, message):
     res = cli("anonymize", "swap_table1", *args, "-o", "r.json")
     assert res.exit_code == 2 and message in res.output, res.output
+
+
+def test_randswap_takes_its_audit_categories_and_bench_needs_them(cli):
+    """RandSwap ignores the categories; anonymize makes its release without them, bench (which audits) refuses."""
+    made = cli("anonymize", "swap_table1", "-a", "randswap", "-o", "r.json")
+    assert made.exit_code == 0, made.output
+    res = cli("bench", "swap_table1", "-a", "randswap")
+    assert res.exit_code == 2 and "needs --param categories" in res.output, res.output
+    res = cli("bench", "swap_table1", "-a", "randswap", "--param", "categories=random:3", "--json")
+    assert res.exit_code in (0, 1) and '"tendency hiding (3 categories' in res.output, res.output
 
 
 def test_audit_model_parameters(cli):

@@ -69,7 +69,26 @@ def test_all_with_nothing_runnable_is_refused(monkeypatch):
 def test_a_method_that_needs_k_is_refused_without_it_up_front():
     with pytest.raises(ParameterError, match="-a mm: algorithm 'mm' needs -k K"):
         expand_grid(["mm"], ["nr_table1"])
-    assert "mm: needs -k K" in expand_grid("all", ["nr_table1"]).skipped
+    plan = expand_grid("all", ["nr_table1"], params={"l": ["2"]})  # cahd and nr run with l alone
+    assert "mm: needs -k K" in plan.skipped
+    with pytest.raises(ParameterError, match="-a nr: algorithm 'nr' needs -k or --param l"):
+        expand_grid(["nr"], ["nr_table1"])
+
+
+def test_a_plan_runs_nr_unseeded_on_labelled_data_without_l():
+    """A seed would let anyone holding the data rebuild nr's ring, which its labels then give away (issue 30)."""
+    plan = expand_grid(["nr"], ["nr_table1"], k=[2], seed=0)
+    assert [run.seed for run in plan.runs] == [None]
+    assert any("nr: runs without --seed on labelled nr_table1" in note for note in plan.notes)
+    assert [run.seed for run in expand_grid(["nr"], ["nr_table1"], k=[2], params={"l": ["2"]}, seed=0).runs] == [0]
+
+
+def test_randswap_is_refused_by_the_doors_that_audit_without_its_audit_categories():
+    """RandSwap ignores categories, but its tendency audit reads them: anonymize makes the release, the doors that
+    audit every release (bench, compare) refuse before anything runs (bench: tests/cli/test_swapping_cli.py)."""
+    with pytest.raises(ParameterError, match="randswap.categories=random:3"):
+        expand_grid(["randswap"], ["swap_table1"])
+    assert "randswap: needs --param categories" in " ".join(expand_grid("all", ["swap_table1"], k=[2]).skipped)
 
 
 def test_the_headline_never_says_every_release_when_a_method_was_skipped():

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from graphanon.algorithms.declaration import REUSES_PRIOR_ROWS, Advice, MethodDeclaration
+from graphanon.algorithms.declaration import REUSES_PRIOR_ROWS, Advice, MethodDeclaration, Required
 from graphanon.algorithms.nonreciprocal._declared import NR_PARAMS, TSP_PARAMS, prepare_nr
 from graphanon.algorithms.nonreciprocal.gray import gray_order
 from graphanon.algorithms.nonreciprocal.label_groups import (
@@ -499,7 +499,8 @@ NR = MethodDeclaration(
     params=NR_PARAMS,
     published=frozenset({"k", "l", "l_method", "label_group_size", "grouping", "diversity", "c", "order", "extraction",
                          *(p.name for p in TSP_PARAMS)}),
-    priors=REUSES_PRIOR_ROWS, label_params=("l",), options=("k", "seed", "scheduler"), prepare=prepare_nr,
+    priors=REUSES_PRIOR_ROWS, label_params=("l",), secret_structure_with_labels=True,
+    required=(Required(("k", "l"), "-k 2", "k-anonymity, or l-diversity with --param l=L"),), options=("k", "seed", "scheduler"), prepare=prepare_nr,
     # l_method=flow|greedy-walk puts each label on its record's postimage row: the content-ranking adversary
     advice=Advice(label_ranking="publish labels in groups (the default --param l_method=groups) or use -a cahd"),
 )

@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphanon.algorithms.declaration import MethodDeclaration
+from graphanon.algorithms.declaration import MethodDeclaration, Parameter, Required
 from graphanon.algorithms.swapping._moves import _exchange
 from graphanon.algorithms.swapping.trace import SwapTrace, _pairs_list
 from graphanon.errors import ParameterError
 from graphanon.release.perturbed import PerturbedRelease
 from graphanon.release.publish import publish
+from graphanon.taxonomy.categories import parse_categories
 from graphanon.utils.docs import fill_doc
 from graphanon.utils.params import COMMON, validate_params
 from graphanon.utils.progress import report
@@ -103,11 +104,27 @@ def anonymize_randswap(data: TransactionData, *, unsafe_secret_seed: int | None 
 def _prepare_randswap(declaration, data, opts, values: dict, kwargs: dict) -> dict:
     if opts.k is not None or opts.m is not None:
         raise ParameterError(f"{declaration.name} takes no -k or -m")
+    if opts.is_given("taxonomy") and not str(values["categories"] or "").startswith("taxonomy-level:"):
+        raise ParameterError(f"{declaration.name} reads --taxonomy only for categories=taxonomy-level:DEPTH; drop it")
+    if values["categories"] is not None:  # a bad text is refused here, not at the audit
+        parse_categories(values["categories"], data, opts.taxonomy)
+    kwargs.pop("categories", None)  # the tendency audit's categories: RandSwap pairs records blind to them
     return kwargs
 
 
+#: The categories the tendency audit reads (Gunawan & Mambo, Sec. 5, measure RandSwap by them): RandSwap itself
+#: pairs records at random, but its release is checked, in every door, against the categories it is compared on.
+_AUDIT_CATEGORIES = Parameter("categories", str, None, "the item categories its tendency audit reads (RandSwap "
+                              "ignores them): random:N[:SEED], taxonomy-level:DEPTH or an item,category CSV file",
+                              argument=None)
+
 RANDSWAP = MethodDeclaration(
     name="randswap", family="swapping", function=anonymize_randswap, privacy_model="tendency",
-    summary="RandSwap baseline: random pairs exchange random halves (secret pairs: no --seed)",
-    published=frozenset(), options=(), prepare=_prepare_randswap,
+    summary="RandSwap baseline: random pairs exchange random halves (secret pairs: no --seed; categories= for "
+    "its tendency audit)",
+    params=(_AUDIT_CATEGORIES,), audit_params=("categories",),
+    published=frozenset(), options=("taxonomy",), prepare=_prepare_randswap,
+    required=(Required(("categories",), "categories=random:3",
+                       "the categories its tendency audit reads: random:N[:SEED], taxonomy-level:DEPTH or a CSV",
+                       for_audit=True),),
 )
