@@ -55,7 +55,7 @@ from numba.pycc import CC
 from graphanon.graphs._knn_kernel import knn_fill
 cc = CC("aot_knn")
 cc.output_dir = sys.argv[1]
-cc.export("knn_fill", "i8(i8[:],i4[:],i8[:],i4[:],i4[:],i4[:],i8[:],i8[:],i8,i8[:],i4[:],f8[:])")(knn_fill.py_func)
+cc.export("knn_fill", "i8(i8[:],i4[:],i8[:],i4[:],i4[:],i4[:],i8[:],i8[:],i8,i8[:],i4[:],f8[:],i4[:],i4[:],i8[:,:])")(knn_fill.py_func)
 cc.compile()
 """
 
@@ -102,7 +102,8 @@ rows = np.arange(data.n_records, dtype=np.int64)
 def run(part):
     counts = np.zeros(len(part), np.int64)
     cols, sims = np.empty(len(part) * k, np.int32), np.empty(len(part) * k)
-    filled = fill(*index, part, k, counts, cols, sims)
+    work = (np.full(len(index[0]) - 1, -1, np.int32), np.full(len(index[2]) - 1, -1, np.int32), np.empty((3, k), np.int64))
+    filled = fill(*index, part, k, counts, cols, sims, *work)
     return counts, cols[:filled], sims[:filled]
 
 run(rows[:10])  # numba: load from the cache before timing

@@ -110,25 +110,25 @@ def _heap_push(hi, hu, hc, size, k, s_i, s_u, c):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def knn_fill(x_ptr, x_idx, p_ptr, p_rec, p_len, p_after, p_start, rows, k, counts, cols, sims):  # pragma: no cover - compiled
+def knn_fill(x_ptr, x_idx, p_ptr, p_rec, p_len, p_after, p_start, rows, k, counts, cols, sims, stamp, mark, heap):  # pragma: no cover - compiled
     """:func:`knn_rows` into the caller's arrays: ``counts`` (len(rows)), ``cols`` and ``sims`` (len(rows) * k slots).
 
     Returns the slots filled (``counts.sum()``), from the start of ``cols`` and
     ``sims``; threads fill disjoint slices of one output (no per-block arrays
-    to join).
+    to join). ``stamp`` (int32, one per record) and ``mark`` (int32, one per
+    item) must hold no value in ``0..len(rows) - 1`` (-1 everywhere will do)
+    and ``heap`` is an int64 ``(3, k)`` work array (:func:`knn_work`): the
+    caller allocates them, so a process that loads this kernel from numba's
+    cache imports none of numba's array-allocation code (``numba.np.arrayobj``).
 
     The ``k``-th similarity so far is held as the fraction ``ti / tu`` of the
     heap's root (record ``tc``), valid once ``full``; every bound is compared
     with it by cross-multiplication.
     """
-    n = len(x_ptr) - 1
-    n_items = len(p_ptr) - 1
     n_rows = len(rows)
-    stamp = np.full(n, -1, dtype=np.int32)
-    mark = np.full(n_items, -1, dtype=np.int32)
-    hi = np.empty(k, dtype=np.int64)
-    hu = np.empty(k, dtype=np.int64)
-    hc = np.empty(k, dtype=np.int64)
+    hi = heap[0]
+    hu = heap[1]
+    hc = heap[2]
     filled = 0
     for i in range(n_rows):
         r = rows[i]
@@ -279,8 +279,12 @@ def knn_fill(x_ptr, x_idx, p_ptr, p_rec, p_len, p_after, p_start, rows, k, count
     return filled
 
 
-@numba.njit(cache=True, nogil=True)
-def knn_rows(x_ptr, x_idx, p_ptr, p_rec, p_len, p_after, p_start, rows, k):  # pragma: no cover - compiled
+def knn_work(n: int, n_items: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The work arrays of one :func:`knn_fill` call: ``stamp`` (n), ``mark`` (n_items), ``heap`` (3, k)."""
+    return np.full(n, -1, dtype=np.int32), np.full(n_items, -1, dtype=np.int32), np.empty((3, k), dtype=np.int64)
+
+
+def knn_rows(x_ptr, x_idx, p_ptr, p_rec, p_len, p_after, p_start, rows, k):
     """The exact ``k`` most similar records of each of ``rows`` (see the module notes).
 
     Parameters
@@ -304,9 +308,21 @@ def knn_rows(x_ptr, x_idx, p_ptr, p_rec, p_len, p_after, p_start, rows, k):  # p
     cols : int32 array, sims : float64 array (counts.sum(),)
         The neighbours of ``rows[0]``, then of ``rows[1]``, ...; each row's by
         increasing record index (CSR order). Views of ``len(rows) * k`` slots.
+
+    Examples
+    --------
+    Records {0, 1}, {0}, {0, 1, 2} (items numbered rarest first: 2, 1, 0):
+
+    >>> import numpy as np
+    >>> from graphanon.graphs.similarity import _posting_index
+    >>> index = _posting_index(np.array([[1, 1, 0], [1, 0, 0], [1, 1, 1]]))
+    >>> counts, cols, sims = knn_rows(*index, np.arange(3), 1)
+    >>> counts.tolist(), cols.tolist(), sims.tolist()
+    ([1, 1, 1], [2, 0, 0], [0.6666666666666666, 0.5, 0.6666666666666666])
     """
     counts = np.zeros(len(rows), dtype=np.int64)
     cols = np.empty(len(rows) * k, dtype=np.int32)
     sims = np.empty(len(rows) * k, dtype=np.float64)
-    filled = knn_fill(x_ptr, x_idx, p_ptr, p_rec, p_len, p_after, p_start, rows, k, counts, cols, sims)
+    filled = knn_fill(x_ptr, x_idx, p_ptr, p_rec, p_len, p_after, p_start, rows, k, counts, cols, sims,
+                      *knn_work(len(x_ptr) - 1, len(p_ptr) - 1, k))
     return counts, cols[:filled], sims[:filled]

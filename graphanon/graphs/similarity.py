@@ -173,11 +173,12 @@ def _knn_block(index, rows: np.ndarray, k: int, *out):
     (``len(rows)`` counts, ``len(rows) * k`` slots); then the slots filled
     are returned.
     """
-    from graphanon.graphs._knn_kernel import knn_fill, knn_rows
+    from graphanon.graphs._knn_kernel import knn_fill, knn_rows, knn_work
 
     if out:
-        return knn_fill(*index, rows, k, *out)  # type: ignore[call-arg]  # numba dispatcher
-    return knn_rows(*index, rows, k)  # type: ignore[call-arg]  # numba dispatcher
+        work = knn_work(len(index[0]) - 1, len(index[2]) - 1, k)
+        return knn_fill(*index, rows, k, *out, *work)  # type: ignore[call-arg]  # numba dispatcher
+    return knn_rows(*index, rows, k)  # type: ignore[call-arg]  # index: the 7 arrays of _posting_index
 
 
 def _knn_threads(index, rows: np.ndarray, k: int, n_jobs: int, progress: ProgressCallback | None):

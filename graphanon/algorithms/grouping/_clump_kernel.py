@@ -60,6 +60,15 @@ def _shrink(a_ptr, a_idx, a_val, r, sup_c, sup_v, m):  # pragma: no cover - comp
 
 
 @numba.njit(cache=True)
+def _weight(delta, sup_c, sup_v, m):  # pragma: no cover - compiled
+    """``W = sum_x d(x) c(x)`` over the support (always summed in support order: the same float for the same support)."""
+    w = 0.0
+    for q in range(m):
+        w += delta[sup_c[q]] * sup_v[q]
+    return w
+
+
+@numba.njit(cache=True)
 def _add_candidates(records, group, stamp, gid, cand, n_cand):  # pragma: no cover - compiled
     """Append the unassigned ``records`` not yet candidates of group ``gid``; returns the new count."""
     for v in records:
@@ -81,8 +90,8 @@ def _unlink(pos, nx_, pv_, head, end):  # pragma: no cover - compiled
     return q if pos == head else head
 
 
-@numba.njit(cache=True)
-def clump_groups(a_ptr, a_idx, a_val, lengths, delta, nb_ptr, nb_idx, cl_of, cl_ptr, cl_idx, group, fixed_rep, seed_order, pool_order, k, pool_size):  # pragma: no cover - compiled
+def clump_groups(a_ptr, a_idx, a_val, lengths, delta, nb_ptr, nb_idx, cl_of, cl_ptr, cl_idx, group, fixed_rep,
+                 seed_order, pool_order, k, pool_size):
     """Greedy k-member clustering; returns the group of each record.
 
     Parameters are CSR arrays of the node counts (sorted indices), the
@@ -90,49 +99,86 @@ def clump_groups(a_ptr, a_idx, a_val, lengths, delta, nb_ptr, nb_idx, cl_of, cl_
     ``cl_ptr``/``cl_idx``), the groups already fixed (``group``: -1 for
     free records; fixed group ``g`` has representative ``fixed_rep[g]``), the seed priority
     and the fallback pool order.
-    Complexity: O(sum over steps of candidates * (row + support length)).
+
+    Returns
+    -------
+    ndarray of int64
+        The group of each record (``group`` is not modified).
+
+    Notes
+    -----
+    The work arrays are allocated here, not in the compiled kernel, so a
+    process that loads the kernel from numba's cache imports none of numba's
+    array-allocation code (``numba.np.arrayobj``). Complexity: O(sum over
+    steps of candidates * (row + support length)).
+
+    Examples
+    --------
+    Records {a}, {a}, {b}, {c} on leaves a, b, c under one root (node counts:
+    the leaf, then the root); the two identical records are a fixed group,
+    the other two are grouped (no similarity edges: from the fallback pool):
+
+    >>> import numpy as np
+    >>> ptr, idx, val = np.arange(0, 10, 2), np.array([0, 3, 0, 3, 1, 3, 2, 3]), np.ones(8, np.int64)
+    >>> clump_groups(ptr, idx, val, np.ones(4, np.int64), np.array([1.0, 1.0, 1.0, 0.25]), np.zeros(5, np.int64),
+    ...              np.zeros(0, np.int64), np.array([0, 0, 1, 2]), np.array([0, 2, 3, 4]), np.arange(4),
+    ...              np.array([0, 0, -1, -1]), np.array([0]), np.arange(4), np.arange(4), 2, 4).tolist()
+    [0, 0, 1, 1]
     """
     n = len(lengths)
-    group = group.copy()
-    stamp = np.full(n, -1, dtype=np.int64)
-    cand = np.empty(n, dtype=np.int64)
-    sup_c = np.empty(a_ptr[n] + 1, dtype=np.int64)
-    sup_v = np.empty(a_ptr[n] + 1, dtype=np.int64)
+    nnz = int(a_ptr[n])
+    return _clump_groups(
+        a_ptr, a_idx, a_val, lengths, delta, nb_ptr, nb_idx, cl_of, cl_ptr, cl_idx, group.astype(np.int64, copy=True),
+        fixed_rep, seed_order, pool_order, k, pool_size, np.empty((11, n + 1), dtype=np.int64),
+        np.empty((4, nnz + 1), dtype=np.int64), np.empty(n + 1, dtype=np.float64),
+    )
+
+
+@numba.njit(cache=True)
+def _clump_groups(a_ptr, a_idx, a_val, lengths, delta, nb_ptr, nb_idx, cl_of, cl_ptr, cl_idx, group, fixed_rep, seed_order, pool_order, k, pool_size, iw, sw, fw):  # pragma: no cover - compiled
+    """:func:`clump_groups` on the caller's ``group`` (modified) and work arrays.
+
+    ``iw`` int64 (11, n + 1), ``sw`` int64 (4, occurrences + 1), ``fw`` float64 (n + 1), any content.
+    """
+    n = len(lengths)
+    stamp, cand, g_ptr, g_len, g_size = iw[0], iw[1], iw[2], iw[3], iw[4]
+    free, where, nx_, pv_, cand_g, gstamp = iw[5], iw[6], iw[7], iw[8], iw[9], iw[10]
+    sup_c, sup_v, g_col, g_val = sw[0], sw[1], sw[2], sw[3]
+    g_w = fw
+    for v in range(n + 1):
+        stamp[v] = -1
+        g_ptr[v] = 0
+        g_len[v] = 0
+        g_size[v] = 0
+        where[v] = -1
+        gstamp[v] = -1
+        g_w[v] = 0.0
     # stored groups: supports in a flat buffer (a group's support never exceeds its seed's row)
-    g_ptr = np.zeros(n + 1, dtype=np.int64)
-    g_col = np.empty(a_ptr[n] + 1, dtype=np.int64)
-    g_val = np.empty(a_ptr[n] + 1, dtype=np.int64)
-    g_len = np.zeros(n, dtype=np.int64)
-    g_size = np.zeros(n, dtype=np.int64)
-    g_w = np.zeros(n, dtype=np.float64)
     n_groups = len(fixed_rep)
     for gid in range(n_groups):  # fixed groups of identical records: support = any member's row
         rep = fixed_rep[gid]
         start = g_ptr[gid]
         m = 0
-        w = 0.0
         for p in range(a_ptr[rep], a_ptr[rep + 1]):
             g_col[start + m] = a_idx[p]
             g_val[start + m] = a_val[p]
-            w += delta[a_idx[p]] * a_val[p]
             m += 1
         g_len[gid] = m
         g_ptr[gid + 1] = start + m
-        g_w[gid] = w
+        g_w[gid] = _weight(delta, g_col[start:], g_val[start:], m)
     for v in range(n):
         if group[v] >= 0:
             g_size[group[v]] += 1
     # the unassigned records in pool order: a doubly linked list (O(1) removal, order kept)
-    free = np.empty(n, dtype=np.int64)
-    where = np.full(n, -1, dtype=np.int64)
     n_free = 0
     for v in pool_order:
         if group[v] < 0:
             free[n_free] = v
             where[v] = n_free
             n_free += 1
-    nx_ = np.arange(1, n_free + 1, dtype=np.int64)
-    pv_ = np.arange(-1, n_free - 1, dtype=np.int64)
+    for j in range(n_free):
+        nx_[j] = j + 1
+        pv_[j] = j - 1
     head = 0 if n_free > 0 else n_free
     unassigned = n_free
     for seed in seed_order:
@@ -143,12 +189,11 @@ def clump_groups(a_ptr, a_idx, a_val, lengths, delta, nb_ptr, nb_idx, cl_of, cl_
         gid = n_groups
         n_groups += 1
         m = 0
-        w = 0.0
         for p in range(a_ptr[seed], a_ptr[seed + 1]):
             sup_c[m] = a_idx[p]
             sup_v[m] = a_val[p]
-            w += delta[a_idx[p]] * a_val[p]
             m += 1
+        w = _weight(delta, sup_c, sup_v, m)
         size = 1
         group[seed] = gid
         unassigned -= 1
@@ -186,9 +231,7 @@ def clump_groups(a_ptr, a_idx, a_val, lengths, delta, nb_ptr, nb_idx, cl_of, cl_
             cand[best] = cand[n_cand - 1]
             n_cand -= 1
             m = _shrink(a_ptr, a_idx, a_val, r, sup_c, sup_v, m)
-            w = 0.0
-            for q in range(m):
-                w += delta[sup_c[q]] * sup_v[q]
+            w = _weight(delta, sup_c, sup_v, m)
             size += 1
             group[r] = gid
             unassigned -= 1
@@ -203,8 +246,6 @@ def clump_groups(a_ptr, a_idx, a_val, lengths, delta, nb_ptr, nb_idx, cl_of, cl_
         g_size[gid] = size
         g_w[gid] = w
     # leftovers: to the group of least Delta GGD among their neighbours' groups (all groups if none)
-    cand_g = np.empty(n_groups, dtype=np.int64)
-    gstamp = np.full(n_groups, -1, dtype=np.int64)
     for r in range(n):
         if group[r] >= 0:
             continue
@@ -233,10 +274,7 @@ def clump_groups(a_ptr, a_idx, a_val, lengths, delta, nb_ptr, nb_idx, cl_of, cl_
                 best = g
         st = g_ptr[best]
         g_len[best] = _shrink(a_ptr, a_idx, a_val, r, g_col[st : st + g_len[best]], g_val[st : st + g_len[best]], g_len[best])
-        w = 0.0
-        for q in range(g_len[best]):
-            w += delta[g_col[st + q]] * g_val[st + q]
-        g_w[best] = w
+        g_w[best] = _weight(delta, g_col[st:], g_val[st:], g_len[best])
         g_size[best] += 1
         group[r] = best
     return group

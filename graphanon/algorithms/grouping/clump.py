@@ -96,14 +96,15 @@ def _identical_groups(X: sp.csr_array, k: int):
     size = np.bincount(cl_of, minlength=int(cl_of.max()) + 1 if n else 0)
     cl_ptr = np.r_[0, np.cumsum(size)].astype(np.int64)
     group = np.full(n, -1, dtype=np.int64)
-    reps: list[int] = []
-    for c in np.flatnonzero(size >= k):
-        members = order[cl_ptr[c] : cl_ptr[c + 1]]
-        parts = len(members) // k
-        first = len(reps)
-        group[members] = first + np.arange(len(members)) % parts
-        reps.extend([int(members[0])] * parts)
-    return group, np.array(reps, dtype=np.int64), cl_of, cl_ptr, order.astype(np.int64)
+    big = np.flatnonzero(size >= k)  # the classes cut into groups, in class order
+    members, parts = size[big], size[big] // k
+    first = np.cumsum(parts) - parts  # each class's first group
+    # each member of a big class: its class's slot, and its position in the class (stable order)
+    slot = np.repeat(np.arange(len(big)), members)
+    pos = np.arange(int(members.sum())) - np.repeat(np.cumsum(members) - members, members)
+    group[order[cl_ptr[big][slot] + pos]] = first[slot] + pos % parts[slot]
+    reps = np.repeat(order[cl_ptr[big]], parts).astype(np.int64)
+    return group, reps, cl_of, cl_ptr, order.astype(np.int64)
 
 
 @validate_params(
