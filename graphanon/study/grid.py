@@ -415,11 +415,7 @@ def _dp_runs(d, datasets, epsilons, universe, taxonomy, repeat, raw, workload, n
                      "private release must not depend on; run over the public universe instead")
     elif taxonomy is not None and universe is not None:
         notes.append(f"{d.name}: --taxonomy {taxonomy} given with --universe; the taxonomy's leaves are the universe")
-    own = {}
-    for name, values in raw.items():
-        method, _, pname = name.rpartition(".")
-        if pname in d.params and method in ("", d.name):
-            own[pname] = values
+    own = _own_params(d, raw)
     pnames = sorted(own)
     runs = []
     for dataset in datasets:
@@ -435,6 +431,16 @@ def _dp_runs(d, datasets, epsilons, universe, taxonomy, repeat, raw, workload, n
                                      workload=workload, attack_targets=0))
         run_options(d.name, taxonomy=given, params=dict(runs[-1].params))
     return runs
+
+
+def _own_params(d, raw: dict) -> dict:
+    """The ``--param`` values of ``raw`` that method ``d`` reads: ``name`` for every method, ``method.name`` for it."""
+    own = {}
+    for name, values in raw.items():
+        method, _, pname = name.rpartition(".")
+        if pname in d.params and method in ("", d.name):
+            own[pname] = values
+    return own
 
 
 def _method_runs(d, datasets, ks, ms, raw, taxonomy, seed, workload, attack_targets, relational, notes) -> list:
@@ -463,11 +469,7 @@ def _method_runs(d, datasets, ks, ms, raw, taxonomy, seed, workload, attack_targ
     elif taxonomy is not None and not d.needs_taxonomy:
         notes.append(f"{d.name}: does not need --taxonomy; given, it is read only where its --param asks "
                      "(see graphanon algorithms)")
-    own = {}
-    for name, values in raw.items():
-        method, _, pname = name.rpartition(".")
-        if pname in d.params and method in ("", d.name):
-            own[pname] = values
+    own = _own_params(d, raw)
     pnames = sorted(own)
     needs_labels = d.missing_labels(pnames)
     if needs_labels is not None:
