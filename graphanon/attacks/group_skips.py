@@ -1,14 +1,17 @@
 """Attack (j'): the group-skip adversary against label groups formed along a public record order.
 
-``nr --param l=L`` with order grouping (its label groups) and ``cahd`` form
-their groups one after the other along a public record order, taking rows
-by their labels: a row *waits* while its label is already in the group
-being formed. A group formed before a target's own group whose span in the
-order covers the target's position has *skipped* the target, which says
-that the target's label is (usually) one of that group's labels. This
-adversary holds every record's items (all the quasi-identifiers, no label)
--- the standard l-diversity adversary -- and reads the labels from the
-skips.
+``nr --param l=L`` with order grouping (its label groups) and ``cahd`` with
+the paper's scan (``grouping=order``) form their groups one after the other
+along a public record order, taking rows by their labels: a row *waits*
+while its label is already in the group being formed. A group formed before
+a target's own group whose span in the order covers the target's position
+has *skipped* the target, which says that the target's label is (usually)
+one of that group's labels. This adversary holds every record's items (all
+the quasi-identifiers, no label) -- the standard l-diversity adversary --
+and reads the labels from the skips. ``cahd``'s default draws its members
+in secret along the band (``grouping=random``): the attack reads it the
+same way, and its exact reading weighs each labelling by the draws' exact
+probability.
 
 What the adversary knows, and where the attack takes it from:
 
