@@ -310,7 +310,8 @@ def anonymize_cahd(
         # the draws' own stream (a pinned seed in tests gives it a stream apart from the publication's)
         secret = secret_generator(None if unsafe_secret_seed is None else unsafe_secret_seed + 1)
         band = gray_order(data.matrix) if order is None else order
-        groups = secret_band_groups(list(data.labels), size, order=band, window=2 * int(alpha) * size, secret=secret)
+        groups = secret_band_groups(list(data.labels), size, order=band, window=2 * int(alpha) * size, secret=secret,
+                                    progress=progress)
     else:
         groups = cahd_groups(data.matrix, list(data.labels), size, order=order, alpha=alpha, progress=progress)
     report(progress, 1, 2, "publishing by bit voting")

@@ -106,7 +106,8 @@ def _prepare(labels, p: int, order, n: int):
     return codes[order], group_label_sets(np.bincount(codes, minlength=len(names)), p), order
 
 
-def secret_band_groups(labels, p: int, *, order=None, window: int, secret: np.random.Generator) -> list[np.ndarray]:
+def secret_band_groups(labels, p: int, *, order=None, window: int, secret: np.random.Generator,
+                       progress=None) -> list[np.ndarray]:
     """Partition the records into groups of ``p`` or more distinct labels along the band, members drawn in secret.
 
     Parameters
@@ -122,6 +123,8 @@ def secret_band_groups(labels, p: int, *, order=None, window: int, secret: np.ra
         (stretched to hold every label the group takes).
     secret : numpy.random.Generator
         Operating-system entropy (:func:`~graphanon.utils.randomness.secret_generator`).
+    progress : callable(done, total, message), optional
+        Called with the records grouped so far (out of ``n``) about every 1% of them.
 
     Returns
     -------
@@ -154,6 +157,7 @@ def secret_band_groups(labels, p: int, *, order=None, window: int, secret: np.ra
     alive = np.ones(n, dtype=bool)
     head = 0
     groups = []
+    step, done = max(n // 100, 1), 0
     for wanted in sets:
         while not alive[head]:
             head += 1
@@ -161,6 +165,9 @@ def secret_band_groups(labels, p: int, *, order=None, window: int, secret: np.ra
         took = np.array([int(secret.choice(W[lab[W] == s])) for s in wanted], dtype=np.int64)
         alive[took] = False
         groups.append(order[np.sort(took)])
+        if progress is not None and (done + len(took)) // step != done // step:
+            progress(done + len(took), n, "CAHD grouping: records grouped")
+        done += len(took)
     return groups
 
 
