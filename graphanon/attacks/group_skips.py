@@ -1,14 +1,17 @@
 """Attack (j'): the group-skip adversary against label groups formed along a public record order.
 
-``nr --param l=L`` with order grouping (its label groups) and ``cahd`` form
-their groups one after the other along a public record order, taking rows
-by their labels: a row *waits* while its label is already in the group
-being formed. A group formed before a target's own group whose span in the
-order covers the target's position has *skipped* the target, which says
-that the target's label is (usually) one of that group's labels. This
-adversary holds every record's items (all the quasi-identifiers, no label)
--- the standard l-diversity adversary -- and reads the labels from the
-skips.
+``nr --param l=L`` with order grouping (its label groups) and ``cahd`` with
+the paper's scan (``grouping=order``) form their groups one after the other
+along a public record order, taking rows by their labels: a row *waits*
+while its label is already in the group being formed. A group formed before
+a target's own group whose span in the order covers the target's position
+has *skipped* the target, which says that the target's label is (usually)
+one of that group's labels. This adversary holds every record's items (all
+the quasi-identifiers, no label) -- the standard l-diversity adversary --
+and reads the labels from the skips. ``cahd``'s default draws its members
+in secret along the band (``grouping=random``): the attack reads it the
+same way, and its exact reading weighs each labelling by the draws' exact
+probability.
 
 What the adversary knows, and where the attack takes it from:
 
@@ -100,10 +103,12 @@ def public_groups(release) -> tuple[np.ndarray, str]:
         Group of each row, ``0..G-1``: the file's ``label_groups``, or for
         CAHD the classes of rows publishing one content (two groups of one
         content form one class).
-    procedure : {"order", "random", "scan"}
+    procedure : {"order", "random", "scan", "secret-scan"}
         ``"order"``: label groups formed along the order; ``"random"``: label
         groups the release says were drawn at random (``grouping=random``);
-        ``"scan"``: CAHD's scan.
+        ``"scan"``: CAHD's scan (``grouping=order``, and files made before
+        ``grouping`` was recorded); ``"secret-scan"``: CAHD's secret scan
+        (``grouping=random``).
 
     Raises
     ------
@@ -116,7 +121,8 @@ def public_groups(release) -> tuple[np.ndarray, str]:
         return np.asarray(groups, dtype=np.int64), ("random" if grouping == "random" else "order")
     if _is_cahd(release):
         _, inverse = np.unique(row_signatures(release), axis=0, return_inverse=True)
-        return inverse.reshape(-1).astype(np.int64), "scan"
+        secret = (getattr(release, "params", None) or {}).get("grouping") == "random"
+        return inverse.reshape(-1).astype(np.int64), ("secret-scan" if secret else "scan")
     raise ParameterError(
         f"the group-skip attack reads releases whose labels sit in groups formed by their labels (label groups, "
         f"or CAHD's groups); this {getattr(release, 'algorithm', type(release).__name__)} release has neither"
@@ -338,7 +344,7 @@ def group_skip_attack(original, release, *, truth=None, method: str = "heuristic
     >>> from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
     >>> from graphanon.datasets import load
     >>> data = load("nr_table1")
-    >>> rel = anonymize_cahd(data, l=2, unsafe_secret_seed=0)
+    >>> rel = anonymize_cahd(data, l=2, grouping="order", unsafe_secret_seed=0)  # the paper's scan
     >>> res = group_skip_attack(data, rel, truth=rel.link)
     >>> res.attack, res.bound, res.details["procedure"]
     ('group-skips/heuristic', 0.5, 'scan')

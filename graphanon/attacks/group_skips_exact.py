@@ -6,7 +6,10 @@ the labellings those multisets allow (each group's labels arranged over its
 records in any way), the posterior of a labelling is uniform over the
 labellings on which the **public grouping procedure** -- re-run as the
 anonymizer runs it -- reproduces the published grouping, and zero on the
-others. This module enumerates every arrangement, re-runs the procedure
+others. CAHD's secret draws (``grouping=random``) are not a function of the
+labels: there each labelling is weighted by the exact probability that the
+draws give the published groups on it
+(:func:`~graphanon.algorithms.nonreciprocal.cahd_secret.band_grouping_probability`). This module enumerates every arrangement, re-runs the procedure
 (:func:`~graphanon.algorithms.nonreciprocal.label_groups.ring_groups` for
 label groups formed along the order,
 :func:`~graphanon.algorithms.nonreciprocal.cahd_groups.cahd_groups` for
@@ -30,6 +33,7 @@ import math
 import numpy as np
 
 from graphanon.algorithms.nonreciprocal.cahd_groups import cahd_groups
+from graphanon.algorithms.nonreciprocal.cahd_secret import band_grouping_probability
 from graphanon.algorithms.nonreciprocal.label_groups import ring_groups
 from graphanon.errors import ParameterError
 
@@ -62,7 +66,12 @@ def _n_arrangements(counts: np.ndarray) -> int:
 
 
 def _procedure(original, release, order: np.ndarray, procedure: str, group: np.ndarray, *, apart: bool = True):
-    """The public grouping procedure as a function of a labelling (label values, one per record)."""
+    """The public grouping procedure as a function of a labelling (label values, one per record).
+
+    For CAHD's secret scan (``"secret-scan"``) it returns the likelihood
+    instead: a function of a labelling giving the exact probability that the
+    scan forms the records' groups ``group`` on it.
+    """
     params = getattr(release, "params", None) or {}
     if procedure == "random":
         raise ParameterError("the exact posterior re-runs the public grouping along the order; this release's groups "
@@ -82,6 +91,8 @@ def _procedure(original, release, order: np.ndarray, procedure: str, group: np.n
                              f"{2 * size - 1} records each) published the same rows, and the exact posterior needs "
                              "the groups apart")
     X = original.matrix
+    if procedure == "secret-scan":
+        return lambda labels: band_grouping_probability(labels, size, group, order=order, window=2 * alpha * size)
 
     def rerun(labels):
         out = np.empty(len(labels), dtype=np.int64)
@@ -105,6 +116,11 @@ def check_reproduces(original, release, order: np.ndarray, group: np.ndarray, pr
     if procedure == "random" or (group < 0).any():
         return True
     rerun = _procedure(original, release, np.asarray(order, dtype=np.int64), procedure, group, apart=False)
+    if procedure == "secret-scan":  # the groups the scan could draw on the true labels
+        size = (getattr(release, "params", None) or {}).get("group_size", 0)
+        if np.bincount(group).max(initial=0) >= 2 * size:
+            return True  # two groups published one content: their classes cannot be replayed apart
+        return rerun(list(original.labels)) > 0
     again = rerun(list(original.labels))
     if procedure == "scan":
         pairs = np.unique(np.column_stack([again, group]), axis=0)
@@ -130,7 +146,7 @@ def exact_posterior(original, release, order: np.ndarray, group: np.ndarray, cou
         Each group's published label counts (label codes ``0..L-1``).
     value_of : dict
         Label code -> label value (what the procedure is run on).
-    procedure : {"order", "scan", "random"}
+    procedure : {"order", "scan", "secret-scan", "random"}
         :func:`~graphanon.attacks.group_skips.public_groups`.
     max_worlds : int
         Most arrangements enumerated.
@@ -138,7 +154,8 @@ def exact_posterior(original, release, order: np.ndarray, group: np.ndarray, cou
     Returns
     -------
     posterior : ndarray, shape (n, L)
-        ``posterior[i, a]``: the share of the consistent labellings giving record ``i`` label ``a``.
+        ``posterior[i, a]``: the share of the consistent labellings giving
+        record ``i`` label ``a`` (for the secret scan, weighted by their likelihood).
     details : dict
         ``worlds`` (arrangements enumerated), ``consistent_worlds``.
 
@@ -184,20 +201,28 @@ def exact_posterior(original, release, order: np.ndarray, group: np.ndarray, cou
                              "--param exact=true), or fewer records")
     rerun = _procedure(original, release, np.asarray(order, dtype=np.int64), procedure, group)
     target = canonical_partition(group)
+    if procedure == "secret-scan":
+        def weight(labels) -> float:
+            return float(rerun(labels))
+    else:
+        def weight(labels) -> float:
+            return float(np.array_equal(canonical_partition(rerun(labels)), target))
     members = [np.flatnonzero(group == g) for g in range(n_groups)]
     options = [_arrangements([a for a in range(counts.shape[1]) for _ in range(int(counts[g, a]))])
                for g in range(n_groups)]
     acc = np.zeros((n, counts.shape[1]))
     labelling = np.empty(n, dtype=np.int64)
-    consistent = 0
+    consistent, total = 0, 0.0
     rows = np.arange(n)
     for combo in itertools.product(*options):
         for m, arrangement in zip(members, combo, strict=True):
             labelling[m] = arrangement
-        if np.array_equal(canonical_partition(rerun([value_of[c] for c in labelling.tolist()])), target):
+        w = weight([value_of[c] for c in labelling.tolist()])
+        if w > 0:
             consistent += 1
-            acc[rows, labelling] += 1.0
+            total += w
+            acc[rows, labelling] += w
     if not consistent:
         raise ParameterError("no labelling reproduces the published grouping: the order or the release's parameters "
                              "are not those it was made with")
-    return acc / consistent, {"worlds": int(worlds), "consistent_worlds": consistent}
+    return acc / total, {"worlds": int(worlds), "consistent_worlds": consistent}

@@ -312,9 +312,9 @@ def audit_command(model: str, input_: str, output, params: dict | None, given: d
 
 
 def _secret_groups(params: dict | None) -> bool:
-    """Whether a release drew its label groups in secret (``nr`` l-diverse, grouping=random): anew on every run."""
+    """Whether a release drew its label groups in secret, anew on every run (``nr`` l-diverse, ``cahd``)."""
     params = params or {}
-    return bool(params.get("l")) and params.get("l_method") == "groups" and params.get("grouping") == "random"
+    return bool(params.get("l")) and params.get("l_method", "groups") == "groups" and params.get("grouping") == "random"
 
 
 def _report(spec, input_, n_records: int, elapsed: float, output, link_out, json_out: bool,

@@ -214,14 +214,14 @@ def release_warnings(original: TransactionData, release: Release, *, advice: Adv
                          "graphanon attack"))
     if (params.get("l") and getattr(release, "labels", None) is not None and release.kind == "nonreciprocal"
             and params.get("grouping", "order") == "order" and params.get("l_method") in (None, "groups")):
-        # groups formed along the public order (nr's grouping=order, and files made before it was recorded;
-        # CAHD's groups, which publish no grouping): which rows a group skipped depends on their labels
+        # groups formed along the public order (nr's and cahd's grouping=order, and files made before it was
+        # recorded): which rows a group skipped depends on their labels
         out.append(ReleaseWarning(
             "l-order", f"l={params['l']} is not kept against an adversary who holds every record's items: the "
                        "groups are formed along the public record order, and which records a group skipped tells "
                        "their labels (docs/attacks.md, (j), group skips: 0.51 against 1/3 for nr's grouping=order "
-                       "on e-book sessions); use nr's label groups drawn in secret (--param l=L, the default "
-                       "grouping=random), or publish without --label"))
+                       "on e-book sessions); use the default grouping=random (nr's label groups, or cahd's members, "
+                       "drawn in secret), or publish without --label"))
     if params.get("k") == 1:
         out.append(ReleaseWarning("k1", "k=1 protects no one: a published row may be a single person's, and nothing "
                                         "bounds what a known item reveals; use -k 2 or more"))

@@ -38,7 +38,7 @@ def test_cahd_honours_k_above_l():
     # what cahd published before: groups of l = 3, far from 7-anonymous
     assert not NonreciprocalKAnonymity(7).audit(data, anonymize_cahd(data, l=3)).satisfied
     rel = get_algorithm("cahd").run(data, RunOptions(k=7, params={"l": "3"}))
-    assert rel.params == {"k": 7, "l": 3, "alpha": 3, "group_size": 7}
+    assert rel.params == {"k": 7, "l": 3, "alpha": 3, "group_size": 7, "grouping": "random"}
     assert NonreciprocalKAnonymity(7).audit(data, rel).satisfied
     assert LDiversity(3).audit(data, rel).satisfied
 
@@ -229,7 +229,7 @@ def test_mm_confidence_without_private_items(run):
 def test_bench_reports_the_parameters_used(run):
     out = json.loads(run("bench", "nr_table1", "-a", "cahd", "-k", "3", "--param", "l=2", "--queries", "10",
                          "--json").output)
-    assert out["k"] == 3 and out["params"] == {"k": 3, "l": 2, "alpha": 3, "group_size": 3}
+    assert out["k"] == 3 and out["params"] == {"k": 3, "l": 2, "alpha": 3, "group_size": 3, "grouping": "random"}
     assert out["audit"]["satisfied"] and out["audit"]["model"].endswith("(l=2)")
     assert out["audit_k"]["satisfied"] and out["audit_k"]["model"].endswith("(k=3)")
     out = json.loads(run("bench", "liuwang_fig1", "-a", "nr", "-k", "2", "--seed", "4", "--queries", "10",

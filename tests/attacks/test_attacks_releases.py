@@ -147,5 +147,6 @@ def test_seed_recovery_gains_nothing_against_a_secret_shuffle(method):
         return anonymize(method, d, tax, k, secret=next(fresh), order="gray")
 
     res = seed_recovery(data, published, rerun, [0], truth=published.link, draws=6)
-    assert res.details["recognized"] == [0] and res.details["identical"] == []
+    # cahd draws its groups' members in secret (grouping=random): a re-run does not even give the structure back
+    assert res.details["recognized"] == ([] if method == "cahd" else [0]) and res.details["identical"] == []
     assert res.within_bound(), res

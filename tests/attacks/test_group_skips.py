@@ -120,7 +120,7 @@ def test_exact_posterior_against_brute_force_on_a_planted_order_grouping():
 
 def test_exact_posterior_against_brute_force_on_cahd():
     data = load("nr_table1")
-    rel = anonymize_cahd(data, l=2, unsafe_secret_seed=0)
+    rel = anonymize_cahd(data, l=2, grouping="order", unsafe_secret_seed=0)
     order = public_order(data, rel)[0]
     matrix = data.matrix
 
@@ -190,7 +190,7 @@ def test_without_the_link_only_records_whose_candidates_show_their_group_are_tar
 
 def test_runs_on_a_cahd_release():
     data = ebook_sessions(300, 100, seed=0)
-    rel = anonymize_cahd(data, l=3, unsafe_secret_seed=5)
+    rel = anonymize_cahd(data, l=3, grouping="order", unsafe_secret_seed=5)
     res = group_skip_attack(data, rel, truth=rel.link)
     assert res.attack == "group-skips/heuristic" and res.details["procedure"] == "scan"
     assert res.n_targets == 300 and 0 <= res.success <= 1

@@ -198,9 +198,14 @@ def test_l_order_warns_only_on_groups_formed_along_the_order():
     from graphanon.datasets import load
 
     data = load("nr_table1")
-    for rel in (anonymize_nonreciprocal(data, k=2, l=2, grouping="order"), anonymize_cahd(data, l=2)):
+    for rel in (anonymize_nonreciprocal(data, k=2, l=2, grouping="order"), anonymize_cahd(data, l=2, grouping="order")):
         [w] = [w for w in release_warnings(data, rel) if w.code == "l-order"]
         assert "l=2" in w.message and "group skips" in w.message and "grouping=random" in w.message
+    cahd = anonymize_cahd(data, l=2)  # members drawn in secret, the default
+    assert cahd.params["grouping"] == "random"
+    assert "l-order" not in [w.code for w in release_warnings(data, cahd)]
+    del cahd.params["grouping"]  # a CAHD file made before grouping was recorded: the paper's scan
+    assert "l-order" in [w.code for w in release_warnings(data, cahd)]
     secret = anonymize_nonreciprocal(data, k=2, l=2)
     assert secret.params["grouping"] == "random"
     assert "l-order" not in [w.code for w in release_warnings(data, secret)]

@@ -21,7 +21,8 @@ picks the implementation, one module per extractor, shared kernels apart.
 The structures these build live in :mod:`graphanon.graphs`
 (:class:`~graphanon.graphs.GeneralizationGraph`,
 :class:`~graphanon.graphs.GrayTSPResult`, :class:`~graphanon.graphs.OrderReport`);
-CAHD, the other method on record orders, is :mod:`graphanon.algorithms.nonreciprocal.cahd_groups`.
+CAHD, the other method on record orders, is :mod:`graphanon.algorithms.nonreciprocal.cahd_groups` (the paper's
+scan) and :mod:`graphanon.algorithms.nonreciprocal.cahd_secret` (members drawn in secret, the default).
 """
 
 from graphanon.utils.lazy import attach

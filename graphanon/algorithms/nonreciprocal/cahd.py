@@ -33,7 +33,10 @@ from graphanon.algorithms.declaration import (
     Parameter,
     Required,
 )
+from graphanon.algorithms.nonreciprocal.anonymize import GROUPINGS
 from graphanon.algorithms.nonreciprocal.cahd_groups import cahd_groups
+from graphanon.algorithms.nonreciprocal.cahd_secret import secret_band_groups
+from graphanon.algorithms.nonreciprocal.gray import gray_order
 from graphanon.algorithms.prior import reuse_priors
 from graphanon.errors import InfeasibleError, ParameterError
 from graphanon.release.publish import publish
@@ -155,12 +158,12 @@ def _variant_group_size(l: int, diversity: str, c: float | None) -> int:  # noqa
 
 @validate_params(
     {"l": K, "k": [*K, None], "diversity": [StrOptions(DIVERSITY_VARIANTS)], "c": [Interval(Real, 0, None, closed="neither"), None],
-     "alpha": [Interval(Integral, 1, None)], **COMMON, "order": [None, "array-like"], "priors": NO_VALIDATION},
+     "alpha": [Interval(Integral, 1, None)], "grouping": [StrOptions(GROUPINGS)], **COMMON, "order": [None, "array-like"], "priors": NO_VALIDATION},
     meanings={"l": "distinct sensitive labels per group", "k": "records per group; None: l",
               "c": "the recursive (c,l)-diversity constant"},
     rules=[OnlyWith("c", "diversity", "recursive")],
 )
-@fill_doc(secret='the within-group permutation and the row shuffle; the grouping itself is deterministic')
+@fill_doc(secret='the draws of the secret scan (``grouping="random"``), the within-group permutation and the row shuffle')
 def anonymize_cahd(
     data: TransactionData,
     *,
@@ -170,6 +173,7 @@ def anonymize_cahd(
     c: float | None = None,
     order=None,
     alpha: int = 3,
+    grouping: str = "random",
     unsafe_secret_seed: int | None = None,
     progress: ProgressCallback | None = None,
     priors=None,
@@ -208,7 +212,23 @@ def anonymize_cahd(
     order : permutation, optional
         Record order for the grouping (default: CAHD's own, the Gray order).
     alpha : int
-        CAHD candidate-list factor.
+        CAHD candidate-list factor (``grouping="random"``: the window of
+        ``2 * alpha * p`` records).
+    grouping : {"random", "order"}, default "random"
+        ``"random"``: :func:`~graphanon.algorithms.nonreciprocal.cahd_secret.secret_band_groups`
+        along the same band order: the labels of the next group from the
+        labels' remaining counts (Anatomy's largest buckets under CAHD's
+        histogram check), drawn from the first ``2 * alpha * p`` records
+        left in the band (stretched to hold those labels), the record of
+        each label a uniform draw from operating-system entropy; which
+        records a group passed over no longer follows from their labels
+        (``docs/attacks.md``, (j), group skips; measured there, not proven).
+        ``"order"``: the paper's exact construction
+        (:func:`~graphanon.algorithms.nonreciprocal.cahd_groups.cahd_groups`:
+        the visited record and the most similar candidate of each other
+        label), a function of the public order and the labels; it keeps the
+        warning ``l-order``. CAHD has no structure seed: the order is the
+        data's Gray order, and the draws are secret.
     %(unsafe_secret_seed)s
     progress : callable(done, total, message), optional
         Called before the grouping, with the records grouped as it goes, and
@@ -291,9 +311,16 @@ def anonymize_cahd(
             size = wanted
     report(progress, 0, data.n_records, "CAHD grouping: records grouped")
     assert data.labels is not None  # check_diversity_feasible refused unlabelled data
-    groups = cahd_groups(data.matrix, list(data.labels), size, order=order, alpha=alpha, progress=progress)
+    if grouping == "random":
+        # the draws' own stream (a pinned seed in tests gives it a stream apart from the publication's)
+        secret = secret_generator(None if unsafe_secret_seed is None else unsafe_secret_seed + 1)
+        band = gray_order(data.matrix) if order is None else order
+        groups = secret_band_groups(list(data.labels), size, order=band, window=2 * int(alpha) * size, secret=secret,
+                                    progress=progress)
+    else:
+        groups = cahd_groups(data.matrix, list(data.labels), size, order=order, alpha=alpha, progress=progress)
     report(progress, 1, 2, "publishing by bit voting")
-    params: dict[str, object] = {"k": int(k), "l": l, "alpha": alpha, "group_size": size}
+    params: dict[str, object] = {"k": int(k), "l": l, "alpha": alpha, "group_size": size, "grouping": grouping}
     if diversity != "distinct":
         params["diversity"] = diversity
         if c is not None:
@@ -318,12 +345,14 @@ CAHD = MethodDeclaration(
     params=(
         Parameter("l", int, None, "l-diversity: groups of l distinct sensitive labels (default: -k)"),
         Parameter("alpha", int, 3, "CAHD candidate list: alpha * l records on each side of the band"),
+        Parameter("grouping", str, "random", "random: the record a group takes from a label is a secret uniform draw "
+                  "among the window's candidates of that label; order: the paper's (the most similar; warns l-order)"),
         Parameter("diversity", str, "distinct", "l-diversity variant: distinct, entropy (label entropy of every "
                   "record's viable rows >= log l) or recursive (r_1 < c (r_l + ...))"),
         Parameter("c", float, None, "recursive (c,l)-diversity constant (diversity=recursive)"),
     ),
     audit_params=("l", "diversity", "c"),
-    published=frozenset({"k", "l", "alpha", "group_size", "diversity", "c"}),
+    published=frozenset({"k", "l", "alpha", "group_size", "grouping", "diversity", "c"}),
     priors=REUSES_PRIOR_ROWS, needs_labels=True, options=("k",), prepare=_prepare_cahd,
     required=(Required(("l", "k"), "l=2", "groups of l distinct sensitive labels"),),
 )
