@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 import time
 from pathlib import Path
 
@@ -196,8 +197,6 @@ def _warn(data, release, spec, taxonomy) -> list[str]:
 
     Each starts with ``graphanon: warning:``; its continuation lines are indented by two spaces.
     """
-    import textwrap
-
     from graphanon.metrics.caveats import release_warnings
 
     messages = [w.message for w in release_warnings(data, release, advice=spec.release_advice(), taxonomy=taxonomy)]
@@ -349,8 +348,9 @@ def _report(spec, input_, n_records: int, elapsed: float, output, link_out, json
         if link_out is not None:
             click.echo(f"private link (never publish it) -> {link_out}")
         if _secret_groups(params) and not (given or {}).get("prior"):
-            click.echo(f"publishing this data again? add --prior {output} --prior-link {link_out or 'LINK'} "
-                       "(two independent releases pin labels)")
+            click.echo(textwrap.fill(f"publishing this data again? add --prior {output} --prior-link "
+                                     f"{link_out or 'LINK'} (two independent releases pin labels)", 80,
+                                     subsequent_indent="  ", break_long_words=False, break_on_hyphens=False))
 
 
 def _streams(spec, input_, fmt, scheduler, prior_paths, label) -> bool:

@@ -103,7 +103,7 @@ def candidate_label_counts(original, release) -> tuple[sp.csr_array, sp.csr_arra
     >>> from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
     >>> from graphanon.datasets import load
     >>> data = load("nr_table1")
-    >>> every, viable, _ = candidate_label_counts(data, anonymize_cahd(data, l=3))
+    >>> every, viable, _ = candidate_label_counts(data, anonymize_cahd(data, l=3, grouping="order"))  # the paper's
     >>> every.sum(axis=1).tolist()   # its group of three; records 2 and 4 also fit the other group
     [3, 3, 6, 3, 6, 3]
     >>> viable.sum(axis=1).tolist()  # ... and may trade places: those rows are viable too

@@ -86,7 +86,7 @@ EXAMPLES = {
     "fullswap": ("swap_table1", {"seed": 3}, _SWAP, _SWAP_AUDIT),
     "partsupp": ("swap_table1", {}, _SWAP, {}),
     "splitperson": ("swap_table1", {}, _SWAP, {}),
-    "randswap": ("swap_table1", {}, {}, {**_SWAP, **_SWAP_AUDIT}),  # secret pairs: no seed
+    "randswap": ("swap_table1", {}, _SWAP, _SWAP_AUDIT),  # secret pairs: no seed; categories for its audit
     # differentially private: no audit model, no seed; tested empirically (tests/algorithms/test_dp_empirical.py)
     "diffpart": ("liuwang_fig1", {"epsilon": 2.0}, {}, {}),
     "privbasis": ("liuwang_fig1", {"epsilon": 2.0}, {"k": "5"}, {}),

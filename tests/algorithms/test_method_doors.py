@@ -99,7 +99,7 @@ def test_anonymize_compare_and_the_api_make_the_same_release(name, made, run, tm
         return
     function = inspect.signature(get_method(name)).parameters
     values = spec.parse_params(params)
-    kwargs = {p.target: values[p.name] for p in spec.params if p.name in params}
+    kwargs = {p.target: values[p.name] for p in spec.params if p.name in params and p.target is not None}
     kwargs.update({option: general[option] for option in ("k", "m") if option in general and option in function})
     if "seed" in general:
         kwargs["rng"] = general["seed"]

@@ -24,7 +24,7 @@ RELEASES = {  # name: (dataset, anonymize options)
     "clump": ("clump_food", ["-a", "clump", "-k", "3"]),
     "partition": ("clump_food", ["-a", "partition", "-k", "3"]),
     "nr": ("nr_table1", ["-a", "nr", "-k", "2"]),
-    "cahd": ("nr_table1", ["-a", "cahd", "--param", "l=2"]),
+    "cahd": ("nr_table1", ["-a", "cahd", "--param", "l=2", "--param", "grouping=order"]),  # the paper's groups
     "partswap": ("swap_table1", ["-a", "partswap", "--param", "categories=random:3:1"]),
     "splitperson": ("swap_table1", ["-a", "splitperson", "--param", "categories=random:3:1"]),
 }
