@@ -818,8 +818,28 @@ def _matching_worlds(allowed: np.ndarray, size: np.ndarray, graphs, confirmed: n
     return confirmed
 
 
-def _cpsat_exact(allowed: np.ndarray, size: np.ndarray, graphs, *, workers: int = 1, seconds: float = 2.0,
-                 first_pass: bool = True, budget: float | None = None) -> tuple[np.ndarray, bool]:  # fmt: skip
+def _harvest(x: list):
+    """A CP-SAT solution callback keeping in ``seen`` the pairs ``x`` of every solution reported.
+
+    The solver reports each improving solution of a maximization, not only
+    its last: every one is a solution of the model -- a joint world -- so
+    every pair it uses is confirmed, for one read of ``x`` per solution.
+    """
+    from ortools.sat.python import cp_model
+
+    class Harvest(cp_model.CpSolverSolutionCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen = np.zeros(len(x), dtype=bool)
+
+        def on_solution_callback(self) -> None:
+            self.seen |= np.fromiter((self.boolean_value(v) for v in x), dtype=bool, count=len(x))
+
+    return Harvest()
+
+
+def _cpsat_exact(allowed: np.ndarray, size: np.ndarray, graphs, *, workers: int = 1, first_pass: bool = True,
+                 budget: float | None = None) -> tuple[np.ndarray, bool]:  # fmt: skip
     """The (record, label) pairs of ``allowed`` some joint world gives, by CP-SAT (records of size 1).
 
     One model: a Boolean per allowed (record, label) pair, exactly one per
@@ -828,12 +848,14 @@ def _cpsat_exact(allowed: np.ndarray, size: np.ndarray, graphs, *, workers: int 
     implying its label's pair. Unlabelled releases couple nothing (their
     matchings exist, the propagation checked). Then, until every pair is
     settled: ask for a world using at least one pair no world found so far
-    used (maximizing how many it uses, within ``seconds`` per round, plain
-    feasibility when that runs out); each world found confirms its pairs,
-    and when none exists the pairs left are in no joint world. With
-    ``first_pass``, worlds built from perfect matchings
-    (:func:`_matching_worlds`) confirm most pairs first. Grouped releases
-    add their count constraints (:mod:`graphanon.privacy.joint_groups`).
+    used, the search hinted toward one open label per record drawn at random
+    (a plain feasibility solve: CP-SAT's presolve dominates a round, so a
+    world that spreads over many open pairs is worth more than an optimal
+    one); every solution the solver reports confirms all its pairs (one per
+    record), and when none exists the pairs left are in no joint world.
+    With ``first_pass``, worlds built from perfect matchings
+    (:func:`_matching_worlds`) confirm pairs first. Grouped releases add
+    their count constraints (:mod:`graphanon.privacy.joint_groups`).
 
     Returns ``(pairs, settled)``: with ``settled`` the pairs are exactly those
     of some joint world; when ``budget`` seconds (the whole step, from its
@@ -869,24 +891,27 @@ def _cpsat_exact(allowed: np.ndarray, size: np.ndarray, graphs, *, workers: int 
         confirmed = _matching_worlds(allowed, size, graphs, np.zeros_like(allowed), deadline=deadline)[rec, lab]
     xs = np.array(x, dtype=object)
     settled = True
+    harvest = _harvest(x)
+    rng = np.random.default_rng(0)
     while not confirmed.all():
         if time.monotonic() >= deadline:
             settled = False
             break
         open_ = xs[~confirmed].tolist()
         model.add_bool_or(open_)  # the open pairs only shrink: every earlier clause is implied
-        model.maximize(cp_model.LinearExpr.sum(open_))
+        # steer the search to a world of open pairs: hint each record one of its open labels, at random
+        model.clear_hints()
+        pick = rng.random(len(rec)) + 2.0 * confirmed
+        best = np.full(len(size), np.inf)
+        np.minimum.at(best, rec, pick)
+        for v, on in zip(x, (pick == best[rec]).tolist(), strict=True):
+            model.add_hint(v, on)
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = workers
-        solver.parameters.max_time_in_seconds = max(0.0, min(seconds, deadline - time.monotonic()))
-        status = solver.solve(model)
-        if status == cp_model.UNKNOWN:  # no world within the time: plain feasibility, up to the budget
-            model.clear_objective()
-            solver = cp_model.CpSolver()
-            solver.parameters.num_workers = workers
-            if math.isfinite(deadline):
-                solver.parameters.max_time_in_seconds = max(0.0, deadline - time.monotonic())
-            status = solver.solve(model)
+        if math.isfinite(deadline):
+            solver.parameters.max_time_in_seconds = max(0.0, deadline - time.monotonic())
+        status = solver.solve(model, harvest)
+        confirmed |= harvest.seen  # every solution CP-SAT reported on the way is a joint world
         if status == cp_model.INFEASIBLE:
             break
         if status == cp_model.UNKNOWN and math.isfinite(deadline):  # the budget ran out

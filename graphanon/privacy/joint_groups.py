@@ -247,18 +247,31 @@ def grouped_world(allowed: np.ndarray, size: np.ndarray, g, fixed: np.ndarray, c
                   rng: np.random.Generator) -> np.ndarray | None:  # fmt: skip
     """One grouped release's labels in a joint world, preferring pairs not yet confirmed, or None.
 
-    Records with ``fixed >= 0`` keep that label. A minimum-weight assignment
-    of the present records to the cells' slots (cell ``(G, s)`` has
-    ``c_{G,s}`` slots; weight 1 for a pair not yet confirmed, 2 otherwise,
-    plus noise) gives every record a group and a label meeting the counts;
-    it is a world when the records can then be matched to the rows of their
-    own groups (checked by a flow). Otherwise None (the attempt fails; the
-    caller's exact step settles what is left).
+    Records with ``fixed >= 0`` keep that label. First a minimum-weight
+    perfect matching of the present records to the rows, on the viable edges
+    whose group holds the record's fixed label (weight 1 when the row's group
+    offers the record an allowed label not yet confirmed, 2 otherwise, plus
+    noise): it gives every record a group. Then, within each group, a
+    minimum-weight assignment of its records to the slots of its cells (cell
+    ``(G, s)`` has ``c_{G,s}`` slots; a record takes an allowed label, its
+    fixed one if any; weight 1 for a pair not yet confirmed, 2 otherwise,
+    plus noise). Both are real, so by the lemma (module docstring) a
+    finished attempt is a world of this release. None when either has no
+    perfect solution (the attempt fails; the caller's exact step settles
+    what is left). The matching comes first because it is the scarce part:
+    assigning labels first and matching within the groups afterwards almost
+    never finds a perfect matching when the groups are drawn at random.
 
     Returns
     -------
     ndarray of int64 (n_records,) or None
         The label code of every present record (-1 for absent ones).
+
+    Notes
+    -----
+    Complexity: two sparse minimum-weight full bipartite matchings
+    (LAPJVsp, :func:`scipy.sparse.csgraph.min_weight_full_bipartite_matching`)
+    on the viable edges and on the (record, slot) pairs of their groups.
     """
     from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
@@ -267,34 +280,52 @@ def grouped_world(allowed: np.ndarray, size: np.ndarray, g, fixed: np.ndarray, c
         return None
     viable = out[0]
     ea, eb, grp = g.ea[viable], g.eb[viable], g.group[viable]
-    pa, pg, _, pi, ps = _cells(allowed, ea, grp, g.quota)
-    fit = (fixed[pa[pi]] < 0) | (fixed[pa[pi]] == ps)
-    ca, cg, cs = pa[pi][fit], pg[pi][fit], ps[fit]
-    n_labels = g.quota.shape[1]
-    flat = g.quota.reshape(-1)
-    first = np.zeros(len(flat) + 1, dtype=np.int64)
-    np.cumsum(flat, out=first[1:])
-    cell = cg * n_labels + cs
-    reps = flat[cell]
-    slot = np.repeat(first[cell], reps) + (np.arange(int(reps.sum())) - np.repeat(np.cumsum(reps) - reps, reps))
-    ra, rs, rg = np.repeat(ca, reps), np.repeat(cs, reps), np.repeat(cg, reps)
+    free = fixed[ea] < 0
+    keep = free | (g.quota[grp, np.where(free, 0, fixed[ea])] > 0)
+    ea, eb, grp = ea[keep], eb[keep], grp[keep]
     inside = np.flatnonzero(g.present)
     pos = np.full(len(size), -1, dtype=np.int64)
     pos[inside] = np.arange(len(inside))
-    weight = 2.0 - (~confirmed[ra, rs]) + 0.5 * rng.random(len(ra))
-    W = sp.csr_array((weight, (pos[ra], slot)), shape=(len(inside), int(first[-1])))
+    # the matching: one node per row (row class b of size s stands for s identical rows)
+    first = np.zeros(len(g.row_size) + 1, dtype=np.int64)
+    np.cumsum(g.row_size, out=first[1:])
+    reps = g.row_size[eb]
+    ra, rg = np.repeat(ea, reps), np.repeat(grp, reps)
+    row = np.repeat(first[eb], reps) + (np.arange(int(reps.sum())) - np.repeat(np.cumsum(reps) - reps, reps))
+    offer = (g.quota[rg] > 0) & allowed[ra] & ~confirmed[ra]
+    lone = fixed[ra] >= 0
+    offer[lone] = False
+    offer[np.flatnonzero(lone), fixed[ra][lone]] = ~confirmed[ra[lone], fixed[ra][lone]]
+    weight = 2.0 - offer.any(axis=1) + 0.5 * rng.random(len(ra))
+    W = sp.csr_array((weight, (pos[ra], row)), shape=(len(inside), int(first[-1])))
     try:
         rows, cols = min_weight_full_bipartite_matching(W)
     except ValueError:
         return None
-    # each (record, slot) pair occurs once: read its label and group back
-    lookup = sp.csr_array((np.arange(1, len(ra) + 1), (pos[ra], slot)), shape=W.shape)
-    t = np.asarray(lookup[rows, cols]).reshape(-1).astype(np.int64) - 1
-    label = np.full(len(size), -1, dtype=np.int64)
     home = np.full(len(size), -1, dtype=np.int64)
-    label[inside[rows]], home[inside[rows]] = rs[t], rg[t]
-    own = home[ea] == grp  # each record matched within the group the assignment gave it
-    left = np.where(g.present, size, 0)
-    if not k_factor_flow(left, g.row_size, ea[own], eb[own], 1).full:
+    where = sp.csr_array((rg + 1, (pos[ra], row)), shape=W.shape)  # each (record, row) pair once
+    home[inside[rows]] = np.asarray(where[rows, cols]).reshape(-1).astype(np.int64) - 1
+    # the labels: each record to a slot of a cell of its own group
+    n_labels = g.quota.shape[1]
+    ok = allowed[inside] & (g.quota[home[inside]] > 0)
+    pinned = fixed[inside] >= 0
+    ok[pinned] &= np.arange(n_labels)[None, :] == fixed[inside][pinned][:, None]
+    ci, cs = np.nonzero(ok)
+    ca, cg = inside[ci], home[inside][ci]
+    flat = g.quota.reshape(-1)
+    start = np.zeros(len(flat) + 1, dtype=np.int64)
+    np.cumsum(flat, out=start[1:])
+    cell = cg * n_labels + cs
+    reps = flat[cell]
+    slot = np.repeat(start[cell], reps) + (np.arange(int(reps.sum())) - np.repeat(np.cumsum(reps) - reps, reps))
+    sa, ss = np.repeat(ca, reps), np.repeat(cs, reps)
+    weight = 2.0 - (~confirmed[sa, ss]) + 0.5 * rng.random(len(sa))
+    W = sp.csr_array((weight, (pos[sa], slot)), shape=(len(inside), int(start[-1])))
+    try:
+        rows, cols = min_weight_full_bipartite_matching(W)
+    except ValueError:
         return None
+    code = sp.csr_array((ss + 1, (pos[sa], slot)), shape=W.shape)  # each (record, slot) pair once
+    label = np.full(len(size), -1, dtype=np.int64)
+    label[inside[rows]] = np.asarray(code[rows, cols]).reshape(-1).astype(np.int64) - 1
     return label
