@@ -111,7 +111,7 @@ the first did not; the joint audit says so:
 >>> from graphanon.datasets import load
 >>> from graphanon.privacy import LDiversity
 >>> table = load("nr_table1")
->>> r1, r2 = anonymize_cahd(table, l=3), anonymize_cahd(table, l=3)
+>>> r1, r2 = (anonymize_cahd(table, l=3, grouping="order") for _ in range(2))  # the paper's groups
 >>> rep = JointAudit(LDiversity(3)).audit(table, [r1, r2])
 >>> rep.satisfied, rep.details["pinned_records"]
 (True, 0)
@@ -984,7 +984,8 @@ def joint_label_sets(
     >>> from graphanon.algorithms.nonreciprocal.cahd import anonymize_cahd
     >>> from graphanon.datasets import load
     >>> table = load("nr_table1")
-    >>> sets = joint_label_sets(table, [anonymize_cahd(table, l=2), anonymize_cahd(table, l=3)], exact=True)
+    >>> pair = [anonymize_cahd(table, l=2, grouping="order"), anonymize_cahd(table, l=3, grouping="order")]
+    >>> sets = joint_label_sets(table, pair, exact=True)
     >>> bool((sets.labels_per_record() >= 2).all())
     True
     """
