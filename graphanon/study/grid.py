@@ -417,6 +417,14 @@ def _dp_runs(d, datasets, epsilons, universe, taxonomy, repeat, raw, workload, n
         notes.append(f"{d.name}: --taxonomy {taxonomy} given with --universe; the taxonomy's leaves are the universe")
     own = _own_params(d, raw)
     pnames = sorted(own)
+    declaration = get_declaration(d.name)
+    try:  # a required --param missing, in this command's words (--param privbasis.k=100), before anything runs
+        missing = declaration.missing_required(declaration.parse_params({p: str(v[0]) for p, v in own.items()}),
+                                               RunOptions(), prefix=f"{d.name}.")
+    except ParameterError:
+        missing = None  # run_options below refuses the text, naming the method
+    if missing is not None:
+        raise ParameterError(f"-a {d.name}: {missing}")
     runs = []
     for dataset in datasets:
         tax = given if given is not None else (None if universe is not None else bundled_taxonomy(dataset))

@@ -45,6 +45,23 @@ def test_other_params_do_not_stand_in_for_a_required_one():
         expand_grid(["cut"], ["groceries"], k=2, m=1, params={"suppress": ["a"]})
 
 
+def test_a_dp_method_without_its_required_param_is_refused_in_this_commands_words(tmp_path):
+    """privbasis needs --param k (its number of itemsets): refused as compare writes it, and skipped by -a all."""
+    universe = tmp_path / "universe.txt"
+    universe.write_text("a\nb\nc\nd\n")
+    with pytest.raises(ParameterError) as caught:
+        expand_grid(["privbasis"], ["nr_table1"], epsilon=[1.0], universe=str(universe))
+    assert str(caught.value) == ("-a privbasis: algorithm 'privbasis' needs --param k (the number of itemsets to "
+                                 "release); for example --param privbasis.k=100")
+    plan = expand_grid(["privbasis"], ["nr_table1"], epsilon=[1.0], universe=str(universe),
+                       params={"privbasis.k": ["3"]})
+    assert [(r.method, r.params) for r in plan.runs] == [("privbasis", (("k", "3"),))]
+    plan = expand_grid("all", ["nr_table1"], k=2, epsilon=[1.0], universe=str(universe))
+    skipped = dict(line.split(": ", 1) for line in plan.skipped)
+    assert skipped["privbasis"] == "needs --param k (the number of itemsets to release); for example --param privbasis.k=100"
+    assert "diffpart" in {run.method for run in plan.runs}
+
+
 def test_all_skips_what_cannot_run_and_says_why():
     plan = expand_grid("all", ["nr_table1"], k=2)
     skipped = dict(line.split(": ", 1) for line in plan.skipped)
