@@ -85,7 +85,8 @@ def study_figures(table) -> dict:
     """File stem -> matplotlib Figure for each of :data:`FIGURES` (the study's runs that finished).
 
     With differentially private runs (``epsilon`` set) the :data:`FIGURES` draw the syntactic runs
-    (there are none when every run is DP) and :data:`DP_FIGURES` are added.
+    (there are none when every run is DP) and :data:`DP_FIGURES` are added. The figures against ``k``
+    are left out when no syntactic run has a ``k`` (runs asked only for ``l``): they would be empty.
 
     Parameters
     ----------
@@ -109,8 +110,10 @@ def study_figures(table) -> dict:
     metric = next((name for name in ("ncp", "ul", "error_rate", "dif") if done[name].notna().any()), "ncp")
     out = {}
     if not private.all():  # the k axis: the syntactic runs (a DP run has no k; a study of DP runs alone has none)
-        out = {"utility_vs_k": draw_utility_vs_k(syntactic), "privacy_vs_k": draw_privacy_vs_k(syntactic),
-               "time_vs_k": draw_time_vs_k(syntactic), "pareto": draw_pareto(syntactic, metric)}
+        out = {"pareto": draw_pareto(syntactic, metric)}
+        if syntactic["k"].notna().any():  # runs asked only for l (nr, cahd --param l=L) have no k to plot against
+            out.update(utility_vs_k=draw_utility_vs_k(syntactic), privacy_vs_k=draw_privacy_vs_k(syntactic),
+                       time_vs_k=draw_time_vs_k(syntactic))
     if (private & (table["status"] == "ok")).any():
         from graphanon.viz.study import draw_utility_vs_epsilon
 
@@ -395,7 +398,11 @@ def render_report(table, images: dict, *, command: str, datasets: dict, notes=()
     if notes:
         parts.append("<h2>Left out by the grid</h2><ul>"
                      + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul>")
-    parts.append('<h2>Figures</h2><div class="figures">')
+    parts.append("<h2>Figures</h2>")
+    if images and "pareto" in images and "time_vs_k" not in images:
+        parts.append("<p>No run here was asked for a <code>k</code> (each promises <code>l</code> only): the "
+                     "figures against <code>k</code> are left out.</p>")
+    parts.append('<div class="figures">')
     for stem, png in images.items():
         heading, what = {**FIGURES, **DP_FIGURES}.get(stem, (stem, ""))
         data = base64.b64encode(png).decode("ascii")

@@ -355,6 +355,22 @@ def test_figures_of_a_study_where_no_run_finished_are_drawn_empty():
     assert sorted(figures) == sorted(FIGURES)
 
 
+def test_a_study_of_runs_asked_only_for_l_draws_no_empty_figure_against_k():
+    from graphanon.study.report import render_report, study_figures
+
+    rows = [{"dataset": "d", "method": m, "k": None, "params": "l=2", "status": "ok", "wall_seconds": t,
+             "error_rate": e, "audit_satisfied": True} for m, t, e in (("nr", 1.0, 0.3), ("cahd", 2.0, 0.2))]
+    table = tidy_table(rows)
+    figures = study_figures(table)
+    assert list(figures) == ["pareto"]
+    text = render_report(table, {"pareto": b"png"}, command="compare d -a nr,cahd --param l=2", datasets={})
+    assert "the figures against <code>k</code> are left out" in text
+    with_k = tidy_table([{**rows[0], "k": 2}, rows[1]])
+    assert sorted(study_figures(with_k)) == sorted(FIGURES)
+    assert "are left out" not in render_report(with_k, {"pareto": b"png", "time_vs_k": b"png"}, command="c",
+                                              datasets={})
+
+
 def test_compare_help_states_the_exit_status(run):
     text = " ".join(run("compare", "--help").output.split())
     assert "0 when every run made a release that meets its model; 1 when a release fails its model's audit; " \
