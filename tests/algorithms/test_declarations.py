@@ -234,7 +234,7 @@ def test_param_texts_have_one_parser():
     expanding = {_module(p) for p in modules if _calls(p, "expand_params")}
     assert expanding == {"graphanon.utils.declaration"}
     assert {_module(p) for p in modules if _calls(p, "parse_texts")} == {
-        "graphanon.algorithms.declaration", "graphanon.privacy.declaration"}
+        "graphanon.algorithms.declaration", "graphanon.algorithms.run_options", "graphanon.privacy.declaration"}
     parsing = {_module(p) for p in modules
                if any(isinstance(n, ast.FunctionDef) and n.name in ("parse_params", "parse_param", "parse_texts")
                       for n in ast.walk(ast.parse(p.read_text(encoding="utf-8"))))}
