@@ -10,7 +10,7 @@ the two exact answers are compared when both finish.
 Usage: ``python benchmarks/joint_exact.py [--sessions 300] [--titles 80] [--pairs 3]
 [--search-timeout 120]``; prints one JSON line per pair and writes
 ``benchmarks/results/joint_exact_<sessions>.json`` (the files there were measured with CP-SAT alone,
-before the matching pass of ``_cpsat_exact`` was added).
+before the matching pass of ``graphanon.privacy.joint_exact.cpsat_exact`` was added).
 """
 
 from __future__ import annotations

@@ -85,7 +85,7 @@ def mark(name):
                 "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024})
 method, argv, path = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
 from graphanon.cli._app import parse_m, parse_param_pairs, read_input, taxonomy_option
-from graphanon.cli.anonymize import _verify_claim
+from graphanon.cli.anonymize import verify_claim
 from graphanon.cli.registry import RunOptions, get_algorithm
 spec = get_algorithm(method)
 opts = dict(k=None, m=None, taxonomy=None, seed=None, params=[])
@@ -107,7 +107,7 @@ run = RunOptions(k=opts["k"], m=parse_m(opts["m"]), taxonomy=tax, seed=opts["see
 spec.check_options(run)
 release = spec.run(data, run)
 mark("algorithm")
-_verify_claim(spec, data, release, run)
+verify_claim(spec, data, release, run)
 mark("audit")
 release.save(path)
 mark("write")

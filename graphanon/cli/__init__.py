@@ -8,7 +8,7 @@ code 1. ``--json`` prints one JSON object. CLI parsing lives only here.
 
 from __future__ import annotations
 
-from graphanon.cli import anonymize, attack, audit, compare, draw, export, info, report  # noqa: F401  (importing registers the commands)
+from graphanon.cli import anonymize, attack, audit, bench, compare, draw, export, info, report  # noqa: F401  (importing registers the commands)
 from graphanon.cli._app import EXIT_BAD_INPUT, EXIT_VIOLATED, main
 from graphanon.cli.examples import add_examples
 

@@ -94,10 +94,17 @@ import scipy.sparse as sp
 from graphanon.counting.containment import itemset_rows, record_supports, shrink_to_minimal
 from graphanon.counting.support import minimal_infrequent_itemsets
 from graphanon.errors import ParameterError
-from graphanon.metrics.relational import attribute_domains
 from graphanon.metrics.rtviews import rt_views
 from graphanon.privacy.declaration import ModelDeclaration, require_k
 from graphanon.privacy.report import AuditReport, PrivacyModel
+from graphanon.privacy.rt_recoding import rt_recoding_mismatches
+from graphanon.privacy.rt_values import (
+    ancestor_sets,
+    check_rows,
+    published_classes,
+    tuple_text,
+    value_overlaps,
+)
 from graphanon.utils.intervals import parse_interval
 from graphanon.utils.params import MEANINGS, K, M, validate_params
 
@@ -105,100 +112,6 @@ if TYPE_CHECKING:
     from graphanon.utils.progress import ProgressCallback
 
 __all__ = ["RTAnonymity", "audit_rt", "audit_rt_release", "parse_interval", "rt_recoding_mismatches", "value_overlaps"]
-
-def _ancestor_sets(hierarchy) -> Mapping[str, set[str]] | None:
-    """``value -> set of proper ancestors`` from a :class:`~graphanon.taxonomy.Taxonomy` or a mapping."""
-    if hierarchy is None or isinstance(hierarchy, tuple):  # a numeric attribute's (lo, hi) span: no names
-        return None
-    if hasattr(hierarchy, "ancestors") and hasattr(hierarchy, "nodes"):
-        return {str(v): {str(a) for a in hierarchy.ancestors(v)} for v in hierarchy.nodes}
-    return {str(v): {str(a) for a in anc} for v, anc in hierarchy.items()}
-
-
-def value_overlaps(values: Iterable[str], hierarchy=None) -> list[tuple[str, str]]:
-    """Pairs of different published values of one attribute that share an original value.
-
-    Parameters
-    ----------
-    values : iterable of str
-        The distinct published values of one attribute.
-    hierarchy : Taxonomy or mapping of str to iterable of str, optional
-        Each value's ancestors (categorical attributes); a name and one of
-        its ancestors overlap. Without it different names are disjoint.
-
-    Returns
-    -------
-    list of (str, str)
-        Overlapping pairs: ``*`` with every other value, intersecting
-        closed intervals (``[40-45]`` and ``[45-50]`` share 45), a node with
-        its ancestors.
-
-    Notes
-    -----
-    Complexity: O(v log v) for the intervals (a sort and a sweep, reporting
-    each interval against the widest one before it), O(v d) for the names
-    (``d`` ancestors each).
-
-    Examples
-    --------
-    >>> value_overlaps(["[40-44]", "[45-49]", "F"])
-    []
-    >>> value_overlaps(["[40-49]", "[40-44]", "*"])
-    [('*', '[40-44]'), ('*', '[40-49]'), ('[40-44]', '[40-49]')]
-    >>> value_overlaps(["Europe", "France"], {"France": ["Europe", "*"], "Europe": ["*"]})
-    [('Europe', 'France')]
-    """
-    distinct = sorted({str(v) for v in values})
-    out: list[tuple[str, str]] = []
-    if "*" in distinct:
-        out += [("*", v) for v in distinct if v != "*"]
-    ranges = [(r, v) for v in distinct if v != "*" and (r := parse_interval(v)) is not None]
-    ranges.sort()
-    widest: tuple[float, str] | None = None  # the interval reaching furthest right so far
-    for (lo, hi), v in ranges:
-        if widest is not None and lo <= widest[0]:
-            out.append((widest[1], v))
-        if widest is None or hi > widest[0]:
-            widest = (hi, v)
-    anc = _ancestor_sets(hierarchy)
-    if anc:
-        names = {v for v in distinct if v != "*" and parse_interval(v) is None}
-        for v in sorted(names):
-            out += [(a, v) for a in sorted(anc.get(v, set()) & names)]
-    return out
-
-
-def _tuple_text(values: tuple[str, ...]) -> str:
-    return "(" + ", ".join(values) + ")"
-
-
-def _check_rows(relational_rows, item_rows) -> tuple[list[tuple[str, ...]], list[list[str]]]:
-    rel = [tuple(str(x) for x in row) for row in relational_rows]
-    items = [sorted({str(x) for x in row}) for row in item_rows]
-    if len(rel) != len(items):
-        raise ParameterError(f"the release has {len(rel)} relational rows and {len(items)} item rows: "
-                             "each published row needs both (one per record)")
-    widths = np.fromiter((len(r) for r in rel), dtype=np.int64, count=len(rel))
-    if len(rel) and (bad := np.flatnonzero(widths != widths[0])).size:
-        i = int(bad[0])
-        raise ParameterError(f"published row {i} has {widths[i]} relational values, row 0 has {widths[0]}: "
-                             "every row publishes the same quasi-identifiers")
-    return rel, items
-
-
-def _classes(rel: list[tuple[str, ...]]) -> tuple[np.ndarray, np.ndarray, list[tuple[str, ...]]]:
-    """Class of each row (equal published tuples), class sizes, one tuple per class."""
-    n = len(rel)
-    width = len(rel[0]) if n else 0
-    if n == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), []
-    table = np.array(rel, dtype=object).reshape(n, width)
-    codes = np.zeros((n, max(width, 1)), dtype=np.int64)
-    for j in range(width):  # per attribute (a few), not per record
-        codes[:, j] = np.unique(table[:, j].astype(str), return_inverse=True)[1].ravel()
-    _, first, inverse, sizes = np.unique(codes, axis=0, return_index=True, return_inverse=True,
-                                         return_counts=True)
-    return inverse.ravel().astype(np.int64), sizes.astype(np.int64), [rel[int(i)] for i in first]
 
 
 def _item_matrix(items: list[list[str]]) -> tuple[sp.csr_array, np.ndarray]:
@@ -228,139 +141,6 @@ def _within_class_matrix(X: sp.csr_array, cls: np.ndarray, rows: np.ndarray):
     return Y, pairs // max(X.shape[1], 1), pairs % max(X.shape[1], 1)
 
 
-def rt_recoding_mismatches(original_rows: Sequence[Sequence], original_items: Sequence[Iterable[str]],
-                           published_rows: Sequence[Sequence[str]], published_items: Sequence[Iterable[str]],
-                           truth, *, hierarchies: Mapping[int, object] | None = None, taxonomy=None,
-                           members: Mapping[str, Iterable[str]] | None = None,
-                           max_examples: int = 10, qi_names: Sequence[str] | None = None) -> tuple[int, list[dict]]:
-    """Rows that do not generalize their own record (the release checked against the data, with the link).
-
-    Record ``i`` is published as row ``truth[i]``. The row must
-
-    * cover each quasi-identifier value of the record (an interval holding
-      it, a hierarchy node above it, the value itself, ``*``);
-    * hold only labels that stand for some item of the record (the item, a
-      label whose ``members`` hold it, an ancestor in ``taxonomy``);
-    * show every item of the record that its class shows anywhere (an item
-      no row of the class shows may have been suppressed there).
-
-    Parameters
-    ----------
-    original_rows, original_items : sequences
-        The records: quasi-identifier values and item sets.
-    published_rows, published_items : sequences
-        The release.
-    truth : array of int or an object with ``row_of_record``
-        The private link.
-    hierarchies : mapping of int to hierarchy or (lo, hi), optional
-        As in :func:`graphanon.metrics.relational.attribute_domains`.
-    taxonomy, members : optional
-        Item ancestors, and what each published label stands for.
-    max_examples : int
-    qi_names : sequence of str, optional
-        The quasi-identifiers' names in the messages (default ``QI 0``, ...).
-
-    Returns
-    -------
-    n_bad : int
-        Records whose row fails one of the tests.
-    examples : list of dict
-        The first of them: record, row and what is wrong.
-
-    Notes
-    -----
-    Complexity: O(n d) for the values (one test per distinct published
-    value and original value of an attribute) plus sorted-key look-ups over
-    the ``nnz`` item occurrences; no Python loop over records beyond reading
-    them.
-
-    Examples
-    --------
-    >>> orig, items = [(42, "F"), (47, "F")], [{"a"}, {"b"}]
-    >>> rt_recoding_mismatches(orig, items, [("[40-49]", "F"), ("[50-59]", "F")], [{"a"}, {"b"}], [0, 1])
-    (1, [{'record': 1, 'row': 1, 'problem': 'QI 0: [50-59] does not cover 47'}])
-    """
-    orig = [tuple(r) for r in original_rows]
-    rows = [tuple(str(v) for v in r) for r in published_rows]
-    n = len(orig)
-    if len(rows) != n or len(original_items) != n or len(published_items) != n:
-        raise ParameterError(f"{n} records, {len(original_items)} item sets, {len(rows)} published rows and "
-                             f"{len(published_items)} published item rows: the recoding check needs one of each "
-                             "per record")
-    row_of = np.asarray(getattr(truth, "row_of_record", truth), dtype=np.int64).reshape(-1)
-    if len(row_of) != n or (n and (np.sort(row_of) != np.arange(n)).any()):
-        raise ParameterError("the link must give every record its own row (a permutation of 0..n-1)")
-    if n == 0:
-        return 0, []
-    problems: dict[int, str] = {}
-    doms = attribute_domains(orig, hierarchies=hierarchies, names=None if qi_names is None else list(qi_names))
-    for j, dom in enumerate(doms):  # relational: per (published value, original value) pair
-        pub = np.array([rows[r][j] for r in row_of.tolist()], dtype=str)
-        val = np.array([str(o[j]) for o in orig], dtype=str)
-        pairs, inverse = np.unique(np.stack([pub, val], axis=1), axis=0, return_inverse=True)
-        ok = np.zeros(len(pairs), dtype=bool)
-        for p_i, (pv, ov) in enumerate(pairs.tolist()):
-            if pv == "*":
-                ok[p_i] = True
-            elif dom.numeric:
-                rng = parse_interval(pv)
-                ok[p_i] = rng is not None and rng[0] <= float(ov) <= rng[1]
-            else:
-                ok[p_i] = ov in dom.leaves.get(pv, ())
-        for i in np.flatnonzero(~ok[inverse.ravel()]).tolist():
-            problems.setdefault(i, f"{dom.name}: {pub[i]} does not cover {val[i]}")
-    # items: labels x original items through members / taxonomy / equality
-    pub_items = [{str(x) for x in published_items[r]} for r in row_of.tolist()]  # row of record i, by record
-    rec_items = [{str(x) for x in r} for r in original_items]
-    labels = sorted(set().union(*pub_items))
-    originals = sorted(set().union(*rec_items))
-    lab_index = {x: g for g, x in enumerate(labels)}
-    it_index = {x: t for t, x in enumerate(originals)}
-    anc = _ancestor_sets(taxonomy) or {}
-    cov_r, cov_c = [], []
-    for x in originals:
-        cover = {lab_index[a] for a in anc.get(x, ()) if a in lab_index}
-        if x in lab_index:
-            cover.add(lab_index[x])
-        cov_r += [it_index[x]] * len(cover)
-        cov_c += sorted(cover)
-    for lab in labels:
-        for x in (members or {}).get(lab, ()):
-            if str(x) in it_index:
-                cov_r.append(it_index[str(x)])
-                cov_c.append(lab_index[lab])
-    Cov = sp.csr_array((np.ones(len(cov_r), dtype=np.int32), (cov_r, cov_c)), shape=(len(originals), len(labels)))
-    Cov.sum_duplicates()
-    R = _rows_matrix(pub_items, lab_index)  # record i's row x labels
-    Rec = _rows_matrix(rec_items, it_index)  # record i x original items
-    stands = ((Rec @ Cov) > 0)  # labels that stand for some item of the record
-    extra = np.diff(R.indptr) - np.diff(sp.csr_array(R.multiply(stands)).indptr)
-    for i in np.flatnonzero(extra > 0).tolist():
-        problems.setdefault(i, "a published label stands for no item of the record")
-    shown = sp.csr_array(((R @ Cov.T) > 0).astype(np.int32))  # record i x items its row shows
-    cls = _classes(rows)[0][row_of]  # class of record i's row
-    G = sp.csr_array((np.ones(n, dtype=np.int32), (cls, np.arange(n))), shape=(int(cls.max()) + 1, n))
-    class_shown = sp.csr_array(((G @ shown) > 0).astype(np.int32))
-    Oc = Rec.tocoo()
-    width = len(originals)
-    want = np.isin(cls[Oc.row] * width + Oc.col, _keys(class_shown, width))
-    have = np.isin(Oc.row.astype(np.int64) * width + Oc.col, _keys(shown, width))
-    for i in np.unique(Oc.row[want & ~have]).tolist():
-        problems.setdefault(int(i), "an item of the record that its class shows is missing from its row")
-    bad = sorted(problems)
-    return len(bad), [{"record": i, "row": int(row_of[i]), "problem": problems[i]} for i in bad[:max_examples]]
-
-
-def _rows_matrix(rows: Sequence[set[str]], index: dict[str, int]) -> sp.csr_array:
-    lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
-    cols = np.fromiter((index[x] for r in rows for x in sorted(r)), dtype=np.int64, count=int(lengths.sum()))
-    return sp.csr_array((np.ones(len(cols), dtype=np.int32), cols, np.concatenate([[0], np.cumsum(lengths)])),
-                        shape=(len(rows), len(index)))
-
-
-def _keys(M: sp.csr_array, width: int) -> np.ndarray:
-    coo = M.tocoo()
-    return coo.row.astype(np.int64) * width + coo.col
 
 
 def audit_rt(
@@ -458,7 +238,7 @@ def audit_rt(
     name = f"(k, k^m)-anonymity (k={k}, m={'inf' if m is None else m})"
     if int(k) < 1 or (m is not None and int(m) < 1):
         raise ParameterError(f"k and m must be at least 1, got k={k}, m={m}")
-    rel, items = _check_rows(relational_rows, item_rows)
+    rel, items = check_rows(relational_rows, item_rows)
     n = len(rel)
     names = list(range(n)) if row_names is None else list(row_names)
     n_bad = 0
@@ -471,13 +251,13 @@ def audit_rt(
                                                  hierarchies=hierarchies, taxonomy=taxonomy, members=members,
                                                  max_examples=max_examples, qi_names=qi_names)
         problems = [{**p, "row": names[p["row"]]} for p in problems]
-    cls, sizes, tuples = _classes(rel)
+    cls, sizes, tuples = published_classes(rel)
     small = np.flatnonzero(sizes < k)
     small = small[np.argsort(sizes[small], kind="stable")]
     examples: list[dict] = list(problems)
     for c in small[: max(0, max_examples - len(examples))].tolist():
         rows = np.flatnonzero(cls == c)
-        examples.append({"relational": _tuple_text(tuples[c]), "class_size": int(sizes[c]),
+        examples.append({"relational": tuple_text(tuples[c]), "class_size": int(sizes[c]),
                          "published_records": [names[r] for r in rows[:10].tolist()]})
     X, labels = _item_matrix(items)
     big_rows = np.flatnonzero(sizes[cls] >= k) if n else np.zeros(0, dtype=np.int64)
@@ -517,7 +297,7 @@ def audit_rt(
 
     def itemset_case(support: int, cols: list[int]) -> dict:
         c = int(col_class[cols[0]])
-        return {"relational": _tuple_text(tuples[c]), "itemset": [str(labels[col_label[j]]) for j in cols],
+        return {"relational": tuple_text(tuples[c]), "itemset": [str(labels[col_label[j]]) for j in cols],
                 "support_in_class": support, "class_size": int(sizes[c])}
 
     for support, _, cols in found[: max(0, max_examples - len(examples))]:
@@ -527,7 +307,7 @@ def audit_rt(
     worst = None
     if len(small):
         c = int(small[0])
-        worst = {"relational": _tuple_text(tuples[c]), "class_size": int(sizes[c])}
+        worst = {"relational": tuple_text(tuples[c]), "class_size": int(sizes[c])}
     elif found:
         worst = itemset_case(found[0][0], found[0][2])
     elif problems:
@@ -538,7 +318,7 @@ def audit_rt(
     overlaps = {j: pairs[:5] for j in range(width) if (pairs := value_overlaps(columns[j], hier.get(j)))}
     item_overlaps: list[tuple[str, str]] = []
     if taxonomy is not None:
-        anc = _ancestor_sets(taxonomy) or {}
+        anc = ancestor_sets(taxonomy) or {}
         present = {str(x) for x in labels}
         for lab in sorted(present):
             item_overlaps += [(a, lab) for a in sorted(anc.get(lab, set()) & present)]

@@ -48,13 +48,20 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import re
 
 import numpy as np
 import scipy.sparse as sp
 
 from graphanon.counting.rows import canonical_row_order, row_hashes
 from graphanon.errors import DataMismatchError, ReleaseFormatError
+from graphanon.release.canonical import (
+    COUNT_KEYS,
+    canonical_rows,
+    canonical_vocabulary,
+    count_dict,
+    data_counts,
+    json_strings,
+)
 from graphanon.release.multiset_hash import MSET_SCHEME, finish, multiset_sum, record_key
 
 __all__ = [
@@ -72,8 +79,6 @@ FINGERPRINT_SCHEME = MSET_SCHEME
 HMAC_SCHEME = "hmac-sha256"
 #: The keyed schemes a ``graphanon-release/3`` file may carry.
 KEYED_SCHEMES = (FINGERPRINT_SCHEME, HMAC_SCHEME)
-#: The private counts the link keeps beside the key (for a mismatch message that says what differs).
-COUNT_KEYS = ("records", "items", "occurrences")
 #: What ``graphanon-release/2`` files published: the salt and the counts in clear.
 LEGACY_FINGERPRINT_KEYS = ("salt", "digest", "records", "items", "occurrences")
 #: One line a check prints when a release's data could not be verified (no key at hand).
@@ -186,24 +191,7 @@ def fingerprint_from_sums(*, key: str, shape: tuple[int, int], vocabulary: list[
     (True, 4)
     """
     digest = finish(key, shape, nnz, vocabulary, sum(int(s) for s in sums))
-    return {"scheme": FINGERPRINT_SCHEME, "digest": digest}, _count_dict(shape, nnz)
-
-
-def _count_dict(shape: tuple[int, int], nnz: int) -> dict:
-    """The private counts (:data:`COUNT_KEYS`) of records of ``shape`` holding ``nnz`` item occurrences."""
-    return {"records": int(shape[0]), "items": int(shape[1]), "occurrences": int(nnz)}
-
-
-def data_counts(data) -> dict:
-    """``{"records", "items", "occurrences"}`` of ``data``: private, kept in the link, never published.
-
-    Examples
-    --------
-    >>> from graphanon.data import from_iterable
-    >>> data_counts(from_iterable([["a"], ["a", "b"]]))
-    {'records': 2, 'items': 2, 'occurrences': 3}
-    """
-    return _count_dict((data.n_records, len(data.items)), data.matrix.nnz)
+    return {"scheme": FINGERPRINT_SCHEME, "digest": digest}, count_dict(shape, nnz)
 
 
 def legacy_fingerprint(data, *, salt: str) -> dict:
@@ -225,7 +213,7 @@ def legacy_fingerprint(data, *, salt: str) -> dict:
     """
     parts = _parts(data)
     h, nnz = _hasher(_DOMAIN, _salted(salt), parts["shape"], parts["vocabulary"], parts["lengths"], parts["rows"])
-    return {"salt": salt, "digest": h.hexdigest(), **_count_dict(parts["shape"], nnz)}
+    return {"salt": salt, "digest": h.hexdigest(), **count_dict(parts["shape"], nnz)}
 
 
 def _parts(data) -> dict:
@@ -263,7 +251,7 @@ def fingerprint_from_parts(*, key: str, shape: tuple[int, int], vocabulary: list
     concatenation); new releases use :func:`fingerprint_from_sums`.
     """
     h, nnz = _hasher(_KEYED_DOMAIN, _keyed(key), shape, vocabulary, lengths, rows)
-    return {"scheme": HMAC_SCHEME, "digest": h.hexdigest()}, _count_dict(shape, nnz)
+    return {"scheme": HMAC_SCHEME, "digest": h.hexdigest()}, count_dict(shape, nnz)
 
 
 def ordered_digest(data, *, key: str, legacy: bool = False) -> str:
@@ -302,30 +290,6 @@ def ordered_digest_from_parts(*, key: str, shape: tuple[int, int], vocabulary: l
     return h.hexdigest()
 
 
-#: the characters ``json.dumps(text, ensure_ascii=False)`` escapes (``json.encoder.ESCAPE``)
-_JSON_ESCAPED = re.compile(r'[\x00-\x1f\\"]')
-
-
-def json_strings(values, sep: str = ", ") -> str:
-    """``sep.join(json.dumps(str(v), ensure_ascii=False) for v in values)``, without a call per value.
-
-    When no text needs escaping (ids are usually numbers or plain names), every value's JSON is
-    its text in quotes, so one join makes the whole run; otherwise each value goes through
-    ``json.dumps``.
-
-    Examples
-    --------
-    >>> json_strings([0, "a b", "é"])
-    '"0", "a b", "é"'
-    >>> json_strings(['say "hi"', 7]) == ", ".join(json.dumps(str(v), ensure_ascii=False) for v in ['say "hi"', 7])
-    True
-    """
-    texts = list(map(str, values))
-    if _JSON_ESCAPED.search("".join(texts)) is None:
-        return '"' + f'"{sep}"'.join(texts) + '"' if texts else ""
-    return sep.join(json.dumps(t, ensure_ascii=False) for t in texts)
-
-
 def _canonical(data) -> tuple[sp.csr_array, np.ndarray, list[str]]:
     """The records, each item's rank in label text order, and the sorted labels.
 
@@ -334,36 +298,6 @@ def _canonical(data) -> tuple[sp.csr_array, np.ndarray, list[str]]:
     """
     rank, vocabulary = canonical_vocabulary(data.items)
     return sp.csr_array(data.matrix), rank, vocabulary
-
-
-def canonical_vocabulary(items) -> tuple[np.ndarray, list[str]]:
-    """Each item's rank in label text order, and the labels as text in that order.
-
-    Examples
-    --------
-    >>> rank, vocabulary = canonical_vocabulary(["b", 10, "a"])
-    >>> rank.tolist(), vocabulary
-    ([2, 0, 1], ['10', 'a', 'b'])
-    """
-    text = np.array([str(x) for x in items], dtype=object)
-    d = len(text)
-    by_text = np.argsort(text, kind="stable") if d else np.zeros(0, dtype=np.int64)
-    rank = np.empty(d, dtype=np.int64)
-    rank[by_text] = np.arange(d)
-    return rank, [str(t) for t in text[by_text]]
-
-
-def canonical_rows(part, rank: np.ndarray) -> sp.csr_array:
-    """The records ``part`` with item ``j`` renamed ``rank[j]``, each row's items sorted (int64 indices).
-
-    What the fingerprint hashes, a run of records at a time (also run by
-    Dask workers on their blocks).
-    """
-    part = sp.csr_array(part)
-    cols, ptr = part.indices, part.indptr
-    canon = sp.csr_array((np.ones(len(cols), dtype=bool), rank[cols], ptr - ptr[0]), shape=part.shape)
-    canon.sort_indices()  # each record: its labels in text order
-    return canon
 
 
 def _pieces(X: sp.csr_array, rank: np.ndarray, order: np.ndarray | None = None):

@@ -13,7 +13,8 @@ from graphanon.counting.support import generalize_matrix
 from graphanon.data import TransactionData
 from graphanon.errors import ParameterError, ReleaseFormatError
 from graphanon.readwrite.files import IntRows
-from graphanon.release.base import Release, json_items, json_labels, match_digraph, permute_rows
+from graphanon.release.base import Release
+from graphanon.release.shared import json_items, json_labels, match_digraph, permute_rows
 from graphanon.utils.labels import (
     as_label,
     as_labels,

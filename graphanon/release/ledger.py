@@ -57,8 +57,8 @@ import numpy as np
 from graphanon.counting.rows import canonical_row_order, row_hashes
 from graphanon.errors import BudgetError, ReleaseFormatError
 from graphanon.readwrite.files import atomic_write
-from graphanon.release.base import read_json_file
 from graphanon.release.fingerprint import canonical_rows, canonical_vocabulary
+from graphanon.release.shared import read_json_file
 
 __all__ = ["LEDGER_FORMAT_TAG", "Accounting", "BudgetLedger", "data_identity", "is_dp_release", "release_digest"]
 

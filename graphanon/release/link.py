@@ -37,7 +37,6 @@ import numpy as np
 
 from graphanon.errors import DataMismatchError, ReleaseFormatError
 from graphanon.readwrite.files import IntRows, JsonPieces, iter_json_document, write_json_document
-from graphanon.release.base import json_label, read_json_file
 from graphanon.release.fingerprint import (
     COUNT_KEYS,
     FINGERPRINT_KEYS,
@@ -45,6 +44,7 @@ from graphanon.release.fingerprint import (
     is_legacy,
     ordered_digest,
 )
+from graphanon.release.shared import json_label, read_json_file
 
 __all__ = ["LINK_FORMAT_TAG", "ReleaseLink", "load_link", "save_link_runs"]
 

@@ -39,7 +39,8 @@ import scipy.sparse as sp
 
 from graphanon.errors import ParameterError, ReleaseFormatError
 from graphanon.readwrite.files import IntRows
-from graphanon.release.base import Release, json_items, json_labels, match_digraph, permute_rows
+from graphanon.release.base import Release
+from graphanon.release.shared import json_items, json_labels, match_digraph, permute_rows
 from graphanon.utils.labels import display_label
 
 if TYPE_CHECKING:  # networkx: for the match_graph annotation; loaded when a match graph is built

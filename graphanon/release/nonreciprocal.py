@@ -29,13 +29,14 @@ import scipy.sparse as sp
 from graphanon.counting.rows import bool_csr
 from graphanon.errors import ParameterError, ReleaseFormatError
 from graphanon.readwrite.files import IntList, IntRows
-from graphanon.release.base import Release, json_label, match_digraph
+from graphanon.release.base import Release
 from graphanon.release.bit_voting import (
     bit_vote,
     log_cum_binom,
     match_possible_worlds,
     possible_world_counts,
 )
+from graphanon.release.shared import json_label, match_digraph
 from graphanon.utils.labels import as_labels, display_label
 
 if TYPE_CHECKING:

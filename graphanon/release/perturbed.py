@@ -51,7 +51,7 @@ from graphanon.counting.support import VerticalBitmaps
 from graphanon.data import TransactionData
 from graphanon.errors import ParameterError, ReleaseFormatError
 from graphanon.readwrite.files import IntRows, atomic_write
-from graphanon.release.base import Release, json_label, match_digraph, read_json_file
+from graphanon.release.base import Release
 from graphanon.release.fingerprint import (
     data_counts,
     data_fingerprint,
@@ -59,6 +59,7 @@ from graphanon.release.fingerprint import (
     ordered_digest,
 )
 from graphanon.release.link import private_fields, read_private_fields
+from graphanon.release.shared import json_label, match_digraph, read_json_file
 from graphanon.utils.labels import display_label
 from graphanon.utils.randomness import secret_generator
 

@@ -33,10 +33,10 @@ from pathlib import Path
 import numpy as np
 
 from graphanon.errors import DataMismatchError, ReleaseFormatError
-from graphanon.release.base import read_json_file
 from graphanon.release.fingerprint import check_same_data, same_fingerprint
 from graphanon.release.link import LINK_FORMAT_TAG, load_link
 from graphanon.release.perturbed import SPLIT_LINK_TAG, load_split_link
+from graphanon.release.shared import read_json_file
 
 __all__ = ["attach_link", "load_private_link", "release_data", "release_members"]
 

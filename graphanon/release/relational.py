@@ -42,8 +42,9 @@ import scipy.sparse as sp
 from graphanon.counting.support import generalize_matrix
 from graphanon.errors import ParameterError, ReleaseFormatError
 from graphanon.readwrite.files import IntRows
-from graphanon.release.base import Release, match_digraph, permute_rows
+from graphanon.release.base import Release
 from graphanon.release.global_recoding import PublishedItem, read_recoding_payload, recoding_payload
+from graphanon.release.shared import match_digraph, permute_rows
 from graphanon.utils.labels import as_labels, display_published
 
 if TYPE_CHECKING:

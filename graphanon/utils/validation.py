@@ -29,7 +29,7 @@ import numpy as np
 from graphanon.errors import ParameterError
 from graphanon.utils.params import MEANINGS, K, check_params
 
-__all__ = ["DIVERSITY_VARIANTS", "check_diversity_feasible", "check_k", "check_order"]
+__all__ = ["DIVERSITY_VARIANTS", "check_diversity_feasible", "check_k", "check_order", "check_positive"]
 
 #: The l-diversity variants a method can promise (CAHD all three, ``nr`` distinct only); here, apart
 #: from the methods, so the command line can list them without importing the methods' numba kernels.
@@ -121,3 +121,40 @@ def check_order(order, n: int) -> np.ndarray:
         p = int(np.flatnonzero(arr == repeated)[1])
         raise ParameterError(f"order[{p}] = {repeated} repeats a record; order must be a permutation")
     return arr
+
+
+def check_positive(name: str, value, *, integer: bool = True):
+    """Validate a positive parameter of a generator: a whole number (``integer``) or any number above 0; return it.
+
+    Parameters
+    ----------
+    name : str
+        Parameter name used in the message.
+    value : object
+        The value given.
+    integer : bool
+        Whether it must be a whole number.
+
+    Returns
+    -------
+    int or float
+        ``value`` as an int (``integer``) or a float.
+
+    Raises
+    ------
+    ParameterError
+        ``value`` is not a number, not above 0, or not whole when ``integer``.
+
+    Examples
+    --------
+    >>> check_positive("n_records", 10), check_positive("avg_codes", "2.5", integer=False)
+    (10, 2.5)
+    """
+    kind = int if integer else float
+    try:
+        out = kind(value)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be a positive number, got {value!r}") from None
+    if out <= 0 or (integer and out != value):
+        raise ParameterError(f"{name} must be a positive {'integer' if integer else 'number'}, got {value!r}")
+    return out

@@ -161,7 +161,7 @@ EXCEPTIONS = {
                                             "with l only, nr otherwise); the call differs by method",
     ("graphanon.privacy.label_matching", "nr"): "the label-ranking model applies to nr's releases with l; the "
                                                 "audit layer sits below the declarations",
-    ("graphanon.release.export", "coat"): "the export names the model a COAT release is read with; the release "
+    ("graphanon.release.codebook", "coat"): "the export names the model a COAT release is read with; the release "
                                           "layer sits below the declarations",
     ("graphanon.viz.dp", "cut"): "the column 'cut' of DiffPart's drawn partition tree (a taxonomy cut)",
     **{("graphanon.algorithms.relational.rt", name): "rt's transaction=aa|mhghs|coat runs that method's engine on "
@@ -169,8 +169,8 @@ EXCEPTIONS = {
        for name in ("aa", "mhghs", "coat")},
     **{(module, "rt"): "the audit model 'rt' ((k, k^m)-anonymity), which shares the method's name"
        for module in ("graphanon.cli.anonymize", "graphanon.cli.audit", "graphanon.privacy.registry", "graphanon.privacy.rt",
-                      "graphanon.release.relational", "graphanon.release.export")},
-    ("graphanon.release.export", "rt-naive"): "the codebook says the naive baseline's release is NOT (k, k^m)-"
+                      "graphanon.release.relational", "graphanon.release.codebook")},
+    ("graphanon.release.codebook", "rt-naive"): "the codebook says the naive baseline's release is NOT (k, k^m)-"
                                               "anonymous; the release layer sits below the declarations",
 }
 
@@ -234,7 +234,7 @@ def test_param_texts_have_one_parser():
     expanding = {_module(p) for p in modules if _calls(p, "expand_params")}
     assert expanding == {"graphanon.utils.declaration"}
     assert {_module(p) for p in modules if _calls(p, "parse_texts")} == {
-        "graphanon.algorithms.declaration", "graphanon.privacy.declaration"}
+        "graphanon.algorithms.declaration", "graphanon.algorithms.run_options", "graphanon.privacy.declaration"}
     parsing = {_module(p) for p in modules
                if any(isinstance(n, ast.FunctionDef) and n.name in ("parse_params", "parse_param", "parse_texts")
                       for n in ast.walk(ast.parse(p.read_text(encoding="utf-8"))))}

@@ -221,8 +221,8 @@ LOCAL_IMPORT_REASONS = {
                                               "TransactionData (to split: readers above the data layer)",
     ("graphanon.readwrite.long_csv", "graphanon.data"): "the same data <-> readers cycle",
     ("graphanon.readwrite.parquet", "graphanon.data"): "the same data <-> readers cycle",
-    ("graphanon.data", "graphanon.readwrite.missing"): "the same data <-> readers cycle (missing labels are "
-                                                     "resolved by the readers' code)",
+    ("graphanon.readwrite.dataframe", "graphanon.data"): "the same data <-> readers cycle (data re-exports the "
+                                                         "DataFrame converters, which build TransactionData)",
     ("graphanon.algorithms.prior", "graphanon.algorithms.nonreciprocal"): "cycle: nr and cahd compose with "
                                                                           "priors (reuse_priors); --prior for grown "
                                                                           "data runs them on the added records",

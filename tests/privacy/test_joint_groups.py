@@ -229,10 +229,10 @@ def test_exact_step_removes_labels_the_grouped_propagation_keeps(monkeypatch, fi
     {1, 2} (release 1) and in {0, 5} (release 3) at once, so 3 and 4 are x in every joint world. The
     propagation (one release at a time) keeps y for them; the exact step (CP-SAT with the group counts,
     with and without the matching pass before it) removes it."""
-    import graphanon.privacy.joint as joint
+    import graphanon.privacy.joint_exact as joint_exact
 
     if not first_pass:
-        monkeypatch.setattr(joint, "_matching_worlds", lambda allowed, size, graphs, confirmed, **kw: confirmed)
+        monkeypatch.setattr(joint_exact, "_matching_worlds", lambda allowed, size, graphs, confirmed, **kw: confirmed)
     items = [f"i{j}" for j in range(6)]
     data = from_iterable([[x] for x in items], labels=list("xxyxxy"))
 
@@ -307,13 +307,13 @@ def test_cli_exact_seconds(run):
 
 def _one_release_graph(data, release):
     """The joint graph of one grouped release on single records, and its labels left by the propagation."""
-    from graphanon.privacy import joint
+    from graphanon.privacy import joint_propagation as joint
     from graphanon.privacy.joint_groups import grouped_reach
 
-    _, size, graphs, labels = joint._release_graphs(data, [release], by_record=True)
+    _, size, graphs, labels = joint.release_graphs(data, [release], by_record=True)
     g = graphs[0]
     allowed = grouped_reach(g.ea, g.group, g.quota, len(size)) | ~g.present[:, None]
-    return joint._propagate(allowed, size, graphs)[0], size, g, labels
+    return joint.propagate(allowed, size, graphs)[0], size, g, labels
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
