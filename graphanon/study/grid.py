@@ -417,14 +417,7 @@ def _dp_runs(d, datasets, epsilons, universe, taxonomy, repeat, raw, workload, n
         notes.append(f"{d.name}: --taxonomy {taxonomy} given with --universe; the taxonomy's leaves are the universe")
     own = _own_params(d, raw)
     pnames = sorted(own)
-    declaration = get_declaration(d.name)
-    try:  # a required --param missing, in this command's words (--param privbasis.k=100), before anything runs
-        missing = declaration.missing_required(declaration.parse_params({p: str(v[0]) for p, v in own.items()}),
-                                               RunOptions(), prefix=f"{d.name}.")
-    except ParameterError:
-        missing = None  # run_options below refuses the text, naming the method
-    if missing is not None:
-        raise ParameterError(f"-a {d.name}: {missing}")
+    _refuse_missing(d.name, {p: str(v[0]) for p, v in own.items()}, RunOptions())
     runs = []
     for dataset in datasets:
         tax = given if given is not None else (None if universe is not None else bundled_taxonomy(dataset))
@@ -439,6 +432,20 @@ def _dp_runs(d, datasets, epsilons, universe, taxonomy, repeat, raw, workload, n
                                      workload=workload, attack_targets=0))
         run_options(d.name, taxonomy=given, params=dict(runs[-1].params))
     return runs
+
+
+def _refuse_missing(name: str, params: dict, opts: RunOptions) -> None:
+    """Refuse ``name`` lacking a required ``--param``, in this command's words (``--param cut.level=1``).
+
+    A text its declaration cannot parse is left to :func:`run_options`, which names the method.
+    """
+    declaration = get_declaration(name)
+    try:
+        values = declaration.parse_params(params)
+    except ParameterError:
+        return
+    if (missing := declaration.missing_required(values, opts, audit=True, prefix=f"{name}.")) is not None:
+        raise ParameterError(f"-a {name}: {missing}")
 
 
 def _own_params(d, raw: dict) -> dict:
@@ -503,17 +510,7 @@ def _method_runs(d, datasets, ks, ms, raw, taxonomy, seed, workload, attack_targ
             workload=workload, attack_targets=attack_targets,
             relational=relational if d.privacy_model == RT_MODEL.name else None,
         )
-        # a required --param missing, in this command's words (--param cut.level=1), then the run's options and
-        # --param texts, checked by its declaration before anything runs
-        declaration = get_declaration(d.name)
-        try:
-            values = declaration.parse_params(dict(run.params))
-        except ParameterError:
-            values = None  # run_options refuses the text, naming the method
-        missing = None if values is None else declaration.missing_required(values, RunOptions(k=run.k), audit=True,
-                                                                            prefix=f"{d.name}.")
-        if missing is not None:
-            raise ParameterError(f"-a {d.name}: {missing}")
+        _refuse_missing(d.name, dict(run.params), RunOptions(k=run.k))
         spec, opts = run_options(d.name, k=run.k, m=run.m, seed=run.seed, params=dict(run.params), audit=True)
         asked = spec.taxonomy_asked_by(spec.parse_params(opts.params)) if run.taxonomy is None else None
         if asked is not None:
