@@ -98,7 +98,8 @@ class _DrawCommand(click.Command):
 @click.option("-k", type=int, default=None, help="Privacy parameter k.")
 @click.option("-m", "m_value", default=None, help="search: attacker knowledge m (a number, or inf).")
 @click.option("--taxonomy", default=None, help="search: taxonomy (as for anonymize).")
-@click.option("--seed", type=SEED, default=0, show_default=True, help="generalization: walk seed.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="generalization: structure seed, as anonymize --seed: the ring over the Gray-TSP order a "
+                   "nonreciprocal release made with this seed and -k is built on.")
 @click.option("--records", "n_records", type=click.IntRange(min=1), default=None,
               help="Use only the first N records of SOURCE data.")
 @click.option("--qi", default=None, metavar="COLUMNS", help="hierarchy: the columns of SOURCE to draw, comma-separated.")
@@ -428,7 +429,7 @@ _RING_MIN_FONT = 6.0  # points: the smallest record id `draw generalization` wri
 def _draw_generalization(data, k, seed):
     from matplotlib.figure import Figure
 
-    from graphanon.algorithms.nonreciprocal import extract_assignments, gray_tsp_order
+    from graphanon.algorithms.nonreciprocal import extract_assignments
     from graphanon.graphs.generalization import ring_graph
     from graphanon.viz.nonreciprocal import (
         draw_assignments,
@@ -446,7 +447,7 @@ def _draw_generalization(data, k, seed):
         )
     if not 1 <= k <= data.n_records:
         raise GraphanonError(f"-k must be between 1 and the number of records ({data.n_records}), got {k}")
-    order = gray_tsp_order(data.matrix, time_limit=None, rng=seed)  # deterministic budget: same drawing every run
+    order = _published_order(data, seed)
     graph = ring_graph(order, k, data.record_ids)
     width, height = 14.0, max(6.0, 0.16 * data.n_records + 1)
     # Long ids (8 digits and more) get a bigger ring rather than a font too small to read or labels that touch:
@@ -460,6 +461,19 @@ def _draw_generalization(data, k, seed):
     assignments = extract_assignments(graph, rng=seed)
     draw_assignments(graph, assignments, order, ax=axes[1], title=f"{k} disjoint assignments (closed walk)")
     return fig
+
+
+def _published_order(data, seed):
+    """The Gray-TSP order nonreciprocal recoding publishes with for structure seed ``seed`` (``anonymize --seed``).
+
+    The same derivation as the anonymizer's (one draw of the seeded generator gives the order's seed) and its
+    default budget (a step count, not a clock: the same order on any machine and load), so the drawn ring is the
+    one a release made with the same ``--seed`` and ``-k`` is built on.
+    """
+    from graphanon.algorithms.nonreciprocal import record_order
+    from graphanon.utils.randomness import check_random_state
+
+    return record_order(data, "gray-tsp", rng=int(check_random_state(seed).integers(2**31 - 1)))
 
 
 def _first_records(data, n_records):
@@ -501,14 +515,13 @@ def _draw_view(what, source, output, release_path, algorithm, k, m, taxonomy, se
         privacy, utility = _constraints(data, bundled, k)
         view = views.constraint_view(ConstraintGraph(data, privacy, utility))
     elif what == "generalization":
-        from graphanon.algorithms.nonreciprocal import gray_tsp_order
         from graphanon.graphs.generalization import ring_graph
 
         if k is None:
             raise GraphanonError("draw generalization needs -k K")
         if not 1 <= k <= data.n_records:
             raise GraphanonError(f"-k must be between 1 and the number of records ({data.n_records}), got {k}")
-        order = gray_tsp_order(data.matrix, time_limit=None, rng=seed)
+        order = _published_order(data, seed)
         view = views.generalization_view(ring_graph(order, k, data.record_ids), order, data=data,
                                          title=f"{k}-regular ring graph of {source} ({data.n_records:,} records)")
     else:  # similarity
