@@ -15,7 +15,15 @@
 
 function graphanonView(root, data, options) {
   "use strict";
-  const nodes = data.nodes, edges = data.edges || {src: [], dst: [], cat: []};
+  // compact views (GraphView(compact=True)): arrays arrive as {u8 | u16 | i32 | f32 | f64: base64}, decoded here
+  const isTyped = x => x && typeof x === "object" && !Array.isArray(x) && !ArrayBuffer.isView(x);
+  const nodes = Object.assign({}, data.nodes), edges = Object.assign({src: [], dst: [], cat: []}, data.edges || {});
+  for (const key of ["cat", "x", "y", "group"]) if (isTyped(nodes[key])) nodes[key] = decodeTyped(nodes[key]);
+  if (isTyped(nodes.label)) nodes.label = Array.from(decodeTyped(nodes.label), String);
+  for (const key of ["src", "dst", "cat"]) if (isTyped(edges[key])) edges[key] = decodeTyped(edges[key]);
+  const columns = (nodes.columns || []).map(c => ({name: c.name, per: c.per, values: decodeTyped(c.values)}));
+  const lists = (nodes.lists || []).map(l => ({name: l.name, start: decodeTyped(l.start), index: decodeTyped(l.index), labels: l.labels}));
+  data = Object.assign({}, data, {nodes, edges});
   const n = nodes.label.length, m = edges.src.length;
   const cats = data.categories || [{name: "node", color: "#4c72b0"}];
   const ecats = data.edge_categories || [{name: "edge", color: "#999999"}];
@@ -99,6 +107,19 @@ function graphanonView(root, data, options) {
   if (data.note) { el("h4", "", side).textContent = "Note"; el("div", "ga-note", side).textContent = data.note; }
   const ctx = canvas.getContext("2d");
 
+  // a node's detail rows: nodes.info, or built from the compact columns and lists
+  function infoOf(i) {
+    if (nodes.info) return nodes.info[i];
+    if (!columns.length && !lists.length) return null;
+    const out = {};
+    for (const c of columns) out[c.name] = c.values[c.per === "group" ? nodes.group[i] : i];
+    for (const l of lists) {
+      const parts = [];
+      for (let p = l.start[i]; p < l.start[i + 1]; p++) parts.push(l.labels[l.index[p]]);
+      out[l.name] = parts.join(" ");
+    }
+    return out;
+  }
   function el(tag, cls, parentEl) {
     const e = document.createElement(tag); if (cls) e.className = cls; parentEl.appendChild(e); return e;
   }
@@ -193,14 +214,16 @@ function graphanonView(root, data, options) {
   // ----- view transform and drawing -----
   let scale = 1, tx = 0, ty = 0, W = 0, H = 0, dragging = false, selected = -1, frames = 0;
   let userMoved = false; // panned or zoomed by the user: a resize then keeps their view
-  const incident = new Map(); // node -> edge ids, built on demand
+  let incStart = null, incList = null; // node -> edge ids (CSR of typed arrays), built on demand
   function edgesOf(v) {
-    if (!incident.size) {
-      for (let e = 0; e < m; e++) {
-        for (const u of [src[e], dst[e]]) { let l = incident.get(u); if (!l) incident.set(u, l = []); l.push(e); }
-      }
+    if (!incStart) {
+      incStart = new Int32Array(n + 1);
+      for (let e = 0; e < m; e++) { incStart[src[e] + 1]++; if (dst[e] !== src[e]) incStart[dst[e] + 1]++; }
+      for (let i = 0; i < n; i++) incStart[i + 1] += incStart[i];
+      const fill = incStart.slice(0, n); incList = new Int32Array(incStart[n]);
+      for (let e = 0; e < m; e++) { incList[fill[src[e]]++] = e; if (dst[e] !== src[e]) incList[fill[dst[e]]++] = e; }
     }
-    return incident.get(v) || [];
+    return incList.subarray(incStart[v], incStart[v + 1]);
   }
   function resize() {
     const r = box.getBoundingClientRect(), dpr = window.devicePixelRatio || 1;
@@ -425,7 +448,7 @@ function graphanonView(root, data, options) {
     tip.style.display = "block"; tip.style.left = (ev.offsetX + 12) + "px"; tip.style.top = (ev.offsetY + 12) + "px";
     tip.innerHTML = "";
     el("b", "", tip).textContent = String(nodes.label[i]);
-    const info = nodes.info ? nodes.info[i] : null;
+    const info = infoOf(i);
     if (info) for (const k of Object.keys(info).slice(0, 6)) el("div", "", tip).textContent = k + ": " + info[k];
   });
   canvas.addEventListener("mouseleave", () => { tip.style.display = "none"; });
@@ -481,7 +504,7 @@ function graphanonView(root, data, options) {
     const table = el("table", "", detail);
     const row = (k, v) => { const tr = el("tr", "", table); el("td", "", tr).textContent = k; el("td", "", tr).textContent = v; };
     row("kind", cats[catOf[i]].name);
-    const info = nodes.info ? nodes.info[i] : null;
+    const info = infoOf(i);
     if (info) for (const k of Object.keys(info)) row(k, String(info[k]));
     const byCat = new Map();
     for (const e of edgesOf(i)) {
@@ -521,6 +544,29 @@ function graphanonView(root, data, options) {
     for (let i = 0; i < s.length; i++) u[i] = s.charCodeAt(i);
     return new Int32Array(u.buffer);
   }
+  // {u8 | i8 | u16 | i16 | u24 | i32 | f32 | f64: base64}: a typed array of that type (u24: 3 bytes each);
+  // {d: typed}: the running sum of the differences; {runs: typed, lengths: typed}: each value repeated;
+  // {counts: typed}: 0, 1, .. each repeated its count (sorted numbers);
+  // {q16: base64, lo, step}: 16-bit steps from lo (views.py: _typed, _packed)
+  function decodeTyped(x) {
+    if (x.d) { const d = decodeTyped(x.d), out = new Int32Array(d.length); let a = 0; for (let i = 0; i < d.length; i++) out[i] = a += d[i]; return out; }
+    if (x.counts) {
+      const c = decodeTyped(x.counts); let total = 0; for (const k of c) total += k;
+      const out = new Int32Array(total); let p = 0; for (let v = 0; v < c.length; v++) { out.fill(v, p, p + c[v]); p += c[v]; }
+      return out;
+    }
+    if (x.runs) {
+      const v = decodeTyped(x.runs), len = decodeTyped(x.lengths); let total = 0; for (const l of len) total += l;
+      const out = new Int32Array(total); let p = 0; for (let r = 0; r < v.length; r++) { out.fill(v[r], p, p + len[r]); p += len[r]; }
+      return out;
+    }
+    if (x.q16 !== undefined) { const q = bytes(x.q16), v = new Uint16Array(q.buffer), out = new Float64Array(v.length); for (let i = 0; i < v.length; i++) out[i] = x.lo + v[i] * x.step; return out; }
+    const key = Object.keys(x)[0], u = bytes(x[key]);
+    if (key === "u24") { const out = new Int32Array(u.length / 3); for (let i = 0; i < out.length; i++) out[i] = u[3 * i] | (u[3 * i + 1] << 8) | (u[3 * i + 2] << 16); return out; }
+    const types = {u8: Uint8Array, i8: Int8Array, u16: Uint16Array, i16: Int16Array, i32: Int32Array, f32: Float32Array, f64: Float64Array};
+    return new types[key](u.buffer);
+  }
+  function bytes(b64) { const s = atob(b64), u = new Uint8Array(s.length); for (let i = 0; i < s.length; i++) u[i] = s.charCodeAt(i); return u; }
   function decodeNarrow(x) {  // {u8 | u16 | i32: base64}: whole numbers in the narrowest type that holds them
     if (typeof x === "string") return decode(x);
     const key = Object.keys(x)[0], s = atob(x[key]), u = new Uint8Array(s.length);
@@ -570,7 +616,7 @@ function graphanonView(root, data, options) {
         order.forEach((j, q) => {
           itemNode.set(j, label.length);
           label.push(String(nodes.label[j])); x.push(320); y.push(iy(q)); cat.push(j === anchors[b] ? 2 : 1);
-          info.push(nodes.info ? nodes.info[j] : {});
+          info.push(infoOf(j) || {});
         });
         cons.forEach((c, q) => { for (let p = cstart[c]; p < cstart[c + 1]; p++) { es.push(q); ed.push(itemNode.get(cflat[p])); } });
         const total = bstart[b + 1] - bstart[b];
@@ -600,7 +646,7 @@ function graphanonView(root, data, options) {
       onSelect(i) {
         if (i < 0 || i >= cstart.length - 1) return;
         const t = performance.now();
-        const size = nodes.info[i].rows;
+        const size = infoOf(i).rows;
         const items = [];
         for (let p = cstart[i]; p < cstart[i + 1]; p++) items.push([citem[p], ccount[p]]);
         items.sort((a, b) => b[1] - a[1] || a[0] - b[0]);

@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.spatial import cKDTree
 
 from graphanon.errors import ParameterError
 from graphanon.readwrite.files import atomic_write, check_output
@@ -113,6 +114,19 @@ class GraphView:
         Step-through views: the first step at which each node appears, and
         one caption per step.
     title, subtitle, note : str
+    compact : bool
+        Write the arrays (positions, categories, edges, whole-number labels)
+        as base64 typed arrays, each in its narrowest type, instead of JSON
+        lists: a 10^5-node view then takes about a third of the bytes. The
+        view's ``data`` keeps them as numpy arrays.
+    columns : sequence of (name, values) or (name, values, "group"), optional
+        Compact detail rows: one number per node (or, with ``"group"``, per
+        group of ``nodes.group``), written as typed arrays; the renderer
+        builds the detail panel from them (instead of ``info``).
+    lists : sequence of (name, indptr, indices, labels), optional
+        Compact detail rows of labels: node ``i`` shows
+        ``labels[indices[indptr[i]:indptr[i + 1]]]`` joined by spaces (the
+        CSR arrays of a record's items and one item-label list).
 
     Examples
     --------
@@ -122,27 +136,41 @@ class GraphView:
     (2, 1)
     >>> "<script>" in v.to_html() and "cdn" not in v.to_html().lower()
     True
+    >>> c = GraphView([7, 8], [("item", "#4c72b0")], [0, 0], x=[0, 1], y=[0, 0], compact=True,
+    ...               columns=[("size", [3, 4])], lists=[("items", [0, 1, 3], [0, 1, 0], ["a", "b"])])
+    >>> c.to_json_data()["nodes"]["label"], c.to_json_data()["nodes"]["lists"][0]["labels"]
+    ({'u8': 'Bwg='}, ['a', 'b'])
     """
 
     def __init__(self, labels, categories, node_category, *, x=None, y=None, edges=None,
                  edge_categories=None, info=None, parent=None, collapsed=(), step=None, steps=None,
-                 title: str = "", subtitle: str = "", note: str = "") -> None:
+                 title: str = "", subtitle: str = "", note: str = "", compact: bool = False, columns=None,
+                 lists=None) -> None:
         n = len(labels)
         cat = np.asarray(node_category, dtype=np.int64).reshape(-1)
         if cat.shape != (n,) or (n and (cat.min() < 0 or cat.max() >= len(categories))):
             raise ParameterError("node_category must give one category index per node")
-        nodes: dict = {"label": [_plain(v) for v in labels], "cat": cat.tolist()}
+        self.compact = bool(compact)
+        listed = (lambda a: a) if self.compact else (lambda a: a.tolist())
+        nodes: dict = {"label": [_plain(v) for v in labels], "cat": listed(cat)}
         if parent is None:
             if x is None or y is None or len(x) != n or len(y) != n:
                 raise ParameterError("a view without parent needs x and y, one per node")
-            nodes["x"] = np.round(np.asarray(x, dtype=float), 3).tolist()
-            nodes["y"] = np.round(np.asarray(y, dtype=float), 3).tolist()
+            nodes["x"] = listed(np.round(np.asarray(x, dtype=float), 3))
+            nodes["y"] = listed(np.round(np.asarray(y, dtype=float), 3))
         else:
             nodes["parent"] = np.asarray(parent, dtype=np.int64).tolist()
         if info is not None:
             nodes["info"] = [{str(k): _plain(v) for k, v in d.items()} for d in info]
         if step is not None:
             nodes["step"] = np.asarray(step, dtype=np.int64).tolist()
+        if columns:
+            nodes["columns"] = [{"name": str(c[0]), "values": np.asarray(c[1]), **({"per": c[2]} if len(c) > 2 else {})}
+                                for c in columns]
+        if lists:
+            nodes["lists"] = [{"name": str(name), "start": np.asarray(indptr, dtype=np.int64),
+                               "index": np.asarray(indices, dtype=np.int64), "labels": [str(v) for v in vocab]}
+                              for name, indptr, indices, vocab in lists]
         edge_arrays: tuple = edges or ((), (), ())
         src, dst, ecat = (np.asarray(e, dtype=np.int64).reshape(-1) for e in edge_arrays)
         ecats = list(edge_categories or [{"name": "edge", "color": "#999999"}])
@@ -154,7 +182,7 @@ class GraphView:
             "title": title, "subtitle": subtitle, "note": note, "nodes": nodes,
             "categories": [dict(c) if isinstance(c, dict) else {"name": str(c[0]), "color": c[1]}
                            for c in categories],
-            "edges": {"src": src.tolist(), "dst": dst.tolist(), "cat": ecat.tolist()},
+            "edges": {"src": listed(src), "dst": listed(dst), "cat": listed(ecat)},
             "edge_categories": ecats,
             "collapsed": [int(i) for i in collapsed],
         }
@@ -171,9 +199,27 @@ class GraphView:
         """Number of edges in the view."""
         return len(self.data["edges"]["src"])
 
+    def to_json_data(self) -> dict:
+        """The view's data as the script reads it: numpy arrays written as base64 typed arrays (``_typed``)."""
+        nodes, edges = dict(self.data["nodes"]), dict(self.data["edges"])
+        for key in ("cat", "x", "y", "group"):
+            if isinstance(nodes.get(key), np.ndarray):
+                nodes[key] = _packed(nodes[key])
+        if self.compact:
+            nodes["label"] = _compact_labels(nodes["label"])
+        for key in ("src", "dst", "cat"):
+            if isinstance(edges[key], np.ndarray):
+                edges[key] = _packed(edges[key])
+        if "columns" in nodes:
+            nodes["columns"] = [c | {"values": _packed(c["values"])} for c in nodes["columns"]]
+        if "lists" in nodes:
+            nodes["lists"] = [d | {"start": _packed(d["start"]), "index": _packed(d["index"])}
+                              for d in nodes["lists"]]
+        return self.data | {"nodes": nodes, "edges": edges}
+
     def to_json(self) -> str:
         """The view's data as JSON (what the script reads)."""
-        return json.dumps(self.data, separators=(",", ":"), allow_nan=False)
+        return json.dumps(self.to_json_data(), separators=(",", ":"), allow_nan=False)
 
     def to_html(self) -> str:
         """A self-contained HTML page: the data and the renderer inlined, nothing loaded from the network."""
@@ -590,6 +636,79 @@ def _compact_ids(ids: Sequence[Hashable]) -> dict:
     return {"text": "\n".join(text)}
 
 
+_TYPE_NAMES = {"u1": "u8", "i1": "i8", "<u2": "u16", "<i2": "i16", "u24": "u24", "<i4": "i32", "<f4": "f32",
+               "<f8": "f64"}
+
+
+def _typed(values, dtype: str | None = None) -> dict:
+    """A numeric array as ``{type: base64}``: whole numbers in the narrowest of u8, i8, u16, i16, u24, i32.
+
+    Other numbers are written as f32 (f64 for whole numbers beyond int32). The renderer decodes it into
+    the typed array of that name (``decodeTyped`` in ``_graphview.js``; u24: three little-endian bytes).
+    """
+    a = np.asarray(values)
+    if dtype is None:
+        lo, hi = (int(a.min()), int(a.max())) if len(a) and a.dtype.kind in "iub" else (0, 0)
+        if a.dtype.kind not in "iub":
+            dtype = "<f4"
+        else:
+            dtype = next((t for t, a0, a1 in (("u1", 0, 256), ("i1", -128, 128), ("<u2", 0, 2**16),
+                                              ("<i2", -(2**15), 2**15), ("u24", 0, 2**24), ("<i4", -(2**31), 2**31))
+                          if a0 <= lo and hi < a1), "<f8")
+    if dtype == "u24":
+        raw = np.ascontiguousarray(a, dtype="<u4").view(np.uint8).reshape(-1, 4)[:, :3]
+        return {"u24": base64.b64encode(raw.tobytes()).decode("ascii")}
+    return {_TYPE_NAMES[dtype]: _b64(a, dtype)}
+
+
+def _packed(values, differences: bool = True) -> dict:
+    """A numeric array in the shortest of a few encodings the renderer decodes (``decodeTyped``).
+
+    Whole numbers: plain (:func:`_typed`); their differences (``{"d": ...}``: CSR offsets, sorted ids);
+    their runs (``{"runs": values, "lengths": ...}``, when runs are few); or, sorted and non-negative,
+    how many times each of 0, 1, .. occurs (``{"counts": ...}``: edges' source ends sorted by source).
+    Differences and counts are themselves written in the shortest of plain and runs. Other numbers are
+    quantized to 16 bits between their extremes (``{"q16", "lo", "step"}``: positions, to 1/65,535 of
+    the drawing's width).
+    """
+    a = np.asarray(values)
+    if a.dtype.kind not in "iub":
+        a = a.astype(np.float64)
+        lo, hi = (float(a.min()), float(a.max())) if len(a) else (0.0, 0.0)
+        step = (hi - lo) / 65535 or 1.0
+        return {"q16": _b64(np.round((a - lo) / step), "<u2"), "lo": lo, "step": step}
+    a = a.astype(np.int64)
+    options = [_typed(a)]
+    if len(a) > 1 and differences:
+        options.append({"d": _packed(np.diff(a, prepend=0), differences=False)})
+        if a[0] >= 0 and (np.diff(a) >= 0).all() and a[-1] < 4 * len(a):  # sorted: count each value
+            options.append({"counts": _packed(np.bincount(a), differences=False)})
+    if len(a) > 1:
+        cut = np.flatnonzero(np.diff(a)) + 1
+        if len(cut) < len(a) // 8:
+            starts = np.r_[0, cut]
+            options.append({"runs": _typed(a[starts]), "lengths": _typed(np.diff(np.r_[starts, len(a)]))})
+    return min(options, key=lambda o: len(json.dumps(o)))
+
+
+def _compact_labels(labels: list):
+    """Labels that are all whole numbers, or their decimal texts (record ids), as one int32 array; others as they are.
+
+    A text counts only in its canonical form (``"7"``, not ``"07"`` or ``"+7"``): the renderer writes the
+    numbers back as ``String(number)``, the same text.
+    """
+    if not labels:
+        return labels
+    try:
+        a = np.asarray([int(v) for v in labels], dtype=np.int64)
+    except (TypeError, ValueError, OverflowError):
+        return labels
+    if (a.min() < -(2**31) or a.max() >= 2**31
+            or any(isinstance(v, bool) or str(int(v)) != str(v) for v in labels)):
+        return labels
+    return _packed(a)
+
+
 _MEASURE_COLORS = ["#deebf7", "#b3d3e8", "#7fb2d8", "#4a8fc4", "#2166ac", "#0b3d75"]
 
 OVERVIEW_FROM = 2000  # generalization_view: more records than this are drawn as an overview of bins
@@ -826,7 +945,12 @@ def _component_layout(src: np.ndarray, dst: np.ndarray, weight: np.ndarray, radi
                 laid = np.asarray(sub.layout_fruchterman_reingold(weights="weight", niter=500,
                                                                   seed=_sunflower(len(part)).tolist()).coords)
                 span = np.ptp(laid, axis=0).max() or 1.0  # scale: the discs, as large as their groups, fit
-                laid = separate_discs(laid * 1.2 * np.sqrt(np.pi * (radius[part] ** 2).sum()) / span, radius[part])
+                laid = laid * 1.2 * np.sqrt(np.pi * (radius[part] ** 2).sum()) / span
+                # a force layout packs its core densely: spread it until the median disc clears its nearest
+                # neighbour (else the push below fights thousands of overlaps and stops with them)
+                dist, near = cKDTree(laid).query(laid, k=2)
+                clear = (radius[part] + radius[part][near[:, 1]] + 0.5) / np.maximum(dist[:, 1], 1e-9)
+                laid = separate_discs(laid * max(1.0, float(np.median(clear))), radius[part])
             laid -= laid.mean(axis=0)
             centre[part] = laid
             extent[c] = (np.hypot(laid[:, 0], laid[:, 1]) + radius[part]).max()
@@ -998,8 +1122,7 @@ def similarity_view(graph, groups=None, *, data=None, neighbors: int = 3, pairs=
     lo, hi = np.minimum(a, b), np.maximum(a, b)
     pair_keys = np.unique(lo.astype(np.int64) * n + hi)
     src, dst = pair_keys // n, pair_keys % n
-    same = groups[src] == groups[dst]
-    ecat = np.where(same, 0, 1)
+    ecat = np.where(groups[src] == groups[dst], 0, 1)
     ecats = [{"name": "similar, same group", "color": "#4c72b0"}, {"name": "similar, other group", "color": "#bbbbbb"}]
     if pairs is not None:
         p = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
@@ -1008,17 +1131,20 @@ def similarity_view(graph, groups=None, *, data=None, neighbors: int = 3, pairs=
     kept = sp.csr_array((sims[keep], (a, b)), shape=(n, n))
     x, y, laid = similarity_layout(kept.maximum(kept.T), groups)  # placed by the similarities drawn
     uniq, inverse, sizes = np.unique(groups, return_inverse=True, return_counts=True)
-    size_of = sizes[inverse]
     cats, cat, colour_by = _group_colours(uniq, inverse, sizes)
-    info: list[dict[str, Any]] = [{"group": int(g), "group size": int(s)} for g, s in zip(groups, size_of)]
+    # the detail panel, built in the browser: the group and its size per group, a record's items as CSR indices
+    columns = [("group", uniq, "group"), ("group size", sizes, "group")]
+    lists = None
     if data is not None:
-        items = np.asarray(data.items, dtype=object)
-        X = data.matrix.tocsr()
-        for i in range(n):
-            info[i]["items"] = " ".join(map(str, items[X.indices[X.indptr[i]:X.indptr[i + 1]]]))
+        X = sp.csr_array(data.matrix)
+        if not X.has_sorted_indices:  # a copy: the caller's data stays as it is
+            X = X.copy()
+            X.sort_indices()
+        lists = [("items", X.indptr, X.indices, [str(v) for v in data.items])]
     ids = list(data.record_ids) if data is not None and getattr(data, "record_ids", None) is not None else range(n)
     view = GraphView(
-        [str(r) for r in ids], cats, cat, x=x, y=y, edges=(src, dst, ecat), edge_categories=ecats, info=info,
+        [str(r) for r in ids], cats, cat, x=x, y=y, edges=(src, dst, ecat), edge_categories=ecats,
+        compact=True, columns=columns, lists=lists,
         title=title or f"Record-similarity graph: {n:,} records in {len(uniq):,} groups",
         subtitle=(f"showing each record's {neighbors} strongest of {graph.n_edges:,} similarity entries "
                   f"({len(src):,} edges drawn); colour = {colour_by}. Groups placed by these similarities (force "
@@ -1026,7 +1152,7 @@ def similarity_view(graph, groups=None, *, data=None, neighbors: int = 3, pairs=
                   + (f"; {laid['apart_records']:,} records in groups similar to nothing outside them set apart "
                      f"on the right" if laid["apart_records"] else "")),
     )
-    view.data["nodes"]["group"] = inverse.tolist()  # the renderer rings the selected record's group
+    view.data["nodes"]["group"] = inverse  # the renderer rings the selected record's group
     return view
 
 
