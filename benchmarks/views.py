@@ -18,6 +18,8 @@ edges), each the median of 15 frames. Needs Playwright and a Chromium (see READM
 * ``similarity_icd9_26854``, ``similarity_icd9_100000``: the similarity view of ICD-9-like records in Clump's
   k=5 groups over the ICD-9-like taxonomy (what ``graphanon draw similarity`` builds; Clump's time apart), the
   compact file (typed arrays, the detail panel built in the browser); a click selects a record (issue 35);
+* ``search_icd9_26854``, ``search_icd9_100000``: the search view of mHgHs (k=5, m=2) on ICD-9-like records with
+  their taxonomy (mHgHs's time apart); a click selects a cut (its detail in the side panel) (issue 35);
 * ``constraints_icd9_26854``: COAT's constraint graph of 26,854 ICD-9-like records with pgen's constraints
   (k=5), drawn in blocks; a click on a block draws its constraints and their items (issue 35);
 * ``relational_classes_26854`` (``_private``: with the link), ``relational_classes_100000`` (``_fine``: QIs
@@ -116,6 +118,26 @@ def build_similarity(n=26_854, k=5, seed=0):
                                       "clump_s": round(clump_s, 2), "view_builder_s": round(time.perf_counter() - t, 3),
                                       "view_builder_cpu_s": round(time.process_time() - cpu, 3),
                                       "load_average_1min": round(os.getloadavg()[0], 2)}
+    return view
+
+
+def build_search(n=26_854, k=5, m=2, seed=0):
+    """The search view of mHgHs (k, m) on ``n`` ICD-9-like records with their taxonomy (``graphanon draw search``);
+    mHgHs's time apart from the view's (issue 35)."""
+    from graphanon.algorithms import anonymize_mhghs
+    from graphanon.datasets.synthetic import icd9_like
+    from graphanon.viz.views import search_view
+
+    data, _, tax = icd9_like(n, n_external=10, rng=seed)
+    t = time.perf_counter()
+    rel = anonymize_mhghs(data, taxonomy=tax, k=k, m=m)
+    search_s = time.perf_counter() - t
+    t, cpu = time.perf_counter(), time.process_time()
+    view = search_view(rel.trace.search)
+    LAYOUT[f"search_icd9_{n}"] = {"records": n, "items": data.n_items, "k": k, "m": m, "steps": len(view.data["steps"]),
+                                  "anonymize_s": round(search_s, 2), "view_builder_s": round(time.perf_counter() - t, 3),
+                                  "view_builder_cpu_s": round(time.process_time() - cpu, 3),
+                                  "load_average_1min": round(os.getloadavg()[0], 2)}
     return view
 
 
@@ -244,6 +266,7 @@ CASES = {"generalization_icd9_26854": build_generalization,
          "relational_rt_26854": build_relational_rt,
          "generalization_icd9_100000": lambda: build_generalization(100_000),
          "similarity_icd9_26854": build_similarity, "similarity_icd9_100000": lambda: build_similarity(100_000),
+         "search_icd9_26854": build_search, "search_icd9_100000": lambda: build_search(100_000),
          "bms1_similarity_clump": build_bms1, "synthetic_100k": build_synthetic,
          "synthetic_100k_nodes_only": lambda: build_synthetic(m=0)}
 

@@ -311,8 +311,11 @@ function graphanonView(root, data, options) {
       }
       ctx.strokeStyle = "#222"; ctx.lineWidth = 1.5; ctx.stroke();
     }
-    const r = nodeRadius(visCount);
-    if (visCount > 5000) drawNodePixels(r); else drawNodePaths(r);
+    // level of detail by the nodes on screen: zoomed in on a part of a large graph, its nodes are drawn as dots
+    let shownCount = 0;
+    for (let i = 0; i < n && shownCount <= 20000; i++) if (visible[i] && onScreen(i)) shownCount++;
+    const r = nodeRadius(shownCount);
+    if (shownCount > 5000) drawNodePixels(r); else drawNodePaths(r, shownCount > 3000);
     // labels where they fit: at most 400 on screen, and only when rows are >= 11 px apart
     drawLabels(r);
     if (selEdges) {  // the selected node's neighbours ringed in the colour of the edge to them
@@ -349,8 +352,7 @@ function graphanonView(root, data, options) {
     ctx.drawImage(snap, tx - tx0 * f, ty - ty0 * f, W * f, H * f);
     root.dataset.rendered = String(frames);
   }
-  function drawNodePaths(r) {
-    const small = +root.dataset.visibleCount > 3000;
+  function drawNodePaths(r, small) {
     for (let c = 0; c < cats.length; c++) {
       ctx.beginPath();
       for (let i = 0; i < n; i++) {
