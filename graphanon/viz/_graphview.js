@@ -155,7 +155,9 @@ function graphanonView(root, data, options) {
       }
     }
   }
+  let visVersion = 0;  // bumped when visibility changes: the edge layer is drawn again
   function applyVisibility() {
+    visVersion++;
     if (parent) treeLayout();
     else {
       px.set(nodes.x); py.set(nodes.y);
@@ -258,49 +260,32 @@ function graphanonView(root, data, options) {
     const x = px[i] * scale + tx, y = py[i] * scale + ty;
     return x >= -10 && y >= -10 && x <= W + 10 && y <= H + 10;
   }
-  function edgePath(e) {  // a tree edge is an S-curve from parent to child, others straight
+  function edgePath(e, c = ctx) {  // a tree edge is an S-curve from parent to child, others straight
     const x0 = px[src[e]] * scale + tx, y0 = py[src[e]] * scale + ty, x1 = px[dst[e]] * scale + tx, y1 = py[dst[e]] * scale + ty;
-    ctx.moveTo(x0, y0);
-    if (parent) { const xm = (x0 + x1) / 2; ctx.bezierCurveTo(xm, y0, xm, y1, x1, y1); } else ctx.lineTo(x1, y1);
+    c.moveTo(x0, y0);
+    if (parent) { const xm = (x0 + x1) / 2; c.bezierCurveTo(xm, y0, xm, y1, x1, y1); } else c.lineTo(x1, y1);
   }
   function draw() {
     frames++;
     if (dragging && snapView && lastDrawMs > 30) { drawFromSnapshot(); return; }
     const started = performance.now();
     ctx.clearRect(0, 0, W, H);
-    const visCount = +root.dataset.visibleCount;
     const selEdges = selected >= 0 ? new Set(edgesOf(selected)) : null;
-    // which edges: visible ends, one end on screen, then an even sample down to the budget
-    let candidates = 0;
-    const cand = new Uint8Array(m);
-    for (let e = 0; e < m; e++) {
-      if (onSelectOnly[ecat[e]] || !visible[src[e]] || !visible[dst[e]]) continue;
-      if (!onScreen(src[e]) && !onScreen(dst[e]) && m > 2000) continue;
-      cand[e] = 1; candidates++;
-    }
-    const stride = Math.max(1, Math.ceil(candidates / EDGE_BUDGET));
-    let drawn = 0, seen = 0;
-    for (let e = 0; e < m; e++) if (cand[e]) { if (seen++ % stride === 0) { cand[e] = 2; drawn++; } }
-    root.dataset.edgesDrawn = drawn;
-    status.textContent = `${n.toLocaleString()} nodes, ${m.toLocaleString()} edges` +
-      (stride > 1 ? ` (drawing ${drawn.toLocaleString()} of the ${candidates.toLocaleString()} on screen: zoom in for all)` : "");
-    for (let c = 0; c < ecats.length; c++) {
+    // the edges of every node: drawn once per view (pan, zoom, size, visibility) into a layer of their own, so a
+    // click (a selection) redraws only what it changes on top of that layer
+    const key = [scale, tx, ty, W, H, canvas.width, visVersion].join(",");
+    if (key !== edgeKey) { drawEdgeLayer(); edgeKey = key; }
+    ctx.drawImage(edgeLayer, 0, 0, W, H);
+    for (let c = 0; c < ecats.length; c++) {  // categories drawn around the selected node only
+      if (!onSelectOnly[c] || !selEdges) continue;
       ctx.beginPath();
       let any = false;
-      const list = onSelectOnly[c] ? (selEdges ? [...selEdges] : []) : null;
-      const total = list ? list.length : m;
-      for (let q = 0; q < total; q++) {
-        const e = list ? list[q] : q;
+      for (const e of selEdges) {
         if (ecat[e] !== c || !visible[src[e]] || !visible[dst[e]]) continue;
-        if (!list && cand[e] !== 2) continue;
-        edgePath(e);
-        any = true;
+        edgePath(e); any = true;
       }
       if (!any) continue;
-      ctx.strokeStyle = ecats[c].color;
-      ctx.globalAlpha = onSelectOnly[c] ? 0.95 : (drawn > 20000 ? 0.25 : 0.7);
-      ctx.lineWidth = onSelectOnly[c] ? 2 : 1;
-      ctx.stroke();
+      ctx.strokeStyle = ecats[c].color; ctx.globalAlpha = 0.95; ctx.lineWidth = 2; ctx.stroke();
     }
     ctx.globalAlpha = 1;
     if (selEdges) {  // the selected node's own edges on top
@@ -345,6 +330,43 @@ function graphanonView(root, data, options) {
     } else snapView = null;
     root.dataset.rendered = String(frames);
     root.dataset.drawMs = lastDrawMs.toFixed(1);
+  }
+  const edgeLayer = document.createElement("canvas"), edgeCtx = edgeLayer.getContext("2d");
+  let edgeKey = "";
+  function drawEdgeLayer() {
+    // which edges: visible ends, one end on screen, then an even sample down to the budget
+    if (edgeLayer.width !== canvas.width || edgeLayer.height !== canvas.height) {
+      edgeLayer.width = canvas.width; edgeLayer.height = canvas.height;
+    }
+    edgeCtx.setTransform(canvas.width / W, 0, 0, canvas.height / H, 0, 0);
+    edgeCtx.clearRect(0, 0, W, H);
+    let candidates = 0;
+    const cand = new Uint8Array(m);
+    for (let e = 0; e < m; e++) {
+      if (onSelectOnly[ecat[e]] || !visible[src[e]] || !visible[dst[e]]) continue;
+      if (!onScreen(src[e]) && !onScreen(dst[e]) && m > 2000) continue;
+      cand[e] = 1; candidates++;
+    }
+    const stride = Math.max(1, Math.ceil(candidates / EDGE_BUDGET));
+    let drawn = 0, seen = 0;
+    for (let e = 0; e < m; e++) if (cand[e]) { if (seen++ % stride === 0) { cand[e] = 2; drawn++; } }
+    root.dataset.edgesDrawn = drawn;
+    status.textContent = `${n.toLocaleString()} nodes, ${m.toLocaleString()} edges` +
+      (stride > 1 ? ` (drawing ${drawn.toLocaleString()} of the ${candidates.toLocaleString()} on screen: zoom in for all)` : "");
+    for (let c = 0; c < ecats.length; c++) {
+      if (onSelectOnly[c]) continue;
+      edgeCtx.beginPath();
+      let any = false;
+      for (let e = 0; e < m; e++) {
+        if (ecat[e] !== c || cand[e] !== 2) continue;
+        edgePath(e, edgeCtx); any = true;
+      }
+      if (!any) continue;
+      edgeCtx.strokeStyle = ecats[c].color;
+      edgeCtx.globalAlpha = drawn > 20000 ? 0.25 : 0.7;
+      edgeCtx.lineWidth = 1;
+      edgeCtx.stroke();
+    }
   }
   function drawFromSnapshot() {
     const [s0, tx0, ty0] = snapView, f = scale / s0;
@@ -427,7 +449,7 @@ function graphanonView(root, data, options) {
   }
   let labelBoxes = [];  // the labels drawn last (node, text, screen box), for tests and the widget
   let pending = false;
-  function redraw() { if (!pending) { pending = true; requestAnimationFrame(() => { pending = false; draw(); }); } }
+  function redraw(full) { if (full) edgeKey = ""; if (!pending) { pending = true; requestAnimationFrame(() => { pending = false; draw(); }); } }
 
   // ----- interaction -----
   let down = null, moved = false;
