@@ -916,6 +916,16 @@ def _sunflower(count: int) -> np.ndarray:
     return np.c_[np.sqrt(rank + 0.5) * np.cos(angle), np.sqrt(rank + 0.5) * np.sin(angle)]
 
 
+def _fr_steps(groups: int) -> int:
+    """Fruchterman-Reingold iterations for a component of ``groups`` groups: igraph's 500, 200 above 2,000 groups.
+
+    Measured on 10^5 ICD-9-like records in Clump's groups (largest component 8,762 groups): 500, 200 and 100
+    iterations took 5.4, 3.8 and 3.1 s of the view's CPU and drew similar records about as close (median drawn
+    edge between groups over the median distance of random linked records: 0.44, 0.45 and 0.47).
+    """
+    return 500 if groups <= 2000 else 200
+
+
 def _component_layout(src: np.ndarray, dst: np.ndarray, weight: np.ndarray, radius: np.ndarray) -> np.ndarray:
     """Centres of discs joined by weighted edges, component by component.
 
@@ -942,7 +952,7 @@ def _component_layout(src: np.ndarray, dst: np.ndarray, weight: np.ndarray, radi
                 laid = np.zeros((1, 2))
             else:
                 sub = graph.induced_subgraph(part.tolist())
-                laid = np.asarray(sub.layout_fruchterman_reingold(weights="weight", niter=500,
+                laid = np.asarray(sub.layout_fruchterman_reingold(weights="weight", niter=_fr_steps(len(part)),
                                                                   seed=_sunflower(len(part)).tolist()).coords)
                 span = np.ptp(laid, axis=0).max() or 1.0  # scale: the discs, as large as their groups, fit
                 laid = laid * 1.2 * np.sqrt(np.pi * (radius[part] ** 2).sum()) / span
