@@ -73,7 +73,9 @@ def build_bms1(layout_repeat=3):
     from graphanon.algorithms.grouping.clump import anonymize_clump
     from graphanon.datasets import load
     from graphanon.taxonomy import Taxonomy
-    from graphanon.viz import views
+    from graphanon.viz.views import (
+        similarity as views,  # the builder's own module: it looks the layout up there
+    )
 
     data = load("bms1")
     rel = anonymize_clump(data, taxonomy=Taxonomy.balanced(data.items, 5), k=5, rng=0)

@@ -4,7 +4,7 @@
 // colour for nodes and one per colour for edges, a uniform grid for picking, and edges dropped
 // while dragging on large graphs, so 10^5 nodes stay responsive.
 //
-// Data (built in Python, see graphanon/viz/views.py):
+// Data (built in Python, see graphanon/viz/views/):
 //   {title, subtitle, layout: "fixed" | "tree",
 //    nodes: {label, x, y, cat, info, step?, parent?, group?}, categories: [{name, color}],
 //    edges: {src, dst, cat}, edge_categories: [{name, color, on_select?}],
@@ -571,7 +571,7 @@ function graphanonView(root, data, options) {
   // {u8 | i8 | u16 | i16 | u24 | i32 | f32 | f64: base64}: a typed array of that type (u24: 3 bytes each);
   // {d: typed}: the running sum of the differences; {runs: typed, lengths: typed}: each value repeated;
   // {counts: typed}: 0, 1, .. each repeated its count (sorted numbers);
-  // {q16: base64, lo, step}: 16-bit steps from lo (views.py: _typed, _packed)
+  // {q16: base64, lo, step}: 16-bit steps from lo (views/core.py: _typed, _packed)
   function decodeTyped(x) {
     if (x.d) { const d = decodeTyped(x.d), out = new Int32Array(d.length); let a = 0; for (let i = 0; i < d.length; i++) out[i] = a += d[i]; return out; }
     if (x.counts) {

@@ -37,7 +37,7 @@ def groceries_mhghs():
 
 
 def _typed_length(packed: dict) -> int:
-    """The length of an array written by ``views._packed`` (plain typed, differences, runs or counts)."""
+    """The length of an array written by ``views.core._packed`` (plain typed, differences, runs or counts)."""
     if "d" in packed:
         return _typed_length(packed["d"])
     if "runs" in packed:
