@@ -15,6 +15,11 @@ own start time (JSON parse, layout, picking grid, first frame: ``data-load-ms``)
 time of one full redraw and of one redraw while dragging (edges dropped above 30,000
 edges), each the median of 15 frames. Needs Playwright and a Chromium (see README).
 
+* ``similarity_icd9_26854``, ``similarity_icd9_100000``: the similarity view of ICD-9-like records in Clump's
+  k=5 groups over the ICD-9-like taxonomy (what ``graphanon draw similarity`` builds; Clump's time apart), the
+  compact file (typed arrays, the detail panel built in the browser); a click selects a record (issue 35);
+* ``search_icd9_26854``, ``search_icd9_100000``: the search view of mHgHs (k=5, m=2) on ICD-9-like records with
+  their taxonomy (mHgHs's time apart); a click selects a cut (its detail in the side panel) (issue 35);
 * ``constraints_icd9_26854``: COAT's constraint graph of 26,854 ICD-9-like records with pgen's constraints
   (k=5), drawn in blocks; a click on a block draws its constraints and their items (issue 35);
 * ``relational_classes_26854`` (``_private``: with the link), ``relational_classes_100000`` (``_fine``: QIs
@@ -47,12 +52,12 @@ from pathlib import Path
 import numpy as np
 from _common import print_and_save
 
-JS_FRAMES = """async (args) => {
+JS_FRAMES = """async (args) => {  // args.full: the edge layer drawn again (else a selection's redraw)
   const v = window.graphanonViews.at(-1);
   const times = [];
   for (let i = 0; i < 15; i++) {
     const t = performance.now();
-    v.redraw(); await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+    v.redraw(args.full); await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
     times.push(performance.now() - t);
   }
   times.sort((a, b) => a - b);
@@ -68,7 +73,9 @@ def build_bms1(layout_repeat=3):
     from graphanon.algorithms.grouping.clump import anonymize_clump
     from graphanon.datasets import load
     from graphanon.taxonomy import Taxonomy
-    from graphanon.viz import views
+    from graphanon.viz.views import (
+        similarity as views,  # the builder's own module: it looks the layout up there
+    )
 
     data = load("bms1")
     rel = anonymize_clump(data, taxonomy=Taxonomy.balanced(data.items, 5), k=5, rng=0)
@@ -89,9 +96,50 @@ def build_bms1(layout_repeat=3):
             builder.append(time.process_time() - t)
     finally:
         views.similarity_layout = layout
-    LAYOUT["bms1_similarity_clump"] = {"layout_cpu_s_best": round(min(cpu), 2),
+    LAYOUT["bms1_similarity_clump"] = {"records": data.n_records, "layout_cpu_s_best": round(min(cpu), 2),
                                        "view_builder_cpu_s_best": round(min(builder), 2),
                                        "load_average_1min": round(os.getloadavg()[0], 2)}
+    return view
+
+
+def build_similarity(n=26_854, k=5, seed=0):
+    """The similarity view of ``n`` ICD-9-like records (``icd9_like``) in Clump's groups (k, the ICD-9 taxonomy),
+    as ``graphanon draw similarity`` builds it; Clump's time apart from the view's (issue 35)."""
+    from graphanon.algorithms.grouping.clump import anonymize_clump
+    from graphanon.datasets.synthetic import icd9_like
+    from graphanon.viz.views import similarity_view
+
+    data, _, tax = icd9_like(n, n_external=10, rng=seed)
+    t = time.perf_counter()
+    rel = anonymize_clump(data, taxonomy=tax, k=k, rng=seed)
+    clump_s = time.perf_counter() - t
+    groups = rel.group_ids()[rel.link.row_of_record]
+    t, cpu = time.perf_counter(), time.process_time()
+    view = similarity_view(rel.trace.similarity_graph, groups, data=data)
+    LAYOUT[f"similarity_icd9_{n}"] = {"records": n, "items": data.n_items, "k": k, "groups": int(len(np.unique(groups))),
+                                      "clump_s": round(clump_s, 2), "view_builder_s": round(time.perf_counter() - t, 3),
+                                      "view_builder_cpu_s": round(time.process_time() - cpu, 3),
+                                      "load_average_1min": round(os.getloadavg()[0], 2)}
+    return view
+
+
+def build_search(n=26_854, k=5, m=2, seed=0):
+    """The search view of mHgHs (k, m) on ``n`` ICD-9-like records with their taxonomy (``graphanon draw search``);
+    mHgHs's time apart from the view's (issue 35)."""
+    from graphanon.algorithms import anonymize_mhghs
+    from graphanon.datasets.synthetic import icd9_like
+    from graphanon.viz.views import search_view
+
+    data, _, tax = icd9_like(n, n_external=10, rng=seed)
+    t = time.perf_counter()
+    rel = anonymize_mhghs(data, taxonomy=tax, k=k, m=m)
+    search_s = time.perf_counter() - t
+    t, cpu = time.perf_counter(), time.process_time()
+    view = search_view(rel.trace.search)
+    LAYOUT[f"search_icd9_{n}"] = {"records": n, "items": data.n_items, "k": k, "m": m, "steps": len(view.data["steps"]),
+                                  "anonymize_s": round(search_s, 2), "view_builder_s": round(time.perf_counter() - t, 3),
+                                  "view_builder_cpu_s": round(time.process_time() - cpu, 3),
+                                  "load_average_1min": round(os.getloadavg()[0], 2)}
     return view
 
 
@@ -219,6 +267,8 @@ CASES = {"generalization_icd9_26854": build_generalization,
          "relational_classes_100000_fine": lambda: build_relational(100_000, fine=True),
          "relational_rt_26854": build_relational_rt,
          "generalization_icd9_100000": lambda: build_generalization(100_000),
+         "similarity_icd9_26854": build_similarity, "similarity_icd9_100000": lambda: build_similarity(100_000),
+         "search_icd9_26854": build_search, "search_icd9_100000": lambda: build_search(100_000),
          "bms1_similarity_clump": build_bms1, "synthetic_100k": build_synthetic,
          "synthetic_100k_nodes_only": lambda: build_synthetic(m=0)}
 
@@ -237,11 +287,12 @@ def measure(page, build, repeat):
         page.wait_for_selector(".ga-view[data-rendered]", timeout=120_000)
         loads.append(time.perf_counter() - t)
         starts.append(float(page.eval_on_selector(".ga-view", "e => e.dataset.loadMs")))
-    full = page.evaluate(JS_FRAMES)
+    full = page.evaluate(JS_FRAMES, {"full": True})
+    overlay = page.evaluate(JS_FRAMES, {"full": False})
     page.mouse.move(400, 400)
     page.mouse.down()
     page.mouse.move(420, 420)
-    drag = page.evaluate(JS_FRAMES)
+    drag = page.evaluate(JS_FRAMES, {"full": False})
     page.mouse.up()
     clicks = {}
     kind = view.data.get("focus", {}).get("kind")
@@ -301,7 +352,8 @@ def measure(page, build, repeat):
         "nodes": view.n_nodes, "edges": view.n_edges, "html_bytes": size,
         "build_and_write_s": round(build_s, 2), "write_s": round(save_s, 3), "page_load_s_best": round(min(loads), 3),
         "page_load_s_median": round(statistics.median(loads), 3), "renderer_start_ms_median": statistics.median(starts),
-        "full_redraw_ms": round(full, 1), "redraw_while_dragging_ms": round(drag, 1),
+        "full_redraw_ms": round(full, 1), "selection_redraw_ms": round(overlay, 1),
+        "redraw_while_dragging_ms": round(drag, 1),
     } | clicks
 
 

@@ -5,6 +5,10 @@ Each entry is the shell commands that make one picture; this script runs them (t
 docs/gallery/index.md showing each picture under the commands that made it. The commands on
 the page are the ones run here, so the page cannot show a command that does not make its
 picture. Run: python tools/make_gallery.py   (about a minute on two cores)
+
+The screenshots of the views at the size of real data come from the browser tests:
+    GRAPHANON_SCREENSHOTS=/tmp/shots pytest tests/viz/test_views_browser.py -k "at_scale or overview_answers"
+    python tools/make_gallery.py --screenshots /tmp/shots
 """
 
 from __future__ import annotations
@@ -76,6 +80,30 @@ VIEWS = [
 ]
 
 
+#: screenshots of the interactive views at the size of real data (26,854 ICD-9-like records, synthetic), taken in
+#: headless Chromium at 1300x850 by tests/viz/test_views_browser.py with GRAPHANON_SCREENSHOTS=docs/gallery:
+#: (what it shows, file). None draws a private link (record -> published row).
+SCREENSHOTS = [
+    ("Generalization overview: 360 bins of consecutive records along the order of the k=5 ring, coloured by the "
+     "items a row must cover; arcs join bins with candidate edges between them",
+     "generalization_overview_26854.png"),
+    ("Generalization detail: one record, its 5 candidate rows and the other records they may stand for, drawn on "
+     "click (no private link given: every candidate is equally likely)", "generalization_detail_26854.png"),
+    ("Constraint blocks: pgen's 10,573 privacy constraints (k=5) drawn as one block per rarest item",
+     "constraints_icd9_26854_overview.png"),
+    ("Constraint block detail: a block's constraints and their items, drawn on click",
+     "constraints_icd9_26854_block_detail.png"),
+    ("Search: the mHgHs walk (k=5, m=2) through the cut lattice of the ICD-9-like taxonomy; every label apart",
+     "search_icd9_26854_overview.png"),
+    ("Search detail: the chosen cut clicked, its cost, size, cut and suppressed nodes in the side panel",
+     "search_icd9_26854_detail.png"),
+    ("Similarity overview: every record placed by similarity in Clump's k=5 groups (PRIVATE structure: the groups "
+     "come from the release's link), coloured by group size", "similarity_icd9_26854_overview.png"),
+    ("Similarity detail: a record found by its id and zoomed in on, its group ringed, its group, items and drawn "
+     "neighbours in the side panel", "similarity_icd9_26854_detail.png"),
+]
+
+
 def run(commands: list[str]) -> None:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     for command in commands:
@@ -106,6 +134,15 @@ def page() -> str:
     ]
     for title, what, commands, output in VIEWS:
         lines += [f"### {title}", "", f"[Open the view]({output}): {what}.", "", "```bash", *commands, "```", ""]
+    lines += [
+        "### The views at the size of real data",
+        "",
+        "26,854 synthetic ICD-9-like patient records (`graphanon.datasets.synthetic.icd9_like`), screenshots of "
+        "headless Chromium at 1300x850 taken by `tests/viz/test_views_browser.py` (set `GRAPHANON_SCREENSHOTS`).",
+        "",
+    ]
+    for what, output in SCREENSHOTS:
+        lines += [f"- {what}.", "", f"  ![{what}]({output})", ""]
     return "\n".join(lines)
 
 
@@ -113,7 +150,24 @@ def outputs() -> list[str]:
     return [entry[3] for entry in ENTRIES + VIEWS]
 
 
+def copy_screenshots(folder: Path, colours: int = 256) -> None:
+    """Copy the browser tests' screenshots (``SCREENSHOTS``) from ``folder`` into the gallery, each reduced to an
+    adaptive palette of ``colours`` (Pillow, no dithering): the views' flat colours and text survive, the file
+    shrinks 3-5 times (a canvas of thousands of anti-aliased edges otherwise writes over a megabyte)."""
+    from PIL import Image
+
+    for _what, output in SCREENSHOTS:
+        with Image.open(folder / output) as image:
+            image.convert("RGB").quantize(colors=colours, method=Image.Quantize.MAXCOVERAGE, dither=Image.Dither.NONE).save(
+                GALLERY / output, optimize=True)
+        print(f"{output}: {(GALLERY / output).stat().st_size:,} bytes", file=sys.stderr)
+
+
 def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == "--screenshots":  # python tools/make_gallery.py --screenshots FOLDER
+        copy_screenshots(Path(sys.argv[2]))
+        (GALLERY / "index.md").write_text(page(), encoding="utf-8")
+        return
     GALLERY.mkdir(parents=True, exist_ok=True)
     for _title, _what, commands, _output in ENTRIES + VIEWS:
         run(commands)

@@ -16,6 +16,7 @@ from graphanon.cli._app import (
     read_taxonomy_source,
     taxonomy_option,
 )
+from graphanon.cli.draw_release import draw_hierarchy, draw_pairs, draw_partitions, draw_relational
 from graphanon.errors import GraphanonError
 
 _INPUT = ("fmt", "sep", "tid", "item", "label")
@@ -98,7 +99,8 @@ class _DrawCommand(click.Command):
 @click.option("-k", type=int, default=None, help="Privacy parameter k.")
 @click.option("-m", "m_value", default=None, help="search: attacker knowledge m (a number, or inf).")
 @click.option("--taxonomy", default=None, help="search: taxonomy (as for anonymize).")
-@click.option("--seed", type=SEED, default=0, show_default=True, help="generalization: walk seed.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="generalization: structure seed, as anonymize --seed: the ring over the Gray-TSP order a "
+                   "nonreciprocal release made with this seed and -k is built on.")
 @click.option("--records", "n_records", type=click.IntRange(min=1), default=None,
               help="Use only the first N records of SOURCE data.")
 @click.option("--qi", default=None, metavar="COLUMNS", help="hierarchy: the columns of SOURCE to draw, comma-separated.")
@@ -147,19 +149,19 @@ def draw(what, source, output, release_path, data_source, max_nodes, algorithm, 
     if data_source is not None and (what != "taxonomy" or release_path is None):
         raise GraphanonError("--data tells the nodes of a --release cut apart: it goes with draw taxonomy --release")
     if what == "partitions":
-        _draw_partitions(source, output, taxonomy, max_nodes)
+        draw_partitions(source, output, taxonomy, max_nodes)
         return
     if what == "pairs":
-        _draw_pairs(source, output)
+        draw_pairs(source, output)
         return
     if what == "hierarchy":
-        _draw_hierarchy(source, output, qi, qi_hierarchies, categorical, release_path, max_nodes)
+        draw_hierarchy(source, output, qi, qi_hierarchies, categorical, release_path, max_nodes)
         return
     if (qi, qi_hierarchies, categorical) != (None, (), None):
         raise GraphanonError("--qi, --qi-hierarchy and --categorical describe a relational table: they go with "
                              "draw hierarchy")
     if what == "relational":
-        _draw_relational(source, output, max_nodes)
+        draw_relational(source, output, max_nodes)
         return
     cut = None
     if what == "taxonomy" and release_path:
@@ -184,118 +186,6 @@ def draw(what, source, output, release_path, data_source, max_nodes, algorithm, 
         else:
             fig = _draw_generalization(data, k, seed)
     save_figure(fig, output, close=True)
-    click.echo(f"wrote {output}")
-
-
-def _draw_partitions(source, output, taxonomy, max_nodes) -> None:
-    """``draw partitions RELEASE``: DiffPart's partition tree from the release alone (graphanon.viz.dp)."""
-    from graphanon.release import load_release
-    from graphanon.viz import save_figure
-    from graphanon.viz.dp import draw_partition_tree, partition_tree_view
-    from graphanon.viz.views import HTML_SUFFIXES
-
-    release = load_release(source)
-    if release.kind != "synthetic":
-        raise GraphanonError(f"draw partitions: {source} is a {release.kind} release; give a synthetic (DiffPart) "
-                             "release")
-    tax = None
-    if taxonomy is not None:
-        if str(taxonomy).startswith("balanced"):
-            raise GraphanonError("draw partitions: --taxonomy takes the taxonomy file the release was made over; "
-                                 "a release made over --universe rebuilds its own (drop --taxonomy)")
-        tax = read_taxonomy_source(taxonomy)
-    if click.get_current_context().get_parameter_source("max_nodes") != click.core.ParameterSource.COMMANDLINE:
-        max_nodes = 60
-    if output.lower().endswith(HTML_SUFFIXES):
-        partition_tree_view(release, tax, title=f"DiffPart partition tree implied by {Path(source).name}").save(output)
-    else:
-        from matplotlib.figure import Figure
-
-        from graphanon.viz.dp import partition_tree
-
-        tree = partition_tree(release, tax)
-        shown = min(tree.n_nodes, max_nodes)
-        fig = Figure(figsize=(min(40.0, max(7.0, 0.9 * shown)), 2.2 + 1.5 * (int(tree.stage.max()) + 1)))
-        draw_partition_tree(release, tax, max_nodes=max_nodes, ax=fig.subplots())
-        save_figure(fig, output)
-    click.echo(f"wrote {output}")
-
-
-def _draw_pairs(source, output) -> None:
-    """``draw pairs RELEASE``: PrivBasis's frequent-pair graph from the release alone (graphanon.viz.privbasis)."""
-    from graphanon.release import load_release
-    from graphanon.viz import save_figure
-    from graphanon.viz.privbasis import draw_pair_graph, pair_graph_view
-    from graphanon.viz.views import HTML_SUFFIXES
-
-    release = load_release(source)
-    if release.kind != "itemsets":
-        raise GraphanonError(f"draw pairs: {source} is a {release.kind} release; give an itemset (PrivBasis) release")
-    if output.lower().endswith(HTML_SUFFIXES):
-        pair_graph_view(release, title=f"PrivBasis pair graph implied by {Path(source).name}").save(output)
-    else:
-        from matplotlib.figure import Figure
-
-        fig = Figure(figsize=(10, 9))
-        draw_pair_graph(release, ax=fig.subplots())
-        save_figure(fig, output)
-    click.echo(f"wrote {output}")
-
-
-def _draw_hierarchy(source, output, qi, qi_hierarchies, categorical, release_path, max_nodes) -> None:
-    """``draw hierarchy TABLE --qi COLS``: the relational attributes' hierarchies (graphanon.viz.relational)."""
-    from graphanon.cli._app import relational_hierarchies
-    from graphanon.relational import read_relational_csv
-    from graphanon.viz import save_figure
-    from graphanon.viz.relational import draw_hierarchies, hierarchy_view
-    from graphanon.viz.views import HTML_SUFFIXES
-
-    names = [c.strip() for c in (qi or "").split(",") if c.strip()]
-    if not names:
-        raise GraphanonError("draw hierarchy needs --qi COLUMN,... (the columns of SOURCE whose hierarchies to draw)")
-    cats = [c.strip() for c in (categorical or "").split(",") if c.strip()]
-    table = read_relational_csv(source, columns=names, categorical=cats)
-    hierarchies = relational_hierarchies(table, names, qi_hierarchies)
-    published = None
-    if release_path is not None:
-        from graphanon.release import load_release
-
-        rel = load_release(release_path)
-        if rel.kind != "relational":
-            raise GraphanonError(f"--release {release_path}: a {rel.kind} release publishes no relational values; "
-                                 "give a relational release")
-        missing = [c for c in names if c not in rel.qi]
-        if missing:
-            raise GraphanonError(f"--release {release_path} publishes no column {missing[0]!r} (its QIs: "
-                                 f"{', '.join(rel.qi)})")
-        published = {c: rel.values[rel.qi.index(c)] for c in names}
-        click.echo(f"{Path(release_path).name}: " + ", ".join(f"{c} {len(v)} published values"
-                                                              for c, v in published.items()))
-    if output.lower().endswith(HTML_SUFFIXES):
-        hierarchy_view(hierarchies, table=table, published=published,
-                       title=f"Hierarchies of {', '.join(names)} ({Path(source).name})").save(output)
-    else:
-        save_figure(draw_hierarchies(hierarchies, published=published, max_nodes=max_nodes), output)
-    click.echo(f"wrote {output}")
-
-
-def _draw_relational(source, output, max_nodes) -> None:
-    """``draw relational RELEASE``: its relational classes (graphanon.viz.relational), from the release alone."""
-    from graphanon.release import load_release
-    from graphanon.viz import save_figure
-    from graphanon.viz.relational import draw_classes, relational_view
-    from graphanon.viz.views import HTML_SUFFIXES
-
-    release = load_release(source)
-    if release.kind != "relational":
-        raise GraphanonError(f"draw relational: {source} is a {release.kind} release; give a relational release "
-                             "(anonymized with --relational)")
-    if output.lower().endswith(HTML_SUFFIXES):
-        relational_view(release, title=f"Relational classes of {Path(source).name}").save(output)
-    else:
-        if click.get_current_context().get_parameter_source("max_nodes") != click.core.ParameterSource.COMMANDLINE:
-            max_nodes = 60
-        save_figure(draw_classes(release, max_classes=max_nodes), output)
     click.echo(f"wrote {output}")
 
 
@@ -428,7 +318,7 @@ _RING_MIN_FONT = 6.0  # points: the smallest record id `draw generalization` wri
 def _draw_generalization(data, k, seed):
     from matplotlib.figure import Figure
 
-    from graphanon.algorithms.nonreciprocal import extract_assignments, gray_tsp_order
+    from graphanon.algorithms.nonreciprocal import extract_assignments
     from graphanon.graphs.generalization import ring_graph
     from graphanon.viz.nonreciprocal import (
         draw_assignments,
@@ -446,7 +336,7 @@ def _draw_generalization(data, k, seed):
         )
     if not 1 <= k <= data.n_records:
         raise GraphanonError(f"-k must be between 1 and the number of records ({data.n_records}), got {k}")
-    order = gray_tsp_order(data.matrix, time_limit=None, rng=seed)  # deterministic budget: same drawing every run
+    order = _published_order(data, seed)
     graph = ring_graph(order, k, data.record_ids)
     width, height = 14.0, max(6.0, 0.16 * data.n_records + 1)
     # Long ids (8 digits and more) get a bigger ring rather than a font too small to read or labels that touch:
@@ -460,6 +350,19 @@ def _draw_generalization(data, k, seed):
     assignments = extract_assignments(graph, rng=seed)
     draw_assignments(graph, assignments, order, ax=axes[1], title=f"{k} disjoint assignments (closed walk)")
     return fig
+
+
+def _published_order(data, seed):
+    """The Gray-TSP order nonreciprocal recoding publishes with for structure seed ``seed`` (``anonymize --seed``).
+
+    The same derivation as the anonymizer's (one draw of the seeded generator gives the order's seed) and its
+    default budget (a step count, not a clock: the same order on any machine and load), so the drawn ring is the
+    one a release made with the same ``--seed`` and ``-k`` is built on.
+    """
+    from graphanon.algorithms.nonreciprocal import record_order
+    from graphanon.utils.randomness import check_random_state
+
+    return record_order(data, "gray-tsp", rng=int(check_random_state(seed).integers(2**31 - 1)))
 
 
 def _first_records(data, n_records):
@@ -501,14 +404,13 @@ def _draw_view(what, source, output, release_path, algorithm, k, m, taxonomy, se
         privacy, utility = _constraints(data, bundled, k)
         view = views.constraint_view(ConstraintGraph(data, privacy, utility))
     elif what == "generalization":
-        from graphanon.algorithms.nonreciprocal import gray_tsp_order
         from graphanon.graphs.generalization import ring_graph
 
         if k is None:
             raise GraphanonError("draw generalization needs -k K")
         if not 1 <= k <= data.n_records:
             raise GraphanonError(f"-k must be between 1 and the number of records ({data.n_records}), got {k}")
-        order = gray_tsp_order(data.matrix, time_limit=None, rng=seed)
+        order = _published_order(data, seed)
         view = views.generalization_view(ring_graph(order, k, data.record_ids), order, data=data,
                                          title=f"{k}-regular ring graph of {source} ({data.n_records:,} records)")
     else:  # similarity

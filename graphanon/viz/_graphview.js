@@ -4,7 +4,7 @@
 // colour for nodes and one per colour for edges, a uniform grid for picking, and edges dropped
 // while dragging on large graphs, so 10^5 nodes stay responsive.
 //
-// Data (built in Python, see graphanon/viz/views.py):
+// Data (built in Python, see graphanon/viz/views/):
 //   {title, subtitle, layout: "fixed" | "tree",
 //    nodes: {label, x, y, cat, info, step?, parent?, group?}, categories: [{name, color}],
 //    edges: {src, dst, cat}, edge_categories: [{name, color, on_select?}],
@@ -15,7 +15,15 @@
 
 function graphanonView(root, data, options) {
   "use strict";
-  const nodes = data.nodes, edges = data.edges || {src: [], dst: [], cat: []};
+  // compact views (GraphView(compact=True)): arrays arrive as {u8 | u16 | i32 | f32 | f64: base64}, decoded here
+  const isTyped = x => x && typeof x === "object" && !Array.isArray(x) && !ArrayBuffer.isView(x);
+  const nodes = Object.assign({}, data.nodes), edges = Object.assign({src: [], dst: [], cat: []}, data.edges || {});
+  for (const key of ["cat", "x", "y", "group"]) if (isTyped(nodes[key])) nodes[key] = decodeTyped(nodes[key]);
+  if (isTyped(nodes.label)) nodes.label = Array.from(decodeTyped(nodes.label), String);
+  for (const key of ["src", "dst", "cat"]) if (isTyped(edges[key])) edges[key] = decodeTyped(edges[key]);
+  const columns = (nodes.columns || []).map(c => ({name: c.name, per: c.per, values: decodeTyped(c.values)}));
+  const lists = (nodes.lists || []).map(l => ({name: l.name, start: decodeTyped(l.start), index: decodeTyped(l.index), labels: l.labels}));
+  data = Object.assign({}, data, {nodes, edges});
   const n = nodes.label.length, m = edges.src.length;
   const cats = data.categories || [{name: "node", color: "#4c72b0"}];
   const ecats = data.edge_categories || [{name: "edge", color: "#999999"}];
@@ -99,6 +107,19 @@ function graphanonView(root, data, options) {
   if (data.note) { el("h4", "", side).textContent = "Note"; el("div", "ga-note", side).textContent = data.note; }
   const ctx = canvas.getContext("2d");
 
+  // a node's detail rows: nodes.info, or built from the compact columns and lists
+  function infoOf(i) {
+    if (nodes.info) return nodes.info[i];
+    if (!columns.length && !lists.length) return null;
+    const out = {};
+    for (const c of columns) out[c.name] = c.values[c.per === "group" ? nodes.group[i] : i];
+    for (const l of lists) {
+      const parts = [];
+      for (let p = l.start[i]; p < l.start[i + 1]; p++) parts.push(l.labels[l.index[p]]);
+      out[l.name] = parts.join(" ");
+    }
+    return out;
+  }
   function el(tag, cls, parentEl) {
     const e = document.createElement(tag); if (cls) e.className = cls; parentEl.appendChild(e); return e;
   }
@@ -134,7 +155,9 @@ function graphanonView(root, data, options) {
       }
     }
   }
+  let visVersion = 0;  // bumped when visibility changes: the edge layer is drawn again
   function applyVisibility() {
+    visVersion++;
     if (parent) treeLayout();
     else {
       px.set(nodes.x); py.set(nodes.y);
@@ -193,14 +216,16 @@ function graphanonView(root, data, options) {
   // ----- view transform and drawing -----
   let scale = 1, tx = 0, ty = 0, W = 0, H = 0, dragging = false, selected = -1, frames = 0;
   let userMoved = false; // panned or zoomed by the user: a resize then keeps their view
-  const incident = new Map(); // node -> edge ids, built on demand
+  let incStart = null, incList = null; // node -> edge ids (CSR of typed arrays), built on demand
   function edgesOf(v) {
-    if (!incident.size) {
-      for (let e = 0; e < m; e++) {
-        for (const u of [src[e], dst[e]]) { let l = incident.get(u); if (!l) incident.set(u, l = []); l.push(e); }
-      }
+    if (!incStart) {
+      incStart = new Int32Array(n + 1);
+      for (let e = 0; e < m; e++) { incStart[src[e] + 1]++; if (dst[e] !== src[e]) incStart[dst[e] + 1]++; }
+      for (let i = 0; i < n; i++) incStart[i + 1] += incStart[i];
+      const fill = incStart.slice(0, n); incList = new Int32Array(incStart[n]);
+      for (let e = 0; e < m; e++) { incList[fill[src[e]]++] = e; if (dst[e] !== src[e]) incList[fill[dst[e]]++] = e; }
     }
-    return incident.get(v) || [];
+    return incList.subarray(incStart[v], incStart[v + 1]);
   }
   function resize() {
     const r = box.getBoundingClientRect(), dpr = window.devicePixelRatio || 1;
@@ -235,49 +260,32 @@ function graphanonView(root, data, options) {
     const x = px[i] * scale + tx, y = py[i] * scale + ty;
     return x >= -10 && y >= -10 && x <= W + 10 && y <= H + 10;
   }
-  function edgePath(e) {  // a tree edge is an S-curve from parent to child, others straight
+  function edgePath(e, c = ctx) {  // a tree edge is an S-curve from parent to child, others straight
     const x0 = px[src[e]] * scale + tx, y0 = py[src[e]] * scale + ty, x1 = px[dst[e]] * scale + tx, y1 = py[dst[e]] * scale + ty;
-    ctx.moveTo(x0, y0);
-    if (parent) { const xm = (x0 + x1) / 2; ctx.bezierCurveTo(xm, y0, xm, y1, x1, y1); } else ctx.lineTo(x1, y1);
+    c.moveTo(x0, y0);
+    if (parent) { const xm = (x0 + x1) / 2; c.bezierCurveTo(xm, y0, xm, y1, x1, y1); } else c.lineTo(x1, y1);
   }
   function draw() {
     frames++;
     if (dragging && snapView && lastDrawMs > 30) { drawFromSnapshot(); return; }
     const started = performance.now();
     ctx.clearRect(0, 0, W, H);
-    const visCount = +root.dataset.visibleCount;
     const selEdges = selected >= 0 ? new Set(edgesOf(selected)) : null;
-    // which edges: visible ends, one end on screen, then an even sample down to the budget
-    let candidates = 0;
-    const cand = new Uint8Array(m);
-    for (let e = 0; e < m; e++) {
-      if (onSelectOnly[ecat[e]] || !visible[src[e]] || !visible[dst[e]]) continue;
-      if (!onScreen(src[e]) && !onScreen(dst[e]) && m > 2000) continue;
-      cand[e] = 1; candidates++;
-    }
-    const stride = Math.max(1, Math.ceil(candidates / EDGE_BUDGET));
-    let drawn = 0, seen = 0;
-    for (let e = 0; e < m; e++) if (cand[e]) { if (seen++ % stride === 0) { cand[e] = 2; drawn++; } }
-    root.dataset.edgesDrawn = drawn;
-    status.textContent = `${n.toLocaleString()} nodes, ${m.toLocaleString()} edges` +
-      (stride > 1 ? ` (drawing ${drawn.toLocaleString()} of the ${candidates.toLocaleString()} on screen: zoom in for all)` : "");
-    for (let c = 0; c < ecats.length; c++) {
+    // the edges of every node: drawn once per view (pan, zoom, size, visibility) into a layer of their own, so a
+    // click (a selection) redraws only what it changes on top of that layer
+    const key = [scale, tx, ty, W, H, canvas.width, visVersion].join(",");
+    if (key !== edgeKey) { drawEdgeLayer(); edgeKey = key; }
+    ctx.drawImage(edgeLayer, 0, 0, W, H);
+    for (let c = 0; c < ecats.length; c++) {  // categories drawn around the selected node only
+      if (!onSelectOnly[c] || !selEdges) continue;
       ctx.beginPath();
       let any = false;
-      const list = onSelectOnly[c] ? (selEdges ? [...selEdges] : []) : null;
-      const total = list ? list.length : m;
-      for (let q = 0; q < total; q++) {
-        const e = list ? list[q] : q;
+      for (const e of selEdges) {
         if (ecat[e] !== c || !visible[src[e]] || !visible[dst[e]]) continue;
-        if (!list && cand[e] !== 2) continue;
-        edgePath(e);
-        any = true;
+        edgePath(e); any = true;
       }
       if (!any) continue;
-      ctx.strokeStyle = ecats[c].color;
-      ctx.globalAlpha = onSelectOnly[c] ? 0.95 : (drawn > 20000 ? 0.25 : 0.7);
-      ctx.lineWidth = onSelectOnly[c] ? 2 : 1;
-      ctx.stroke();
+      ctx.strokeStyle = ecats[c].color; ctx.globalAlpha = 0.95; ctx.lineWidth = 2; ctx.stroke();
     }
     ctx.globalAlpha = 1;
     if (selEdges) {  // the selected node's own edges on top
@@ -288,8 +296,11 @@ function graphanonView(root, data, options) {
       }
       ctx.strokeStyle = "#222"; ctx.lineWidth = 1.5; ctx.stroke();
     }
-    const r = nodeRadius(visCount);
-    if (visCount > 5000) drawNodePixels(r); else drawNodePaths(r);
+    // level of detail by the nodes on screen: zoomed in on a part of a large graph, its nodes are drawn as dots
+    let shownCount = 0;
+    for (let i = 0; i < n && shownCount <= 20000; i++) if (visible[i] && onScreen(i)) shownCount++;
+    const r = nodeRadius(shownCount);
+    if (shownCount > 5000) drawNodePixels(r); else drawNodePaths(r, shownCount > 3000);
     // labels where they fit: at most 400 on screen, and only when rows are >= 11 px apart
     drawLabels(r);
     if (selEdges) {  // the selected node's neighbours ringed in the colour of the edge to them
@@ -320,14 +331,50 @@ function graphanonView(root, data, options) {
     root.dataset.rendered = String(frames);
     root.dataset.drawMs = lastDrawMs.toFixed(1);
   }
+  const edgeLayer = document.createElement("canvas"), edgeCtx = edgeLayer.getContext("2d");
+  let edgeKey = "";
+  function drawEdgeLayer() {
+    // which edges: visible ends, one end on screen, then an even sample down to the budget
+    if (edgeLayer.width !== canvas.width || edgeLayer.height !== canvas.height) {
+      edgeLayer.width = canvas.width; edgeLayer.height = canvas.height;
+    }
+    edgeCtx.setTransform(canvas.width / W, 0, 0, canvas.height / H, 0, 0);
+    edgeCtx.clearRect(0, 0, W, H);
+    let candidates = 0;
+    const cand = new Uint8Array(m);
+    for (let e = 0; e < m; e++) {
+      if (onSelectOnly[ecat[e]] || !visible[src[e]] || !visible[dst[e]]) continue;
+      if (!onScreen(src[e]) && !onScreen(dst[e]) && m > 2000) continue;
+      cand[e] = 1; candidates++;
+    }
+    const stride = Math.max(1, Math.ceil(candidates / EDGE_BUDGET));
+    let drawn = 0, seen = 0;
+    for (let e = 0; e < m; e++) if (cand[e]) { if (seen++ % stride === 0) { cand[e] = 2; drawn++; } }
+    root.dataset.edgesDrawn = drawn;
+    status.textContent = `${n.toLocaleString()} nodes, ${m.toLocaleString()} edges` +
+      (stride > 1 ? ` (drawing ${drawn.toLocaleString()} of the ${candidates.toLocaleString()} on screen: zoom in for all)` : "");
+    for (let c = 0; c < ecats.length; c++) {
+      if (onSelectOnly[c]) continue;
+      edgeCtx.beginPath();
+      let any = false;
+      for (let e = 0; e < m; e++) {
+        if (ecat[e] !== c || cand[e] !== 2) continue;
+        edgePath(e, edgeCtx); any = true;
+      }
+      if (!any) continue;
+      edgeCtx.strokeStyle = ecats[c].color;
+      edgeCtx.globalAlpha = drawn > 20000 ? 0.25 : 0.7;
+      edgeCtx.lineWidth = 1;
+      edgeCtx.stroke();
+    }
+  }
   function drawFromSnapshot() {
     const [s0, tx0, ty0] = snapView, f = scale / s0;
     ctx.clearRect(0, 0, W, H);
     ctx.drawImage(snap, tx - tx0 * f, ty - ty0 * f, W * f, H * f);
     root.dataset.rendered = String(frames);
   }
-  function drawNodePaths(r) {
-    const small = +root.dataset.visibleCount > 3000;
+  function drawNodePaths(r, small) {
     for (let c = 0; c < cats.length; c++) {
       ctx.beginPath();
       for (let i = 0; i < n; i++) {
@@ -402,7 +449,7 @@ function graphanonView(root, data, options) {
   }
   let labelBoxes = [];  // the labels drawn last (node, text, screen box), for tests and the widget
   let pending = false;
-  function redraw() { if (!pending) { pending = true; requestAnimationFrame(() => { pending = false; draw(); }); } }
+  function redraw(full) { if (full) edgeKey = ""; if (!pending) { pending = true; requestAnimationFrame(() => { pending = false; draw(); }); } }
 
   // ----- interaction -----
   let down = null, moved = false;
@@ -425,7 +472,7 @@ function graphanonView(root, data, options) {
     tip.style.display = "block"; tip.style.left = (ev.offsetX + 12) + "px"; tip.style.top = (ev.offsetY + 12) + "px";
     tip.innerHTML = "";
     el("b", "", tip).textContent = String(nodes.label[i]);
-    const info = nodes.info ? nodes.info[i] : null;
+    const info = infoOf(i);
     if (info) for (const k of Object.keys(info).slice(0, 6)) el("div", "", tip).textContent = k + ": " + info[k];
   });
   canvas.addEventListener("mouseleave", () => { tip.style.display = "none"; });
@@ -481,7 +528,7 @@ function graphanonView(root, data, options) {
     const table = el("table", "", detail);
     const row = (k, v) => { const tr = el("tr", "", table); el("td", "", tr).textContent = k; el("td", "", tr).textContent = v; };
     row("kind", cats[catOf[i]].name);
-    const info = nodes.info ? nodes.info[i] : null;
+    const info = infoOf(i);
     if (info) for (const k of Object.keys(info)) row(k, String(info[k]));
     const byCat = new Map();
     for (const e of edgesOf(i)) {
@@ -521,6 +568,29 @@ function graphanonView(root, data, options) {
     for (let i = 0; i < s.length; i++) u[i] = s.charCodeAt(i);
     return new Int32Array(u.buffer);
   }
+  // {u8 | i8 | u16 | i16 | u24 | i32 | f32 | f64: base64}: a typed array of that type (u24: 3 bytes each);
+  // {d: typed}: the running sum of the differences; {runs: typed, lengths: typed}: each value repeated;
+  // {counts: typed}: 0, 1, .. each repeated its count (sorted numbers);
+  // {q16: base64, lo, step}: 16-bit steps from lo (views/core.py: _typed, _packed)
+  function decodeTyped(x) {
+    if (x.d) { const d = decodeTyped(x.d), out = new Int32Array(d.length); let a = 0; for (let i = 0; i < d.length; i++) out[i] = a += d[i]; return out; }
+    if (x.counts) {
+      const c = decodeTyped(x.counts); let total = 0; for (const k of c) total += k;
+      const out = new Int32Array(total); let p = 0; for (let v = 0; v < c.length; v++) { out.fill(v, p, p + c[v]); p += c[v]; }
+      return out;
+    }
+    if (x.runs) {
+      const v = decodeTyped(x.runs), len = decodeTyped(x.lengths); let total = 0; for (const l of len) total += l;
+      const out = new Int32Array(total); let p = 0; for (let r = 0; r < v.length; r++) { out.fill(v[r], p, p + len[r]); p += len[r]; }
+      return out;
+    }
+    if (x.q16 !== undefined) { const q = bytes(x.q16), v = new Uint16Array(q.buffer), out = new Float64Array(v.length); for (let i = 0; i < v.length; i++) out[i] = x.lo + v[i] * x.step; return out; }
+    const key = Object.keys(x)[0], u = bytes(x[key]);
+    if (key === "u24") { const out = new Int32Array(u.length / 3); for (let i = 0; i < out.length; i++) out[i] = u[3 * i] | (u[3 * i + 1] << 8) | (u[3 * i + 2] << 16); return out; }
+    const types = {u8: Uint8Array, i8: Int8Array, u16: Uint16Array, i16: Int16Array, i32: Int32Array, f32: Float32Array, f64: Float64Array};
+    return new types[key](u.buffer);
+  }
+  function bytes(b64) { const s = atob(b64), u = new Uint8Array(s.length); for (let i = 0; i < s.length; i++) u[i] = s.charCodeAt(i); return u; }
   function decodeNarrow(x) {  // {u8 | u16 | i32: base64}: whole numbers in the narrowest type that holds them
     if (typeof x === "string") return decode(x);
     const key = Object.keys(x)[0], s = atob(x[key]), u = new Uint8Array(s.length);
@@ -570,7 +640,7 @@ function graphanonView(root, data, options) {
         order.forEach((j, q) => {
           itemNode.set(j, label.length);
           label.push(String(nodes.label[j])); x.push(320); y.push(iy(q)); cat.push(j === anchors[b] ? 2 : 1);
-          info.push(nodes.info ? nodes.info[j] : {});
+          info.push(infoOf(j) || {});
         });
         cons.forEach((c, q) => { for (let p = cstart[c]; p < cstart[c + 1]; p++) { es.push(q); ed.push(itemNode.get(cflat[p])); } });
         const total = bstart[b + 1] - bstart[b];
@@ -600,7 +670,7 @@ function graphanonView(root, data, options) {
       onSelect(i) {
         if (i < 0 || i >= cstart.length - 1) return;
         const t = performance.now();
-        const size = nodes.info[i].rows;
+        const size = infoOf(i).rows;
         const items = [];
         for (let p = cstart[i]; p < cstart[i + 1]; p++) items.push([citem[p], ccount[p]]);
         items.sort((a, b) => b[1] - a[1] || a[0] - b[0]);

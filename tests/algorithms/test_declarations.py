@@ -151,7 +151,7 @@ EXCEPTIONS = {
     ("graphanon.algorithms.hierarchy._declared", "cut"): "the parameter cut of -a cut's hook (the family's)",
     ("graphanon.algorithms.hierarchy._search", "cut"): "the search's cut (a trace field), not the method",
     ("graphanon.algorithms.hierarchy.aa_dask", "cut"): "the size of AA's cut in the streamed summary",
-    ("graphanon.viz.views", "cut"): "the column and label 'cut' of the drawn taxonomy cut",
+    ("graphanon.viz.views.taxonomy", "cut"): "the column and label 'cut' of the drawn taxonomy cut",
     ("graphanon.algorithms.hierarchy._index", "hghs"): "the shared threat index names the family method in its "
                                                        "advice (hghs vs mhghs); inside the family",
     ("graphanon.algorithms.hierarchy._walk", "hghs"): "the shared walk of HgHs and mHgHs: the same, in the family",

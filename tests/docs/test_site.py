@@ -140,6 +140,8 @@ def test_gallery_page_is_current():
         assert (ROOT / "docs" / "gallery" / output).stat().st_size > 10_000, output
     for _title, _what, commands, output in make_gallery.ENTRIES + make_gallery.VIEWS:
         assert commands[-1].endswith(f"-o {output}")  # the page's command writes the picture it shows
+    for _what, output in make_gallery.SCREENSHOTS:  # the browser tests' screenshots: present, small enough
+        assert 10_000 < (ROOT / "docs" / "gallery" / output).stat().st_size < 400_000, output
 
 
 def test_site_checker_finds_broken_links_and_web_assets(tmp_path):
