@@ -158,10 +158,10 @@ def test_audit_in_table_matches_an_independent_audit(small_table, groceries_1500
     assert bool(row["audit_satisfied"]) and row["audit_violations"] == 0
 
 
-def test_a_violating_release_is_reported_not_hidden():
+def test_a_violating_release_is_reported_not_hidden(groceries_1500):
     # a user-given cut is audited for the k=50 it is run with; a too fine one fails and the audit must say so
     # (the study runs the Python function: nothing refuses to publish, the CLI's force=true has no part)
-    plan = expand_grid(["cut"], ["groceries"], k=50, m=2, taxonomy=TAX, params={"level": ["3", "0"]})
+    plan = expand_grid(["cut"], [groceries_1500], k=50, m=2, taxonomy=TAX, params={"level": ["3", "0"]})
     table = run_study(plan.runs)
     by_level = dict(zip(table["params"], zip(table["audit_satisfied"], table["audit_violations"])))
     assert not bool(by_level["level=3"][0])
@@ -291,8 +291,8 @@ def test_compare_writes_table_figures_and_a_self_contained_report(run, tmp_path,
     assert again["runs"] == 9 and again["reused"] == 6
 
 
-def test_compare_exit_code_1_when_an_audit_fails(run):
-    res = run("compare", "groceries", "-a", "cut", "-k", "50", "-m", "2", "--taxonomy", TAX,
+def test_compare_exit_code_1_when_an_audit_fails(run, groceries_1500):
+    res = run("compare", groceries_1500, "-a", "cut", "-k", "50", "-m", "2", "--taxonomy", TAX,
               "--param", "level=3", "-o", "out", "-j", "1", "--queries", "0",
               "--attack-targets", "0")
     assert res.exit_code == 1
