@@ -131,15 +131,11 @@ def test_a_small_window_does_not_give_it():
 def test_the_paper_scan_pins_labels_the_secret_draws_do_not():
     """A planted e-book sample on which the exact adversary pins records of the paper's scan (all right); with the
     secret draws (default alpha: the window holds the sample) it pins none and reads the groups' shares."""
-    for seed in range(40):
-        data = ebook_sessions(12, 20, seed=seed)
-        try:
-            order = anonymize_cahd(data, l=3, grouping="order", unsafe_secret_seed=0)
-        except ParameterError:
-            continue
-        paper = group_skip_attack(data, order, truth=order.link, method="exact")
-        if paper.details["pinned"]:
-            break
+    # seed 1 is the first of the seeds 0, 1, ... the test searched on every run whose sample the exact adversary
+    # pins under the paper's scan (on seed 0's it pins none, and took 7.3 s of CPU to say so)
+    data = ebook_sessions(12, 20, seed=1)
+    order = anonymize_cahd(data, l=3, grouping="order", unsafe_secret_seed=0)
+    paper = group_skip_attack(data, order, truth=order.link, method="exact")
     assert paper.details["pinned"] == paper.details["pinned_right"] >= 1
     assert paper.success > paper.baseline
     secret = anonymize_cahd(data, l=3, unsafe_secret_seed=0)

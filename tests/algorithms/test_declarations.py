@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import inspect
 from pathlib import Path
@@ -180,13 +181,21 @@ def _module(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@functools.cache
+def _source(path: Path) -> tuple[str, tuple[ast.AST, ...]]:
+    """The text of ``path`` and every node of its syntax tree (``ast.walk`` order), read and parsed once for all
+    the checks of this file (each of them reads every module of the package)."""
+    text = path.read_text(encoding="utf-8")
+    return text, tuple(ast.walk(ast.parse(text)))
+
+
 def _written_names(path: Path, names: set[str]) -> set[str]:
     """The method names written as string constants in ``path`` (docstrings, which run as doctests, excluded)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+    _, nodes = _source(path)
+    docstrings = {id(node.body[0].value) for node in nodes
                   if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
                   and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
-    return {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    return {node.value for node in nodes if isinstance(node, ast.Constant) and isinstance(node.value, str)
             and node.value in names and id(node) not in docstrings}
 
 
@@ -221,9 +230,8 @@ def test_the_name_check_catches_a_planted_name(tmp_path):
 # ---------------------------------------------------------------- one parser
 
 def _calls(path: Path, function: str) -> bool:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
     return any(isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == function
-               for node in ast.walk(tree))
+               for node in _source(path)[1])
 
 
 def test_param_texts_have_one_parser():
@@ -237,12 +245,12 @@ def test_param_texts_have_one_parser():
         "graphanon.algorithms.declaration", "graphanon.algorithms.run_options", "graphanon.privacy.declaration"}
     parsing = {_module(p) for p in modules
                if any(isinstance(n, ast.FunctionDef) and n.name in ("parse_params", "parse_param", "parse_texts")
-                      for n in ast.walk(ast.parse(p.read_text(encoding="utf-8"))))}
+                      for n in _source(p)[1])}
     assert parsing == {"graphanon.algorithms.declaration", "graphanon.utils.declaration"}
     privacy = [p for p in modules if _module(p).startswith("graphanon.privacy.")]
     assert not [(_module(p), f) for p in privacy for f in ("expand_params", "parse_name_list", "parse_param_pairs")
                 if _calls(p, f)], "an audit model parses --param text: declare a Parameter instead"
-    assert not any("_POLICY_DEFAULTS" in p.read_text(encoding="utf-8") for p in modules)
+    assert not any("_POLICY_DEFAULTS" in _source(p)[0] for p in modules)
 
 
 def test_every_audit_model_is_declared():
@@ -262,9 +270,18 @@ def test_every_audit_model_is_declared():
 
 def _functions_splitting_balanced(path: Path) -> list[str]:
     """Functions of ``path`` that test a text for ``("balanced")`` and split it on ``:``: parsers of the spec."""
-    text = path.read_text(encoding="utf-8")
-    return [node.name for node in ast.walk(ast.parse(text)) if isinstance(node, ast.FunctionDef)
+    text, nodes = _source(path)
+    if '("balanced")' not in text or 'split(":")' not in text:  # no function's text can hold both
+        return []  # (ast.get_source_segment splits the whole file's lines: 50 s over the package's functions)
+    return [node.name for node in nodes if isinstance(node, ast.FunctionDef)
             and '("balanced")' in (segment := ast.get_source_segment(text, node) or "") and 'split(":")' in segment]
+
+
+def test_the_balanced_check_catches_a_planted_parser(tmp_path):
+    planted = tmp_path / "x.py"
+    planted.write_text('def f(spec):\n    if spec.startswith("balanced"):\n        return spec.split(":")[1]\n\n\n'
+                       'def g(spec):\n    return spec.split(":")\n')
+    assert _functions_splitting_balanced(planted) == ["f"]
 
 
 def test_balanced_taxonomy_specs_have_one_parser():

@@ -116,12 +116,15 @@ def clump_groups(a_ptr, a_idx, a_val, lengths, delta, nb_ptr, nb_idx, cl_of, cl_
     --------
     Records {a}, {a}, {b}, {c} on leaves a, b, c under one root (node counts:
     the leaf, then the root); the two identical records are a fixed group,
-    the other two are grouped (no similarity edges: from the fallback pool):
+    the other two are grouped (no similarity edges: from the fallback pool).
+    The similarity graph's arrays are int32, as Clump passes them, so this
+    call runs the kernel Clump compiles (int64 ones would compile another,
+    about 4 s of CPU):
 
     >>> import numpy as np
     >>> ptr, idx, val = np.arange(0, 10, 2), np.array([0, 3, 0, 3, 1, 3, 2, 3]), np.ones(8, np.int64)
-    >>> clump_groups(ptr, idx, val, np.ones(4, np.int64), np.array([1.0, 1.0, 1.0, 0.25]), np.zeros(5, np.int64),
-    ...              np.zeros(0, np.int64), np.array([0, 0, 1, 2]), np.array([0, 2, 3, 4]), np.arange(4),
+    >>> clump_groups(ptr, idx, val, np.ones(4, np.int64), np.array([1.0, 1.0, 1.0, 0.25]), np.zeros(5, np.int32),
+    ...              np.zeros(0, np.int32), np.array([0, 0, 1, 2]), np.array([0, 2, 3, 4]), np.arange(4),
     ...              np.array([0, 0, -1, -1]), np.array([0]), np.arange(4), np.arange(4), 2, 4).tolist()
     [0, 0, 1, 1]
     """
