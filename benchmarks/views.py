@@ -260,7 +260,7 @@ def build_relational_rt(n=26_854, k=5, m=2):
 
 
 CASES = {"generalization_icd9_26854": build_generalization,
-         "constraints_icd9_26854": build_constraints,
+         "constraints_icd9_26854": build_constraints, "constraints_icd9_100000": lambda: build_constraints(100_000),
          "relational_classes_26854": build_relational,
          "relational_classes_26854_private": lambda: build_relational(private=True),
          "relational_classes_100000": lambda: build_relational(100_000),

@@ -357,12 +357,20 @@ def _published_order(data, seed):
 
     The same derivation as the anonymizer's (one draw of the seeded generator gives the order's seed) and its
     default budget (a step count, not a clock: the same order on any machine and load), so the drawn ring is the
-    one a release made with the same ``--seed`` and ``-k`` is built on.
+    one a release made with the same ``--seed`` and ``-k`` is built on. From ``_PARALLEL_ORDER_FROM`` records the
+    segments are solved on every usable core: on a step budget the order does not depend on ``n_jobs``.
     """
+    import os
+
     from graphanon.algorithms.nonreciprocal import record_order
     from graphanon.utils.randomness import check_random_state
 
-    return record_order(data, "gray-tsp", rng=int(check_random_state(seed).integers(2**31 - 1)))
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return record_order(data, "gray-tsp", rng=int(check_random_state(seed).integers(2**31 - 1)),
+                        n_jobs=cores if data.n_records >= _PARALLEL_ORDER_FROM else 1)
+
+
+_PARALLEL_ORDER_FROM = 50_000  # below, forking the segment workers costs more than it saves
 
 
 def _first_records(data, n_records):

@@ -10,27 +10,24 @@ import warnings
 from pathlib import Path
 
 from graphanon.readwrite.files import atomic_write, check_output
-from graphanon.viz.clustering import draw_group_lcg, draw_similarity_neighborhood
-from graphanon.viz.coat import draw_constraint_graph, draw_constraint_summary, draw_merge_forest
-from graphanon.viz.dp import draw_partition_tree, partition_tree, partition_tree_view
-from graphanon.viz.hierarchy import draw_cut_lattice, draw_enumeration_tree, draw_taxonomy_cut
-from graphanon.viz.nonreciprocal import (
-    draw_assignments,
-    draw_closed_walk,
-    draw_generalization_graph,
-    ring_label_font,
-)
-from graphanon.viz.privbasis import draw_pair_graph, pair_graph, pair_graph_view
-from graphanon.viz.relational import draw_classes, draw_hierarchies, hierarchy_view, relational_view
-from graphanon.viz.study import (
-    draw_pareto,
-    draw_privacy_vs_k,
-    draw_time_vs_k,
-    draw_utility_vs_epsilon,
-    draw_utility_vs_k,
-)
-from graphanon.viz.swapping import draw_swap_graph, draw_swap_pair
-from graphanon.viz.taxonomy import draw_taxonomy, tree_layout
+from graphanon.utils.lazy import attach
+
+# Each drawing's module is imported on first use (PEP 562): ``from graphanon.viz import views`` (the HTML views)
+# and ``save_figure`` import no matplotlib.
+__getattr__, __dir__, _DRAWINGS = attach(__name__, globals(), {
+    "graphanon.viz.clustering": ("draw_group_lcg", "draw_similarity_neighborhood"),
+    "graphanon.viz.coat": ("draw_constraint_graph", "draw_constraint_summary", "draw_merge_forest"),
+    "graphanon.viz.dp": ("draw_partition_tree", "partition_tree", "partition_tree_view"),
+    "graphanon.viz.hierarchy": ("draw_cut_lattice", "draw_enumeration_tree", "draw_taxonomy_cut"),
+    "graphanon.viz.nonreciprocal": ("draw_assignments", "draw_closed_walk", "draw_generalization_graph",
+                                    "ring_label_font"),
+    "graphanon.viz.privbasis": ("draw_pair_graph", "pair_graph", "pair_graph_view"),
+    "graphanon.viz.relational": ("draw_classes", "draw_hierarchies", "hierarchy_view", "relational_view"),
+    "graphanon.viz.study": ("draw_pareto", "draw_privacy_vs_k", "draw_time_vs_k", "draw_utility_vs_epsilon",
+                            "draw_utility_vs_k"),
+    "graphanon.viz.swapping": ("draw_swap_graph", "draw_swap_pair"),
+    "graphanon.viz.taxonomy": ("draw_taxonomy", "tree_layout"),
+})
 
 # Endings matplotlib writes (checked before any drawing is made).
 FIGURE_SUFFIXES = (".png", ".svg", ".svgz", ".pdf", ".eps", ".ps", ".jpg", ".jpeg", ".tif", ".tiff", ".webp")
@@ -68,38 +65,4 @@ def save_figure(fig, path, *, dpi: int = 120, close: bool = False) -> None:
             plt.close(fig)
     atomic_write(Path(path), buffer.getvalue())
 
-__all__ = [
-    "FIGURE_SUFFIXES",
-    "draw_assignments",
-    "draw_classes",
-    "draw_closed_walk",
-    "draw_constraint_graph",
-    "draw_constraint_summary",
-    "draw_cut_lattice",
-    "draw_enumeration_tree",
-    "draw_generalization_graph",
-    "draw_group_lcg",
-    "draw_hierarchies",
-    "draw_merge_forest",
-    "draw_pair_graph",
-    "draw_partition_tree",
-    "draw_pareto",
-    "draw_privacy_vs_k",
-    "draw_similarity_neighborhood",
-    "draw_swap_graph",
-    "draw_swap_pair",
-    "draw_taxonomy",
-    "draw_taxonomy_cut",
-    "draw_time_vs_k",
-    "draw_utility_vs_epsilon",
-    "draw_utility_vs_k",
-    "hierarchy_view",
-    "pair_graph",
-    "pair_graph_view",
-    "partition_tree",
-    "partition_tree_view",
-    "relational_view",
-    "ring_label_font",
-    "save_figure",
-    "tree_layout",
-]
+__all__ = sorted([*_DRAWINGS, "FIGURE_SUFFIXES", "save_figure"])

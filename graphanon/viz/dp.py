@@ -43,6 +43,7 @@ import scipy.sparse as sp
 
 from graphanon.errors import ParameterError
 from graphanon.taxonomy.tree import Taxonomy
+from graphanon.viz.views import GraphView
 
 __all__ = ["PartitionTree", "draw_partition_tree", "partition_tree", "partition_tree_view"]
 
@@ -280,8 +281,6 @@ def partition_tree_view(release, taxonomy: Taxonomy | None = None, *, title: str
     >>> v.n_nodes, v.data["nodes"]["info"][0]["noisy count (sum)"]
     (5, 13)
     """
-    from graphanon.viz.views import GraphView
-
     tree = partition_tree(release, taxonomy)
     last = int(tree.stage.max())
     category = np.where(tree.stage == 0, 0, np.where(tree.stage == last, 2, 1))

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphanon.errors import ParameterError
+from graphanon.viz.views import GraphView
 
 __all__ = ["PairGraph", "draw_pair_graph", "pair_graph", "pair_graph_view"]
 
@@ -213,8 +214,6 @@ def pair_graph_view(release, *, title: str | None = None):
     >>> v.n_nodes, v.data["nodes"]["info"][0]["noisy item support"]
     (3, 40.0)
     """
-    from graphanon.viz.views import GraphView
-
     g = pair_graph(release)
     xy = _layout(g)
     inside = _in_cliques(g)

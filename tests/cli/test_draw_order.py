@@ -11,12 +11,17 @@ import numpy as np
 import pytest
 
 from graphanon.algorithms.nonreciprocal import anonymize_nonreciprocal
+from graphanon.cli import draw as draw_module
 from graphanon.cli.draw import _published_order
 from graphanon.datasets import load
 
 
 @pytest.mark.parametrize("seed", [0, 7])
-def test_the_drawn_order_is_the_released_order(seed):
+@pytest.mark.parametrize("parallel", [False, True])
+def test_the_drawn_order_is_the_released_order(seed, parallel, monkeypatch):
+    """Also with the segments solved on every core, as the drawing does from 50,000 records (the release on one)."""
+    if parallel:
+        monkeypatch.setattr(draw_module, "_PARALLEL_ORDER_FROM", 0)
     data = load("chess").subset(np.arange(700)).drop_unused_items()  # more than one Gray-TSP segment
     released = anonymize_nonreciprocal(data, k=3, rng=seed).trace.order
     assert np.array_equal(_published_order(data, seed), released)

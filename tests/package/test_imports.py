@@ -59,6 +59,7 @@ def cli(*args: str) -> str:
     (cli("anonymize", "--help"), HEAVY + SCIENTIFIC),
     (cli("datasets"), HEAVY + SCIENTIFIC),
     (cli("datasets", "--json"), HEAVY + ("scipy", "networkx")),  # JSON output converts numpy scalars
+    ("from graphanon.viz import views, save_figure", ("matplotlib", "numba", "ortools", "dask", "pyarrow")),
 ])
 def test_entry_points_stay_light(code, forbidden):
     assert loaded_after(code) & set(forbidden) == set()
@@ -97,7 +98,7 @@ def test_mm_runs_without_numba():
 
 
 FACADES = ["graphanon", "graphanon.algorithms", "graphanon.algorithms.nonreciprocal", "graphanon.datasets",
-           "graphanon.graphs", "graphanon.metrics", "graphanon.privacy", "graphanon.release"]
+           "graphanon.graphs", "graphanon.metrics", "graphanon.privacy", "graphanon.release", "graphanon.viz"]
 
 
 @pytest.mark.parametrize("package", FACADES)
